@@ -1,0 +1,39 @@
+"""Tensor element types: float32, int8, uint8, int32 and bool.
+
+Each dtype knows the `array` typecode that stores it, its byte size and whether it is a
+float. dtypes are singletons, compared with `is`.
+"""
+
+
+class DType:
+    """One element type; use the module-level instances, never construct new ones."""
+
+    def __init__(self, name, typecode, itemsize, is_float, lo, hi):
+        self.name = name
+        self.typecode = typecode
+        self.itemsize = itemsize
+        self.is_float = is_float
+        self.lo = lo
+        self.hi = hi
+
+    def __repr__(self):
+        return "burn." + self.name
+
+
+float32 = DType("float32", "f", 4, True, None, None)
+int8 = DType("int8", "b", 1, False, -128, 127)
+uint8 = DType("uint8", "B", 1, False, 0, 255)
+int32 = DType("int32", "i", 4, False, -2147483648, 2147483647)
+bool_ = DType("bool", "B", 1, False, 0, 1)
+
+ALL = (float32, int8, uint8, int32, bool_)
+
+
+def dtype_of(name_or_dtype):
+    """Return the DType for a DType or a name such as 'float32' or 'int8'."""
+    if isinstance(name_or_dtype, DType):
+        return name_or_dtype
+    for d in ALL:
+        if d.name == name_or_dtype:
+            return d
+    raise TypeError("unknown dtype: " + repr(name_or_dtype))

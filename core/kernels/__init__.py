@@ -1,0 +1,1 @@
+"""Hot-loop kernels of the pure backend (plain Python, with viper twins on MicroPython)."""

@@ -1,0 +1,1 @@
+"""burn.host: the workstation side (backends, training, export, devices, CLIs)."""
