@@ -1,0 +1,286 @@
+"""Gradient building blocks over an inner backend's primitives.
+
+Backward rules need a few compound operations (un-broadcasting, scattering a slice back,
+transposed convolution, pooling gradients). They are written here once, over the primitive
+protocol, so every backend gets them. A backend may supply faster versions by defining
+methods of the same name (`conv2d_grad_input`, `conv2d_grad_weight`, `max_pool_grad`,
+`avg_pool_grad`), which are used instead.
+"""
+
+from burn import dtype as _dt
+
+F32 = _dt.float32
+
+
+class Inner:
+    """Shape-aware shorthands over one inner backend (all handles are float32)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        for name in ("conv2d_grad_input", "conv2d_grad_weight", "max_pool_grad",
+                     "avg_pool_grad"):
+            fast = getattr(inner, name, None)
+            if fast is not None:
+                setattr(self, name, fast)
+
+    @staticmethod
+    def numel(shape):
+        """Element count of `shape`."""
+        n = 1
+        for s in shape:
+            n *= s
+        return n
+
+    def _same(self, op, a, b, n):
+        return self.inner.binary(op, a, (n,), b, (n,), (n,), F32)
+
+    def add(self, a, b, n):
+        """a + b for two handles of n elements."""
+        return self._same("add", a, b, n)
+
+    def mul(self, a, b, n):
+        """a * b for two handles of n elements."""
+        return self._same("mul", a, b, n)
+
+    def div(self, a, b, n):
+        """a / b for two handles of n elements."""
+        return self._same("div", a, b, n)
+
+    def scale(self, a, s, n):
+        """a * s for a Python float s."""
+        return self.inner.binary("mul", a, (n,), s, (), (n,), F32)
+
+    def one_minus(self, a, n):
+        """1 - a."""
+        neg = self.inner.unary("neg", a, n, F32)
+        return self.inner.binary("add", neg, (n,), 1.0, (), (n,), F32)
+
+    def cast_float(self, mask, n):
+        """A bool handle as 0.0/1.0 floats."""
+        return self.inner.cast(mask, n, _dt.bool_, F32)
+
+    def compare(self, op, a, scalar, n):
+        """(a <op> scalar) as 0.0/1.0 floats."""
+        return self.cast_float(self.inner.binary(op, a, (n,), scalar, (), (n,), F32), n)
+
+    def zeros(self, shape):
+        """A float handle of zeros."""
+        return self.inner.full(self.numel(shape), 0.0, F32)
+
+    def sum_to(self, g, g_shape, shape):
+        """Sum `g` over the axes along which `shape` was broadcast up to `g_shape`."""
+        g_shape = tuple(g_shape)
+        shape = tuple(shape)
+        if g_shape == shape:
+            return g
+        lead = len(g_shape) - len(shape)
+        cur = g_shape
+        for axis in range(len(g_shape)):
+            want = 1 if axis < lead else shape[axis - lead]
+            if cur[axis] != want:
+                g = self.inner.reduce("sum", g, cur, axis, F32)
+                cur = cur[:axis] + (1,) + cur[axis + 1:]
+        return g
+
+    def unslice(self, g, shape, starts, steps, out_shape):
+        """Gradient of a strided slice: `g` placed back where the slice came from."""
+        cur = tuple(out_shape)
+        for axis in range(len(shape)):
+            start, step, count = starts[axis], steps[axis], cur[axis]
+            size = shape[axis]
+            if count == 0:
+                return self.zeros(shape)
+            if step < 0:
+                g = self._flip(g, cur, axis)
+                start = start + step * (count - 1)
+                step = -step
+            span = (count - 1) * step + 1
+            if step > 1:
+                g, cur = self._spread(g, cur, axis, step, span)
+            pads = [(0, 0)] * len(cur)
+            pads[axis] = (start, size - start - span)
+            g = self.inner.pad(g, cur, pads, 0.0, F32)
+            cur = cur[:axis] + (size,) + cur[axis + 1:]
+        return g
+
+    def _flip(self, g, shape, axis):
+        starts = tuple(shape[axis] - 1 if i == axis else 0 for i in range(len(shape)))
+        steps = tuple(-1 if i == axis else 1 for i in range(len(shape)))
+        return self.inner.slice(g, shape, starts, steps, shape, F32)
+
+    def _spread(self, g, shape, axis, step, span):
+        """Insert step-1 zeros between elements along `axis`; returns (handle, shape)."""
+        outer = shape[:axis + 1]
+        inner = shape[axis + 1:]
+        split = outer + (1,) + inner
+        pads = [(0, 0)] * len(split)
+        pads[axis + 1] = (0, step - 1)
+        g = self.inner.pad(g, split, pads, 0.0, F32)
+        wide = shape[:axis] + (shape[axis] * step,) + inner
+        starts = (0,) * len(wide)
+        cut = shape[:axis] + (span,) + inner
+        g = self.inner.slice(g, wide, starts, (1,) * len(wide), cut, F32)
+        return g, cut
+
+    def scatter_add(self, g, shape, dim, idx, n_idx):
+        """Gradient of gather: sum rows of `g` into the positions `idx` selected."""
+        size = shape[dim]
+        rank = len(shape)
+        perm = tuple(i for i in range(rank) if i != dim) + (dim,)
+        g_shape = tuple(n_idx if i == dim else s for i, s in enumerate(shape))
+        moved = self.inner.permute(g, g_shape, perm, F32)
+        rows = self.numel(g_shape) // n_idx if n_idx else 0
+        iota = self.inner.arange(0, 1, size, _dt.int32)
+        hot = self.inner.binary("eq", idx, (n_idx, 1), iota, (1, size), (n_idx, size),
+                                _dt.int32)
+        hot = self.cast_float(hot, n_idx * size)
+        out = self.inner.matmul(moved, (1, rows, n_idx), hot, (1, n_idx, size),
+                                (1, rows, size), F32)
+        moved_shape = tuple(g_shape[i] for i in perm[:-1]) + (size,)
+        inverse = [0] * rank
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return self.inner.permute(out, moved_shape, tuple(inverse), F32)
+
+    def conv2d_grad_input(self, g, g_shape, w, w_shape, x_shape, stride, padding,
+                          dilation, groups):
+        """Gradient of conv2d with respect to its input (a transposed convolution)."""
+        n, c, h, wd = x_shape
+        o, cg, kh, kw = w_shape
+        og = o // groups
+        sh, sw = stride
+        dh, dw = dilation
+        pt, _, pl, _ = padding
+        cur = g_shape
+        if sh > 1:
+            g, cur = self._spread(g, cur, 2, sh, (cur[2] - 1) * sh + 1)
+        if sw > 1:
+            g, cur = self._spread(g, cur, 3, sw, (cur[3] - 1) * sw + 1)
+        eh, ew = (kh - 1) * dh, (kw - 1) * dw
+        g = self.inner.pad(g, cur, [(0, 0), (0, 0), (eh, eh), (ew, ew)], 0.0, F32)
+        cur = (n, o, cur[2] + 2 * eh, cur[3] + 2 * ew)
+        # Weights flipped in space, with in/out channels swapped within each group.
+        flipped = self.inner.slice(w, w_shape, (0, 0, kh - 1, kw - 1), (1, 1, -1, -1),
+                                   w_shape, F32)
+        swapped = self.inner.permute(flipped, (groups, og, cg, kh, kw), (0, 2, 1, 3, 4), F32)
+        full_h, full_w = cur[2] - eh, cur[3] - ew
+        full = self.inner.conv2d(g, cur, swapped, (c, og, kh, kw), None, (1, 1),
+                                 (0, 0, 0, 0), dilation, groups, (n, c, full_h, full_w), F32)
+        # `full` covers padded-input rows 0..full_h-1; keep the real rows.
+        extra_h = max(0, pt + h - full_h)
+        extra_w = max(0, pl + wd - full_w)
+        if extra_h or extra_w:
+            full = self.inner.pad(full, (n, c, full_h, full_w),
+                                  [(0, 0), (0, 0), (0, extra_h), (0, extra_w)], 0.0, F32)
+            full_h += extra_h
+            full_w += extra_w
+        return self.inner.slice(full, (n, c, full_h, full_w), (0, 0, pt, pl), (1, 1, 1, 1),
+                                x_shape, F32)
+
+    def conv2d_grad_weight(self, g, g_shape, x, x_shape, w_shape, stride, padding,
+                           dilation, groups):
+        """Gradient of conv2d with respect to its weight (a correlation of x with g)."""
+        n, _c, h, wd = x_shape
+        o, cg, kh, kw = w_shape
+        og = o // groups
+        pt, pb, pl, pr = padding
+        hp, wp = h + pt + pb, wd + pl + pr
+        if pt or pb or pl or pr:
+            x = self.inner.pad(x, x_shape, [(0, 0), (0, 0), (pt, pb), (pl, pr)], 0.0, F32)
+        # x as a batch of cg images with groups*n channels; g as groups*og filters over n.
+        xs = self.inner.permute(x, (n, groups, cg, hp, wp), (2, 1, 0, 3, 4), F32)
+        gs = self.inner.permute(g, (n, groups, og, g_shape[2], g_shape[3]), (1, 2, 0, 3, 4),
+                                F32)
+        oh2 = (hp - (g_shape[2] - 1) * stride[0] - 1) // dilation[0] + 1
+        ow2 = (wp - (g_shape[3] - 1) * stride[1] - 1) // dilation[1] + 1
+        out = self.inner.conv2d(xs, (cg, groups * n, hp, wp), gs,
+                                (o, n, g_shape[2], g_shape[3]), None, dilation, (0, 0, 0, 0),
+                                stride, groups, (cg, o, oh2, ow2), F32)
+        out = self.inner.slice(out, (cg, o, oh2, ow2), (0, 0, 0, 0), (1, 1, 1, 1),
+                               (cg, o, kh, kw), F32)
+        return self.inner.permute(out, (cg, o, kh, kw), (1, 0, 2, 3), F32)
+
+    def _pool_frame(self, x_shape, kernel, stride, padding, dilation, out_shape):
+        """Padded size covering every window, including ceil_mode's overhang."""
+        pt, pb, pl, pr = padding
+        need_h = (out_shape[2] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1
+        need_w = (out_shape[3] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1
+        pb = max(pb, need_h - x_shape[2] - pt)
+        pr = max(pr, need_w - x_shape[3] - pl)
+        return (pt, pb, pl, pr)
+
+    def _windows(self, x_shape, kernel, stride, padding, dilation, out_shape):
+        """(padded shape, padding, [(starts, steps)] per kernel offset in scan order)."""
+        pads = self._pool_frame(x_shape, kernel, stride, padding, dilation, out_shape)
+        n, c, h, w = x_shape
+        padded = (n, c, h + pads[0] + pads[1], w + pads[2] + pads[3])
+        offsets = []
+        for i in range(kernel[0]):
+            for j in range(kernel[1]):
+                offsets.append(((0, 0, i * dilation[0], j * dilation[1]),
+                                (1, 1, stride[0], stride[1])))
+        return padded, pads, offsets
+
+    def _crop(self, g, padded, pads, x_shape):
+        return self.inner.slice(g, padded, (0, 0, pads[0], pads[2]), (1, 1, 1, 1), x_shape,
+                                F32)
+
+    def max_pool_grad(self, g, y, x, x_shape, kernel, stride, padding, dilation, out_shape):
+        """Gradient of max pooling: each window's gradient goes to its first maximum."""
+        padded, pads, offsets = self._windows(x_shape, kernel, stride, padding, dilation,
+                                              out_shape)
+        m = self.numel(out_shape)
+        xp = self.inner.pad(x, x_shape, [(0, 0), (0, 0), (pads[0], pads[1]),
+                                         (pads[2], pads[3])], float("-inf"), F32)
+        free = self.inner.full(m, 1.0, F32)
+        total = self.zeros(padded)
+        for starts, steps in offsets:
+            window = self.inner.slice(xp, padded, starts, steps, out_shape, F32)
+            hit = self.cast_float(self._eq(window, y, m), m)
+            hit = self.mul(hit, free, m)
+            free = self.add(free, self.inner.unary("neg", hit, m, F32), m)
+            part = self.unslice(self.mul(g, hit, m), padded, starts, steps, out_shape)
+            total = self.add(total, part, self.numel(padded))
+        return self._crop(total, padded, pads, x_shape)
+
+    def _eq(self, a, b, n):
+        return self.inner.binary("eq", a, (n,), b, (n,), (n,), F32)
+
+    def avg_pool_grad(self, g, divisors, x_shape, kernel, stride, padding, dilation,
+                      out_shape):
+        """Gradient of average pooling, given each output's divisor ([oh*ow] floats)."""
+        padded, pads, offsets = self._windows(x_shape, kernel, stride, padding, dilation,
+                                              out_shape)
+        hw = (1, 1, out_shape[2], out_shape[3])
+        div = self.inner.from_flat(divisors, F32)
+        share = self.inner.binary("div", g, out_shape, div, hw, out_shape, F32)
+        total = self.zeros(padded)
+        for starts, steps in offsets:
+            part = self.unslice(share, padded, starts, steps, out_shape)
+            total = self.add(total, part, self.numel(padded))
+        return self._crop(total, padded, pads, x_shape)
+
+
+def pool_divisors(x_shape, kernel, stride, padding, dilation, out_shape, count_include_pad):
+    """Divisor of every average-pooling output position, row-major over [oh, ow].
+
+    With count_include_pad the divisor is the window clipped to the explicitly padded input,
+    otherwise the number of real input elements in the window.
+    """
+    h, w = x_shape[2], x_shape[3]
+    pt, pb, pl, pr = padding
+    if count_include_pad:
+        lo_h, hi_h, lo_w, hi_w = -pt, h + pb, -pl, w + pr
+    else:
+        lo_h, hi_h, lo_w, hi_w = 0, h, 0, w
+    rows = _window_counts(out_shape[2], kernel[0], stride[0], dilation[0], pt, lo_h, hi_h)
+    cols = _window_counts(out_shape[3], kernel[1], stride[1], dilation[1], pl, lo_w, hi_w)
+    return [float(r * c) for r in rows for c in cols]
+
+
+def _window_counts(n_out, k, s, d, pad, lo, hi):
+    counts = []
+    for o in range(n_out):
+        first = o * s - pad
+        counts.append(sum(1 for i in range(k) if lo <= first + i * d < hi))
+    return counts

@@ -1,0 +1,1 @@
+"""Host backends: numpy (CPU), flex (C kernels via cffi) and cupy (CUDA)."""
