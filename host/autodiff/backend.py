@@ -209,7 +209,8 @@ class Autodiff(_backend.Backend):
 
     def expand(self, h, shape, out_shape, dtype):
         out = self.inner.expand(h.value, shape, out_shape, dtype)
-        return self._out(out, self.k.numel(out_shape), (h,), lambda g: (self.k.sum_to(g, out_shape, shape),))
+        return self._out(out, self.k.numel(out_shape), (h,),
+                         lambda g: (self.k.sum_to(g, out_shape, shape),))
 
     def slice(self, h, shape, starts, steps, out_shape, dtype):
         out = self.inner.slice(h.value, shape, starts, steps, out_shape, dtype)

@@ -4,9 +4,10 @@
 class Node:
     """An Autodiff handle: the inner backend's value plus what its gradient needs.
 
-    `size` is the element count. `backward` maps the gradient of this node (an inner handle) to one gradient per parent
-    (inner handles, or None where a parent gets nothing). Leaves have no parents; a leaf
-    that requires grad accumulates its gradient in `grad`.
+    `size` is the element count. `backward` maps the gradient of this node (an inner
+    handle) to one gradient per parent (inner handles, or None where a parent gets
+    nothing). Leaves have no parents; a leaf that requires grad accumulates its gradient
+    in `grad`.
     """
 
     __slots__ = ("backward", "grad", "parents", "requires_grad", "size", "value")

@@ -1,0 +1,1 @@
+"""Training on the host: optimizers, schedules, losses, metrics, the Learner."""

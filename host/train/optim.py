@@ -1,0 +1,170 @@
+"""Optimizers: SGD (momentum, nesterov, weight decay), Adam, AdamW and RMSprop.
+
+Each optimizer updates its parameters in place (`Tensor.copy_`) from their `.grad`, outside
+autodiff recording. Per-parameter state (momentum buffers, moments) is kept as numpy arrays
+keyed by the parameter's position, so `state_dict()` is plain data that pickles and loads
+on any backend.
+"""
+
+import numpy as np
+
+import burn
+
+from ..autodiff import no_grad
+
+
+def _np(t):
+    """A float32 numpy copy of a tensor's values (through raw bytes: no Python lists)."""
+    raw = t.backend.to_bytes(t.handle, t.numel(), t.dtype)
+    return np.frombuffer(raw, dtype=np.float32).reshape(t.shape)
+
+
+def _to_tensor(values, like):
+    """A tensor on `like`'s device holding `values` (a numpy array of like's shape)."""
+    raw = np.ascontiguousarray(values, dtype=np.float32).tobytes()
+    handle = like.backend.from_bytes(raw, like.dtype)
+    return burn.Tensor(handle, like.shape, like.dtype, like.device)
+
+
+class Optimizer:
+    """Base class: holds the parameters, the learning rate and per-parameter state."""
+
+    defaults = {}
+
+    def __init__(self, params, lr, **options):
+        self.params = [p for p in params]
+        if not self.params:
+            raise ValueError(type(self).__name__ + ": got an empty parameter list")
+        if lr <= 0:
+            raise ValueError(type(self).__name__ + ": lr must be positive, got " + repr(lr))
+        unknown = set(options) - set(self.defaults)
+        if unknown:
+            raise TypeError(type(self).__name__ + ": unknown options " + repr(sorted(unknown)))
+        self.lr = float(lr)
+        self.options = dict(self.defaults, **options)
+        self.state = {}
+        self.steps = 0
+
+    def zero_grad(self):
+        """Forget the accumulated gradients of every parameter."""
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        """Apply one update to every parameter that has a gradient."""
+        self.steps += 1
+        with no_grad():
+            for i, p in enumerate(self.params):
+                g = p.grad
+                if g is None:
+                    continue
+                value = _np(p.detach())
+                new = self.update(i, value, _np(g))
+                p.copy_(_to_tensor(new, p))
+
+    def update(self, index, value, grad):
+        """New value of parameter `index` (numpy arrays in, numpy array out)."""
+        raise NotImplementedError
+
+    def state_dict(self):
+        """Learning rate, options, step count and per-parameter state as plain data."""
+        return {"lr": self.lr, "options": dict(self.options), "steps": self.steps,
+                "state": {i: {k: v.copy() for k, v in s.items()}
+                          for i, s in self.state.items()}}
+
+    def load_state_dict(self, state):
+        """Restore what `state_dict` returned."""
+        self.lr = float(state["lr"])
+        self.options = dict(state["options"])
+        self.steps = int(state["steps"])
+        self.state = {int(i): {k: np.array(v) for k, v in s.items()}
+                      for i, s in state["state"].items()}
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, nesterov and weight decay."""
+
+    defaults = {"momentum": 0.0, "nesterov": False, "weight_decay": 0.0, "dampening": 0.0}
+
+    def update(self, index, value, grad):
+        o = self.options
+        if o["weight_decay"]:
+            grad = grad + o["weight_decay"] * value
+        if o["momentum"]:
+            s = self.state.setdefault(index, {})
+            buf = s.get("momentum")
+            if buf is None:
+                buf = grad.copy()
+            else:
+                buf = o["momentum"] * buf + (1.0 - o["dampening"]) * grad
+            s["momentum"] = buf
+            grad = grad + o["momentum"] * buf if o["nesterov"] else buf
+        return value - self.lr * grad
+
+
+class Adam(Optimizer):
+    """Adam; with `decoupled=True` (AdamW) weight decay shrinks the weights directly."""
+
+    defaults = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0}
+    decoupled = False
+
+    def update(self, index, value, grad):
+        o = self.options
+        b1, b2 = o["betas"]
+        if o["weight_decay"]:
+            if self.decoupled:
+                value = value * (1.0 - self.lr * o["weight_decay"])
+            else:
+                grad = grad + o["weight_decay"] * value
+        s = self.state.setdefault(index, {})
+        t = s["t"] = s.get("t", 0) + 1
+        m = s["m"] = b1 * s.get("m", 0.0) + (1.0 - b1) * grad
+        v = s["v"] = b2 * s.get("v", 0.0) + (1.0 - b2) * grad * grad
+        m_hat = m / (1.0 - b1 ** t)
+        v_hat = v / (1.0 - b2 ** t)
+        return value - self.lr * m_hat / (np.sqrt(v_hat) + o["eps"])
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 0.01, as in PyTorch)."""
+
+    defaults = {"betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.01}
+    decoupled = True
+
+
+class RMSprop(Optimizer):
+    """RMSprop with optional momentum and weight decay."""
+
+    defaults = {"alpha": 0.99, "eps": 1e-8, "weight_decay": 0.0, "momentum": 0.0}
+
+    def update(self, index, value, grad):
+        o = self.options
+        if o["weight_decay"]:
+            grad = grad + o["weight_decay"] * value
+        s = self.state.setdefault(index, {})
+        sq = s["square_avg"] = o["alpha"] * s.get("square_avg", 0.0) + \
+            (1.0 - o["alpha"]) * grad * grad
+        step = grad / (np.sqrt(sq) + o["eps"])
+        if o["momentum"]:
+            step = s["momentum"] = o["momentum"] * s.get("momentum", 0.0) + step
+        return value - self.lr * step
+
+
+def clip_grad_norm_(params, max_norm):
+    """Scale all gradients so their joint L2 norm is at most `max_norm`; returns the norm."""
+    params = [p for p in params if p.grad is not None]
+    total = float(np.sqrt(sum(float((_np(p.grad) ** 2).sum()) for p in params)))
+    if total > max_norm > 0:
+        factor = max_norm / (total + 1e-6)
+        with no_grad():
+            for p in params:
+                p.grad = p.grad * factor
+    return total
+
+
+def clip_grad_value_(params, limit):
+    """Clamp every gradient element to [-limit, limit]."""
+    with no_grad():
+        for p in params:
+            if p.grad is not None:
+                p.grad = p.grad.clamp(-limit, limit)
