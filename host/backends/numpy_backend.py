@@ -6,6 +6,7 @@ since cupy mirrors the numpy API used here.
 """
 
 import numpy as np
+
 from burn import backend as _backend
 from burn import dtype as _dt
 

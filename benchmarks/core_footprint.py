@@ -1,0 +1,83 @@
+"""Footprint of the core on MicroPython.
+
+Measures, on the real MicroPython unix port with the board's heap cap, the heap taken by
+`import burn` (gc.mem_alloc() difference) from `.py` sources and from `.mpy` files compiled
+for the port's own arch, and the size of the core compiled with `mpy-cross -march=armv6m`
+(the RP2040's Cortex-M0+). Goal: `import burn` from .mpy takes at most 20 KB of heap.
+
+Run: python benchmarks/core_footprint.py [--heap 192k] [--top 8]
+"""
+
+import argparse
+import sys
+import tempfile
+
+from burn.host import mp_unix, mpy
+
+GOAL_BYTES = 20 * 1024
+BOARD_ARCH = "armv6m"
+
+MEASURE = """
+import gc
+gc.collect()
+before = gc.mem_alloc()
+{statement}
+gc.collect()
+print(gc.mem_alloc() - before)
+"""
+
+
+def import_heap(statement, path, heap):
+    """Heap bytes that `statement` keeps allocated on MicroPython, or the error text."""
+    proc = mp_unix.run_code(MEASURE.format(statement=statement), [path], heap=heap)
+    if proc.returncode != 0:
+        return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return int(proc.stdout.split()[-1])
+
+
+def kb(value):
+    """Bytes as 'N.N KB'; error text passes through."""
+    return f"{value / 1024:.1f} KB" if isinstance(value, int) else value
+
+
+def main(argv=None):
+    """Measure and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--heap", default=mp_unix.DEFAULT_HEAP, help="MicroPython heap cap")
+    parser.add_argument("--top", type=int, default=8, help="largest .mpy files to list")
+    args = parser.parse_args(argv)
+    binary = mp_unix.find_micropython()
+    if binary is None:
+        print("micropython (the MicroPython unix port) not found", file=sys.stderr)
+        return 1
+    version, _, port_arch = mp_unix.port_info(binary)
+    host_build = mpy.compile_core(port_arch or "x64")
+    board_build = mpy.compile_core(BOARD_ARCH)
+    sources = mpy.source_files(mp_unix.core_dir())
+    source_bytes = sum((mp_unix.core_dir() / rel).stat().st_size for rel in sources)
+    with tempfile.TemporaryDirectory() as tmp:
+        from_py = import_heap("import burn", mp_unix.link_core(tmp), args.heap)
+    from_mpy = import_heap("import burn", host_build.root, args.heap)
+    with_nn = import_heap("import burn\nfrom burn import nn", host_build.root, args.heap)
+    rows = [
+        ("MicroPython", f"{version} ({port_arch}), heap {args.heap}"),
+        ("import burn, from .py", kb(from_py)),
+        (f"import burn, from .mpy ({host_build.arch})", kb(from_mpy)),
+        (f"import burn + burn.nn, from .mpy ({host_build.arch})", kb(with_nn)),
+        ("core sources (.py)", f"{kb(source_bytes)} in {len(sources)} files"),
+        (f"core compiled ({BOARD_ARCH} .mpy)",
+         f"{kb(board_build.total_size)} in {len(board_build.files)} files"),
+    ]
+    width = max(len(label) for label, _ in rows) + 2
+    for label, value in rows:
+        print(label.ljust(width) + value)
+    verdict = "met" if isinstance(from_mpy, int) and from_mpy <= GOAL_BYTES else "NOT met"
+    print(f"goal: import burn from .mpy <= {kb(GOAL_BYTES)}: {verdict}")
+    print(f"\nlargest {BOARD_ARCH} .mpy files:")
+    for name, size in sorted(board_build.files, key=lambda f: -f[1])[:args.top]:
+        print(f"  {name.ljust(width - 2)}{kb(size)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""Reader of `.bst` model files (docs/bst-format.md), for CPython and MicroPython.
+
+`BstFile(source)` reads and checks the header of a file given as bytes / bytearray /
+memoryview (used in place, never copied: the file may live in flash) or as a path or an
+open binary file (read piece by piece). Every structural rule of the format is checked here,
+before anything large is allocated; a violation is a ValueError that says what is wrong.
+The op-specific checks live in `burn.bst_ops`.
+"""
+
+import binascii
+import json
+import struct
+import sys
+from array import array
+
+MAGIC = b"\x89BST"
+VERSION = 1
+HEADER_STRUCT = "<4sHHIIIIII"
+HEADER_SIZE = 32
+ALIGN = 16
+MAX_HEADER = 1 << 20
+MAX_DIM = 1 << 24
+ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4}
+TYPECODE = {"int8": "b", "int32": "i", "float32": "f"}
+TENSOR_DTYPES = ("int8", "float32")
+
+# MicroPython fills array(tc, buffer) from the buffer's raw bytes; CPython iterates it.
+_RAW_ARRAY_INIT = len(array("i", bytes(4))) == 1
+
+
+def zeros(typecode, count):
+    """A zero-filled array of `count` elements."""
+    size = 1 if typecode in "bB" else 4
+    return array(typecode, bytes(count * size if _RAW_ARRAY_INIT else count))
+
+
+def array_from_le(typecode, buf):
+    """A new array of `typecode` holding the little-endian bytes `buf` (a copy)."""
+    if _RAW_ARRAY_INIT:
+        return array(typecode, buf)
+    a = array(typecode)
+    a.frombytes(buf)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+def numel(shape):
+    """Element count of a shape (a list or tuple of ints)."""
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _crc32(buf, crc=0):
+    return binascii.crc32(buf, crc)
+
+
+def check_int(v, lo, hi, what):
+    """`v` if it is an int in [lo, hi], else ValueError naming `what`."""
+    if type(v) is not int or v < lo or v > hi:
+        raise ValueError("%s: expected an integer in [%d, %d], got %s" % (what, lo, hi,
+                                                                          repr(v)[:40]))
+    return v
+
+
+def _check_type(v, kind, what):
+    if type(v) is not kind:
+        raise ValueError("%s: expected %s, got %s" % (what, kind.__name__, type(v).__name__))
+    return v
+
+
+def check_number(v, what):
+    """`v` as a float if it is a finite int or float, else ValueError naming `what`."""
+    if type(v) is int and -MAX_DIM <= v <= MAX_DIM:
+        return float(v)
+    if type(v) is not float or v - v != 0:  # inf - inf and nan - nan are nan
+        raise ValueError(what + ": expected a finite number, got " + repr(v)[:40])
+    return v
+
+
+def check_shape(v, what):
+    """A tuple from a JSON list of at most 8 dims, each in [1, 2**24]."""
+    _check_type(v, list, what)
+    if len(v) > 8:
+        raise ValueError(what + ": more than 8 dims")
+    return tuple([check_int(d, 1, MAX_DIM, what) for d in v])
+
+
+class BstFile:
+    """A checked `.bst` file: its header fields, tensors, ops and blobs.
+
+    `source`: bytes, bytearray or memoryview of the whole file, a path, or an open binary
+    file (something with readinto and seek). `max_arena` caps the arena bytes a file may
+    ask for.
+    """
+
+    def __init__(self, source, max_arena):
+        self.file = None
+        self.mem = None
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            self.mem = memoryview(source)
+            self.size = len(self.mem)
+        else:
+            if isinstance(source, str):
+                source = open(source, "rb")
+            elif not hasattr(source, "readinto"):
+                raise TypeError("burn.load: expected bytes, a path or a binary file, got "
+                                + type(source).__name__)
+            self.file = source
+            self.size = source.seek(0, 2)
+        try:
+            self._read(max_arena)
+        except (KeyError, IndexError, TypeError, AttributeError) as e:
+            self.close()
+            raise ValueError("corrupt .bst header: " + repr(e)[:120])
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        """Close the file this reader opened or was given."""
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def read_at(self, pos, n):
+        """`n` bytes at `pos` (a memoryview in bytes mode, a bytes copy in file mode)."""
+        if self.mem is not None:
+            return self.mem[pos:pos + n]
+        self.file.seek(pos)
+        data = self.file.read(n)
+        if data is None or len(data) != n:
+            raise ValueError("file ended early")
+        return data
+
+    def _read(self, max_arena):
+        if self.size < HEADER_SIZE:
+            raise ValueError("not a .bst file: %d bytes, shorter than the header" % self.size)
+        head = struct.unpack(HEADER_STRUCT, bytes(self.read_at(0, HEADER_SIZE)))
+        magic, version, flags, hlen, hcrc, doff, dlen, dcrc, reserved = head
+        if magic != MAGIC:
+            raise ValueError("not a .bst file: bad magic " + repr(magic))
+        if version != VERSION or flags != 0 or reserved != 0:
+            raise ValueError("unsupported .bst version %d (flags %d); this reader reads "
+                             "version %d" % (version, flags, VERSION))
+        if hlen > MAX_HEADER or doff < HEADER_SIZE + hlen or doff % ALIGN:
+            raise ValueError("bad header length %d or data offset %d" % (hlen, doff))
+        if doff + dlen != self.size:
+            raise ValueError("file size %d != data offset %d + data length %d (truncated?)"
+                             % (self.size, doff, dlen))
+        text = self.read_at(HEADER_SIZE, hlen)
+        if _crc32(text) != hcrc:
+            raise ValueError("header checksum mismatch: the file is corrupt")
+        self.data_offset = doff
+        self.data_len = dlen
+        self._check_data_crc(dcrc)
+        try:
+            header = json.loads(bytes(text))
+        except (ValueError, MemoryError, RuntimeError) as e:
+            raise ValueError("header is not valid JSON: " + repr(e)[:80])
+        del text
+        _check_type(header, dict, "header")
+        self._parse(header, max_arena)
+
+    def _check_data_crc(self, expected):
+        if self.mem is not None:
+            crc = _crc32(self.mem[self.data_offset:])
+        else:
+            chunk = bytearray(1024)
+            view = memoryview(chunk)
+            self.file.seek(self.data_offset)
+            crc = 0
+            left = self.data_len
+            while left > 0:
+                n = self.file.readinto(view[:min(left, 1024)])
+                if not n:
+                    raise ValueError("file ended early")
+                crc = _crc32(view[:n], crc)
+                left -= n
+        if crc != expected:
+            raise ValueError("data checksum mismatch: the file is corrupt")
+
+    def _parse(self, h, max_arena):
+        self.blobs = [self._blob(b, i) for i, b in enumerate(_check_type(h["blobs"], list,
+                                                                          "blobs"))]
+        arena = _check_type(h["arena"], dict, "arena")
+        self.arena = {}
+        for dt in TENSOR_DTYPES:
+            self.arena[dt] = check_int(arena.get(dt, 0), 0, max_arena, "arena " + dt)
+        if self.arena["int8"] + self.arena["float32"] > max_arena:
+            raise ValueError("arena of %d bytes exceeds the limit of %d bytes" % (
+                self.arena["int8"] + self.arena["float32"], max_arena))
+        tensors = _check_type(h["tensors"], list, "tensors")
+        self.tensors = [self._tensor(t, i) for i, t in enumerate(tensors)]
+        self.ops = [self._op(o, i) for i, o in enumerate(_check_type(h["ops"], list, "ops"))]
+        self.inputs = self._io(h["inputs"], "inputs")
+        self.outputs = self._io(h["outputs"], "outputs")
+        self.tests = [self._test(t, i) for i, t in enumerate(_check_type(h.get("tests", []),
+                                                                        list, "tests"))]
+        self.labels = _check_type(h.get("labels", []), list, "labels")
+        for v in self.labels:
+            _check_type(v, str, "label")
+        self.metadata = _check_type(h.get("metadata", {}), dict, "metadata")
+
+    def _blob(self, b, i):
+        what = "blob %d" % i
+        _check_type(b, list, what)
+        if len(b) != 4:
+            raise ValueError(what + ": expected [offset, nbytes, dtype, shape]")
+        off = check_int(b[0], 0, self.data_len, what + " offset")
+        nbytes = check_int(b[1], 0, self.data_len - off, what + " size")
+        dtype = b[2]
+        if dtype not in ITEMSIZE:
+            raise ValueError(what + ": unknown dtype " + repr(dtype)[:20])
+        shape = check_shape(b[3], what + " shape")
+        if off % ALIGN or numel(shape) * ITEMSIZE[dtype] != nbytes:
+            raise ValueError(what + ": misaligned, or size does not match its shape")
+        return (off, nbytes, dtype, shape)
+
+    def _tensor(self, t, i):
+        what = "tensor %d" % i
+        _check_type(t, dict, what)
+        dtype = t["dtype"]
+        if dtype not in TENSOR_DTYPES:
+            raise ValueError(what + ": dtype must be int8 or float32, got " + repr(dtype)[:20])
+        shape = check_shape(t["shape"], what + " shape")
+        off = check_int(t["arena"], 0, self.arena[dtype], what + " arena offset")
+        nbytes = numel(shape) * ITEMSIZE[dtype]
+        if off + nbytes > self.arena[dtype] or off % ITEMSIZE[dtype]:
+            raise ValueError("%s: %d bytes at offset %d do not fit the %s arena of %d bytes"
+                             % (what, nbytes, off, dtype, self.arena[dtype]))
+        scale = zp = None
+        if "scale" in t:
+            scale = check_number(t["scale"], what + " scale")
+            zp = check_int(t["zero_point"], -128, 127, what + " zero point")
+        return (shape, dtype, off, scale, zp, str(t.get("name", "")))
+
+    def _op(self, o, i):
+        what = "op %d" % i
+        _check_type(o, dict, what)
+        kind = _check_type(o["op"], str, what + " kind")
+        n = len(self.tensors)
+        ins = [check_int(t, 0, n - 1, what + " input") for t in _check_type(o["in"], list,
+                                                                               what)]
+        outs = [check_int(t, 0, n - 1, what + " output") for t in _check_type(o["out"], list,
+                                                                                 what)]
+        consts = {}
+        for name, b in _check_type(o.get("consts", {}), dict, what + " consts").items():
+            consts[name] = check_int(b, 0, len(self.blobs) - 1, what + " const " + name)
+        params = _check_type(o.get("params", {}), dict, what + " params")
+        return (kind, ins, outs, consts, params)
+
+    def _io(self, items, what):
+        out = []
+        for i, item in enumerate(_check_type(items, list, what)):
+            _check_type(item, dict, what)
+            tid = check_int(item["tensor"], 0, len(self.tensors) - 1, what + " tensor")
+            shape = check_shape(item["shape"], what + " shape")
+            if numel(shape) != numel(self.tensors[tid][0]):
+                raise ValueError("%s %d: shape %s does not match tensor %d" % (
+                    what, i, shape, tid))
+            out.append((tid, shape))
+        if not out:
+            raise ValueError("the graph has no " + what)
+        return out
+
+    def _test(self, t, i):
+        _check_type(t, dict, "test %d" % i)
+        pair = []
+        for key, io in (("inputs", self.inputs), ("outputs", self.outputs)):
+            blobs = _check_type(t[key], list, "test %d %s" % (i, key))
+            if len(blobs) != len(io):
+                raise ValueError("test %d: expected %d %s" % (i, len(io), key))
+            for b, (tid, shape) in zip(blobs, io):
+                b = check_int(b, 0, len(self.blobs) - 1, "test blob")
+                blob = self.blobs[b]
+                if blob[2] != self.tensors[tid][1] or numel(blob[3]) != numel(shape):
+                    raise ValueError("test %d: a %s blob does not match its tensor" % (i, key))
+            pair.append(blobs)
+        return pair
+
+    def blob_bytes(self, index):
+        """The raw bytes of blob `index`: a memoryview into the file (bytes mode) or a copy."""
+        off, nbytes, _dtype, _shape = self.blobs[index]
+        return self.read_at(self.data_offset + off, nbytes)
+
+    def blob_array(self, index):
+        """Blob `index` as a new array of its dtype (a copy)."""
+        return array_from_le(TYPECODE[self.blobs[index][2]], self.blob_bytes(index))

@@ -1,0 +1,120 @@
+"""Kernels of the exported-graph ops (NHWC), bit-exact with TensorFlow Lite Micro for int8.
+
+Every kernel writes its output into a caller-owned buffer and returns None. The int8 kernels
+allocate nothing, so an inference after the first one allocates nothing. Each int8 kernel
+has a plain reference `<fn>_plain` and, on MicroPython, a `@micropython.viper` twin
+`<fn>_fast` (None on CPython); `<fn>` is the active one. Import kernels from their module,
+for example `from burn.graph.s8_conv import conv_s8`.
+
+Buffers
+-------
+- int8 input/weight buffers: anything indexable by element holding two's-complement int8:
+  array('b'), bytes, bytearray, or a memoryview of one; bytes >= 128 are read as negative.
+- int8 output buffers: array('b') or a memoryview of one (the kernels store signed values).
+- int32 buffers (bias, per-channel multiplier, per-channel shift): array('i') or a
+  memoryview of one. Multipliers and shifts come from `quantize_multiplier`, computed on the
+  host (a board with single-precision floats would compute different ones).
+- float32 buffers: array('f') or a memoryview of one.
+- Shapes are NHWC; `n` is the batch. Weight layouts are TFLite's (below). A buffer may be
+  longer than needed; only the leading elements are used.
+
+Parameters
+----------
+- `*_zp`: zero points of the int8 tensors (-128..127).
+- `act_min, act_max`: int8 clamp of the output, from `quant_activation_range` (fused
+  NONE/RELU/RELU6/RELU_N1_TO_1 as TFLM computes them).
+- `act` (float kernels): TFLite fused-activation code: 0 NONE, 1 RELU, 2 RELU_N1_TO_1, 3 RELU6.
+- `pad_top, pad_left`: padding before the first row/column, from `burn.graph.geometry`
+  (`out_size`, `pad_before`: TFLite SAME/VALID rules). Padded input reads as the input zero
+  point (int8) or 0.0 (float), so it contributes nothing.
+- `mult, shift`: a Q31 multiplier and a power-of-two exponent (shift > 0 shifts left), as
+  returned by `quantize_multiplier(real)`; applied by `multiply_by_quantized_multiplier`.
+
+burn.graph.fixedpoint (TFLM arithmetic; plain Python, also used by the host)
+-------------------------------------------------------------------------
+quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
+multiply_by_quantized_multiplier(x, mult, shift) -> int   TFLM reference, double rounding
+saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
+rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
+quant_activation_range(act, scale, zp) -> (act_min, act_max)   TFLM, int8 range
+conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
+    per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
+add_params(a_scale, b_scale, out_scale) -> (left_shift, a_mult, a_shift, b_mult, b_shift,
+    out_mult, out_shift)                             TFLM add prepare (left_shift 20)
+mul_params(a_scale, b_scale, out_scale) -> (mult, shift)
+softmax_params(beta, in_scale) -> (in_mult, in_left_shift, diff_min)   TFLM softmax prepare
+logistic_params(in_scale) -> (in_mult, in_left_shift, range_radius)    TFLM, 4 integer bits
+tanh_params(in_scale) -> (in_mult, in_left_shift, range_radius)        TFLM, 4 integer bits
+
+burn.graph.geometry
+-------------------
+out_size(in_size, k, stride, dilation, same) -> int        TFLite ComputeOutSize
+pad_before(in_size, k, stride, dilation, out_size) -> int   TFLite ComputePadding
+
+int8 kernels (module: function(arguments))
+------------------------------------------
+s8_conv: conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
+        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, in_zp, out_zp, act_min, act_max)
+    inp [n, ih, iw, ic]; w [oc, kh, kw, ic // groups]; bias, mult, shift [oc];
+    out [n, oh, ow, oc]. ic and oc are multiples of groups.
+s8_depthwise_conv: depthwise_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
+        depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left,
+        in_zp, out_zp, act_min, act_max)
+    inp [n, ih, iw, ic]; w [1, kh, kw, ic * depth_mult]; bias, mult, shift [ic * depth_mult];
+    out [n, oh, ow, ic * depth_mult]; output channel c reads input channel c // depth_mult.
+s8_fully_connected: fully_connected_s8(inp, w, bias, mult, shift, out, batches,
+        in_features, out_features, in_zp, out_zp, act_min, act_max)
+    inp [batches, in_features]; w [out_features, in_features]; bias, mult, shift
+    [out_features] (per-tensor quantization: repeat the one multiplier/shift).
+s8_add: add_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+        out_zp, out_mult, out_shift, left_shift, act_min, act_max)
+    out[i] = a[i] (+) b[i % b_size]; b_size == size, or b broadcast along the innermost
+    dims (e.g. [C] or [1]); parameters from add_params.
+s8_mul: mul_s8(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max)
+    same broadcasting as add; mult, shift from mul_params.
+s8_pool: avg_pool_s8(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+        pad_top, pad_left, act_min, act_max)
+    average over the window's in-bounds cells, rounded half away from zero (TFLM); input
+    and output share scale and zero point.
+s8_pool: max_pool_s8(same arguments as avg_pool_s8)
+s8_mean: mean_s8(inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift)
+    inp viewed as [outer, reduce, inner], out [outer, inner]; mult, shift from
+    mean_params(in_scale, out_scale, reduce) (TFLM reduce.cc int8 mean).
+s8_softmax: softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, diff_min)
+    over the last axis of [rows, depth]; output scale 1/256, zero point -128 (TFLM).
+s8_logistic: logistic_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_radius)
+    output scale 1/256, zero point -128.
+s8_tanh: tanh_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_radius)
+    output scale 1/128, zero point 0.
+s8_quantize: quantize_s8(inp_f32, out, size, scale, zp)         float32 -> int8 (TFLM round)
+             dequantize_s8(inp, out_f32, size, scale, zp)       int8 -> float32
+             requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
+s8_clamp: clamp_s8(inp, out, size, act_min, act_max)           a lone RELU/RELU6 on int8
+
+Layout ops (any element type; viper twin for int8)
+--------------------------------------------------
+copy: copy(src, dst, size)                                        reshape / identity
+pad: pad(inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value)
+    inp [d0, d1, d2, d3] -> out [b0 + d0 + a0, ...]; b* before, a* after; value fills
+    (int8: the output zero point).
+concat: concat(inputs, inner_sizes, out, outer)
+    inputs: a list of buffers, each viewed as [outer, inner_sizes[k]]; out is
+    [outer, sum(inner_sizes)] (concatenation along one axis; int8 inputs share the output's
+    scale and zero point, as TFLM requires).
+
+float32 kernels (module f32_<op>; same arguments minus the quantization parameters,
+act = fused-activation code)
+-------------------------------------------------------------------------------
+f32_conv: conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
+        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act)
+f32_depthwise_conv: depthwise_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, depth_mult,
+        kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act)
+f32_fully_connected: fully_connected_f32(inp, w, bias, out, batches, in_features,
+        out_features, act)
+f32_elementwise: add_f32(a, b, out, size, b_size, act); mul_f32(same);
+        clamp_f32(inp, out, size, act); logistic_f32(inp, out, size); tanh_f32(inp, out, size)
+f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+        pad_top, pad_left, act); max_pool_f32(same)
+f32_mean: mean_f32(inp, out, outer, reduce, inner)
+f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+"""

@@ -1,0 +1,227 @@
+"""TFLite Micro fixed-point arithmetic: Q31 multipliers, rounding shifts, op parameters.
+
+The plain functions are the reference (exact Python integers; TFLM's int32 results are
+reproduced bit for bit for in-range inputs). `mbqm_fast` is the viper twin of
+`multiply_by_quantized_multiplier` used inside the viper kernels; it computes the 64-bit
+product from 16-bit halves, so it is exact on 32-bit boards as well as on 64-bit ports.
+
+The `*_params` helpers reproduce what TFLM's Prepare() computes from the tensor scales.
+They use double precision; on a board whose floats are single precision they would differ,
+so the host computes them and stores the integers in the model file.
+"""
+
+import math
+import struct
+import sys
+
+INT32_MIN = -2147483648
+INT32_MAX = 2147483647
+
+# TFLite fused-activation codes.
+ACT_NONE = 0
+ACT_RELU = 1
+ACT_RELU_N1_TO_1 = 2
+ACT_RELU6 = 3
+
+
+def round_half_away(v):
+    """std::round: round to nearest, ties away from zero; returns an int."""
+    a = abs(v)
+    r = math.floor(a)
+    if a - r >= 0.5:
+        r += 1
+    r = int(r)
+    return -r if v < 0 else r
+
+
+def to_f32(v):
+    """Round a Python float to the nearest float32 value (returned as a Python float)."""
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def saturating_rounding_doubling_high_mul(a, b):
+    """gemmlowp SaturatingRoundingDoublingHighMul on int32: round(a * b / 2**31)."""
+    if a == b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    if ab >= 0:
+        return (ab + (1 << 30)) >> 31
+    # C divides truncating toward zero, with a nudge of 1 - 2**30 for negative products.
+    return -((-ab + (1 << 30) - 1) >> 31)
+
+
+def rounding_divide_by_pot(x, exponent):
+    """gemmlowp RoundingDivideByPOT: x / 2**exponent, rounded half away from zero."""
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+def multiply_by_quantized_multiplier(x, mult, shift):
+    """TFLM MultiplyByQuantizedMultiplier (double rounding): x * mult * 2**(shift - 31)."""
+    if shift > 0:
+        return saturating_rounding_doubling_high_mul(x * (1 << shift), mult)
+    return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, mult), -shift)
+
+
+def quantize_multiplier(real):
+    """TFLM QuantizeMultiplier: real ~= mult * 2**(shift - 31), mult in [2**30, 2**31)."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    q_fixed = round_half_away(q * 2147483648.0)
+    if q_fixed == 2147483648:
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    return q_fixed, shift
+
+
+def _frexp_multiplier(real):
+    # TFLM's logistic/tanh Prepare: frexp + round, without QuantizeMultiplier's fix-ups.
+    q, shift = math.frexp(real)
+    return round_half_away(q * 2147483648.0), shift
+
+
+def calculate_input_radius(integer_bits, left_shift, total_signed_bits=31):
+    """TFLM CalculateInputRadius: largest input difference that does not saturate."""
+    top = ((1 << integer_bits) - 1) * (1 << (total_signed_bits - integer_bits))
+    return int(math.floor(top / (1 << left_shift)))
+
+
+def quant_activation_range(act, scale, zp):
+    """TFLM CalculateActivationRangeQuantized for int8 output: (act_min, act_max)."""
+    scale = to_f32(scale)
+
+    def quantize(f):
+        return zp + round_half_away(to_f32(f / scale))
+
+    lo, hi = -128, 127
+    if act == ACT_RELU:
+        return max(lo, quantize(0.0)), hi
+    if act == ACT_RELU6:
+        return max(lo, quantize(0.0)), min(hi, quantize(6.0))
+    if act == ACT_RELU_N1_TO_1:
+        return max(lo, quantize(-1.0)), min(hi, quantize(1.0))
+    if act == ACT_NONE:
+        return lo, hi
+    raise ValueError("quant_activation_range: unknown activation code " + str(act))
+
+
+def conv_output_multipliers(in_scale, w_scales, out_scale):
+    """Per-output-channel (mult, shift) arrays of conv/depthwise/fc, as TFLM's Prepare."""
+    from array import array
+
+    mult = array("i", [0] * len(w_scales))
+    shift = array("i", [0] * len(w_scales))
+    for c in range(len(w_scales)):
+        mult[c], shift[c] = quantize_multiplier(in_scale * w_scales[c] / out_scale)
+    return mult, shift
+
+
+def add_params(a_scale, b_scale, out_scale):
+    """TFLM add Prepare (int8): (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult,
+    out_shift)."""
+    left_shift = 20
+    twice_max = 2.0 * max(a_scale, b_scale)
+    a_mult, a_shift = quantize_multiplier(a_scale / twice_max)
+    b_mult, b_shift = quantize_multiplier(b_scale / twice_max)
+    out_mult, out_shift = quantize_multiplier(twice_max / ((1 << left_shift) * out_scale))
+    return left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift
+
+
+def mul_params(a_scale, b_scale, out_scale):
+    """TFLM mul Prepare (int8): (mult, shift) of a_scale * b_scale / out_scale."""
+    return quantize_multiplier(a_scale * b_scale / out_scale)
+
+
+def mean_params(in_scale, out_scale, count):
+    """TFLM int8 mean over `count` elements: (mult, shift) with 1/count folded in."""
+    mult, shift = quantize_multiplier(in_scale / out_scale)
+    s = 0
+    while (2 << s) <= count:
+        s += 1
+    s = min(s, 32, 31 + shift)
+    return ((mult << s) // count), shift - s
+
+
+def requantize_params(in_scale, out_scale):
+    """TFLM quantize op, int8 -> int8: (mult, shift) of in_scale / out_scale."""
+    return quantize_multiplier(in_scale / out_scale)
+
+
+def softmax_params(beta, in_scale):
+    """TFLM softmax Prepare (int8 in/out): (in_mult, in_left_shift, diff_min)."""
+    real = min(beta * in_scale * (1 << 26), 2147483647.0)
+    mult, left_shift = quantize_multiplier(real)
+    return mult, left_shift, -calculate_input_radius(5, left_shift)
+
+
+def logistic_params(in_scale):
+    """TFLM logistic Prepare (int8): (in_mult, in_left_shift, range_radius)."""
+    mult, left_shift = _frexp_multiplier(in_scale * (1 << 27))
+    return mult, left_shift, calculate_input_radius(4, left_shift)
+
+
+def tanh_params(in_scale):
+    """TFLM tanh Prepare (int8): (in_mult, in_left_shift, range_radius)."""
+    return logistic_params(in_scale)
+
+
+mbqm_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    @micropython.viper
+    def mbqm_fast(x: int, mult_off: int, shift: int) -> int:
+        """multiply_by_quantized_multiplier; mult_off = mult - 2**30 (a small int when
+        boxed on a 32-bit board). Exact with 32-bit machine words."""
+        m = mult_off + 0x3FFFFFFF + 1
+        if shift > 0:
+            x = x << shift
+        neg = x < 0
+        ax = uint(x)
+        if neg:
+            ax = uint(0 - x)
+        al = ax & 0xFFFF
+        ah = (ax >> 16) & 0xFFFF
+        ml = uint(m) & 0xFFFF
+        mh = uint(m) >> 16
+        # |x| * m = ah*mh*2**32 + (ah*ml + al*mh)*2**16 + al*ml, summed in 16-bit columns
+        # plus the rounding nudge, then shifted right by 31.
+        t0 = al * ml
+        t1 = ah * ml
+        t2 = al * mh
+        t3 = ah * mh
+        nudge = uint(0x40000000)
+        if neg:
+            nudge = uint(0x3FFFFFFF)
+        w0 = (t0 & 0xFFFF) + (nudge & 0xFFFF)
+        w1 = (t0 >> 16) + (t1 & 0xFFFF) + (t2 & 0xFFFF) + (nudge >> 16) + (w0 >> 16)
+        w2 = (t1 >> 16) + (t2 >> 16) + (t3 & 0xFFFF) + (w1 >> 16)
+        w3 = (t3 >> 16) + (w2 >> 16)
+        r = int((w3 << 17) | ((w2 & 0xFFFF) << 1) | ((w1 & 0xFFFF) >> 15))
+        if neg:
+            r = 0 - r
+        if shift < 0:
+            e = 0 - shift
+            mask = (1 << e) - 1
+            threshold = mask >> 1
+            if r < 0:
+                threshold += 1
+            rem = r & mask
+            r = r >> e
+            if rem > threshold:
+                r += 1
+        return r
+
+    @micropython.viper
+    def load_s32_fast(buf, i: int) -> int:
+        """buf[i] of an int32 buffer, sign-extended on any machine word size."""
+        v = int(ptr32(buf)[i])
+        hi = (v >> 16) & 0xFFFF
+        if hi > 0x7FFF:
+            hi -= 0x10000
+        return (hi << 16) | (v & 0xFFFF)

@@ -1,0 +1,78 @@
+"""int8 quantize (float32 -> int8), dequantize (int8 -> float32), requantize (int8 -> int8)
+and clamp (a lone RELU/RELU6), as TFLM computes them."""
+# ruff: noqa: F821  (ptr8 is a viper builtin)
+
+import sys
+
+from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import round_half_away
+
+
+def quantize_s8(inp, out, size, scale, zp):
+    """TFLM AffineQuantize: clamp(round_half_away(x / scale) + zp) in double precision."""
+    for i in range(size):
+        v = round_half_away(inp[i] / scale) + zp
+        out[i] = -128 if v < -128 else (127 if v > 127 else v)
+
+
+def dequantize_s8(inp, out, size, scale, zp):
+    """TFLM Dequantize: float32(scale * (q - zp)) computed in double precision."""
+    for i in range(size):
+        out[i] = scale * ((((inp[i] + 128) & 255) - 128) - zp)
+
+
+def requantize_s8_plain(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize: out = clamp(mbqm(q - in_zp, mult, shift) + out_zp)."""
+    for i in range(size):
+        v = _mbqm(((inp[i] + 128) & 255) - 128 - in_zp, mult, shift) + out_zp
+        out[i] = -128 if v < -128 else (127 if v > 127 else v)
+
+
+def clamp_s8_plain(inp, out, size, act_min, act_max):
+    """Clamp int8 values to [act_min, act_max] (RELU / RELU6 on a quantized tensor)."""
+    for i in range(size):
+        v = ((inp[i] + 128) & 255) - 128
+        out[i] = act_min if v < act_min else (act_max if v > act_max else v)
+
+
+requantize_s8_fast = None
+clamp_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    from .fixedpoint import mbqm_fast
+
+    @micropython.viper
+    def requantize_s8_fast(inp, out, size: int, in_zp: int, out_zp: int, mult: int,
+                           shift: int):
+        """Viper twin of requantize_s8_plain."""
+        pi = ptr8(inp)
+        po = ptr8(out)
+        m = mult - 0x3FFFFFFF - 1
+        i = 0
+        while i < size:
+            v = int(mbqm_fast(((int(pi[i]) ^ 0x80) - 0x80) - in_zp, m, shift)) + out_zp
+            if v < -128:
+                v = -128
+            elif v > 127:
+                v = 127
+            po[i] = v
+            i += 1
+
+    @micropython.viper
+    def clamp_s8_fast(inp, out, size: int, act_min: int, act_max: int):
+        """Viper twin of clamp_s8_plain."""
+        pi = ptr8(inp)
+        po = ptr8(out)
+        i = 0
+        while i < size:
+            v = (int(pi[i]) ^ 0x80) - 0x80
+            if v < act_min:
+                v = act_min
+            elif v > act_max:
+                v = act_max
+            po[i] = v
+            i += 1
+
+requantize_s8 = requantize_s8_fast or requantize_s8_plain
+clamp_s8 = clamp_s8_fast or clamp_s8_plain

@@ -1,0 +1,74 @@
+"""A seedable pseudo-random stream that is identical on CPython and MicroPython.
+
+The generator is Marsaglia's xorshift32 (shifts 13, 17, 5) on a 32-bit state kept in a
+Python int with explicit masks, so both interpreters produce the same integers. Uniform
+floats take the top 24 bits (exact in float32); normals use the Box-Muller transform on
+pairs of uniforms. `seed(s)` resets the stream.
+"""
+
+import math
+
+_MASK = 0xFFFFFFFF
+_INV24 = 1.0 / 16777216.0
+_TWO_PI = 6.283185307179586
+_DEFAULT_SEED = 0
+_state = [0]
+
+
+def _mix(s):
+    # An odd-multiplier hash spreads nearby seeds (0, 1, 2, ...) far apart in state space;
+    # xorshift's state must never be 0.
+    x = ((s & _MASK) * 0x9E3779B1 + 0x7F4A7C15) & _MASK
+    x ^= x >> 16
+    return x or 0x6D2B79F5
+
+
+def seed(s):
+    """Restart the global random stream from the integer seed `s`."""
+    if not isinstance(s, int):
+        raise TypeError("seed: expected an int, got " + repr(s))
+    _state[0] = _mix(s)
+
+
+def next_u32():
+    """The next 32-bit unsigned integer of the stream."""
+    x = _state[0]
+    x ^= (x << 13) & _MASK
+    x ^= x >> 17
+    x ^= (x << 5) & _MASK
+    _state[0] = x
+    return x
+
+
+def uniform(n, lo=0.0, hi=1.0):
+    """List of `n` floats uniform in [lo, hi) (24-bit resolution)."""
+    scale = (hi - lo) * _INV24
+    out = []
+    for _ in range(n):
+        out.append(lo + (next_u32() >> 8) * scale)
+    return out
+
+
+def normal(n, mean=0.0, std=1.0):
+    """List of `n` normally distributed floats (Box-Muller on pairs of uniforms)."""
+    out = []
+    while len(out) < n:
+        u1 = 1.0 - (next_u32() >> 8) * _INV24  # in (0, 1], so log is finite
+        u2 = (next_u32() >> 8) * _INV24
+        r = math.sqrt(-2.0 * math.log(u1)) * std
+        out.append(mean + r * math.cos(_TWO_PI * u2))
+        if len(out) < n:
+            out.append(mean + r * math.sin(_TWO_PI * u2))
+    return out
+
+
+def integers(n, low, high):
+    """List of `n` ints uniform in [low, high) (high - low must be below 2**32)."""
+    span = high - low
+    out = []
+    for _ in range(n):
+        out.append(low + next_u32() % span)
+    return out
+
+
+seed(_DEFAULT_SEED)

@@ -1,0 +1,283 @@
+/*
+ * flex.h - the whole C API of the Flex kernel library.
+ *
+ * Freestanding C99: no malloc, no libc beyond <stdint.h>/<stddef.h>. Every kernel is a
+ * plain function over caller-owned buffers that returns a flex_status. Every buffer comes
+ * with its length in elements; a bad shape, stride, size or parameter gives a status and
+ * leaves the output untouched, never undefined behaviour.
+ *
+ * Shapes are flex_dims4 {n, h, w, c}. int8 kernels use NHWC memory order and OHWI filters
+ * (the exported-graph layout); float32 kernels use NCHW memory order and OIHW filters (the
+ * training layout). All counts are limited to INT32_MAX elements.
+ *
+ * int8 arithmetic is bit-identical to TensorFlow Lite Micro's reference kernels: per-channel
+ * requantization with an int32 multiplier and shift (TFLM MultiplyByQuantizedMultiplier:
+ * saturating rounding doubling high multiply, then rounding divide by a power of two,
+ * rounding half away from zero), int32 accumulation, fused activation clamps.
+ */
+#ifndef FLEX_H
+#define FLEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ---------------------------------------------------------------- */
+typedef int32_t flex_status;
+#define FLEX_OK 0
+#define FLEX_E_NULL (-1)     /* a required pointer is NULL */
+#define FLEX_E_SHAPE (-2)    /* a dimension is < 1, or shapes disagree */
+#define FLEX_E_STRIDE (-3)   /* a stride, dilation, kernel size or padding is invalid */
+#define FLEX_E_SIZE (-4)     /* a buffer length does not match its shape */
+#define FLEX_E_PARAM (-5)    /* a quantization parameter or op code is out of range */
+#define FLEX_E_OVERFLOW (-6) /* an element count exceeds INT32_MAX */
+
+/* Short English name of a status ("ok", "null pointer", ...). */
+const char *flex_status_str(flex_status status);
+
+/* Library version, 0xMMmmpp. */
+int32_t flex_version(void);
+
+/* ---- shared parameter blocks ----------------------------------------------------- */
+typedef struct {
+    int32_t n, h, w, c;
+} flex_dims4;
+
+/* A 2-D sliding window: conv filters and pools. Output sizes are given by the caller's
+ * output dims and must equal floor((in + pad_before + pad_after - dilation*(kernel-1) - 1)
+ * / stride) + 1 (pools also accept the ceil-mode size, see flex_f32_*_pool2d). */
+typedef struct {
+    int32_t kernel_h, kernel_w;
+    int32_t stride_h, stride_w;
+    int32_t dilation_h, dilation_w;
+    int32_t pad_top, pad_bottom, pad_left, pad_right;
+} flex_window;
+
+/* Offsets and clamps of a quantized conv / fully connected layer. */
+typedef struct {
+    int32_t input_offset;  /* minus the input zero point */
+    int32_t output_offset; /* the output zero point */
+    int32_t act_min;       /* fused activation clamp, within [-128, 127] */
+    int32_t act_max;
+} flex_s8_quant;
+
+/* TFLM ADD parameters (left_shift is 20 for int8). Shifts are <= 0. */
+typedef struct {
+    int32_t input1_offset, input1_multiplier, input1_shift;
+    int32_t input2_offset, input2_multiplier, input2_shift;
+    int32_t left_shift;
+    int32_t output_offset, output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} flex_s8_add_params;
+
+/* TFLM MUL parameters. */
+typedef struct {
+    int32_t input1_offset, input2_offset;
+    int32_t output_offset, output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} flex_s8_mul_params;
+
+/* ---- int8 kernels (NHWC) --------------------------------------------------------- */
+
+/* Convolution with groups. filter: OHWI [out.c, kh, kw, in.c / groups]; bias: int32
+ * [out.c] or NULL with bias_len 0; multiplier/shift: per output channel [out.c]. */
+flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                           const int8_t *filter, size_t filter_len,
+                           const int32_t *bias, size_t bias_len,
+                           const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+                           const flex_window *win, int32_t groups, const flex_s8_quant *q,
+                           const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+
+/* Depthwise convolution: out.c = in.c * depth_multiplier; filter [1, kh, kw, out.c]. */
+flex_status flex_s8_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
+    const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+
+/* Fully connected: input [batches, in_features], filter [out_features, in_features],
+ * output [batches, out_features]. quant_len is 1 (per-tensor) or out_features. */
+flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
+                                    const int8_t *input, size_t input_len,
+                                    const int8_t *filter, size_t filter_len,
+                                    int32_t filter_offset,
+                                    const int32_t *bias, size_t bias_len,
+                                    const int32_t *multiplier, const int32_t *shift,
+                                    size_t quant_len, const flex_s8_quant *q,
+                                    int8_t *output, size_t output_len);
+
+/* Broadcasting add / mul: every dim of in1/in2 equals out's or is 1. */
+flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                        const flex_s8_add_params *p,
+                        const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_s8_mul(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                        const flex_s8_mul_params *p,
+                        const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+
+/* Pools (same scale in and out, out.c == in.c); windows count only real elements. */
+flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                               size_t input_len, const flex_window *win,
+                               int32_t act_min, int32_t act_max,
+                               const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                               size_t input_len, const flex_window *win,
+                               int32_t act_min, int32_t act_max,
+                               const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+
+/* MEAN over H and W (keep dims): output [n, 1, 1, c]. multiplier/shift quantize
+ * input_scale / output_scale. */
+flex_status flex_s8_mean_hw(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                            int32_t input_zero_point, int32_t multiplier, int32_t shift,
+                            int32_t output_zero_point, int8_t *output, size_t output_len);
+
+/* Softmax over the last axis of [outer, depth]; output scale 1/256, zero point -128.
+ * input_multiplier / input_left_shift / diff_min as TFLM's PreprocessSoftmaxScaling. */
+flex_status flex_s8_softmax(int32_t outer, int32_t depth, const int8_t *input,
+                            size_t input_len, int32_t input_multiplier,
+                            int32_t input_left_shift, int32_t diff_min,
+                            int8_t *output, size_t output_len);
+
+/* Logistic (output scale 1/256, zero point -128) and tanh (scale 1/128, zero point 0)
+ * with TFLM's 4-integer-bit input rescaling. */
+flex_status flex_s8_logistic(size_t n, const int8_t *input, int32_t input_zero_point,
+                             int32_t input_range_radius, int32_t input_multiplier,
+                             int32_t input_left_shift, int8_t *output);
+flex_status flex_s8_tanh(size_t n, const int8_t *input, int32_t input_zero_point,
+                         int32_t input_range_radius, int32_t input_multiplier,
+                         int32_t input_left_shift, int8_t *output);
+
+/* float32 -> int8: round(x / scale) + zero_point (half away from zero), clamped. */
+flex_status flex_s8_quantize(size_t n, const float *input, float scale, int32_t zero_point,
+                             int8_t *output);
+/* int8 -> float32: scale * (q - zero_point). */
+flex_status flex_s8_dequantize(size_t n, const int8_t *input, float scale, int32_t zero_point,
+                               float *output);
+/* int8 -> int8 with a new scale: MBQM(q - in_zp, multiplier, shift) + out_zp, clamped. */
+flex_status flex_s8_requantize(size_t n, const int8_t *input, int32_t input_zero_point,
+                               int32_t multiplier, int32_t shift, int32_t output_zero_point,
+                               int8_t *output);
+
+/* ---- layout kernels (any element size: 1, 2 or 4 bytes) --------------------------- */
+
+/* Constant pad of a 4-D tensor; pads = {before, after} for n, h, w, c (8 values >= 0);
+ * pad_value points at one element. */
+flex_status flex_pad(int32_t elem_size, const flex_dims4 *in_dims, const void *input,
+                     size_t input_len, const int32_t *pads, const void *pad_value,
+                     void *output, size_t output_len);
+
+/* Concatenate along an axis: tensors viewed as [outer, axis_i, inner]; lengths in
+ * elements; inputs is an array of n_inputs pointers. */
+flex_status flex_concat(int32_t elem_size, int32_t n_inputs, const void *const *inputs,
+                        const int32_t *axis_sizes, int32_t outer, int32_t inner,
+                        void *output, size_t output_len);
+
+/* ---- float32 kernels (NCHW) ------------------------------------------------------ */
+
+/* c[m, n] = op(a) @ op(b) + beta * c; row-major; op transposes when trans_* is 1. */
+flex_status flex_f32_gemm(int32_t trans_a, int32_t trans_b, int32_t m, int32_t n, int32_t k,
+                          const float *a, size_t a_len, const float *b, size_t b_len,
+                          float beta, float *c, size_t c_len);
+
+/* Convolution with groups; weight OIHW [out.c, in.c / groups, kh, kw]; bias or NULL. */
+flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                            const float *weight, size_t weight_len,
+                            const float *bias, size_t bias_len,
+                            const flex_window *win, int32_t groups,
+                            const flex_dims4 *out_dims, float *y, size_t y_len);
+/* dx = d(conv)/dx applied to dy (dx is overwritten). */
+flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, size_t dx_len,
+                                       const float *weight, size_t weight_len,
+                                       const flex_window *win, int32_t groups,
+                                       const flex_dims4 *out_dims, const float *dy,
+                                       size_t dy_len);
+/* dw (and db when not NULL) from x and dy (both overwritten). */
+flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *x,
+                                        size_t x_len, const flex_window *win, int32_t groups,
+                                        const flex_dims4 *out_dims, const float *dy,
+                                        size_t dy_len, float *dw, size_t dw_len,
+                                        float *db, size_t db_len);
+
+/* Pools over NCHW windows. Output H/W may be the floor size or, for ceil mode, one more
+ * when that last window starts inside the input or its leading padding. Max ignores
+ * padding; avg divides by the window clipped to the padded input when count_include_pad,
+ * else by the number of real elements. */
+flex_status flex_f32_max_pool2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                const flex_window *win,
+                                const flex_dims4 *out_dims, float *y, size_t y_len);
+flex_status flex_f32_avg_pool2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                const flex_window *win, int32_t count_include_pad,
+                                const flex_dims4 *out_dims, float *y, size_t y_len);
+/* Gradients: dx overwritten; max routes dy to the first maximum of each window. */
+flex_status flex_f32_max_pool2d_grad(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                     const flex_window *win, const flex_dims4 *out_dims,
+                                     const float *dy, size_t dy_len,
+                                     float *dx, size_t dx_len);
+flex_status flex_f32_avg_pool2d_grad(const flex_dims4 *in_dims, const flex_window *win,
+                                     int32_t count_include_pad, const flex_dims4 *out_dims,
+                                     const float *dy, size_t dy_len,
+                                     float *dx, size_t dx_len);
+
+/* Unary ops, y may alias x. */
+#define FLEX_UNARY_NEG 0
+#define FLEX_UNARY_ABS 1
+#define FLEX_UNARY_EXP 2
+#define FLEX_UNARY_LOG 3
+#define FLEX_UNARY_SQRT 4
+#define FLEX_UNARY_RSQRT 5
+#define FLEX_UNARY_SIN 6
+#define FLEX_UNARY_COS 7
+#define FLEX_UNARY_TANH 8
+#define FLEX_UNARY_SIGMOID 9
+#define FLEX_UNARY_RELU 10
+#define FLEX_UNARY_FLOOR 11
+#define FLEX_UNARY_CEIL 12
+#define FLEX_UNARY_ROUND 13 /* half to even, like numpy and torch */
+#define FLEX_UNARY_SIGN 14
+#define FLEX_UNARY_ERF 15
+#define FLEX_UNARY_RECIPROCAL 16
+#define FLEX_UNARY_COUNT 17
+flex_status flex_f32_unary(int32_t op, size_t n, const float *x, float *y);
+
+/* Broadcasting binary ops over up to 6 axes: element strides per axis (0 broadcasts). */
+#define FLEX_BINARY_ADD 0
+#define FLEX_BINARY_SUB 1
+#define FLEX_BINARY_MUL 2
+#define FLEX_BINARY_DIV 3
+#define FLEX_BINARY_MAXIMUM 4
+#define FLEX_BINARY_MINIMUM 5
+#define FLEX_BINARY_POW 6
+#define FLEX_BINARY_COUNT 7
+#define FLEX_MAX_RANK 6
+flex_status flex_f32_binary(int32_t op, int32_t rank, const int32_t *out_dims,
+                            const float *a, size_t a_len, const int32_t *a_strides,
+                            const float *b, size_t b_len, const int32_t *b_strides,
+                            float *y, size_t y_len);
+
+/* y = min(max(x, lo), hi); y may alias x. */
+flex_status flex_f32_clamp(size_t n, const float *x, float lo, float hi, float *y);
+
+/* Reductions over the middle axis of [outer, axis, inner] -> [outer, inner]. */
+#define FLEX_REDUCE_SUM 0
+#define FLEX_REDUCE_MEAN 1
+#define FLEX_REDUCE_MAX 2
+#define FLEX_REDUCE_MIN 3
+#define FLEX_REDUCE_COUNT 4
+flex_status flex_f32_reduce(int32_t op, int32_t outer, int32_t axis, int32_t inner,
+                            const float *x, size_t x_len, float *y, size_t y_len);
+
+/* Softmax / log-softmax over the middle axis of [outer, axis, inner]. */
+flex_status flex_f32_softmax(int32_t outer, int32_t axis, int32_t inner, const float *x,
+                             size_t x_len, float *y, size_t y_len);
+flex_status flex_f32_log_softmax(int32_t outer, int32_t axis, int32_t inner, const float *x,
+                                 size_t x_len, float *y, size_t y_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLEX_H */

@@ -1,0 +1,75 @@
+/* Internal helpers shared by the kernels: validation, TFLM fixed-point, float math. */
+#ifndef FLEX_INTERNAL_H
+#define FLEX_INTERNAL_H
+
+#include "flex.h"
+
+/* Window limits keep every index computation inside int32 (see flex__check_window). */
+#define FLEX_MAX_SPATIAL (1 << 24)
+#define FLEX_MAX_KERNEL 4096
+#define FLEX_MAX_STEP 65536
+
+#define FLEX_TRY(expr)                 \
+    do {                               \
+        flex_status flex__st = (expr); \
+        if (flex__st != FLEX_OK)       \
+            return flex__st;           \
+    } while (0)
+
+/* Wrapping int32 arithmetic (two's complement, no signed-overflow UB). */
+#define FLEX_WADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define FLEX_WSUB(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)))
+#define FLEX_WMUL(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
+
+/* ---- validation (common/validate.c) ---- */
+flex_status flex__count(const flex_dims4 *d, int32_t *count);
+flex_status flex__product(int32_t a, int32_t b, int32_t *out);
+flex_status flex__check_len(size_t len, int32_t count);
+flex_status flex__check_window(const flex_window *w);
+/* out must be the floor size; allow_ceil also accepts the ceil-mode size. */
+flex_status flex__check_extent(int32_t in, int32_t out, int32_t kernel, int32_t stride,
+                               int32_t dilation, int32_t pad_before, int32_t pad_after,
+                               int allow_ceil);
+flex_status flex__check_spatial(const flex_dims4 *in, const flex_window *w,
+                                const flex_dims4 *out, int allow_ceil);
+flex_status flex__check_shifts(const int32_t *shift, int32_t n);
+flex_status flex__check_shift(int32_t shift);
+flex_status flex__check_act(int32_t act_min, int32_t act_max);
+flex_status flex__check_s8_quant(const flex_s8_quant *q);
+flex_status flex__check_zero_point(int32_t zp);
+flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels);
+
+/* ---- TFLM / gemmlowp fixed point (common/fixedpoint.c) ---- */
+int32_t flex__srdhm(int32_t a, int32_t b);
+int32_t flex__rdbpot(int32_t x, int32_t exponent);
+int32_t flex__mbqm(int32_t x, int32_t multiplier, int32_t shift);
+int32_t flex__exp_on_negative_values(int32_t a, int32_t integer_bits);
+int32_t flex__one_over_one_plus_x(int32_t a);
+int32_t flex__logistic_q4(int32_t a);
+int32_t flex__tanh_q4(int32_t a);
+int32_t flex__clz(uint32_t x);
+
+static inline int32_t flex__clamp(int32_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* ---- float math without libc (common/fmath.c) ---- */
+float flex__expf(float x);
+float flex__expm1f(float x);
+float flex__logf(float x);
+float flex__sqrtf(float x);
+float flex__sinf(float x);
+float flex__cosf(float x);
+float flex__tanhf(float x);
+float flex__sigmoidf(float x);
+float flex__erff(float x);
+float flex__powf(float a, float b);
+float flex__truncf(float x);
+float flex__floorf(float x);
+float flex__ceilf(float x);
+float flex__rintf(float x);  /* half to even */
+float flex__roundf(float x); /* half away from zero */
+float flex__inff(void);
+float flex__nanf(void);
+
+#endif

