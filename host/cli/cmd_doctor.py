@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import boards, mp_unix, mpy
 
 # What a failed probe may raise; the report shows it instead of stopping.
 _PROBE_ERRORS = (OSError, RuntimeError, ValueError, ImportError, subprocess.SubprocessError)
@@ -117,15 +117,20 @@ def gpu_info():
 
 
 def serial_info():
-    """Serial ports with their USB VID:PID, as pyserial lists them."""
+    """Serial ports with their USB VID:PID as pyserial lists them, and the known boards
+    (boards/*.json) with that id."""
     try:
         from serial.tools import list_ports
     except ImportError:
         return "unknown (pyserial not installed)"
     lines = []
     for port in sorted(list_ports.comports(), key=lambda p: p.device):
-        ids = f"{port.vid:04X}:{port.pid:04X}" if port.vid is not None else "----:----"
-        lines.append(f"{port.device}  {ids}  {port.description}")
+        if port.vid is None:
+            lines.append(f"{port.device}  ----:----  {port.description}")
+            continue
+        known = [b.name for b in boards.boards_for_usb_id(port.vid, port.pid)]
+        board = "  [" + ", ".join(known) + "]" if known else ""
+        lines.append(f"{port.device}  {port.vid:04X}:{port.pid:04X}  {port.description}{board}")
     return "\n".join(lines) or "none found"
 
 

@@ -2,8 +2,7 @@
 
 import numpy as np
 
-import burn
-
+from ..convert import to_tensor
 from .dataset import _stack
 
 
@@ -48,17 +47,4 @@ class DataLoader:
                 x, y = self.dataset.batch(idx)
             else:
                 x, y = _stack([self.dataset[int(i)] for i in idx])
-            yield _tensor(x, self.device), _tensor(y, self.device)
-
-
-def _tensor(a, device):
-    """A burn tensor from a numpy array, through raw bytes (no Python lists)."""
-    a = np.ascontiguousarray(a)
-    if a.dtype.kind == "f":
-        a, dtype = a.astype(np.float32), burn.float32
-    elif a.dtype.kind == "b":
-        a, dtype = a.astype(np.uint8), burn.bool_
-    else:
-        a, dtype = a.astype(np.int32), burn.int32
-    t = burn.from_bytes(a.tobytes(), a.shape, dtype)
-    return t.to(device) if device is not None else t
+            yield to_tensor(x, self.device), to_tensor(y, self.device)

@@ -11,12 +11,11 @@ import numpy as np
 import burn
 
 from ..autodiff import no_grad
+from ..convert import to_numpy as _np
 
 
-def _np(t):
-    """A float32 numpy copy of a tensor's values (through raw bytes: no Python lists)."""
-    raw = t.backend.to_bytes(t.handle, t.numel(), t.dtype)
-    return np.frombuffer(raw, dtype=np.float32).reshape(t.shape)
+def _copy(v):
+    return np.array(v, copy=True) if isinstance(v, np.ndarray) else v
 
 
 def _to_tensor(values, like):
@@ -69,7 +68,7 @@ class Optimizer:
     def state_dict(self):
         """Learning rate, options, step count and per-parameter state as plain data."""
         return {"lr": self.lr, "options": dict(self.options), "steps": self.steps,
-                "state": {i: {k: v.copy() for k, v in s.items()}
+                "state": {i: {k: _copy(v) for k, v in s.items()}
                           for i, s in self.state.items()}}
 
     def load_state_dict(self, state):
@@ -77,7 +76,7 @@ class Optimizer:
         self.lr = float(state["lr"])
         self.options = dict(state["options"])
         self.steps = int(state["steps"])
-        self.state = {int(i): {k: np.array(v) for k, v in s.items()}
+        self.state = {int(i): {k: _copy(v) for k, v in s.items()}
                       for i, s in state["state"].items()}
 
 

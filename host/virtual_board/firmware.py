@@ -15,6 +15,7 @@ import gc
 import io
 import os
 import sys
+
 import vfs
 
 _THIS = sys.argv[0]

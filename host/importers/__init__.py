@@ -1,0 +1,1 @@
+"""Importers: models of other frameworks converted to the `.bst` graph (`burn.host.bst_writer`)."""

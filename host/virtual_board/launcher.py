@@ -1,0 +1,93 @@
+"""Start and stop virtual boards as separate processes (so they can be killed like a board)."""
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from burn.host.boards import load_board
+
+
+class VirtualBoard:
+    """A virtual board in its own process; `port` is the pty path to open.
+
+    Use as a context manager. Without `flash_dir` the flash lives in a temporary folder that
+    is removed on `stop()`; with one, its `flash.img` persists across runs like real flash.
+    """
+
+    def __init__(self, board="rp2040", flash_dir=None):
+        self.board = load_board(board)
+        self._own_dir = flash_dir is None
+        self.flash_dir = flash_dir or tempfile.mkdtemp(prefix="burn-virtual-%s-" % self.board.name)
+        self.port = None
+        self.proc = None
+
+    def start(self, timeout=15.0):
+        """Start the board process and wait for its port; returns self."""
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "burn.host.virtual_board",
+             "--board", self.board.name, "--flash-dir", str(self.flash_dir)],
+            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        )
+        line = b""
+        deadline = time.monotonic() + timeout
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
+            chunk = os.read(self.proc.stdout.fileno(), 256) if ready else b""
+            if not chunk:
+                self.kill()
+                raise RuntimeError(
+                    "virtual board %s did not start (see the messages above)" % self.board.name
+                )
+            line += chunk
+        self.proc.stdout.close()
+        self.port = line.decode().split(" ", 1)[1].strip()
+        return self
+
+    @property
+    def running(self):
+        """Whether the board process is alive (a paused one counts as alive)."""
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=5.0):
+        """Power the board off cleanly and remove a temporary flash folder."""
+        if self.running:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._cleanup()
+
+    def kill(self):
+        """Pull the plug: SIGKILL the board process (the pty vanishes mid-whatever)."""
+        if self.running:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.kill()
+            self.proc.wait()
+
+    def pause(self):
+        """Freeze the board (SIGSTOP): it neither answers nor reads, as if stalled."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self):
+        """Unfreeze a paused board."""
+        self.proc.send_signal(signal.SIGCONT)
+
+    def _cleanup(self):
+        if self._own_dir:
+            shutil.rmtree(self.flash_dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start() if self.proc is None else self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def __repr__(self):
+        return "VirtualBoard(%r, port=%r)" % (self.board.name, self.port)
