@@ -16,7 +16,7 @@ def numpy_dtype(dtype):
 def to_tensor(a, device=None):
     """A burn tensor from a numpy array, through raw bytes (no Python lists). Floats
     become float32, bools bool, int8/uint8 keep their type, other integers int32."""
-    a = np.ascontiguousarray(a)
+    a = np.asarray(a, order="C")
     if a.dtype.kind == "f":
         dtype = burn.float32
     elif a.dtype.kind == "b":

@@ -379,8 +379,9 @@ def _binary_rules():
         ga = bmul(k, bmul(k, g, so, a_pow, so), so, b, sb if bn else ())
         gb = None
         if bn:
-            log_a = k.inner.unary("log", k.inner.expand(a, sa, so, _dt.float32)
-                                  if sa != so else a, n, _dt.float32)
+            if tuple(sa) != tuple(so):
+                a = k.inner.expand(a, (1,) * (len(so) - len(sa)) + tuple(sa), so, _dt.float32)
+            log_a = k.inner.unary("log", a, n, _dt.float32)
             gb = k.mul(k.mul(g, out, n), log_a, n)
         return ga, gb
 

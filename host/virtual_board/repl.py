@@ -37,11 +37,12 @@ def statement_complete(source):
 class Repl:
     """The REPL protocol states of one board; see the module docstring."""
 
-    def __init__(self, port, board_title, mcu, window=256):
+    def __init__(self, port, board_title, mcu, stdin_buffer=256):
         self.port = port
         self.board_title = board_title
         self.mcu = mcu
-        self.window = window
+        # As pyexec.c: a raw-paste window is half the stdin buffer, and two are free at first.
+        self.window = stdin_buffer // 2
         self.version = "MicroPython"
         self.state = BOOT
         self.raw_mode = False  # survives a soft reset, as pyexec_mode_kind does
@@ -265,7 +266,7 @@ class Repl:
             if command == ord("A"):
                 self.state = RAW_PASTE
                 self.window_left = self.window
-                self.port.write(b"R\x01" + self.window.to_bytes(2, "little"))
+                self.port.write(b"R\x01" + self.window.to_bytes(2, "little") + b"\x01")
             else:
                 self.port.write(b"R\x00>")
             return
@@ -290,7 +291,7 @@ class Repl:
         else:
             self.buffer.clear()
             self.state = RAW
-            self.port.write(b"\x04KeyboardInterrupt: \r\n\x04>")
+            self.port.write(b"\x04KeyboardInterrupt\r\n\x04>")
 
     def _take_source(self):
         source = bytes(self.buffer).decode("utf-8", "replace")

@@ -1,0 +1,173 @@
+"""Read a TFLite flatbuffer (with the `tflite` package) into plain Python objects.
+
+Every vector length is checked against the file size before it is walked, so a hostile file
+cannot make the reader loop or allocate without bound; anything malformed is a ValueError.
+"""
+
+import numpy as np
+import tflite
+
+# TFLite TensorType codes -> numpy dtypes.
+_TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_,
+          7: np.int16, 9: np.int8}
+
+_OPTIONS = {
+    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
+    "FULLY_CONNECTED": "FullyConnectedOptions", "ADD": "AddOptions", "MUL": "MulOptions",
+    "AVERAGE_POOL_2D": "Pool2DOptions", "MAX_POOL_2D": "Pool2DOptions",
+    "SOFTMAX": "SoftmaxOptions", "MEAN": "ReducerOptions",
+    "CONCATENATION": "ConcatenationOptions",
+}
+
+
+class TfTensor:
+    """A tensor of the subgraph: name, shape, numpy dtype, constant data (or None) and
+    quantization (scales and zero points as lists, the quantized dimension)."""
+
+    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim):
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+        self.data = data
+        self.scales = scales
+        self.zero_points = zero_points
+        self.qdim = qdim
+
+
+class TfOp:
+    """An operator: index, name ('CONV_2D', 'CUSTOM(foo)'), input and output tensor indices
+    (-1 marks an omitted optional input) and its builtin options object (or None)."""
+
+    def __init__(self, index, name, inputs, outputs, options):
+        self.index = index
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.options = options
+
+
+class TfModel:
+    """The first subgraph of a TFLite model: tensors, operators, inputs, outputs."""
+
+    def __init__(self, tensors, ops, inputs, outputs, description):
+        self.tensors = tensors
+        self.ops = ops
+        self.inputs = inputs
+        self.outputs = outputs
+        self.description = description
+
+
+def _count(n, size, what):
+    """A vector length `n` that cannot exceed the file (each element takes >= 1 byte)."""
+    if n < 0 or n > size:
+        raise ValueError("%s: length %d exceeds the file size" % (what, n))
+    return n
+
+
+def _ints(getter, n, size, what):
+    return [int(getter(i)) for i in range(_count(n, size, what))]
+
+
+def _buffer_data(model, buf, index, size):
+    if index <= 0 or index >= model.BuffersLength():
+        return None
+    b = model.Buffers(index)
+    offset = b.Offset()
+    if offset > 1:
+        length = b.Size()
+        if offset + length > size:
+            raise ValueError("buffer %d lies outside the file" % index)
+        return memoryview(buf)[offset:offset + length]
+    n = _count(b.DataLength(), size, "buffer %d" % index)
+    if n == 0:
+        return None
+    return b.DataAsNumpy()
+
+
+def _tensor(model, sg, buf, i, size):
+    t = sg.Tensors(i)
+    code = t.Type()
+    dtype = _TYPES.get(code)
+    if dtype is None:
+        raise ValueError("tensor %d: unsupported TFLite type code %d" % (i, code))
+    shape = tuple(_ints(t.Shape, t.ShapeLength(), size, "tensor %d shape" % i))
+    if any(d < 0 or d > (1 << 24) for d in shape):
+        raise ValueError("tensor %d: absurd shape %s" % (i, shape))
+    numel = int(np.prod(shape, dtype=np.int64))
+    raw = _buffer_data(model, buf, t.Buffer(), size)
+    data = None
+    if raw is not None:
+        data = np.frombuffer(raw, dtype=np.uint8)
+        if data.size != numel * np.dtype(dtype).itemsize:
+            raise ValueError("tensor %d: %d bytes of data for shape %s of %s" % (
+                i, data.size, shape, np.dtype(dtype).name))
+        data = data.view(dtype).reshape(shape)
+    scales, zps, qdim = [], [], 0
+    q = t.Quantization()
+    if q is not None:
+        n = _count(q.ScaleLength(), size, "tensor %d scales" % i)
+        scales = [float(q.Scale(k)) for k in range(n)]
+        zps = _ints(q.ZeroPoint, q.ZeroPointLength(), size, "tensor %d zero points" % i)
+        qdim = int(q.QuantizedDimension())
+    name = (t.Name() or b"").decode("utf-8", "replace")
+    return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim)
+
+
+def _op_name(model, op, size):
+    index = op.OpcodeIndex()
+    if index >= _count(model.OperatorCodesLength(), size, "operator codes"):
+        raise ValueError("opcode index %d out of range" % index)
+    oc = model.OperatorCodes(index)
+    code = max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
+    if code == 32:
+        return "CUSTOM(%s)" % (oc.CustomCode() or b"").decode("utf-8", "replace")
+    return tflite.BUILTIN_OPCODE2NAME.get(code, "UNKNOWN(%d)" % code)
+
+
+def _options(name, op):
+    cls_name = _OPTIONS.get(name)
+    table = op.BuiltinOptions() if cls_name else None
+    if table is None:
+        return None
+    opts = getattr(tflite, cls_name)()
+    opts.Init(table.Bytes, table.Pos)
+    return opts
+
+
+def _read(buf):
+    size = len(buf)
+    if size < 8 or bytes(buf[4:8]) != b"TFL3":
+        raise ValueError("not a TFLite model (no TFL3 identifier)")
+    model = tflite.Model.GetRootAsModel(buf, 0)
+    if _count(model.SubgraphsLength(), size, "subgraphs") < 1:
+        raise ValueError("the model has no subgraph")
+    sg = model.Subgraphs(0)
+    n_tensors = _count(sg.TensorsLength(), size, "tensors")
+    tensors = [_tensor(model, sg, buf, i, size) for i in range(n_tensors)]
+    ops = []
+    for i in range(_count(sg.OperatorsLength(), size, "operators")):
+        op = sg.Operators(i)
+        name = _op_name(model, op, size)
+        ins = _ints(op.Inputs, op.InputsLength(), size, "node %d inputs" % i)
+        outs = _ints(op.Outputs, op.OutputsLength(), size, "node %d outputs" % i)
+        for t in ins + outs:
+            if t < -1 or t >= n_tensors:
+                raise ValueError("node %d (%s): tensor index %d out of range" % (i, name, t))
+        ops.append(TfOp(i, name, ins, outs, _options(name, op)))
+    inputs = _ints(sg.Inputs, sg.InputsLength(), size, "inputs")
+    outputs = _ints(sg.Outputs, sg.OutputsLength(), size, "outputs")
+    for t in inputs + outputs:
+        if t < 0 or t >= n_tensors:
+            raise ValueError("graph input/output tensor index %d out of range" % t)
+    desc = (model.Description() or b"").decode("utf-8", "replace")
+    return TfModel(tensors, ops, inputs, outputs, desc)
+
+
+def read_tflite(buf):
+    """Parse TFLite bytes into a TfModel; any malformation is a ValueError."""
+    try:
+        return _read(buf)
+    except ValueError:
+        raise
+    except Exception as e:  # the flatbuffers accessors fail in many ways on hostile bytes
+        raise ValueError("malformed TFLite model: %s: %s" % (type(e).__name__, e))

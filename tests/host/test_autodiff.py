@@ -1,0 +1,259 @@
+"""Autodiff over the pure and numpy backends, against PyTorch autograd and finite
+differences."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import burn
+from burn.host.autodiff import autodiff_device, no_grad
+from burn.host.convert import to_numpy, to_tensor
+
+BACKENDS = ["numpy", "pure"]
+
+
+def _pair(rng, shape, dev, positive=False):
+    a = rng.standard_normal(shape).astype(np.float32)
+    if positive:
+        a = np.abs(a) + 0.5
+    t = to_tensor(a, dev)
+    t.requires_grad = True
+    return t, torch.tensor(a, dtype=torch.float64, requires_grad=True)
+
+
+def _check(b_out, t_out, pairs, atol=1e-4):
+    np.testing.assert_allclose(to_numpy(b_out), t_out.detach().numpy(), rtol=1e-4, atol=atol)
+    weights = np.random.default_rng(1).standard_normal(t_out.shape).astype(np.float32)
+    (b_out * to_tensor(weights, b_out.device)).sum().backward()
+    (t_out * torch.tensor(weights, dtype=torch.float64)).sum().backward()
+    for b, t in pairs:
+        assert b.grad is not None
+        np.testing.assert_allclose(to_numpy(b.grad), t.grad.numpy(), rtol=1e-3, atol=atol)
+
+
+UNARY = [
+    ("exp", lambda x: x.exp(), torch.exp, False),
+    ("log", lambda x: x.log(), torch.log, True),
+    ("sqrt", lambda x: x.sqrt(), torch.sqrt, True),
+    ("rsqrt", lambda x: x.rsqrt(), torch.rsqrt, True),
+    ("sin", lambda x: x.sin(), torch.sin, False),
+    ("cos", lambda x: x.cos(), torch.cos, False),
+    ("tanh", lambda x: x.tanh(), torch.tanh, False),
+    ("sigmoid", lambda x: x.sigmoid(), torch.sigmoid, False),
+    ("relu", lambda x: x.relu(), torch.relu, False),
+    ("abs", lambda x: x.abs(), torch.abs, False),
+    ("neg", lambda x: -x, torch.neg, False),
+    ("reciprocal", lambda x: x.reciprocal(), torch.reciprocal, True),
+    ("gelu", lambda x: x.gelu(), F.gelu, False),
+    ("gelu_tanh", lambda x: x.gelu("tanh"), lambda x: F.gelu(x, approximate="tanh"), False),
+    ("silu", lambda x: x.silu(), F.silu, False),
+    ("softmax", lambda x: x.softmax(-1), lambda x: x.softmax(-1), False),
+    ("log_softmax", lambda x: x.log_softmax(1), lambda x: x.log_softmax(1), False),
+    ("clamp", lambda x: x.clamp(-0.5, 0.7), lambda x: x.clamp(-0.5, 0.7), False),
+    ("relu6", lambda x: (x * 4).relu6(), lambda x: F.relu6(x * 4), False),
+    ("leaky", lambda x: x.leaky_relu(0.1), lambda x: F.leaky_relu(x, 0.1), False),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", UNARY, ids=[c[0] for c in UNARY])
+def test_unary_ops(backend, case):
+    _, fb, ft, positive = case
+    dev = autodiff_device(backend)
+    x, tx = _pair(np.random.default_rng(0), (3, 5), dev, positive)
+    _check(fb(x), ft(tx), [(x, tx)])
+
+
+BINARY = [
+    ("add", lambda a, b: a + b),
+    ("sub", lambda a, b: a - b),
+    ("mul", lambda a, b: a * b),
+    ("div", lambda a, b: a / b),
+    ("pow", lambda a, b: a ** b),
+    ("maximum", lambda a, b: burn.maximum(a, b) if isinstance(a, burn.Tensor)
+     else torch.maximum(a, b)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", BINARY, ids=[c[0] for c in BINARY])
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((4, 1, 3), (2, 1)), ((3,), (2, 3))])
+def test_binary_ops_with_broadcasting(backend, case, shapes):
+    _, f = case
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(2)
+    a, ta = _pair(rng, shapes[0], dev, positive=True)
+    b, tb = _pair(rng, shapes[1], dev, positive=True)
+    _check(f(a, b), f(ta, tb), [(a, ta), (b, tb)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_layout_and_indexing(backend):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(3)
+    x, tx = _pair(rng, (2, 3, 4), dev)
+    cases = [
+        (x.sum(1), tx.sum(1)),
+        (x.mean((0, 2), keepdim=True), tx.mean((0, 2), keepdim=True)),
+        (x.amax(2), tx.amax(2)),
+        (x.var(1), tx.var(1)),
+        (x.permute(2, 0, 1), tx.permute(2, 0, 1)),
+        (x.reshape(6, 4).T, tx.reshape(6, 4).T),
+        (x[1, ::-2, 1:3], tx[1].flip(0)[::2, 1:3]),
+        (x.expand(3, 2, 3, 4), tx.expand(3, 2, 3, 4)),
+        (burn.cat([x, x * 2], 1), torch.cat([tx, tx * 2], 1)),
+        (burn.stack([x, x], 0), torch.stack([tx, tx], 0)),
+        (burn.pad(x, (1, 2, 0, 1)), F.pad(tx, (1, 2, 0, 1))),
+        (x[burn.tensor([1, 0, 1])], tx[[1, 0, 1]]),
+        (burn.where(x > 0, x, x * 3), torch.where(tx > 0, tx, tx * 3)),
+    ]
+    for b_out, t_out in cases:
+        x.grad = None
+        tx.grad = None
+        _check(b_out, t_out, [(x, tx)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_batched_broadcast(backend):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(4)
+    a, ta = _pair(rng, (3, 2, 4), dev)
+    b, tb = _pair(rng, (4, 5), dev)
+    _check(a @ b, ta @ tb, [(a, ta), (b, tb)])
+    v, tv = _pair(rng, (4,), dev)
+    _check(b.T @ v, tb.T @ tv, [(v, tv)])
+
+
+CONV = [
+    dict(stride=1, padding=0, dilation=1, groups=1),
+    dict(stride=2, padding=1, dilation=1, groups=1),
+    dict(stride=1, padding="same", dilation=2, groups=2),
+    dict(stride=(2, 1), padding=(1, 0), dilation=1, groups=4),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("opts", CONV, ids=[str(i) for i in range(len(CONV))])
+def test_conv2d(backend, opts):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(5)
+    x, tx = _pair(rng, (2, 4, 7, 6), dev)
+    w, tw = _pair(rng, (8, 4 // opts["groups"], 3, 3), dev)
+    b, tb = _pair(rng, (8,), dev)
+    _check(burn.conv2d(x, w, b, **opts), F.conv2d(tx, tw, tb, **opts),
+           [(x, tx), (w, tw), (b, tb)], atol=1e-3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pooling(backend):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(6)
+    x, tx = _pair(rng, (2, 3, 7, 7), dev)
+    cases = [
+        (burn.max_pool2d(x, 2), F.max_pool2d(tx, 2)),
+        (burn.max_pool2d(x, 3, 2, 1, ceil_mode=True), F.max_pool2d(tx, 3, 2, 1, ceil_mode=True)),
+        (burn.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+         F.avg_pool2d(tx, 3, 2, 1, count_include_pad=False)),
+        (burn.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(tx, 1)),
+    ]
+    for b_out, t_out in cases:
+        x.grad = None
+        tx.grad = None
+        _check(b_out, t_out, [(x, tx)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_norms_and_embedding(backend):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(7)
+    x, tx = _pair(rng, (4, 6), dev)
+    w, tw = _pair(rng, (6,), dev)
+    b, tb = _pair(rng, (6,), dev)
+    _check(burn.layer_norm(x, (6,), w, b), F.layer_norm(tx, (6,), tw, tb),
+           [(x, tx), (w, tw), (b, tb)])
+    emb, temb = _pair(rng, (5, 3), dev)
+    idx = [4, 0, 4, 2]
+    _check(burn.embedding(burn.tensor(idx).to(dev), emb),
+           F.embedding(torch.tensor(idx), temb), [(emb, temb)])
+
+
+def _random_graph(rng, xs, lib):
+    """A random composition of differentiable ops; the same choices for both libraries."""
+    a, b = xs
+    steps = rng.integers(0, 6, size=6)
+    h = a
+    for s in steps:
+        if s == 0:
+            h = h * b
+        elif s == 1:
+            h = h.tanh() + a
+        elif s == 2:
+            h = (h.exp() + 1).log()
+        elif s == 3:
+            h = h.softmax(-1) * 3
+        elif s == 4:
+            h = h - b.sigmoid()
+        else:
+            h = h * h + 0.5
+    return h.sum(0) if lib == "burn" else h.sum(0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_graphs_match_torch(seed):
+    dev = autodiff_device("numpy")
+    rng = np.random.default_rng(100 + seed)
+    a, ta = _pair(rng, (3, 4), dev)
+    b, tb = _pair(rng, (3, 4), dev)
+    out = _random_graph(np.random.default_rng(seed), (a, b), "burn")
+    tout = _random_graph(np.random.default_rng(seed), (ta, tb), "torch")
+    _check(out, tout, [(a, ta), (b, tb)], atol=1e-3)
+
+
+def test_finite_differences():
+    dev = autodiff_device("numpy")
+    rng = np.random.default_rng(8)
+    base = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    w = to_tensor(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), dev)
+
+    def f(xa):
+        x = to_tensor(xa, dev)
+        y = burn.max_pool2d(burn.conv2d(x, w, padding=1).tanh(), 2)
+        return y, float((y * y).sum().item())
+
+    x = to_tensor(base, dev)
+    x.requires_grad = True
+    y = burn.max_pool2d(burn.conv2d(x, w, padding=1).tanh(), 2)
+    (y * y).sum().backward()
+    g = to_numpy(x.grad)
+    eps = 1e-2
+    for flat in rng.choice(base.size, size=12, replace=False):
+        idx = np.unravel_index(flat, base.shape)
+        hi, lo = base.copy(), base.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        numeric = (f(hi)[1] - f(lo)[1]) / (2 * eps)
+        assert abs(numeric - g[idx]) < 5e-2 * max(1.0, abs(numeric)), (idx, numeric, g[idx])
+
+
+def test_accumulation_no_grad_and_errors():
+    dev = autodiff_device("numpy")
+    x = burn.tensor([1.0, 2.0, 3.0]).to(dev)
+    x.requires_grad = True
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    assert to_numpy(x.grad).tolist() == [5.0, 7.0, 9.0]
+    x.grad = None
+    with no_grad():
+        y = (x * 2).sum()
+    assert not y.requires_grad
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        y.backward()
+    with pytest.raises(RuntimeError, match="one element"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="records no gradients"):
+        burn.tensor([1.0]).sum().backward()
+    z = (x * 2).sum()
+    z.backward()
+    with pytest.raises(RuntimeError, match="already used"):
+        z.backward()
