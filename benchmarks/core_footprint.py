@@ -5,6 +5,9 @@ Measures, on the real MicroPython unix port with the board's heap cap, the heap 
 for the port's own arch, and the size of the core compiled with `mpy-cross -march=armv6m`
 (the RP2040's Cortex-M0+). Goal: `import burn` from .mpy takes at most 20 KB of heap.
 
+The unix port is a 64-bit build and loads .mpy bytecode into the heap, so its numbers are an
+upper bound for a 32-bit board, where frozen bytecode stays in flash.
+
 Run: python benchmarks/core_footprint.py [--heap 192k] [--top 8]
 """
 
@@ -33,6 +36,15 @@ def import_heap(statement, path, heap):
     if proc.returncode != 0:
         return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
     return int(proc.stdout.split()[-1])
+
+
+def loaded_modules(path, heap):
+    """Names of the burn modules that `import burn` loads on MicroPython."""
+    proc = mp_unix.run_code(
+        "import sys, burn\nprint(' '.join(sorted(k for k in sys.modules if 'burn' in k)))",
+        [path], heap=heap,
+    )
+    return proc.stdout.split() if proc.returncode == 0 else ["(import failed)"]
 
 
 def kb(value):
@@ -73,6 +85,7 @@ def main(argv=None):
         print(label.ljust(width) + value)
     verdict = "met" if isinstance(from_mpy, int) and from_mpy <= GOAL_BYTES else "NOT met"
     print(f"goal: import burn from .mpy <= {kb(GOAL_BYTES)}: {verdict}")
+    print("import burn loads: " + " ".join(loaded_modules(host_build.root, args.heap)))
     print(f"\nlargest {BOARD_ARCH} .mpy files:")
     for name, size in sorted(board_build.files, key=lambda f: -f[1])[:args.top]:
         print(f"  {name.ljust(width - 2)}{kb(size)}")

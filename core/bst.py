@@ -1,10 +1,12 @@
 """Reader of `.bst` model files (docs/bst-format.md), for CPython and MicroPython.
 
-`BstFile(source)` reads and checks the header of a file given as bytes / bytearray /
-memoryview (used in place, never copied: the file may live in flash) or as a path or an
-open binary file (read piece by piece). Every structural rule of the format is checked here,
-before anything large is allocated; a violation is a ValueError that says what is wrong.
-The op-specific checks live in `burn.bst_ops`.
+`BstFile(source)` reads and checks the fixed header and both checksums of a file given as
+bytes / bytearray / memoryview (used in place, never copied: the file may live in flash) or
+as a path or an open binary file (read piece by piece). The fixed header carries the buffer
+sizes, so a runtime can allocate its big buffers while the heap is still unfragmented,
+before `parse()` reads the JSON header. Every structural rule of the format is checked
+here; a violation is a ValueError that says what is wrong. The op-specific checks live in
+`burn.bst_ops`.
 """
 
 import binascii
@@ -15,8 +17,8 @@ from array import array
 
 MAGIC = b"\x89BST"
 VERSION = 1
-HEADER_STRUCT = "<4sHHIIIIII"
-HEADER_SIZE = 32
+HEADER_STRUCT = "<4sHHIIIIIIIIII"
+HEADER_SIZE = 48
 ALIGN = 16
 MAX_HEADER = 1 << 20
 MAX_DIM = 1 << 24
@@ -24,22 +26,15 @@ ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4}
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f"}
 TENSOR_DTYPES = ("int8", "float32")
 
-# MicroPython fills array(tc, buffer) from the buffer's raw bytes; CPython iterates it.
-_RAW_ARRAY_INIT = len(array("i", bytes(4))) == 1
-
-
 def zeros(typecode, count):
     """A zero-filled array of `count` elements."""
-    size = 1 if typecode in "bB" else 4
-    return array(typecode, bytes(count * size if _RAW_ARRAY_INIT else count))
+    return array(typecode, bytes(count * (1 if typecode in "bB" else 4)))
 
 
 def array_from_le(typecode, buf):
-    """A new array of `typecode` holding the little-endian bytes `buf` (a copy)."""
-    if _RAW_ARRAY_INIT:
-        return array(typecode, buf)
-    a = array(typecode)
-    a.frombytes(buf)
+    """A new array of `typecode` holding the little-endian bytes `buf` (a copy). Both
+    interpreters fill an array from a bytes initialiser's raw memory."""
+    a = array(typecode, bytes(buf))
     if sys.byteorder != "little":
         a.byteswap()
     return a
@@ -111,13 +106,24 @@ class BstFile:
             self.file = source
             self.size = source.seek(0, 2)
         try:
-            self._read(max_arena)
-        except (KeyError, IndexError, TypeError, AttributeError) as e:
-            self.close()
-            raise ValueError("corrupt .bst header: " + repr(e)[:120])
+            self._read_prefix(max_arena)
         except BaseException:
             self.close()
             raise
+
+    def parse(self):
+        """Read and check the JSON header (tensors, ops, blobs, inputs, outputs, tests)."""
+        try:
+            text = self.read_at(HEADER_SIZE, self.header_len)
+            header = json.loads(bytes(text))
+            del text
+        except (ValueError, MemoryError, RuntimeError) as e:
+            raise ValueError("header is not valid JSON: " + repr(e)[:80])
+        try:
+            _check_type(header, dict, "header")
+            self._parse(header)
+        except (KeyError, IndexError, TypeError, AttributeError) as e:
+            raise ValueError("corrupt .bst header: " + repr(e)[:120])
 
     def close(self):
         """Close the file this reader opened or was given."""
@@ -135,11 +141,12 @@ class BstFile:
             raise ValueError("file ended early")
         return data
 
-    def _read(self, max_arena):
+    def _read_prefix(self, max_arena):
         if self.size < HEADER_SIZE:
             raise ValueError("not a .bst file: %d bytes, shorter than the header" % self.size)
         head = struct.unpack(HEADER_STRUCT, bytes(self.read_at(0, HEADER_SIZE)))
-        magic, version, flags, hlen, hcrc, doff, dlen, dcrc, reserved = head
+        magic, version, flags, hlen, hcrc, doff, dlen, dcrc = head[:8]
+        a8, a32, l8, l32, reserved = head[8:]
         if magic != MAGIC:
             raise ValueError("not a .bst file: bad magic " + repr(magic))
         if version != VERSION or flags != 0 or reserved != 0:
@@ -150,19 +157,17 @@ class BstFile:
         if doff + dlen != self.size:
             raise ValueError("file size %d != data offset %d + data length %d (truncated?)"
                              % (self.size, doff, dlen))
-        text = self.read_at(HEADER_SIZE, hlen)
-        if _crc32(text) != hcrc:
+        if a8 + a32 > max_arena or a32 % 4 or l8 > dlen or l32 > dlen or l32 % 4:
+            raise ValueError("arena of %d + %d bytes (limit %d) or layer buffers of %d + %d "
+                             "bytes (data %d) impossible" % (a8, a32, max_arena, l8, l32, dlen))
+        self.arena = {"int8": a8, "float32": a32}
+        self.layer = {"int8": l8, "float32": l32}
+        if _crc32(self.read_at(HEADER_SIZE, hlen)) != hcrc:
             raise ValueError("header checksum mismatch: the file is corrupt")
+        self.header_len = hlen
         self.data_offset = doff
         self.data_len = dlen
         self._check_data_crc(dcrc)
-        try:
-            header = json.loads(bytes(text))
-        except (ValueError, MemoryError, RuntimeError) as e:
-            raise ValueError("header is not valid JSON: " + repr(e)[:80])
-        del text
-        _check_type(header, dict, "header")
-        self._parse(header, max_arena)
 
     def _check_data_crc(self, expected):
         if self.mem is not None:
@@ -182,16 +187,9 @@ class BstFile:
         if crc != expected:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
-    def _parse(self, h, max_arena):
+    def _parse(self, h):
         self.blobs = [self._blob(b, i) for i, b in enumerate(_check_type(h["blobs"], list,
                                                                           "blobs"))]
-        arena = _check_type(h["arena"], dict, "arena")
-        self.arena = {}
-        for dt in TENSOR_DTYPES:
-            self.arena[dt] = check_int(arena.get(dt, 0), 0, max_arena, "arena " + dt)
-        if self.arena["int8"] + self.arena["float32"] > max_arena:
-            raise ValueError("arena of %d bytes exceeds the limit of %d bytes" % (
-                self.arena["int8"] + self.arena["float32"], max_arena))
         tensors = _check_type(h["tensors"], list, "tensors")
         self.tensors = [self._tensor(t, i) for i, t in enumerate(tensors)]
         self.ops = [self._op(o, i) for i, o in enumerate(_check_type(h["ops"], list, "ops"))]

@@ -5,12 +5,11 @@
 colon. Backends shipped in `burn.backends.<name>` are imported on first use.
 """
 
-from burn import backend as _backend
-
 _DEFAULT = ["pure"]
 
 
 def _lookup(name):
+    from burn import backend as _backend
     if name in _backend.names():
         return _backend.get(name)
     kind = name.split(":")[0]

@@ -7,6 +7,7 @@ pairs of uniforms. `seed(s)` resets the stream.
 """
 
 import math
+from array import array
 
 _MASK = 0xFFFFFFFF
 _INV24 = 1.0 / 16777216.0
@@ -40,25 +41,31 @@ def next_u32():
     return x
 
 
+def _floats(n):
+    # A float32 array, not a list: a list of boxed floats takes ~6x the memory, more than a
+    # microcontroller has for the weights of one layer.
+    return array("f", bytes(4 * n))
+
+
 def uniform(n, lo=0.0, hi=1.0):
-    """List of `n` floats uniform in [lo, hi) (24-bit resolution)."""
+    """float32 array of `n` values uniform in [lo, hi) (24-bit resolution)."""
     scale = (hi - lo) * _INV24
-    out = []
-    for _ in range(n):
-        out.append(lo + (next_u32() >> 8) * scale)
+    out = _floats(n)
+    for i in range(n):
+        out[i] = lo + (next_u32() >> 8) * scale
     return out
 
 
 def normal(n, mean=0.0, std=1.0):
-    """List of `n` normally distributed floats (Box-Muller on pairs of uniforms)."""
-    out = []
-    while len(out) < n:
+    """float32 array of `n` normally distributed values (Box-Muller on pairs of uniforms)."""
+    out = _floats(n)
+    for i in range(0, n, 2):
         u1 = 1.0 - (next_u32() >> 8) * _INV24  # in (0, 1], so log is finite
         u2 = (next_u32() >> 8) * _INV24
         r = math.sqrt(-2.0 * math.log(u1)) * std
-        out.append(mean + r * math.cos(_TWO_PI * u2))
-        if len(out) < n:
-            out.append(mean + r * math.sin(_TWO_PI * u2))
+        out[i] = mean + r * math.cos(_TWO_PI * u2)
+        if i + 1 < n:
+            out[i + 1] = mean + r * math.sin(_TWO_PI * u2)
     return out
 
 

@@ -4,12 +4,14 @@ Every user-facing check (shapes, dtypes, dims, indices) happens here, before a p
 `burn.backend` is called, so errors name the op the user wrote and never come from deep
 inside a backend. Handles are never mutated in place, so reshapes and views share them.
 
-Elementwise methods are generated from tables at the end of this module:
+Elementwise methods:
   unary:  exp log sqrt rsqrt sin cos tanh sigmoid relu floor ceil round sign abs neg
           reciprocal erf (int tensors are converted to float32 where the op needs it)
   binary: add sub mul div floordiv mod pow maximum minimum eq ne lt le gt ge, the Python
           operators + - * / // % ** & | ^ ~ and their reflected forms.
-Rarely used methods (softmax, var, split, ...) live in `burn.ops` and load on first use.
+Less common methods (max, clamp, tolist, flatten, softmax, var, split, ...) live in
+`burn.ops` modules listed in _LAZY_METHODS and load on first use, which keeps `import burn`
+small on a microcontroller.
 """
 
 import sys
@@ -30,6 +32,11 @@ _LAZY_METHODS = {
     "softmax": "activation", "log_softmax": "activation", "gelu": "activation",
     "silu": "activation", "relu6": "activation", "leaky_relu": "activation",
     "var": "stats", "std": "stats", "split": "join", "chunk": "join",
+    "max": "reduce", "min": "reduce", "amax": "reduce", "amin": "reduce",
+    "argmax": "reduce", "argmin": "reduce", "prod": "reduce",
+    "clamp": "select", "clip": "select", "tolist": "format",
+    "flatten": "layout", "expand_as": "layout", "clone": "layout", "contiguous": "layout",
+    "copy_": "layout", "narrow": "index",
 }
 
 
@@ -43,11 +50,13 @@ def ops_module(name):
     return m
 
 
-def _is_scalar(v):
+def is_number(v):
+    """True for a Python bool, int or float."""
     return isinstance(v, (bool, int, float))
 
 
-def _int_value(v):
+def is_int(v):
+    """True for a Python int that is not a bool."""
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -144,10 +153,6 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
-    def is_floating_point(self):
-        """True for float tensors."""
-        return self.dtype.is_float
-
     # -- conversion to Python ----------------------------------------------------------
     def _py(self):
         flat = self.backend.to_flat(self.handle, self.numel(), self.dtype)
@@ -156,13 +161,6 @@ class Tensor:
         if self.dtype is _dt.bool_:
             return [bool(v) for v in flat]
         return [int(v) for v in flat]
-
-    def tolist(self):
-        """Nested Python lists (a plain number for a 0-d tensor)."""
-        flat = self._py()
-        if not self.shape:
-            return flat[0]
-        return _nest(flat, self.shape, 0, 0)
 
     def item(self):
         """The single element as a Python number."""
@@ -185,14 +183,7 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self):
-        flat = self._py()
-        if self.shape:
-            strides = _strides(self.shape)
-            body = _fmt(flat, self.shape, strides, 0, 0, len(flat) > 1000, self.dtype)
-        else:
-            body = _fmt_value(flat[0], self.dtype)
-        dev = "" if self.device.name == "pure" else ", device=" + repr(self.device.name)
-        return "tensor(" + body + ", dtype=" + repr(self.dtype) + dev + ")"
+        return ops_module("format").tensor_repr(self)
 
     # -- dtype and device ----------------------------------------------------------------
     def to(self, *targets):
@@ -231,16 +222,6 @@ class Tensor:
         """Copy as bool (non-zero is True)."""
         return self._cast(_dt.bool_)
 
-    def clone(self):
-        """An independent copy."""
-        h = self.backend.permute(self.handle, self.shape, tuple(range(len(self.shape))),
-                                 self.dtype)
-        return self._new(h, self.shape)
-
-    def contiguous(self):
-        """The tensor itself: storage is always contiguous."""
-        return self
-
     def detach(self):
         """The same values without autodiff history."""
         f = getattr(self.backend, "detach", None)
@@ -249,22 +230,6 @@ class Tensor:
     def requires_grad_(self, flag=True):
         """Mark this tensor as a leaf whose gradient is wanted; returns it."""
         self.requires_grad = flag
-        return self
-
-    def copy_(self, src):
-        """Take the values of `src` (same shape; converted to this dtype and device)."""
-        src = _operand("copy_", src, self)
-        if not src.shape:
-            src = src.expand(self.shape)
-        if src.shape != self.shape:
-            raise ValueError("copy_: shape " + repr(src.shape) + " does not match " +
-                             repr(self.shape))
-        flag = self.requires_grad
-        grad = self.grad
-        self.handle = src.to(self.dtype, self.device).detach().handle
-        if flag:
-            self.requires_grad = True
-            self.grad = grad
         return self
 
     # -- layout --------------------------------------------------------------------------
@@ -278,7 +243,7 @@ class Tensor:
             s = shape[i]
             if s == -1 and infer < 0:
                 infer = i
-            elif not _int_value(s) or s < 0:
+            elif not is_int(s) or s < 0:
                 infer = -2
                 break
             else:
@@ -291,19 +256,6 @@ class Tensor:
         return self._new(self.handle, shape)
 
     view = reshape
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        """Merge dims start_dim..end_dim into one."""
-        if not self.shape:
-            return self.reshape((1,))
-        nd = len(self.shape)
-        s = _sh.norm_dim("flatten", start_dim, nd)
-        e = _sh.norm_dim("flatten", end_dim, nd)
-        if s > e:
-            raise ValueError("flatten: start_dim " + repr(start_dim) + " comes after end_dim " +
-                             repr(end_dim))
-        shape = self.shape
-        return self.reshape(shape[:s] + (_sh.numel(shape[s:e + 1]),) + shape[e + 1:])
 
     def permute(self, *dims):
         """Reorder dims: output dim i is input dim dims[i]."""
@@ -359,7 +311,7 @@ class Tensor:
             own = self.shape[i - lead] if i >= lead else 1
             if s == -1 and i >= lead:
                 s = own
-            if not _int_value(s) or s < 0 or (own != s and own != 1):
+            if not is_int(s) or s < 0 or (own != s and own != 1):
                 bad = True
             out.append(s)
         if bad:
@@ -370,103 +322,6 @@ class Tensor:
             return self
         h = self.backend.expand(self.handle, (1,) * lead + self.shape, out, self.dtype)
         return self._new(h, out)
-
-    def expand_as(self, other):
-        """Broadcast to the shape of `other`."""
-        return self.expand(other.shape)
-
-    # -- indexing ------------------------------------------------------------------------
-    def __getitem__(self, key):
-        if isinstance(key, (Tensor, list)):
-            return self._take(key)
-        if not isinstance(key, tuple):
-            key = (key,)
-        if key and isinstance(key[0], (Tensor, list)):
-            taken = self._take(key[0])
-            return taken[(slice(None),) * (len(taken.shape) + 1 - len(self.shape)) + key[1:]]
-        shape = self.shape
-        nd = len(shape)
-        real = 0
-        ellipses = 0
-        for k in key:
-            if k is Ellipsis:
-                ellipses += 1
-            elif k is not None:
-                real += 1
-        if ellipses > 1:
-            raise IndexError("index: an index can only have a single ellipsis")
-        if real > nd:
-            raise IndexError("index: too many indices for a tensor of " + repr(nd) + " dims")
-        starts = []
-        steps = []
-        sizes = []
-        final = []
-        d = 0
-        for k in key:
-            if k is Ellipsis:
-                for _ in range(nd - real):
-                    starts.append(0)
-                    steps.append(1)
-                    sizes.append(shape[d])
-                    final.append(shape[d])
-                    d += 1
-            elif k is None:
-                final.append(1)
-            elif isinstance(k, slice):
-                start, step, length = _slice_range(k, shape[d])
-                starts.append(start)
-                steps.append(step)
-                sizes.append(length)
-                final.append(length)
-                d += 1
-            elif _int_value(k):
-                i = k + shape[d] if k < 0 else k
-                if i < 0 or i >= shape[d]:
-                    raise IndexError("index " + repr(k) + " is out of range for dim " +
-                                     repr(d) + " of size " + repr(shape[d]))
-                starts.append(i)
-                steps.append(1)
-                sizes.append(1)
-                d += 1
-            elif isinstance(k, (Tensor, list)):
-                raise IndexError("index: tensor indices are only supported along dim 0")
-            else:
-                raise TypeError("index: unsupported index " + repr(k))
-        while d < nd:
-            starts.append(0)
-            steps.append(1)
-            sizes.append(shape[d])
-            final.append(shape[d])
-            d += 1
-        sizes = tuple(sizes)
-        h = self.handle
-        if sizes != shape or any(starts) or any(s != 1 for s in steps):
-            h = self.backend.slice(h, shape, tuple(starts), tuple(steps), sizes, self.dtype)
-        return self._new(h, tuple(final))
-
-    def _take(self, idx):
-        if not isinstance(idx, Tensor):
-            for v in idx:
-                if not _int_value(v):
-                    raise TypeError("index: index lists must hold ints, got " + repr(v))
-            idx = self._new(self.backend.from_flat(idx, _dt.int32), (len(idx),), _dt.int32)
-        if idx.dtype.is_float or idx.dtype is _dt.bool_:
-            raise TypeError("index: index tensors must hold integers, got " + repr(idx.dtype))
-        if not self.shape:
-            raise IndexError("index: a 0-d tensor cannot be indexed by a tensor")
-        size = self.shape[0]
-        vals = idx._py()
-        for i in range(len(vals)):
-            v = vals[i]
-            if v < -size or v >= size:
-                raise IndexError("index " + repr(v) + " is out of range for dim 0 of size " +
-                                 repr(size))
-            if v < 0:
-                vals[i] = v + size
-        b = self.backend
-        n = len(vals)
-        h = b.gather(self.handle, self.shape, 0, b.from_flat(vals, _dt.int32), n, self.dtype)
-        return self._new(h, idx.shape + self.shape[1:])
 
     # -- elementwise -----------------------------------------------------------------------
     def _unary(self, op):
@@ -494,14 +349,14 @@ class Tensor:
                 raise ValueError(op + ": tensors are on different devices " +
                                  repr(a.device.name) + " and " + repr(other.device.name))
             b = other
-        elif _is_scalar(other):
+        elif is_number(other):
             if isinstance(other, float):
                 if op in _LOGIC:
                     raise TypeError(op + ": needs bool or integer operands, got a float")
                 a = a.float()
             else:
                 other = int(other)
-            b = _full(a, (), other, None) if reflected else other
+            b = filled(a, (), other, None) if reflected else other
         else:
             raise TypeError(op + ": unsupported operand of type " + type(other).__name__)
         if reflected:
@@ -528,12 +383,12 @@ class Tensor:
         return a._new(h, out_shape, _dt.bool_ if op in _COMPARE else dt)
 
     def __eq__(self, other):
-        if not isinstance(other, Tensor) and not _is_scalar(other):
+        if not isinstance(other, Tensor) and not is_number(other):
             return False
         return self._binary("eq", other)
 
     def __ne__(self, other):
-        if not isinstance(other, Tensor) and not _is_scalar(other):
+        if not isinstance(other, Tensor) and not is_number(other):
             return True
         return self._binary("ne", other)
 
@@ -542,26 +397,6 @@ class Tensor:
 
     def __pos__(self):
         return self
-
-    def clamp(self, min=None, max=None):
-        """Limit every element to [min, max]; either bound may be None or a tensor."""
-        if min is None and max is None:
-            raise ValueError("clamp: at least one of min and max must be given")
-        if isinstance(min, Tensor) or isinstance(max, Tensor):
-            t = self if min is None else self.maximum(min)
-            return t if max is None else t.minimum(max)
-        t = self
-        for v in (min, max):
-            if v is not None and not _is_scalar(v):
-                raise TypeError("clamp: bounds must be numbers or tensors, got " + repr(v))
-            if isinstance(v, float) and not t.dtype.is_float:
-                t = t.float()
-        if t.dtype is _dt.bool_:
-            raise TypeError("clamp: not supported for burn.bool tensors")
-        h = t.backend.clamp(t.handle, t.numel(), min, max, t.dtype)
-        return t._new(h, t.shape)
-
-    clip = clamp
 
     # -- reductions ----------------------------------------------------------------------
     def _reduce(self, op, dim, keepdim):
@@ -592,10 +427,6 @@ class Tensor:
         """Sum over `dim` (an int, a tuple, or None for all)."""
         return self._reduce("sum", dim, keepdim)
 
-    def prod(self, dim=None, keepdim=False):
-        """Product over `dim` (an int, a tuple, or None for all)."""
-        return self._reduce("prod", dim, keepdim)
-
     def mean(self, dim=None, keepdim=False):
         """Mean over `dim` (an int, a tuple, or None for all); float tensors only."""
         if not self.dtype.is_float:
@@ -606,74 +437,181 @@ class Tensor:
             count *= self.shape[d]
         return self._reduce("sum", dim, keepdim) / count
 
-    def _extreme(self, op, dim, keepdim):
-        if isinstance(dim, Tensor):
-            return self._binary("maximum" if op == "max" else "minimum", dim)
-        if dim is None:
-            return self._reduce(op, None, keepdim)
-        if not _int_value(dim):
-            raise TypeError(op + ": dim must be an int, got " + repr(dim))
-        return (self._reduce(op, dim, keepdim), self._reduce("arg" + op, dim, keepdim))
+    # -- elementwise methods (one line each: cheaper on MicroPython than generated ones) --
+    def exp(self):
+        """e**x, elementwise."""
+        return self._unary("exp")
 
-    def max(self, dim=None, keepdim=False):
-        """Largest element; with an int `dim`, (values, indices) along it; with a tensor,
-        the elementwise maximum."""
-        return self._extreme("max", dim, keepdim)
+    def log(self):
+        """Natural logarithm, elementwise."""
+        return self._unary("log")
 
-    def min(self, dim=None, keepdim=False):
-        """Smallest element; with an int `dim`, (values, indices) along it; with a tensor,
-        the elementwise minimum."""
-        return self._extreme("min", dim, keepdim)
+    def sqrt(self):
+        """Square root, elementwise."""
+        return self._unary("sqrt")
 
-    def amax(self, dim=None, keepdim=False):
-        """Largest values over `dim` (an int, a tuple, or None for all)."""
-        return self._reduce("max", dim, keepdim)
+    def rsqrt(self):
+        """1 / sqrt(x), elementwise."""
+        return self._unary("rsqrt")
 
-    def amin(self, dim=None, keepdim=False):
-        """Smallest values over `dim` (an int, a tuple, or None for all)."""
-        return self._reduce("min", dim, keepdim)
+    def sin(self):
+        """Sine, elementwise."""
+        return self._unary("sin")
 
-    def argmax(self, dim=None, keepdim=False):
-        """Index of the largest element (of the flattened tensor when dim is None)."""
-        return self._reduce("argmax", dim if dim is None else (dim,), keepdim)
+    def cos(self):
+        """Cosine, elementwise."""
+        return self._unary("cos")
 
-    def argmin(self, dim=None, keepdim=False):
-        """Index of the smallest element (of the flattened tensor when dim is None)."""
-        return self._reduce("argmin", dim if dim is None else (dim,), keepdim)
+    def tanh(self):
+        """Hyperbolic tangent, elementwise."""
+        return self._unary("tanh")
+
+    def sigmoid(self):
+        """1 / (1 + exp(-x)), elementwise."""
+        return self._unary("sigmoid")
+
+    def relu(self):
+        """max(x, 0), elementwise."""
+        return self._unary("relu")
+
+    def floor(self):
+        """Round down, elementwise."""
+        return self._unary("floor")
+
+    def ceil(self):
+        """Round up, elementwise."""
+        return self._unary("ceil")
+
+    def round(self):
+        """Round half to even, elementwise."""
+        return self._unary("round")
+
+    def sign(self):
+        """-1, 0 or 1, elementwise."""
+        return self._unary("sign")
+
+    def abs(self):
+        """Absolute value, elementwise."""
+        return self._unary("abs")
+
+    def neg(self):
+        """-x, elementwise."""
+        return self._unary("neg")
+
+    def reciprocal(self):
+        """1 / x, elementwise."""
+        return self._unary("reciprocal")
+
+    def erf(self):
+        """Gauss error function, elementwise."""
+        return self._unary("erf")
+
+    def add(self, other):
+        """x + other, broadcasting; other may be a number."""
+        return self._binary("add", other)
+
+    def sub(self, other):
+        """x - other, broadcasting; other may be a number."""
+        return self._binary("sub", other)
+
+    def mul(self, other):
+        """x * other, broadcasting; other may be a number."""
+        return self._binary("mul", other)
+
+    def div(self, other):
+        """x / other (float tensors), broadcasting; other may be a number."""
+        return self._binary("div", other)
+
+    def pow(self, other):
+        """x ** other, broadcasting; other may be a number."""
+        return self._binary("pow", other)
+
+    def maximum(self, other):
+        """Elementwise maximum, broadcasting; other may be a number."""
+        return self._binary("maximum", other)
+
+    def minimum(self, other):
+        """Elementwise minimum, broadcasting; other may be a number."""
+        return self._binary("minimum", other)
+
+    def eq(self, other):
+        """x == other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("eq", other)
+
+    def ne(self, other):
+        """x != other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("ne", other)
+
+    def lt(self, other):
+        """x < other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("lt", other)
+
+    def le(self, other):
+        """x <= other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("le", other)
+
+    def gt(self, other):
+        """x > other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("gt", other)
+
+    def ge(self, other):
+        """x >= other (bool tensor), broadcasting; other may be a number."""
+        return self._binary("ge", other)
+
+    def __floordiv__(self, other):
+        return self._binary("floordiv", other)
+
+    def __mod__(self, other):
+        return self._binary("mod", other)
+
+    def __and__(self, other):
+        return self._binary("and", other)
+
+    def __or__(self, other):
+        return self._binary("or", other)
+
+    def __xor__(self, other):
+        return self._binary("xor", other)
+
+    def __rsub__(self, other):
+        return self._binary("sub", other, True)
+
+    def __rtruediv__(self, other):
+        return self._binary("div", other, True)
+
+    def __rfloordiv__(self, other):
+        return self._binary("floordiv", other, True)
+
+    def __rmod__(self, other):
+        return self._binary("mod", other, True)
+
+    def __rpow__(self, other):
+        return self._binary("pow", other, True)
+
+    __neg__ = neg
+    __abs__ = abs
+    __add__ = __radd__ = add
+    __sub__ = sub
+    __mul__ = __rmul__ = mul
+    __truediv__ = div
+    __pow__ = pow
+    __rand__ = __and__
+    __ror__ = __or__
+    __rxor__ = __xor__
+    __lt__ = lt
+    __le__ = le
+    __gt__ = gt
+    __ge__ = ge
 
     # -- linear algebra --------------------------------------------------------------------
     def matmul(self, other):
         """Matrix product with torch's rules for 1-D, 2-D and batched operands."""
-        return matmul(self, other)
+        return ops_module("linalg").matmul(self, other)
 
-    def __matmul__(self, other):
-        return matmul(self, other)
+    __matmul__ = matmul
 
-
-def _slice_range(s, size):
-    # Python's slice semantics -> (start, step, length) without slice.indices(), which
-    # some MicroPython ports lack.
-    step = 1 if s.step is None else s.step
-    if not _int_value(step) or step == 0:
-        raise ValueError("index: slice step must be a non-zero int, got " + repr(s.step))
-    lo, hi = (0, size) if step > 0 else (-1, size - 1)
-    start = _slice_bound(s.start, size, lo, hi, hi if step < 0 else 0)
-    stop = _slice_bound(s.stop, size, lo, hi, hi if step > 0 else lo)
-    if step > 0:
-        length = (stop - start + step - 1) // step if stop > start else 0
-    else:
-        length = (start - stop - step - 1) // -step if start > stop else 0
-    return (start if length else 0), step, length
-
-
-def _slice_bound(v, size, lo, hi, default):
-    if v is None:
-        return default
-    if not _int_value(v):
-        raise TypeError("index: slice bounds must be ints, got " + repr(v))
-    if v < 0:
-        v += size
-    return lo if v < lo else (hi if v > hi else v)
+    def __getitem__(self, key):
+        return ops_module("index").getitem(self, key)
 
 
 def _shape_args(args):
@@ -683,181 +621,19 @@ def _shape_args(args):
     return tuple(args)
 
 
-def _strides(shape):
-    out = [1] * len(shape)
-    for i in range(len(shape) - 2, -1, -1):
-        out[i] = out[i + 1] * shape[i + 1]
-    return out
-
-
-def _nest(flat, shape, dim, offset):
-    size = shape[dim]
-    if dim == len(shape) - 1:
-        return flat[offset:offset + size]
-    step = _sh.numel(shape[dim + 1:])
-    return [_nest(flat, shape, dim + 1, offset + i * step) for i in range(size)]
-
-
-def _fmt_value(v, dtype):
-    if not dtype.is_float:
-        return repr(v)
-    if v - v == 0 and v == int(v) and -1e8 < v < 1e8:  # finite and whole: "2.0"
-        return "%.1f" % v
-    return "%.6g" % v
-
-
-def _fmt(flat, shape, strides, dim, offset, elide, dtype):
-    size = shape[dim]
-    if elide and size > 6:
-        picks = (0, 1, 2, -1, size - 3, size - 2, size - 1)
-    else:
-        picks = range(size)
-    parts = []
-    for i in picks:
-        if i < 0:
-            parts.append("...")
-        elif dim == len(shape) - 1:
-            parts.append(_fmt_value(flat[offset + i], dtype))
-        else:
-            parts.append(_fmt(flat, shape, strides, dim + 1, offset + i * strides[dim], elide,
-                              dtype))
-    return "[" + ", ".join(parts) + "]"
-
-
-def _full(like, shape, value, dtype):
-    # A tensor of `shape` filled with `value` on the device of `like` (dtype defaults to
-    # like's).
+def filled(like, shape, value, dtype):
+    """A tensor of `shape` filled with `value` on the device of `like` (dtype defaults to
+    like's)."""
     dtype = dtype or like.dtype
     return like._new(like.backend.full(_sh.numel(shape), value, dtype), shape, dtype)
 
 
-def _operand(op, t, ref):
-    # A scalar becomes a 0-d tensor of ref's dtype (float32 if it is a float and ref is
-    # not); a tensor passes through.
+def operand(op, t, ref):
+    """`t` as a tensor: a number becomes a 0-d tensor of ref's dtype (float32 if it is a
+    float and ref is not), a tensor passes through; TypeError naming `op` otherwise."""
     if isinstance(t, Tensor):
         return t
-    if not _is_scalar(t):
+    if not is_number(t):
         raise TypeError(op + ": expected a tensor or a number, got " + type(t).__name__)
     dtype = _dt.float32 if isinstance(t, float) and not ref.dtype.is_float else None
-    return _full(ref, (), t, dtype)
-
-
-def matmul(a, b):
-    """Matrix product: 1-D operands are promoted to a row/column and the added dim is
-    dropped; leading batch dims broadcast."""
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError("matmul: both operands must be tensors")
-    if a.dtype is not b.dtype:
-        raise TypeError("matmul: dtypes " + repr(a.dtype) + " and " + repr(b.dtype) +
-                        " differ; convert one with .to(dtype)")
-    if a.dtype is _dt.bool_:
-        raise TypeError("matmul: not supported for burn.bool tensors")
-    if a.device != b.device:
-        raise ValueError("matmul: tensors are on different devices " + repr(a.device.name) +
-                         " and " + repr(b.device.name))
-    if not a.shape or not b.shape:
-        raise ValueError("matmul: both operands need at least 1 dim, got shapes " +
-                         repr(a.shape) + " and " + repr(b.shape))
-    sa = a.shape if len(a.shape) > 1 else (1,) + a.shape
-    sb = b.shape if len(b.shape) > 1 else b.shape + (1,)
-    m, k = sa[-2:]
-    n = sb[-1]
-    if k != sb[-2]:
-        raise ValueError("matmul: shapes " + repr(a.shape) + " and " + repr(b.shape) +
-                         " do not match")
-    try:
-        batch = _sh.broadcast("matmul", sa[:-2], sb[:-2])
-    except ValueError:
-        raise ValueError("matmul: shapes " + repr(a.shape) + " and " + repr(b.shape) +
-                         " do not broadcast")
-    nb = _sh.numel(batch)
-    ah, a3 = _batch_operand(a, sa, batch, nb)
-    bh, b3 = _batch_operand(b, sb, batch, nb)
-    h = a.backend.matmul(ah, a3, bh, b3, (nb, m, n), a.dtype)
-    shape = batch + ((m,) if len(a.shape) > 1 else ()) + ((n,) if len(b.shape) > 1 else ())
-    return a._new(h, shape)
-
-
-def _batch_operand(t, shape, batch, nb):
-    # (handle, rank-3 shape) of `t` seen as [B, rows, cols]: batch 1 broadcasts inside the
-    # primitive; a partial broadcast is materialised with expand.
-    rows, cols = shape[-2:]
-    own = shape[:-2]
-    if _sh.numel(own) == 1:
-        return t.handle, (1, rows, cols)
-    if own != batch:
-        t = t.reshape(shape).expand(batch + (rows, cols))
-    return t.handle, (nb, rows, cols)
-
-
-def where(cond, a, b):
-    """Elementwise `a if cond else b` with broadcasting; a and b may be numbers."""
-    if not isinstance(cond, Tensor) or cond.dtype is not _dt.bool_:
-        got = repr(cond.dtype) if isinstance(cond, Tensor) else type(cond).__name__
-        raise TypeError("where: condition must be a burn.bool tensor, got " + got)
-    ref = a if isinstance(a, Tensor) else b
-    if not isinstance(ref, Tensor):
-        ref = _full(cond, (), 0, _dt.int32)
-    if (isinstance(a, float) or isinstance(b, float)) and not ref.dtype.is_float:
-        ref = ref.float()
-        a = a.float() if isinstance(a, Tensor) else a
-        b = b.float() if isinstance(b, Tensor) else b
-    a = _operand("where", a, ref)
-    b = _operand("where", b, ref)
-    if a.dtype is not b.dtype:
-        raise TypeError("where: dtypes " + repr(a.dtype) + " and " + repr(b.dtype) +
-                        " differ; convert one with .to(dtype)")
-    if a.device != cond.device or b.device != cond.device:
-        raise ValueError("where: tensors are on different devices")
-    try:
-        out = _sh.broadcast("where", _sh.broadcast("where", cond.shape, a.shape), b.shape)
-    except ValueError:
-        raise ValueError("where: shapes " + repr(cond.shape) + ", " + repr(a.shape) +
-                         " and " + repr(b.shape) + " do not broadcast")
-    h = a.backend.where(cond.handle, cond.shape, a.handle, a.shape, b.handle, b.shape, out,
-                        a.dtype)
-    return a._new(h, out)
-
-
-def maximum(a, b):
-    """Elementwise maximum of two tensors (or a tensor and a number)."""
-    return _operand("maximum", a, b)._binary("maximum", b)
-
-
-def minimum(a, b):
-    """Elementwise minimum of two tensors (or a tensor and a number)."""
-    return _operand("minimum", a, b)._binary("minimum", b)
-
-
-def _unary_method(op):
-    def method(self):
-        return self._unary(op)
-    return method
-
-
-def _binary_method(op, reflected):
-    def method(self, other):
-        return self._binary(op, other, reflected)
-    return method
-
-
-for _op in ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor",
-            "ceil", "round", "sign", "abs", "neg", "reciprocal", "erf"):
-    setattr(Tensor, _op, _unary_method(_op))
-Tensor.__neg__ = Tensor.neg
-Tensor.__abs__ = Tensor.abs
-
-for _op, _names in (("add", ("add", "__add__", "__radd__")), ("sub", ("sub", "__sub__")),
-                    ("mul", ("mul", "__mul__", "__rmul__")), ("div", ("div", "__truediv__")),
-                    ("floordiv", ("__floordiv__",)), ("mod", ("__mod__",)),
-                    ("pow", ("pow", "__pow__")), ("maximum", ("maximum",)),
-                    ("minimum", ("minimum",)), ("and", ("__and__", "__rand__")),
-                    ("or", ("__or__", "__ror__")), ("xor", ("__xor__", "__rxor__")),
-                    ("eq", ("eq",)), ("ne", ("ne",)), ("lt", ("lt", "__lt__")),
-                    ("le", ("le", "__le__")), ("gt", ("gt", "__gt__")),
-                    ("ge", ("ge", "__ge__"))):
-    for _name in _names:
-        setattr(Tensor, _name, _binary_method(_op, False))
-for _op, _name in (("sub", "__rsub__"), ("div", "__rtruediv__"),
-                   ("floordiv", "__rfloordiv__"), ("mod", "__rmod__"), ("pow", "__rpow__")):
-    setattr(Tensor, _name, _binary_method(_op, True))
+    return filled(ref, (), t, dtype)

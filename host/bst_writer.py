@@ -18,7 +18,7 @@ from burn.host.arena_plan import plan_arena
 
 MAGIC = b"\x89BST"
 VERSION = 1
-HEADER_STRUCT = "<4sHHIIIIII"
+HEADER_STRUCT = "<4sHHIIIIIIIIII"
 ALIGN = 16
 _BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
 # Streamed constants come first in each op's run of blobs, so a layer is one contiguous read.
@@ -123,6 +123,18 @@ def _test_entry(graph, test, blobs):
     return {"inputs": entry[0], "outputs": entry[1]}
 
 
+def _layer_bytes(ops, table):
+    """Per streamed dtype, the largest span of one op's blobs (the reader's buffer size)."""
+    largest = {"int8": 0, "float32": 0}
+    for op in ops:
+        for dtype in largest:
+            spans = [table[b] for b in op["consts"].values() if table[b][2] == dtype]
+            if spans:
+                span = max(s[0] + s[1] for s in spans) - min(s[0] for s in spans)
+                largest[dtype] = max(largest[dtype], span)
+    return largest
+
+
 def encode_bst(graph):
     """The bytes of the `.bst` file of `graph` (arena planned here)."""
     offsets, arena = plan_arena(graph)
@@ -135,7 +147,6 @@ def encode_bst(graph):
         "ops": ops,
         "inputs": [{"tensor": t, "shape": list(s)} for t, s in graph.inputs],
         "outputs": [{"tensor": t, "shape": list(s)} for t, s in graph.outputs],
-        "arena": arena,
         "tests": tests,
         "labels": graph.labels,
         "metadata": dict({"producer": "burn " + burn.__version__}, **graph.metadata),
@@ -143,8 +154,10 @@ def encode_bst(graph):
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     data = b"".join(blobs.parts)
     data_offset = (struct.calcsize(HEADER_STRUCT) + len(text) + ALIGN - 1) // ALIGN * ALIGN
+    layer = _layer_bytes(ops, blobs.table)
     head = struct.pack(HEADER_STRUCT, MAGIC, VERSION, 0, len(text), binascii.crc32(text),
-                       data_offset, len(data), binascii.crc32(data), 0)
+                       data_offset, len(data), binascii.crc32(data), arena["int8"],
+                       arena["float32"], layer["int8"], layer["float32"], 0)
     pad = bytes(data_offset - len(head) - len(text))
     return head + text + pad + data
 

@@ -1,19 +1,20 @@
 """Command-line options of the test suite. They live in this top folder of the tests so that
-pytest knows them whichever folder or file a run starts from."""
+pytest knows them whichever folder or file a run starts from. This file imports nothing of
+burn, so a broken core fails its own tests, not the loading of the suite."""
 
 import re
 
 import pytest
 
-from burn.host import mp_unix
-
 
 def pytest_addoption(parser):
     group = parser.getgroup("micropython", "tests/core on the MicroPython unix port")
-    group.addoption("--mp-heap", default=mp_unix.DEFAULT_HEAP,
+    group.addoption("--mp-heap", default="192k",
                     help="MicroPython heap size, e.g. 192k or 1m (default %(default)s)")
     group.addoption("--mp-timeout", type=float, default=60.0,
                     help="seconds one test may run on MicroPython (default %(default)s)")
+    group.addoption("--mp-mpy", action="store_true",
+                    help="MicroPython imports core compiled to .mpy (as on a board), not .py")
     group.addoption("--mp-only", action="store_true",
                     help="run only the MicroPython items of tests/core")
     group.addoption("--cpython-only", action="store_true",

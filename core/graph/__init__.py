@@ -42,9 +42,12 @@ conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shif
 add_params(a_scale, b_scale, out_scale) -> (left_shift, a_mult, a_shift, b_mult, b_shift,
     out_mult, out_shift)                             TFLM add prepare (left_shift 20)
 mul_params(a_scale, b_scale, out_scale) -> (mult, shift)
+mean_params(in_scale, out_scale, count) -> (mult, shift)     1/count folded in (TFLM)
+requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTIZE
 softmax_params(beta, in_scale) -> (in_mult, in_left_shift, diff_min)   TFLM softmax prepare
 logistic_params(in_scale) -> (in_mult, in_left_shift, range_radius)    TFLM, 4 integer bits
 tanh_params(in_scale) -> (in_mult, in_left_shift, range_radius)        TFLM, 4 integer bits
+ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6                         fused-activation codes
 
 burn.graph.geometry
 -------------------
@@ -86,24 +89,27 @@ s8_logistic: logistic_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_ra
     output scale 1/256, zero point -128.
 s8_tanh: tanh_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_radius)
     output scale 1/128, zero point 0.
+    (softmax, logistic and tanh have no viper twin yet: `_fast` is None, `<fn>` is plain.)
 s8_quantize: quantize_s8(inp_f32, out, size, scale, zp)         float32 -> int8 (TFLM round)
              dequantize_s8(inp, out_f32, size, scale, zp)       int8 -> float32
+             (these two touch floats, so they are plain only and do allocate on MicroPython)
              requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
-s8_clamp: clamp_s8(inp, out, size, act_min, act_max)           a lone RELU/RELU6 on int8
+             clamp_s8(inp, out, size, act_min, act_max)         a lone RELU/RELU6 on int8
 
-Layout ops (any element type; viper twin for int8)
---------------------------------------------------
-copy: copy(src, dst, size)                                        reshape / identity
-pad: pad(inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value)
-    inp [d0, d1, d2, d3] -> out [b0 + d0 + a0, ...]; b* before, a* after; value fills
-    (int8: the output zero point).
-concat: concat(inputs, inner_sizes, out, outer)
-    inputs: a list of buffers, each viewed as [outer, inner_sizes[k]]; out is
-    [outer, sum(inner_sizes)] (concatenation along one axis; int8 inputs share the output's
-    scale and zero point, as TFLM requires).
+layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
+(plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
+(viper twins `*_s8_fast` on MicroPython).
+    copy(src, dst, size)                                          reshape / identity
+    pad(inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value)
+        inp [d0, d1, d2, d3] -> out [b0 + d0 + a0, ...]; b* before, a* after; value fills
+        (int8: the output zero point, as TFLM's PAD).
+    concat(inputs, inner_sizes, out, outer)
+        inputs: a list of buffers, each viewed as [outer, inner_sizes[k]] (inner_sizes an
+        array('i')); out is [outer, sum(inner_sizes)]: concatenation along one axis. int8
+        inputs must share the output's scale and zero point (TFLM does not requantize).
 
 float32 kernels (module f32_<op>; same arguments minus the quantization parameters,
-act = fused-activation code)
+act = fused-activation code; bias may be None; plain only)
 -------------------------------------------------------------------------------
 f32_conv: conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
         stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act)

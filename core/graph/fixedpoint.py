@@ -9,6 +9,7 @@ The `*_params` helpers reproduce what TFLM's Prepare() computes from the tensor 
 They use double precision; on a board whose floats are single precision they would differ,
 so the host computes them and stores the integers in the model file.
 """
+# ruff: noqa: F821  (uint / ptr32 are viper builtins)
 
 import math
 import struct
@@ -88,7 +89,7 @@ def _frexp_multiplier(real):
 def calculate_input_radius(integer_bits, left_shift, total_signed_bits=31):
     """TFLM CalculateInputRadius: largest input difference that does not saturate."""
     top = ((1 << integer_bits) - 1) * (1 << (total_signed_bits - integer_bits))
-    return int(math.floor(top / (1 << left_shift)))
+    return math.floor(top / (1 << left_shift))
 
 
 def quant_activation_range(act, scale, zp):

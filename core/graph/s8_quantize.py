@@ -5,13 +5,13 @@ and clamp (a lone RELU/RELU6), as TFLM computes them."""
 import sys
 
 from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
-from .fixedpoint import round_half_away
+from .fixedpoint import round_half_away, to_f32
 
 
 def quantize_s8(inp, out, size, scale, zp):
-    """TFLM AffineQuantize: clamp(round_half_away(x / scale) + zp) in double precision."""
+    """TFLM AffineQuantize: clamp(round_half_away(x / scale) + zp), the division in float32."""
     for i in range(size):
-        v = round_half_away(inp[i] / scale) + zp
+        v = round_half_away(to_f32(inp[i] / scale)) + zp
         out[i] = -128 if v < -128 else (127 if v > 127 else v)
 
 

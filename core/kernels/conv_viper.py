@@ -75,7 +75,8 @@ def _conv_float(x, w, bias, out, n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl,
     for b in range(n):
         for oc in range(o):
             xg = (b * c + (oc // opg) * cpg) * hw
-            wo = oc * cpg * kh * kw
+            # This filter's weights as a list: float objects made once, not once per tap.
+            wl = list(w[oc * cpg * kh * kw:(oc + 1) * cpg * kh * kw])
             start = 0.0 if bias is None else bias[oc]
             for oy in range(oh):
                 iy0 = oy * sh - pt
@@ -84,7 +85,7 @@ def _conv_float(x, w, bias, out, n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl,
                     acc = start
                     for ci in range(cpg):
                         xc = xg + ci * hw
-                        wc = wo + ci * kh * kw
+                        wc = ci * kh * kw
                         for ky in range(kh):
                             iy = iy0 + ky * dh
                             if 0 <= iy < h:
@@ -93,7 +94,7 @@ def _conv_float(x, w, bias, out, n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl,
                                 for kx in range(kw):
                                     ix = ix0 + kx * dw
                                     if 0 <= ix < wd:
-                                        acc += x[xr + ix] * w[wr + kx]
+                                        acc += x[xr + ix] * wl[wr + kx]
                     out[q] = acc
                     q += 1
 

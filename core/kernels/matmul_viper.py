@@ -48,11 +48,13 @@ def _matmul_float(a, b, out, batch, m, k, n, a_batch_stride, b_batch_stride):
         ar = t * a_batch_stride
         bo = t * b_batch_stride
         for _i in range(m):
+            # The row as a list: its float objects are made once, not once per column.
+            row = list(a[ar:ar + k])
             for j in range(n):
                 acc = 0.0
                 q = bo + j
-                for p in range(ar, ar + k):
-                    acc += a[p] * b[q]
+                for p in range(k):
+                    acc += row[p] * b[q]
                     q += n
                 out[o] = acc
                 o += 1

@@ -71,6 +71,12 @@ class Module:
         return names, self._buffer_names, self._child_names
 
     def _record(self, kind, name, value):
+        """Register `value` (or None) under `name` as a parameter (kind 0), buffer (1) or
+        child (2), after checking its type."""
+        if value is not None and not isinstance(value, _KINDS[kind]):
+            raise TypeError(type(self).__name__ + ": cannot assign " + type(value).__name__ +
+                            " as " + _KIND_NAMES[kind] + " '" + name + "' (" +
+                            _KINDS[kind].__name__ + " or None expected)")
         lists = self._names()
         for other in lists:
             if other is not lists[kind] and name in other:
@@ -81,40 +87,28 @@ class Module:
 
     def register_parameter(self, name, param):
         """Register `param` (a Parameter, or None for an absent optional one) as `name`."""
-        if param is not None and not isinstance(param, Parameter):
-            raise TypeError(type(self).__name__ + ": cannot assign " + type(param).__name__ +
-                            " as parameter '" + name + "' (nn.Parameter or None expected)")
         self._record(0, name, param)
 
     def register_buffer(self, name, tensor):
         """Register a non-trainable tensor (such as a running mean) saved in state_dict."""
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(type(self).__name__ + ": cannot assign " + type(tensor).__name__ +
-                            " as buffer '" + name + "' (Tensor or None expected)")
         self._record(1, name, tensor)
 
     def add_module(self, name, module):
         """Register `module` (or None) as the child `name`."""
-        if module is not None and not isinstance(module, Module):
-            raise TypeError(type(self).__name__ + ": " + type(module).__name__ +
-                            " is not a Module (child '" + name + "')")
         self._record(2, name, module)
 
     def __setattr__(self, name, value):
         if isinstance(value, Parameter):
-            self.register_parameter(name, value)
+            self._record(0, name, value)
         elif isinstance(value, Module):
-            self.add_module(name, value)
+            self._record(2, name, value)
         else:
-            params, buffers, children = self._names()
-            if name in params:
-                self.register_parameter(name, value)
-            elif name in buffers:
-                self.register_buffer(name, value)
-            elif name in children:
-                self.add_module(name, value)
-            else:
-                object.__setattr__(self, name, value)
+            lists = self._names()
+            for kind in (0, 1, 2):
+                if name in lists[kind]:
+                    self._record(kind, name, value)
+                    return
+            object.__setattr__(self, name, value)
 
     # -- traversal ---------------------------------------------------------------------
     def named_children(self):
@@ -302,3 +296,6 @@ class Module:
         lines.append(")")
         return "\n".join(lines)
 
+
+_KINDS = (Parameter, Tensor, Module)
+_KIND_NAMES = ("parameter", "buffer", "child module")

@@ -4,7 +4,7 @@ import math
 
 from burn import shape as _sh
 from burn.ops import need_float, need_tensor, override
-from burn.tensor import where
+from burn.ops.select import where
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)

@@ -146,6 +146,7 @@ def adaptive_avg_pool2d(x, output_size):
 
 
 def _adaptive_axis(x, dim, cells):
+    from burn.ops.index import narrow
     from burn.ops.join import cat
     size = x.shape[dim]
     if size == cells:
@@ -154,6 +155,5 @@ def _adaptive_axis(x, dim, cells):
     for i in range(cells):
         lo = (i * size) // cells
         hi = -((-(i + 1) * size) // cells)
-        key = (slice(None),) * dim + (slice(lo, hi),)
-        parts.append(x[key].mean(dim, True))
+        parts.append(narrow(x, dim, lo, hi - lo).mean(dim, True))
     return cat(parts, dim)

@@ -2,6 +2,7 @@
 
 from burn import shape as _sh
 from burn.ops import need_tensor
+from burn.ops.index import narrow
 
 
 def cat(tensors, dim=0):
@@ -71,9 +72,8 @@ def split(x, split_size_or_sections, dim=0):
                              repr(size) + " of dim " + repr(d))
     out = []
     start = 0
-    lead = (slice(None),) * d
     for v in sizes:
-        out.append(x[lead + (slice(start, start + v),)])
+        out.append(narrow(x, d, start, v))
         start += v
     return tuple(out)
 

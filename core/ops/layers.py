@@ -35,7 +35,7 @@ def dropout(x, p=0.5, training=True):
         raise ValueError("dropout: p must be between 0 and 1, got " + repr(p))
     if not training or p == 0:
         return x
-    from burn.creation import rand
+    from burn.ops.factory import rand
     if p == 1:
         return x * 0
     keep = rand(x.shape, device=x.device) >= p

@@ -130,11 +130,13 @@ flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                int32_t act_min, int32_t act_max,
                                const flex_dims4 *out_dims, int8_t *output, size_t output_len);
 
-/* MEAN over H and W (keep dims): output [n, 1, 1, c]. multiplier/shift quantize
- * input_scale / output_scale. */
-flex_status flex_s8_mean_hw(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                            int32_t input_zero_point, int32_t multiplier, int32_t shift,
-                            int32_t output_zero_point, int8_t *output, size_t output_len);
+/* MEAN over the middle axis of [outer, reduce, inner] -> [outer, inner], as TFLM's
+ * QuantizedMeanOrSum: MBQM(sum - input_zero_point * reduce, multiplier, shift) + output
+ * zero point, where multiplier/shift quantize input_scale / output_scale / reduce. */
+flex_status flex_s8_mean(int32_t outer, int32_t reduce, int32_t inner, const int8_t *input,
+                         size_t input_len, int32_t input_zero_point, int32_t multiplier,
+                         int32_t shift, int32_t output_zero_point, int8_t *output,
+                         size_t output_len);
 
 /* Softmax over the last axis of [outer, depth]; output scale 1/256, zero point -128.
  * input_multiplier / input_left_shift / diff_min as TFLM's PreprocessSoftmaxScaling. */

@@ -22,6 +22,11 @@ SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL",
     tuple(_CLAMPS)
 
 
+def _short(name):
+    """The first of the names a converter joins with ';' (the model file keeps it in RAM)."""
+    return name.split(";")[0][-48:]
+
+
 class _Fail(ValueError):
     """An op the importer cannot convert."""
 
@@ -43,9 +48,9 @@ class _Converter:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
         if tt.dtype == np.int8:
             scale, zp = self.quant(t)
-            g = GraphTensor(tt.name, tt.shape, "int8", scale, zp)
+            g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
         elif tt.dtype == np.float32:
-            g = GraphTensor(tt.name, tt.shape, "float32")
+            g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
             raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
                         % (t, tt.name, tt.dtype.name))

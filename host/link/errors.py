@@ -70,12 +70,11 @@ class DeviceError(LinkError):
 class DeviceMemoryError(DeviceError):
     """The board ran out of heap; carries the sizes involved."""
 
-    def __init__(self, traceback, output="", free=None, total=None, largest_free=None):
+    def __init__(self, traceback, output="", free=None, total=None):
         match = re.search(r"allocating (\d+) bytes", traceback)
         self.requested = int(match.group(1)) if match else None
         self.free = free
         self.total = total
-        self.largest_free = largest_free
         super().__init__(traceback, output)
 
     def _describe(self):
@@ -84,8 +83,6 @@ class DeviceMemoryError(DeviceError):
             parts.append("allocating %d bytes failed" % self.requested)
         if self.free is not None and self.total is not None:
             parts.append("heap after the failure: %d bytes free of %d" % (self.free, self.total))
-        if self.largest_free is not None:
-            parts.append("largest free block %d bytes" % self.largest_free)
         sizes = "; ".join(parts) or "sizes unknown"
         return "the board ran out of memory (%s):\n%s" % (sizes, self.traceback)
 

@@ -1,7 +1,7 @@
 """`Link`: one connection to a MicroPython board (real or virtual) and what you can do on it."""
 
 import ast
-import re
+from errno import ENOENT
 from pathlib import Path
 
 from burn.host.boards import load_board
@@ -81,20 +81,18 @@ class Link:
         try:
             return ast.literal_eval(text.strip())
         except (ValueError, SyntaxError):
-            raise LinkError("the board printed %r for %s, not a literal" % (text, expression))
+            raise LinkError(
+                "the board printed %r for %s, not a literal" % (text, expression)
+            ) from None
 
     def _device_error(self, traceback, output):
         if "MemoryError" not in traceback.splitlines()[-1]:
             return DeviceError(traceback, output)
         try:
-            free, alloc, largest = self.eval(
-                "(__import__('gc').collect() or __import__('gc').mem_free(), "
-                "__import__('gc').mem_alloc(), None)"
-            )
-            total = free + alloc
+            heap = self.mem_info()
         except LinkError:
-            free = total = largest = None
-        return DeviceMemoryError(traceback, output, free, total, largest)
+            return DeviceMemoryError(traceback, output)
+        return DeviceMemoryError(traceback, output, heap["free"], heap["total"])
 
     def interrupt(self):
         """Ctrl-C, then back to a clean raw REPL prompt."""
@@ -104,7 +102,7 @@ class Link:
         """Soft-reset the board (fresh heap, files kept); returns what boot.py printed."""
         return _text(self.repl.soft_reset())
 
-    # ---- facts ----------------------------------------------------------------------------------
+    # ---- facts ------------------------------------------------------------------------------
 
     def info(self):
         """{'platform', 'version', 'mpy' (sys.implementation._mpy or None), 'machine'}."""
@@ -118,16 +116,16 @@ class Link:
 
     def mem_info(self):
         """Heap after a collection: {'free', 'alloc', 'total'} in bytes."""
-        free, alloc = self.eval("(__import__('gc').collect() or __import__('gc').mem_free(), "
-                                "__import__('gc').mem_alloc())")
+        free, alloc = self.eval("(lambda gc: (gc.collect(), gc.mem_free(), gc.mem_alloc())[1:])"
+                                "(__import__('gc'))")
         return {"free": free, "alloc": alloc, "total": free + alloc}
 
     def fs_info(self, path="/"):
         """(total, free) bytes of the filesystem holding `path`."""
-        stat = self.eval("__import__('os').statvfs(%r)" % _mount_of(path))
+        stat = self.eval("__import__('os').statvfs(%r)" % path)
         return stat[0] * stat[2], stat[0] * stat[3]
 
-    # ---- files ------------------------------------------------------------------------------------
+    # ---- files ------------------------------------------------------------------------------
 
     def put_file(self, local, remote):
         """Copy a host file (or bytes) to `remote`, atomically, hash-checked; its SHA-256."""
@@ -154,8 +152,13 @@ class Link:
 
     def exists(self, remote):
         """Whether a file or folder exists on the board."""
-        return self.eval("(lambda os, p: p in os.listdir(%r))(__import__('os'), %r)"
-                         % (_parent(remote), _name(remote)))
+        try:
+            self.stat(remote)
+        except DeviceError as exc:
+            if exc.errno == ENOENT:
+                return False
+            raise
+        return True
 
     def ls(self, path="/"):
         """[(name, size, is_dir)] of a folder on the board."""
@@ -198,7 +201,7 @@ class Link:
         except DeviceError:
             return False
 
-    # ---- lifetime -------------------------------------------------------------------------------
+    # ---- lifetime ---------------------------------------------------------------------------
 
     def close(self):
         """Leave the raw REPL, close the port, stop a virtual board this link started."""
@@ -226,14 +229,3 @@ class Link:
 def _text(data):
     return data.decode("utf-8", "replace").replace("\r\n", "\n")
 
-
-def _parent(path):
-    return path.rsplit("/", 1)[0] or "/" if "/" in path else ""
-
-
-def _name(path):
-    return path.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _mount_of(path):
-    return "/" if not path.startswith("/") else "/" + re.split("/", path)[1] if False else "/"

@@ -36,8 +36,8 @@ def match_ports(port_infos, boards=None):
             device=info.device,
             usb_id=usb_id,
             description=info.description or "",
-            boards=tuple(b.name for b in boards if usb_id and usb_id in b.usb_ids),
-            bootloader_of=tuple(b.name for b in boards if usb_id and usb_id in b.bootloader_usb_ids),
+            boards=tuple(b.name for b in boards if usb_id in b.usb_ids),
+            bootloader_of=tuple(b.name for b in boards if usb_id in b.bootloader_usb_ids),
         ))
     return matches
 
@@ -79,7 +79,7 @@ def find_port(board=None):
 
 
 def open_port(port, baudrate=115200, write_timeout=5.0):
-    """Open `port` (a device path or a pyserial URL) exclusively; LinkError subclasses on failure."""
+    """Open `port` (a device path or pyserial URL) exclusively; a LinkError on failure."""
     try:
         conn = serial.serial_for_url(
             port, baudrate=baudrate, timeout=0.05, write_timeout=write_timeout,

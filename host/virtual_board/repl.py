@@ -13,7 +13,8 @@ write_stdin(data) for the running program, and restart(run_main) for a soft rese
 
 import codeop
 
-BOOT, FRIENDLY, PASTE, RAW, RAW_PASTE, EXEC = "boot", "friendly", "paste", "raw", "raw-paste", "exec"
+BOOT, FRIENDLY, PASTE = "boot", "friendly", "paste"
+RAW, RAW_PASTE, EXEC = "raw", "raw-paste", "exec"
 
 CTRL_A, CTRL_B, CTRL_C, CTRL_D, CTRL_E = 1, 2, 3, 4, 5
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"

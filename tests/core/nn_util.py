@@ -11,14 +11,18 @@ def flat(x):
     return [x]
 
 
+def values(x):
+    """The numbers of a tensor (flattened first: nested lists of boxed floats are large on
+    MicroPython) or of a nested list, as one flat list."""
+    if hasattr(x, "reshape"):
+        return x.reshape((-1,)).tolist()
+    return flat(x)
+
+
 def close(a, b, tol=1e-5):
-    """True when nested lists (or tensors via tolist) `a` and `b` agree within `tol`."""
-    if hasattr(a, "tolist"):
-        a = a.tolist()
-    if hasattr(b, "tolist"):
-        b = b.tolist()
-    fa = flat(a)
-    fb = flat(b)
+    """True when tensors or nested lists `a` and `b` agree within `tol`."""
+    fa = values(a)
+    fb = values(b)
     if len(fa) != len(fb):
         return False
     for x, y in zip(fa, fb):

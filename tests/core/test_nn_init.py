@@ -2,16 +2,12 @@
 
 import math
 
-from nn_util import flat, raises
+from nn_util import raises, values
 
 import burn
 from burn.nn import init
 
 TOL = 1.000001  # float32 rounding may step a value just past a float64 bound
-
-
-def _values(t):
-    return flat(t.tolist())
 
 
 def _std(vals):
@@ -36,15 +32,15 @@ def test_calculate_gain():
 
 def test_fill_in_place_returns_same_tensor():
     t = burn.zeros((2, 3))
-    assert init.ones_(t) is t and _values(t) == [1.0] * 6
-    assert init.zeros_(t) is t and _values(t) == [0.0] * 6
-    assert init.constant_(t, 2.5) is t and _values(t) == [2.5] * 6
+    assert init.ones_(t) is t and values(t) == [1.0] * 6
+    assert init.zeros_(t) is t and values(t) == [0.0] * 6
+    assert init.constant_(t, 2.5) is t and values(t) == [2.5] * 6
 
 
 def test_uniform_bounds():
     burn.seed(11)
     t = init.uniform_(burn.zeros((500,)), -2.0, 3.0)
-    vals = _values(t)
+    vals = values(t)
     assert min(vals) >= -2.0 and max(vals) < 3.0
     assert min(vals) < -1.8 and max(vals) > 2.8
     assert abs(sum(vals) / len(vals) - 0.5) < 0.3
@@ -52,7 +48,7 @@ def test_uniform_bounds():
 
 def test_normal_statistics():
     burn.seed(12)
-    vals = _values(init.normal_(burn.zeros((1000,)), 1.0, 2.0))
+    vals = values(init.normal_(burn.zeros((1000,)), 1.0, 2.0))
     assert abs(sum(vals) / len(vals) - 1.0) < 0.25
     assert abs(_std(vals) - 2.0) < 0.25
 
@@ -61,34 +57,34 @@ def test_kaiming_uniform_bound():
     burn.seed(13)
     t = init.kaiming_uniform_(burn.zeros((20, 25)), nonlinearity="relu")
     bound = math.sqrt(2.0) * math.sqrt(3.0 / 25)
-    vals = _values(t)
+    vals = values(t)
     assert max(abs(v) for v in vals) <= bound * TOL and max(abs(v) for v in vals) > 0.9 * bound
     fan_out = init.kaiming_uniform_(burn.zeros((20, 25)), mode="fan_out")
-    assert max(abs(v) for v in _values(fan_out)) <= math.sqrt(2.0) * math.sqrt(3.0 / 20) * TOL
+    assert max(abs(v) for v in values(fan_out)) <= math.sqrt(2.0) * math.sqrt(3.0 / 20) * TOL
     raises(ValueError, init.kaiming_uniform_, burn.zeros((2, 2)), 0.0, "fan_avg")
 
 
 def test_kaiming_normal_std():
     burn.seed(14)
-    vals = _values(init.kaiming_normal_(burn.zeros((40, 10, 1, 1)), nonlinearity="relu"))
+    vals = values(init.kaiming_normal_(burn.zeros((40, 10, 1, 1)), nonlinearity="relu"))
     assert abs(_std(vals) - math.sqrt(2.0 / 10)) < 0.06
 
 
 def test_xavier():
     burn.seed(15)
-    vals = _values(init.xavier_uniform_(burn.zeros((30, 10))))
+    vals = values(init.xavier_uniform_(burn.zeros((30, 10))))
     bound = math.sqrt(6.0 / 40)
     assert max(abs(v) for v in vals) <= bound * TOL and max(abs(v) for v in vals) > 0.9 * bound
-    vals = _values(init.xavier_normal_(burn.zeros((30, 10)), gain=2.0))
+    vals = values(init.xavier_normal_(burn.zeros((30, 10)), gain=2.0))
     assert abs(_std(vals) - 2.0 * math.sqrt(2.0 / 40)) < 0.06
 
 
 def test_seed_makes_init_reproducible():
     burn.seed(7)
-    a = _values(init.kaiming_uniform_(burn.zeros((4, 4))))
+    a = values(init.kaiming_uniform_(burn.zeros((4, 4))))
     burn.seed(7)
-    b = _values(init.kaiming_uniform_(burn.zeros((4, 4))))
-    c = _values(init.kaiming_uniform_(burn.zeros((4, 4))))
+    b = values(init.kaiming_uniform_(burn.zeros((4, 4))))
+    c = values(init.kaiming_uniform_(burn.zeros((4, 4))))
     assert a == b and a != c
 
 
@@ -99,5 +95,5 @@ def test_default_weight_and_bias_matches_kaiming_with_a_sqrt5():
     # kaiming_uniform with a=sqrt(5) has bound gain*sqrt(3/fan_in) = 1/sqrt(fan_in)
     bound = init.calculate_gain("leaky_relu", math.sqrt(5)) * math.sqrt(3.0 / 18)
     assert abs(bound - 1.0 / math.sqrt(18)) < 1e-12
-    assert max(abs(v) for v in _values(w) + _values(b)) <= bound * TOL
+    assert max(abs(v) for v in values(w) + values(b)) <= bound * TOL
     assert init.default_weight_and_bias((3, 2), False)[1] is None

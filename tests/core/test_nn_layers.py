@@ -191,13 +191,13 @@ def test_embedding_padding_idx_row_is_zero():
 
 def test_dropout_train_and_eval():
     d = nn.Dropout(0.5)
-    x = burn.ones((400,))
+    x = burn.ones((200,))
     burn.seed(5)
-    y = flat(d(x).tolist())
+    y = d(x).tolist()
     assert set(y) <= {0.0, 2.0}
-    assert 120 < y.count(0.0) < 280
+    assert 50 < y.count(0.0) < 150
     burn.seed(5)
-    assert flat(d(x).tolist()) == y
+    assert d(x).tolist() == y
     d.eval()
     assert d(x).tolist() == x.tolist()
     assert nn.Dropout(0.0)(x).tolist() == x.tolist()

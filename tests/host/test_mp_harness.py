@@ -12,6 +12,10 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
+from burn.host import mp_unix
+
 TESTS = Path(__file__).resolve().parents[1]
 
 SAMPLE = '''
@@ -35,6 +39,11 @@ def test_hang():
 
 def test_after_hang():
     assert sum([1, 2, 3]) == 6
+
+
+def test_core_error():
+    from burn.dtype import dtype_of
+    dtype_of("float64")
 '''
 
 EXITING = '''
@@ -78,6 +87,7 @@ def run_harness(tmp_path, files, *args, env=None):
     for name, text in files.items():
         (core / name).write_text(text)
     report = tmp_path / "report.xml"
+    env = dict(os.environ if env is None else env, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rootdir",
          str(tmp_path), "--junitxml", str(report), str(core), *args],
@@ -92,44 +102,67 @@ def run_harness(tmp_path, files, *args, env=None):
     return outcomes
 
 
-def test_pass_fail_and_hang_are_separate_results(tmp_path):
-    got = run_harness(tmp_path, {"test_sample.py": SAMPLE}, "--mp-only", "--mp-timeout", "2")
-    assert sorted(got) == [
-        "test_after_hang[micropython]", "test_fail[micropython]",
-        "test_hang[micropython]", "test_pass[micropython]",
-    ]
-    assert got["test_pass[micropython]"][0] == "passed"
-    kind, text = got["test_fail[micropython]"]
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    """One --mp-only run over files that pass, fail, hang, exit, fail to import, overflow."""
+    files = {"test_sample.py": SAMPLE, "test_exiting.py": EXITING,
+             "test_imports.py": IMPORT_ERROR, "test_heap.py": BIG_ALLOC}
+    return run_harness(tmp_path_factory.mktemp("faulty"), files, "--mp-only",
+                       "--mp-timeout", "2")
+
+
+def test_each_test_is_its_own_result(faulty):
+    assert sorted(name for name in faulty if name.startswith("test_")) == sorted(faulty)
+    assert all(name.endswith("[micropython]") for name in faulty)
+    assert faulty["test_pass[micropython]"][0] == "passed"
+    kind, text = faulty["test_fail[micropython]"]
     assert kind == "failure"
     assert "AssertionError: expected three items" in text
     assert 'test_sample.py", line 12, in test_fail' in text
-    kind, text = got["test_hang[micropython]"]
+    assert "mp_runner.py" not in text
+
+
+def test_core_frames_name_the_core_files(faulty):
+    kind, text = faulty["test_core_error[micropython]"]
+    assert kind == "failure" and "TypeError: unknown dtype: 'float64'" in text
+    assert f'File "{mp_unix.core_dir() / "dtype.py"}"' in text
+
+
+def test_hanging_test_times_out_and_the_file_goes_on(faulty):
+    kind, text = faulty["test_hang[micropython]"]
     assert kind == "failure" and "timed out after 2s" in text
-    assert got["test_after_hang[micropython]"][0] == "passed"
+    assert faulty["test_after_hang[micropython]"][0] == "passed"
 
 
-def test_exiting_interpreter_fails_the_rest_of_its_file(tmp_path):
-    got = run_harness(
-        tmp_path, {"test_exiting.py": EXITING, "test_imports.py": IMPORT_ERROR}, "--mp-only"
-    )
-    assert got["test_first[micropython]"][0] == "passed"
-    kind, text = got["test_exit[micropython]"]
+def test_exiting_interpreter_fails_the_rest_of_its_file(faulty):
+    assert faulty["test_first[micropython]"][0] == "passed"
+    kind, text = faulty["test_exit[micropython]"]
     assert kind == "failure" and "exited with status 3 during test_exit" in text
     assert "leaving now" in text
-    kind, text = got["test_last[micropython]"]
+    kind, text = faulty["test_last[micropython]"]
     assert kind == "failure" and "not run" in text
-    kind, text = got["test_needs_numpy[micropython]"]
+
+
+def test_import_error_fails_every_test_of_the_file(faulty):
+    kind, text = faulty["test_needs_numpy[micropython]"]
     assert kind == "failure" and "ImportError" in text and "numpy" in text
 
 
-def test_heap_size_is_applied(tmp_path):
-    small = run_harness(tmp_path / "small", {"test_heap.py": BIG_ALLOC}, "--mp-only")
-    kind, text = small["test_big_alloc[micropython]"]
+def test_heap_size_is_applied(faulty, tmp_path):
+    kind, text = faulty["test_big_alloc[micropython]"]
     assert kind == "failure" and "MemoryError" in text
-    large = run_harness(
-        tmp_path / "large", {"test_heap.py": BIG_ALLOC}, "--mp-only", "--mp-heap", "1m"
-    )
-    assert large["test_big_alloc[micropython]"][0] == "passed"
+    got = run_harness(tmp_path, {"test_heap.py": BIG_ALLOC}, "--mp-heap", "1m")
+    assert got == {"test_big_alloc": ("passed", ""), "test_big_alloc[micropython]": ("passed", "")}
+
+
+def test_mp_mpy_imports_the_compiled_core(tmp_path):
+    files = {"test_which.py": "import burn\n\n\ndef test_which():\n"
+                              "    assert burn.__file__.endswith('.mpy'), burn.__file__\n"}
+    got = run_harness(tmp_path / "mpy", files, "--mp-only", "--mp-mpy")
+    assert got == {"test_which[micropython]": ("passed", "")}
+    got = run_harness(tmp_path / "py", files, "--mp-only")
+    kind, text = got["test_which[micropython]"]
+    assert kind == "failure" and "__init__.py" in text
 
 
 def test_cpython_only_and_missing_micropython(tmp_path):

@@ -1,4 +1,4 @@
-/* int8 average / max pooling and spatial MEAN, NHWC, as TFLM's reference kernels. */
+/* int8 average / max pooling (NHWC) and MEAN, as TFLM's reference kernels. */
 #include "../common/internal.h"
 
 /* Pools need every window to hold a real element: dilation 1, padding below the kernel. */
@@ -75,32 +75,30 @@ flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
     return FLEX_OK;
 }
 
-flex_status flex_s8_mean_hw(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                            int32_t input_zero_point, int32_t multiplier, int32_t shift,
-                            int32_t output_zero_point, int8_t *output, size_t output_len) {
-    int32_t count, hw, b, c, i;
+flex_status flex_s8_mean(int32_t outer, int32_t reduce, int32_t inner, const int8_t *input,
+                         size_t input_len, int32_t input_zero_point, int32_t multiplier,
+                         int32_t shift, int32_t output_zero_point, int8_t *output,
+                         size_t output_len) {
+    int32_t count, o, r, i;
     if (!input || !output)
         return FLEX_E_NULL;
-    FLEX_TRY(flex__count(in_dims, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__product(in_dims->n, in_dims->c, &count));
-    FLEX_TRY(flex__check_len(output_len, count));
-    if ((int64_t)in_dims->h * in_dims->w > (1 << 23)) /* keeps the int32 sum exact */
+    if (outer < 1 || inner < 1 || reduce < 1 || reduce > (1 << 23)) /* int32 sum stays exact */
         return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(outer, inner, &count));
+    FLEX_TRY(flex__check_len(output_len, count));
+    FLEX_TRY(flex__product(count, reduce, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
     FLEX_TRY(flex__check_zero_point(input_zero_point));
     FLEX_TRY(flex__check_zero_point(output_zero_point));
     FLEX_TRY(flex__check_shift(shift));
-    hw = in_dims->h * in_dims->w;
-    for (b = 0; b < in_dims->n; b++)
-        for (c = 0; c < in_dims->c; c++) {
-            uint32_t sum = 0;
-            int32_t acc;
-            for (i = 0; i < hw; i++)
-                sum += (uint32_t)(input[(b * hw + i) * in_dims->c + c] - input_zero_point);
-            acc = flex__mbqm((int32_t)sum, multiplier, shift);
-            acc = acc > 0 ? FLEX_WADD(acc, hw / 2) / hw : FLEX_WSUB(acc, hw / 2) / hw;
-            acc = FLEX_WADD(acc, output_zero_point);
-            *output++ = (int8_t)flex__clamp(acc, -128, 127);
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < inner; i++) {
+            const int8_t *x = input + o * reduce * inner + i;
+            int32_t sum = 0, acc;
+            for (r = 0; r < reduce; r++)
+                sum += x[r * inner];
+            acc = flex__mbqm(sum - input_zero_point * reduce, multiplier, shift);
+            *output++ = (int8_t)flex__clamp(FLEX_WADD(acc, output_zero_point), -128, 127);
         }
     return FLEX_OK;
 }

@@ -1,0 +1,251 @@
+"""The `.bst` runtime: `burn.load(source)` returns a Model; `model(x)` runs one inference.
+
+All activations live in one preplanned arena per dtype, allocated at load time, and every
+op is bound to its kernel once (`burn.bst_ops`), so an int8 inference after the first one
+allocates nothing. The output tensor is owned by the model and overwritten by the next
+call: `.clone()` it to keep it.
+
+Weights: from bytes (e.g. a file in flash) int8 constants are used in place; from a path or
+an open file, each op's int8 and float32 constants are read before the op runs into one
+reusable buffer per dtype sized to the largest op, so RAM = arena + largest layer + the
+small int32 per-channel tables.
+"""
+
+import gc
+import sys
+from array import array
+
+from burn.bst import ITEMSIZE, TYPECODE, BstFile, numel, zeros
+from burn.device import device
+from burn.dtype import dtype_of
+from burn.tensor import Tensor
+
+_STREAMED = ("int8", "float32")
+
+
+def _default_max_arena():
+    if sys.implementation.name == "micropython":
+        return gc.mem_free()
+    return 64 << 20
+
+
+def load(source, variant=None, max_arena=None):
+    """Load a `.bst` model from bytes / bytearray / memoryview, a path or an open binary
+    file. `variant` picks the kernels: None (fastest available), "plain" or "fast".
+    `max_arena` caps the arena bytes (default: 64 MiB, or the free heap on MicroPython)."""
+    return Model(source, variant, max_arena)
+
+
+def _flat(x):
+    """A flat, indexable view of a buffer of values: multi-dim buffers (numpy arrays on the
+    host) are flattened and raw bytes read as int8, where the interpreter can cast."""
+    if isinstance(x, (list, tuple, array)) or not hasattr(memoryview, "cast"):
+        return x
+    try:
+        mv = memoryview(x)
+    except TypeError:
+        return x
+    fmt = "b" if mv.format in ("B", "c") else mv.format
+    return mv.cast("B").cast(fmt) if mv.ndim != 1 or fmt != mv.format else mv
+
+
+def _alloc(typecode, count):
+    if count > 256:
+        gc.collect()  # big buffers need one free block: gather the garbage of parsing first
+    try:
+        return zeros(typecode, count)
+    except MemoryError:
+        raise ValueError("not enough memory for a buffer of %d elements" % count)
+
+
+class Model:
+    """A loaded `.bst` model (see the module docstring)."""
+
+    def __init__(self, source, variant=None, max_arena=None):
+        self._bst = BstFile(source, max_arena or _default_max_arena())
+        try:
+            self._build(variant)
+        except BaseException:
+            self._bst.close()
+            raise
+
+    def _build(self, variant):
+        bst = self._bst
+        # The big buffers first, while the heap is least fragmented.
+        self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
+                       "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
+        self.layer_bytes = 0 if bst.file is None else bst.layer["int8"] + bst.layer["float32"]
+        self._layer = {}
+        for dtype in _STREAMED:
+            n = 0 if bst.file is None else bst.layer[dtype] // ITEMSIZE[dtype]
+            self._layer[dtype] = memoryview(_alloc(TYPECODE[dtype], n))
+        bst.parse()
+        from burn import bst_ops
+        self.tensors = bst.tensors
+        self.variant = variant
+        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
+        self._tables = {}
+        steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
+        bst.ops = None  # the steps hold what is needed
+        self._plan_streams(steps)
+        for step in steps:
+            bst_ops.prepare(step, self, variant)
+        self._steps = steps
+        self._inputs = [(self.view(t), shape, t) for t, shape in bst.inputs]
+        self._out_views = [self.view(t) for t, _shape in bst.outputs]
+        self._outputs = [self._output_tensor(t, shape) for t, shape in bst.outputs]
+        self._result = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
+        self._copy = [bst_ops.kernel("layout", "copy_s8" if self.tensors[t][1] == "int8"
+                                     else "copy", None) for t, _s in bst.inputs + bst.outputs]
+
+    # -- the context bst_ops.prepare reads ------------------------------------------------
+    def view(self, tid):
+        """The arena memoryview of tensor `tid`."""
+        shape, dtype, off, _scale, _zp, _name = self.tensors[tid]
+        start = off // ITEMSIZE[dtype]
+        return self._arena[dtype][start:start + numel(shape)]
+
+    def const(self, step, name):
+        """(buffer, dtype, shape) of constant `name` of `step`."""
+        index = step.consts[name]
+        off, nbytes, dtype, shape = self._bst.blobs[index]
+        stream = step.streams.get(dtype)
+        if stream is not None:
+            begin = (off - stream[0]) // ITEMSIZE[dtype]
+            return self._layer[dtype][begin:begin + nbytes // ITEMSIZE[dtype]], dtype, shape
+        if dtype == "int8" and self._bst.mem is not None:
+            return self._bst.blob_bytes(index), dtype, shape
+        table = self._tables.get(index)
+        if table is None:
+            table = self._bst.blob_array(index)
+            self._tables[index] = table
+        return table, dtype, shape
+
+    def _plan_streams(self, steps):
+        """In file mode, give each op the span of its int8 / float32 blobs, which must fit
+        the reusable buffer of its dtype, and the reads that fill it."""
+        for step in steps:
+            step.streams = {}
+            if self._bst.file is None:
+                continue
+            for dtype in _STREAMED:
+                spans = [self._bst.blobs[b] for b in step.consts.values()
+                         if self._bst.blobs[b][2] == dtype]
+                if spans:
+                    lo = min([s[0] for s in spans])
+                    hi = max([s[0] + s[1] for s in spans])
+                    if hi - lo > self._bst.layer[dtype]:
+                        step.fail("constants span %d bytes, more than the %s layer buffer "
+                                  "of %d" % (hi - lo, dtype, self._bst.layer[dtype]))
+                    step.streams[dtype] = (lo, hi - lo)
+        base = self._bst.data_offset
+        for step in steps:
+            step.reads = [(base + lo, self._layer[dt][:n // ITEMSIZE[dt]], n)
+                          for dt, (lo, n) in step.streams.items()]
+
+    def _output_tensor(self, tid, shape):
+        dtype = self.tensors[tid][1]
+        buf = _alloc(TYPECODE[dtype], numel(shape))
+        return Tensor(buf, shape, dtype_of(dtype), device("pure"))
+
+    # -- inference ------------------------------------------------------------------------
+    def _set_input(self, k, x):
+        view, shape, tid = self._inputs[k]
+        dtype = self.tensors[tid][1]
+        if isinstance(x, Tensor):
+            if x.dtype.name != dtype or x.numel() != numel(shape):
+                raise ValueError("input %d: expected %s %s, got %s %s" % (
+                    k, dtype, shape, x.dtype.name, x.shape))
+            x = x.handle if x.backend.name == "pure" else x.backend.to_flat(
+                x.handle, x.numel(), x.dtype)
+        else:
+            x = _flat(x)
+            if len(x) != numel(shape):
+                raise ValueError("input %d: expected %d %s values for shape %s, got %d" % (
+                    k, numel(shape), dtype, shape, len(x)))
+        self._copy[k](x, view, numel(shape))
+
+    def invoke(self):
+        """Run every op on the current arena contents (inputs already set)."""
+        f = self._bst.file
+        for s in self._steps:
+            for pos, buf, n in s.reads:
+                f.seek(pos)
+                if f.readinto(buf) != n:
+                    raise ValueError("op %d: the model file ended early" % s.index)
+            s.run(s)
+        first = len(self._inputs)
+        for k in range(len(self._outputs)):
+            self._copy[first + k](self._out_views[k], self._outputs[k].handle,
+                                  len(self._out_views[k]))
+
+    def __call__(self, x):
+        """Run one inference; `x` is a Tensor, an array / buffer / list of the input's
+        values (NHWC, int8 or float32 as the model's input), or a list of those for a model
+        of several inputs. Returns the output Tensor (a tuple for several outputs)."""
+        if len(self._inputs) == 1:
+            self._set_input(0, x)
+        else:
+            if len(x) != len(self._inputs):
+                raise ValueError("expected %d inputs, got %d" % (len(self._inputs), len(x)))
+            for k in range(len(x)):
+                self._set_input(k, x[k])
+        self.invoke()
+        return self._result
+
+    # -- description and self-test -------------------------------------------------------
+    def _io_info(self, items):
+        out = []
+        for tid, shape in items:
+            _s, dtype, _off, scale, zp, name = self.tensors[tid]
+            out.append({"name": name, "shape": shape, "dtype": dtype, "scale": scale,
+                        "zero_point": zp})
+        return out
+
+    def info(self):
+        """A dict describing the model: `ops` (index, op, dtype, input and output shapes,
+        parameter count, MACs), totals `params` and `macs`, `arena_bytes`, `layer_bytes`
+        (the streaming buffers, file mode), `flash_bytes` (the file), `inputs` / `outputs`
+        (shape, dtype, quantization), `labels`, `metadata` and the number of `tests`."""
+        ops = []
+        params = macs = 0
+        for s in self._steps:
+            n = 0
+            for name, b in s.consts.items():
+                if name in ("w", "bias"):
+                    n += numel(self._bst.blobs[b][3])
+            ops.append({"index": s.index, "op": s.kind, "dtype": self.tensors[s.ins[0]][1],
+                        "inputs": [self.tensors[t][0] for t in s.ins],
+                        "outputs": [self.tensors[t][0] for t in s.outs],
+                        "params": n, "macs": s.macs})
+            params += n
+            macs += s.macs
+        return {"ops": ops, "params": params, "macs": macs, "arena_bytes": self.arena_bytes,
+                "layer_bytes": self.layer_bytes, "flash_bytes": self._bst.size,
+                "inputs": self._io_info(self._bst.inputs),
+                "outputs": self._io_info(self._bst.outputs), "labels": self._bst.labels,
+                "metadata": self._bst.metadata, "tests": len(self._bst.tests),
+                "mode": "bytes" if self._bst.file is None else "file"}
+
+    def self_test(self):
+        """Run the file's reference tests; return how many ran. Raises ValueError at the
+        first output element that differs (int8: at all; float32: beyond 1e-4 + 1e-3 of
+        the reference's magnitude)."""
+        for i, (ins, outs) in enumerate(self._bst.tests):
+            xs = [self._bst.blob_array(b) for b in ins]
+            ys = self(xs[0] if len(xs) == 1 else xs)
+            if len(self._outputs) == 1:
+                ys = (ys,)
+            for j, b in enumerate(outs):
+                ref = self._bst.blob_array(b)
+                got = ys[j].handle
+                for e in range(len(ref)):
+                    diff = abs(got[e] - ref[e])
+                    if diff > 0 and (ref.typecode != "f" or diff > 1e-4 + 1e-3 * abs(ref[e])):
+                        raise ValueError("self-test %d: output %d element %d is %r, the "
+                                         "reference is %r" % (i, j, e, got[e], ref[e]))
+        return len(self._bst.tests)
+
+    def close(self):
+        """Close the model file (file mode); the model cannot run afterwards."""
+        self._bst.close()

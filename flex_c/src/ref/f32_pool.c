@@ -1,0 +1,172 @@
+/* float32 max / average pooling over NCHW windows and their gradients. */
+#include "../common/internal.h"
+
+typedef struct {
+    int32_t y0, x0;     /* top-left corner in input coordinates (may be negative) */
+    int32_t clip_h, clip_w; /* window rows / cols inside the padded input (avg divisor) */
+    int32_t ys, ye, xs, xe; /* real rows / cols (no dilation), empty when ye <= ys */
+    int32_t real;           /* number of real elements (no dilation) */
+} window_at;
+
+static window_at locate(const flex_window *win, const flex_dims4 *in, int32_t oy, int32_t ox) {
+    window_at a;
+    int32_t end;
+    a.y0 = oy * win->stride_h - win->pad_top;
+    a.x0 = ox * win->stride_w - win->pad_left;
+    end = a.y0 + win->kernel_h;
+    a.clip_h = (end < in->h + win->pad_bottom ? end : in->h + win->pad_bottom) - a.y0;
+    end = a.x0 + win->kernel_w;
+    a.clip_w = (end < in->w + win->pad_right ? end : in->w + win->pad_right) - a.x0;
+    a.ys = a.y0 < 0 ? 0 : a.y0;
+    a.xs = a.x0 < 0 ? 0 : a.x0;
+    a.ye = a.y0 + win->kernel_h < in->h ? a.y0 + win->kernel_h : in->h;
+    a.xe = a.x0 + win->kernel_w < in->w ? a.x0 + win->kernel_w : in->w;
+    a.real = (a.ye > a.ys && a.xe > a.xs) ? (a.ye - a.ys) * (a.xe - a.xs) : 0;
+    return a;
+}
+
+static flex_status check_pool(const flex_dims4 *in_dims, const void *x, size_t x_len,
+                              const flex_window *win, const flex_dims4 *out_dims,
+                              const void *y, size_t y_len) {
+    int32_t count;
+    if (!x || !y)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__count(in_dims, &count));
+    FLEX_TRY(flex__check_len(x_len, count));
+    FLEX_TRY(flex__count(out_dims, &count));
+    FLEX_TRY(flex__check_len(y_len, count));
+    FLEX_TRY(flex__check_spatial(in_dims, win, out_dims, 1));
+    return in_dims->c == out_dims->c ? FLEX_OK : FLEX_E_SHAPE;
+}
+
+static flex_status check_avg(const flex_window *win, int32_t count_include_pad) {
+    if (count_include_pad != 0 && count_include_pad != 1)
+        return FLEX_E_PARAM;
+    /* average pooling has no dilation */
+    return (win->dilation_h == 1 && win->dilation_w == 1) ? FLEX_OK : FLEX_E_STRIDE;
+}
+
+/* Index in the plane of the first maximum of a window, or -1 when it has no element. */
+static int32_t argmax(const float *plane, const flex_dims4 *in, const flex_window *win,
+                      window_at a) {
+    int32_t ky, kx, best = -1;
+    float m = 0.0f;
+    for (ky = 0; ky < win->kernel_h; ky++) {
+        const int32_t iy = a.y0 + ky * win->dilation_h;
+        if (iy < 0 || iy >= in->h)
+            continue;
+        for (kx = 0; kx < win->kernel_w; kx++) {
+            const int32_t ix = a.x0 + kx * win->dilation_w;
+            float v;
+            if (ix < 0 || ix >= in->w)
+                continue;
+            v = plane[iy * in->w + ix];
+            if (best < 0 || v > m || v != v) {
+                best = iy * in->w + ix;
+                m = v;
+                if (v != v)
+                    return best;
+            }
+        }
+    }
+    return best;
+}
+
+/* Sum of the real elements of a window. */
+static float window_sum(const float *plane, const flex_dims4 *in, window_at a) {
+    int32_t y, x;
+    float s = 0.0f;
+    for (y = a.ys; y < a.ye; y++)
+        for (x = a.xs; x < a.xe; x++)
+            s += plane[y * in->w + x];
+    return s;
+}
+
+static float divisor(window_at a, int32_t count_include_pad) {
+    return (float)(count_include_pad ? a.clip_h * a.clip_w : a.real);
+}
+
+flex_status flex_f32_max_pool2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                const flex_window *win,
+                                const flex_dims4 *out_dims, float *y, size_t y_len) {
+    int32_t p, oy, ox;
+    FLEX_TRY(check_pool(in_dims, x, x_len, win, out_dims, y, y_len));
+    for (p = 0; p < in_dims->n * in_dims->c; p++) {
+        const float *plane = x + p * in_dims->h * in_dims->w;
+        for (oy = 0; oy < out_dims->h; oy++)
+            for (ox = 0; ox < out_dims->w; ox++) {
+                const int32_t i = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
+                *y++ = i < 0 ? -flex__inff() : plane[i];
+            }
+    }
+    return FLEX_OK;
+}
+
+flex_status flex_f32_avg_pool2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                const flex_window *win, int32_t count_include_pad,
+                                const flex_dims4 *out_dims, float *y, size_t y_len) {
+    int32_t p, oy, ox;
+    FLEX_TRY(check_pool(in_dims, x, x_len, win, out_dims, y, y_len));
+    FLEX_TRY(check_avg(win, count_include_pad));
+    for (p = 0; p < in_dims->n * in_dims->c; p++) {
+        const float *plane = x + p * in_dims->h * in_dims->w;
+        for (oy = 0; oy < out_dims->h; oy++)
+            for (ox = 0; ox < out_dims->w; ox++) {
+                const window_at a = locate(win, in_dims, oy, ox);
+                const float s = window_sum(plane, in_dims, a);
+                const float d = divisor(a, count_include_pad);
+                *y++ = d > 0.0f ? s / d : 0.0f;
+            }
+    }
+    return FLEX_OK;
+}
+
+flex_status flex_f32_max_pool2d_grad(const flex_dims4 *in_dims, const float *x, size_t x_len,
+                                     const flex_window *win, const flex_dims4 *out_dims,
+                                     const float *dy, size_t dy_len,
+                                     float *dx, size_t dx_len) {
+    int32_t p, oy, ox, i;
+    const int32_t plane_in = in_dims ? in_dims->h * in_dims->w : 0;
+    if (!dx)
+        return FLEX_E_NULL;
+    FLEX_TRY(check_pool(in_dims, x, x_len, win, out_dims, dy, dy_len));
+    FLEX_TRY(flex__check_len(dx_len, (int32_t)x_len));
+    for (i = 0; i < (int32_t)dx_len; i++)
+        dx[i] = 0.0f;
+    for (p = 0; p < in_dims->n * in_dims->c; p++) {
+        const float *plane = x + p * plane_in;
+        for (oy = 0; oy < out_dims->h; oy++)
+            for (ox = 0; ox < out_dims->w; ox++) {
+                const int32_t j = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
+                const float g = *dy++;
+                if (j >= 0)
+                    dx[p * plane_in + j] += g;
+            }
+    }
+    return FLEX_OK;
+}
+
+flex_status flex_f32_avg_pool2d_grad(const flex_dims4 *in_dims, const flex_window *win,
+                                     int32_t count_include_pad, const flex_dims4 *out_dims,
+                                     const float *dy, size_t dy_len,
+                                     float *dx, size_t dx_len) {
+    int32_t p, oy, ox, y, x;
+    FLEX_TRY(check_pool(in_dims, dx, dx_len, win, out_dims, dy, dy_len));
+    FLEX_TRY(check_avg(win, count_include_pad));
+    for (y = 0; y < (int32_t)dx_len; y++)
+        dx[y] = 0.0f;
+    for (p = 0; p < in_dims->n * in_dims->c; p++) {
+        float *plane = dx + p * in_dims->h * in_dims->w;
+        for (oy = 0; oy < out_dims->h; oy++)
+            for (ox = 0; ox < out_dims->w; ox++) {
+                const window_at a = locate(win, in_dims, oy, ox);
+                const float d = divisor(a, count_include_pad);
+                const float g = d > 0.0f ? *dy / d : 0.0f;
+                dy++;
+                for (y = a.ys; y < a.ye; y++)
+                    for (x = a.xs; x < a.xe; x++)
+                        plane[y * in_dims->w + x] += g;
+            }
+    }
+    return FLEX_OK;
+}

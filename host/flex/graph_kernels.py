@@ -1,0 +1,212 @@
+"""flex_c behind the signatures of `burn.graph`'s kernels (see burn/graph/__init__.py), so the
+.bst runtime, the tests and the benchmarks can swap the pure kernels for C ones.
+
+`GraphKernels(lib)` binds the kernels to one library: the host build (`binding.host()`) or an
+emulated Cortex-M build (`burn.host.flex.emulator`). Buffers may be numpy arrays, array.array,
+bytes or memoryviews; only their leading elements are used, as in burn.graph.
+"""
+
+import numpy as np
+
+from burn.host.flex.binding import PtrList, Struct, host, run
+
+
+def view(buf, dtype, count):
+    """The first `count` elements of `buf` as a numpy array of `dtype`, without copying."""
+    if isinstance(buf, np.ndarray):
+        arr = buf.reshape(-1)
+        if arr.dtype != dtype:
+            arr = arr.view(dtype)
+    else:
+        arr = np.frombuffer(buf, dtype=dtype)
+    if arr.size < count:
+        raise ValueError("flex: buffer holds %d elements, %d needed" % (arr.size, count))
+    return arr[:count]
+
+
+def pad_after(in_size, out_size, k, stride, dilation, pad_before):
+    """Trailing padding that makes out_size the floor-mode output size (the C kernels check
+    the full window geometry)."""
+    eff = dilation * (k - 1) + 1
+    return max(0, (out_size - 1) * stride + eff - in_size - pad_before)
+
+
+def window(ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left):
+    """A flex_window parameter block from burn.graph's geometry arguments."""
+    return Struct("flex_window", (kh, kw, sh, sw, dh, dw, pad_top,
+                                  pad_after(ih, oh, kh, sh, dh, pad_top), pad_left,
+                                  pad_after(iw, ow, kw, sw, dw, pad_left)))
+
+
+def dims(n, h, w, c):
+    """A flex_dims4 parameter block."""
+    return Struct("flex_dims4", (n, h, w, c))
+
+
+def quant(in_zp, out_zp, act_min, act_max):
+    """A flex_s8_quant parameter block."""
+    return Struct("flex_s8_quant", (-in_zp, out_zp, act_min, act_max))
+
+
+def _i8(buf, n):
+    return view(buf, np.int8, n)
+
+
+def _i32(buf, n):
+    return view(buf, np.int32, n)
+
+
+class GraphKernels:
+    """burn.graph's int8 kernels (and the layout kernels) running in one flex_c build."""
+
+    def __init__(self, lib=None):
+        self.lib = lib or host()
+
+    def _run(self, name, args, context):
+        run(self.lib, name, args, context)
+
+    def conv_s8(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                groups, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, in_zp, out_zp,
+                act_min, act_max):
+        """int8 convolution with groups (burn.graph.s8_conv.conv_s8)."""
+        wn = oc * kh * kw * (ic // groups if groups else 0)
+        x, y = _i8(inp, n * ih * iw * ic), _i8(out, n * oh * ow * oc)
+        b = None if bias is None else _i32(bias, oc)
+        self._run("flex_s8_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, wn), wn, b, 0 if b is None else oc,
+            _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            groups, quant(in_zp, out_zp, act_min, act_max), dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d, groups %d" % (
+                (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
+
+    def depthwise_conv_s8(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
+                          depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+                          pad_left, in_zp, out_zp, act_min, act_max):
+        """int8 depthwise convolution (burn.graph.s8_depthwise_conv)."""
+        oc = ic * depth_mult
+        x, y = _i8(inp, n * ih * iw * ic), _i8(out, n * oh * ow * oc)
+        b = None if bias is None else _i32(bias, oc)
+        self._run("flex_s8_depthwise_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, kh * kw * oc), kh * kw * oc,
+            b, 0 if b is None else oc, _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            depth_mult, quant(in_zp, out_zp, act_min, act_max), dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
+
+    def fully_connected_s8(self, inp, w, bias, mult, shift, out, batches, in_features,
+                           out_features, in_zp, out_zp, act_min, act_max):
+        """int8 fully connected (burn.graph.s8_fully_connected)."""
+        x, y = _i8(inp, batches * in_features), _i8(out, batches * out_features)
+        b = None if bias is None else _i32(bias, out_features)
+        self._run("flex_s8_fully_connected", [
+            batches, in_features, out_features, x, x.size,
+            _i8(w, out_features * in_features), out_features * in_features, 0,
+            b, 0 if b is None else out_features, _i32(mult, out_features),
+            _i32(shift, out_features), out_features, quant(in_zp, out_zp, act_min, act_max),
+            y, y.size], "%d x %d -> %d" % (batches, in_features, out_features))
+
+    def _broadcast_dims(self, size, b_size):
+        if b_size < 1 or size % b_size:
+            raise ValueError("flex: b_size %d does not divide size %d" % (b_size, size))
+        return dims(1, 1, size // b_size, b_size), dims(1, 1, 1, b_size)
+
+    def add_s8(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+               out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+        """int8 ADD with b broadcast along the innermost dims (burn.graph.s8_add)."""
+        da, db = self._broadcast_dims(size, b_size)
+        params = Struct("flex_s8_add_params", (-a_zp, a_mult, a_shift, -b_zp, b_mult, b_shift,
+                                               left_shift, out_zp, out_mult, out_shift,
+                                               act_min, act_max))
+        self._run("flex_s8_add", [da, _i8(a, size), size, db, _i8(b, b_size), b_size, params,
+                                  da, _i8(out, size), size], "size %d, b_size %d" % (size, b_size))
+
+    def mul_s8(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
+               act_max):
+        """int8 MUL with b broadcast along the innermost dims (burn.graph.s8_mul)."""
+        da, db = self._broadcast_dims(size, b_size)
+        params = Struct("flex_s8_mul_params", (-a_zp, -b_zp, out_zp, mult, shift, act_min,
+                                               act_max))
+        self._run("flex_s8_mul", [da, _i8(a, size), size, db, _i8(b, b_size), b_size, params,
+                                  da, _i8(out, size), size], "size %d, b_size %d" % (size, b_size))
+
+    def _pool(self, name, inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+              pad_top, pad_left, act_min, act_max):
+        x, y = _i8(inp, n * ih * iw * c), _i8(out, n * oh * ow * c)
+        self._run(name, [dims(n, ih, iw, c), x, x.size,
+                         window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, 1, 1, pad_top,
+                                pad_left),
+                         act_min, act_max, dims(n, oh, ow, c), y, y.size],
+                  "input %s, output %s, window %dx%d" % ((n, ih, iw, c), (n, oh, ow, c), kh, kw))
+
+    def avg_pool_s8(self, *args):
+        """int8 average pool (burn.graph.s8_pool.avg_pool_s8 arguments)."""
+        self._pool("flex_s8_avg_pool2d", *args)
+
+    def max_pool_s8(self, *args):
+        """int8 max pool (burn.graph.s8_pool.max_pool_s8 arguments)."""
+        self._pool("flex_s8_max_pool2d", *args)
+
+    def mean_s8(self, inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift):
+        """int8 MEAN over the middle axis (burn.graph.s8_mean)."""
+        x, y = _i8(inp, outer * reduce * inner), _i8(out, outer * inner)
+        self._run("flex_s8_mean", [outer, reduce, inner, x, x.size, in_zp, mult, shift, out_zp,
+                                   y, y.size], "[%d, %d, %d]" % (outer, reduce, inner))
+
+    def softmax_s8(self, inp, out, rows, depth, in_mult, in_left_shift, diff_min):
+        """int8 softmax over the last axis (burn.graph.s8_softmax)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_softmax", [rows, depth, x, x.size, in_mult, in_left_shift, diff_min,
+                                      y, y.size], "[%d, %d]" % (rows, depth))
+
+    def logistic_s8(self, inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
+        """int8 logistic (burn.graph.s8_logistic)."""
+        self._run("flex_s8_logistic", [size, _i8(inp, size), in_zp, range_radius, in_mult,
+                                       in_left_shift, _i8(out, size)], "size %d" % size)
+
+    def tanh_s8(self, inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
+        """int8 tanh (burn.graph.s8_tanh)."""
+        self._run("flex_s8_tanh", [size, _i8(inp, size), in_zp, range_radius, in_mult,
+                                   in_left_shift, _i8(out, size)], "size %d" % size)
+
+    def quantize_s8(self, inp, out, size, scale, zp):
+        """float32 -> int8 (burn.graph.s8_quantize)."""
+        self._run("flex_s8_quantize", [size, view(inp, np.float32, size), float(scale), zp,
+                                       _i8(out, size)], "size %d" % size)
+
+    def dequantize_s8(self, inp, out, size, scale, zp):
+        """int8 -> float32 (burn.graph.s8_quantize)."""
+        self._run("flex_s8_dequantize", [size, _i8(inp, size), float(scale), zp,
+                                         view(out, np.float32, size)], "size %d" % size)
+
+    def requantize_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int8 -> int8 with a new scale (burn.graph.s8_quantize)."""
+        self._run("flex_s8_requantize", [size, _i8(inp, size), in_zp, mult, shift, out_zp,
+                                         _i8(out, size)], "size %d" % size)
+
+    def pad(self, inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value):
+        """Constant pad of a 4-D tensor (burn.graph.layout.pad); int8 or float32 by `inp`."""
+        dtype = np.float32 if _is_float(inp) else np.int8
+        x = view(inp, dtype, d0 * d1 * d2 * d3)
+        count = (d0 + b0 + a0) * (d1 + b1 + a1) * (d2 + b2 + a2) * (d3 + b3 + a3)
+        y = view(out, dtype, count)
+        self._run("flex_pad", [x.itemsize, dims(d0, d1, d2, d3), x, x.size,
+                               np.array([b0, a0, b1, a1, b2, a2, b3, a3], np.int32),
+                               np.array([value], dtype), y, y.size],
+                  "input %s" % ((d0, d1, d2, d3),))
+
+    def concat(self, inputs, inner_sizes, out, outer):
+        """Concatenate [outer, inner_k] buffers along the inner axis (burn.graph.layout)."""
+        dtype = np.float32 if _is_float(out) else np.int8
+        sizes = [int(s) for s in inner_sizes]
+        xs = [view(b, dtype, outer * s) for b, s in zip(inputs, sizes)]
+        y = view(out, dtype, outer * sum(sizes))
+        self._run("flex_concat", [y.itemsize, len(xs), PtrList(xs), np.array(sizes, np.int32),
+                                  outer, 1, y, y.size], "inner sizes %s" % (sizes,))
+
+
+def _is_float(buf):
+    if isinstance(buf, np.ndarray):
+        return buf.dtype == np.float32
+    return getattr(buf, "typecode", None) == "f" or (
+        isinstance(buf, memoryview) and buf.format == "f")
