@@ -81,10 +81,10 @@ def main():
         plain = _time(getattr(mod, kind + "_plain"), args, 3)
         fast_fn = getattr(mod, kind + "_fast", None)
         if fast_fn is None:
-            print("%-40s %10.1f %10s %8s" % (name, plain / 1000, "-", "-"))
+            print("%-40s %10.2f %10s %8s" % (name, plain / 1000, "-", "-"))
         else:
             fast = _time(fast_fn, args, 3)
-            print("%-40s %10.1f %10.1f %7.1fx" % (name, plain / 1000, fast / 1000,
+            print("%-40s %10.2f %10.2f %7.1fx" % (name, plain / 1000, fast / 1000,
                                                   plain / max(fast, 1)))
         args = None  # free this case's buffers before the next one is built
         gc.collect()

@@ -23,6 +23,7 @@ ALIGN = 16
 MAX_HEADER = 1 << 20
 MAX_DIM = 1 << 24
 ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4}
+BLOB_DTYPES = ("int8", "int32", "float32")
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f"}
 TENSOR_DTYPES = ("int8", "float32")
 
@@ -146,10 +147,10 @@ class BstFile:
             raise ValueError("not a .bst file: %d bytes, shorter than the header" % self.size)
         head = struct.unpack(HEADER_STRUCT, bytes(self.read_at(0, HEADER_SIZE)))
         magic, version, flags, hlen, hcrc, doff, dlen, dcrc = head[:8]
-        a8, a32, l8, l32, reserved = head[8:]
+        a8, a32, l8, l32, li32 = head[8:]
         if magic != MAGIC:
             raise ValueError("not a .bst file: bad magic " + repr(magic))
-        if version != VERSION or flags != 0 or reserved != 0:
+        if version != VERSION or flags != 0:
             raise ValueError("unsupported .bst version %d (flags %d); this reader reads "
                              "version %d" % (version, flags, VERSION))
         if hlen > MAX_HEADER or doff < HEADER_SIZE + hlen or doff % ALIGN:
@@ -157,12 +158,13 @@ class BstFile:
         if doff + dlen != self.size:
             raise ValueError("file size %d != data offset %d + data length %d (truncated?)"
                              % (self.size, doff, dlen))
-        if a8 + a32 > max_arena or a32 % 4 or l8 > dlen or l32 > dlen or l32 % 4:
-            raise ValueError("arena of %d + %d bytes (limit %d) or layer buffers of %d + %d "
-                             "bytes (data %d) impossible" % (a8, a32, max_arena, l8, l32, dlen))
+        if a8 + a32 > max_arena or a32 % 4 or l8 + l32 + li32 > dlen or (l32 | li32) % 4:
+            raise ValueError("arena of %d + %d bytes (limit %d) or layer buffers of %d + %d + "
+                             "%d bytes (data %d) impossible" % (a8, a32, max_arena, l8, l32, li32,
+                                                                dlen))
         self.arena = {"int8": a8, "float32": a32}
-        self.layer = {"int8": l8, "float32": l32}
-        if _crc32(self.read_at(HEADER_SIZE, hlen)) != hcrc:
+        self.layer = {"int8": l8, "float32": l32, "int32": li32}
+        if _crc32(self.read_at(16, doff - 16)) != hcrc:
             raise ValueError("header checksum mismatch: the file is corrupt")
         self.header_len = hlen
         self.data_offset = doff
@@ -188,8 +190,12 @@ class BstFile:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
-        self.blobs = [self._blob(b, i) for i, b in enumerate(_check_type(h["blobs"], list,
-                                                                          "blobs"))]
+        # Packed as 8 ints per blob (offset, bytes, dtype, ndim, 4 dims): a list of tuples
+        # would take several times the RAM on a board.
+        self.n_blobs = 0
+        self._blobs = array("i")
+        for b in _check_type(h["blobs"], list, "blobs"):
+            self._blob(b)
         tensors = _check_type(h["tensors"], list, "tensors")
         self.tensors = [self._tensor(t, i) for i, t in enumerate(tensors)]
         self.ops = [self._op(o, i) for i, o in enumerate(_check_type(h["ops"], list, "ops"))]
@@ -202,8 +208,14 @@ class BstFile:
             _check_type(v, str, "label")
         self.metadata = _check_type(h.get("metadata", {}), dict, "metadata")
 
-    def _blob(self, b, i):
-        what = "blob %d" % i
+    def blob(self, index):
+        """(offset, nbytes, dtype, shape) of blob `index`."""
+        e = self._blobs
+        i = index * 8
+        return e[i], e[i + 1], BLOB_DTYPES[e[i + 2]], tuple(e[i + 4:i + 4 + e[i + 3]])
+
+    def _blob(self, b):
+        what = "blob %d" % self.n_blobs
         _check_type(b, list, what)
         if len(b) != 4:
             raise ValueError(what + ": expected [offset, nbytes, dtype, shape]")
@@ -213,9 +225,13 @@ class BstFile:
         if dtype not in ITEMSIZE:
             raise ValueError(what + ": unknown dtype " + repr(dtype)[:20])
         shape = check_shape(b[3], what + " shape")
-        if off % ALIGN or numel(shape) * ITEMSIZE[dtype] != nbytes:
-            raise ValueError(what + ": misaligned, or size does not match its shape")
-        return (off, nbytes, dtype, shape)
+        if off % ALIGN or numel(shape) * ITEMSIZE[dtype] != nbytes or len(shape) > 4:
+            raise ValueError(what + ": misaligned, more than 4 dims, or size does not match "
+                             "its shape")
+        dims = shape + (0,) * (4 - len(shape))
+        self._blobs.extend(array("i", (off, nbytes, BLOB_DTYPES.index(dtype), len(shape)) +
+                                 dims))
+        self.n_blobs += 1
 
     def _tensor(self, t, i):
         what = "tensor %d" % i
@@ -246,7 +262,7 @@ class BstFile:
                                                                                  what)]
         consts = {}
         for name, b in _check_type(o.get("consts", {}), dict, what + " consts").items():
-            consts[name] = check_int(b, 0, len(self.blobs) - 1, what + " const " + name)
+            consts[name] = check_int(b, 0, self.n_blobs - 1, what + " const " + name)
         params = _check_type(o.get("params", {}), dict, what + " params")
         return (kind, ins, outs, consts, params)
 
@@ -272,8 +288,8 @@ class BstFile:
             if len(blobs) != len(io):
                 raise ValueError("test %d: expected %d %s" % (i, len(io), key))
             for b, (tid, shape) in zip(blobs, io):
-                b = check_int(b, 0, len(self.blobs) - 1, "test blob")
-                blob = self.blobs[b]
+                b = check_int(b, 0, self.n_blobs - 1, "test blob")
+                blob = self.blob(b)
                 if blob[2] != self.tensors[tid][1] or numel(blob[3]) != numel(shape):
                     raise ValueError("test %d: a %s blob does not match its tensor" % (i, key))
             pair.append(blobs)
@@ -281,9 +297,9 @@ class BstFile:
 
     def blob_bytes(self, index):
         """The raw bytes of blob `index`: a memoryview into the file (bytes mode) or a copy."""
-        off, nbytes, _dtype, _shape = self.blobs[index]
+        off, nbytes, _dtype, _shape = self.blob(index)
         return self.read_at(self.data_offset + off, nbytes)
 
     def blob_array(self, index):
         """Blob `index` as a new array of its dtype (a copy)."""
-        return array_from_le(TYPECODE[self.blobs[index][2]], self.blob_bytes(index))
+        return array_from_le(TYPECODE[self.blob(index)[2]], self.blob_bytes(index))

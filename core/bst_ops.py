@@ -1,20 +1,21 @@
 """The ops of a `.bst` graph: check each op against its kernel's contract and bind it.
 
-`prepare(step, ctx)` validates one op of a checked `BstFile` (tensor dtypes and shapes,
+`prepare(step, ctx)` validates one op of a parsed `BstFile` (tensor dtypes and shapes,
 constant shapes, parameter ranges) so that no kernel can index outside its buffers, then
-fills `step` with the kernel, its buffers and integer arguments, and `step.run`, a function
-that calls the kernel with positional arguments only (an inference allocates nothing).
-Errors are ValueErrors that name the op index and kind.
+sets `step.k` (the kernel) and `step.a` (its arguments, in the kernel's order, as listed in
+`burn.graph`): running the op is `step.k(*step.a)`, which allocates nothing. Errors are
+ValueErrors that name the op index and kind.
 """
 
 from burn.bst import MAX_DIM, check_int, check_number, numel
 
 _I32 = 2147483647
 _SHIFT = 31
+_ZP = (-128, 127)
 
 
 class Step:
-    """One bound op; the attributes depend on the op kind."""
+    """One op of the graph, bound to its kernel by `prepare`."""
 
     def __init__(self, index, kind, ins, outs, consts, params):
         self.index = index
@@ -29,20 +30,26 @@ class Step:
         """Raise the ValueError of this op."""
         raise ValueError("op %d (%s): %s" % (self.index, self.kind, message))
 
-    def p(self, name, lo, hi):
+    def p(self, name, lo=-_I32, hi=_I32):
         """Integer parameter `name`, checked to lie in [lo, hi]."""
         if name not in self.params:
             self.fail("missing parameter " + name)
         return check_int(self.params[name], lo, hi, "op %d (%s) %s" % (
             self.index, self.kind, name))
 
+    def ps(self, spec):
+        """A tuple of integer parameters; `spec` is a tuple of (name, lo, hi)."""
+        return tuple([self.p(name, lo, hi) for name, lo, hi in spec])
 
-# -- kernel lookup ------------------------------------------------------------------------
+    def num(self, name, default=None):
+        """Float parameter `name` (finite)."""
+        return check_number(self.params.get(name, default), "op %d (%s) %s" % (
+            self.index, self.kind, name))
 
-def kernel(module, name, variant):
+
+def kernel(module, name, variant=None):
     """The function `name` of burn.graph.<module>: active (variant None), plain or fast."""
-    full = "burn.graph." + module
-    mod = __import__(full, None, None, [name])
+    mod = __import__("burn.graph." + module, None, None, [name])
     if variant is None:
         return getattr(mod, name)
     fn = getattr(mod, name + "_" + variant, None)
@@ -51,11 +58,25 @@ def kernel(module, name, variant):
     return fn
 
 
-# -- shared checks ------------------------------------------------------------------------
+def _layout_kernel(name, dtype, variant):
+    # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
+    if dtype == "float32" or variant == "plain":
+        return kernel("layout", name)
+    return kernel("layout", name + "_s8", variant)
 
-def _tensor(step, ctx, tid, dtype, rank=None):
-    shape, dt, _off, _scale, _zp, _name = ctx.tensors[tid]
-    if dtype is not None and dt != dtype:
+
+# -- shared checks --------------------------------------------------------------------------
+
+_ACT = (("act", 0, 3),)
+_CLAMP = (("act_min", -128, 127), ("act_max", -128, 127))
+_WINDOW = (("stride_h", 1, MAX_DIM), ("stride_w", 1, MAX_DIM), ("dil_h", 1, MAX_DIM),
+           ("dil_w", 1, MAX_DIM), ("pad_top", 0, MAX_DIM), ("pad_left", 0, MAX_DIM))
+_CONV_Q = (("in_zp",) + _ZP, ("out_zp",) + _ZP) + _CLAMP
+
+
+def _shape(step, ctx, tid, dtype, rank=None):
+    shape, dt = ctx.tensors[tid][:2]
+    if dt != dtype:
         step.fail("tensor %d is %s, expected %s" % (tid, dt, dtype))
     if rank is not None and len(shape) != rank:
         step.fail("tensor %d has shape %s, expected %d dims" % (tid, shape, rank))
@@ -67,517 +88,286 @@ def _arity(step, n_in, n_out=1):
         step.fail("expected %d inputs and %d outputs" % (n_in, n_out))
 
 
-def _io_dtype(step, ctx):
-    """The dtype of the op's first input, which is also its output dtype."""
+def _dtype(step, ctx):
     return ctx.tensors[step.ins[0]][1]
 
 
-def _quant_args(step):
-    """in_zp, out_zp, act_min and act_max of conv-like int8 ops."""
-    step.in_zp = step.p("in_zp", -128, 127)
-    step.out_zp = step.p("out_zp", -128, 127)
-    _act_range(step)
-
-
-def _act_range(step):
-    step.act_min = step.p("act_min", -128, 127)
-    step.act_max = step.p("act_max", step.act_min, 127)
+def _clamp(step):
+    lo, hi = step.ps(_CLAMP)
+    if lo > hi:
+        step.fail("act_min %d > act_max %d" % (lo, hi))
+    return lo, hi
 
 
 def _const(step, ctx, name, dtype, rank=None, count=None):
     if name not in step.consts:
         step.fail("missing constant " + name)
-    buf, dt, cshape = ctx.const(step, name)
-    if dt != dtype:
-        step.fail("constant %s is %s, expected %s" % (name, dt, dtype))
-    if rank is not None and len(cshape) != rank:
-        step.fail("constant %s has shape %s, expected %d dims" % (name, cshape, rank))
-    if count is not None and numel(cshape) != count:
-        step.fail("constant %s has %d elements, expected %d" % (name, numel(cshape), count))
-    return buf, cshape
+    buf, dt, shape = ctx.const(step, name)
+    if dt != dtype or (rank is not None and len(shape) != rank) or \
+            (count is not None and numel(shape) != count):
+        step.fail("constant %s is %s %s, expected %s with %s dims / %s values"
+                  % (name, dt, shape, dtype, rank, count))
+    return buf, shape
 
 
-def _requant_tables(step, ctx, oc):
-    """bias, mult, shift: int32 tables of `oc` entries; mult and shift checked."""
-    step.bias = _const(step, ctx, "bias", "int32", count=oc)[0]
-    step.mult = _const(step, ctx, "mult", "int32", count=oc)[0]
-    step.shift = _const(step, ctx, "shift", "int32", count=oc)[0]
+def _weights_tail(step, ctx, dt, oc):
+    """(bias, mult, shift) for int8 or (bias,) for float32, each with `oc` values."""
+    if dt == "float32":
+        return (_const(step, ctx, "bias", "float32", count=oc)[0],)
+    tables = tuple([_const(step, ctx, n, "int32", count=oc)[0]
+                    for n in ("bias", "mult", "shift")])
     for c in range(oc):
-        if step.mult[c] < 0 or step.shift[c] < -_SHIFT or step.shift[c] > _SHIFT:
+        if not 0 <= tables[1][c] <= _I32 or not -_SHIFT <= tables[2][c] <= _SHIFT:
             step.fail("requantization multiplier/shift out of range at channel %d" % c)
+    return tables
 
 
-def _window(step):
-    step.stride_h = step.p("stride_h", 1, MAX_DIM)
-    step.stride_w = step.p("stride_w", 1, MAX_DIM)
-    step.pad_top = step.p("pad_top", 0, MAX_DIM)
-    step.pad_left = step.p("pad_left", 0, MAX_DIM)
+def _quant_tail(step, dt):
+    """The trailing arguments of conv-like kernels: zero points and clamp, or act."""
+    if dt == "float32":
+        return step.ps(_ACT)
+    q = step.ps(_CONV_Q)
+    _clamp(step)
+    return q
 
 
-def _dilation(step):
-    step.dil_h = step.p("dil_h", 1, MAX_DIM)
-    step.dil_w = step.p("dil_w", 1, MAX_DIM)
-
-
-def _nhwc_pair(step, ctx, dtype):
+def _nhwc(step, ctx, dt):
     """(n, ih, iw, ic), (oh, ow, oc) of a 4-D input and output with the same batch."""
-    n, ih, iw, ic = _tensor(step, ctx, step.ins[0], dtype, 4)
-    n2, oh, ow, oc = _tensor(step, ctx, step.outs[0], dtype, 4)
+    n, ih, iw, ic = _shape(step, ctx, step.ins[0], dt, 4)
+    n2, oh, ow, oc = _shape(step, ctx, step.outs[0], dt, 4)
     if n2 != n:
         step.fail("input batch %d != output batch %d" % (n, n2))
     return (n, ih, iw, ic), (oh, ow, oc)
 
 
-def _views(step, ctx):
-    step.x = ctx.view(step.ins[0])
-    step.y = ctx.view(step.outs[0])
+def _xy(step, ctx):
+    return ctx.view(step.ins[0]), ctx.view(step.outs[0])
 
 
-# -- conv, depthwise, fully connected ------------------------------------------------------
+def _kernel(step, dt, stem, variant):
+    """The s8 or f32 kernel `<stem>_s8` / `<stem>_f32` of module s8_<mod> / f32_<mod>."""
+    module, fn = stem
+    return kernel(("s8_" if dt == "int8" else "f32_") + module,
+                  fn + ("_s8" if dt == "int8" else "_f32"), variant)
 
-def _prep_conv(step, ctx, variant):
+
+# -- ops --------------------------------------------------------------------------------------
+
+def _conv(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    (n, ih, iw, ic), (oh, ow, oc) = _nhwc_pair(step, ctx, dt)
-    step.groups = step.p("groups", 1, ic)
-    step.w, (woc, kh, kw, wic) = _const(step, ctx, "w", dt, rank=4)
-    if woc != oc or wic * step.groups != ic or oc % step.groups:
-        step.fail("weights %s do not fit input channels %d, output channels %d, groups %d"
-                  % ((woc, kh, kw, wic), ic, oc, step.groups))
-    _window(step)
-    _dilation(step)
-    step.dims = (n, ih, iw, ic, oh, ow, oc, kh, kw)
+    dt = _dtype(step, ctx)
+    (n, ih, iw, ic), (oh, ow, oc) = _nhwc(step, ctx, dt)
+    groups = step.p("groups", 1, ic)
+    w, (woc, kh, kw, wic) = _const(step, ctx, "w", dt, rank=4)
+    if woc != oc or wic * groups != ic or oc % groups:
+        step.fail("weights %s do not fit %d input / %d output channels in %d groups"
+                  % ((woc, kh, kw, wic), ic, oc, groups))
     step.macs = n * oh * ow * oc * kh * kw * wic
-    _views(step, ctx)
-    if dt == "int8":
-        _quant_args(step)
-        _requant_tables(step, ctx, oc)
-        step.k = kernel("s8_conv", "conv_s8", variant)
-        step.run = _run_conv_s8
-    else:
-        step.bias = _const(step, ctx, "bias", "float32", count=oc)[0]
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_conv", "conv_f32", variant)
-        step.run = _run_conv_f32
+    x, y = _xy(step, ctx)
+    step.k = _kernel(step, dt, ("conv", "conv"), variant)
+    step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
+                                                           kw, groups) + \
+        step.ps(_WINDOW) + _quant_tail(step, dt)
 
 
-def _run_conv_s8(s):
-    n, ih, iw, ic, oh, ow, oc, kh, kw = s.dims
-    s.k(s.x, s.w, s.bias, s.mult, s.shift, s.y, n, ih, iw, ic, oh, ow, oc, kh, kw, s.groups,
-        s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left, s.in_zp, s.out_zp,
-        s.act_min, s.act_max)
-
-
-def _run_conv_f32(s):
-    n, ih, iw, ic, oh, ow, oc, kh, kw = s.dims
-    s.k(s.x, s.w, s.bias, s.y, n, ih, iw, ic, oh, ow, oc, kh, kw, s.groups, s.stride_h,
-        s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left, s.act)
-
-
-def _prep_depthwise(step, ctx, variant):
+def _depthwise(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    (n, ih, iw, ic), (oh, ow, oc) = _nhwc_pair(step, ctx, dt)
-    step.depth_mult = step.p("depth_mult", 1, MAX_DIM)
-    step.w, (one, kh, kw, woc) = _const(step, ctx, "w", dt, rank=4)
-    if one != 1 or woc != oc or ic * step.depth_mult != oc:
-        step.fail("weights %s do not fit input channels %d x depth multiplier %d = %d"
-                  % ((one, kh, kw, woc), ic, step.depth_mult, oc))
-    _window(step)
-    _dilation(step)
-    step.dims = (n, ih, iw, ic, oh, ow, kh, kw)
+    dt = _dtype(step, ctx)
+    (n, ih, iw, ic), (oh, ow, oc) = _nhwc(step, ctx, dt)
+    mult = step.p("depth_mult", 1, MAX_DIM)
+    w, (one, kh, kw, woc) = _const(step, ctx, "w", dt, rank=4)
+    if one != 1 or woc != oc or ic * mult != oc:
+        step.fail("weights %s do not fit %d input channels x depth multiplier %d"
+                  % ((one, kh, kw, woc), ic, mult))
     step.macs = n * oh * ow * oc * kh * kw
-    _views(step, ctx)
-    if dt == "int8":
-        _quant_args(step)
-        _requant_tables(step, ctx, oc)
-        step.k = kernel("s8_depthwise_conv", "depthwise_conv_s8", variant)
-        step.run = _run_depthwise_s8
-    else:
-        step.bias = _const(step, ctx, "bias", "float32", count=oc)[0]
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_depthwise_conv", "depthwise_conv_f32", variant)
-        step.run = _run_depthwise_f32
+    x, y = _xy(step, ctx)
+    step.k = _kernel(step, dt, ("depthwise_conv", "depthwise_conv"), variant)
+    step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, mult, kh,
+                                                           kw) + \
+        step.ps(_WINDOW) + _quant_tail(step, dt)
 
 
-def _run_depthwise_s8(s):
-    n, ih, iw, ic, oh, ow, kh, kw = s.dims
-    s.k(s.x, s.w, s.bias, s.mult, s.shift, s.y, n, ih, iw, ic, oh, ow, s.depth_mult, kh, kw,
-        s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left, s.in_zp, s.out_zp,
-        s.act_min, s.act_max)
-
-
-def _run_depthwise_f32(s):
-    n, ih, iw, ic, oh, ow, kh, kw = s.dims
-    s.k(s.x, s.w, s.bias, s.y, n, ih, iw, ic, oh, ow, s.depth_mult, kh, kw, s.stride_h,
-        s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left, s.act)
-
-
-def _prep_fully_connected(step, ctx, variant):
+def _fully_connected(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    x = _tensor(step, ctx, step.ins[0], dt)
-    y = _tensor(step, ctx, step.outs[0], dt)
-    step.w, (out_f, in_f) = _const(step, ctx, "w", dt, rank=2)
-    batches = numel(x) // in_f
-    if numel(x) != batches * in_f or numel(y) != batches * out_f:
-        step.fail("input %s and output %s do not fit weights %s" % (x, y, (out_f, in_f)))
-    step.dims = (batches, in_f, out_f)
+    dt = _dtype(step, ctx)
+    xs = _shape(step, ctx, step.ins[0], dt)
+    ys = _shape(step, ctx, step.outs[0], dt)
+    w, (out_f, in_f) = _const(step, ctx, "w", dt, rank=2)
+    batches = numel(xs) // in_f
+    if numel(xs) != batches * in_f or numel(ys) != batches * out_f:
+        step.fail("input %s and output %s do not fit weights %s" % (xs, ys, (out_f, in_f)))
     step.macs = batches * in_f * out_f
-    _views(step, ctx)
-    if dt == "int8":
-        _quant_args(step)
-        _requant_tables(step, ctx, out_f)
-        step.k = kernel("s8_fully_connected", "fully_connected_s8", variant)
-        step.run = _run_fc_s8
-    else:
-        step.bias = _const(step, ctx, "bias", "float32", count=out_f)[0]
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_fully_connected", "fully_connected_f32", variant)
-        step.run = _run_fc_f32
+    x, y = _xy(step, ctx)
+    step.k = _kernel(step, dt, ("fully_connected", "fully_connected"), variant)
+    step.a = (x, w) + _weights_tail(step, ctx, dt, out_f) + (y, batches, in_f, out_f) + \
+        _quant_tail(step, dt)
 
 
-def _run_fc_s8(s):
-    batches, in_f, out_f = s.dims
-    s.k(s.x, s.w, s.bias, s.mult, s.shift, s.y, batches, in_f, out_f, s.in_zp, s.out_zp,
-        s.act_min, s.act_max)
+_ADD_Q = (("a_zp",) + _ZP, ("a_mult", 0, _I32), ("a_shift", -_SHIFT, _SHIFT),
+          ("b_zp",) + _ZP, ("b_mult", 0, _I32), ("b_shift", -_SHIFT, _SHIFT),
+          ("out_zp",) + _ZP, ("out_mult", 0, _I32), ("out_shift", -_SHIFT, _SHIFT),
+          ("left_shift", 0, _SHIFT))
+_MUL_Q = (("a_zp",) + _ZP, ("b_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
+          ("shift", -_SHIFT, _SHIFT))
 
 
-def _run_fc_f32(s):
-    batches, in_f, out_f = s.dims
-    s.k(s.x, s.w, s.bias, s.y, batches, in_f, out_f, s.act)
-
-
-# -- elementwise binary ----------------------------------------------------------------------
-
-def _binary_sizes(step, ctx, dt):
+def _binary(step, ctx, variant):
     _arity(step, 2)
-    a = numel(_tensor(step, ctx, step.ins[0], dt))
-    b = numel(_tensor(step, ctx, step.ins[1], dt))
-    y = numel(_tensor(step, ctx, step.outs[0], dt))
-    if a != y or y % b:
+    dt = _dtype(step, ctx)
+    a = numel(_shape(step, ctx, step.ins[0], dt))
+    b = numel(_shape(step, ctx, step.ins[1], dt))
+    size = numel(_shape(step, ctx, step.outs[0], dt))
+    if a != size or size % b:
         step.fail("operand sizes %d and %d do not broadcast to the output size %d"
-                  % (a, b, y))
-    step.size = y
-    step.b_size = b
-    step.a = ctx.view(step.ins[0])
-    step.b = ctx.view(step.ins[1])
-    step.y = ctx.view(step.outs[0])
-
-
-def _prep_add(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _binary_sizes(step, ctx, dt)
+                  % (a, b, size))
+    head = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, b)
+    step.k = _kernel(step, dt, ("elementwise" if dt == "float32" else step.kind, step.kind),
+                     variant)
     if dt == "float32":
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_elementwise", "add_f32", variant)
-        step.run = _run_binary_f32
-        return
-    step.q = (step.p("a_zp", -128, 127), step.p("a_mult", 0, _I32),
-              step.p("a_shift", -_SHIFT, _SHIFT), step.p("b_zp", -128, 127),
-              step.p("b_mult", 0, _I32), step.p("b_shift", -_SHIFT, _SHIFT),
-              step.p("out_zp", -128, 127), step.p("out_mult", 0, _I32),
-              step.p("out_shift", -_SHIFT, _SHIFT), step.p("left_shift", 0, _SHIFT))
-    _act_range(step)
-    step.k = kernel("s8_add", "add_s8", variant)
-    step.run = _run_add_s8
+        step.a = head + step.ps(_ACT)
+    else:
+        step.a = head + step.ps(_ADD_Q if step.kind == "add" else _MUL_Q) + _clamp(step)
 
 
-def _run_add_s8(s):
-    a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult, out_shift, ls = s.q
-    s.k(s.a, s.b, s.y, s.size, s.b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-        out_zp, out_mult, out_shift, ls, s.act_min, s.act_max)
-
-
-def _run_binary_f32(s):
-    s.k(s.a, s.b, s.y, s.size, s.b_size, s.act)
-
-
-def _prep_mul(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _binary_sizes(step, ctx, dt)
-    if dt == "float32":
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_elementwise", "mul_f32", variant)
-        step.run = _run_binary_f32
-        return
-    step.q = (step.p("a_zp", -128, 127), step.p("b_zp", -128, 127),
-              step.p("out_zp", -128, 127), step.p("mult", 0, _I32),
-              step.p("shift", -_SHIFT, _SHIFT))
-    _act_range(step)
-    step.k = kernel("s8_mul", "mul_s8", variant)
-    step.run = _run_mul_s8
-
-
-def _run_mul_s8(s):
-    a_zp, b_zp, out_zp, mult, shift = s.q
-    s.k(s.a, s.b, s.y, s.size, s.b_size, a_zp, b_zp, out_zp, mult, shift, s.act_min,
-        s.act_max)
-
-
-# -- pooling and reductions ------------------------------------------------------------------
-
-def _prep_pool(step, ctx, variant):
+def _pool(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    (n, ih, iw, c), (oh, ow, oc) = _nhwc_pair(step, ctx, dt)
+    dt = _dtype(step, ctx)
+    (n, ih, iw, c), (oh, ow, oc) = _nhwc(step, ctx, dt)
     if oc != c:
         step.fail("input channels %d != output channels %d" % (c, oc))
-    kh = step.p("kh", 1, MAX_DIM)
-    kw = step.p("kw", 1, MAX_DIM)
-    _window(step)
-    step.dims = (n, ih, iw, c, oh, ow, kh, kw)
-    _views(step, ctx)
-    kind = "avg" if step.kind == "avg_pool2d" else "max"
-    if dt == "int8":
-        _act_range(step)
-        step.k = kernel("s8_pool", kind + "_pool_s8", variant)
-        step.run = _run_pool_s8
-    else:
-        step.act = step.p("act", 0, 3)
-        step.k = kernel("f32_pool", kind + "_pool_f32", variant)
-        step.run = _run_pool_f32
+    x, y = _xy(step, ctx)
+    step.k = _kernel(step, dt, ("pool", step.kind[:3] + "_pool"), variant)
+    window = step.ps((("kh", 1, MAX_DIM), ("kw", 1, MAX_DIM)) + _WINDOW[:2] + _WINDOW[4:])
+    step.a = (x, y, n, ih, iw, c, oh, ow) + window + \
+        (step.ps(_ACT) if dt == "float32" else _clamp(step))
 
 
-def _run_pool_s8(s):
-    n, ih, iw, c, oh, ow, kh, kw = s.dims
-    s.k(s.x, s.y, n, ih, iw, c, oh, ow, kh, kw, s.stride_h, s.stride_w, s.pad_top,
-        s.pad_left, s.act_min, s.act_max)
-
-
-def _run_pool_f32(s):
-    n, ih, iw, c, oh, ow, kh, kw = s.dims
-    s.k(s.x, s.y, n, ih, iw, c, oh, ow, kh, kw, s.stride_h, s.stride_w, s.pad_top,
-        s.pad_left, s.act)
-
-
-def _prep_mean(step, ctx, variant):
+def _mean(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    outer = step.p("outer", 1, MAX_DIM)
-    reduce = step.p("reduce", 1, MAX_DIM)
-    inner = step.p("inner", 1, MAX_DIM)
-    if numel(_tensor(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
-            numel(_tensor(step, ctx, step.outs[0], dt)) != outer * inner:
-        step.fail("tensor sizes do not match outer %d x reduce %d x inner %d"
-                  % (outer, reduce, inner))
-    step.dims = (outer, reduce, inner)
-    _views(step, ctx)
+    dt = _dtype(step, ctx)
+    dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_DIM), ("inner", 1, MAX_DIM)))
+    outer, reduce, inner = dims
+    if numel(_shape(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
+            numel(_shape(step, ctx, step.outs[0], dt)) != outer * inner:
+        step.fail("tensor sizes do not match outer %d x reduce %d x inner %d" % dims)
+    step.k = _kernel(step, dt, ("mean", "mean"), variant)
+    step.a = _xy(step, ctx) + dims
     if dt == "int8":
-        step.q = (step.p("in_zp", -128, 127), step.p("out_zp", -128, 127),
-                  step.p("mult", 0, _I32), step.p("shift", -_SHIFT, _SHIFT))
-        step.k = kernel("s8_mean", "mean_s8", variant)
-        step.run = _run_mean_s8
-    else:
-        step.k = kernel("f32_mean", "mean_f32", variant)
-        step.run = _run_mean_f32
+        step.a += step.ps((("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
+                           ("shift", -_SHIFT, _SHIFT)))
 
-
-def _run_mean_s8(s):
-    outer, reduce, inner = s.dims
-    in_zp, out_zp, mult, shift = s.q
-    s.k(s.x, s.y, outer, reduce, inner, in_zp, out_zp, mult, shift)
-
-
-def _run_mean_f32(s):
-    outer, reduce, inner = s.dims
-    s.k(s.x, s.y, outer, reduce, inner)
-
-
-# -- elementwise unary -----------------------------------------------------------------------
 
 def _unary(step, ctx, in_dtype, out_dtype):
+    """(x, y, size) of a one-input op that keeps the element count."""
     _arity(step, 1)
-    size = numel(_tensor(step, ctx, step.ins[0], in_dtype))
-    if numel(_tensor(step, ctx, step.outs[0], out_dtype)) != size:
+    size = numel(_shape(step, ctx, step.ins[0], in_dtype))
+    if numel(_shape(step, ctx, step.outs[0], out_dtype)) != size:
         step.fail("input and output sizes differ")
-    step.size = size
-    _views(step, ctx)
+    return _xy(step, ctx) + (size,)
 
 
-def _prep_softmax(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _unary(step, ctx, dt, dt)
+def _softmax(step, ctx, variant):
+    dt = _dtype(step, ctx)
+    x, y, size = _unary(step, ctx, dt, dt)
     depth = ctx.tensors[step.ins[0]][0][-1]
-    step.dims = (step.size // depth, depth)
-    if dt == "int8":
-        step.q = (step.p("in_mult", 0, _I32), step.p("in_left_shift", -_SHIFT, _SHIFT),
-                  step.p("diff_min", -_I32, 0))
-        step.k = kernel("s8_softmax", "softmax_s8", variant)
-        step.run = _run_softmax_s8
+    step.k = _kernel(step, dt, ("softmax", "softmax"), variant)
+    step.a = (x, y, size // depth, depth)
+    if dt == "float32":
+        step.a += (step.num("beta"),)
     else:
-        step.beta = check_number(step.params.get("beta"), "op %d beta" % step.index)
-        step.k = kernel("f32_softmax", "softmax_f32", variant)
-        step.run = _run_softmax_f32
+        step.a += step.ps((("in_mult", 0, _I32), ("in_left_shift", -_SHIFT, _SHIFT),
+                           ("diff_min", -_I32, 0)))
 
 
-def _run_softmax_s8(s):
-    rows, depth = s.dims
-    in_mult, in_left_shift, diff_min = s.q
-    s.k(s.x, s.y, rows, depth, in_mult, in_left_shift, diff_min)
-
-
-def _run_softmax_f32(s):
-    rows, depth = s.dims
-    s.k(s.x, s.y, rows, depth, s.beta)
-
-
-def _prep_sigmoid_like(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _unary(step, ctx, dt, dt)
-    if dt == "int8":
-        step.q = (step.p("in_zp", -128, 127), step.p("in_mult", 0, _I32),
-                  step.p("in_left_shift", -_SHIFT, _SHIFT), step.p("range_radius", 0, _I32))
-        step.k = kernel("s8_" + step.kind, step.kind + "_s8", variant)
-        step.run = _run_sigmoid_like_s8
-    else:
+def _sigmoid_like(step, ctx, variant):
+    dt = _dtype(step, ctx)
+    step.a = _unary(step, ctx, dt, dt)
+    if dt == "float32":
         step.k = kernel("f32_elementwise", step.kind + "_f32", variant)
-        step.run = _run_unary_f32
-
-
-def _run_sigmoid_like_s8(s):
-    in_zp, in_mult, in_left_shift, radius = s.q
-    s.k(s.x, s.y, s.size, in_zp, in_mult, in_left_shift, radius)
-
-
-def _run_unary_f32(s):
-    s.k(s.x, s.y, s.size)
-
-
-def _prep_quantize(step, ctx, variant):
-    to_int8 = step.kind == "quantize"
-    _unary(step, ctx, "float32" if to_int8 else "int8", "int8" if to_int8 else "float32")
-    step.scale = check_number(step.params.get("scale"), "op %d scale" % step.index)
-    step.zp = step.p("zp", -128, 127)
-    if step.scale <= 0:
-        step.fail("scale must be positive")
-    step.k = kernel("s8_quantize", step.kind + "_s8", variant)
-    step.run = _run_quantize
-
-
-def _run_quantize(s):
-    s.k(s.x, s.y, s.size, s.scale, s.zp)
-
-
-def _prep_requantize(step, ctx, variant):
-    _unary(step, ctx, "int8", "int8")
-    step.q = (step.p("in_zp", -128, 127), step.p("out_zp", -128, 127),
-              step.p("mult", 0, _I32), step.p("shift", -_SHIFT, _SHIFT))
-    step.k = kernel("s8_quantize", "requantize_s8", variant)
-    step.run = _run_requantize
-
-
-def _run_requantize(s):
-    in_zp, out_zp, mult, shift = s.q
-    s.k(s.x, s.y, s.size, in_zp, out_zp, mult, shift)
-
-
-def _prep_clamp(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _unary(step, ctx, dt, dt)
-    if dt == "int8":
-        _act_range(step)
-        step.k = kernel("s8_clamp", "clamp_s8", variant)
-        step.run = _run_clamp_s8
     else:
-        step.act = step.p("act", 0, 3)
+        step.k = kernel("s8_" + step.kind, step.kind + "_s8", variant)
+        step.a += step.ps((("in_zp",) + _ZP, ("in_mult", 0, _I32),
+                           ("in_left_shift", -_SHIFT, _SHIFT), ("range_radius", 0, _I32)))
+
+
+def _quantize(step, ctx, variant):
+    to_int8 = step.kind == "quantize"
+    scale = step.num("scale")
+    if not scale > 0:
+        step.fail("scale must be positive")
+    step.a = _unary(step, ctx, "float32" if to_int8 else "int8",
+                    "int8" if to_int8 else "float32") + (scale, step.p("zp", -128, 127))
+    step.k = kernel("s8_quantize", step.kind + "_s8", variant)
+
+
+def _requantize(step, ctx, variant):
+    step.a = _unary(step, ctx, "int8", "int8") + step.ps(
+        (("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32), ("shift", -_SHIFT, _SHIFT)))
+    step.k = kernel("s8_quantize", "requantize_s8", variant)
+
+
+def _clamp_op(step, ctx, variant):
+    dt = _dtype(step, ctx)
+    step.a = _unary(step, ctx, dt, dt)
+    if dt == "float32":
+        step.a += step.ps(_ACT)
         step.k = kernel("f32_elementwise", "clamp_f32", variant)
-        step.run = _run_clamp_f32
+    else:
+        step.a += _clamp(step)
+        step.k = kernel("s8_clamp", "clamp_s8", variant)
 
 
-def _run_clamp_s8(s):
-    s.k(s.x, s.y, s.size, s.act_min, s.act_max)
-
-
-def _run_clamp_f32(s):
-    s.k(s.x, s.y, s.size, s.act)
-
-
-def _prep_copy(step, ctx, variant):
-    dt = _io_dtype(step, ctx)
-    _unary(step, ctx, dt, dt)
+def _copy(step, ctx, variant):
+    dt = _dtype(step, ctx)
+    step.a = _unary(step, ctx, dt, dt)
     step.k = _layout_kernel("copy", dt, variant)
-    step.run = _run_copy
-
-
-def _run_copy(s):
-    s.k(s.x, s.y, s.size)
-
-
-# -- layout -------------------------------------------------------------------------------
-
-def _layout_kernel(name, dtype, variant):
-    """burn.graph.layout: the generic function serves float32 and is int8's plain twin."""
-    if dtype == "float32" or variant == "plain":
-        return kernel("layout", name, None)
-    return kernel("layout", name + "_s8", variant)
 
 
 def _int_list(step, name, count):
     v = step.params.get(name)
     if type(v) is not list or len(v) != count:
         step.fail("parameter %s must be a list of %d integers" % (name, count))
-    return [check_int(x, 0, MAX_DIM, "op %d %s" % (step.index, name)) for x in v]
+    return tuple([check_int(x, 0, MAX_DIM, "op %d %s" % (step.index, name)) for x in v])
 
 
-def _prep_pad(step, ctx, variant):
+def _pad(step, ctx, variant):
     _arity(step, 1)
-    dt = _io_dtype(step, ctx)
-    shape = _tensor(step, ctx, step.ins[0], dt)
+    dt = _dtype(step, ctx)
+    shape = _shape(step, ctx, step.ins[0], dt)
     if len(shape) > 4:
         step.fail("pad supports at most 4 dims, got %s" % (shape,))
     dims = (1,) * (4 - len(shape)) + tuple(shape)
     before = _int_list(step, "before", 4)
     after = _int_list(step, "after", 4)
-    out = numel([dims[i] + before[i] + after[i] for i in range(4)])
-    if numel(_tensor(step, ctx, step.outs[0], dt)) != out:
+    if numel(_shape(step, ctx, step.outs[0], dt)) != numel(
+            [dims[i] + before[i] + after[i] for i in range(4)]):
         step.fail("output size does not match the padded input")
-    if dt == "int8":
-        step.value = step.p("value", -128, 127)
-    else:
-        step.value = check_number(step.params.get("value", 0.0), "op %d value" % step.index)
-    step.dims = tuple(dims) + tuple(before) + tuple(after)
-    _views(step, ctx)
+    value = step.p("value", -128, 127) if dt == "int8" else step.num("value", 0.0)
+    step.a = _xy(step, ctx) + dims + before + after + (value,)
     step.k = _layout_kernel("pad", dt, variant)
-    step.run = _run_pad
 
 
-def _run_pad(s):
-    d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3 = s.dims
-    s.k(s.x, s.y, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, s.value)
-
-
-def _prep_concat(step, ctx, variant):
+def _concat(step, ctx, variant):
     if not step.ins or len(step.outs) != 1:
         step.fail("expected at least one input and one output")
-    dt = _io_dtype(step, ctx)
-    step.outer = step.p("outer", 1, MAX_DIM)
-    step.inner_sizes = _int_list(step, "inner_sizes", len(step.ins))
-    total = 0
-    for tid, inner in zip(step.ins, step.inner_sizes):
-        if numel(_tensor(step, ctx, tid, dt)) != step.outer * inner:
-            step.fail("input %d does not hold outer %d x inner %d" % (tid, step.outer, inner))
-        total += inner
-    if numel(_tensor(step, ctx, step.outs[0], dt)) != step.outer * total:
+    dt = _dtype(step, ctx)
+    outer = step.p("outer", 1, MAX_DIM)
+    inner = _int_list(step, "inner_sizes", len(step.ins))
+    for tid, n in zip(step.ins, inner):
+        if numel(_shape(step, ctx, tid, dt)) != outer * n:
+            step.fail("input %d does not hold outer %d x inner %d" % (tid, outer, n))
+    if numel(_shape(step, ctx, step.outs[0], dt)) != outer * sum(inner):
         step.fail("output size does not match the inputs")
-    step.xs = [ctx.view(t) for t in step.ins]
-    step.y = ctx.view(step.outs[0])
+    step.a = ([ctx.view(t) for t in step.ins], inner, ctx.view(step.outs[0]), outer)
     step.k = _layout_kernel("concat", dt, variant)
-    step.run = _run_concat
-
-
-def _run_concat(s):
-    s.k(s.xs, s.inner_sizes, s.y, s.outer)
 
 
 PREPARE = {
-    "conv2d": _prep_conv, "depthwise_conv2d": _prep_depthwise,
-    "fully_connected": _prep_fully_connected, "add": _prep_add, "mul": _prep_mul,
-    "avg_pool2d": _prep_pool, "max_pool2d": _prep_pool, "mean": _prep_mean,
-    "softmax": _prep_softmax, "logistic": _prep_sigmoid_like, "tanh": _prep_sigmoid_like,
-    "quantize": _prep_quantize, "dequantize": _prep_quantize,
-    "requantize": _prep_requantize, "clamp": _prep_clamp, "copy": _prep_copy,
-    "pad": _prep_pad, "concat": _prep_concat,
+    "conv2d": _conv, "depthwise_conv2d": _depthwise, "fully_connected": _fully_connected,
+    "add": _binary, "mul": _binary, "avg_pool2d": _pool, "max_pool2d": _pool,
+    "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
+    "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
+    "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
 }
 
 
@@ -587,4 +377,4 @@ def prepare(step, ctx, variant=None):
     if fn is None:
         step.fail("unknown op")
     fn(step, ctx, variant)
-    step.params = None  # bound into attributes now; the heap is scarce on a board
+    step.params = None  # bound into step.a now; the heap is scarce on a board

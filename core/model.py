@@ -20,7 +20,9 @@ from burn.device import device
 from burn.dtype import dtype_of
 from burn.tensor import Tensor
 
-_STREAMED = ("int8", "float32")
+_STREAMED = ("int8", "float32", "int32")
+_FLAT = (list, tuple, array)
+_CAN_CAST = hasattr(memoryview, "cast")  # CPython; MicroPython's memoryview cannot cast
 
 
 def _default_max_arena():
@@ -39,7 +41,7 @@ def load(source, variant=None, max_arena=None):
 def _flat(x):
     """A flat, indexable view of a buffer of values: multi-dim buffers (numpy arrays on the
     host) are flattened and raw bytes read as int8, where the interpreter can cast."""
-    if isinstance(x, (list, tuple, array)) or not hasattr(memoryview, "cast"):
+    if not _CAN_CAST or isinstance(x, _FLAT):
         return x
     try:
         mv = memoryview(x)
@@ -71,16 +73,18 @@ class Model:
 
     def _build(self, variant):
         bst = self._bst
-        # The big buffers first, while the heap is least fragmented.
-        self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
-                       "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
-        self.layer_bytes = 0 if bst.file is None else bst.layer["int8"] + bst.layer["float32"]
+        # The big buffers first, largest first, then code, then the many small objects of
+        # the header: on MicroPython this order keeps the heap from fragmenting.
+        self.layer_bytes = 0
         self._layer = {}
         for dtype in _STREAMED:
-            n = 0 if bst.file is None else bst.layer[dtype] // ITEMSIZE[dtype]
-            self._layer[dtype] = memoryview(_alloc(TYPECODE[dtype], n))
-        bst.parse()
+            n = 0 if bst.file is None else bst.layer[dtype]
+            self.layer_bytes += n
+            self._layer[dtype] = memoryview(_alloc(TYPECODE[dtype], n // ITEMSIZE[dtype]))
+        self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
+                       "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         from burn import bst_ops
+        bst.parse()
         self.tensors = bst.tensors
         self.variant = variant
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
@@ -89,12 +93,14 @@ class Model:
         bst.ops = None  # the steps hold what is needed
         self._plan_streams(steps)
         for step in steps:
+            self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
         self._steps = steps
         self._inputs = [(self.view(t), shape, t) for t, shape in bst.inputs]
         self._out_views = [self.view(t) for t, _shape in bst.outputs]
-        self._outputs = [self._output_tensor(t, shape) for t, shape in bst.outputs]
-        self._result = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
+        self._outputs = [_alloc(TYPECODE[self.tensors[t][1]], numel(s)) for t, s in bst.outputs]
+        self._raw = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
+        self._result = None
         self._copy = [bst_ops.kernel("layout", "copy_s8" if self.tensors[t][1] == "int8"
                                      else "copy", None) for t, _s in bst.inputs + bst.outputs]
 
@@ -108,7 +114,7 @@ class Model:
     def const(self, step, name):
         """(buffer, dtype, shape) of constant `name` of `step`."""
         index = step.consts[name]
-        off, nbytes, dtype, shape = self._bst.blobs[index]
+        off, nbytes, dtype, shape = self._bst.blob(index)
         stream = step.streams.get(dtype)
         if stream is not None:
             begin = (off - stream[0]) // ITEMSIZE[dtype]
@@ -122,15 +128,15 @@ class Model:
         return table, dtype, shape
 
     def _plan_streams(self, steps):
-        """In file mode, give each op the span of its int8 / float32 blobs, which must fit
-        the reusable buffer of its dtype, and the reads that fill it."""
+        """In file mode, give each op the span of its blobs of each dtype, which must fit
+        the reusable buffer of that dtype, and the reads that fill it."""
         for step in steps:
             step.streams = {}
             if self._bst.file is None:
                 continue
             for dtype in _STREAMED:
-                spans = [self._bst.blobs[b] for b in step.consts.values()
-                         if self._bst.blobs[b][2] == dtype]
+                spans = [self._bst.blob(b) for b in step.consts.values()
+                         if self._bst.blob(b)[2] == dtype]
                 if spans:
                     lo = min([s[0] for s in spans])
                     hi = max([s[0] + s[1] for s in spans])
@@ -143,10 +149,20 @@ class Model:
             step.reads = [(base + lo, self._layer[dt][:n // ITEMSIZE[dt]], n)
                           for dt, (lo, n) in step.streams.items()]
 
-    def _output_tensor(self, tid, shape):
-        dtype = self.tensors[tid][1]
-        buf = _alloc(TYPECODE[dtype], numel(shape))
-        return Tensor(buf, shape, dtype_of(dtype), device("pure"))
+    def _read_layer(self, step):
+        """File mode: read the constants of `step` into the layer buffers."""
+        f = self._bst.file
+        for pos, buf, n in step.reads:
+            f.seek(pos)
+            if f.readinto(buf) != n:
+                raise ValueError("op %d: the model file ended early" % step.index)
+
+    def _tensors(self):
+        """The output Tensors, made once around the output arrays."""
+        pure = device("pure")
+        out = [Tensor(buf, shape, dtype_of(self.tensors[t][1]), pure)
+               for buf, (t, shape) in zip(self._outputs, self._bst.outputs)]
+        return out[0] if len(out) == 1 else tuple(out)
 
     # -- inference ------------------------------------------------------------------------
     def _set_input(self, k, x):
@@ -167,22 +183,26 @@ class Model:
 
     def invoke(self):
         """Run every op on the current arena contents (inputs already set)."""
-        f = self._bst.file
         for s in self._steps:
-            for pos, buf, n in s.reads:
-                f.seek(pos)
-                if f.readinto(buf) != n:
-                    raise ValueError("op %d: the model file ended early" % s.index)
-            s.run(s)
+            self._read_layer(s)
+            s.k(*s.a)
         first = len(self._inputs)
         for k in range(len(self._outputs)):
-            self._copy[first + k](self._out_views[k], self._outputs[k].handle,
+            self._copy[first + k](self._out_views[k], self._outputs[k],
                                   len(self._out_views[k]))
 
     def __call__(self, x):
         """Run one inference; `x` is a Tensor, an array / buffer / list of the input's
         values (NHWC, int8 or float32 as the model's input), or a list of those for a model
         of several inputs. Returns the output Tensor (a tuple for several outputs)."""
+        self.run(x)
+        if self._result is None:
+            self._result = self._tensors()
+        return self._result
+
+    def run(self, x):
+        """Like calling the model, but returns the output array (a tuple for several
+        outputs) and never loads the Tensor machinery: the leanest way on a board."""
         if len(self._inputs) == 1:
             self._set_input(0, x)
         else:
@@ -191,7 +211,7 @@ class Model:
             for k in range(len(x)):
                 self._set_input(k, x[k])
         self.invoke()
-        return self._result
+        return self._raw
 
     # -- description and self-test -------------------------------------------------------
     def _io_info(self, items):
@@ -213,7 +233,7 @@ class Model:
             n = 0
             for name, b in s.consts.items():
                 if name in ("w", "bias"):
-                    n += numel(self._bst.blobs[b][3])
+                    n += numel(self._bst.blob(b)[3])
             ops.append({"index": s.index, "op": s.kind, "dtype": self.tensors[s.ins[0]][1],
                         "inputs": [self.tensors[t][0] for t in s.ins],
                         "outputs": [self.tensors[t][0] for t in s.outs],
@@ -227,18 +247,38 @@ class Model:
                 "metadata": self._bst.metadata, "tests": len(self._bst.tests),
                 "mode": "bytes" if self._bst.file is None else "file"}
 
+    def input_buffer(self, k=0):
+        """The arena slice of input `k` (a flat memoryview of int8 or float32 values): fill
+        it in place (e.g. with `file.readinto`) and call `invoke()` to skip the input copy."""
+        return self._inputs[k][0]
+
+    def outputs(self):
+        """The output arrays (a tuple for several outputs) that `invoke()` fills."""
+        return self._raw
+
+    def _load_blob(self, index, k):
+        """Put reference blob `index` into input `k` without a large temporary."""
+        view = self._inputs[k][0]
+        if self._bst.file is not None:
+            self._bst.file.seek(self._bst.data_offset + self._bst.blob(index)[0])
+            if self._bst.file.readinto(view) != self._bst.blob(index)[1]:
+                raise ValueError("the model file ended early")
+        elif self._bst.blob(index)[2] == "int8":
+            self._copy[k](_flat(self._bst.blob_bytes(index)), view, len(view))
+        else:
+            self._copy[k](self._bst.blob_array(index), view, len(view))
+
     def self_test(self):
         """Run the file's reference tests; return how many ran. Raises ValueError at the
         first output element that differs (int8: at all; float32: beyond 1e-4 + 1e-3 of
         the reference's magnitude)."""
         for i, (ins, outs) in enumerate(self._bst.tests):
-            xs = [self._bst.blob_array(b) for b in ins]
-            ys = self(xs[0] if len(xs) == 1 else xs)
-            if len(self._outputs) == 1:
-                ys = (ys,)
+            for k, b in enumerate(ins):
+                self._load_blob(b, k)
+            self.invoke()
             for j, b in enumerate(outs):
                 ref = self._bst.blob_array(b)
-                got = ys[j].handle
+                got = self._outputs[j]
                 for e in range(len(ref)):
                     diff = abs(got[e] - ref[e])
                     if diff > 0 and (ref.typecode != "f" or diff > 1e-4 + 1e-3 * abs(ref[e])):

@@ -37,6 +37,11 @@ _LAZY_METHODS = {
     "clamp": "select", "clip": "select", "tolist": "format",
     "flatten": "layout", "expand_as": "layout", "clone": "layout", "contiguous": "layout",
     "copy_": "layout", "narrow": "index",
+    "rsqrt": "elementwise", "sin": "elementwise", "cos": "elementwise",
+    "floor": "elementwise", "ceil": "elementwise", "round": "elementwise",
+    "sign": "elementwise", "reciprocal": "elementwise", "erf": "elementwise",
+    "eq": "elementwise", "ne": "elementwise", "lt": "elementwise", "le": "elementwise",
+    "gt": "elementwise", "ge": "elementwise",
 }
 
 
@@ -450,18 +455,6 @@ class Tensor:
         """Square root, elementwise."""
         return self._unary("sqrt")
 
-    def rsqrt(self):
-        """1 / sqrt(x), elementwise."""
-        return self._unary("rsqrt")
-
-    def sin(self):
-        """Sine, elementwise."""
-        return self._unary("sin")
-
-    def cos(self):
-        """Cosine, elementwise."""
-        return self._unary("cos")
-
     def tanh(self):
         """Hyperbolic tangent, elementwise."""
         return self._unary("tanh")
@@ -474,22 +467,6 @@ class Tensor:
         """max(x, 0), elementwise."""
         return self._unary("relu")
 
-    def floor(self):
-        """Round down, elementwise."""
-        return self._unary("floor")
-
-    def ceil(self):
-        """Round up, elementwise."""
-        return self._unary("ceil")
-
-    def round(self):
-        """Round half to even, elementwise."""
-        return self._unary("round")
-
-    def sign(self):
-        """-1, 0 or 1, elementwise."""
-        return self._unary("sign")
-
     def abs(self):
         """Absolute value, elementwise."""
         return self._unary("abs")
@@ -497,14 +474,6 @@ class Tensor:
     def neg(self):
         """-x, elementwise."""
         return self._unary("neg")
-
-    def reciprocal(self):
-        """1 / x, elementwise."""
-        return self._unary("reciprocal")
-
-    def erf(self):
-        """Gauss error function, elementwise."""
-        return self._unary("erf")
 
     def add(self, other):
         """x + other, broadcasting; other may be a number."""
@@ -533,30 +502,6 @@ class Tensor:
     def minimum(self, other):
         """Elementwise minimum, broadcasting; other may be a number."""
         return self._binary("minimum", other)
-
-    def eq(self, other):
-        """x == other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("eq", other)
-
-    def ne(self, other):
-        """x != other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("ne", other)
-
-    def lt(self, other):
-        """x < other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("lt", other)
-
-    def le(self, other):
-        """x <= other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("le", other)
-
-    def gt(self, other):
-        """x > other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("gt", other)
-
-    def ge(self, other):
-        """x >= other (bool tensor), broadcasting; other may be a number."""
-        return self._binary("ge", other)
 
     def __floordiv__(self, other):
         return self._binary("floordiv", other)
@@ -588,6 +533,18 @@ class Tensor:
     def __rpow__(self, other):
         return self._binary("pow", other, True)
 
+    def __lt__(self, other):
+        return self._binary("lt", other)
+
+    def __le__(self, other):
+        return self._binary("le", other)
+
+    def __gt__(self, other):
+        return self._binary("gt", other)
+
+    def __ge__(self, other):
+        return self._binary("ge", other)
+
     __neg__ = neg
     __abs__ = abs
     __add__ = __radd__ = add
@@ -598,10 +555,6 @@ class Tensor:
     __rand__ = __and__
     __ror__ = __or__
     __rxor__ = __xor__
-    __lt__ = lt
-    __le__ = le
-    __gt__ = gt
-    __ge__ = ge
 
     # -- linear algebra --------------------------------------------------------------------
     def matmul(self, other):

@@ -18,7 +18,7 @@ from burn.host.arena_plan import plan_arena
 
 MAGIC = b"\x89BST"
 VERSION = 1
-HEADER_STRUCT = "<4sHHIIIIIIIIII"
+HEADER_SIZE = 48  # magic, version, flags, header_len, header_crc, then 8 u32 (the rest)
 ALIGN = 16
 _BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
 # Streamed constants come first in each op's run of blobs, so a layer is one contiguous read.
@@ -125,7 +125,7 @@ def _test_entry(graph, test, blobs):
 
 def _layer_bytes(ops, table):
     """Per streamed dtype, the largest span of one op's blobs (the reader's buffer size)."""
-    largest = {"int8": 0, "float32": 0}
+    largest = {"int8": 0, "float32": 0, "int32": 0}
     for op in ops:
         for dtype in largest:
             spans = [table[b] for b in op["consts"].values() if table[b][2] == dtype]
@@ -153,12 +153,14 @@ def encode_bst(graph):
     }
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     data = b"".join(blobs.parts)
-    data_offset = (struct.calcsize(HEADER_STRUCT) + len(text) + ALIGN - 1) // ALIGN * ALIGN
+    data_offset = (HEADER_SIZE + len(text) + ALIGN - 1) // ALIGN * ALIGN
     layer = _layer_bytes(ops, blobs.table)
-    head = struct.pack(HEADER_STRUCT, MAGIC, VERSION, 0, len(text), binascii.crc32(text),
-                       data_offset, len(data), binascii.crc32(data), arena["int8"],
-                       arena["float32"], layer["int8"], layer["float32"], 0)
-    pad = bytes(data_offset - len(head) - len(text))
+    rest = struct.pack("<8I", data_offset, len(data),
+                       binascii.crc32(data), arena["int8"], arena["float32"], layer["int8"],
+                       layer["float32"], layer["int32"])
+    pad = bytes(data_offset - HEADER_SIZE - len(text))
+    head = struct.pack("<4sHHII", MAGIC, VERSION, 0, len(text),
+                       binascii.crc32(rest + text + pad)) + rest
     return head + text + pad + data
 
 

@@ -211,7 +211,7 @@ class DeviceTest(pytest.Item):
             if exc.output:
                 text = "board output:\n%s\n%s" % (exc.output.rstrip("\n"), text)
             if exc.__class__.__name__ != "DeviceError":
-                text += "\n" + str(exc).splitlines()[0]
+                text += "\n" + str(exc).splitlines()[0].rstrip(":")
             return text
         if isinstance(exc, LinkError):
             return "serial link (%s): %s: %s" % (where, type(exc).__name__, exc)

@@ -13,8 +13,9 @@ def pytest_addoption(parser):
                     help="MicroPython heap size, e.g. 192k or 1m (default %(default)s)")
     group.addoption("--mp-timeout", type=float, default=60.0,
                     help="seconds one test may run on MicroPython (default %(default)s)")
-    group.addoption("--mp-mpy", action="store_true",
-                    help="MicroPython imports core compiled to .mpy (as on a board), not .py")
+    group.addoption("--mp-source", action="store_true",
+                    help="MicroPython compiles core from its .py sources instead of importing "
+                         "the .mpy build a board runs (the default)")
     group.addoption("--mp-only", action="store_true",
                     help="run only the MicroPython items of tests/core")
     group.addoption("--cpython-only", action="store_true",

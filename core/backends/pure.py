@@ -6,7 +6,7 @@ in `burn.kernels` (viper twins on MicroPython). Integer results wrap like C; flo
 casts truncate toward zero (NaN and infinities give 0); bools are 0/1.
 """
 
-from burn.backend import Backend, register
+from burn.backend import COMPARE_OPS, Backend, register
 from burn.backends import pure_storage as storage
 from burn.backends.pure_layout import (
     alloc,
@@ -68,7 +68,7 @@ class PureBackend(Backend):
         return broadcast_map(unary_row(op, dtype), [(h, (n,))], (n,), out)
 
     def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
-        tc = "B" if op in ("eq", "ne", "lt", "le", "gt", "ge") else dtype.typecode
+        tc = "B" if op in COMPARE_OPS else dtype.typecode
         out = alloc(tc, numel(out_shape))
         return broadcast_map(binary_row(op, dtype), [(a, a_shape), (b, b_shape)],
                              out_shape, out)

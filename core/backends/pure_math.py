@@ -6,8 +6,8 @@ raise, a safe per-element function used to redo the row after an exception.
 """
 
 import math
-from array import array
 
+from burn.backend import COMPARE_OPS
 from burn.backends.pure_storage import pack, pack_flags, to_int
 from burn.dtype import bool_
 
@@ -144,31 +144,22 @@ def unary_row(op, dtype):
     if f is not None:
         return lambda r: pack(f(r), dtype)
     # Transcendental ops on integers: compute in float, truncate toward zero, wrap.
-    safe = FLOAT_UNARY[op][1] or FLOAT_UNARY[op][0]
-    fast = FLOAT_UNARY[op][0]
+    pair = FLOAT_UNARY[op]
+    return lambda r: pack([to_int(v) for v in _compute(pair, (r,))], dtype)
 
-    def row(r):
-        try:
-            vals = fast(r)
-        except _ARITH_ERRORS:
-            vals = [safe(x) for x in r] if safe is not fast else [NAN] * len(r)
-        return pack([to_int(v) for v in vals], dtype)
 
-    return row
+def _compute(pair, rows):
+    fast, safe = pair
+    if safe is None:
+        return fast(*rows)
+    try:
+        return fast(*rows)
+    except _ARITH_ERRORS:
+        return [safe(*xs) for xs in zip(*rows)]
 
 
 def _guarded(pair, dtype):
-    fast, safe = pair
-    if safe is None:
-        return lambda *rows: pack(fast(*rows), dtype)
-
-    def row(*rows):
-        try:
-            return pack(fast(*rows), dtype)
-        except _ARITH_ERRORS:
-            return pack([safe(*xs) for xs in zip(*rows)], dtype)
-
-    return row
+    return lambda *rows: pack(_compute(pair, rows), dtype)
 
 
 def _fdiv(x, y):
@@ -313,13 +304,10 @@ def _int_binary(op):
     return zip_expr("imax" if op == "maximum" else "imin"), None
 
 
-COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
-
-
 def binary_row(op, dtype):
     """Row function (two value rows -> array) for the binary op `op` on `dtype` inputs;
     comparisons give bool arrays."""
-    if op in COMPARE:
+    if op in COMPARE_OPS:
         f = zip_expr(op)
         return lambda a, b: pack_flags(f(a, b))
     pair = _float_binary(op) if dtype.is_float else _int_binary(op)
@@ -341,8 +329,3 @@ def clamp_row(lo, hi, dtype):
     if lo is None:
         return lambda r: pack([hi if x > hi else x for x in r], dtype)
     return lambda r: pack([lo if x < lo else (hi if x > hi else x) for x in r], dtype)
-
-
-def empty(dtype):
-    """An empty array of `dtype`."""
-    return array(dtype.typecode)

@@ -35,11 +35,6 @@ def pack_flags(vals):
     return array("B", vals)
 
 
-def packer(dtype):
-    """A one-argument function packing a list of numbers into an array of `dtype`."""
-    return lambda vals: pack(vals, dtype)
-
-
 def cast(h, n, src, dst):
     """`n` elements of `h` converted from dtype `src` to `dst`."""
     if dst is bool_:

@@ -4,20 +4,26 @@ import burn
 from burn.nn.module import Module
 
 
-class ReLU(Module):
+class _Elementwise(Module):
+    """An activation without settings: `forward` is the burn function named `fn`."""
+
+    fn = ""
+
+    def forward(self, x):
+        """Apply the activation."""
+        return getattr(burn, self.fn)(x)
+
+
+class ReLU(_Elementwise):
     """max(x, 0)."""
 
-    def forward(self, x):
-        """Apply the activation."""
-        return burn.relu(x)
+    fn = "relu"
 
 
-class ReLU6(Module):
+class ReLU6(_Elementwise):
     """min(max(x, 0), 6)."""
 
-    def forward(self, x):
-        """Apply the activation."""
-        return burn.relu6(x)
+    fn = "relu6"
 
 
 class LeakyReLU(Module):
@@ -35,28 +41,22 @@ class LeakyReLU(Module):
         return "negative_slope=" + repr(self.negative_slope)
 
 
-class Sigmoid(Module):
+class Sigmoid(_Elementwise):
     """1 / (1 + exp(-x))."""
 
-    def forward(self, x):
-        """Apply the activation."""
-        return burn.sigmoid(x)
+    fn = "sigmoid"
 
 
-class Tanh(Module):
+class Tanh(_Elementwise):
     """Hyperbolic tangent."""
 
-    def forward(self, x):
-        """Apply the activation."""
-        return burn.tanh(x)
+    fn = "tanh"
 
 
-class SiLU(Module):
+class SiLU(_Elementwise):
     """x * sigmoid(x)."""
 
-    def forward(self, x):
-        """Apply the activation."""
-        return burn.silu(x)
+    fn = "silu"
 
 
 class GELU(Module):

@@ -29,21 +29,21 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
 
-def _as_tensor_like(context, value, like):
+def _loadable(key, value, like):
     """`value` (Tensor, nested list, number or anything with .tolist()) as a Tensor with the
-    dtype and device of `like`; ValueError starting with `context` when the shapes differ."""
+    dtype and device of `like`, the model's tensor under `key`."""
     if not isinstance(value, Tensor):
         if hasattr(value, "tolist"):
             value = value.tolist()
-        value = burn.tensor(value, dtype=like.dtype, device=like.device)
+        try:
+            value = burn.tensor(value, dtype=like.dtype, device=like.device)
+        except (TypeError, ValueError) as e:
+            raise TypeError("load_state_dict: the value for " + key +
+                            " is not tensor data (" + str(e) + ")") from None
     if tuple(value.shape) != tuple(like.shape):
-        raise ValueError(context + ": got shape " + str(tuple(value.shape)) +
-                         ", expected " + str(tuple(like.shape)))
-    if value.dtype is not like.dtype:
-        value = value.to(like.dtype)
-    if value.device != like.device:
-        value = value.to(like.device)
-    return value
+        raise ValueError("load_state_dict: size mismatch for " + key + ": got shape " +
+                         str(tuple(value.shape)) + ", expected " + str(tuple(like.shape)))
+    return value.to(like.dtype, like.device)
 
 
 def _indent(text):
@@ -103,9 +103,10 @@ class Module:
         elif isinstance(value, Module):
             self._record(2, name, value)
         else:
-            lists = self._names()
+            # plain attributes may be set even before Module.__init__, as in PyTorch
             for kind in (0, 1, 2):
-                if name in lists[kind]:
+                names = getattr(self, _LIST_ATTRS[kind], ())
+                if name in names:
                     self._record(kind, name, value)
                     return
             object.__setattr__(self, name, value)
@@ -216,8 +217,7 @@ class Module:
             if key not in state:
                 missing.append(key)
             else:
-                context = "load_state_dict: size mismatch for " + key
-                ready.append((t, _as_tensor_like(context, state[key], t)))
+                ready.append((t, _loadable(key, state[key], t)))
         expected = [s[0] for s in slots]
         unexpected = [k for k in state if k not in expected]
         if strict and (missing or unexpected):
@@ -299,3 +299,4 @@ class Module:
 
 _KINDS = (Parameter, Tensor, Module)
 _KIND_NAMES = ("parameter", "buffer", "child module")
+_LIST_ATTRS = ("_param_names", "_buffer_names", "_child_names")

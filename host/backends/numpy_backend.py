@@ -10,6 +10,9 @@ import numpy as np
 from burn import backend as _backend
 from burn import dtype as _dt
 
+from ..autodiff.helpers import pool_divisors
+from . import numpy_conv as _conv
+
 _NP = {
     _dt.float32: np.float32,
     _dt.int8: np.int8,
@@ -105,7 +108,9 @@ class NumpyBackend(_backend.Backend):
                 out = _ARITH[op](x, y)
             if not dtype.is_float and dtype is not _dt.bool_:
                 out = out.astype(_NP[dtype])
-        return xp.ascontiguousarray(xp.broadcast_to(out, out_shape)).reshape(-1)
+        if out.shape != tuple(out_shape):
+            out = xp.ascontiguousarray(xp.broadcast_to(out, out_shape))
+        return out.reshape(-1)
 
     def where(self, c, c_shape, a, a_shape, b, b_shape, out_shape, dtype):
         xp = self.xp
@@ -171,38 +176,59 @@ class NumpyBackend(_backend.Backend):
 
     def conv2d(self, x, x_shape, w, w_shape, bias, stride, padding, dilation, groups,
                out_shape, dtype):
-        xp = self.xp
-        n, _c, _, _ = x_shape
-        o, cg, kh, kw = w_shape
-        _, _, oh, ow = out_shape
         acc = np.float32 if dtype.is_float else np.int64
-        windows = _windows(xp, x.reshape(x_shape).astype(acc), (kh, kw), stride, padding,
-                           dilation, (oh, ow), 0)
-        # windows: [n, c, oh, ow, kh, kw] -> per group contraction over (cg, kh, kw)
-        windows = windows.reshape(n, groups, cg, oh, ow, kh, kw)
-        weight = w.reshape(groups, o // groups, cg, kh, kw).astype(acc)
-        out = xp.einsum("ngcyxhw,gochw->ngoyx", windows, weight, optimize=True)
-        out = out.reshape(n, o, oh, ow)
+        out = _conv.conv2d(self.xp, x.reshape(x_shape).astype(acc, copy=False),
+                           w.reshape(w_shape).astype(acc, copy=False), groups, stride,
+                           padding, dilation, out_shape[2:])
         if bias is not None:
-            out = out + bias.astype(acc).reshape(1, o, 1, 1)
-        return xp.ascontiguousarray(out.astype(_NP[dtype])).reshape(-1)
+            out = out + bias.astype(acc, copy=False).reshape(1, -1, 1, 1)
+        return self.xp.ascontiguousarray(out.astype(_NP[dtype], copy=False)).reshape(-1)
+
+    # Faster gradients than the generic ones of burn.host.autodiff.helpers.
+    def conv2d_grad_input(self, g, g_shape, w, w_shape, x_shape, stride, padding, dilation,
+                          groups):
+        out = _conv.conv2d_grad_input(self.xp, g.reshape(g_shape), w.reshape(w_shape),
+                                      x_shape, groups, stride, padding, dilation)
+        return self.xp.ascontiguousarray(out).reshape(-1)
+
+    def conv2d_grad_weight(self, g, g_shape, x, x_shape, w_shape, stride, padding, dilation,
+                           groups):
+        out = _conv.conv2d_grad_weight(self.xp, g.reshape(g_shape), x.reshape(x_shape),
+                                       w_shape, groups, stride, padding, dilation)
+        return self.xp.ascontiguousarray(out, dtype=np.float32).reshape(-1)
+
+    def max_pool_grad(self, g, y, x, x_shape, kernel, stride, padding, dilation, out_shape):
+        out = _conv.max_pool_grad(self.xp, g.reshape(out_shape), x.reshape(x_shape), kernel,
+                                  stride, padding, dilation)
+        return self.xp.ascontiguousarray(out).reshape(-1)
+
+    def avg_pool_grad(self, g, divisors, x_shape, kernel, stride, padding, dilation,
+                      out_shape):
+        div = self.xp.asarray(divisors, dtype=np.float32).reshape(out_shape[2:])
+        out = _conv.avg_pool_grad(self.xp, g.reshape(out_shape), div, x_shape, kernel,
+                                  stride, padding, dilation)
+        return self.xp.ascontiguousarray(out).reshape(-1)
 
     def pool2d(self, op, x, x_shape, kernel, stride, padding, dilation, ceil_mode,
                count_include_pad, out_shape, dtype):
         xp = self.xp
-        oh, ow = out_shape[2], out_shape[3]
+        out_hw = out_shape[2:]
+        pads = _conv.pool_frame(x_shape, kernel, stride, padding, dilation, out_hw)
         if op == "max":
             fill = -np.inf if dtype.is_float else _dt_lo(dtype)
-            win = _windows(xp, x.reshape(x_shape), kernel, stride, padding, dilation,
-                           (oh, ow), fill)
+            xpad = _conv.padded(xp, x.reshape(x_shape), pads, fill)
+            win = _conv.windows(xp, xpad, kernel, stride, dilation, out_hw)
             return xp.ascontiguousarray(win.max(axis=(4, 5))).reshape(-1)
         acc = np.float32 if dtype.is_float else np.int64
-        win = _windows(xp, x.reshape(x_shape).astype(acc), kernel, stride, padding,
-                       dilation, (oh, ow), 0)
-        total = win.sum(axis=(4, 5))
-        count = _pool_counts(xp, x_shape[2:], kernel, stride, padding, dilation, (oh, ow),
-                             count_include_pad)
-        out = total / count if dtype.is_float else xp.floor_divide(total, count)
+        xpad = _conv.padded(xp, x.reshape(x_shape).astype(acc), pads, 0)
+        total = _conv.windows(xp, xpad, kernel, stride, dilation, out_hw).sum(axis=(4, 5))
+        count = xp.asarray(pool_divisors(x_shape, kernel, stride, padding, dilation,
+                                         out_shape, count_include_pad),
+                           dtype=np.float64).reshape(out_hw)
+        if dtype.is_float:
+            out = total / count
+        else:  # round half away from zero, as the pure backend and TFLite do
+            out = xp.sign(total) * xp.floor(xp.abs(total) / count + 0.5)
         return xp.ascontiguousarray(out.astype(_NP[dtype])).reshape(-1)
 
 
@@ -224,41 +250,6 @@ _ARITH = {
     "maximum": np.maximum, "minimum": np.minimum,
     "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
 }
-
-
-def _windows(xp, x, kernel, stride, padding, dilation, out_hw, fill):
-    """View [n, c, oh, ow, kh, kw] of the padded input's pooling/conv windows."""
-    kh, kw = kernel
-    sh, sw = stride
-    dh, dw = dilation
-    pt, pb, pl, pr = padding
-    oh, ow = out_hw
-    h, w = x.shape[2], x.shape[3]
-    # ceil_mode may need more rows/cols than the stated padding gives.
-    need_h = (oh - 1) * sh + (kh - 1) * dh + 1
-    need_w = (ow - 1) * sw + (kw - 1) * dw + 1
-    pb = max(pb, need_h - h - pt)
-    pr = max(pr, need_w - w - pl)
-    if pt or pb or pl or pr:
-        x = xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
-    span_h = (kh - 1) * dh + 1
-    span_w = (kw - 1) * dw + 1
-    view = xp.lib.stride_tricks.sliding_window_view(x, (span_h, span_w), axis=(2, 3))
-    return view[:, :, : (oh - 1) * sh + 1: sh, : (ow - 1) * sw + 1: sw, ::dh, ::dw]
-
-
-def _pool_counts(xp, hw, kernel, stride, padding, dilation, out_hw, count_include_pad):
-    """Divisor per output position of average pooling, shape [oh, ow]."""
-    h, w = hw
-    pt, pb, pl, pr = padding
-    if count_include_pad:
-        mask = xp.zeros((1, 1, h + pt + pb, w + pl + pr), dtype=np.float32)
-        mask[:] = 1
-        padding = (0, 0, 0, 0)
-    else:
-        mask = xp.ones((1, 1, h, w), dtype=np.float32)
-    counts = _windows(xp, mask, kernel, stride, padding, dilation, out_hw, 0)
-    return counts.sum(axis=(4, 5))[0, 0]
 
 
 BACKEND = _backend.register(NumpyBackend())

@@ -21,21 +21,66 @@ from burn.host.link.errors import (
 
 PART_SUFFIX = ".part"
 
-_HASH_CODE = """
-import hashlib, binascii
+_HASH_FUNCTION = """
+import os, hashlib, binascii
 def _bh(p):
     h = hashlib.sha256()
     b = bytearray(512)
     m = memoryview(b)
-    with open(p, 'rb') as f:
+    try:
+        f = open(p, 'rb')
+    except OSError:
+        return None
+    with f:
         while True:
             n = f.readinto(b)
             if not n:
                 break
             h.update(m[:n])
     return binascii.hexlify(h.digest()).decode()
-print(_bh(%r))
-del _bh
+"""
+
+_HASHES_CODE = _HASH_FUNCTION + """
+for _p in %r:
+    print(repr((_p, _bh(_p))))
+del _bh, _p
+"""
+
+_MAKEDIRS = """
+import os
+_p = ''
+for _d in %(parent)r.split('/'):
+    if _d:
+        _p += '/' + _d
+        try:
+            os.mkdir(_p)
+        except OSError:
+            pass
+"""
+
+_PUT_START = _MAKEDIRS + """
+import binascii
+_bf = open(%(part)r, 'wb')
+_bw = _bf.write
+_ba = binascii.a2b_base64
+"""
+
+_PUT_CHUNK = "_bw(_ba(%r))\n"
+
+# The board renames the part file only when its own hash of it is the expected one.
+_PUT_FINISH = _HASH_FUNCTION + """
+_bf.close()
+_h = _bh(%(part)r)
+if _h == %(want)r:
+    try:
+        os.rename(%(part)r, %(path)r)
+    except OSError:
+        os.remove(%(path)r)
+        os.rename(%(part)r, %(path)r)
+else:
+    os.remove(%(part)r)
+print(_h)
+del _bf, _bw, _ba, _bh, _h
 """
 
 _READ_CODE = """
@@ -55,9 +100,12 @@ def sha256_hex(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def remote_hash(link, path):
-    """SHA-256 (hex) of a file on the board, computed on the board."""
-    return link.exec(_HASH_CODE % path, timeout=_time_for(link.stat(path)[1])).strip()
+def remote_hashes(link, paths):
+    """{path: SHA-256 hex, or None if absent} for files on the board, computed on the board."""
+    if not paths:
+        return {}
+    text = link.exec(_HASHES_CODE % (list(paths),), timeout=10.0 + 2.0 * len(paths))
+    return dict(ast.literal_eval(line) for line in text.splitlines() if line.strip())
 
 
 def _time_for(nbytes):
@@ -66,52 +114,44 @@ def _time_for(nbytes):
 
 def makedirs(link, path):
     """Create `path` and its parents on the board (existing ones are fine)."""
-    link.exec(
-        "import os\n_p = ''\nfor _d in %r.split('/'):\n"
-        "    if _d:\n        _p += '/' + _d\n        try:\n            os.mkdir(_p)\n"
-        "        except OSError:\n            pass\ndel _p, _d\n" % path
-    )
+    link.exec(_MAKEDIRS % {"parent": path})
 
 
 def put_bytes(link, data, remote, chunk=2048, attempts=2):
     """Write `data` to `remote` atomically; TransferError if the hash never matches."""
     remote = _absolute(remote)
-    parent = posixpath.dirname(remote)
-    if parent != "/":
-        makedirs(link, parent)
-    want = sha256_hex(data)
+    values = {"parent": posixpath.dirname(remote), "part": remote + PART_SUFFIX,
+              "path": remote, "want": sha256_hex(data)}
+    pieces = [_PUT_CHUNK % base64.b64encode(data[i : i + chunk]).decode("ascii")
+              for i in range(0, len(data), chunk)] or [""]
     for attempt in range(attempts):
         try:
-            _write_part(link, data, remote, chunk)
-            got = remote_hash(link, remote + PART_SUFFIX)
+            got = _send_file(link, values, pieces, len(data))
         except BoardResetError:
             if attempt + 1 == attempts:
                 raise
             continue
-        if got == want:
-            _replace(link, remote + PART_SUFFIX, remote)
-            return want
-        link.exec("import os\nos.remove(%r)" % (remote + PART_SUFFIX))
+        if got == values["want"]:
+            return got
     raise TransferError(
         "%s arrived corrupted on the board on %s %d times (SHA-256 %s, expected %s)"
-        % (remote, link.port, attempts, got, want)
+        % (remote, link.port, attempts, got, values["want"])
     )
 
 
-def _write_part(link, data, remote, chunk):
-    part = remote + PART_SUFFIX
-    link.exec("import binascii\n_bf = open(%r, 'wb')\n_bw = _bf.write\n_ba = binascii.a2b_base64"
-              % part)
+def _send_file(link, values, pieces, size):
+    # Small files take one exec; larger ones one per chunk between the start and the finish.
+    execs = [_PUT_START % values + pieces[0]] + pieces[1:]
+    execs[-1] += _PUT_FINISH % values
     try:
-        for i in range(0, len(data), chunk):
-            piece = base64.b64encode(data[i : i + chunk]).decode("ascii")
-            link.exec("_bw(_ba(%r))" % piece)
-        link.exec("_bf.close()\ndel _bf, _bw, _ba")
+        for code in execs[:-1]:
+            link.exec(code)
+        return link.exec(execs[-1], timeout=_time_for(size)).strip()
     except DeviceError as exc:
-        _discard(link, part)
+        _discard(link, values["part"])
         if exc.errno == ENOSPC:
-            total, free = link.fs_info(remote)
-            raise FlashFullError(exc.traceback, remote, len(data), free, total) from None
+            total, free = link.fs_info(values["parent"] or "/")
+            raise FlashFullError(exc.traceback, values["path"], size, free, total) from None
         raise
 
 
@@ -123,21 +163,13 @@ def _discard(link, part):
         pass
 
 
-def _replace(link, src, dst):
-    # littlefs renames over an existing file; FAT refuses, so remove the old one first.
-    link.exec(
-        "import os\ntry:\n    os.rename(%r, %r)\nexcept OSError:\n"
-        "    os.remove(%r)\n    os.rename(%r, %r)\n" % (src, dst, dst, src, dst)
-    )
-
-
 def get_bytes(link, remote, chunk=1536):
     """The contents of `remote`, checked against the board's own SHA-256 of it."""
     remote = _absolute(remote)
     size = link.stat(remote)[1]
     text = link.exec(_READ_CODE % (remote, chunk), timeout=_time_for(size) * 2)
     data = base64.b64decode("".join(text.split()))
-    want = remote_hash(link, remote)
+    want = remote_hashes(link, [remote])[remote]
     if sha256_hex(data) != want:
         raise TransferError(
             "reading %s from the board on %s: the data does not match the board's SHA-256"

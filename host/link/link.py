@@ -142,8 +142,8 @@ class Link:
         return data
 
     def sha256(self, remote):
-        """SHA-256 (hex) of a file on the board, computed there."""
-        return files.remote_hash(self, remote)
+        """SHA-256 (hex) of a file on the board computed there; None if there is no such file."""
+        return files.remote_hashes(self, [remote])[remote]
 
     def stat(self, remote):
         """(mode, size) of a file or folder on the board; DeviceError (ENOENT) if absent."""
@@ -182,24 +182,19 @@ class Link:
 
         Returns the remote paths written.
         """
-        written = []
         local_dir = Path(local_dir)
+        wanted = {}
         for path in sorted(local_dir.rglob(pattern)):
-            if "__pycache__" in path.parts:
-                continue
-            remote = remote_dir.rstrip("/") + "/" + path.relative_to(local_dir).as_posix()
-            data = path.read_bytes()
-            if self._same_on_board(remote, data):
-                continue
-            self.put_file(data, remote)
-            written.append(remote)
+            if "__pycache__" not in path.parts:
+                remote = remote_dir.rstrip("/") + "/" + path.relative_to(local_dir).as_posix()
+                wanted[remote] = path.read_bytes()
+        present = files.remote_hashes(self, list(wanted))
+        written = []
+        for remote, data in wanted.items():
+            if present.get(remote) != files.sha256_hex(data):
+                self.put_file(data, remote)
+                written.append(remote)
         return written
-
-    def _same_on_board(self, remote, data):
-        try:
-            return self.sha256(remote) == files.sha256_hex(data)
-        except DeviceError:
-            return False
 
     # ---- lifetime ---------------------------------------------------------------------------
 

@@ -66,7 +66,7 @@ def choose_port(matches, board=None):
                                      target.flash_instructions, target.firmware_url)
             )
     seen = ", ".join("%s [%s]" % (m.device, m.usb_id or "no USB id") for m in matches)
-    wanted = "a %s board" % name if name else "a MicroPython board"
+    wanted = "%s board" % name if name else "MicroPython board"
     raise NoBoardError(
         "no %s found on any serial port (seen: %s). Plug it in, name its port with --port, "
         "or use the virtual board (--virtual)." % (wanted, seen or "none")

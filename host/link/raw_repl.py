@@ -164,9 +164,9 @@ class RawRepl:
             code = code.encode("utf-8")
         if not self.in_raw:
             self.enter()
-        self._send(code)
         start = time.monotonic()
         try:
+            self._send(code)
             out = self.read_until(b"\x04", timeout, "running code", on_output, True)
             left = None if timeout is None else max(1.0, timeout - (time.monotonic() - start))
             err = self.read_until(b"\x04", left, "reading the traceback", None, True)

@@ -9,8 +9,9 @@
 #
 # Frames, both directions: 1 kind byte, 4-byte little-endian length, payload.
 #   to here:    b"f" source to run as a file (raw REPL), b"s" one interactive statement
-#   from here:  b"R" ready (payload: version line), b"D" done, b"E" error (payload: the
-#               traceback text), b"X" SystemExit (the supervisor soft-resets)
+#   from here:  b"B" booting (Ctrl-C may now interrupt boot.py/main.py), b"R" ready
+#               (payload: version line), b"D" done, b"E" error (payload: the traceback
+#               text), b"X" SystemExit (the supervisor soft-resets)
 import gc
 import io
 import os
@@ -50,13 +51,12 @@ def mount_flash(path, block_bytes, fs_type):
     """Mount the image at "/" (formatting it on first boot, as a fresh board does)."""
     fs_class = vfs.VfsFat if fs_type == "fat" else vfs.VfsLfs2
     dev = FlashImage(path, block_bytes)
+    vfs.umount("/")
     try:
-        fs = fs_class(dev)
+        vfs.mount(fs_class(dev), "/")
     except OSError:
         fs_class.mkfs(dev)
-        fs = fs_class(dev)
-    vfs.umount("/")
-    vfs.mount(fs, "/")
+        vfs.mount(fs_class(dev), "/")
     os.chdir("/")
     sys.path[:] = ["", ".frozen", "/lib"]
 
@@ -151,9 +151,13 @@ def main():
     evt = open(int(sys.argv[2]), "wb")
     mount_flash(sys.argv[3], int(sys.argv[4]), sys.argv[5])
     user_globals = {"__name__": "__main__"}
-    run_file_if_exists("boot.py", user_globals)
-    if sys.argv[6] == "1":
-        run_file_if_exists("main.py", user_globals)
+    send(evt, ord("B"))
+    try:
+        run_file_if_exists("boot.py", user_globals)
+        if sys.argv[6] == "1":
+            run_file_if_exists("main.py", user_globals)
+    except KeyboardInterrupt:
+        pass  # landed between the scripts
     gc.collect()
     send(evt, ord("R"), sys.version.split("; ")[-1].encode())
     while True:

@@ -7,14 +7,17 @@ mode), the raw REPL (`raw REPL; CTRL-B to exit`, Ctrl-D runs, `OK`, output, `\\x
 `\\x04`, `>`) and raw-paste mode (`\\x05A\\x01`, `R\\x01` and a flow-control window).
 
 `port` is the board side and provides: write(data) to the host, execute(kind, source) with
-kind "f" (file) or "s" (interactive statement), interrupt() (Ctrl-C while code runs),
-write_stdin(data) for the running program, and restart(run_main) for a soft reset.
+kind "f" (file) or "s" (interactive statement), interrupt() (Ctrl-C while code runs) and
+restart(run_main) for a soft reset.
+
+While code runs, host bytes wait in a queue for the REPL, as in a board's input ring buffer
+(typed-ahead lines run next); only Ctrl-C acts at once. Programs get no stdin.
 """
 
 import codeop
 
 BOOT, FRIENDLY, PASTE = "boot", "friendly", "paste"
-RAW, RAW_PASTE, EXEC = "raw", "raw-paste", "exec"
+RAW, RAW_PASTE, EXEC, DEAD = "raw", "raw-paste", "exec", "dead"
 
 CTRL_A, CTRL_B, CTRL_C, CTRL_D, CTRL_E = 1, 2, 3, 4, 5
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
@@ -55,9 +58,13 @@ class Repl:
         self.escape = 0
         self.last_byte = 0
         self.exec_kind = FRIENDLY
-        self.interrupted = False
+        self.interruptible = False  # a Ctrl-C before the firmware runs Python is dropped
 
     # ---- events from the board side -------------------------------------------------------
+
+    def on_booting(self):
+        """The firmware runs boot.py and main.py now: Ctrl-C may interrupt them."""
+        self.interruptible = True
 
     def on_ready(self, version):
         """The firmware finished booting (boot.py, main.py): show the prompt."""
@@ -92,14 +99,21 @@ class Repl:
         self._drain()
 
     def on_crash(self, status):
-        """The firmware process died: report it and reboot, as a watchdog would."""
+        """The firmware process died: report it and reboot, as a watchdog would.
+
+        A firmware that dies while booting stays down (no reboot loop) until a Ctrl-D.
+        """
         self.port.write(b"\r\nFATAL: MicroPython exited with status %d\r\n" % status)
-        self.soft_reset()
+        if self.state == BOOT:
+            self.state = DEAD
+            self.queue.clear()
+        else:
+            self.soft_reset()
 
     def soft_reset(self):
         """Restart the firmware with fresh RAM; the flash keeps its files."""
         self.state = BOOT
-        self.interrupted = False
+        self.interruptible = False
         self.buffer.clear()
         self.port.write(SOFT_REBOOT)
         self.port.restart(run_main=not self.raw_mode)
@@ -108,6 +122,10 @@ class Repl:
 
     def feed(self, data):
         """Bytes the host sent."""
+        if self.state == DEAD:
+            if CTRL_D in data:
+                self.soft_reset()
+            return
         if self.state in (BOOT, EXEC):
             self._feed_running(data)
         else:
@@ -115,17 +133,12 @@ class Repl:
             self._drain()
 
     def _feed_running(self, data):
-        stdin = bytearray()
         for byte in data:
             if byte == CTRL_C:
-                self.interrupted = True
-                self.port.interrupt()
-            elif self.interrupted or self.state == BOOT:
-                self.queue.append(byte)  # for the REPL once the program has stopped
+                if self.state == EXEC or self.interruptible:
+                    self.port.interrupt()
             else:
-                stdin.append(byte)
-        if stdin:
-            self.port.write_stdin(bytes(stdin))
+                self.queue.append(byte)  # for the REPL once the program has stopped
 
     def _drain(self):
         handlers = {
@@ -136,8 +149,8 @@ class Repl:
         }
         while self.queue and self.state in handlers:
             handlers[self.state]()
-        if self.queue and self.state in (BOOT, EXEC):
-            rest = bytes(self.queue)
+        if CTRL_C in self.queue and self.state in (BOOT, EXEC):
+            rest = bytes(self.queue)  # a Ctrl-C typed ahead interrupts the new program
             self.queue.clear()
             self._feed_running(rest)
 
@@ -149,7 +162,6 @@ class Repl:
     def _run(self, kind, source, exec_kind):
         self.state = EXEC
         self.exec_kind = exec_kind
-        self.interrupted = False
         self.port.execute(kind, source)
 
     # ---- friendly REPL ----------------------------------------------------------------------
@@ -208,9 +220,8 @@ class Repl:
             self.lines = []
             self.port.write(b">>> ")
             return
+        # An indented block ends with an empty line, as at MicroPython's own prompt.
         source = "\n".join(self.lines)
-        if len(self.lines) > 1:
-            source += "\n"
         if statement_complete(source) or (len(self.lines) > 1 and self.lines[-1] == ""):
             self.lines = []
             self._run("s", source, FRIENDLY)

@@ -109,19 +109,11 @@ class Supervisor:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
 
-    def write_stdin(self, data):
-        """Bytes for the running program's stdin; dropped if it does not read them."""
-        try:
-            os.write(self._pipes["stdin"], data)
-        except (BlockingIOError, BrokenPipeError, KeyError):
-            pass
-
     def restart(self, run_main):
         """Start the firmware afresh (power-on or soft reset)."""
         self._stop_firmware()
         cmd_r, cmd_w = os.pipe()
         evt_r, evt_w = os.pipe()
-        in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         args = [
             self.command, "-X", "heapsize=%d" % self.board.heap_bytes, str(FIRMWARE),
@@ -129,14 +121,14 @@ class Supervisor:
             self.board.fs_type, "1" if run_main else "0",
         ]
         self.proc = subprocess.Popen(
-            args, stdin=in_r, stdout=out_w, stderr=out_w, pass_fds=(cmd_r, evt_w),
+            args, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(cmd_r, evt_w),
             cwd=self.flash_dir, preexec_fn=_die_with_parent,
         )
-        for fd in (cmd_r, evt_w, in_r, out_w):
+        for fd in (cmd_r, evt_w, out_w):
             os.close(fd)
-        for fd in (evt_r, in_w, out_r):
+        for fd in (evt_r, out_r):
             os.set_blocking(fd, False)
-        self._pipes = {"cmd": cmd_w, "evt": evt_r, "stdin": in_w, "out": out_r}
+        self._pipes = {"cmd": cmd_w, "evt": evt_r, "out": out_r}
         self._events.clear()
         self._selector.register(out_r, selectors.EVENT_READ, "out")
         self._selector.register(evt_r, selectors.EVENT_READ, "evt")
@@ -228,7 +220,9 @@ class Supervisor:
             kind = chr(self._events[0])
             payload = bytes(self._events[5 : 5 + size])
             del self._events[: 5 + size]
-            if kind == "R":
+            if kind == "B":
+                self.repl.on_booting()
+            elif kind == "R":
                 self.repl.on_ready(payload.decode("utf-8", "replace"))
             else:
                 self.repl.on_done(kind, payload)  # may soft-reset: a new firmware process

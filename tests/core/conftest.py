@@ -2,7 +2,7 @@
 MicroPython unix port, where each test is its own item named `test_x[micropython]`.
 
 One micropython process runs the selected tests of one file (mp_runner.py beside this file),
-with `burn` resolving to core (its sources, or with --mp-mpy its .mpy build) and the heap
+with `burn` resolving to core (its .mpy build, as on a board, or with --mp-source its sources) and the heap
 capped by --mp-heap. A test that runs past --mp-timeout fails and the rest of its file goes
 on in a fresh process; an interpreter that dies fails the test it was running and the
 remaining ones of its file, with its output. Without a `micropython` command
@@ -128,10 +128,11 @@ class MicroPythonItem(pytest.Item):
 
 def _core_path(config):
     """The folder where MicroPython finds `burn`, made once per session: a temporary folder
-    linking to core's sources, or with --mp-mpy core compiled for the port's own arch."""
+    holding core compiled for the port's own arch, or with --mp-source one linking to
+    core's sources."""
     if _CORE_PATH not in config.stash:
         mp_unix = _mp_unix()
-        if config.getoption("mp_mpy"):
+        if not config.getoption("mp_source"):
             from burn.host import mpy
 
             arch = mp_unix.port_info(mp_unix.find_micropython())[2]

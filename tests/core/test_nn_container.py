@@ -115,3 +115,12 @@ def test_sequential_forward_chains():
     s = nn.Sequential(nn.Linear(2, 2, bias=False), nn.ReLU())
     s.load_state_dict({"0.weight": [[1.0, 0.0], [0.0, -1.0]]})
     assert s(burn.tensor([[2.0, 3.0]])).tolist() == [[2.0, 0.0]]
+
+
+def test_functional_reexports_burn_ops():
+    from burn.nn import functional as F
+
+    assert F.relu is burn.relu and F.softmax is burn.softmax
+    assert nn.functional is F
+    assert F.relu(burn.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+    assert "conv3d" in raises(AttributeError, getattr, F, "conv3d")

@@ -97,6 +97,14 @@ def test_registration_errors():
 
     msg = raises(AttributeError, Early)
     assert "super().__init__()" in msg
+
+    class Configured(nn.Module):
+        def __init__(self):
+            self.width = 3          # plain attributes may come first, as in PyTorch
+            super().__init__()
+            self.fc = nn.Linear(self.width, 1)
+
+    assert [n for n, _ in Configured().named_parameters()] == ["fc.weight", "fc.bias"]
     m = nn.Linear(2, 2)
     msg = raises(TypeError, setattr, m, "weight", burn.zeros((2, 2)))
     assert "weight" in msg and "Parameter" in msg

@@ -108,6 +108,13 @@ def test_shape_mismatch_names_key_and_shapes():
         assert "0.weight" in msg and "(3, 2)" in msg and "(2, 3)" in msg
 
 
+def test_value_that_is_not_tensor_data():
+    m = nn.Linear(1, 1)
+    msg = raises(TypeError, m.load_state_dict, {"weight": "ones", "bias": [0.0]})
+    assert msg.startswith("load_state_dict:") and "weight" in msg
+    assert "bias" in raises(ValueError, m.load_state_dict, {"weight": [[1.0]], "bias": [[0.0]]})
+
+
 def test_load_accepts_tensors_of_other_dtype():
     m = nn.Linear(1, 2)
     m.load_state_dict({"weight": burn.tensor([[1], [2]]), "bias": burn.tensor([0, 1])})

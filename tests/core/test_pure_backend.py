@@ -177,6 +177,9 @@ def test_integer_unary_wraps():
     assert list(B.unary("round", h, 4, int8)) == [-128, -5, 0, 7]
     assert list(B.unary("not", B.from_flat([1, 0], bool_), 2, bool_)) == [0, 1]
     assert list(B.unary("sqrt", B.from_flat([16, 10, -4], int32), 3, int32)) == [4, 3, 0]
+    assert list(B.unary("exp", B.from_flat([0, 1, 2, -1], int32), 4, int32)) == [1, 2, 7, 0]
+    assert list(B.unary("reciprocal", B.from_flat([1, 2, -1, 0], int8), 4, int8)) == \
+        [1, 0, -1, 0]
 
 
 def test_binary_broadcasting_matches_reference():

@@ -86,7 +86,7 @@ flex_status flex_f32_binary(int32_t op, int32_t rank, const int32_t *out_dims,
                             const float *a, size_t a_len, const int32_t *a_strides,
                             const float *b, size_t b_len, const int32_t *b_strides,
                             float *y, size_t y_len) {
-    int32_t idx[FLEX_MAX_RANK] = {0};
+    int32_t idx[FLEX_MAX_RANK];
     int32_t count = 1, i, rows, inner, r;
     if (!out_dims || !a || !b || !y)
         return FLEX_E_NULL;
@@ -95,6 +95,7 @@ flex_status flex_f32_binary(int32_t op, int32_t rank, const int32_t *out_dims,
     if (rank < 1 || rank > FLEX_MAX_RANK)
         return FLEX_E_SHAPE;
     for (i = 0; i < rank; i++) {
+        idx[i] = 0; /* a loop, not an initializer: compilers turn those into memset */
         if (out_dims[i] < 1)
             return FLEX_E_SHAPE;
         FLEX_TRY(flex__product(count, out_dims[i], &count));

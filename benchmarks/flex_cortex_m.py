@@ -1,0 +1,92 @@
+"""Cortex-M0+ cost of the int8 flex_c kernels on MLPerf-Tiny-sized layers, in the unicorn
+emulator: instructions and estimated cycles per multiply-accumulate, and the code size of
+the int8 kernels for thumbv6m.
+
+Cycle model (burn.host.flex.m0_timing): loads/stores 2, taken branches 2, MULS 1, RP2040's
+single-cycle multiplier; flash wait states and the XIP cache are ignored.
+
+    python benchmarks/flex_cortex_m.py [--opt -O2]
+"""
+
+import argparse
+
+import numpy as np
+
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.m0_timing import Counter
+from burn.host.flex.targets import build
+
+# (name, kind, shape parameters) - layers of the KWS DS-CNN, ResNet-8 and the AD autoencoder
+LAYERS = [
+    ("kws conv 10x4/2 49x10x1->64", "conv", (49, 10, 1, 64, 10, 4, 2)),
+    ("kws pointwise 25x5x64->64", "conv", (25, 5, 64, 64, 1, 1, 1)),
+    ("resnet conv 3x3 16x16x32->32", "conv", (16, 16, 32, 32, 3, 3, 1)),
+    ("kws depthwise 3x3 25x5x64", "depthwise", (25, 5, 64, 64, 3, 3, 1)),
+    ("resnet fc 64->10", "fc", (64, 10)),
+    ("ad fc 640->128", "fc", (640, 128)),
+]
+
+
+class Recording:
+    """A library wrapper that counts the emulated cost of every call."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.counter = Counter(lib)
+
+    def call(self, name, args):
+        return self.lib.trace_blocks(name, args, self.counter.on_block)
+
+
+def run_layer(kernels, kind, p, rng):
+    """Run one layer with random data; returns its MAC count."""
+    mult = np.full(256, 1 << 30, np.int32)
+    shift = np.full(256, -7, np.int32)
+    if kind == "fc":
+        fin, fout = p
+        x = rng.integers(-128, 128, fin, dtype=np.int8)
+        w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
+        out = np.zeros(fout, np.int8)
+        kernels.fully_connected_s8(x, w, np.zeros(fout, np.int32), mult, shift, out, 1, fin,
+                                   fout, 3, -5, -128, 127)
+        return fin * fout
+    ih, iw, ic, oc, kh, kw, s = p
+    oh, ow = (ih + s - 1) // s, (iw + s - 1) // s
+    pt = max(0, ((oh - 1) * s + kh - ih) // 2)
+    pl = max(0, ((ow - 1) * s + kw - iw) // 2)
+    x = rng.integers(-128, 128, ih * iw * ic, dtype=np.int8)
+    out = np.zeros(oh * ow * oc, np.int8)
+    bias = np.zeros(oc, np.int32)
+    if kind == "depthwise":
+        w = rng.integers(-127, 128, kh * kw * oc, dtype=np.int8)
+        kernels.depthwise_conv_s8(x, w, bias, mult, shift, out, 1, ih, iw, ic, oh, ow, 1, kh,
+                                  kw, s, s, 1, 1, pt, pl, 3, -5, -128, 127)
+        return oh * ow * oc * kh * kw
+    w = rng.integers(-127, 128, oc * kh * kw * ic, dtype=np.int8)
+    kernels.conv_s8(x, w, bias, mult, shift, out, 1, ih, iw, ic, oh, ow, oc, kh, kw, 1, s, s,
+                    1, 1, pt, pl, 3, -5, -128, 127)
+    return oh * ow * oc * kh * kw * ic
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--opt", default="-Os")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    lib = Recording(EmulatedLib("cortex-m0plus", args.opt))
+    kernels = GraphKernels(lib)
+    print("Cortex-M0+ (%s), estimated cycles exclude flash wait states / XIP cache" % args.opt)
+    print("%-32s %10s %10s %10s" % ("layer", "MACs", "instr/MAC", "cycles/MAC"))
+    for name, kind, p in LAYERS:
+        lib.counter = Counter(lib.lib)
+        macs = run_layer(kernels, kind, p, rng)
+        print("%-32s %10d %10.2f %10.2f" % (name, macs, lib.counter.instructions / macs,
+                                             lib.counter.cycles / macs))
+    result = build("cortex-m0plus", args.opt)
+    print("int8 kernels code size, thumbv6m %s: %d bytes (goal <= 24576)" % (
+        args.opt, result.int8_size()))
+
+
+if __name__ == "__main__":
+    main()

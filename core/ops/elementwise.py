@@ -1,0 +1,77 @@
+"""Less common elementwise methods: rounding, trigonometry, erf, and the named
+comparisons (the operators `== != < <= > >=` are on Tensor itself)."""
+
+
+def rsqrt(x):
+    """1 / sqrt(x), elementwise."""
+    return x._unary("rsqrt")
+
+
+def sin(x):
+    """Sine, elementwise."""
+    return x._unary("sin")
+
+
+def cos(x):
+    """Cosine, elementwise."""
+    return x._unary("cos")
+
+
+def floor(x):
+    """Round down, elementwise."""
+    return x._unary("floor")
+
+
+def ceil(x):
+    """Round up, elementwise."""
+    return x._unary("ceil")
+
+
+def round(x):
+    """Round half to even, elementwise."""
+    return x._unary("round")
+
+
+def sign(x):
+    """-1, 0 or 1, elementwise."""
+    return x._unary("sign")
+
+
+def reciprocal(x):
+    """1 / x, elementwise."""
+    return x._unary("reciprocal")
+
+
+def erf(x):
+    """Gauss error function, elementwise."""
+    return x._unary("erf")
+
+
+def eq(x, other):
+    """x == other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("eq", other)
+
+
+def ne(x, other):
+    """x != other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("ne", other)
+
+
+def lt(x, other):
+    """x < other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("lt", other)
+
+
+def le(x, other):
+    """x <= other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("le", other)
+
+
+def gt(x, other):
+    """x > other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("gt", other)
+
+
+def ge(x, other):
+    """x >= other (bool tensor), broadcasting; other may be a number."""
+    return x._binary("ge", other)

@@ -1,0 +1,126 @@
+"""Convolution and pooling for the numpy backend, forward and backward.
+
+A convolution is one batched matmul (BLAS) over im2col columns; pooling uses strided
+window views of the padded input; the gradients scatter window contributions back with
+strided adds or one bincount, instead of the generic per-offset primitives.
+"""
+
+import numpy as np
+
+
+def pool_frame(x_shape, kernel, stride, padding, dilation, out_hw):
+    """(top, bottom, left, right) padding that covers every window (ceil_mode included)."""
+    pt, pb, pl, pr = padding
+    need_h = (out_hw[0] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1
+    need_w = (out_hw[1] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1
+    return (pt, max(pb, need_h - x_shape[2] - pt), pl, max(pr, need_w - x_shape[3] - pl))
+
+
+def padded(xp, x, pads, fill):
+    """`x` [n, c, h, w] with constant padding (top, bottom, left, right)."""
+    pt, pb, pl, pr = pads
+    if not (pt or pb or pl or pr):
+        return x
+    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
+
+
+def windows(xp, xpad, kernel, stride, dilation, out_hw):
+    """Strided view [n, c, oh, ow, kh, kw] of the windows of an already padded input."""
+    n, c = xpad.shape[:2]
+    sn, sc, sh_, sw_ = xpad.strides
+    oh, ow = out_hw
+    return xp.lib.stride_tricks.as_strided(
+        xpad, (n, c, oh, ow, kernel[0], kernel[1]),
+        (sn, sc, sh_ * stride[0], sw_ * stride[1], sh_ * dilation[0], sw_ * dilation[1]),
+        writeable=False)
+
+
+def im2col(xp, x, kernel, stride, padding, dilation, out_hw):
+    """Columns [c, kh, kw, n, oh, ow] of the zero-padded input: one strided slice copy per
+    kernel offset, which numpy does far faster than copying a 6-d window view."""
+    n, c = x.shape[:2]
+    kh, kw = kernel
+    oh, ow = out_hw
+    xpad = padded(xp, x, pool_frame(x.shape, kernel, stride, padding, dilation, out_hw), 0)
+    xpad = xpad.transpose(1, 0, 2, 3)
+    cols = xp.empty((c, kh, kw, n, oh, ow), dtype=x.dtype)
+    for i in range(kh):
+        r0 = i * dilation[0]
+        for j in range(kw):
+            c0 = j * dilation[1]
+            cols[:, i, j] = xpad[:, :, r0:r0 + (oh - 1) * stride[0] + 1:stride[0],
+                                 c0:c0 + (ow - 1) * stride[1] + 1:stride[1]]
+    return cols
+
+
+def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
+    """Float or int conv of x [n, c, h, w] with w [o, c/groups, kh, kw] -> [n, o, oh, ow]."""
+    o, cg, kh, kw = w.shape
+    n = x.shape[0]
+    oh, ow = out_hw
+    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
+    cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
+    out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # [g, og, n*oh*ow]
+    return out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+
+
+def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
+    """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x."""
+    o, cg, kh, kw = w_shape
+    n, _, oh, ow = g.shape
+    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))
+    cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
+    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
+    return xp.matmul(gm, cols.transpose(0, 2, 1)).reshape(o, cg, kh, kw)
+
+
+def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
+    """d(loss)/d(x) from the output gradient g [n, o, oh, ow] and the weight w."""
+    o, cg, kh, kw = w.shape
+    n, _, oh, ow = g.shape
+    c = x_shape[1]
+    gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
+    wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+    cols = xp.matmul(wm, gm).reshape(c, kh, kw, n, oh, ow)
+    return _scatter_windows(xp, cols.transpose(3, 0, 4, 5, 1, 2), x_shape, (kh, kw), stride,
+                            padding, dilation, (oh, ow))
+
+
+def _scatter_windows(xp, cols, x_shape, kernel, stride, padding, dilation, out_hw):
+    """Sum window contributions cols [n, c, oh, ow, kh, kw] back onto the input grid."""
+    pads = pool_frame(x_shape, kernel, stride, padding, dilation, out_hw)
+    n, c, h, w = x_shape
+    grid = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dtype=cols.dtype)
+    oh, ow = out_hw
+    for i in range(kernel[0]):
+        r0 = i * dilation[0]
+        for j in range(kernel[1]):
+            c0 = j * dilation[1]
+            grid[:, :, r0:r0 + (oh - 1) * stride[0] + 1:stride[0],
+                 c0:c0 + (ow - 1) * stride[1] + 1:stride[1]] += cols[:, :, :, :, i, j]
+    return grid[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
+
+
+def max_pool_grad(xp, g, x, kernel, stride, padding, dilation):
+    """Gradient of max pooling: each window's gradient goes to its first maximum."""
+    n, c, oh, ow = g.shape
+    pads = pool_frame(x.shape, kernel, stride, padding, dilation, (oh, ow))
+    xpad = padded(xp, x, pads, -np.inf)
+    hp, wp = xpad.shape[2], xpad.shape[3]
+    win = windows(xp, xpad, kernel, stride, dilation, (oh, ow))
+    pick = win.reshape(n, c, oh, ow, kernel[0] * kernel[1]).argmax(axis=4)
+    rows = xp.arange(oh).reshape(1, 1, oh, 1) * stride[0] + (pick // kernel[1]) * dilation[0]
+    cols = xp.arange(ow).reshape(1, 1, 1, ow) * stride[1] + (pick % kernel[1]) * dilation[1]
+    plane = xp.arange(n * c).reshape(n, c, 1, 1) * (hp * wp)
+    flat = (plane + rows * wp + cols).reshape(-1)
+    grid = xp.bincount(flat, weights=g.reshape(-1), minlength=n * c * hp * wp)
+    grid = grid.reshape(n, c, hp, wp).astype(np.float32)
+    return grid[:, :, pads[0]:pads[0] + x.shape[2], pads[2]:pads[2] + x.shape[3]]
+
+
+def avg_pool_grad(xp, g, divisors, x_shape, kernel, stride, padding, dilation):
+    """Gradient of average pooling given each output position's divisor [oh, ow]."""
+    share = g / divisors
+    cols = xp.broadcast_to(share[..., None, None], share.shape + tuple(kernel))
+    return _scatter_windows(xp, cols, x_shape, kernel, stride, padding, dilation,
+                            g.shape[2:])

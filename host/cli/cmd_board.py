@@ -1,0 +1,119 @@
+"""`burn board`: the boards burn knows, the serial ports attached, and the virtual board.
+
+    burn board list                      boards (data in boards/*.json) and serial ports seen
+    burn board virtual --board rp2040    run a virtual board until Ctrl-C; prints its port
+    burn board info [--port P | --virtual] [--board B]   what a connected board reports
+"""
+
+import signal
+import sys
+import tempfile
+
+from burn.host.boards import all_boards, board_names
+
+
+def register(subparsers):
+    """Add the `board` subcommand and its actions."""
+    parser = subparsers.add_parser("board", help="list boards and ports, run a virtual board")
+    actions = parser.add_subparsers(dest="board_action", metavar="ACTION")
+    actions.required = True
+
+    listing = actions.add_parser("list", help="known boards and attached serial ports")
+    listing.set_defaults(run=run_list)
+
+    virtual = actions.add_parser(
+        "virtual", help="run a virtual board (MicroPython unix port on a pty) until Ctrl-C"
+    )
+    virtual.add_argument("--board", default="rp2040", choices=board_names())
+    virtual.add_argument("--flash-dir", help="folder holding its flash image (kept); "
+                         "default: a temporary folder removed on exit")
+    virtual.set_defaults(run=run_virtual)
+
+    info = actions.add_parser("info", help="connect to a board and print what it reports")
+    info.add_argument("--board", default=None, choices=board_names())
+    where = info.add_mutually_exclusive_group()
+    where.add_argument("--port", help="serial port or URL (default: found by USB id)")
+    where.add_argument("--virtual", action="store_true", help="start a virtual board")
+    info.set_defaults(run=run_info)
+
+
+def _kib(n):
+    return "%d KiB" % (n // 1024)
+
+
+def run_list(args):
+    """Print the known boards and the serial ports found."""
+    from burn.host.link import list_ports
+
+    rows = [("board", "MCU", "mpy arch", "RAM", "heap", "flash", "fs", "USB", "flashing")]
+    for b in all_boards():
+        rows.append((b.name, b.mcu, b.mpy_arch, _kib(b.ram_bytes), _kib(b.heap_bytes),
+                     _kib(b.flash_bytes), _kib(b.fs_bytes), " ".join(b.usb_ids),
+                     b.flash_method))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    print()
+    ports = list_ports()
+    if not ports:
+        print("serial ports: none found (`burn board virtual` runs a virtual board)")
+    for port in ports:
+        note = ("MicroPython on " + "/".join(port.boards) if port.boards else
+                "bootloader of " + "/".join(port.bootloader_of) + " (no MicroPython yet)"
+                if port.bootloader_of else "not a known board")
+        print("%s  [%s]  %s  - %s" % (port.device, port.usb_id or "no USB id",
+                                      port.description, note))
+    return 0
+
+
+def run_virtual(args):
+    """Run a virtual board in the foreground until Ctrl-C."""
+    from burn.host.virtual_board.supervisor import Supervisor
+
+    temporary = None
+    flash_dir = args.flash_dir
+    if flash_dir is None:
+        temporary = tempfile.TemporaryDirectory(prefix="burn-virtual-%s-" % args.board)
+        flash_dir = temporary.name
+    try:
+        supervisor = Supervisor(args.board, flash_dir)
+    except (ValueError, RuntimeError) as exc:
+        print("burn board virtual: %s" % exc, file=sys.stderr)
+        return 2
+    b = supervisor.board
+    print("virtual %s (%s, %s): MicroPython unix port, heap %s, flash %s (%s) in %s"
+          % (b.name, b.title, b.mcu, _kib(b.heap_bytes), _kib(b.fs_bytes), b.fs_type,
+             flash_dir))
+    print("connect to: %s" % supervisor.port)
+    print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
+          % (supervisor.port, supervisor.port))
+    print("Ctrl-C stops it.", flush=True)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: supervisor.stop())
+    try:
+        supervisor.serve()
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+    return 0
+
+
+def run_info(args):
+    """Connect and print platform, version, heap and filesystem of the board."""
+    from burn.host.link import LinkError, connect
+
+    try:
+        with connect(args.port, board=args.board, virtual=args.virtual) as link:
+            info = link.info()
+            heap = link.mem_info()
+            total, free = link.fs_info()
+            print("port      %s" % link.port)
+            print("platform  %s" % info["platform"])
+            print("version   %s" % info["version"])
+            print("machine   %s" % info["machine"])
+            print("heap      %d bytes free of %d" % (heap["free"], heap["total"]))
+            print("flash fs  %d bytes free of %d" % (free, total))
+    except LinkError as exc:
+        print("burn board info: %s" % exc, file=sys.stderr)
+        return 1
+    return 0

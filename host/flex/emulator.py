@@ -1,0 +1,150 @@
+"""Run the Cortex-M builds of flex_c in the unicorn emulator.
+
+`EmulatedLib(target)` has the same `call(name, args)` as the host library (see
+burn.host.flex.binding), so `GraphKernels(EmulatedLib("cortex-m0plus"))` runs the int8
+kernels on an emulated Cortex-M0+ and the tests compare them with the host bit for bit.
+Each call copies its buffers into emulated RAM, follows the AAPCS (soft-float for
+Cortex-M0+, hard-float VFP registers for Cortex-M4F), runs the function until it returns to
+a magic address, and copies writable buffers back.
+"""
+
+import struct
+
+import numpy as np
+from unicorn import UC_ARCH_ARM, UC_HOOK_BLOCK, UC_MODE_MCLASS, UC_MODE_THUMB, Uc, UcError
+from unicorn import arm_const as arm
+
+from burn.host.flex.binding import PtrList, Struct
+from burn.host.flex.elf import STT_FUNC, Elf
+from burn.host.flex.targets import build
+
+FLASH = 0x10000000
+FLASH_SIZE = 2 << 20
+RAM = 0x20000000
+RAM_SIZE = 16 << 20
+STACK_SIZE = 64 << 10
+RETURN = FLASH + FLASH_SIZE - 0x100  # never code: the return address of every call
+_CPU = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4f": arm.UC_CPU_ARM_CORTEX_M4}
+_ARGS = [arm.UC_ARM_REG_R0, arm.UC_ARM_REG_R1, arm.UC_ARM_REG_R2, arm.UC_ARM_REG_R3]
+_FLOAT_ARGS = [getattr(arm, "UC_ARM_REG_S%d" % i) for i in range(16)]
+
+
+class EmulationError(RuntimeError):
+    """The emulated function faulted or ran too long."""
+
+
+class EmulatedLib:
+    """A Cortex-M build of flex_c loaded into a fresh unicorn instance."""
+
+    def __init__(self, target="cortex-m0plus", opt="-Os"):
+        if target not in _CPU:
+            raise ValueError("no emulator for target %r; emulated: %s" % (
+                target, ", ".join(sorted(_CPU))))
+        self.target = target
+        self.name = target
+        self.build = build(target, opt)
+        with open(self.build.image, "rb") as f:
+            elf = Elf(f.read())
+        self.functions = {s.name: s.value & ~1 for s in elf.symbols
+                          if s.kind == STT_FUNC and s.section is not None}
+        self.hard_float = target == "cortex-m4f"
+        uc = Uc(UC_ARCH_ARM, UC_MODE_THUMB | UC_MODE_MCLASS)
+        uc.ctl_set_cpu_model(_CPU[target])
+        uc.mem_map(FLASH, FLASH_SIZE)
+        uc.mem_map(RAM, RAM_SIZE)
+        heap = RAM
+        for vaddr, data, memsz in elf.segments:
+            uc.mem_write(vaddr, data + bytes(memsz - len(data)))
+            if RAM <= vaddr < RAM + RAM_SIZE:
+                heap = max(heap, vaddr + memsz)
+        self.heap_base = (heap + 7) & ~7
+        if self.hard_float:
+            uc.reg_write(arm.UC_ARM_REG_FPEXC, 0x40000000)  # enable the FPU
+        self.uc = uc
+        self._hook = None
+
+    # -- marshalling ----------------------------------------------------------------------
+    def _alloc(self, nbytes):
+        addr = self._top
+        self._top = (addr + max(nbytes, 1) + 7) & ~7
+        if self._top > RAM + RAM_SIZE - STACK_SIZE:
+            raise MemoryError("emulated RAM exhausted by kernel buffers")
+        return addr
+
+    def _put(self, a, written):
+        if a is None:
+            return 0
+        if isinstance(a, np.ndarray):
+            addr = self._alloc(a.nbytes)
+            self.uc.mem_write(addr, a.tobytes())
+            if a.flags.writeable:
+                written.append((addr, a))
+            return addr
+        if isinstance(a, Struct):
+            addr = self._alloc(4 * len(a.values))
+            self.uc.mem_write(addr, struct.pack("<%di" % len(a.values), *a.values))
+            return addr
+        if isinstance(a, PtrList):
+            ptrs = [self._put(x, written) for x in a.arrays]
+            addr = self._alloc(4 * len(ptrs))
+            self.uc.mem_write(addr, struct.pack("<%dI" % len(ptrs), *ptrs))
+            return addr
+        return int(a) & 0xFFFFFFFF
+
+    def _start(self, name, args):
+        if name not in self.functions:
+            raise AttributeError("the %s build has no function %s" % (self.target, name))
+        self._top = self.heap_base
+        written, words, floats = [], [], []
+        for a in args:
+            if isinstance(a, float):
+                bits = struct.unpack("<I", struct.pack("<f", a))[0]
+                (floats if self.hard_float else words).append(bits)
+            else:
+                words.append(self._put(a, written))
+        uc = self.uc
+        sp = RAM + RAM_SIZE - 64
+        stacked = words[4:]
+        sp -= 4 * len(stacked)
+        sp &= ~7
+        if stacked:
+            uc.mem_write(sp, struct.pack("<%dI" % len(stacked), *stacked))
+        for reg, value in zip(_ARGS, words):
+            uc.reg_write(reg, value)
+        for reg, value in zip(_FLOAT_ARGS, floats):
+            uc.reg_write(reg, value)
+        uc.reg_write(arm.UC_ARM_REG_SP, sp)
+        uc.reg_write(arm.UC_ARM_REG_LR, RETURN | 1)
+        return written
+
+    def call(self, name, args, timeout_s=120):
+        """Call `name` with binding-style `args`; returns the int32 status."""
+        written = self._start(name, args)
+        try:
+            self.uc.emu_start(self.functions[name] | 1, RETURN, timeout=int(timeout_s * 1e6))
+        except UcError as e:
+            pc = self.uc.reg_read(arm.UC_ARM_REG_PC)
+            raise EmulationError("%s on %s faulted at pc=0x%08x: %s" % (
+                name, self.target, pc, e)) from None
+        if self.uc.reg_read(arm.UC_ARM_REG_PC) != RETURN:
+            raise EmulationError("%s on %s did not return within %ss" % (
+                name, self.target, timeout_s))
+        for addr, arr in written:
+            arr[...] = np.frombuffer(bytes(self.uc.mem_read(addr, arr.nbytes)),
+                                     dtype=arr.dtype).reshape(arr.shape)
+        status = self.uc.reg_read(arm.UC_ARM_REG_R0)
+        return status - (1 << 32) if status & 0x80000000 else status
+
+    def trace_blocks(self, name, args, on_block):
+        """Call `name` with `on_block(address, size)` invoked for every executed block
+        (translation block) of the emulated code; returns the status."""
+        hook = self.uc.hook_add(UC_HOOK_BLOCK, lambda uc, addr, size, data: on_block(addr,
+                                                                                      size))
+        try:
+            return self.call(name, args)
+        finally:
+            self.uc.hook_del(hook)
+
+    def read_code(self, addr, size):
+        """Bytes of emulated memory (the image's code) at `addr`."""
+        return bytes(self.uc.mem_read(addr, size))

@@ -1,0 +1,143 @@
+"""Cross builds of flex_c with `python -m ziglang cc`: a static library per target, its code
+size per kernel, and a check that the objects need nothing from a C library.
+
+Builds are cached under <repo>/.cache/flex/<target>-<hash>/ keyed by the sources and flags.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+
+from burn.host.flex import wasm
+from burn.host.flex.elf import Elf
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FLEX_C = os.path.join(REPO, "flex_c")
+CACHE = os.path.join(REPO, ".cache", "flex")
+COMMON_FLAGS = ["-std=c99", "-ffreestanding", "-fno-builtin", "-fno-math-errno",
+                "-ffunction-sections", "-Wall", "-Werror", "-I" + os.path.join(FLEX_C, "include")]
+
+# The emulator's image keeps every kernel (no section GC) and its symbols (-g).
+LINK_FLAGS = ["-g", "-nostartfiles", "-Wl,-T," + os.path.join(FLEX_C, "cortex_m.ld"),
+              "-Wl,-e,flex_version", "-Wl,--no-gc-sections"]
+
+# name: (zig target triple, cpu flags, opt folder, links an image for the emulator)
+TARGETS = {
+    "cortex-m0plus": ("thumb-freestanding-eabi", ["-mcpu=cortex_m0plus"], "cortex_m0plus",
+                      True),
+    "cortex-m4f": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m4+vfp4d16sp"], "cortex_m4f",
+                   True),
+    "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+a+c"], "riscv32", False),
+    "wasm32": ("wasm32-freestanding", [], "wasm32", False),
+}
+
+# Helpers a freestanding compiler may call that are not C-library functions.
+_LIBC_INTERNALS = ("__errno", "__errno_location", "__stack_chk_fail", "__assert_fail",
+                   "__memcpy_chk", "__memset_chk")
+
+
+class BuildError(RuntimeError):
+    """The cross compiler or archiver failed; the message holds its output."""
+
+
+def _zig(args):
+    cmd = [sys.executable, "-m", "ziglang"] + args
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        raise BuildError(" ".join(args[:3]) + " failed:\n" + proc.stdout + proc.stderr)
+
+
+def _sources(target):
+    sys.path.insert(0, FLEX_C)
+    try:
+        from build_ffi import sources
+    finally:
+        sys.path.remove(FLEX_C)
+    return sources(TARGETS[target][2])
+
+
+class Build:
+    """A finished build: `objects` {source name: .o path}, `library` (.a), `image` (linked
+    ELF for the emulator, or None), `target`, `opt`."""
+
+    def __init__(self, target, opt, folder, objects, library, image):
+        self.target, self.opt, self.folder = target, opt, folder
+        self.objects, self.library, self.image = objects, library, image
+
+    def sizes(self):
+        """[(object name, code+rodata bytes, {function: bytes})] of every object (for
+        wasm32, the object file's size and no function table)."""
+        rows = []
+        for name, path in sorted(self.objects.items()):
+            if self.target == "wasm32":
+                rows.append((name, os.path.getsize(path), {}))
+                continue
+            with open(path, "rb") as f:
+                elf = Elf(f.read())
+            rows.append((name, elf.alloc_size(), elf.functions()))
+        return rows
+
+    def int8_size(self):
+        """Flash bytes of everything the int8 kernels need: s8_* kernels, layout, and the
+        shared checks and fixed point (float math excluded)."""
+        return sum(size for name, size, _f in self.sizes()
+                   if name.startswith("s8_") or name in ("layout", "validate", "fixedpoint"))
+
+    def libc_symbols(self):
+        """Undefined symbols of the objects that a C library would have to provide
+        (compiler-runtime helpers such as __aeabi_* are allowed)."""
+        defined, needed = set(), set()
+        for path in self.objects.values():
+            with open(path, "rb") as f:
+                data = f.read()
+            if self.target == "wasm32":
+                needed.update(wasm.imports(data))
+                continue
+            elf = Elf(data)
+            defined.update(s.name for s in elf.symbols if s.section is not None)
+            needed.update(elf.undefined())
+        # every flex_c symbol is named flex_*; wasm objects list cross-object calls as imports
+        return sorted(n for n in needed - defined if not n.startswith("flex_") and (
+            not n.startswith("__") or n.startswith(_LIBC_INTERNALS)))
+
+
+def build(target, opt="-Os", force=False):
+    """Compile flex_c for `target` (a TARGETS key) at optimisation `opt`; cached."""
+    if target not in TARGETS:
+        raise ValueError("unknown target %r; known: %s" % (target, ", ".join(sorted(TARGETS))))
+    triple, cpu, _opt_dir, link = TARGETS[target]
+    flags = ["-target", triple] + cpu + COMMON_FLAGS + [opt]
+    srcs = _sources(target)
+    h = hashlib.sha256(" ".join(flags + LINK_FLAGS).encode())
+    for path in srcs + [os.path.join(FLEX_C, "include", "flex.h"),
+                        os.path.join(FLEX_C, "cortex_m.ld")] + [
+            os.path.join(FLEX_C, "src", "common", f)
+            for f in sorted(os.listdir(os.path.join(FLEX_C, "src", "common")))]:
+        with open(path, "rb") as f:
+            h.update(path.encode() + f.read())
+    folder = os.path.join(CACHE, "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
+    library = os.path.join(folder, "libflex.a")
+    image = os.path.join(folder, "flex.elf") if link else None
+    objects = {os.path.splitext(os.path.basename(s))[0]:
+               os.path.join(folder, os.path.splitext(os.path.basename(s))[0] + ".o")
+               for s in srcs}
+    done = os.path.join(folder, "done")
+    if force or not os.path.exists(done):
+        tmp = folder + ".tmp%d" % os.getpid()
+        os.makedirs(tmp, exist_ok=True)
+        for src in srcs:
+            name = os.path.splitext(os.path.basename(src))[0]
+            _zig(["cc"] + flags + ["-c", src, "-o", os.path.join(tmp, name + ".o")])
+        objs = [os.path.join(tmp, n + ".o") for n in sorted(objects)]
+        _zig(["ar", "rcs", os.path.join(tmp, "libflex.a")] + objs)
+        if link:
+            _zig(["cc", "-target", triple] + cpu + [opt] + LINK_FLAGS +
+                 ["-o", os.path.join(tmp, "flex.elf")] + objs)
+        open(os.path.join(tmp, "done"), "w").close()
+        if os.path.exists(folder):
+            import shutil
+
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    return Build(target, opt, folder, objects, library, image)

@@ -1,0 +1,49 @@
+"""Cross builds of flex_c with zig: every target builds, needs no C library, and the size
+report and the `burn flex build` command work."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from burn.host.cli import main
+from burn.host.flex import targets
+
+
+@pytest.mark.parametrize("target", sorted(targets.TARGETS))
+def test_target_builds_without_libc(target):
+    result = targets.build(target)
+    assert os.path.getsize(result.library) > 1000
+    assert result.libc_symbols() == []
+    sizes = {name: size for name, size, _fns in result.sizes()}
+    assert set(sizes) >= {"s8_conv", "s8_activation", "f32_gemm", "fixedpoint"}
+    assert all(size > 0 for size in sizes.values())
+    if target != "wasm32":
+        functions = {}
+        for _name, _size, fns in result.sizes():
+            functions.update(fns)
+        assert functions["flex_s8_conv2d"] > 0 and functions["flex_f32_gemm"] > 0
+
+
+def test_libc_check_catches_a_libc_call(tmp_path):
+    src = tmp_path / "uses_libc.c"
+    src.write_text("#include <stddef.h>\nvoid *memcpy(void *, const void *, size_t);\n"
+                   "void f(char *d, const char *s) { memcpy(d, s, 3); }\n"
+                   "float sqrtf(float);\nfloat g(float x) { return sqrtf(x); }\n")
+    obj = tmp_path / "uses_libc.o"
+    triple, cpu, _opt, _link = targets.TARGETS["cortex-m0plus"]
+    subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", triple] + cpu +
+                   ["-O2", "-c", str(src), "-o", str(obj)], check=True)
+    build = targets.Build("cortex-m0plus", "-O2", str(tmp_path), {"uses_libc": str(obj)},
+                          None, None)
+    assert build.libc_symbols() == ["memcpy", "sqrtf"]
+
+
+def test_cli_writes_the_library_and_reports_sizes(tmp_path, capsys):
+    out = tmp_path / "libflex.a"
+    assert main(["flex", "build", "--target", "cortex-m0plus", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert out.read_bytes()[:8] == b"!<arch>\n"
+    assert "s8_conv" in text and "int8 kernels" in text
+    assert "libc check: no C library symbols needed" in text
