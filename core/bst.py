@@ -119,12 +119,12 @@ class BstFile:
             header = json.loads(bytes(text))
             del text
         except (ValueError, MemoryError, RuntimeError) as e:
-            raise ValueError("header is not valid JSON: " + repr(e)[:80])
+            raise ValueError("header is not valid JSON: " + repr(e)[:80]) from None
         try:
             _check_type(header, dict, "header")
             self._parse(header)
         except (KeyError, IndexError, TypeError, AttributeError) as e:
-            raise ValueError("corrupt .bst header: " + repr(e)[:120])
+            raise ValueError("corrupt .bst header: " + repr(e)[:120]) from None
 
     def close(self):
         """Close the file this reader opened or was given."""
@@ -201,6 +201,7 @@ class BstFile:
         self.ops = [self._op(o, i) for i, o in enumerate(_check_type(h["ops"], list, "ops"))]
         self.inputs = self._io(h["inputs"], "inputs")
         self.outputs = self._io(h["outputs"], "outputs")
+        self._check_order()
         self.tests = [self._test(t, i) for i, t in enumerate(_check_type(h.get("tests", []),
                                                                         list, "tests"))]
         self.labels = _check_type(h.get("labels", []), list, "labels")
@@ -213,6 +214,22 @@ class BstFile:
         e = self._blobs
         i = index * 8
         return e[i], e[i + 1], BLOB_DTYPES[e[i + 2]], tuple(e[i + 4:i + 4 + e[i + 3]])
+
+    def _check_order(self):
+        """Every tensor an op or the graph output reads is written before."""
+        written = [False] * len(self.tensors)
+        for tid, _shape in self.inputs:
+            written[tid] = True
+        for i, (kind, ins, outs, _consts, _params) in enumerate(self.ops):
+            for tid in ins:
+                if not written[tid]:
+                    raise ValueError("op %d (%s) reads tensor %d before it is written" % (
+                        i, kind, tid))
+            for tid in outs:
+                written[tid] = True
+        for tid, _shape in self.outputs:
+            if not written[tid]:
+                raise ValueError("output tensor %d is never written" % tid)
 
     def _blob(self, b):
         what = "blob %d" % self.n_blobs

@@ -20,7 +20,16 @@ def _lookup(name):
             __import__("burn.backends." + kind)
         except ImportError:
             pass
+    for find in FINDERS:
+        find(name)
+    if name in _backend.names():
+        return _backend.get(name)
     return _backend.get(kind)
+
+
+# Functions of one argument (a device name) that may register a backend for it: the host
+# package adds one for its numpy, cupy, flex and autodiff<...> backends.
+FINDERS = []
 
 
 class Device:

@@ -57,7 +57,7 @@ def _alloc(typecode, count):
     try:
         return zeros(typecode, count)
     except MemoryError:
-        raise ValueError("not enough memory for a buffer of %d elements" % count)
+        raise ValueError("not enough memory for a buffer of %d elements" % count) from None
 
 
 class Model:

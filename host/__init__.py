@@ -1,1 +1,35 @@
-"""burn.host: the workstation side (backends, training, export, devices, CLIs)."""
+"""burn.host: the workstation side (backends, training, export, devices, CLIs).
+
+Importing it teaches `burn.device()` the host backends' names: "numpy", "cupy"/"cuda",
+"flex" and "autodiff<NAME>" for any of them (or "pure").
+"""
+
+import importlib
+
+from burn.device import FINDERS
+
+_MODULES = {
+    "numpy": "burn.host.backends.numpy_backend",
+    "cupy": "burn.host.backends.cupy_backend",
+    "cuda": "burn.host.backends.cupy_backend",
+    "flex": "burn.host.flex.backend",
+}
+
+
+def _find_backend(name):
+    """Import the module that registers the backend called `name`, if it is a host one."""
+    if name.startswith("autodiff<") and name.endswith(">"):
+        from burn.host.autodiff import autodiff_device
+
+        autodiff_device(name[len("autodiff<"):-1])
+        return
+    module = _MODULES.get(name.split(":")[0])
+    if module is not None:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass  # burn.backend.get then names the backends that do exist
+
+
+if _find_backend not in FINDERS:
+    FINDERS.append(_find_backend)

@@ -11,8 +11,6 @@ def autodiff_device(inner="numpy"):
     """The Device `autodiff<inner>` (registered on first use), e.g. for training."""
     name = "autodiff<" + inner + ">"
     if name not in _backend.names():
-        if inner == "numpy":
-            from ..backends import numpy_backend  # noqa: F401  (registers "numpy")
         _backend.register(Autodiff(burn.device(inner).backend))
     return burn.device(name)
 

@@ -7,6 +7,8 @@ a contiguous numpy array (passed as a pointer; outputs are written in place), a 
 to numpy arrays).
 """
 
+import os
+
 import numpy as np
 
 OK = 0
@@ -115,9 +117,15 @@ _HOST = []
 
 
 def host():
-    """The shared HostLib (built once per process)."""
+    """The shared host library: `burn._flex`, or the ASan+UBSan build when the environment
+    sets BURN_FLEX_SANITIZE=1 (see burn.host.flex.sanitize)."""
     if not _HOST:
-        _HOST.append(HostLib())
+        if os.environ.get("BURN_FLEX_SANITIZE") == "1":
+            from burn.host.flex.sanitize import SanitizedLib
+
+            _HOST.append(SanitizedLib())
+        else:
+            _HOST.append(HostLib())
     return _HOST[0]
 
 

@@ -434,7 +434,7 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
         inputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.inputs]
         outputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.outputs]
     except _Fail as e:
-        raise ValueError("graph inputs/outputs: %s" % e)
+        raise ValueError("graph inputs/outputs: %s" % e) from e
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
     graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels, metadata=meta)

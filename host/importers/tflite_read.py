@@ -170,4 +170,4 @@ def read_tflite(buf):
     except ValueError:
         raise
     except Exception as e:  # the flatbuffers accessors fail in many ways on hostile bytes
-        raise ValueError("malformed TFLite model: %s: %s" % (type(e).__name__, e))
+        raise ValueError("malformed TFLite model: %s: %s" % (type(e).__name__, e)) from e

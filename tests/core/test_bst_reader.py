@@ -15,6 +15,7 @@ from array import array
 
 import burn
 
+
 def _pad16(data):
     return data + bytes(-len(data) % 16)
 
@@ -126,7 +127,7 @@ def test_wrong_input_size_is_a_value_error():
     except ValueError as e:
         assert "expected 4" in str(e)
     else:
-        assert False, "no error"
+        raise AssertionError("no error")
 
 
 def test_every_truncation_is_a_value_error():
@@ -158,7 +159,7 @@ def test_absurd_sizes_are_rejected_before_allocating():
     except ValueError as e:
         assert "arena" in str(e)
     else:
-        assert False, "no error"
+        raise AssertionError("no error")
 
 
 def test_op_shape_mismatch_names_the_op():
@@ -167,4 +168,4 @@ def test_op_shape_mismatch_names_the_op():
     except ValueError as e:
         assert "op 0 (fully_connected)" in str(e)
     else:
-        assert False, "no error"
+        raise AssertionError("no error")
