@@ -1,7 +1,8 @@
 """Time per training epoch of the digits CNN: burn (numpy or other backend + Autodiff)
 against PyTorch CPU eager, same model, batch size, optimizer and data, in one run.
 
-usage: python benchmarks/train_epoch.py [--backend numpy] [--epochs 3] [--batch 32]
+usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
+       [--batch 32] [--torch-device cpu|cuda] [--threads N]
 Prints the median epoch time of each and the ratio burn / PyTorch (goal <= 1.5 for numpy).
 """
 
@@ -51,15 +52,16 @@ def time_burn(backend, data, epochs, batch):
     return times
 
 
-def time_torch(data, epochs, batch):
+def time_torch(data, epochs, batch, device="cpu"):
     torch.manual_seed(0)
-    model = torch_model()
+    model = torch_model().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x_all = torch.tensor(data.x)
-    y_all = torch.tensor(data.y)
+    x_all = torch.tensor(data.x, device=device)
+    y_all = torch.tensor(data.y, device=device)
     times = []
     for epoch in range(epochs):
-        order = torch.tensor(np.random.default_rng(epoch).permutation(len(data)))
+        order = torch.tensor(np.random.default_rng(epoch).permutation(len(data)),
+                             device=device)
         t0 = time.perf_counter()
         for b in range(0, len(data), batch):
             idx = order[b:b + batch]
@@ -67,6 +69,8 @@ def time_torch(data, epochs, batch):
             opt.zero_grad()
             loss.backward()
             opt.step()
+        if device != "cpu":
+            torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
     return times
 
@@ -76,6 +80,7 @@ def main():
     ap.add_argument("--backend", default="numpy")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--torch-device", default="cpu", help="cpu or cuda")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads (0: leave torch's default)")
     args = ap.parse_args()
@@ -83,12 +88,12 @@ def main():
         torch.set_num_threads(args.threads)
     data = load_digits()
     ours = statistics.median(time_burn(args.backend, data, args.epochs, args.batch))
-    theirs = statistics.median(time_torch(data, args.epochs, args.batch))
+    theirs = statistics.median(time_torch(data, args.epochs, args.batch, args.torch_device))
     print("digits CNN, %d samples, batch %d, median of %d epochs" % (
         len(data), args.batch, args.epochs))
     print("  burn autodiff<%s>  %8.3f s/epoch" % (args.backend, ours))
-    print("  pytorch cpu          %8.3f s/epoch  (threads=%d)" % (theirs,
-                                                                 torch.get_num_threads()))
+    print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
+        args.torch_device, theirs, torch.get_num_threads()))
     print("  ratio burn/pytorch   %8.2fx" % (ours / theirs))
 
 

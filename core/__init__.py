@@ -9,30 +9,28 @@ __version__ = "0.1.0"
 
 import sys
 
-from burn.creation import from_bytes, full, ones, tensor, zeros  # noqa: F401
+from burn.creation import full, ones, tensor, zeros  # noqa: F401
 from burn.device import Device, device, set_default_device  # noqa: F401
 from burn.dtype import bool_, float32, int8, int32, uint8  # noqa: F401
 from burn.tensor import Tensor  # noqa: F401
 
 bool = bool_  # torch spells it burn.bool too
 
-# Functions of burn.ops.<module>, imported on first access as burn.<name>.
-_LAZY = {
-    "relu": "activation", "relu6": "activation", "leaky_relu": "activation",
-    "sigmoid": "activation", "tanh": "activation", "gelu": "activation",
-    "silu": "activation", "softmax": "activation", "log_softmax": "activation",
-    "var": "stats", "std": "stats",
-    "conv2d": "conv", "max_pool2d": "pool", "avg_pool2d": "pool",
-    "adaptive_avg_pool2d": "pool",
-    "layer_norm": "norm", "batch_norm": "norm",
-    "linear": "layers", "embedding": "layers", "dropout": "layers",
-    "matmul": "linalg",
-    "where": "select", "maximum": "select", "minimum": "select", "clamp": "select",
-    "arange": "factory", "eye": "factory", "zeros_like": "factory", "ones_like": "factory",
-    "full_like": "factory", "rand": "factory", "randn": "factory", "randint": "factory",
-    "rand_like": "factory", "randn_like": "factory", "seed": "factory",
-    "cat": "join", "stack": "join", "split": "join", "chunk": "join", "pad": "join",
-}
+# Functions of burn.ops.<module>, imported on first access as burn.<name> (a table as in
+# burn.tensor.ops_attr: one line per module).
+_LAZY = (
+    "activation: relu relu6 leaky_relu sigmoid tanh gelu silu softmax log_softmax \n"
+    "stats: var std \n"
+    "conv: conv2d \n"
+    "pool: max_pool2d avg_pool2d adaptive_avg_pool2d \n"
+    "norm: layer_norm batch_norm \n"
+    "layers: linear embedding dropout \n"
+    "linalg: matmul \n"
+    "select: where maximum minimum clamp \n"
+    "factory: from_bytes arange eye zeros_like ones_like full_like rand randn randint rand_like "
+    "randn_like seed \n"
+    "join: cat stack split chunk pad \n"
+)
 
 
 def load(source, variant=None, max_arena=None):
@@ -45,10 +43,9 @@ def load(source, variant=None, max_arena=None):
 def __getattr__(name):
     # burn.<op> loads its op module; anything else is tried as a submodule (burn.nn,
     # burn.random, ...), which MicroPython's `from burn import x` needs.
-    from burn.tensor import ops_module
-    mod = _LAZY.get(name)
-    if mod is not None:
-        fn = getattr(ops_module(mod), name)
+    from burn.tensor import ops_attr
+    fn = ops_attr(_LAZY, name)
+    if fn is not None:
         globals()[name] = fn
         return fn
     path = "burn." + name

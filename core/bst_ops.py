@@ -314,7 +314,7 @@ def _clamp_op(step, ctx, variant):
         step.k = kernel("f32_elementwise", "clamp_f32", variant)
     else:
         step.a += _clamp(step)
-        step.k = kernel("s8_clamp", "clamp_s8", variant)
+        step.k = kernel("s8_quantize", "clamp_s8", variant)
 
 
 def _copy(step, ctx, variant):

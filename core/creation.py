@@ -1,6 +1,6 @@
-"""Making tensors: from Python data or raw bytes, and filled with one value.
+"""Making tensors: from Python data, and filled with one value.
 
-Ranges, identity matrices, `*_like` and random tensors are in `burn.ops.factory`."""
+Raw bytes, ranges, identity matrices, `*_like` and random tensors are in `burn.ops.factory`."""
 
 from burn import dtype as _dt
 from burn import shape as _sh
@@ -99,18 +99,6 @@ def tensor(data, dtype=None, device=None):
         shape = (len(values),)
     dtype = dtype or infer_dtype(values)
     return make(convert("tensor", values, dtype), shape, dtype, device)
-
-
-def from_bytes(buf, shape, dtype, device=None):
-    """A tensor of `shape` and `dtype` from little-endian raw bytes."""
-    shape = _sh.as_shape("from_bytes", shape)
-    dtype = dtype_arg("from_bytes", dtype)
-    need = _sh.numel(shape) * dtype.itemsize
-    if len(buf) != need:
-        raise ValueError("from_bytes: " + repr(len(buf)) + " bytes do not fill shape " +
-                         repr(shape) + " of " + repr(dtype) + " (" + repr(need) + " bytes)")
-    dev = _device(device)
-    return Tensor(dev.backend.from_bytes(buf, dtype), shape, dtype, dev)
 
 
 def _filled(op, shape, value, dtype, device):

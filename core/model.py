@@ -5,10 +5,11 @@ op is bound to its kernel once (`burn.bst_ops`), so an int8 inference after the 
 allocates nothing. The output tensor is owned by the model and overwritten by the next
 call: `.clone()` it to keep it.
 
-Weights: from bytes (e.g. a file in flash) int8 constants are used in place; from a path or
-an open file, each op's int8 and float32 constants are read before the op runs into one
-reusable buffer per dtype sized to the largest op, so RAM = arena + largest layer + the
-small int32 per-channel tables.
+Weights: from bytes (e.g. a file in flash) int8 constants are used in place (int32 and
+float32 ones are copied once); from a path or an open file, each op's constants are read
+before the op runs into one reusable buffer per dtype sized to the largest op, so RAM =
+arena + largest layer. `m.run(x)` returns the output array instead of a Tensor and never
+loads the Tensor backend: the leanest way on a board.
 """
 
 import gc
@@ -53,7 +54,7 @@ def _flat(x):
 
 def _alloc(typecode, count):
     if count > 256:
-        gc.collect()  # big buffers need one free block: gather the garbage of parsing first
+        gc.collect()  # a big buffer needs one free block: collect the garbage first
     try:
         return zeros(typecode, count)
     except MemoryError:

@@ -4,14 +4,13 @@ Every user-facing check (shapes, dtypes, dims, indices) happens here, before a p
 `burn.backend` is called, so errors name the op the user wrote and never come from deep
 inside a backend. Handles are never mutated in place, so reshapes and views share them.
 
-Elementwise methods:
-  unary:  exp log sqrt rsqrt sin cos tanh sigmoid relu floor ceil round sign abs neg
-          reciprocal erf (int tensors are converted to float32 where the op needs it)
-  binary: add sub mul div floordiv mod pow maximum minimum eq ne lt le gt ge, the Python
-          operators + - * / // % ** & | ^ ~ and their reflected forms.
-Less common methods (max, clamp, tolist, flatten, softmax, var, split, ...) live in
-`burn.ops` modules listed in _LAZY_METHODS and load on first use, which keeps `import burn`
-small on a microcontroller.
+The class itself holds the checks every op shares (`_unary`, `_binary`), reshape, casts and
+the Python operators (+ - * / // % ** & | ^ ~ == != < <= > >= @, reflected forms too).
+The other methods (exp, relu, sum, mean, max, permute, transpose, T, squeeze, expand,
+tolist, softmax, ...) live in the `burn.ops` modules listed in _LAZY_METHODS: the first use
+of one imports its module and installs it on the class. Each function compiled into `.mpy`
+costs heap when its module is imported, so this keeps `import burn` small on a
+microcontroller while later calls cost no more than any method.
 """
 
 import sys
@@ -27,22 +26,22 @@ _FLOAT_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", 
                 "reciprocal")
 _ROUNDING = ("floor", "ceil", "round")
 
-# Tensor methods implemented in burn.ops.<module>, imported on first use.
-_LAZY_METHODS = {
-    "softmax": "activation", "log_softmax": "activation", "gelu": "activation",
-    "silu": "activation", "relu6": "activation", "leaky_relu": "activation",
-    "var": "stats", "std": "stats", "split": "join", "chunk": "join",
-    "max": "reduce", "min": "reduce", "amax": "reduce", "amin": "reduce",
-    "argmax": "reduce", "argmin": "reduce", "prod": "reduce",
-    "clamp": "select", "clip": "select", "tolist": "format",
-    "flatten": "layout", "expand_as": "layout", "clone": "layout", "contiguous": "layout",
-    "copy_": "layout", "narrow": "index",
-    "rsqrt": "elementwise", "sin": "elementwise", "cos": "elementwise",
-    "floor": "elementwise", "ceil": "elementwise", "round": "elementwise",
-    "sign": "elementwise", "reciprocal": "elementwise", "erf": "elementwise",
-    "eq": "elementwise", "ne": "elementwise", "lt": "elementwise", "le": "elementwise",
-    "gt": "elementwise", "ge": "elementwise",
-}
+# Tensor methods implemented in burn.ops.<module>, imported on first use: one line per
+# module, "module: name name ... " (see ops_attr).
+_LAZY_METHODS = (
+    "elementwise: exp log sqrt tanh sigmoid relu rsqrt sin cos floor ceil round sign "
+    "reciprocal erf eq ne lt le gt ge \n"
+    "activation: softmax log_softmax gelu silu relu6 leaky_relu \n"
+    "reduce: sum mean max min amax amin argmax argmin prod \n"
+    "stats: var std \n"
+    "select: maximum minimum clamp clip \n"
+    "layout: ndim size permute transpose T squeeze unsqueeze expand flatten expand_as "
+    "clone contiguous copy_ \n"
+    "autograd: backward detach requires_grad_ \n"
+    "join: split chunk \n"
+    "index: narrow \n"
+    "format: tolist item \n"
+)
 
 
 def ops_module(name):
@@ -53,6 +52,18 @@ def ops_module(name):
         __import__(full)
         m = sys.modules[full]
     return m
+
+
+def ops_attr(table, name):
+    """The function `name` of the burn.ops module that `table` lists it under, or None.
+
+    A table is lines of "module: name name ... " (each name between spaces); on MicroPython
+    a string costs a fraction of the heap of a dict of the same names."""
+    i = table.find(" " + name + " ")
+    if i < 0 or " " in name:
+        return None
+    start = table.rfind("\n", 0, i) + 1
+    return getattr(ops_module(table[start:table.find(":", start)]), name)
 
 
 def is_number(v):
@@ -112,39 +123,22 @@ class Tensor:
         else:
             f(self.handle, None if value is None else self.backend.unwrap(value.handle))
 
-    def backward(self, grad=None):
-        """Accumulate d(self)/d(leaf) into the `.grad` of every leaf that requires grad."""
-        f = getattr(self.backend, "backward", None)
-        if f is None:
-            raise RuntimeError("backward: the " + self.backend.name + " backend records no "
-                               "gradients; use a device wrapped in Autodiff")
-        f(self.handle, self.shape, None if grad is None else grad.handle)
-
     def _new(self, handle, shape, dtype=None):
         return Tensor(handle, shape, dtype or self.dtype, self.device)
 
     def __getattr__(self, name):
-        mod = _LAZY_METHODS.get(name)
-        if mod is None:
+        # Only reached when normal lookup fails: a method of _LAZY_METHODS is imported and
+        # installed on the class, so later calls are plain method calls.
+        fn = ops_attr(_LAZY_METHODS, name)
+        if fn is None:
             raise AttributeError("'Tensor' object has no attribute " + repr(name))
-        fn = getattr(ops_module(mod), name)
-        return lambda *args, **kwargs: fn(self, *args, **kwargs)
+        setattr(Tensor, name, fn)
+        return getattr(self, name)
 
     # -- size ------------------------------------------------------------------------
-    @property
-    def ndim(self):
-        """Number of dims."""
-        return len(self.shape)
-
     def numel(self):
         """Number of elements."""
         return _sh.numel(self.shape)
-
-    def size(self, dim=None):
-        """The shape, or the size of one dim."""
-        if dim is None:
-            return self.shape
-        return self.shape[_sh.norm_dim("size", dim, len(self.shape))]
 
     def __len__(self):
         if not self.shape:
@@ -159,27 +153,12 @@ class Tensor:
         return id(self)
 
     # -- conversion to Python ----------------------------------------------------------
-    def _py(self):
-        flat = self.backend.to_flat(self.handle, self.numel(), self.dtype)
-        if self.dtype.is_float:
-            return [float(v) for v in flat]
-        if self.dtype is _dt.bool_:
-            return [bool(v) for v in flat]
-        return [int(v) for v in flat]
-
-    def item(self):
-        """The single element as a Python number."""
-        n = self.numel()
-        if n != 1:
-            raise ValueError("item: a tensor of " + repr(n) + " elements has no single value")
-        return self._py()[0]
-
     def __bool__(self):
         n = self.numel()
         if n != 1:
             raise ValueError("bool: the truth value of a tensor of " + repr(n) +
                              " elements is ambiguous; use .any()-style reductions")
-        return bool(self._py()[0])
+        return bool(self.item())
 
     def __float__(self):
         return float(self.item())
@@ -198,7 +177,7 @@ class Tensor:
             if isinstance(target, _dt.DType):
                 t = t._cast(target)
             else:
-                t = t._move(_device(target))
+                t = ops_module("layout").move(t, _device(target))
         return t
 
     def _cast(self, dtype):
@@ -206,14 +185,6 @@ class Tensor:
             return self
         h = self.backend.cast(self.handle, self.numel(), self.dtype, dtype)
         return self._new(h, self.shape, dtype)
-
-    def _move(self, dev):
-        if dev == self.device:
-            return self
-        n = self.numel()
-        h = dev.backend.from_bytes(self.backend.to_bytes(self.handle, n, self.dtype),
-                                   self.dtype)
-        return Tensor(h, self.shape, self.dtype, dev)
 
     def float(self):
         """Copy as float32."""
@@ -227,20 +198,10 @@ class Tensor:
         """Copy as bool (non-zero is True)."""
         return self._cast(_dt.bool_)
 
-    def detach(self):
-        """The same values without autodiff history."""
-        f = getattr(self.backend, "detach", None)
-        return self._new(f(self.handle) if f else self.handle, self.shape)
-
-    def requires_grad_(self, flag=True):
-        """Mark this tensor as a leaf whose gradient is wanted; returns it."""
-        self.requires_grad = flag
-        return self
-
     # -- layout --------------------------------------------------------------------------
     def reshape(self, *shape):
         """Same elements in a new shape; one dim may be -1 (inferred)."""
-        shape = _shape_args(shape)
+        shape = shape_args(shape)
         n = self.numel()
         known = 1
         infer = -1
@@ -261,72 +222,6 @@ class Tensor:
         return self._new(self.handle, shape)
 
     view = reshape
-
-    def permute(self, *dims):
-        """Reorder dims: output dim i is input dim dims[i]."""
-        dims = _shape_args(dims)
-        nd = len(self.shape)
-        perm = tuple(_sh.norm_dim("permute", d, nd) for d in dims)
-        if len(perm) != nd or sorted(perm) != list(range(nd)):
-            raise ValueError("permute: dims " + repr(dims) + " are not a permutation of " +
-                             repr(nd) + " dims")
-        if perm == tuple(range(nd)):
-            return self
-        h = self.backend.permute(self.handle, self.shape, perm, self.dtype)
-        return self._new(h, tuple(self.shape[p] for p in perm))
-
-    def transpose(self, dim0, dim1):
-        """Swap two dims."""
-        nd = len(self.shape)
-        a = _sh.norm_dim("transpose", dim0, nd)
-        b = _sh.norm_dim("transpose", dim1, nd)
-        perm = list(range(nd))
-        perm[a] = b
-        perm[b] = a
-        return self.permute(perm)
-
-    @property
-    def T(self):
-        """Transpose of a tensor of at most 2 dims."""
-        if len(self.shape) > 2:
-            raise ValueError("T: expects a tensor of at most 2 dims, got shape " +
-                             repr(self.shape) + "; use permute")
-        return self.permute(tuple(range(len(self.shape) - 1, -1, -1)))
-
-    def squeeze(self, dim=None):
-        """Drop size-1 dims (all of them, or those listed in `dim`)."""
-        dims = _sh.norm_dims("squeeze", dim, len(self.shape))
-        shape = tuple(self.shape[i] for i in range(len(self.shape))
-                      if not (i in dims and self.shape[i] == 1))
-        return self._new(self.handle, shape)
-
-    def unsqueeze(self, dim):
-        """Insert a size-1 dim at position `dim`."""
-        d = _sh.norm_dim("unsqueeze", dim, len(self.shape) + 1)
-        return self._new(self.handle, self.shape[:d] + (1,) + self.shape[d:])
-
-    def expand(self, *shape):
-        """Broadcast size-1 dims (and new leading dims) to `shape`; -1 keeps a dim."""
-        shape = _shape_args(shape)
-        lead = len(shape) - len(self.shape)
-        bad = lead < 0
-        out = []
-        for i in range(len(shape) if lead >= 0 else 0):
-            s = shape[i]
-            own = self.shape[i - lead] if i >= lead else 1
-            if s == -1 and i >= lead:
-                s = own
-            if not is_int(s) or s < 0 or (own != s and own != 1):
-                bad = True
-            out.append(s)
-        if bad:
-            raise ValueError("expand: cannot expand shape " + repr(self.shape) + " to " +
-                             repr(shape))
-        out = tuple(out)
-        if out == self.shape:
-            return self
-        h = self.backend.expand(self.handle, (1,) * lead + self.shape, out, self.dtype)
-        return self._new(h, out)
 
     # -- elementwise -----------------------------------------------------------------------
     def _unary(self, op):
@@ -403,70 +298,7 @@ class Tensor:
     def __pos__(self):
         return self
 
-    # -- reductions ----------------------------------------------------------------------
-    def _reduce(self, op, dim, keepdim):
-        t = self
-        if op in ("sum", "prod") and not t.dtype.is_float and t.dtype is not _dt.int32:
-            t = t.int()  # like torch, small ints accumulate in a wider type
-        if dim is None:
-            if op in ("max", "min", "argmax", "argmin") and t.numel() == 0:
-                raise ValueError(op + ": cannot reduce an empty tensor")
-            n = t.numel()
-            h = t.backend.reduce(op, t.handle, (n,), 0, t.dtype)
-            shape = (1,) * len(t.shape) if keepdim else ()
-        else:
-            dims = _sh.norm_dims(op, dim, len(t.shape))
-            h = t.handle
-            shape = t.shape
-            for d in dims:
-                if op in ("max", "min", "argmax", "argmin") and shape[d] == 0:
-                    raise ValueError(op + ": cannot reduce an empty dim " + repr(d))
-                h = t.backend.reduce(op, h, shape, d, t.dtype)
-                shape = shape[:d] + (1,) + shape[d + 1:]
-            if not keepdim:
-                shape = tuple(shape[i] for i in range(len(shape)) if i not in dims)
-        dtype = _dt.int32 if op in ("argmax", "argmin") else t.dtype
-        return t._new(h, shape, dtype)
-
-    def sum(self, dim=None, keepdim=False):
-        """Sum over `dim` (an int, a tuple, or None for all)."""
-        return self._reduce("sum", dim, keepdim)
-
-    def mean(self, dim=None, keepdim=False):
-        """Mean over `dim` (an int, a tuple, or None for all); float tensors only."""
-        if not self.dtype.is_float:
-            raise TypeError("mean: needs a float tensor, got " + repr(self.dtype) +
-                            "; use .float()")
-        count = 1
-        for d in _sh.norm_dims("mean", dim, len(self.shape)):
-            count *= self.shape[d]
-        return self._reduce("sum", dim, keepdim) / count
-
     # -- elementwise methods (one line each: cheaper on MicroPython than generated ones) --
-    def exp(self):
-        """e**x, elementwise."""
-        return self._unary("exp")
-
-    def log(self):
-        """Natural logarithm, elementwise."""
-        return self._unary("log")
-
-    def sqrt(self):
-        """Square root, elementwise."""
-        return self._unary("sqrt")
-
-    def tanh(self):
-        """Hyperbolic tangent, elementwise."""
-        return self._unary("tanh")
-
-    def sigmoid(self):
-        """1 / (1 + exp(-x)), elementwise."""
-        return self._unary("sigmoid")
-
-    def relu(self):
-        """max(x, 0), elementwise."""
-        return self._unary("relu")
-
     def abs(self):
         """Absolute value, elementwise."""
         return self._unary("abs")
@@ -494,14 +326,6 @@ class Tensor:
     def pow(self, other):
         """x ** other, broadcasting; other may be a number."""
         return self._binary("pow", other)
-
-    def maximum(self, other):
-        """Elementwise maximum, broadcasting; other may be a number."""
-        return self._binary("maximum", other)
-
-    def minimum(self, other):
-        """Elementwise minimum, broadcasting; other may be a number."""
-        return self._binary("minimum", other)
 
     def __floordiv__(self, other):
         return self._binary("floordiv", other)
@@ -567,8 +391,9 @@ class Tensor:
         return ops_module("index").getitem(self, key)
 
 
-def _shape_args(args):
-    # reshape((2, 3)) and reshape(2, 3) both work.
+def shape_args(args):
+    """The shape passed to reshape/permute/expand: reshape((2, 3)) and reshape(2, 3) both
+    work."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         return tuple(args[0])
     return tuple(args)
@@ -579,14 +404,3 @@ def filled(like, shape, value, dtype):
     like's)."""
     dtype = dtype or like.dtype
     return like._new(like.backend.full(_sh.numel(shape), value, dtype), shape, dtype)
-
-
-def operand(op, t, ref):
-    """`t` as a tensor: a number becomes a 0-d tensor of ref's dtype (float32 if it is a
-    float and ref is not), a tensor passes through; TypeError naming `op` otherwise."""
-    if isinstance(t, Tensor):
-        return t
-    if not is_number(t):
-        raise TypeError(op + ": expected a tensor or a number, got " + type(t).__name__)
-    dtype = _dt.float32 if isinstance(t, float) and not ref.dtype.is_float else None
-    return filled(ref, (), t, dtype)

@@ -16,7 +16,8 @@ HEADER = os.path.join(INCLUDE, "flex.h")
 
 def sources(opt_target=None):
     """Absolute paths of the C files of one build: common/, then every ref/ kernel file,
-    replaced by opt/<opt_target>/ of the same name where that exists."""
+    replaced by opt/<opt_target>/ of the same name where that exists, then the opt/ files
+    that have no ref/ twin (their helpers)."""
     src = os.path.join(HERE, "src")
     common = sorted(os.path.join(src, "common", f) for f in os.listdir(os.path.join(src, "common"))
                     if f.endswith(".c"))
@@ -27,7 +28,12 @@ def sources(opt_target=None):
             continue
         opt = os.path.join(opt_dir, f) if opt_dir else None
         kernels.append(opt if opt and os.path.exists(opt) else os.path.join(src, "ref", f))
-    return common + kernels
+    extra = []
+    if opt_dir and os.path.isdir(opt_dir):
+        ref = set(os.listdir(os.path.join(src, "ref")))
+        extra = sorted(os.path.join(opt_dir, f) for f in os.listdir(opt_dir)
+                       if f.endswith(".c") and f not in ref)
+    return common + kernels + extra
 
 
 def cdef_text():
@@ -57,7 +63,7 @@ ffibuilder.cdef(cdef_text())
 ffibuilder.set_source(
     "burn._flex",
     '#include "flex.h"',
-    sources=_relative(sources()),
+    sources=_relative(sources("host")),
     include_dirs=[os.path.relpath(INCLUDE, os.getcwd()) if INCLUDE.startswith(os.getcwd())
                   else INCLUDE],
     extra_compile_args=["-std=c99", "-O3", "-fno-math-errno"],

@@ -173,7 +173,7 @@ def _fdiv(x, y):
 def _ffloordiv(x, y):
     if y == 0:
         return _fdiv(x, y)
-    return x // y if _finite(x) else x / y
+    return x // y if _finite(x) else NAN  # inf // y is NaN, as in torch and numpy
 
 
 def _fmod(x, y):
@@ -185,8 +185,9 @@ def _fpow(x, y):
         return math.pow(x, y)
     except _ARITH_ERRORS:
         # 0 ** negative, a negative base with a fractional exponent, or overflow.
-        if x == 0:
-            return INF
+        if x == 0:  # -0.0 ** an odd negative integer keeps the sign, as IEEE says
+            odd = y == int(y) and int(y) % 2
+            return -INF if odd and math.copysign(1.0, x) < 0 else INF
         if x < 0 and y != int(y):
             return NAN
         return -INF if x < 0 and int(y) % 2 else INF
@@ -324,6 +325,8 @@ def clamp_row(lo, hi, dtype):
     if not dtype.is_float:
         lo = None if lo is None else to_int(math.ceil(lo))
         hi = None if hi is None else to_int(math.floor(hi))
+    if lo is not None and hi is not None and lo > hi:
+        lo = hi  # torch: min(max(x, lo), hi), so everything becomes hi
     if hi is None:
         return lambda r: pack([lo if x < lo else x for x in r], dtype)
     if lo is None:

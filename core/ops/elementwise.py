@@ -1,5 +1,36 @@
-"""Less common elementwise methods: rounding, trigonometry, erf, and the named
-comparisons (the operators `== != < <= > >=` are on Tensor itself)."""
+"""Elementwise methods beyond the operators: exp, log, sqrt, activations, rounding,
+trigonometry, erf, and the named comparisons (the operators `== != < <= > >=` are on Tensor
+itself)."""
+
+
+def exp(x):
+    """e**x, elementwise."""
+    return x._unary("exp")
+
+
+def log(x):
+    """Natural logarithm, elementwise."""
+    return x._unary("log")
+
+
+def sqrt(x):
+    """Square root, elementwise."""
+    return x._unary("sqrt")
+
+
+def tanh(x):
+    """Hyperbolic tangent, elementwise."""
+    return x._unary("tanh")
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)), elementwise."""
+    return x._unary("sigmoid")
+
+
+def relu(x):
+    """max(x, 0), elementwise."""
+    return x._unary("relu")
 
 
 def rsqrt(x):

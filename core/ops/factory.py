@@ -1,10 +1,23 @@
-"""Less common creation functions: ranges, identity, `*_like` and random tensors."""
+"""Less common creation functions: from raw bytes, ranges, identity, `*_like` and random
+tensors."""
 
 from burn import dtype as _dt
 from burn import shape as _sh
 from burn.creation import convert, dtype_arg, full, infer_dtype, make
 from burn.device import device as _device
 from burn.tensor import Tensor
+
+
+def from_bytes(buf, shape, dtype, device=None):
+    """A tensor of `shape` and `dtype` from little-endian raw bytes."""
+    shape = _sh.as_shape("from_bytes", shape)
+    dtype = dtype_arg("from_bytes", dtype)
+    need = _sh.numel(shape) * dtype.itemsize
+    if len(buf) != need:
+        raise ValueError("from_bytes: " + repr(len(buf)) + " bytes do not fill shape " +
+                         repr(shape) + " of " + repr(dtype) + " (" + repr(need) + " bytes)")
+    dev = _device(device)
+    return Tensor(dev.backend.from_bytes(buf, dtype), shape, dtype, dev)
 
 
 def zeros_like(t, dtype=None, device=None):

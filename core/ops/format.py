@@ -1,11 +1,31 @@
-"""Tensor to Python: nested lists and the printed form, identical on both interpreters."""
+"""Tensor to Python: numbers, nested lists and the printed form, identical on both
+interpreters."""
 
+from burn import dtype as _dt
 from burn import shape as _sh
+
+
+def values(x):
+    """The elements of `x` as a flat list of Python floats, ints or bools."""
+    flat = x.backend.to_flat(x.handle, x.numel(), x.dtype)
+    if x.dtype.is_float:
+        return [float(v) for v in flat]
+    if x.dtype is _dt.bool_:
+        return [bool(v) for v in flat]
+    return [int(v) for v in flat]
+
+
+def item(x):
+    """The single element as a Python number."""
+    n = x.numel()
+    if n != 1:
+        raise ValueError("item: a tensor of " + repr(n) + " elements has no single value")
+    return values(x)[0]
 
 
 def tolist(x):
     """Nested Python lists (a plain number for a 0-d tensor)."""
-    flat = x._py()
+    flat = values(x)
     if not x.shape:
         return flat[0]
     return _nest(flat, x.shape, 0, 0)
@@ -22,7 +42,7 @@ def _nest(flat, shape, dim, offset):
 def tensor_repr(x):
     """'tensor([[1.0, 2.0]], dtype=burn.float32)'; dims longer than 6 are elided to their
     first and last 3 entries once the tensor has more than 1000 elements."""
-    flat = x._py()
+    flat = values(x)
     if x.shape:
         body = _fmt(flat, x.shape, 0, 0, len(flat) > 1000, x.dtype.is_float)
     else:

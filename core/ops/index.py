@@ -3,6 +3,7 @@ narrow."""
 
 from burn import dtype as _dt
 from burn import shape as _sh
+from burn.ops.format import values
 from burn.tensor import Tensor, is_int
 
 
@@ -119,7 +120,7 @@ def take(x, idx):
     if not x.shape:
         raise IndexError("index: a 0-d tensor cannot be indexed by a tensor")
     size = x.shape[0]
-    vals = idx._py()
+    vals = values(idx)
     for i in range(len(vals)):
         v = vals[i]
         if v < -size or v >= size:

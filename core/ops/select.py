@@ -2,7 +2,8 @@
 
 from burn import dtype as _dt
 from burn import shape as _sh
-from burn.tensor import Tensor, filled, is_number, operand
+from burn.ops import operand
+from burn.tensor import Tensor, filled, is_number
 
 
 def where(cond, a, b):

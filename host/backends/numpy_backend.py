@@ -41,12 +41,11 @@ class NumpyBackend(_backend.Backend):
     def from_flat(self, values, dtype):
         if dtype.is_float:
             return self.xp.asarray(values, dtype=np.float32).reshape(-1)
-        arr = np.asarray(values)
-        if arr.dtype.kind == "f":
-            arr = np.trunc(arr)
-        return self.xp.asarray(arr.astype(np.int64).astype(_NP[dtype]).reshape(-1))
+        return self.xp.asarray(_host_values(values, dtype))
 
     def from_bytes(self, buf, dtype):
+        if dtype is _dt.bool_:  # any non-zero byte is True, stored as 1
+            return self.xp.asarray(np.frombuffer(bytes(buf), dtype=np.uint8) != 0)
         return self.xp.asarray(np.frombuffer(bytes(buf), dtype=_NP[dtype]).copy())
 
     def to_flat(self, h, n, dtype):
@@ -58,7 +57,7 @@ class NumpyBackend(_backend.Backend):
         return arr.astype(_NP[dtype]).tobytes()
 
     def full(self, n, value, dtype):
-        return self.xp.full(n, value, dtype=_NP[dtype])
+        return self.xp.full(n, _host_values([value], dtype)[0], dtype=_NP[dtype])
 
     def arange(self, start, step, n, dtype):
         values = start + step * self.xp.arange(n, dtype=np.float64)
@@ -69,7 +68,7 @@ class NumpyBackend(_backend.Backend):
         if dst is _dt.bool_:
             return h != 0
         if src.is_float and not dst.is_float:
-            return xp.trunc(h).astype(np.int64).astype(_NP[dst])
+            return _trunc_wrap(xp, h, dst)
         return h.astype(_NP[dst])
 
     # -- elementwise -------------------------------------------------------------------
@@ -96,17 +95,21 @@ class NumpyBackend(_backend.Backend):
     def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
         xp = self.xp
         x = a.reshape(a_shape)
-        y = b.reshape(b_shape) if hasattr(b, "reshape") else _NP[dtype](b)
+        if hasattr(b, "reshape"):
+            y = b.reshape(b_shape)
+        else:  # an int scalar may lie outside dtype: compute exactly, wrap afterwards
+            y = np.float32(b) if dtype.is_float else np.int64(b)
         if op in _COMPARE:
             out = _COMPARE[op](x, y)
         elif op == "div":
-            out = xp.divide(x, y, dtype=np.float32)
+            out = xp.divide(x, y, dtype=np.float32) if dtype.is_float else \
+                _trunc_div(xp, x, y).astype(_NP[dtype])
         elif op == "pow":
             out = xp.power(x, y) if dtype.is_float else _int_pow(xp, x, y, dtype)
         else:
             with np.errstate(all="ignore"):
                 out = _ARITH[op](x, y)
-            if not dtype.is_float and dtype is not _dt.bool_:
+            if not dtype.is_float:
                 out = out.astype(_NP[dtype])
         if out.shape != tuple(out_shape):
             out = xp.ascontiguousarray(xp.broadcast_to(out, out_shape))
@@ -119,7 +122,7 @@ class NumpyBackend(_backend.Backend):
             _NP[dtype])
 
     def clamp(self, h, n, lo, hi, dtype):
-        out = h
+        out = h if dtype.is_float else h.astype(np.int64)  # bounds may lie outside dtype
         if lo is not None:
             out = self.xp.maximum(out, lo)
         if hi is not None:
@@ -160,6 +163,9 @@ class NumpyBackend(_backend.Backend):
         return self.xp.concatenate(parts, axis=dim).reshape(-1)
 
     def pad(self, h, shape, pads, value, dtype):
+        if not pads:
+            return h.copy()
+        value = _host_values([value], dtype)[0]
         return self.xp.pad(h.reshape(shape), pads, constant_values=value).reshape(-1)
 
     def gather(self, h, shape, dim, idx, n_idx, dtype):
@@ -236,8 +242,44 @@ def _dt_lo(dtype):
     return dtype.lo if dtype.lo is not None else 0
 
 
+def _host_values(values, dtype):
+    """A flat host array of `dtype` from Python numbers, converted like the pure backend:
+    non-zero is True, floats truncate toward zero, integers wrap."""
+    if dtype.is_float:
+        return np.asarray(values, dtype=np.float32).reshape(-1)
+    arr = np.asarray(values).reshape(-1)
+    if dtype is _dt.bool_:
+        return arr != 0
+    if arr.dtype.kind == "f":
+        return _trunc_wrap(np, arr, dtype)
+    return arr.astype(np.int64).astype(_NP[dtype])
+
+
+def _trunc_wrap(xp, x, dtype):
+    """Floats to integer `dtype` like C: truncate toward zero, then wrap (two's complement);
+    NaN and infinities give 0. The wrap is done in float64 (exact), since converting floats
+    beyond int64 is undefined."""
+    x = xp.where(xp.isfinite(x), x, 0).astype(np.float64)
+    return xp.fmod(xp.trunc(x), 2.0 ** 32).astype(np.int64).astype(_NP[dtype])
+
+
+def _trunc_div(xp, x, y):
+    """C integer division in int64: truncates toward zero; division by zero gives 0."""
+    x = x.astype(np.int64)
+    y = xp.asarray(y, dtype=np.int64)
+    safe = xp.where(y == 0, 1, y)
+    q = xp.abs(x) // xp.abs(safe)
+    return xp.where(y == 0, 0, xp.where((x < 0) != (safe < 0), -q, q))
+
+
 def _int_pow(xp, x, y, dtype):
-    return xp.power(x.astype(np.int64), xp.maximum(y, 0)).astype(_NP[dtype])
+    """x ** y wrapping like C; a negative exponent gives the truncated 1 / x ** -y (0 unless
+    x is 1 or -1), as the pure backend does."""
+    x = x.astype(np.int64)
+    y = xp.asarray(y, dtype=np.int64)
+    out = xp.power(x, xp.maximum(y, 0))
+    inverse = xp.where(x == 1, 1, xp.where(x == -1, xp.where(y % 2 == 0, 1, -1), 0))
+    return xp.where(y < 0, inverse, out).astype(_NP[dtype])
 
 
 _COMPARE = {

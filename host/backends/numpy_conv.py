@@ -31,8 +31,7 @@ def windows(xp, xpad, kernel, stride, dilation, out_hw):
     oh, ow = out_hw
     return xp.lib.stride_tricks.as_strided(
         xpad, (n, c, oh, ow, kernel[0], kernel[1]),
-        (sn, sc, sh_ * stride[0], sw_ * stride[1], sh_ * dilation[0], sw_ * dilation[1]),
-        writeable=False)
+        (sn, sc, sh_ * stride[0], sw_ * stride[1], sh_ * dilation[0], sw_ * dilation[1]))
 
 
 def im2col(xp, x, kernel, stride, padding, dilation, out_hw):

@@ -96,12 +96,19 @@ class GraphKernels:
 
     def fully_connected_s8(self, inp, w, bias, mult, shift, out, batches, in_features,
                            out_features, in_zp, out_zp, act_min, act_max):
-        """int8 fully connected (burn.graph.s8_fully_connected)."""
+        """int8 fully connected (burn.graph.s8_fully_connected). The input zero point is
+        folded into the bias first (bias - in_zp * sum(row), wrapping like the int32
+        accumulator), as a prepare step would, so the kernel runs with input offset 0."""
         x, y = _i8(inp, batches * in_features), _i8(out, batches * out_features)
+        wv = _i8(w, out_features * in_features)
         b = None if bias is None else _i32(bias, out_features)
+        if in_zp:
+            rows = wv.reshape(out_features, in_features).sum(axis=1, dtype=np.int64)
+            folded = (0 if b is None else b.astype(np.int64)) - in_zp * rows
+            b = ((folded + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int32)
+            in_zp = 0
         self._run("flex_s8_fully_connected", [
-            batches, in_features, out_features, x, x.size,
-            _i8(w, out_features * in_features), out_features * in_features, 0,
+            batches, in_features, out_features, x, x.size, wv, wv.size, 0,
             b, 0 if b is None else out_features, _i32(mult, out_features),
             _i32(shift, out_features), out_features, quant(in_zp, out_zp, act_min, act_max),
             y, y.size], "%d x %d -> %d" % (batches, in_features, out_features))

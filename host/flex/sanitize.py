@@ -10,7 +10,7 @@ import os
 import subprocess
 
 from burn.host.flex.binding import HostLib
-from burn.host.flex.targets import CACHE, FLEX_C
+from burn.host.flex.targets import CACHE, FLEX_C, source_digest
 
 FLAGS = ["-std=c99", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-math-errno",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-shared", "-fPIC"]
@@ -24,18 +24,14 @@ def _sources_and_cdef():
         from build_ffi import cdef_text, sources
     finally:
         sys.path.remove(FLEX_C)
-    return sources(), cdef_text()
+    return sources("host"), cdef_text()
 
 
 def build_sanitized(cc="gcc"):
     """Path of the sanitized shared library (built once, cached by source hash)."""
     srcs, _cdef = _sources_and_cdef()
     h = hashlib.sha256(" ".join([cc] + FLAGS).encode())
-    for path in srcs + [os.path.join(FLEX_C, "include", "flex.h")] + [
-            os.path.join(FLEX_C, "src", "common", f)
-            for f in sorted(os.listdir(os.path.join(FLEX_C, "src", "common")))]:
-        with open(path, "rb") as f:
-            h.update(f.read())
+    h.update(source_digest().encode())
     folder = os.path.join(CACHE, "sanitize-" + h.hexdigest()[:16])
     lib = os.path.join(folder, "libflex_san.so")
     if not os.path.exists(lib):

@@ -57,6 +57,19 @@ def _sources(target):
     return sources(TARGETS[target][2])
 
 
+def source_digest():
+    """Hash of every file under flex_c/ (sources, headers, linker script)."""
+    h = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(FLEX_C)):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith((".c", ".h", ".ld")):
+                path = os.path.join(root, name)
+                with open(path, "rb") as f:
+                    h.update(path.encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
 class Build:
     """A finished build: `objects` {source name: .o path}, `library` (.a), `image` (linked
     ELF for the emulator, or None), `target`, `opt`."""
@@ -79,10 +92,10 @@ class Build:
         return rows
 
     def int8_size(self):
-        """Flash bytes of everything the int8 kernels need: s8_* kernels, layout, and the
-        shared checks and fixed point (float math excluded)."""
+        """Flash bytes of everything the int8 kernels need: every object but the float32
+        kernels (f32_*) and the float math (fmath)."""
         return sum(size for name, size, _f in self.sizes()
-                   if name.startswith("s8_") or name in ("layout", "validate", "fixedpoint"))
+                   if not name.startswith("f32_") and name != "fmath")
 
     def libc_symbols(self):
         """Undefined symbols of the objects that a C library would have to provide
@@ -110,12 +123,7 @@ def build(target, opt="-Os", force=False):
     flags = ["-target", triple] + cpu + COMMON_FLAGS + [opt]
     srcs = _sources(target)
     h = hashlib.sha256(" ".join(flags + LINK_FLAGS).encode())
-    for path in srcs + [os.path.join(FLEX_C, "include", "flex.h"),
-                        os.path.join(FLEX_C, "cortex_m.ld")] + [
-            os.path.join(FLEX_C, "src", "common", f)
-            for f in sorted(os.listdir(os.path.join(FLEX_C, "src", "common")))]:
-        with open(path, "rb") as f:
-            h.update(path.encode() + f.read())
+    h.update(source_digest().encode())
     folder = os.path.join(CACHE, "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
     library = os.path.join(folder, "libflex.a")
     image = os.path.join(folder, "flex.elf") if link else None

@@ -117,8 +117,11 @@ def makedirs(link, path):
     link.exec(_MAKEDIRS % {"parent": path})
 
 
-def put_bytes(link, data, remote, chunk=2048, attempts=2):
-    """Write `data` to `remote` atomically; TransferError if the hash never matches."""
+def put_bytes(link, data, remote, chunk=2048, attempts=2, progress=None):
+    """Write `data` to `remote` atomically; TransferError if the hash never matches.
+
+    `progress(sent, total)` is called after each chunk has reached the board.
+    """
     remote = _absolute(remote)
     values = {"parent": posixpath.dirname(remote), "part": remote + PART_SUFFIX,
               "path": remote, "want": sha256_hex(data)}
@@ -126,7 +129,7 @@ def put_bytes(link, data, remote, chunk=2048, attempts=2):
               for i in range(0, len(data), chunk)] or [""]
     for attempt in range(attempts):
         try:
-            got = _send_file(link, values, pieces, len(data))
+            got = _send_file(link, values, pieces, len(data), chunk, progress)
         except BoardResetError:
             if attempt + 1 == attempts:
                 raise
@@ -139,14 +142,19 @@ def put_bytes(link, data, remote, chunk=2048, attempts=2):
     )
 
 
-def _send_file(link, values, pieces, size):
+def _send_file(link, values, pieces, size, chunk, progress):
     # Small files take one exec; larger ones one per chunk between the start and the finish.
     execs = [_PUT_START % values + pieces[0]] + pieces[1:]
     execs[-1] += _PUT_FINISH % values
     try:
-        for code in execs[:-1]:
+        for i, code in enumerate(execs[:-1]):
             link.exec(code)
-        return link.exec(execs[-1], timeout=_time_for(size)).strip()
+            if progress is not None:
+                progress(min((i + 1) * chunk, size), size)
+        got = link.exec(execs[-1], timeout=_time_for(size)).strip()
+        if progress is not None:
+            progress(size, size)
+        return got
     except DeviceError as exc:
         _discard(link, values["part"])
         if exc.errno == ENOSPC:

@@ -127,10 +127,13 @@ class Link:
 
     # ---- files ------------------------------------------------------------------------------
 
-    def put_file(self, local, remote):
-        """Copy a host file (or bytes) to `remote`, atomically, hash-checked; its SHA-256."""
+    def put_file(self, local, remote, progress=None):
+        """Copy a host file (or bytes) to `remote`, atomically, hash-checked; its SHA-256.
+
+        `progress(sent, total)` sees the bytes that have reached the board so far.
+        """
         data = local if isinstance(local, (bytes, bytearray)) else Path(local).read_bytes()
-        return files.put_bytes(self, bytes(data), remote)
+        return files.put_bytes(self, bytes(data), remote, progress=progress)
 
     def get_file(self, remote, local=None):
         """The bytes of `remote`, hash-checked; also written to `local` if given."""

@@ -12,10 +12,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tflite_builder import ModelBuilder, run_tflm  # noqa: E402
+from tflite_builder import ModelBuilder, run_tflm
 
-from burn.graph import fixedpoint as fp  # noqa: E402
-from burn.graph.geometry import out_size, pad_before  # noqa: E402
+from burn.graph import fixedpoint as fp
+from burn.graph.geometry import out_size, pad_before
 
 ACTS = (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6)
 

@@ -28,3 +28,27 @@ def test_emulated_status_codes_equal_host():
         emulated.softmax_s8(x, y, 0, 12, 1 << 30, 1, -10)
     with pytest.raises(ValueError, match="flex_s8_requantize: parameter out of range"):
         emulated.requantize_s8(x, y, 12, 0, 0, 1 << 30, 40)
+
+
+def test_fully_connected_input_offset_path_equals_host():
+    """The kernels' own input-offset handling (GraphKernels folds it away) on the emulator."""
+    from burn.host.flex.binding import Struct, host
+
+    rng = np.random.default_rng(9)
+    lib = EmulatedLib("cortex-m0plus")
+    for batches, fin, fout in [(1, 37, 5), (2, 64, 12), (3, 8, 1)]:
+        x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
+        w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
+        bias = rng.integers(-5000, 5000, fout, dtype=np.int32)
+        mult = rng.integers(1 << 29, 1 << 31, fout, dtype=np.int64).astype(np.int32)
+        shift = rng.integers(-12, -6, fout, dtype=np.int32)
+        q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), 7, -128, 127))
+        outs = []
+        for target in (host(), lib):
+            y = np.zeros(batches * fout, np.int8)
+            status = target.call("flex_s8_fully_connected", [
+                batches, fin, fout, x, x.size, w, w.size, 0, bias, fout, mult, shift, fout, q,
+                y, y.size])
+            assert status == 0
+            outs.append(y)
+        assert np.array_equal(outs[0], outs[1])

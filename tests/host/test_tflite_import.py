@@ -124,3 +124,63 @@ def test_cli_reports_bad_files(tmp_path, capsys):
     assert "bad.bst" in capsys.readouterr().err
     assert burn_main(["import", str(bad), "-o", str(tmp_path / "x.bst")]) == 1
     assert not (tmp_path / "x.bst").exists()
+
+
+def small_float_cnn(seed=1):
+    """The float32 twin of small_cnn's layers: conv(relu6) -> depthwise -> add -> max pool
+    -> reshape -> fc -> softmax."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 5, 5, 2), "float32")
+    w = mb.tensor("w", (4, 3, 3, 2), "float32", data=rng.standard_normal((4, 3, 3, 2)))
+    b = mb.tensor("b", (4,), "float32", data=rng.standard_normal(4))
+    c = mb.tensor("c", (1, 5, 5, 4), "float32")
+    mb.op("CONV_2D", [x, w, b], [c], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1,
+          FusedActivationFunction=3)
+    dw = mb.tensor("dw", (1, 3, 3, 4), "float32", data=rng.standard_normal((1, 3, 3, 4)))
+    db = mb.tensor("db", (4,), "float32", data=rng.standard_normal(4))
+    d = mb.tensor("d", (1, 5, 5, 4), "float32")
+    mb.op("DEPTHWISE_CONV_2D", [c, dw, db], [d], "DepthwiseConv2DOptions", Padding=0,
+          StrideH=1, StrideW=1, DepthMultiplier=1)
+    s = mb.tensor("s", (1, 5, 5, 4), "float32")
+    mb.op("ADD", [c, d], [s], "AddOptions")
+    p = mb.tensor("p", (1, 2, 2, 4), "float32")
+    mb.op("MAX_POOL_2D", [s], [p], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
+          FilterHeight=2, FilterWidth=2)
+    f = mb.tensor("f", (1, 16), "float32")
+    mb.op("RESHAPE", [p, mb.tensor("shape", (2,), "int32", data=[1, 16])], [f])
+    fw = mb.tensor("fw", (3, 16), "float32", data=rng.standard_normal((3, 16)))
+    fb = mb.tensor("fb", (3,), "float32", data=rng.standard_normal(3))
+    logits = mb.tensor("logits", (1, 3), "float32")
+    mb.op("FULLY_CONNECTED", [f, fw, fb], [logits], "FullyConnectedOptions")
+    y = mb.tensor("y", (1, 3), "float32")
+    mb.op("SOFTMAX", [logits], [y], "SoftmaxOptions", Beta=1.0)
+    return mb.finish([x], [y])
+
+
+def test_float_model_matches_tflm_closely(tmp_path):
+    data = small_float_cnn()
+    path = tmp_path / "f.bst"
+    path.write_bytes(encode_bst(import_tflite(data, tests=2)))
+    model = burn.load(str(path))
+    assert model.self_test() == 2
+    x = np.random.default_rng(5).standard_normal((1, 5, 5, 2)).astype(np.float32)
+    got = model(x).tolist()
+    want = run_tflm(data, [x])[0].reshape(1, 3)
+    assert np.allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_lone_activations_and_quantize_match_tflm():
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 10), "float32")
+    q = mb.tensor("q", (1, 10), "int8", scale=0.05, zero_point=-10)
+    mb.op("QUANTIZE", [x], [q])
+    r = mb.tensor("r", (1, 10), "int8", scale=0.05, zero_point=-10)
+    mb.op("RELU6", [q], [r])
+    y = mb.tensor("y", (1, 10), "float32")
+    mb.op("DEQUANTIZE", [r], [y])
+    data = mb.finish([x], [y])
+    model = burn.load(encode_bst(import_tflite(data, tests=1)))
+    assert [s["op"] for s in model.info()["ops"]] == ["quantize", "clamp", "dequantize"]
+    x = np.linspace(-3, 9, 10, dtype=np.float32).reshape(1, 10)
+    assert np.array(model.run(x)).tolist() == run_tflm(data, [x])[0].reshape(-1).tolist()

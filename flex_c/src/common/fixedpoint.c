@@ -2,7 +2,30 @@
  * kernels. Names follow gemmlowp: raw int32 values with a stated number of integer bits. */
 #include "internal.h"
 
-/* SaturatingRoundingDoublingHighMul: (a * b * 2) >> 32, rounded, saturating INT32_MIN^2. */
+/* SaturatingRoundingDoublingHighMul: (a * b * 2) >> 32, rounded, saturating INT32_MIN^2.
+ * TFLM computes the 64-bit product and divides (ab + nudge) by 2^31, truncating. */
+#if defined(__ARM_ARCH_6M__)
+/* ARMv6-M has no 32x32->64 multiply: the helper call and the 64-bit division cost more than
+ * the whole requantization, so build the magnitude of the product from 16-bit halves. */
+int32_t flex__srdhm(int32_t a, int32_t b) {
+    const uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
+    const uint32_t ub = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
+    const int negative = (a < 0) != (b < 0) && a != 0 && b != 0;
+    const uint32_t al = ua & 0xFFFFu, ah = ua >> 16, bl = ub & 0xFFFFu, bh = ub >> 16;
+    const uint32_t ll = al * bl, lh = al * bh, hl = ah * bl;
+    const uint32_t mid = lh + hl;
+    uint32_t lo = ll + (mid << 16);
+    uint32_t hi = ah * bh + (mid >> 16) + ((uint32_t)(mid < lh) << 16) + (uint32_t)(lo < ll);
+    /* |result| = (|ab| + nudge') >> 31, nudge' = 2^30 (positive) or 2^30 - 1 (negative) */
+    const uint32_t lo2 = lo + (negative ? 0x3FFFFFFFu : 0x40000000u);
+    uint32_t m;
+    if (a == b && a == INT32_MIN)
+        return INT32_MAX;
+    hi += (uint32_t)(lo2 < lo);
+    m = (hi << 1) | (lo2 >> 31);
+    return negative ? (int32_t)(0u - m) : (int32_t)m;
+}
+#else
 int32_t flex__srdhm(int32_t a, int32_t b) {
     int64_t ab, nudge;
     if (a == b && a == INT32_MIN)
@@ -11,6 +34,7 @@ int32_t flex__srdhm(int32_t a, int32_t b) {
     nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
     return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
 }
+#endif
 
 /* RoundingDivideByPOT: x / 2^exponent rounded half away from zero; exponent in [0, 31]. */
 int32_t flex__rdbpot(int32_t x, int32_t exponent) {

@@ -1,0 +1,68 @@
+"""Host int8 inference time of the MLPerf Tiny models: flex_c (through cffi, via the .bst
+runtime) against the tflite-micro interpreter and the pure-Python kernels.
+
+    python benchmarks/flex_host.py [--runs 20]
+
+Goal: flex <= 0.3x TFLM's time per inference.
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+from tflite_micro.python.tflite_micro import runtime
+
+import burn
+from burn.host.bst_writer import encode_bst
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.tflite_import import import_tflite
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = os.environ.get("BURN_MODELS_DIR", os.path.join(REPO, "..", "shared", "models"))
+CASES = [("kws_ref_model.tflite", (1, 49, 10, 1)),
+         ("pretrainedResnet_quant.tflite", (1, 32, 32, 3))]
+
+
+def best_time(fn, runs):
+    """Median seconds of `runs` calls of fn() after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    print("%-32s %10s %10s %10s %8s" % ("model", "tflm ms", "flex ms", "pure ms", "flex/tflm"))
+    for name, shape in CASES:
+        path = os.path.join(MODELS, name)
+        if not os.path.exists(path):
+            print("%-32s missing (set BURN_MODELS_DIR)" % name)
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
+        interp = runtime.Interpreter.from_bytes(data)
+        interp.set_input(x, 0)
+        tflm = best_time(interp.invoke, args.runs)
+        bst = encode_bst(import_tflite(data, tests=0))
+        flat = x.reshape(-1)
+        flex_model = use_flex(burn.load(bst))
+        flex = best_time(lambda: flex_model(flat), args.runs)
+        pure_model = burn.load(bst)
+        pure = best_time(lambda: pure_model(flat), 2)
+        same = np.array_equal(np.array(flex_model(flat).tolist()).reshape(-1),
+                              np.asarray(interp.get_output(0)).reshape(-1))
+        print("%-32s %10.3f %10.3f %10.1f %8.2f%s" % (
+            name, tflm * 1e3, flex * 1e3, pure * 1e3, flex / tflm,
+            "" if same else "  OUTPUTS DIFFER"))
+
+
+if __name__ == "__main__":
+    main()

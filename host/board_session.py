@@ -1,0 +1,145 @@
+"""An open serial link to a board that survives a broken connection: `open_board()` finds the
+board (an attached one, the port given, or a virtual board it starts), and `reconnect()`
+gets back to a clean raw REPL after the board reset itself or the link got confused.
+
+Used by `burn-flash`, `burn repl` and `burn demo`.
+"""
+
+import time
+
+from burn.host.boards import load_board
+from burn.host.link import Link, LinkError, NoBoardError, list_ports, open_port
+from burn.host.link.errors import DeviceError
+from burn.host.link.ports import choose_port
+
+DEFAULT_BOARD = "rp2040"
+_SYNC = "burn-sync"
+
+
+def is_transport_error(exc):
+    """Whether `exc` is the link failing (not code on the board raising)."""
+    return isinstance(exc, LinkError) and not isinstance(exc, DeviceError)
+
+
+class BoardSession:
+    """A link to the board on `port` that can be reopened; stops `virtual_board` on close.
+
+    `board` is the Board description, `where` says in words what the board is.
+    """
+
+    def __init__(self, port, board, virtual_board=None, where=""):
+        self.port = port
+        self.board = board
+        self.virtual_board = virtual_board
+        self.where = where or "%s on %s" % (board.name, port)
+        self.link = None
+        try:
+            self.link = Link(port, board=board.name)
+        except BaseException:
+            self._stop_virtual()
+            raise
+
+    @property
+    def virtual(self):
+        """Whether the board is a virtual board this session started."""
+        return self.virtual_board is not None
+
+    def reconnect(self, attempts=3, quiet=0.3, settle=5.0):
+        """Close and reopen the port, wait for the board to stop talking (a reset board
+        prints its banners), enter the raw REPL and check that code runs; the new Link.
+
+        Raises the last LinkError when the board does not come back.
+        """
+        last = None
+        for _ in range(attempts):
+            self._close_link()
+            try:
+                _wait_until_quiet(self.port, quiet, settle)
+                self.link = Link(self.port, board=self.board.name)
+                if self.link.exec("print(%r)" % _SYNC).strip() == _SYNC:
+                    return self.link
+                last = LinkError("the board on %s answered garbage after reconnecting"
+                                 % self.port)
+            except LinkError as exc:
+                if isinstance(exc, NoBoardError):
+                    raise
+                last = exc
+        raise last
+
+    def _close_link(self):
+        if self.link is not None:
+            try:
+                self.link.close()
+            except LinkError:
+                pass
+            self.link = None
+
+    def _stop_virtual(self):
+        if self.virtual_board is not None:
+            self.virtual_board.stop()
+            self.virtual_board = None
+
+    def close(self):
+        """Close the link; stop the virtual board this session started."""
+        self._close_link()
+        self._stop_virtual()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _wait_until_quiet(port, quiet, settle):
+    """Read and drop what the board sends until it is silent for `quiet` seconds (at most
+    `settle` seconds in all)."""
+    conn = open_port(port)
+    try:
+        deadline = time.monotonic() + settle
+        last = time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - last < quiet:
+            if conn.read(4096):
+                last = time.monotonic()
+    except OSError as exc:
+        raise NoBoardError("lost the board on %s: %s" % (port, exc)) from None
+    finally:
+        conn.close()
+
+
+def detect_board(port=None, board=None):
+    """(port, Board) of an attached board: `port` or the first serial port whose USB id is a
+    known board's (of `board`, if named). NoBoardError says how to proceed without one."""
+    matches = list_ports()
+    if port is None:
+        port = choose_port(matches, board)
+    if board is None:
+        names = [n for m in matches if m.device == port for n in m.boards]
+        board = names[0] if names else DEFAULT_BOARD
+    return port, load_board(board)
+
+
+def open_board(port=None, board=None, virtual=False, flash_dir=None, fallback_virtual=False,
+               say=None):
+    """A BoardSession: on `port`, on an attached board found by USB id, or on a virtual
+    `board` (default rp2040) when `virtual` (or, with `fallback_virtual`, when none is
+    attached). A virtual board keeps its flash in `flash_dir` (temporary if None)."""
+    say = say or (lambda message: None)
+    if not virtual:
+        try:
+            port, found = detect_board(port, board)
+            return BoardSession(port, found)
+        except NoBoardError as exc:
+            if not fallback_virtual or port is not None:
+                raise
+            say("%s\nusing a virtual %s instead" % (_first_sentence(exc), board or DEFAULT_BOARD))
+    from burn.host.virtual_board import VirtualBoard
+
+    vb = VirtualBoard(board or DEFAULT_BOARD, flash_dir).start()
+    where = "virtual %s on %s (flash in %s)" % (vb.board.name, vb.port, vb.flash_dir)
+    return BoardSession(vb.port, vb.board, vb, where)
+
+
+def _first_sentence(exc):
+    text = str(exc)
+    return text.split(". ", 1)[0].rstrip(".") + "."

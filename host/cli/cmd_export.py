@@ -1,0 +1,137 @@
+"""`burn export CHECKPOINT_OR_RUN_DIR --model MODULE:FACTORY -o model.bst`: a trained
+model as an int8 (default) or float32 `.bst` file."""
+
+import argparse
+import os
+import sys
+
+_DESCRIPTION = """\
+Build the model with a factory function, load a Learner checkpoint into it, and write it
+as a .bst file: int8 after post-training quantization with a calibration set (default),
+or float32 with --float. BatchNorm is folded into the convolution before it and
+ReLU/ReLU6 are fused.
+
+The architecture comes from MODULE:FACTORY, a function taking no arguments that returns
+the burn.nn model, named as package.module:function (importable from the current folder)
+or path/to/file.py:function. The weights come from CHECKPOINT_OR_RUN_DIR: a checkpoint file,
+or a run folder of the Learner, whose best.ckpt is used.
+
+Calibration samples are in the model's input layout ([N, C, H, W] or [N, features]):
+'digits' takes the training part of the built-in digits set (random_split 0.8/0.2, seed 0),
+FILE.npy a float array saved with numpy.save."""
+
+
+def register(sub):
+    """Add the `export` subcommand."""
+    p = sub.add_parser("export", help="quantize and export a trained model to .bst",
+                       description=_DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("source", metavar="CHECKPOINT_OR_RUN_DIR",
+                   help="a checkpoint file or a Learner run folder (best.ckpt)")
+    p.add_argument("--model", required=True, metavar="MODULE:FACTORY",
+                   help="function that builds the model, e.g. mypkg.models:build_cnn")
+    p.add_argument("-o", "--output", required=True, help="the .bst file to write")
+    p.add_argument("--float", action="store_true", help="export float32 instead of int8")
+    p.add_argument("--calibration", metavar="digits|FILE.npy",
+                   help="calibration samples (required for int8)")
+    p.add_argument("--samples", type=int, default=256,
+                   help="calibration samples to use (default 256)")
+    p.add_argument("--percentile", type=float, metavar="P",
+                   help="activation ranges from the P-th percentile (e.g. 99.99) "
+                        "instead of min/max")
+    p.add_argument("--io", choices=("int8", "float32"), default="int8",
+                   help="int8 model's input/output dtype (default int8)")
+    p.add_argument("--input-shape", metavar="C,H,W",
+                   help="one sample's shape, for a float export without calibration")
+    p.add_argument("--labels", help="class names: comma-separated, or a file with one "
+                                    "per line (digits: 0..9 by default)")
+    p.add_argument("--name", help="model name stored in the metadata (default: the "
+                                  "factory's name)")
+    p.set_defaults(run=run)
+
+
+def _calibration(spec, count):
+    import numpy as np
+
+    if spec == "digits":
+        from burn.host.data import load_digits, random_split
+
+        train, _valid = random_split(load_digits(), [0.8, 0.2])
+        x, _y = train.batch(np.arange(min(count, len(train))))
+        return x
+    if not os.path.isfile(spec):
+        raise ValueError("calibration %r: expected 'digits' or an existing .npy file" % spec)
+    try:
+        x = np.load(spec, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ValueError("calibration %s: not a numpy .npy array (%s)" % (spec, e)) from e
+    if x.ndim not in (2, 4) or not np.issubdtype(x.dtype, np.number):
+        raise ValueError("calibration %s: expected numbers of shape [N, C, H, W] or "
+                         "[N, features], got %s %s" % (spec, x.dtype, x.shape))
+    return x[:count].astype(np.float32)
+
+
+def _labels(spec, calibration):
+    if spec is None:
+        return [str(d) for d in range(10)] if calibration == "digits" else []
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip()]
+    return [s.strip() for s in spec.split(",")]
+
+
+def _shape(spec):
+    try:
+        shape = tuple(int(d) for d in spec.split(","))
+    except ValueError:
+        shape = ()
+    if len(shape) not in (1, 3) or min(shape) < 1:
+        raise ValueError("--input-shape %r: expected C,H,W or FEATURES" % spec)
+    return shape
+
+
+def _export(args, say):
+    from burn.host.export import export_bst
+    from burn.host.export.source import checkpoint_accuracy, load_trained
+
+    if args.float is False and args.calibration is None:
+        raise ValueError("an int8 export needs --calibration (digits or FILE.npy)")
+    if args.calibration is None and args.input_shape is None:
+        raise ValueError("a float export needs --calibration or --input-shape")
+    if args.percentile is not None and not 50 < args.percentile <= 100:
+        raise ValueError("--percentile must be in (50, 100], got %g" % args.percentile)
+    if args.samples < 1:
+        raise ValueError("--samples must be >= 1")
+    model, payload, path = load_trained(args.source, args.model)
+    say("loaded %s (epoch %s) into %s" % (path, payload.get("epoch"), args.model))
+    meta = {"name": args.name or args.model.rpartition(":")[2],
+            "checkpoint": os.path.basename(path)}
+    accuracy = checkpoint_accuracy(payload)
+    if accuracy is not None:
+        meta["float_accuracy"] = accuracy
+    calibration = None
+    if args.calibration is not None:
+        calibration = _calibration(args.calibration, args.samples)
+        say("calibration: %d samples of shape %s" % (len(calibration), calibration.shape[1:]))
+    method = "minmax" if args.percentile is None else "percentile"
+    graph = export_bst(model, args.output, calibration, "float32" if args.float else "int8",
+                       method, args.percentile or 99.99, args.io,
+                       _labels(args.labels, args.calibration), meta,
+                       sample_shape=_shape(args.input_shape) if args.input_shape else None,
+                       progress=say)
+    say("%d ops, %d self-test vectors, input %s %s, output %s" % (
+        len(graph.ops), len(graph.tests), graph.tensors[graph.inputs[0][0]].dtype,
+        list(graph.inputs[0][1]), list(graph.outputs[0][1])))
+
+
+def run(args):
+    """Export; returns 0, or 1 with a message on stderr."""
+    def say(message):
+        print("burn export: " + message, flush=True)
+
+    try:
+        _export(args, say)
+    except (ValueError, TypeError, OSError) as e:
+        print("burn export: error: " + str(e), file=sys.stderr)
+        return 1
+    return 0
