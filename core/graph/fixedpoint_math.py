@@ -103,11 +103,3 @@ def count_leading_zeros32(x):
         x >>= 1
         n -= 1
     return n
-
-
-def get_reciprocal(x, integer_digits):
-    """TFLM GetReciprocal: (1/x scaled into Q0.31, num_bits_over_unit) for x > 0."""
-    headroom_plus_one = count_leading_zeros32(x)
-    shifted_minus_one = (x << headroom_plus_one) - (1 << 31)
-    return (one_over_one_plus_x_for_x_in_0_1(shifted_minus_one),
-            integer_digits - headroom_plus_one)

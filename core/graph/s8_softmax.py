@@ -2,7 +2,8 @@
 
 from .fixedpoint import rounding_divide_by_pot as _rdbp
 from .fixedpoint import saturating_rounding_doubling_high_mul as _mul
-from .fixedpoint_math import exp_on_negative_values, get_reciprocal
+from .fixedpoint_math import count_leading_zeros32, exp_on_negative_values
+from .fixedpoint_math import one_over_one_plus_x_for_x_in_0_1 as _recip
 
 
 def _scaled_exp(diff, in_mult, in_left_shift):
@@ -25,8 +26,10 @@ def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
             diff = ((inp[base + c] + 128) & 255) - 128 - top
             if diff >= diff_min:
                 total += _rdbp(_scaled_exp(diff, in_mult, in_left_shift), 12)
-        scale, bits_over_unit = get_reciprocal(total, 12)
-        exponent = bits_over_unit + 23
+        # TFLM's GetReciprocal, inlined so that no tuple is allocated per row.
+        headroom = count_leading_zeros32(total)
+        scale = _recip((total << headroom) - (1 << 31))
+        exponent = 12 - headroom + 23
         for c in range(depth):
             diff = ((inp[base + c] + 128) & 255) - 128 - top
             v = -128

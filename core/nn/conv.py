@@ -3,7 +3,7 @@
 import burn
 from burn.nn.init import default_weight_and_bias
 from burn.nn.module import Module, Parameter
-from burn.shape import pair
+from burn.ops.window import pair
 
 
 class Conv2d(Module):

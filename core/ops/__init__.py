@@ -37,31 +37,3 @@ def need_tensor(op, name, x):
     from burn.tensor import Tensor
     if not isinstance(x, Tensor):
         raise TypeError(op + ": " + name + " must be a tensor, got " + type(x).__name__)
-
-
-def batched(op, x):
-    """(x as NCHW, whether a batch dim was added): CHW input gets one; other ranks are a
-    ValueError naming `op`."""
-    need_tensor(op, "input", x)
-    if len(x.shape) == 3:
-        return x.unsqueeze(0), True
-    if len(x.shape) != 4:
-        raise ValueError(op + ": input must be 3-D (C, H, W) or 4-D (N, C, H, W), got shape " +
-                         repr(x.shape))
-    return x, False
-
-
-def positive_pair(op, name, v):
-    """(a, b) of positive ints from an int or a pair; ValueError naming `op` otherwise."""
-    from burn.shape import pair
-    p = pair(op, name, v)
-    if p[0] < 1 or p[1] < 1:
-        raise ValueError(op + ": " + name + " must be positive, got " + repr(v))
-    return p
-
-
-def check_window_out(op, x, kernel, oh, ow):
-    """ValueError naming `op` when a window sweep over `x` leaves no output."""
-    if oh < 1 or ow < 1:
-        raise ValueError(op + ": input of shape " + repr(x.shape) + " is too small for a " +
-                         repr(kernel) + " window (output would be " + repr((oh, ow)) + ")")

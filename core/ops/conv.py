@@ -1,7 +1,14 @@
 """conv2d: argument checks and normalisation around the conv2d primitive."""
 
-from burn import shape as _sh
-from burn.ops import batched, check_window_out, need_tensor, positive_pair
+from burn.ops import need_tensor
+from burn.ops.window import (
+    batched,
+    check_window_out,
+    conv_out,
+    pair,
+    positive_pair,
+    same_padding,
+)
 
 
 def _conv_padding(padding, kh, kw, dh, dw, stride):
@@ -11,11 +18,11 @@ def _conv_padding(padding, kh, kw, dh, dw, stride):
     if padding == "same":
         if stride != (1, 1):
             raise ValueError("conv2d: padding='same' needs stride 1, got " + repr(stride))
-        return _sh.same_padding(kh, dh) + _sh.same_padding(kw, dw)
+        return same_padding(kh, dh) + same_padding(kw, dw)
     if isinstance(padding, str):
         raise ValueError("conv2d: padding must be 'same', 'valid', an int or a pair, got " +
                          repr(padding))
-    ph, pw = _sh.pair("conv2d", "padding", padding)
+    ph, pw = pair("conv2d", "padding", padding)
     if ph < 0 or pw < 0:
         raise ValueError("conv2d: padding must not be negative, got " + repr(padding))
     return (ph, ph, pw, pw)
@@ -30,6 +37,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                          repr(weight.shape))
     if weight.dtype is not x.dtype or (bias is not None and bias.dtype is not x.dtype):
         raise TypeError("conv2d: input, weight and bias must share a dtype")
+    for t in (weight, bias):
+        if t is not None and t.device != x.device:
+            raise ValueError("conv2d: tensors are on different devices " +
+                             repr(x.device.name) + " and " + repr(t.device.name))
     n, c, h, wd = x.shape
     o, cg, kh, kw = weight.shape
     if not isinstance(groups, int) or groups < 1 or c % groups or o % groups:
@@ -47,8 +58,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride = positive_pair("conv2d", "stride", stride)
     dh, dw = positive_pair("conv2d", "dilation", dilation)
     pads = _conv_padding(padding, kh, kw, dh, dw, stride)
-    oh = _sh.conv_out(h, kh, stride[0], pads[0], pads[1], dh)
-    ow = _sh.conv_out(wd, kw, stride[1], pads[2], pads[3], dw)
+    oh = conv_out(h, kh, stride[0], pads[0], pads[1], dh)
+    ow = conv_out(wd, kw, stride[1], pads[2], pads[3], dw)
     check_window_out("conv2d", x, (kh, kw), oh, ow)
     out_shape = (n, o, oh, ow)
     h = x.backend.conv2d(x.handle, x.shape, weight.handle, weight.shape,

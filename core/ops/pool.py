@@ -1,21 +1,21 @@
 """2-D pooling (max, average, adaptive average): argument checks around pool2d."""
 
-from burn import shape as _sh
-from burn.ops import batched, check_window_out, need_float, need_tensor, positive_pair
+from burn.ops import need_float, need_tensor
+from burn.ops.window import batched, check_window_out, pair, pool_out, positive_pair
 
 
 def _pool(op, name, x, kernel_size, stride, padding, dilation, ceil_mode, count_include_pad):
     x, unbatched = batched(name, x)
     kh, kw = positive_pair(name, "kernel_size", kernel_size)
     sh, sw = (kh, kw) if stride is None else positive_pair(name, "stride", stride)
-    ph, pw = _sh.pair(name, "padding", padding)
+    ph, pw = pair(name, "padding", padding)
     dh, dw = positive_pair(name, "dilation", dilation)
     if ph < 0 or pw < 0 or ph > kh // 2 or pw > kw // 2:
         raise ValueError(name + ": padding " + repr(padding) + " must be between 0 and half "
                          "the kernel size " + repr((kh, kw)))
     n, c, h, w = x.shape
-    oh = _sh.pool_out(h, kh, sh, ph, dh, ceil_mode)
-    ow = _sh.pool_out(w, kw, sw, pw, dw, ceil_mode)
+    oh = pool_out(h, kh, sh, ph, dh, ceil_mode)
+    ow = pool_out(w, kw, sw, pw, dw, ceil_mode)
     check_window_out(name, x, (kh, kw), oh, ow)
     out_shape = (n, c, oh, ow)
     hd = x.backend.pool2d(op, x.handle, x.shape, (kh, kw), (sh, sw), (ph, ph, pw, pw),

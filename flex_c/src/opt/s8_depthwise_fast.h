@@ -9,7 +9,9 @@
 
 #include "../common/s8_checks.h"
 
+#ifndef FLEX_DW_MAX_CHANNELS /* accumulators on the stack: 4 bytes per channel */
 #define FLEX_DW_MAX_CHANNELS 512
+#endif
 
 static int flex__s8_depthwise_fast(const flex_dims4 *in, const int8_t *input,
                                    const int8_t *filter, const int32_t *bias,

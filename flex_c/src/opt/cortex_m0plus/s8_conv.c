@@ -12,6 +12,7 @@
 #include "../../ref/s8_conv.c"
 #undef flex_s8_conv2d
 #undef flex_s8_depthwise_conv2d
+#define FLEX_DW_MAX_CHANNELS 256
 #include "../s8_depthwise_fast.h"
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
