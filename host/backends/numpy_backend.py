@@ -12,6 +12,7 @@ from burn import dtype as _dt
 
 from ..autodiff.helpers import pool_divisors
 from . import numpy_conv as _conv
+from .blas import small_gemm
 
 _NP = {
     _dt.float32: np.float32,
@@ -178,7 +179,8 @@ class NumpyBackend(_backend.Backend):
         if not dtype.is_float:
             x = x.astype(np.int64)
             y = y.astype(np.int64)
-        return self.xp.matmul(x, y).astype(_NP[dtype]).reshape(-1)
+        with small_gemm(self.xp, out_shape[0] * out_shape[1] * out_shape[2] * a_shape[2]):
+            return self.xp.matmul(x, y).astype(_NP[dtype]).reshape(-1)
 
     def conv2d(self, x, x_shape, w, w_shape, bias, stride, padding, dilation, groups,
                out_shape, dtype):

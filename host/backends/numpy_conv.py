@@ -7,6 +7,8 @@ strided adds or one bincount, instead of the generic per-offset primitives.
 
 import numpy as np
 
+from .blas import small_gemm
+
 
 def pool_frame(x_shape, kernel, stride, padding, dilation, out_hw):
     """(top, bottom, left, right) padding that covers every window (ceil_mode included)."""
@@ -59,7 +61,8 @@ def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
     oh, ow = out_hw
     cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
     cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
-    out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # [g, og, n*oh*ow]
+    with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
+        out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # [g, og, n*oh*ow]
     return out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
 
 
@@ -70,7 +73,8 @@ def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
     cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))
     cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
-    return xp.matmul(gm, cols.transpose(0, 2, 1)).reshape(o, cg, kh, kw)
+    with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
+        return xp.matmul(gm, cols.transpose(0, 2, 1)).reshape(o, cg, kh, kw)
 
 
 def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
@@ -80,7 +84,8 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
     c = x_shape[1]
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
     wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = xp.matmul(wm, gm).reshape(c, kh, kw, n, oh, ow)
+    with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
+        cols = xp.matmul(wm, gm).reshape(c, kh, kw, n, oh, ow)
     return _scatter_windows(xp, cols.transpose(3, 0, 4, 5, 1, 2), x_shape, (kh, kw), stride,
                             padding, dilation, (oh, ow))
 

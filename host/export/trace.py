@@ -316,6 +316,8 @@ def trace(model, sample_shape):
     for path, m in _leaves(model, ""):
         tracer.module(path or "<model>", m)
     t = tracer.t
+    if not t.layers:
+        raise ExportError("the model computes nothing to export (no ops after tracing)")
     t.output = tracer.cur
     shape = t.values[t.output].shape
     t.output_shape = (1, int(np.prod(shape))) if tracer.flat else shape

@@ -112,6 +112,19 @@ class HostLib:
         cargs = [self._arg(a, keep) for a in args]
         return getattr(self.lib, name)(*cargs)
 
+    def prepare(self, name, args):
+        """A zero-argument function that repeats this call (same buffers, same values) with
+        its C arguments converted once; it returns the status code."""
+        keep = []
+        cargs = [self._arg(a, keep) for a in args]
+        fn = getattr(self.lib, name)
+
+        def again():
+            return fn(*cargs)
+
+        again.keep = keep
+        return again
+
 
 _HOST = []
 

@@ -3,9 +3,12 @@
     model = use_flex(burn.load("kws.bst"))                      # host build, through cffi
     model = use_flex(burn.load(data), EmulatedLib("cortex-m0plus"))   # emulated Cortex-M0+
 
-Only the int8 kernels (and int8 pad / concat) move to C; the rest stay as they were.
+Only the int8 kernels (and int8 pad / concat) move to C; the rest stay as they were. On
+the host each op's C arguments are converted on its first run and replayed afterwards: a
+step always passes the same arena views, weights and parameters.
 """
 
+from burn.host.flex.binding import raise_for_status
 from burn.host.flex.graph_kernels import GraphKernels
 
 # burn.graph kernel name -> GraphKernels method
@@ -27,6 +30,37 @@ def _base_name(fn):
     return name
 
 
+class _Recorder:
+    """A library stand-in that prepares the first call it sees (the host library's
+    `prepare`) and keeps it."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.prepared = None
+
+    def call(self, name, args):
+        self.prepared = (name, self.lib.prepare(name, args))
+        return self.prepared[1]()
+
+
+class _Replay:
+    """One step's kernel: converted on the first run, replayed on later runs."""
+
+    def __init__(self, lib, method):
+        self.lib = lib
+        self.method = method
+        self.prepared = None
+
+    def __call__(self, *args):
+        if self.prepared is None:
+            recorder = _Recorder(self.lib)
+            getattr(GraphKernels(recorder), self.method)(*args)
+            self.prepared = recorder.prepared
+            return
+        name, again = self.prepared
+        raise_for_status(name, again())
+
+
 def use_flex(model, lib=None):
     """Make the int8 ops of `model` (a burn.load() result) run in flex_c library `lib` (the
     host build by default); returns the model. Returns how many ops moved as
@@ -36,7 +70,10 @@ def use_flex(model, lib=None):
     for step in model._steps:
         name = _FLEX_KERNELS.get(_base_name(step.k))
         if name is not None:
-            step.k = getattr(kernels, name)
+            if hasattr(kernels.lib, "prepare"):
+                step.k = _Replay(kernels.lib, name)
+            else:
+                step.k = getattr(kernels, name)
             moved += 1
     model.flex_ops = moved
     return model

@@ -1,0 +1,76 @@
+"""`burn flash` (also the `burn-flash` command): put the core and a model on a board, check
+it there and report latency, heap and flash.
+
+    burn-flash --board rp2040 model.bst              # the attached Pico, found by USB id
+    burn-flash --board rp2040 --port /dev/ttyACM0 model.bst
+    burn-flash --board rp2040 --virtual model.bst    # a virtual board (no hardware)
+    burn-flash --dry-run model.bst                   # what would be sent; sends nothing
+"""
+
+import sys
+
+from burn.host.boards import board_names
+
+
+def add_arguments(parser):
+    """The options of `burn flash` / `burn-flash`."""
+    parser.add_argument("model", help="the .bst model file")
+    parser.add_argument("--board", choices=board_names(),
+                        help="board kind (default: found by USB id, else rp2040)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--port", help="serial port or URL (default: found by USB id)")
+    where.add_argument("--virtual", action="store_true",
+                       help="flash a virtual board (MicroPython unix port on a pty)")
+    parser.add_argument("--flash-dir", help="with --virtual: folder keeping the virtual "
+                        "board's flash between runs (default: a temporary one)")
+    parser.add_argument("--remote", default=None,
+                        help="path of the model on the board (default /model.bst)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="show what would be sent and removed; change nothing")
+    parser.add_argument("--force", action="store_true",
+                        help="send every file even if the board has it already")
+    parser.add_argument("--no-self-test", action="store_true",
+                        help="skip the self-test and the measurements on the board")
+    parser.set_defaults(run=run)
+
+
+def register(subparsers):
+    """Add `burn flash`."""
+    parser = subparsers.add_parser("flash", help="put the core and a .bst model on a board, "
+                                                 "self-test it there and report")
+    add_arguments(parser)
+
+
+def run(args):
+    """Flash and print the report; 0 when everything passed."""
+    from burn.host import flash as fl
+    from burn.host.board_session import open_board
+    from burn.host.link import LinkError
+
+    prog = "burn-flash"
+    say = print
+    try:
+        session = open_board(args.port, args.board, args.virtual, args.flash_dir)
+    except LinkError as exc:
+        print("%s: %s" % (prog, exc), file=sys.stderr)
+        return 2
+    remote = args.remote or fl.REMOTE_MODEL
+    if not remote.startswith("/"):
+        remote = "/" + remote
+    with session:
+        try:
+            report = fl.flash(session, args.model, remote, dry_run=args.dry_run,
+                              run_measure=not args.no_self_test, force=args.force, say=say,
+                              progress_stream=sys.stdout)
+        except (fl.FlashError, ValueError, OSError) as exc:
+            print("%s: %s" % (prog, exc), file=sys.stderr)
+            return 1
+    if args.dry_run:
+        print("dry run: nothing was sent; this would be:")
+        print("\n".join(fl.plan_lines(report)))
+        return 0
+    print("\n".join(fl.report_lines(report)))
+    if not report.ok:
+        print("%s: the self-test failed on the board" % prog, file=sys.stderr)
+        return 1
+    return 0
