@@ -28,8 +28,8 @@ _LAZY = (
     "ops.layers: linear embedding dropout \n"
     "ops.linalg: matmul \n"
     "ops.select: where maximum minimum clamp \n"
-    "ops.factory: from_bytes arange eye zeros_like ones_like full_like rand randn randint rand_like "
-    "randn_like seed \n"
+    "ops.factory: from_bytes arange eye zeros_like ones_like full_like rand randn randint "
+    "rand_like randn_like seed \n"
     "ops.join: cat stack split chunk pad \n"
     "model: load \n"
 )

@@ -12,7 +12,7 @@ _MODULES = {
     "numpy": "burn.host.backends.numpy_backend",
     "cupy": "burn.host.backends.cupy_backend",
     "cuda": "burn.host.backends.cupy_backend",
-    "flex": "burn.host.flex.backend",
+    "flex": "burn.host.backends.flex_backend",
 }
 
 

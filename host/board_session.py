@@ -48,21 +48,20 @@ class BoardSession:
         """Close and reopen the port, wait for the board to stop talking (a reset board
         prints its banners), enter the raw REPL and check that code runs; the new Link.
 
-        Raises the last LinkError when the board does not come back.
+        Raises the LinkError when the board does not come back: gone (NoBoardError), or
+        silent (NotMicroPythonError: stalled), or still confused after `attempts` tries.
         """
         last = None
         for _ in range(attempts):
             self._close_link()
+            _wait_until_quiet(self.port, quiet, settle)
+            self.link = Link(self.port, board=self.board.name)
             try:
-                _wait_until_quiet(self.port, quiet, settle)
-                self.link = Link(self.port, board=self.board.name)
                 if self.link.exec("print(%r)" % _SYNC).strip() == _SYNC:
                     return self.link
                 last = LinkError("the board on %s answered garbage after reconnecting"
                                  % self.port)
             except LinkError as exc:
-                if isinstance(exc, NoBoardError):
-                    raise
                 last = exc
         raise last
 

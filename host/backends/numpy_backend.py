@@ -225,8 +225,7 @@ class NumpyBackend(_backend.Backend):
         if op == "max":
             fill = -np.inf if dtype.is_float else _dt_lo(dtype)
             xpad = _conv.padded(xp, x.reshape(x_shape), pads, fill)
-            win = _conv.windows(xp, xpad, kernel, stride, dilation, out_hw)
-            return xp.ascontiguousarray(win.max(axis=(4, 5))).reshape(-1)
+            return _conv.window_max(xp, xpad, kernel, stride, dilation, out_hw).reshape(-1)
         acc = np.float32 if dtype.is_float else np.int64
         xpad = _conv.padded(xp, x.reshape(x_shape).astype(acc), pads, 0)
         total = _conv.windows(xp, xpad, kernel, stride, dilation, out_hw).sum(axis=(4, 5))

@@ -11,6 +11,8 @@ with `.to(device)` but refuse to mix.
 
 import importlib.util
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -199,6 +201,18 @@ def _read(backend, h, shape):
 
 
 # -- tensors across devices ------------------------------------------------------------
+@pytest.mark.parametrize("name", DEVICES + ("autodiff<flex>",))
+def test_device_name_finds_its_backend(name):
+    load(name)  # skips when the backend cannot exist here
+    # A fresh interpreter: the lookup must import and register the backend by itself.
+    code = ("import sys, burn, burn.host; "
+            "print(burn.device(sys.argv[1]).backend.name)")
+    run = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [name]
+
+
 PAIRS = [(a, b) for a in DEVICES for b in DEVICES if a != b]
 TENSOR_DATA = {
     "float32": [[0.5, -0.0, 3e38], [INF, -INF, NAN]],
