@@ -72,8 +72,3 @@ def device(d=None):
 def set_default_device(d):
     """Make `d` (a name or Device) the device of tensors created without one."""
     _DEFAULT[0] = device(d).name
-
-
-def default_device():
-    """The Device used when none is given."""
-    return device(None)

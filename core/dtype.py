@@ -26,14 +26,12 @@ uint8 = DType("uint8", "B", 1, False, 0, 255)
 int32 = DType("int32", "i", 4, False, -2147483648, 2147483647)
 bool_ = DType("bool", "B", 1, False, 0, 1)
 
-ALL = (float32, int8, uint8, int32, bool_)
 
-
-def dtype_of(name_or_dtype):
+def dtype_of(name):
     """Return the DType for a DType or a name such as 'float32' or 'int8'."""
-    if isinstance(name_or_dtype, DType):
-        return name_or_dtype
-    for d in ALL:
-        if d.name == name_or_dtype:
+    if isinstance(name, DType):
+        return name
+    for d in (float32, int8, uint8, int32, bool_):
+        if d.name == name:
             return d
-    raise TypeError("unknown dtype: " + repr(name_or_dtype))
+    raise TypeError("unknown dtype: " + repr(name))

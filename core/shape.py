@@ -6,6 +6,8 @@ convolution and pooling (pair, conv_out, pool_out, same_padding) is in burn.ops.
 loaded with those ops; its names still resolve here.
 """
 
+import sys
+
 
 def numel(shape):
     """Number of elements of a tensor of `shape`."""
@@ -77,8 +79,8 @@ def as_shape(op, shape):
 def __getattr__(name):
     # burn.shape.pair etc.: the window geometry lives in burn.ops.window so that
     # `import burn` does not pay for it.
-    from burn.ops import window
+    __import__("burn.ops.window")
     try:
-        return getattr(window, name)
+        return getattr(sys.modules["burn.ops.window"], name)
     except AttributeError:
         raise AttributeError("module 'burn.shape' has no attribute " + repr(name)) from None

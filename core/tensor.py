@@ -21,10 +21,6 @@ from burn.device import device as _device
 
 _COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 _LOGIC = ("and", "or", "xor")
-# Unary ops that only make sense on floats: int and bool tensors are converted first.
-_FLOAT_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf",
-                "reciprocal")
-_ROUNDING = ("floor", "ceil", "round")
 
 # Tensor methods implemented in burn.ops.<module>, imported on first use: one line per
 # module, "module: name name ... " (see lazy_attr).
@@ -98,12 +94,12 @@ class Tensor:
         return f(self.handle) if f else self._requires_grad
 
     @requires_grad.setter
-    def requires_grad(self, flag):
+    def requires_grad(self, value):
         f = getattr(self.backend, "set_requires_grad", None)
         if f:
-            f(self.handle, flag)
+            f(self.handle, value)
         else:
-            self._requires_grad = bool(flag)
+            self._requires_grad = bool(value)
 
     @property
     def grad(self):
@@ -229,13 +225,14 @@ class Tensor:
         if op == "not":
             if dt.is_float:
                 raise TypeError("not: needs a bool or integer tensor, got " + repr(dt))
-        elif op in _FLOAT_UNARY:
+        elif op in ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf",
+                    "reciprocal"):  # only make sense on floats: ints are converted first
             if not dt.is_float:
                 return self.float()._unary(op)
         elif dt is _dt.bool_:
             raise TypeError(op + ": not supported for burn.bool tensors; convert with .int() "
                             "or .float()")
-        elif op in _ROUNDING and not dt.is_float:
+        elif op in ("floor", "ceil", "round") and not dt.is_float:
             return self
         return self._new(self.backend.unary(op, self.handle, self.numel(), dt), self.shape)
 

@@ -7,6 +7,8 @@ Used by `burn-flash`, `burn repl` and `burn demo`.
 
 import time
 
+from serial import SerialException
+
 from burn.host.boards import load_board
 from burn.host.link import Link, LinkError, NoBoardError, list_ports, open_port
 from burn.host.link.errors import DeviceError
@@ -34,7 +36,7 @@ class BoardSession:
         self.where = where or "%s on %s" % (board.name, port)
         self.link = None
         try:
-            self.link = Link(port, board=board.name)
+            self.link = self._open()
         except BaseException:
             self._stop_virtual()
             raise
@@ -44,9 +46,16 @@ class BoardSession:
         """Whether the board is a virtual board this session started."""
         return self.virtual_board is not None
 
-    def reconnect(self, attempts=3, quiet=0.3, settle=5.0):
-        """Close and reopen the port, wait for the board to stop talking (a reset board
-        prints its banners), enter the raw REPL and check that code runs; the new Link.
+    def _open(self, quiet=0.3, settle=2.0):
+        # Ctrl-C first, then wait for silence: a running program stops and whatever was typed
+        # ahead (a half-entered paste mode, say) is consumed before the raw REPL is entered.
+        _wake(self.port, quiet, settle)
+        return Link(self.port, board=self.board.name)
+
+    def reconnect(self, attempts=3):
+        """Close and reopen the port, interrupt the board and wait for it to stop talking
+        (a reset board prints its banners), enter the raw REPL and check that code runs;
+        the new Link.
 
         Raises the LinkError when the board does not come back: gone (NoBoardError), or
         silent (NotMicroPythonError: stalled), or still confused after `attempts` tries.
@@ -54,8 +63,7 @@ class BoardSession:
         last = None
         for _ in range(attempts):
             self._close_link()
-            _wait_until_quiet(self.port, quiet, settle)
-            self.link = Link(self.port, board=self.board.name)
+            self.link = self._open()
             try:
                 if self.link.exec("print(%r)" % _SYNC).strip() == _SYNC:
                     return self.link
@@ -90,17 +98,18 @@ class BoardSession:
         self.close()
 
 
-def _wait_until_quiet(port, quiet, settle):
-    """Read and drop what the board sends until it is silent for `quiet` seconds (at most
-    `settle` seconds in all)."""
+def _wake(port, quiet, settle):
+    """Send Ctrl-C twice, then read and drop what the board sends until it is silent for
+    `quiet` seconds (at most `settle` seconds in all)."""
     conn = open_port(port)
     try:
+        conn.write(b"\r\x03\x03")
         deadline = time.monotonic() + settle
         last = time.monotonic()
         while time.monotonic() < deadline and time.monotonic() - last < quiet:
             if conn.read(4096):
                 last = time.monotonic()
-    except OSError as exc:
+    except (OSError, SerialException) as exc:
         raise NoBoardError("lost the board on %s: %s" % (port, exc)) from None
     finally:
         conn.close()

@@ -7,14 +7,13 @@ exporter build a Graph; `write_bst` plans the arena and writes the file atomical
 
 import binascii
 import json
-import os
 import struct
-import tempfile
 
 import numpy as np
 
 import burn
 from burn.host.arena_plan import plan_arena
+from burn.host.atomic import write_bytes_atomic
 
 MAGIC = b"\x89BST"
 VERSION = 1
@@ -162,20 +161,6 @@ def encode_bst(graph):
     head = struct.pack("<4sHHII", MAGIC, VERSION, 0, len(text),
                        binascii.crc32(rest + text + pad)) + rest
     return head + text + pad + data
-
-
-def write_bytes_atomic(path, data):
-    """Write `data` to `path` through a temporary file in the same folder, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".bst", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_bst(graph, path):

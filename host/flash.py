@@ -26,7 +26,7 @@ from pathlib import Path
 import burn
 from burn.host import mp_unix, mpy
 from burn.host.board_session import is_transport_error
-from burn.host.link import LinkError
+from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
 from burn.host.link.files import PART_SUFFIX, remote_hashes
 
 REMOTE_CORE = "/lib/burn"
@@ -369,7 +369,8 @@ def _apply(link, item, progress):
 
 def send(session, plan, progress=None, say=None, retries=2):
     """Carry out `plan` on the board: removals, then the files to send in order. After a
-    broken link (reset, garbage, stall) it reconnects and goes on, at most `retries` times;
+    broken exchange (reset, garbage, stall) it reconnects and resends the file in progress,
+    at most `retries` times;
     a board that does not come back is a FlashError saying what the board now holds.
     `progress(remote, sent, total)` follows each file."""
     say = say or (lambda message: None)
@@ -382,9 +383,10 @@ def send(session, plan, progress=None, say=None, retries=2):
         try:
             with counter.attached(session.link):
                 _apply(session.link, item, progress)
+        except (FlashFullError, DeviceMemoryError) as exc:
+            raise FlashError("%s failed: %s" % (_doing(item), exc)) from None
         except LinkError as exc:
-            if not is_transport_error(exc):
-                raise FlashError("%s failed: %s" % (_doing(item), exc)) from None
+            # Anything else (a garbled exchange, a reset, a silent board) may pass on retry.
             if result.retries >= retries:
                 raise FlashError(_lost(session, item, exc)) from None
             result.retries += 1
@@ -442,12 +444,6 @@ _r['heap_runtime'] = gc.mem_alloc()
 _r['heap_free'] = gc.mem_free()
 try:
     _m = burn.load(%(path)r)
-    # Loaded a second time, the kernel modules are in already: the difference is the model's.
-    _m.close()
-    _m = None
-    gc.collect()
-    _r['heap_kernels'] = gc.mem_alloc()
-    _m = burn.load(%(path)r)
 except (MemoryError, ValueError) as _e:
     _m = None
     _r['load_error'] = '%%s: %%s' %% (type(_e).__name__, _e)
@@ -480,7 +476,11 @@ if _m is not None:
     _r['runs'] = _n
     _r['latency_us'] = _sum / _n
     _r['latency_min_us'] = _best
+    # Without the model, what stays is the runtime with the kernel modules it loaded.
     _m.close()
+    _m = None
+    gc.collect()
+    _r['heap_kernels'] = gc.mem_alloc()
 print(repr(_r))
 """
 

@@ -17,7 +17,8 @@ import numpy as np
 
 import burn
 
-from ..bst_writer import encode_bst, write_bytes_atomic
+from ..atomic import write_bytes_atomic
+from ..bst_writer import encode_bst
 from ..convert import to_numpy
 from .calibrate import METHODS, as_batches, observe
 from .lower import IO_DTYPES, float_graph, int8_graph, quantize_input

@@ -26,7 +26,8 @@ from burn.host.autodiff.helpers import Inner, pool_divisors
 
 PRIMITIVES = tuple(sorted(name for name, v in vars(_backend.Backend).items()
                           if callable(v) and not name.startswith("_")))
-BACKENDS = ("numpy", "flex", "cupy", "autodiff<pure>", "autodiff<numpy>", "autodiff<flex>")
+BACKENDS = ("numpy", "flex", "cupy", "autodiff<pure>", "autodiff<numpy>", "autodiff<flex>",
+            "autodiff<cupy>")
 DEVICES = ("pure", "numpy", "flex", "cupy", "autodiff<pure>", "autodiff<numpy>")
 GRAD_FAST_PATHS = ("conv2d_grad_input", "conv2d_grad_weight", "max_pool_grad",
                    "avg_pool_grad")

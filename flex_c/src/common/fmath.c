@@ -273,8 +273,8 @@ float flex__powf(float a, float b) {
         return b > 0.0f ? 0.0f : flex__inff();
     if (a < 0.0f) {
         float mag;
-        if (!is_int)
-            return flex__nanf();
+        if (!is_int) /* IEEE: (-inf) ** y is inf for y > 0, 0 for y < 0 */
+            return a == -flex__inff() ? (b > 0.0f ? flex__inff() : 0.0f) : flex__nanf();
         mag = flex__expf(b * flex__logf(-a));
         /* |b| > 64 here: odd exactly when b / 2 is not integral */
         return flex__truncf(b * 0.5f) * 2.0f != b ? -mag : mag;

@@ -4,7 +4,7 @@
 static float neg_(float x) { return -x; }
 static float abs_(float x) { return x < 0.0f ? -x : (x == 0.0f ? 0.0f : x); }
 static float rsqrt_(float x) { return 1.0f / flex__sqrtf(x); }
-static float relu_(float x) { return x > 0.0f ? x : 0.0f; }
+static float relu_(float x) { return x > 0.0f || x != x ? x : 0.0f; } /* NaN passes */
 static float recip_(float x) { return 1.0f / x; }
 static float sign_(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }
 

@@ -1,0 +1,250 @@
+"""burn-flash against the virtual board: what is sent, the fit checks, the self-test, and
+faults in the middle of a transfer (unplugged, reset, garbage, stalled)."""
+
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import tty
+from pathlib import Path
+
+import pytest
+import serial.tools.list_ports
+
+from burn.host import flash as fl
+from burn.host.board_session import open_board
+from burn.host.cli import flash_main
+from burn.host.link import NotMicroPythonError, connect
+from burn.host.virtual_board import VirtualBoard
+
+sys.path.insert(0, os.path.dirname(__file__))
+import flash_models
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    return {
+        "small": flash_models.small(folder / "small.bst"),
+        "one_weight": flash_models.small(folder / "one_weight.bst", "one-weight"),
+        "bad_reference": flash_models.small(folder / "bad_reference.bst", "bad-reference"),
+        "big": flash_models.big(folder / "big.bst"),
+        "arena_too_big": flash_models.wide(folder / "arena_too_big.bst", 128),
+        "arena_60k": flash_models.wide(folder / "arena_60k.bst", 60),
+        "huge": flash_models.huge(folder / "huge.bst"),
+    }
+
+
+def sha(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def model_on_board(link):
+    """(SHA-256 of /model.bst, self-tests passed when the board loads it) after a reset."""
+    link.soft_reset()
+    tests = link.exec("import burn\nprint(burn.load('model.bst').self_test())", timeout=60)
+    return link.sha256("/model.bst"), int(tests)
+
+
+def core_file_count():
+    return len(fl.mpy.compile_core("x64").files)
+
+
+def at_half(action):
+    """A progress callback that runs `action` once, when half of /model.bst has been sent."""
+    done = []
+
+    def progress(remote, sent, total):
+        if remote == fl.REMOTE_MODEL and sent * 2 >= total and not done:
+            done.append(True)
+            action()
+
+    return progress
+
+
+def test_sends_only_what_changed(models):
+    with open_board(virtual=True) as session:
+        first = fl.flash(session, models["small"])
+        assert len(first.sent.sent) == core_file_count() + 1
+        assert first.sent.payload_bytes == first.core.total_size + first.model.size
+        assert first.ok and first.measured["tests"] == 3
+        assert first.measured["latency_us"] > 0
+        assert first.measured["heap_inference"] == 0  # inference allocates nothing
+        assert first.measured["heap_model"] - first.measured["heap_kernels"] >= \
+            first.model.arena_bytes
+
+        again = fl.flash(session, models["small"])
+        assert again.sent.sent == [] and again.sent.wire_bytes < 1000
+
+        assert sha(models["one_weight"]) != sha(models["small"])
+        changed = fl.flash(session, models["one_weight"])
+        assert changed.sent.sent == [("/model.bst", Path(models["one_weight"]).stat().st_size)]
+        assert model_on_board(session.link) == (sha(models["one_weight"]), 3)
+
+
+def test_dry_run_sends_nothing(models, tmp_path):
+    with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
+        fl.flash(session, models["small"], run_measure=False)
+        port = session.port
+        session.link.close()  # the command opens the port itself
+        proc = subprocess.run(
+            [sys.executable, "-m", "burn.host.cli.flash_main", "--port", port, "--dry-run",
+             models["one_weight"]], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "send   /model.bst" in proc.stdout
+        assert "1 files to send" in proc.stdout and "nothing was sent" in proc.stdout
+        with connect(port) as link:
+            assert link.sha256("/model.bst") == sha(models["small"])
+            assert not link.exists("/model.bst.part")
+
+
+def test_unplugged_mid_transfer_keeps_a_loadable_model(models, tmp_path):
+    with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
+        fl.flash(session, models["small"], run_measure=False)
+        with pytest.raises(fl.FlashError) as failure:
+            fl.flash(session, models["big"], progress=at_half(session.virtual_board.kill))
+    message = str(failure.value)
+    assert "lost the board" in message and "/model.bst is still the previous version" in message
+    with VirtualBoard("rp2040", str(tmp_path)) as board, connect(board.port) as link:
+        assert model_on_board(link) == (sha(models["small"]), 3)
+    with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
+        report = fl.flash(session, models["big"])
+        assert [remote for remote, _ in report.sent.sent] == ["/model.bst"]
+        assert report.ok and model_on_board(session.link) == (sha(models["big"]), 1)
+
+
+def firmware_pid(board):
+    """The MicroPython process of a virtual board (the supervisor's child)."""
+    pid = board.proc.pid
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        return int(f.read().split()[0])
+
+
+def test_board_reset_mid_transfer_is_retried(models):
+    with open_board(virtual=True) as session:
+        fl.flash(session, models["small"], run_measure=False)
+        crash = at_half(lambda: os.kill(firmware_pid(session.virtual_board), signal.SIGKILL))
+        report = fl.flash(session, models["big"], progress=crash)
+        assert report.sent.retries >= 1 and report.ok
+        assert model_on_board(session.link) == (sha(models["big"]), 1)
+
+
+def test_garbage_on_the_line_mid_transfer_is_retried(models):
+    with open_board(virtual=True) as session:
+        fl.flash(session, models["small"], run_measure=False)
+        noise = bytes(random.Random(1).randrange(256) for _ in range(300))
+        report = fl.flash(session, models["big"],
+                          progress=at_half(lambda: session.link.repl.conn.write(noise)))
+        assert report.ok and model_on_board(session.link) == (sha(models["big"]), 1)
+
+
+def test_garbage_typed_at_the_repl_before_flashing(models):
+    with open_board(virtual=True) as session:
+        session.link.close()
+        with serial.serial_for_url(session.port, timeout=0.2) as raw:
+            raw.write(b"\x02\r\nwhile True:\r\n  pass\r\n\r\n\x05garbage \xff\xfe (")
+        session.reconnect()
+        report = fl.flash(session, models["small"])
+        assert report.ok and model_on_board(session.link) == (sha(models["small"]), 3)
+
+
+def test_something_that_only_sends_garbage_is_not_a_board():
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    stop = threading.Event()
+
+    def babble():
+        rng = random.Random(2)
+        while not stop.is_set():
+            os.write(master, bytes(rng.randrange(256) for _ in range(64)))
+            stop.wait(0.02)
+
+    thread = threading.Thread(target=babble, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(NotMicroPythonError) as failure:
+            open_board(port=os.ttyname(slave), board="rp2040")
+        assert "no MicroPython REPL answered" in str(failure.value)
+    finally:
+        stop.set()
+        thread.join()
+        os.close(master)
+        os.close(slave)
+
+
+def test_stalled_board_gives_a_clear_message(models, tmp_path):
+    with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
+        fl.flash(session, models["small"], run_measure=False)
+        board = session.virtual_board
+        with pytest.raises(fl.FlashError) as failure:
+            fl.flash(session, models["big"], progress=at_half(board.pause))
+        board.resume()
+        message = str(failure.value)
+        assert "lost the board" in message and ("stalled" in message or "answer" in message)
+        session.reconnect()
+        assert model_on_board(session.link) == (sha(models["small"]), 3)
+
+
+def test_too_big_is_refused_before_sending(models):
+    with open_board(virtual=True) as session:
+        with pytest.raises(fl.ModelTooBig) as heap:
+            fl.flash(session, models["arena_too_big"])
+        facts = fl.model_facts(models["arena_too_big"])
+        assert heap.value.what == "heap" and heap.value.needed == facts.buffer_bytes
+        assert str(facts.buffer_bytes) in str(heap.value)
+        assert str(heap.value.available) in str(heap.value)
+        assert heap.value.available <= 196608
+
+        with pytest.raises(fl.ModelTooBig) as flash:
+            fl.flash(session, models["huge"])
+        assert flash.value.what == "flash" and flash.value.available == 1441792
+        assert str(flash.value.needed) in str(flash.value) and "1441792" in str(flash.value)
+        assert session.link.ls("/") == []  # nothing was sent
+
+
+def test_memory_error_on_the_board_names_the_sizes(models):
+    with open_board(virtual=True) as session:
+        first = fl.flash(session, models["small"])
+        free_for_models = first.facts.heap_total - first.measured["heap_runtime"]
+        # boot.py keeps a hog: what is left after the runtime is half the arena it needs.
+        arena = fl.model_facts(models["arena_60k"]).arena_bytes
+        hog = free_for_models - arena // 2
+        session.link.put_file(b"import builtins\nbuiltins.hog = bytearray(%d)\n" % hog,
+                              "/boot.py")
+        with pytest.raises(fl.ModelMemoryError) as failure:
+            fl.flash(session, models["arena_60k"])
+        message = str(failure.value)
+        assert "ran out of heap" in message and str(arena) in message
+        assert "free after importing the runtime" in message
+
+
+def test_self_test_failure_is_detected(models):
+    with open_board(virtual=True) as session:
+        report = fl.flash(session, models["bad_reference"])
+        assert not report.ok
+        assert report.self_test_error.startswith("ValueError: self-test 0: output 0")
+        assert report.model.host_self_test_error is not None
+        assert "FAILED on the board" in "\n".join(fl.report_lines(report))
+        good = fl.flash(session, models["small"])
+        assert good.ok and "3 reference vectors passed" in "\n".join(fl.report_lines(good))
+
+
+def test_no_board_suggests_virtual(models, monkeypatch, capsys):
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
+    assert flash_main.main(["--board", "rp2040", models["small"]]) == 2
+    err = capsys.readouterr().err
+    assert "no rp2040 board found" in err and "--virtual" in err
+
+
+def test_burn_flash_command_on_a_virtual_board(models):
+    proc = subprocess.run(["burn-flash", "--board", "rp2040", "--virtual", models["small"]],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PATH=os.path.dirname(sys.executable) + ":"
+                                   + os.environ.get("PATH", "")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "sending 100%" in out and "3 reference vectors passed" in out
+    assert "ms per inference on the board" in out and "bytes in use during inference" in out
