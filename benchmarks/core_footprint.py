@@ -2,11 +2,15 @@
 
 Measures, on the real MicroPython unix port with the board's heap cap, the heap taken by
 `import burn` (gc.mem_alloc() difference) from `.py` sources and from `.mpy` files compiled
-for the port's own arch, and the size of the core compiled with `mpy-cross -march=armv6m`
-(the RP2040's Cortex-M0+). Goal: `import burn` from .mpy takes at most 20 KB of heap.
+for the port's own arch (at burn.host.mpy's default -O level), the heap the first tensor
+adds (it loads the pure backend), and the size of the core compiled with
+`mpy-cross -march=armv6m` (the RP2040's Cortex-M0+). Goal: `import burn` from .mpy takes at
+most 20 KB of heap.
 
 The unix port is a 64-bit build and loads .mpy bytecode into the heap, so its numbers are an
-upper bound for a 32-bit board, where frozen bytecode stays in flash.
+upper bound for a 32-bit board, where frozen bytecode stays in flash. MicroPython interns
+names in qstr pools that grow in steps (the fourth, ~1.9 KB here, is allocated at about 140
+qstrs), so a few more names can move the figure by a step: the qstr line shows where it is.
 
 Run: python benchmarks/core_footprint.py [--heap 192k] [--top 8]
 """
@@ -36,6 +40,15 @@ def import_heap(statement, path, heap):
     if proc.returncode != 0:
         return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
     return int(proc.stdout.split()[-1])
+
+
+def qstr_info(statement, path, heap):
+    """MicroPython's qstr pool summary after `statement`, e.g. 'n_pool=3, n_qstr=136'."""
+    proc = mp_unix.run_code(statement + "\nimport micropython\nmicropython.qstr_info()",
+                            [path], heap=heap)
+    if proc.returncode != 0:
+        return "?"
+    return " ".join(part.rstrip(",") for part in proc.stdout.split()[2:4])
 
 
 def loaded_modules(path, heap):
@@ -71,11 +84,15 @@ def main(argv=None):
         from_py = import_heap("import burn", mp_unix.link_core(tmp), args.heap)
     from_mpy = import_heap("import burn", host_build.root, args.heap)
     with_nn = import_heap("import burn\nfrom burn import nn", host_build.root, args.heap)
+    first = import_heap("import burn\nx = burn.tensor([1.0, 2.0])", host_build.root, args.heap)
+    arch = f"{host_build.arch}, -O{mpy.DEFAULT_OPT}"
     rows = [
         ("MicroPython", f"{version} ({port_arch}), heap {args.heap}"),
         ("import burn, from .py", kb(from_py)),
-        (f"import burn, from .mpy ({host_build.arch})", kb(from_mpy)),
-        (f"import burn + burn.nn, from .mpy ({host_build.arch})", kb(with_nn)),
+        (f"import burn, from .mpy ({arch})", kb(from_mpy)),
+        ("  qstr pools after it", qstr_info("import burn", host_build.root, args.heap)),
+        (f"import burn + first tensor, from .mpy ({arch})", kb(first)),
+        (f"import burn + burn.nn, from .mpy ({arch})", kb(with_nn)),
         ("core sources (.py)", f"{kb(source_bytes)} in {len(sources)} files"),
         (f"core compiled ({BOARD_ARCH} .mpy)",
          f"{kb(board_build.total_size)} in {len(board_build.files)} files"),

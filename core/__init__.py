@@ -12,7 +12,10 @@ import sys
 from burn.creation import full, ones, tensor, zeros  # noqa: F401
 from burn.device import Device, device, set_default_device  # noqa: F401
 from burn.dtype import bool_, float32, int8, int32, uint8  # noqa: F401
+from burn.shape import const, error
 from burn.tensor import Tensor  # noqa: F401
+
+_E_MODULE_ATTR = const(1)  # the number of its message in burn.errors.MESSAGES
 
 bool = bool_  # torch spells it burn.bool too
 
@@ -47,5 +50,5 @@ def __getattr__(name):
     try:
         __import__(path)
     except ImportError:
-        raise AttributeError("module 'burn' has no attribute " + repr(name)) from None
+        raise error(_E_MODULE_ATTR, "burn", name) from None
     return sys.modules[path]

@@ -1,5 +1,9 @@
 """The primitive-op protocol every backend implements, and the backend registry.
 
+The registry (register, get, names) and COMPARE_OPS live in `burn.backends`, so that a
+board running the `pure` backend does not load the `Backend` class below; they are
+re-exported here.
+
 A backend owns storage. A storage *handle* is opaque to everyone but its backend (the
 `pure` backend uses a flat, contiguous, row-major `array`; numpy uses an ndarray; Autodiff
 wraps another backend's handle). `Tensor` keeps shape and dtype itself and passes them to
@@ -17,6 +21,8 @@ Composite ops (softmax, layer norm, gelu, var, ...) are written once over these 
 `burn.ops`; a backend may override a composite by defining a method of the same name.
 """
 
+from burn.backends import COMPARE_OPS, get, names, register  # noqa: F401
+
 UNARY_OPS = (
     "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
     "relu", "floor", "ceil", "round", "sign", "erf", "reciprocal", "not",
@@ -25,7 +31,6 @@ BINARY_OPS = (
     "add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum",
     "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor",
 )
-COMPARE_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
 REDUCE_OPS = ("sum", "prod", "max", "min", "argmax", "argmin")
 POOL_OPS = ("max", "avg")
 
@@ -142,26 +147,3 @@ class Backend:
         max pads with -inf, avg divides by the window size inside the padded input when
         count_include_pad else by the number of real elements."""
         raise NotImplementedError(self.name + ".pool2d")
-
-
-_REGISTRY = {}
-
-
-def register(backend):
-    """Make `backend` available to `Device(backend.name)`; returns it."""
-    _REGISTRY[backend.name] = backend
-    return backend
-
-
-def get(name):
-    """The registered backend called `name`; ValueError naming the known ones if absent."""
-    b = _REGISTRY.get(name)
-    if b is None:
-        raise ValueError("unknown backend " + repr(name) + "; known: " +
-                         ", ".join(sorted(_REGISTRY)))
-    return b
-
-
-def names():
-    """Names of the registered backends."""
-    return sorted(_REGISTRY)

@@ -5,7 +5,15 @@ Raw bytes, ranges, identity matrices, `*_like` and random tensors are in `burn.o
 from burn import dtype as _dt
 from burn import shape as _sh
 from burn.device import device as _device
+from burn.shape import const, error
 from burn.tensor import Tensor
+
+# Numbers of the messages in burn.errors.MESSAGES.
+_E_ELEMENT_TYPE = const(13)
+_E_RAGGED = const(14)
+_E_OUT_OF_RANGE = const(15)
+_E_UNKNOWN_DTYPE = const(16)
+_E_DATA_TYPE = const(17)
 
 
 def make(values, shape, dtype, device):
@@ -19,13 +27,12 @@ def _flatten(data, shape, dim, out):
     # `shape` (taken from the first element at each depth).
     if dim == len(shape):
         if not isinstance(data, (bool, int, float)):
-            raise TypeError("tensor: unsupported element of type " + type(data).__name__)
+            raise error(_E_ELEMENT_TYPE, data)
         out.append(data)
         return
     if not isinstance(data, (list, tuple)) or len(data) != shape[dim]:
         got = len(data) if isinstance(data, (list, tuple)) else type(data).__name__
-        raise ValueError("tensor: ragged nested sequence at dim " + repr(dim) +
-                         " (expected length " + repr(shape[dim]) + ", got " + repr(got) + ")")
+        raise error(_E_RAGGED, dim, shape[dim], got)
     for x in data:
         _flatten(x, shape, dim + 1, out)
 
@@ -56,7 +63,7 @@ def convert(op, values, dtype):
     out = list(map(int, values))
     for v in out:
         if v < lo or v > hi:
-            raise ValueError(op + ": value " + repr(v) + " is out of range for " + repr(dtype))
+            raise error(_E_OUT_OF_RANGE, op, v, dtype)
     return out
 
 
@@ -67,7 +74,7 @@ def dtype_arg(op, dtype):
     try:
         return _dt.dtype_of(dtype)
     except TypeError:
-        raise TypeError(op + ": unknown dtype " + repr(dtype)) from None
+        raise error(_E_UNKNOWN_DTYPE, op, dtype) from None
 
 
 def tensor(data, dtype=None, device=None):
@@ -95,8 +102,7 @@ def tensor(data, dtype=None, device=None):
         try:
             values = list(data)  # array.array, bytes, memoryview: flat
         except TypeError:
-            raise TypeError("tensor: cannot make a tensor from " +
-                            type(data).__name__) from None
+            raise error(_E_DATA_TYPE, data) from None
         shape = (len(values),)
     dtype = dtype or infer_dtype(values)
     return make(convert("tensor", values, dtype), shape, dtype, device)

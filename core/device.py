@@ -5,11 +5,15 @@
 colon. Backends shipped in `burn.backends.<name>` are imported on first use.
 """
 
+from burn.shape import const, error
+
+_E_DEVICE_NAME = const(25)  # the number of its message in burn.errors.MESSAGES
+
 _DEFAULT = ["pure"]
 
 
 def _lookup(name):
-    from burn import backend as _backend
+    from burn import backends as _backend
     if name in _backend.names():
         return _backend.get(name)
     kind = name.split(":")[0]
@@ -39,7 +43,7 @@ class Device:
         if isinstance(name, Device):
             name = name.name
         if not isinstance(name, str):
-            raise TypeError("device: expected a name such as 'pure', got " + repr(name))
+            raise error(_E_DEVICE_NAME, name)
         self.name = name
         self.backend = _lookup(name)
 

@@ -4,6 +4,10 @@ Each dtype knows the `array` typecode that stores it, its byte size and whether 
 float. dtypes are singletons, compared with `is`.
 """
 
+from burn.shape import const, error
+
+_E_DTYPE_NAME = const(24)  # the number of its message in burn.errors.MESSAGES
+
 
 class DType:
     """One element type; use the module-level instances, never construct new ones."""
@@ -34,4 +38,4 @@ def dtype_of(name):
     for d in (float32, int8, uint8, int32, bool_):
         if d.name == name:
             return d
-    raise TypeError("unknown dtype: " + repr(name))
+    raise error(_E_DTYPE_NAME, name)

@@ -4,9 +4,37 @@ Every function that can fail takes the user-facing op name first and raises an e
 message starts with it, so a bad call names the op the user wrote. The window geometry of
 convolution and pooling (pair, conv_out, pool_out, same_padding) is in burn.ops.window,
 loaded with those ops; its names still resolve here.
+
+`error` builds the exceptions of the modules `import burn` loads from the messages in
+burn.errors (see there why), and `const` is MicroPython's constant marker for their message
+numbers.
 """
 
 import sys
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(value):
+        """MicroPython's compile-time constant marker; the value itself on CPython."""
+        return value
+
+# Numbers of the messages in burn.errors.MESSAGES.
+_E_MODULE_ATTR = const(1)
+_E_NO_BROADCAST = const(18)
+_E_DIM_TYPE = const(19)
+_E_DIM_RANGE = const(20)
+_E_DIM_REPEATED = const(21)
+_E_SHAPE_TYPE = const(22)
+_E_SHAPE_VALUE = const(23)
+
+
+def error(number, a=None, b=None, c=None):
+    """The exception of message `number` of burn.errors.MESSAGES with arguments a, b, c
+    (the op name first, where the message starts with one)."""
+    name = "burn.errors"
+    __import__(name)
+    return sys.modules[name].MESSAGES[number](a, b, c)
 
 
 def numel(shape):
@@ -31,20 +59,16 @@ def broadcast(op, a, b):
         elif da == 1:
             out.append(db)
         else:
-            raise ValueError(op + ": shapes " + repr(a) + " and " + repr(b) +
-                             " do not broadcast")
+            raise error(_E_NO_BROADCAST, op, a, b)
     return tuple(out)
 
 
 def norm_dim(op, dim, ndim):
     """`dim` as a non-negative axis of a rank-`ndim` tensor (negatives count from the end)."""
     if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(op + ": dim must be an int, got " + repr(dim))
+        raise error(_E_DIM_TYPE, op, dim)
     if dim < -ndim or dim >= ndim:
-        lo = -ndim if ndim else -1
-        hi = ndim - 1 if ndim else 0
-        raise IndexError(op + ": dim " + repr(dim) + " is out of range [" + repr(lo) +
-                         ", " + repr(hi) + "] for a tensor of " + repr(ndim) + " dims")
+        raise error(_E_DIM_RANGE, op, dim, ndim)
     return dim + ndim if dim < 0 else dim
 
 
@@ -58,7 +82,7 @@ def norm_dims(op, dims, ndim):
     for d in dims:
         d = norm_dim(op, d, ndim)
         if d in out:
-            raise ValueError(op + ": dim " + repr(d) + " appears more than once")
+            raise error(_E_DIM_REPEATED, op, d)
         out.append(d)
     out.sort()
     return tuple(out)
@@ -69,10 +93,10 @@ def as_shape(op, shape):
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):
-        raise TypeError(op + ": shape must be an int or a tuple of ints, got " + repr(shape))
+        raise error(_E_SHAPE_TYPE, op, shape)
     for s in shape:
         if not isinstance(s, int) or isinstance(s, bool) or s < 0:
-            raise ValueError(op + ": invalid shape " + repr(tuple(shape)))
+            raise error(_E_SHAPE_VALUE, op, shape)
     return tuple(shape)
 
 
@@ -83,4 +107,4 @@ def __getattr__(name):
     try:
         return getattr(sys.modules["burn.ops.window"], name)
     except AttributeError:
-        raise AttributeError("module 'burn.shape' has no attribute " + repr(name)) from None
+        raise error(_E_MODULE_ATTR, "burn.shape", name) from None

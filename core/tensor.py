@@ -18,6 +18,21 @@ import sys
 from burn import dtype as _dt
 from burn import shape as _sh
 from burn.device import device as _device
+from burn.shape import const, error
+
+# Numbers of the messages in burn.errors.MESSAGES.
+_E_TENSOR_ATTR = const(0)
+_E_LEN_0D = const(2)
+_E_AMBIGUOUS_BOOL = const(3)
+_E_RESHAPE = const(4)
+_E_NOT_FLOAT = const(5)
+_E_BOOL_ARITH = const(6)
+_E_DTYPES_DIFFER = const(7)
+_E_DEVICES_DIFFER = const(8)
+_E_FLOAT_LOGIC = const(9)
+_E_OPERAND_TYPE = const(10)
+_E_LOGIC_DTYPE = const(11)
+_E_INT_DIV = const(12)
 
 _COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
 _LOGIC = ("and", "or", "xor")
@@ -25,14 +40,15 @@ _LOGIC = ("and", "or", "xor")
 # Tensor methods implemented in burn.ops.<module>, imported on first use: one line per
 # module, "module: name name ... " (see lazy_attr).
 _LAZY_METHODS = (
-    "ops.elementwise: exp log sqrt tanh sigmoid relu rsqrt sin cos floor ceil round sign "
-    "reciprocal erf eq ne lt le gt ge \n"
+    "ops.elementwise: abs neg add sub mul div pow exp log sqrt tanh sigmoid relu rsqrt sin "
+    "cos floor ceil round sign reciprocal erf eq ne lt le gt ge \n"
     "ops.activation: softmax log_softmax gelu silu relu6 leaky_relu \n"
     "ops.reduce: sum mean max min amax amin argmax argmin prod \n"
     "ops.stats: var std \n"
     "ops.select: maximum minimum clamp clip \n"
-    "ops.layout: ndim size permute transpose T squeeze unsqueeze expand flatten expand_as "
-    "clone contiguous copy_ \n"
+    "ops.linalg: matmul \n"
+    "ops.layout: view ndim size permute transpose T squeeze unsqueeze expand flatten "
+    "expand_as clone contiguous copy_ \n"
     "ops.autograd: backward detach requires_grad_ \n"
     "ops.join: split chunk \n"
     "ops.index: narrow \n"
@@ -127,7 +143,7 @@ class Tensor:
         # installed on the class, so later calls are plain method calls.
         fn = lazy_attr(_LAZY_METHODS, name)
         if fn is None:
-            raise AttributeError("'Tensor' object has no attribute " + repr(name))
+            raise error(_E_TENSOR_ATTR, name)
         setattr(Tensor, name, fn)
         return getattr(self, name)
 
@@ -138,7 +154,7 @@ class Tensor:
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len: a 0-d tensor has no length")
+            raise error(_E_LEN_0D)
         return self.shape[0]
 
     def __iter__(self):
@@ -152,8 +168,7 @@ class Tensor:
     def __bool__(self):
         n = self.numel()
         if n != 1:
-            raise ValueError("bool: the truth value of a tensor of " + repr(n) +
-                             " elements is ambiguous; use .any()-style reductions")
+            raise error(_E_AMBIGUOUS_BOOL, n)
         return bool(self.item())
 
     def __float__(self):
@@ -171,28 +186,24 @@ class Tensor:
         t = self
         for target in targets:
             if isinstance(target, _dt.DType):
-                t = t._cast(target)
+                if target is not t.dtype:
+                    h = t.backend.cast(t.handle, t.numel(), t.dtype, target)
+                    t = t._new(h, t.shape, target)
             else:
                 t = submodule("ops.layout").move(t, _device(target))
         return t
 
-    def _cast(self, dtype):
-        if dtype is self.dtype:
-            return self
-        h = self.backend.cast(self.handle, self.numel(), self.dtype, dtype)
-        return self._new(h, self.shape, dtype)
-
     def float(self):
         """Copy as float32."""
-        return self._cast(_dt.float32)
+        return self.to(_dt.float32)
 
     def int(self):
         """Copy as int32 (floats truncate toward zero)."""
-        return self._cast(_dt.int32)
+        return self.to(_dt.int32)
 
     def bool(self):
         """Copy as bool (non-zero is True)."""
-        return self._cast(_dt.bool_)
+        return self.to(_dt.bool_)
 
     # -- layout --------------------------------------------------------------------------
     def reshape(self, *shape):
@@ -213,25 +224,21 @@ class Tensor:
         if infer >= 0 and known and n % known == 0:
             shape = shape[:infer] + (n // known,) + shape[infer + 1:]
         elif infer != -1 or known != n:
-            raise ValueError("reshape: cannot reshape tensor of shape " + repr(self.shape) +
-                             " into " + repr(shape))
+            raise error(_E_RESHAPE, self.shape, shape)
         return self._new(self.handle, shape)
-
-    view = reshape
 
     # -- elementwise -----------------------------------------------------------------------
     def _unary(self, op):
         dt = self.dtype
         if op == "not":
             if dt.is_float:
-                raise TypeError("not: needs a bool or integer tensor, got " + repr(dt))
+                raise error(_E_NOT_FLOAT, dt)
         elif op in ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf",
                     "reciprocal"):  # only make sense on floats: ints are converted first
             if not dt.is_float:
                 return self.float()._unary(op)
         elif dt is _dt.bool_:
-            raise TypeError(op + ": not supported for burn.bool tensors; convert with .int() "
-                            "or .float()")
+            raise error(_E_BOOL_ARITH, op)
         elif op in ("floor", "ceil", "round") and not dt.is_float:
             return self
         return self._new(self.backend.unary(op, self.handle, self.numel(), dt), self.shape)
@@ -240,35 +247,31 @@ class Tensor:
         a = self
         if isinstance(other, Tensor):
             if other.dtype is not a.dtype:
-                raise TypeError(op + ": dtypes " + repr(a.dtype) + " and " + repr(other.dtype) +
-                                " differ; convert one with .to(dtype)")
+                raise error(_E_DTYPES_DIFFER, op, a.dtype, other.dtype)
             if other.device != a.device:
-                raise ValueError(op + ": tensors are on different devices " +
-                                 repr(a.device.name) + " and " + repr(other.device.name))
+                raise error(_E_DEVICES_DIFFER, op, a.device.name, other.device.name)
             b = other
         elif is_number(other):
             if isinstance(other, float):
                 if op in _LOGIC:
-                    raise TypeError(op + ": needs bool or integer operands, got a float")
+                    raise error(_E_FLOAT_LOGIC, op)
                 a = a.float()
             else:
                 other = int(other)
             b = filled(a, (), other, None) if reflected else other
         else:
-            raise TypeError(op + ": unsupported operand of type " + type(other).__name__)
+            raise error(_E_OPERAND_TYPE, op, other)
         if reflected:
             a, b = b, a
         dt = a.dtype
         if op in _LOGIC:
             if dt.is_float:
-                raise TypeError(op + ": needs bool or integer tensors, got " + repr(dt))
+                raise error(_E_LOGIC_DTYPE, op, dt)
         elif op not in _COMPARE:
             if dt is _dt.bool_:
-                raise TypeError(op + ": not supported for burn.bool tensors; convert with "
-                                ".int() or .float()")
+                raise error(_E_BOOL_ARITH, op)
             if op == "div" and not dt.is_float:
-                raise TypeError("div: integer tensors cannot be divided with /; use .float() "
-                                "first, or // for floor division")
+                raise error(_E_INT_DIV)
         if isinstance(b, Tensor):
             bh = b.handle
             bs = b.shape
@@ -295,33 +298,27 @@ class Tensor:
     def __pos__(self):
         return self
 
-    # -- elementwise methods (one line each: cheaper on MicroPython than generated ones) --
-    def abs(self):
-        """Absolute value, elementwise."""
+    # -- operators (one line each: cheaper on MicroPython than generated ones; the named
+    # forms add, sub, mul, div, pow, abs, neg load from burn.ops.elementwise) ------------
+    def __abs__(self):
         return self._unary("abs")
 
-    def neg(self):
-        """-x, elementwise."""
+    def __neg__(self):
         return self._unary("neg")
 
-    def add(self, other):
-        """x + other, broadcasting; other may be a number."""
+    def __add__(self, other):
         return self._binary("add", other)
 
-    def sub(self, other):
-        """x - other, broadcasting; other may be a number."""
+    def __sub__(self, other):
         return self._binary("sub", other)
 
-    def mul(self, other):
-        """x * other, broadcasting; other may be a number."""
+    def __mul__(self, other):
         return self._binary("mul", other)
 
-    def div(self, other):
-        """x / other (float tensors), broadcasting; other may be a number."""
+    def __truediv__(self, other):
         return self._binary("div", other)
 
-    def pow(self, other):
-        """x ** other, broadcasting; other may be a number."""
+    def __pow__(self, other):
         return self._binary("pow", other)
 
     def __floordiv__(self, other):
@@ -366,23 +363,14 @@ class Tensor:
     def __ge__(self, other):
         return self._binary("ge", other)
 
-    __neg__ = neg
-    __abs__ = abs
-    __add__ = __radd__ = add
-    __sub__ = sub
-    __mul__ = __rmul__ = mul
-    __truediv__ = div
-    __pow__ = pow
+    __radd__ = __add__
+    __rmul__ = __mul__
     __rand__ = __and__
     __ror__ = __or__
     __rxor__ = __xor__
 
-    # -- linear algebra --------------------------------------------------------------------
-    def matmul(self, other):
-        """Matrix product with torch's rules for 1-D, 2-D and batched operands."""
+    def __matmul__(self, other):
         return submodule("ops.linalg").matmul(self, other)
-
-    __matmul__ = matmul
 
     def __getitem__(self, key):
         return submodule("ops.index").getitem(self, key)

@@ -66,7 +66,7 @@ ffibuilder.set_source(
     sources=_relative(sources("host")),
     include_dirs=[os.path.relpath(INCLUDE, os.getcwd()) if INCLUDE.startswith(os.getcwd())
                   else INCLUDE],
-    extra_compile_args=["-std=c99", "-O3", "-fno-math-errno"],
+    extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-fno-wrapv"],
 )
 
 if __name__ == "__main__":

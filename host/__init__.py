@@ -27,8 +27,8 @@ def _find_backend(name):
     if module is not None:
         try:
             importlib.import_module(module)
-        except ImportError:
-            pass  # burn.backend.get then names the backends that do exist
+        except ImportError as e:
+            raise ValueError("device " + repr(name) + " is not available: " + str(e)) from e
 
 
 if _find_backend not in FINDERS:

@@ -285,15 +285,15 @@ def _present_files(link, folder, extra):
 
 
 def make_plan(link, build, model, remote_model, block, force=False):
-    """The Plan for putting `build` (an MpyBuild) and `model` (ModelFacts) on the board:
-    stale files of the core folder and left-over `.part` files are removed, then files whose
-    board-side SHA-256 differs are sent, the core before the model."""
+    """The Plan for putting `build` (an MpyBuild) and `model` (ModelFacts, or None) on the
+    board: stale files of the core folder and left-over `.part` files are removed, then
+    files whose board-side SHA-256 differs are sent, the core before the model."""
     wanted = {}
-    package = build.root / mpy.PACKAGE
     for rel, _size in build.files:
-        wanted[REMOTE_CORE + "/" + Path(rel).relative_to(mpy.PACKAGE).as_posix()] = \
-            (package.parent / rel).read_bytes()
-    wanted[remote_model] = model.data
+        remote = REMOTE_CORE + "/" + Path(rel).relative_to(mpy.PACKAGE).as_posix()
+        wanted[remote] = (build.root / rel).read_bytes()
+    if model is not None:
+        wanted[remote_model] = model.data
     hashes = remote_hashes(link, list(wanted))
     present = _present_files(link, REMOTE_CORE, [remote_model + PART_SUFFIX])
     items = [Transfer(path, "remove", "stale", size=size)
@@ -560,12 +560,13 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
           force=False, say=None, progress=None, progress_stream=None):
     """Put the core and the model on the board of `session` (a BoardSession); see the module
     docstring. `say(text)` hears each step; `progress(remote, sent, total)` follows the
-    transfer, or a TransferProgress writes to `progress_stream`. Returns a FlashReport;
-    raises FlashError (IncompatibleBoard, ModelTooBig, ModelMemoryError) or ValueError for
-    an invalid model file."""
+    transfer, or a TransferProgress writes to `progress_stream`. Without a model
+    (`model_path` None) only the core goes on the board. Returns a FlashReport; raises
+    FlashError (IncompatibleBoard, ModelTooBig, ModelMemoryError) or ValueError for an
+    invalid model file."""
     say = say or (lambda message: None)
     board = session.board
-    model = model_facts(model_path)
+    model = None if model_path is None else model_facts(model_path)
     try:
         facts = probe(session.link)
         binary = mpy.find_mpy_cross()
@@ -580,7 +581,8 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
         say("core: %d .mpy files for %s, %d bytes (%s)" % (
             len(core.files), arch, core.total_size, "cached" if core.cached else "compiled"))
         core_flash = sum(on_flash(size, board.fs_block_bytes) for _rel, size in core.files)
-        check_fit(model, board, core_flash, facts)
+        if model is not None:
+            check_fit(model, board, core_flash, facts)
         plan = make_plan(session.link, core, model, remote_model, board.fs_block_bytes, force)
         check_flash_space(plan, facts, board)
     except LinkError as exc:
@@ -597,7 +599,7 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
     report.sent = send(session, plan, progress, say)
     try:
         verify(session.link, plan)
-        if run_measure:
+        if run_measure and model is not None:
             say("running the self-test and timing inference on the board")
             report.measured = measure(session, remote_model)
             failure = memory_failure(report.measured, model, Path(model_path).name)
@@ -665,7 +667,8 @@ def report_lines(report):
                              _n(model.buffer_bytes), _n(m["heap_kernels"] - m["heap_start"]),
                              _n(m["heap_inference"])))
     core = report.core.total_size
-    flash_line = "flash       model %s + core %s bytes" % (_n(model.size), _n(core))
+    flash_line = "flash       model %s + core %s bytes" % (
+        _n(model.size) if model is not None else "none", _n(core))
     if report.fs_free_after is not None:
         flash_line += "; filesystem %s of %s bytes used" % (
             _n(report.facts.fs_total - report.fs_free_after), _n(report.facts.fs_total))

@@ -6,7 +6,7 @@ in `burn.kernels` (viper twins on MicroPython). Integer results wrap like C; flo
 casts truncate toward zero (NaN and infinities give 0); bools are 0/1.
 """
 
-from burn.backend import COMPARE_OPS, Backend, register
+from burn.backends import COMPARE_OPS, register
 from burn.backends import pure_storage as storage
 from burn.backends.pure_layout import (
     alloc,
@@ -33,8 +33,10 @@ def _from_acc(out, dtype):
     return storage.pack(out, dtype)
 
 
-class PureBackend(Backend):
-    """Reference backend over flat `array` storage; see `burn.backend.Backend`."""
+class PureBackend:
+    """Reference backend over flat `array` storage; `burn.backend.Backend` documents each
+    primitive. It implements all of them itself and does not derive from that class, so a
+    board never loads the protocol's documentation methods."""
 
     name = "pure"
 
@@ -58,6 +60,9 @@ class PureBackend(Backend):
 
     def arange(self, start, step, n, dtype):
         return storage.pack([start + i * step for i in range(n)], dtype)
+
+    def random(self, values, dtype):
+        return storage.pack(values, dtype)
 
     def cast(self, h, n, src, dst):
         return storage.cast(h, n, src, dst)

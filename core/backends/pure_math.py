@@ -7,7 +7,7 @@ raise, a safe per-element function used to redo the row after an exception.
 
 import math
 
-from burn.backend import COMPARE_OPS
+from burn.backends import COMPARE_OPS
 from burn.backends.pure_storage import pack, pack_flags, to_int
 from burn.dtype import bool_
 
@@ -99,52 +99,73 @@ def _elementwise(f):
     return lambda r: [f(x) for x in r]
 
 
-# op -> (row function, safe element function or None when the row function cannot raise)
-FLOAT_UNARY = {
-    "neg": (lambda r: [-x for x in r], None),
-    "abs": (lambda r: [abs(x) for x in r], None),
-    "exp": (_elementwise(math.exp), _exp),
-    "log": (_elementwise(math.log), _log),
-    "sqrt": (_elementwise(math.sqrt), _sqrt),
-    "rsqrt": (lambda r: [1.0 / math.sqrt(x) for x in r], _rsqrt),
-    "sin": (_elementwise(math.sin), _periodic(math.sin)),
-    "cos": (_elementwise(math.cos), _periodic(math.cos)),
-    "tanh": (_elementwise(math.tanh), None),
-    "sigmoid": (_elementwise(_sigmoid), None),
-    "relu": (lambda r: [0.0 if x <= 0 else x for x in r], None),
-    "floor": (_elementwise(_integral(math.floor)), None),
-    "ceil": (_elementwise(_integral(math.ceil)), None),
-    "round": (_elementwise(_integral(round)), None),
-    "sign": (_elementwise(_sign), None),
-    "erf": (_elementwise(erf), None),
-    "reciprocal": (lambda r: [1.0 / x for x in r], _reciprocal),
-    "not": (lambda r: [1.0 if x == 0 else 0.0 for x in r], None),
-}
+def _float_unary(op):
+    # (row function, safe element function or None when the row function cannot raise).
+    # An if-chain rather than a table built at import: only the ops a program uses cost
+    # heap for their closures.
+    if op == "neg":
+        return lambda r: [-x for x in r], None
+    if op == "abs":
+        return lambda r: [abs(x) for x in r], None
+    if op == "exp":
+        return _elementwise(math.exp), _exp
+    if op == "log":
+        return _elementwise(math.log), _log
+    if op == "sqrt":
+        return _elementwise(math.sqrt), _sqrt
+    if op == "rsqrt":
+        return lambda r: [1.0 / math.sqrt(x) for x in r], _rsqrt
+    if op == "sin":
+        return _elementwise(math.sin), _periodic(math.sin)
+    if op == "cos":
+        return _elementwise(math.cos), _periodic(math.cos)
+    if op == "tanh":
+        return _elementwise(math.tanh), None
+    if op == "sigmoid":
+        return _elementwise(_sigmoid), None
+    if op == "relu":
+        return lambda r: [0.0 if x <= 0 else x for x in r], None
+    if op in ("floor", "ceil"):
+        return _elementwise(_integral(math.floor if op == "floor" else math.ceil)), None
+    if op == "round":
+        return _elementwise(_integral(round)), None
+    if op == "sign":
+        return _elementwise(_sign), None
+    if op == "erf":
+        return _elementwise(erf), None
+    if op == "reciprocal":
+        return lambda r: [1.0 / x for x in r], _reciprocal
+    return lambda r: [1.0 if x == 0 else 0.0 for x in r], None  # not
 
-INT_UNARY = {
-    "neg": lambda r: [-x for x in r],
-    "abs": lambda r: [abs(x) for x in r],
-    "relu": lambda r: [0 if x < 0 else x for x in r],
-    "floor": list,
-    "ceil": list,
-    "round": list,
-    "sign": lambda r: [(x > 0) - (x < 0) for x in r],
-}
+
+def _int_unary(op):
+    # Row function of the unary ops that stay in integers, or None.
+    if op == "neg":
+        return lambda r: [-x for x in r]
+    if op == "abs":
+        return lambda r: [abs(x) for x in r]
+    if op == "relu":
+        return lambda r: [0 if x < 0 else x for x in r]
+    if op in ("floor", "ceil", "round"):
+        return list
+    if op == "sign":
+        return lambda r: [(x > 0) - (x < 0) for x in r]
+    return None
 
 
 def unary_row(op, dtype):
     """Row function (values -> array of `dtype`) for the unary op `op`."""
     if dtype.is_float:
-        return _guarded(FLOAT_UNARY[op], dtype)
+        return _guarded(_float_unary(op), dtype)
     if op == "not":
         if dtype is bool_:
             return lambda r: pack([1 - x for x in r], dtype)
         return lambda r: pack([~x for x in r], dtype)
-    f = INT_UNARY.get(op)
+    f = _int_unary(op)
     if f is not None:
         return lambda r: pack(f(r), dtype)
     # Transcendental ops on integers: compute in float, truncate toward zero, wrap.
-    pair = FLOAT_UNARY[op]
+    pair = _float_unary(op)
     return lambda r: pack([to_int(v) for v in _compute(pair, (r,))], dtype)
 
 

@@ -1,6 +1,41 @@
-"""Elementwise methods beyond the operators: exp, log, sqrt, activations, rounding,
-trigonometry, erf, and the named comparisons (the operators `== != < <= > >=` are on Tensor
-itself)."""
+"""Elementwise methods: the named forms of the operators (add, sub, mul, div, pow, abs, neg,
+and the comparisons eq ne lt le gt ge; the operators themselves are on Tensor), exp, log,
+sqrt, activations, rounding, trigonometry and erf."""
+
+
+def abs(x):
+    """Absolute value, elementwise."""
+    return x._unary("abs")
+
+
+def neg(x):
+    """-x, elementwise."""
+    return x._unary("neg")
+
+
+def add(x, other):
+    """x + other, broadcasting; other may be a number."""
+    return x._binary("add", other)
+
+
+def sub(x, other):
+    """x - other, broadcasting; other may be a number."""
+    return x._binary("sub", other)
+
+
+def mul(x, other):
+    """x * other, broadcasting; other may be a number."""
+    return x._binary("mul", other)
+
+
+def div(x, other):
+    """x / other (float tensors), broadcasting; other may be a number."""
+    return x._binary("div", other)
+
+
+def pow(x, other):
+    """x ** other, broadcasting; other may be a number."""
+    return x._binary("pow", other)
 
 
 def exp(x):

@@ -1,9 +1,15 @@
-"""Layout and storage methods: ndim, size, permute, transpose, T, squeeze, unsqueeze, expand,
-flatten, expand_as, clone, contiguous, copy_, and moving a tensor to another device."""
+"""Layout and storage methods: view, ndim, size, permute, transpose, T, squeeze, unsqueeze,
+expand, flatten, expand_as, clone, contiguous, copy_, and moving a tensor to another
+device."""
 
 from burn import shape as _sh
 from burn.ops import operand
 from burn.tensor import Tensor, is_int, shape_args
+
+
+def view(x, *shape):
+    """`x.reshape(shape)`: same elements in a new shape."""
+    return x.reshape(*shape)
 
 
 def _ndim(x):

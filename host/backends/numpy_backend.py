@@ -62,7 +62,9 @@ class NumpyBackend(_backend.Backend):
 
     def arange(self, start, step, n, dtype):
         values = start + step * self.xp.arange(n, dtype=np.float64)
-        return self.from_flat(values, dtype) if self.xp is np else values.astype(_NP[dtype])
+        if dtype.is_float:
+            return values.astype(np.float32)
+        return values != 0 if dtype is _dt.bool_ else _trunc_wrap(self.xp, values, dtype)
 
     def cast(self, h, n, src, dst):
         xp = self.xp
@@ -109,7 +111,10 @@ class NumpyBackend(_backend.Backend):
             out = xp.power(x, y) if dtype.is_float else _int_pow(xp, x, y, dtype)
         else:
             with np.errstate(all="ignore"):
-                out = _ARITH[op](x, y)
+                if dtype.is_float and op in ("floordiv", "mod"):
+                    out = _float_floordiv_mod(xp, x, y)[op == "mod"]
+                else:
+                    out = _ARITH[op](x, y)
             if not dtype.is_float:
                 out = out.astype(_NP[dtype])
         if out.shape != tuple(out_shape):
@@ -271,6 +276,20 @@ def _trunc_div(xp, x, y):
     safe = xp.where(y == 0, 1, y)
     q = xp.abs(x) // xp.abs(safe)
     return xp.where(y == 0, 0, xp.where((x < 0) != (safe < 0), -q, q))
+
+
+def _float_floordiv_mod(xp, x, y):
+    """(x // y, x % y) for floats as PyTorch and numpy define them, built on the exact fmod
+    (cupy's own ufuncs differ at infinities)."""
+    mod = xp.fmod(x, y)
+    fix = (mod != 0) & ((y < 0) != (mod < 0))
+    rem = xp.where(fix, mod + y, mod)
+    div = xp.where(fix, (x - mod) / y - 1, (x - mod) / y)
+    floor = xp.floor(div)
+    floor = xp.where(div - floor > 0.5, floor + 1, floor)
+    floor = xp.where(div == 0, xp.copysign(xp.zeros_like(div), x / y), floor)
+    floor = xp.where(y == 0, x / y, floor)
+    return floor.astype(np.float32), rem.astype(np.float32)
 
 
 def _int_pow(xp, x, y, dtype):

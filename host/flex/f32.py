@@ -1,29 +1,83 @@
 """float32 flex_c kernels on numpy arrays (NCHW), raising on bad arguments. Each function
-takes `lib=None` (the host build) and returns a new array unless given `out`."""
+takes `lib=None` (the host build, or any `HostLib` such as the sanitized one) and returns a
+new array unless given `out`.
+
+These run once per tensor op, so the calls go straight to cffi: buffers are passed with
+`ffi.from_buffer`, and the parameter blocks (shapes, windows, broadcast strides) of the
+shapes seen recently are built once and reused.
+"""
 
 import numpy as np
 
-from burn.host.flex.binding import Struct, host, run
+from burn.host.flex.binding import host, raise_for_status
 
 UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
          "floor", "ceil", "round", "sign", "erf", "reciprocal")
 BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow")
 REDUCE = ("sum", "mean", "max", "min")
+_UNARY_CODE = {op: i for i, op in enumerate(UNARY)}
+_BINARY_CODE = {op: i for i, op in enumerate(BINARY)}
+_REDUCE_CODE = {op: i for i, op in enumerate(REDUCE)}
+_CACHE_LIMIT = 4096
+
+
+class _Calls:
+    """One host library's cffi objects plus the parameter blocks built for it so far."""
+
+    def __init__(self, hostlib):
+        self.ffi = hostlib.ffi
+        self.lib = hostlib.lib
+        self.null = hostlib.ffi.NULL
+        self.blocks = {}
+
+    def _block(self, key, ctype, values):
+        p = self.blocks.get(key)
+        if p is None:
+            if len(self.blocks) >= _CACHE_LIMIT:
+                self.blocks.clear()
+            p = self.blocks[key] = self.ffi.new(ctype, values)
+        return p
+
+    def dims(self, shape):
+        """flex_dims4 {n, h, w, c} of an NCHW shape."""
+        n, c, h, w = shape
+        return self._block(("d", n, c, h, w), "flex_dims4 *", (n, h, w, c))
+
+    def window(self, kernel, stride, padding, dilation):
+        """flex_window of a kernel, stride, padding (top, bottom, left, right), dilation."""
+        values = (kernel[0], kernel[1], stride[0], stride[1], dilation[0], dilation[1],
+                  padding[0], padding[1], padding[2], padding[3])
+        return self._block(("w",) + values, "flex_window *", values)
+
+    def ints(self, values):
+        """An int32_t[] of `values` (a tuple)."""
+        return self._block(("i",) + values, "int32_t[]", values)
+
+    def floats(self, a):
+        """A float* to a C-contiguous float32 array."""
+        return self.ffi.from_buffer("float[]", a)
+
+    def opt_floats(self, a):
+        """floats(a), or NULL for None."""
+        return self.null if a is None else self.ffi.from_buffer("float[]", a)
+
+
+def _calls(lib):
+    lib = lib or host()
+    c = getattr(lib, "_f32_calls", None)
+    if c is None:
+        c = lib._f32_calls = _Calls(lib)
+    return c
+
+
+def _check(status, name, context):
+    """Raise for a non-OK status; `context` is a function, called only then."""
+    if status:
+        raise_for_status(name, status, context())
 
 
 def _f32(a):
     return np.ascontiguousarray(a, dtype=np.float32)
-
-
-def _dims(shape):
-    n, c, h, w = shape
-    return Struct("flex_dims4", (n, h, w, c))
-
-
-def _window(kernel, stride, padding, dilation):
-    """padding is (top, bottom, left, right)."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    return Struct("flex_window", (kh, kw, sh, sw, dh, dw) + tuple(padding))
 
 
 def conv_out_size(size, k, stride, dilation, before, after, ceil_mode=False):
@@ -39,6 +93,7 @@ def conv_out_size(size, k, stride, dilation, before, after, ceil_mode=False):
 
 def gemm(a, b, trans_a=False, trans_b=False, c=None, beta=0.0, lib=None):
     """op(a) @ op(b) (+ beta * c) for 2-D float32 arrays."""
+    k_ = _calls(lib)
     a, b = _f32(a), _f32(b)
     m = a.shape[1] if trans_a else a.shape[0]
     k = a.shape[0] if trans_a else a.shape[1]
@@ -47,15 +102,16 @@ def gemm(a, b, trans_a=False, trans_b=False, c=None, beta=0.0, lib=None):
     if kb != k:
         raise ValueError("flex gemm: inner dimensions differ: %s @ %s" % (a.shape, b.shape))
     out = np.zeros((m, n), np.float32) if c is None else c
-    run(lib or host(), "flex_f32_gemm", [int(trans_a), int(trans_b), m, n, k, a, a.size, b,
-                                          b.size, float(beta), out, out.size],
-        "%s @ %s" % (a.shape, b.shape))
+    st = k_.lib.flex_f32_gemm(int(trans_a), int(trans_b), m, n, k, k_.floats(a), a.size,
+                              k_.floats(b), b.size, float(beta), k_.floats(out), out.size)
+    _check(st, "flex_f32_gemm", lambda: "%s @ %s" % (a.shape, b.shape))
     return out
 
 
 def conv2d(x, w, bias=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
            lib=None):
     """NCHW convolution; w is OIHW; padding (top, bottom, left, right)."""
+    k = _calls(lib)
     x, w = _f32(x), _f32(w)
     n, _c, h, wd = x.shape
     oc, _icg, kh, kw = w.shape
@@ -63,101 +119,150 @@ def conv2d(x, w, bias=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1)
     ow = conv_out_size(wd, kw, stride[1], dilation[1], padding[2], padding[3])
     y = np.empty((n, oc, max(oh, 1), max(ow, 1)), np.float32)
     b = None if bias is None else _f32(bias)
-    run(lib or host(), "flex_f32_conv2d", [
-        _dims(x.shape), x, x.size, w, w.size, b, 0 if b is None else b.size,
-        _window((kh, kw), stride, padding, dilation), groups, _dims(y.shape), y, y.size],
-        "input %s, weight %s, groups %d" % (x.shape, w.shape, groups))
+    st = k.lib.flex_f32_conv2d(
+        k.dims(x.shape), k.floats(x), x.size, k.floats(w), w.size, k.opt_floats(b),
+        0 if b is None else b.size, k.window((kh, kw), stride, padding, dilation), groups,
+        k.dims(y.shape), k.floats(y), y.size)
+    _check(st, "flex_f32_conv2d",
+           lambda: "input %s, weight %s, groups %d" % (x.shape, w.shape, groups))
     return y
 
 
 def conv2d_input_grad(x_shape, w, dy, stride, padding, dilation, groups, lib=None):
     """Gradient of conv2d with respect to its input."""
+    k = _calls(lib)
     w, dy = _f32(w), _f32(dy)
+    x_shape = tuple(x_shape)
     dx = np.empty(x_shape, np.float32)
-    run(lib or host(), "flex_f32_conv2d_input_grad", [
-        _dims(x_shape), dx, dx.size, w, w.size,
-        _window(w.shape[2:], stride, padding, dilation), groups, _dims(dy.shape), dy, dy.size],
-        "input %s, weight %s" % (tuple(x_shape), w.shape))
+    st = k.lib.flex_f32_conv2d_input_grad(
+        k.dims(x_shape), k.floats(dx), dx.size, k.floats(w), w.size,
+        k.window(w.shape[2:], stride, padding, dilation), groups, k.dims(dy.shape),
+        k.floats(dy), dy.size)
+    _check(st, "flex_f32_conv2d_input_grad",
+           lambda: "input %s, weight %s" % (x_shape, w.shape))
     return dx
 
 
 def conv2d_weight_grad(x, w_shape, dy, stride, padding, dilation, groups, bias=True,
                        lib=None):
     """Gradients of conv2d with respect to its weight and (when `bias`) its bias."""
+    k = _calls(lib)
     x, dy = _f32(x), _f32(dy)
     dw = np.empty(w_shape, np.float32)
     db = np.empty(w_shape[0], np.float32) if bias else None
-    run(lib or host(), "flex_f32_conv2d_weight_grad", [
-        _dims(x.shape), x, x.size, _window(w_shape[2:], stride, padding, dilation), groups,
-        _dims(dy.shape), dy, dy.size, dw, dw.size, db, 0 if db is None else db.size],
-        "input %s, weight %s" % (x.shape, tuple(w_shape)))
+    st = k.lib.flex_f32_conv2d_weight_grad(
+        k.dims(x.shape), k.floats(x), x.size, k.window(w_shape[2:], stride, padding, dilation),
+        groups, k.dims(dy.shape), k.floats(dy), dy.size, k.floats(dw), dw.size,
+        k.opt_floats(db), 0 if db is None else db.size)
+    _check(st, "flex_f32_conv2d_weight_grad",
+           lambda: "input %s, weight %s" % (x.shape, tuple(w_shape)))
     return dw, db
 
 
 def pool2d(op, x, kernel, stride, padding=(0, 0, 0, 0), dilation=(1, 1), ceil_mode=False,
            count_include_pad=True, lib=None):
     """"max" or "avg" pooling over NCHW windows."""
+    k = _calls(lib)
     x = _f32(x)
     n, c, h, w = x.shape
     oh = conv_out_size(h, kernel[0], stride[0], dilation[0], padding[0], padding[1], ceil_mode)
     ow = conv_out_size(w, kernel[1], stride[1], dilation[1], padding[2], padding[3], ceil_mode)
     y = np.empty((n, c, max(oh, 1), max(ow, 1)), np.float32)
-    args = [_dims(x.shape), x, x.size, _window(kernel, stride, padding, dilation)]
+    win = k.window(kernel, stride, padding, dilation)
     if op == "avg":
-        args.append(int(count_include_pad))
-    run(lib or host(), "flex_f32_%s_pool2d" % op, args + [_dims(y.shape), y, y.size],
-        "input %s, kernel %s" % (x.shape, tuple(kernel)))
+        name = "flex_f32_avg_pool2d"
+        st = k.lib.flex_f32_avg_pool2d(k.dims(x.shape), k.floats(x), x.size, win,
+                                       int(count_include_pad), k.dims(y.shape), k.floats(y),
+                                       y.size)
+    else:
+        name = "flex_f32_max_pool2d"
+        st = k.lib.flex_f32_max_pool2d(k.dims(x.shape), k.floats(x), x.size, win,
+                                       k.dims(y.shape), k.floats(y), y.size)
+    _check(st, name, lambda: "input %s, kernel %s" % (x.shape, tuple(kernel)))
     return y
 
 
 def pool2d_grad(op, x, dy, kernel, stride, padding=(0, 0, 0, 0), dilation=(1, 1),
-                count_include_pad=True, lib=None):
-    """Gradient of pool2d with respect to its input `x`."""
-    x, dy = _f32(x), _f32(dy)
-    dx = np.empty(x.shape, np.float32)
-    win = _window(kernel, stride, padding, dilation)
+                count_include_pad=True, lib=None, x_shape=None):
+    """Gradient of pool2d with respect to its input `x`. Average pooling needs only the
+    input's shape: pass x=None and x_shape."""
+    k = _calls(lib)
+    dy = _f32(dy)
+    if x is not None:
+        x = _f32(x)
+        x_shape = x.shape
+    x_shape = tuple(x_shape)
+    dx = np.empty(x_shape, np.float32)
+    win = k.window(kernel, stride, padding, dilation)
     if op == "max":
-        args = [_dims(x.shape), x, x.size, win, _dims(dy.shape), dy, dy.size, dx, dx.size]
+        name = "flex_f32_max_pool2d_grad"
+        st = k.lib.flex_f32_max_pool2d_grad(k.dims(x_shape), k.floats(x), x.size, win,
+                                            k.dims(dy.shape), k.floats(dy), dy.size,
+                                            k.floats(dx), dx.size)
     else:
-        args = [_dims(x.shape), win, int(count_include_pad), _dims(dy.shape), dy, dy.size, dx,
-                dx.size]
-    run(lib or host(), "flex_f32_%s_pool2d_grad" % op, args,
-        "input %s, kernel %s" % (x.shape, tuple(kernel)))
+        name = "flex_f32_avg_pool2d_grad"
+        st = k.lib.flex_f32_avg_pool2d_grad(k.dims(x_shape), win, int(count_include_pad),
+                                            k.dims(dy.shape), k.floats(dy), dy.size,
+                                            k.floats(dx), dx.size)
+    _check(st, name, lambda: "input %s, kernel %s" % (x_shape, tuple(kernel)))
     return dx
 
 
 def unary(op, x, out=None, lib=None):
     """Elementwise UNARY op."""
+    k = _calls(lib)
     x = _f32(x)
     out = np.empty_like(x) if out is None else out
-    run(lib or host(), "flex_f32_unary", [UNARY.index(op), x.size, x, out], op)
+    st = k.lib.flex_f32_unary(_UNARY_CODE[op], x.size, k.floats(x), k.floats(out))
+    _check(st, "flex_f32_unary", lambda: op)
     return out
+
+
+def _broadcast_plan(k, a_shape, b_shape):
+    """(out shape, rank, dims, a strides, b strides) of a broadcasting binary op; the
+    C arrays are cached with the shapes."""
+    key = ("b", a_shape, b_shape)
+    plan = k.blocks.get(key)
+    if plan is None:
+        shape = np.broadcast_shapes(a_shape, b_shape) or (1,)
+        if len(shape) > 6:
+            raise ValueError("flex binary: more than 6 axes: %s" % (shape,))
+        plan = (shape, len(shape), k.ints(shape), k.ints(_strides(a_shape, shape)),
+                k.ints(_strides(b_shape, shape)))
+        k.blocks[key] = plan
+    return plan
+
+
+def _strides(shape, out_shape):
+    """Element strides of a contiguous `shape` broadcast to `out_shape` (0 on broadcast
+    axes)."""
+    shape = (1,) * (len(out_shape) - len(shape)) + tuple(shape)
+    strides, step = [], 1
+    for size, out in zip(reversed(shape), reversed(out_shape)):
+        strides.append(step if size == out and size != 1 else 0)
+        step *= size
+    return tuple(reversed(strides))
 
 
 def binary(op, a, b, lib=None):
     """Elementwise BINARY op with numpy broadcasting."""
+    k = _calls(lib)
     a, b = _f32(a), _f32(b)
-    shape = np.broadcast_shapes(a.shape, b.shape) or (1,)
-    if len(shape) > 6:
-        raise ValueError("flex %s: more than 6 axes: %s" % (op, shape))
+    shape, rank, dims, sa, sb = _broadcast_plan(k, a.shape, b.shape)
     y = np.empty(shape, np.float32)
-    run(lib or host(), "flex_f32_binary", [
-        BINARY.index(op), len(shape), np.array(shape, np.int32), a, a.size,
-        _strides(a, shape), b, b.size, _strides(b, shape), y, y.size],
-        "%s and %s" % (a.shape, b.shape))
+    st = k.lib.flex_f32_binary(_BINARY_CODE[op], rank, dims, k.floats(a), a.size, sa,
+                               k.floats(b), b.size, sb, k.floats(y), y.size)
+    _check(st, "flex_f32_binary", lambda: "%s and %s" % (a.shape, b.shape))
     return y
-
-
-def _strides(a, shape):
-    view = np.broadcast_to(a.reshape(a.shape or (1,)), shape)
-    return np.array([s // 4 for s in view.strides], np.int32)
 
 
 def clamp(x, lo, hi, lib=None):
     """min(max(x, lo), hi)."""
+    k = _calls(lib)
     x = _f32(x)
     y = np.empty_like(x)
-    run(lib or host(), "flex_f32_clamp", [x.size, x, float(lo), float(hi), y], "clamp")
+    st = k.lib.flex_f32_clamp(x.size, k.floats(x), float(lo), float(hi), k.floats(y))
+    _check(st, "flex_f32_clamp", lambda: "clamp")
     return y
 
 
@@ -168,21 +273,25 @@ def _split(shape, dim):
 
 def reduce(op, x, dim, lib=None):
     """REDUCE op over axis `dim`; the axis is kept with size 1."""
+    k = _calls(lib)
     x = _f32(x)
     outer, axis, inner = _split(x.shape, dim)
     shape = list(x.shape)
     shape[dim] = 1
     y = np.empty(shape, np.float32)
-    run(lib or host(), "flex_f32_reduce", [REDUCE.index(op), outer, axis, inner, x, x.size, y,
-                                           y.size], "%s over axis %d of %s" % (op, dim, x.shape))
+    st = k.lib.flex_f32_reduce(_REDUCE_CODE[op], outer, axis, inner, k.floats(x), x.size,
+                               k.floats(y), y.size)
+    _check(st, "flex_f32_reduce", lambda: "%s over axis %d of %s" % (op, dim, x.shape))
     return y
 
 
 def softmax(x, dim, log=False, lib=None):
     """Softmax (or log-softmax) over axis `dim`."""
+    k = _calls(lib)
     x = _f32(x)
     outer, axis, inner = _split(x.shape, dim)
     y = np.empty_like(x)
-    run(lib or host(), "flex_f32_log_softmax" if log else "flex_f32_softmax",
-        [outer, axis, inner, x, x.size, y, y.size], "axis %d of %s" % (dim, x.shape))
+    name = "flex_f32_log_softmax" if log else "flex_f32_softmax"
+    st = getattr(k.lib, name)(outer, axis, inner, k.floats(x), x.size, k.floats(y), y.size)
+    _check(st, name, lambda: "axis %d of %s" % (dim, x.shape))
     return y

@@ -121,12 +121,22 @@ class RawRepl:
         NotMicroPythonError when nothing answers like MicroPython: wrong or missing firmware.
         """
         self.in_raw = False
-        self.write(b"\r\x03\x03", "interrupting the board")
-        self.discard_input()
-        self.write(b"\r\x01", "entering the raw REPL")
-        try:
-            self.read_until(RAW_BANNER + b">", timeout, "entering the raw REPL")
-        except LinkTimeout:
+        deadline = time.monotonic() + timeout
+        while True:
+            # A busy or confused board (noise on the line, a paste-mode prompt) may swallow
+            # one attempt: interrupt again, leave any raw/paste state and retry until the
+            # deadline, as a person at the terminal would.
+            self.write(b"\r\x03\x03", "interrupting the board")
+            self.discard_input()
+            self.write(b"\r\x01", "entering the raw REPL")
+            left = deadline - time.monotonic()
+            try:
+                self.read_until(RAW_BANNER + b">", min(left, 1.5), "entering the raw REPL")
+                break
+            except LinkTimeout:
+                if time.monotonic() + 0.2 < deadline:
+                    self.write(b"\x03\r\x02", "leaving a half-entered state")
+                    continue
             raise NotMicroPythonError(
                 "no MicroPython REPL answered on %s within %.0f s (it sent %r). The board may "
                 "run other firmware (or none), or be stuck: press its reset button, or flash "

@@ -1,4 +1,5 @@
-"""examples/demo.py, the README's first command, runs and its two interpreters agree."""
+"""`burn demo`, the README's first command, trains, flashes and evaluates on a virtual board;
+examples/demo.py runs and its two interpreters agree."""
 
 import importlib.util
 import math
@@ -6,6 +7,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import numpy as np
+
+import burn
+from burn.host.data import load_digits, random_split
+from burn.host.export import nhwc, quantize_input
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.py"
 
@@ -32,3 +39,31 @@ def test_demo_outputs_agree():
     for name in ("CPython", "MicroPython"):
         assert len(rows[name]) == len(expected) == 3
         assert all(abs(a - b) <= 1e-6 for a, b in zip(rows[name], expected))
+
+
+def test_burn_demo_device_matches_host(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from burn.host.cli import main; sys.exit(main())",
+         "demo", "--epochs", "2", "--virtual", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    for progress in ("epoch 2/2", "sending 100%", "on the board: 359/359 images"):
+        assert progress in out
+    table = dict(re.findall(r"^  (host float32 accuracy|host int8 accuracy|device accuracy)"
+                            r" +([\d.]+)%$", out, re.M))
+    assert table["device accuracy"] == table["host int8 accuracy"]
+    assert "359/359 outputs bit-identical, 359/359 same class" in out
+    assert re.search(r"latency on the device +\d+\.\d+ ms per inference", out)
+    assert re.search(r"heap during inference +[\d,]+ bytes of [\d,]+ in use", out)
+
+    # The printed int8 accuracy is the model file's own on the validation split.
+    model = burn.load(str(tmp_path / "digits.bst"))
+    spec = model.info()["inputs"][0]
+    _, valid = random_split(load_digits(), [0.8, 0.2], seed=0)
+    x, y = valid.batch(np.arange(len(valid)))
+    q = quantize_input(nhwc(x), spec["scale"], spec["zero_point"])
+    predicted = [int(np.argmax(model.run(sample.reshape(-1)))) for sample in q]
+    accuracy = 100.0 * float(np.mean(np.array(predicted) == y))
+    assert abs(accuracy - float(table["host int8 accuracy"])) < 0.01
+    assert float(table["host float32 accuracy"]) > 80.0

@@ -39,6 +39,45 @@ flex_status flex__check_s8_quant(const flex_s8_quant *q);
 flex_status flex__check_zero_point(int32_t zp);
 flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels);
 
+/* ---- float32 GEMM engine (ref/f32_gemm.c) ---- */
+/* Block sizes: B is packed [KB x NB] at a time (on the stack), in panels NR columns wide. */
+#ifndef FLEX_GEMM_KB
+#if defined(__x86_64__) || defined(__aarch64__)
+#define FLEX_GEMM_KB 128
+#define FLEX_GEMM_NB 256
+#define FLEX_GEMM_NR 16
+#else
+#define FLEX_GEMM_KB 16
+#define FLEX_GEMM_NB 16
+#define FLEX_GEMM_NR 4
+#endif
+#endif
+/* Hot float32 loops are multi-versioned on x86-64 Linux GCC builds (x86-64-v3: AVX2 + FMA where the
+ * CPU has them, else the baseline) and may contract a * b + c into one FMA. FLEX_INLINE
+ * helpers are inlined into each version, so every version vectorizes them its own way. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define FLEX_CLONES \
+    __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#else
+#define FLEX_CLONES
+#endif
+#ifdef __GNUC__
+#define FLEX_INLINE static inline __attribute__((always_inline))
+#else
+#define FLEX_INLINE static inline
+#endif
+/* Element (p, j) of a packed [kb x nb] block. */
+#define FLEX_PANEL(dst, kb, p, j)                                                     \
+    ((dst)[((j) / FLEX_GEMM_NR) * (kb) * FLEX_GEMM_NR + (p) * FLEX_GEMM_NR +          \
+           (j) % FLEX_GEMM_NR])
+/* Writes B[p0:p0+kb, j0:j0+nb] of a virtual matrix B into dst with FLEX_PANEL. */
+typedef void (*flex__pack_fn)(const void *ctx, int32_t p0, int32_t kb, int32_t j0,
+                              int32_t nb, float *dst);
+/* c[m, n] (row stride ldc) += A[m, k] @ B[k, n]; A[i, p] is a[i * a_rs + p * a_cs]. */
+void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
+                    int32_t a_cs, flex__pack_fn pack, const void *ctx, float *c, int32_t ldc);
+
 /* ---- TFLM / gemmlowp fixed point (common/fixedpoint.c) ---- */
 int32_t flex__srdhm(int32_t a, int32_t b);
 int32_t flex__rdbpot(int32_t x, int32_t exponent);

@@ -1,54 +1,107 @@
-/* Blocked float32 GEMM: B is packed one block at a time into a stack buffer, then every
- * row block of A streams over it with a 4-row micro-kernel the compiler vectorizes. */
+/* Blocked float32 GEMM. B is packed one [kb x nb] block at a time into a stack buffer, as
+ * column panels FLEX_GEMM_NR wide; a register-tiled micro-kernel then streams MR rows of A
+ * over each panel, keeping its MR x NR accumulators in registers (the compiler vectorizes
+ * the fixed-size tile). B's packing is a callback, so convolutions can pack im2col columns
+ * straight from the image without materialising them (flex__gemm_acc). */
 #include "../common/internal.h"
 
-#ifndef FLEX_GEMM_KB
-#if defined(__x86_64__) || defined(__aarch64__)
-#define FLEX_GEMM_KB 128
-#define FLEX_GEMM_NB 256
-#else
-#define FLEX_GEMM_KB 16
-#define FLEX_GEMM_NB 16
-#endif
-#endif
+#define MR 4
+#define NR FLEX_GEMM_NR
+#define PACK_STRIDE(kb) ((kb) * NR)
 
-/* c[0:mb, 0:nb] += a[0:mb, 0:kb] @ packed[0:kb, 0:nb]; a addressed by row/col strides. */
-static void micro(int32_t mb, int32_t nb, int32_t kb, const float *a, int32_t a_rs,
-                  int32_t a_cs, const float *packed, float *c, int32_t ldc) {
-    int32_t i = 0, p, j;
-    for (; i + 4 <= mb; i += 4) {
-        float *restrict c0 = c + i * ldc, *restrict c1 = c0 + ldc;
-        float *restrict c2 = c1 + ldc, *restrict c3 = c2 + ldc;
+/* c[0:mr, 0:nr] += a[0:mr, 0:kb] @ panel[0:kb, 0:NR] for mr <= MR, nr <= NR. */
+FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_t a_rs,
+                        int32_t a_cs, const float *panel, float *c, int32_t ldc) {
+    float acc[MR][NR];
+    int32_t r, j, p;
+    for (r = 0; r < MR; r++)
+        for (j = 0; j < NR; j++)
+            acc[r][j] = 0.0f;
+    if (mr == MR) {
+        const float *a0 = a, *a1 = a + a_rs, *a2 = a + 2 * a_rs, *a3 = a + 3 * a_rs;
         for (p = 0; p < kb; p++) {
-            const float *restrict bp = packed + p * FLEX_GEMM_NB;
-            const float a0 = a[i * a_rs + p * a_cs], a1 = a[(i + 1) * a_rs + p * a_cs];
-            const float a2 = a[(i + 2) * a_rs + p * a_cs], a3 = a[(i + 3) * a_rs + p * a_cs];
-            for (j = 0; j < nb; j++) {
-                c0[j] += a0 * bp[j];
-                c1[j] += a1 * bp[j];
-                c2[j] += a2 * bp[j];
-                c3[j] += a3 * bp[j];
+            const float *b = panel + p * NR;
+            const float v0 = a0[p * a_cs], v1 = a1[p * a_cs];
+            const float v2 = a2[p * a_cs], v3 = a3[p * a_cs];
+            for (j = 0; j < NR; j++) {
+                acc[0][j] += v0 * b[j];
+                acc[1][j] += v1 * b[j];
+                acc[2][j] += v2 * b[j];
+                acc[3][j] += v3 * b[j];
+            }
+        }
+    } else {
+        for (p = 0; p < kb; p++) {
+            const float *b = panel + p * NR;
+            for (r = 0; r < mr; r++) {
+                const float v = a[r * a_rs + p * a_cs];
+                for (j = 0; j < NR; j++)
+                    acc[r][j] += v * b[j];
             }
         }
     }
-    for (; i < mb; i++) {
-        float *restrict c0 = c + i * ldc;
-        for (p = 0; p < kb; p++) {
-            const float *restrict bp = packed + p * FLEX_GEMM_NB;
-            const float a0 = a[i * a_rs + p * a_cs];
-            for (j = 0; j < nb; j++)
-                c0[j] += a0 * bp[j];
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < nr; j++)
+            c[r * ldc + j] += acc[r][j];
+}
+
+FLEX_CLONES
+static void block(int32_t m, int32_t nb, int32_t kb, const float *a, int32_t a_rs,
+                  int32_t a_cs, const float *packed, float *c, int32_t ldc) {
+    int32_t i, j;
+    for (j = 0; j < nb; j += NR) {
+        const float *panel = packed + (j / NR) * PACK_STRIDE(kb);
+        const int32_t nr = nb - j < NR ? nb - j : NR;
+        for (i = 0; i < m; i += MR)
+            tile(m - i < MR ? m - i : MR, nr, kb, a + i * a_rs, a_rs, a_cs, panel,
+                 c + i * ldc + j, ldc);
+    }
+}
+
+void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
+                    int32_t a_cs, flex__pack_fn pack, const void *ctx, float *c, int32_t ldc) {
+    float packed[FLEX_GEMM_KB * FLEX_GEMM_NB];
+    int32_t j0, p0, i;
+    for (j0 = 0; j0 < n; j0 += FLEX_GEMM_NB) {
+        const int32_t nb = n - j0 < FLEX_GEMM_NB ? n - j0 : FLEX_GEMM_NB;
+        for (p0 = 0; p0 < k; p0 += FLEX_GEMM_KB) {
+            const int32_t kb = k - p0 < FLEX_GEMM_KB ? k - p0 : FLEX_GEMM_KB;
+            const int32_t tail = nb % NR;
+            pack(ctx, p0, kb, j0, nb, packed);
+            if (tail) /* the last panel's unused columns must not hold garbage (NaN) */
+                for (i = 0; i < kb; i++) {
+                    float *row = packed + (nb / NR) * PACK_STRIDE(kb) + i * NR;
+                    int32_t j;
+                    for (j = tail; j < NR; j++)
+                        row[j] = 0.0f;
+                }
+            block(m, nb, kb, a + p0 * a_cs, a_rs, a_cs, packed, c + j0, ldc);
         }
+    }
+}
+
+typedef struct {
+    const float *b;
+    int32_t rs, cs; /* element strides of B's rows and columns */
+} strided;
+
+/* Packs B[p0:p0+kb, j0:j0+nb] of a strided matrix into column panels. */
+static void pack_strided(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
+                         float *dst) {
+    const strided *s = (const strided *)ctx;
+    int32_t p, j;
+    for (p = 0; p < kb; p++) {
+        const float *row = s->b + (p0 + p) * s->rs + j0 * s->cs;
+        for (j = 0; j < nb; j++)
+            FLEX_PANEL(dst, kb, p, j) = row[j * s->cs];
     }
 }
 
 flex_status flex_f32_gemm(int32_t trans_a, int32_t trans_b, int32_t m, int32_t n, int32_t k,
                           const float *a, size_t a_len, const float *b, size_t b_len,
                           float beta, float *c, size_t c_len) {
-    float packed[FLEX_GEMM_KB * FLEX_GEMM_NB];
-    int32_t count, i, j0, p0, p, j;
-    const int32_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
-    const int32_t b_rs = trans_b ? 1 : n, b_cs = trans_b ? k : 1;
+    int32_t count, i;
+    strided s;
     if (!a || !b || !c)
         return FLEX_E_NULL;
     if ((trans_a != 0 && trans_a != 1) || (trans_b != 0 && trans_b != 1))
@@ -63,15 +116,9 @@ flex_status flex_f32_gemm(int32_t trans_a, int32_t trans_b, int32_t m, int32_t n
     FLEX_TRY(flex__check_len(c_len, count));
     for (i = 0; i < count; i++)
         c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-    for (j0 = 0; j0 < n; j0 += FLEX_GEMM_NB) {
-        const int32_t nb = n - j0 < FLEX_GEMM_NB ? n - j0 : FLEX_GEMM_NB;
-        for (p0 = 0; p0 < k; p0 += FLEX_GEMM_KB) {
-            const int32_t kb = k - p0 < FLEX_GEMM_KB ? k - p0 : FLEX_GEMM_KB;
-            for (p = 0; p < kb; p++)
-                for (j = 0; j < nb; j++)
-                    packed[p * FLEX_GEMM_NB + j] = b[(p0 + p) * b_rs + (j0 + j) * b_cs];
-            micro(m, nb, kb, a + p0 * a_cs, a_rs, a_cs, packed, c + j0, n);
-        }
-    }
+    s.b = b;
+    s.rs = trans_b ? 1 : n;
+    s.cs = trans_b ? k : 1;
+    flex__gemm_acc(m, n, k, a, trans_a ? 1 : k, trans_a ? m : 1, pack_strided, &s, c, n);
     return FLEX_OK;
 }

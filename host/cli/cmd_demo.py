@@ -1,0 +1,46 @@
+"""`burn demo`: train a digits CNN on the host, quantize it, flash it to a board (a virtual
+RP2040 when none is attached) and compare host and device accuracy, latency and memory."""
+
+import sys
+
+from burn.host.boards import board_names
+
+
+def register(subparsers):
+    """Add `burn demo`."""
+    p = subparsers.add_parser("demo", help="train, quantize, flash and evaluate a digits "
+                                           "CNN on a board (virtual if none is attached)")
+    p.add_argument("--epochs", type=int, default=None,
+                   help="training epochs (default 6; fewer is faster and less accurate)")
+    p.add_argument("--board", choices=board_names(),
+                   help="board kind (default: found by USB id, else rp2040)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--port", help="serial port of the board (default: found by USB id, "
+                                      "else a virtual RP2040)")
+    where.add_argument("--virtual", action="store_true",
+                       help="use a virtual board even if one is attached")
+    p.add_argument("--out", default="burn-demo",
+                   help="folder for the model file (default ./burn-demo)")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    """Run the demo; 0 when the device's accuracy is the host int8 model's."""
+    from burn.host import demo
+    from burn.host.flash import FlashError
+    from burn.host.link import LinkError
+
+    def say(text):
+        print(text, flush=True)
+
+    try:
+        results = demo.run_demo(args.epochs or demo.DEFAULT_EPOCHS, args.port, args.board,
+                                args.virtual, args.out, say, sys.stdout)
+    except (FlashError, LinkError, RuntimeError, ValueError) as exc:
+        print("burn demo: %s" % exc, file=sys.stderr)
+        return 1
+    if results["device_accuracy"] != results["int8_accuracy"]:
+        print("burn demo: the device's accuracy differs from the host int8 model's",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,89 @@
+"""`burn repl`: the board's own REPL, with the core (and a model) put on the board first.
+
+    burn repl --board rp2040 model.bst            # attached board; then at its prompt:
+    >>> import burn; m = burn.load("model.bst"); m(x)
+    burn repl --virtual model.bst                 # a virtual board for the session
+    burn repl --virtual model.bst -c "import burn; burn.load('model.bst').self_test()"
+
+The terminal is mpremote's (`mpremote connect PORT repl`): Ctrl-] or Ctrl-X leaves it.
+`-c CODE` runs CODE on the board instead and prints what it prints; as at the REPL, the
+value of a final expression is printed too.
+"""
+
+import ast
+import subprocess
+import sys
+
+from burn.host.boards import board_names
+
+
+def register(subparsers):
+    """Add `burn repl`."""
+    p = subparsers.add_parser("repl", help="open a board's REPL with the core and a model "
+                                           "on it")
+    p.add_argument("model", nargs="?", help="a .bst model to put on the board first")
+    p.add_argument("--board", choices=board_names(),
+                   help="board kind (default: found by USB id, else rp2040)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--port", help="serial port or URL (default: found by USB id)")
+    where.add_argument("--virtual", action="store_true",
+                       help="start a virtual board for the session")
+    p.add_argument("--flash-dir", help="with --virtual: folder keeping its flash")
+    p.add_argument("-c", dest="code", help="run CODE on the board, print its output, exit")
+    p.set_defaults(run=run)
+
+
+def with_printed_value(code):
+    """`code` changed so that the value of a final expression statement is printed, as the
+    REPL does; code that does not end in an expression (or does not parse) is unchanged."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return code
+    last = tree.body[-1]
+    lines = code.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[:last.lineno - 1]) + last.col_offset
+    end = sum(len(line) for line in lines[:last.end_lineno - 1]) + last.end_col_offset
+    return (code[:start] + "_ = (" + code[start:end] + ")\n"
+            "if _ is not None:\n    print(repr(_))\n")
+
+
+def run(args):
+    """Prepare the board, then run `-c CODE` or hand the terminal to its REPL."""
+    from burn.host.board_session import open_board
+    from burn.host.flash import FlashError, flash
+    from burn.host.link import DeviceError, LinkError
+
+    def say(text):
+        print(text, file=sys.stderr)
+
+    try:
+        session = open_board(args.port, args.board, args.virtual, args.flash_dir)
+    except LinkError as exc:
+        say("burn repl: %s" % exc)
+        return 2
+    with session:
+        try:
+            flash(session, args.model, run_measure=False, say=say)
+        except (FlashError, ValueError, OSError) as exc:
+            say("burn repl: %s" % exc)
+            return 1
+        if args.code is not None:
+            try:
+                out = session.link.exec(with_printed_value(args.code), timeout=None)
+            except DeviceError as exc:
+                sys.stdout.write(exc.output)
+                say(exc.traceback)
+                return 1
+            except LinkError as exc:
+                say("burn repl: %s" % exc)
+                return 1
+            sys.stdout.write(out)
+            return 0
+        session.link.close()  # mpremote opens the port; a virtual board keeps running
+        if args.model:
+            say('the model is /model.bst: >>> import burn; m = burn.load("model.bst"); m(x)')
+        return subprocess.call([sys.executable, "-m", "mpremote", "connect", session.port,
+                                "repl"])

@@ -1,0 +1,84 @@
+"""`burn repl`: inference at the REPL of a virtual board, with -c and through a terminal."""
+
+import ast
+import os
+import select
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import burn
+from burn.host.cli.cmd_repl import with_printed_value
+
+sys.path.insert(0, os.path.dirname(__file__))
+import flash_models
+
+BURN = [sys.executable, "-c", "import sys; from burn.host.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    return flash_models.small(tmp_path_factory.mktemp("repl") / "model.bst")
+
+
+def test_final_expression_is_printed():
+    assert with_printed_value("x = 1; x + 1") == \
+        "x = 1; _ = (x + 1)\nif _ is not None:\n    print(repr(_))\n"
+    assert with_printed_value("x = 1") == "x = 1"
+    assert with_printed_value("for i in (") == "for i in ("
+
+
+def test_inference_at_the_board_repl(model):
+    x = [((i * 37) % 256) - 128 for i in range(64)]
+    code = ("import burn; m = burn.load('model.bst'); "
+            "m(burn.tensor(%r, dtype=burn.int8).reshape((1, 8, 8, 1))).tolist()" % x)
+    proc = subprocess.run(BURN + ["repl", "--virtual", model, "-c", code],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    on_board = ast.literal_eval(proc.stdout.strip())
+    on_host = burn.load(model)(np.array(x, np.int8).reshape(1, 8, 8, 1)).tolist()
+    assert on_board == on_host
+
+
+def test_error_on_the_board_is_shown(model):
+    proc = subprocess.run(BURN + ["repl", "--virtual", "-c", "import burn; burn.load('no.bst')"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "OSError" in proc.stderr and "Traceback" in proc.stderr
+
+
+def _read_until(fd, marker, timeout=60.0):
+    data = b""
+    deadline = time.monotonic() + timeout
+    while marker not in data:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, "no %r in %r" % (marker, data[-400:])
+        try:
+            data += os.read(fd, 4096)
+        except OSError:
+            raise AssertionError("the terminal closed: %r" % data[-400:]) from None
+    return data
+
+
+def test_interactive_session_through_a_terminal(model):
+    master, slave = os.openpty()
+    proc = subprocess.Popen(BURN + ["repl", "--virtual", model], stdin=slave, stdout=slave,
+                            stderr=slave, start_new_session=True)
+    os.close(slave)
+    try:
+        _read_until(master, b"exit this shell")
+        os.write(master, b"\r")
+        _read_until(master, b">>> ")
+        os.write(master, b'import burn; m = burn.load("model.bst"); print(m.self_test())\r')
+        answer = _read_until(master, b">>> ")
+        assert b"\r\n3\r\n" in answer
+        os.write(master, b"\x1d")  # Ctrl-]: leave the REPL
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
