@@ -7,12 +7,11 @@ load on first use.
 
 __version__ = "0.1.0"
 
-import sys
-
 from burn.creation import full, ones, tensor, zeros  # noqa: F401
 from burn.device import Device, device, set_default_device  # noqa: F401
 from burn.dtype import bool_, float32, int8, int32, uint8  # noqa: F401
-from burn.shape import const, error
+from burn.shape import const
+from burn.shape import error as _error
 from burn.tensor import Tensor  # noqa: F401
 
 _E_MODULE_ATTR = const(1)  # the number of its message in burn.errors.MESSAGES
@@ -41,14 +40,12 @@ _LAZY = (
 def __getattr__(name):
     # burn.<op> loads its op module; anything else is tried as a submodule (burn.nn,
     # burn.random, ...), which MicroPython's `from burn import x` needs.
-    from burn.tensor import lazy_attr
+    from burn.tensor import lazy_attr, submodule
     fn = lazy_attr(_LAZY, name)
     if fn is not None:
         globals()[name] = fn
         return fn
-    path = "burn." + name
     try:
-        __import__(path)
+        return submodule(name)
     except ImportError:
-        raise error(_E_MODULE_ATTR, "burn", name) from None
-    return sys.modules[path]
+        raise _error(_E_MODULE_ATTR, "burn", name) from None

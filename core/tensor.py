@@ -13,6 +13,7 @@ costs heap when its module is imported, so this keeps `import burn` small on a
 microcontroller while later calls cost no more than any method.
 """
 
+import gc
 import sys
 
 from burn import dtype as _dt
@@ -61,6 +62,11 @@ def submodule(name):
     full = "burn." + name
     m = sys.modules.get(full)
     if m is None:
+        if sys.implementation.name == "micropython":
+            # A module's code is many long-lived blocks; collecting first lets them fill the
+            # garbage's holes instead of splitting the large free runs that MicroPython's
+            # growing qstr pools need (a 640-name pool is one ~7 KB block on a 64-bit port).
+            gc.collect()
         __import__(full)
         m = sys.modules[full]
     return m

@@ -127,7 +127,10 @@ class Autodiff(_backend.Backend):
         k = self.k
 
         def backward(g):
-            ga, gb = rule(k, x, a_shape, y, b_shape, out, out_shape, g, b_is_node)
+            # Gradients are computed only for the inputs that want one (data, one-hot
+            # targets and constants do not).
+            ga, gb = rule(k, x, a_shape, y, b_shape, out, out_shape, g, a.requires_grad,
+                          b_is_node and b.requires_grad)
             ga = k.sum_to(ga, out_shape, a_shape) if ga is not None else None
             if not b_is_node:
                 return (ga,)
@@ -256,13 +259,18 @@ class Autodiff(_backend.Backend):
         def backward(g):
             bt_shape = (b_shape[0], b_shape[2], b_shape[1])
             at_shape = (a_shape[0], a_shape[2], a_shape[1])
-            bt = k.inner.permute(y, b_shape, (0, 2, 1), dtype)
-            at = k.inner.permute(x, a_shape, (0, 2, 1), dtype)
+            bt = k.inner.permute(y, b_shape, (0, 2, 1), dtype) if a.requires_grad else None
+            at = k.inner.permute(x, a_shape, (0, 2, 1), dtype) if b.requires_grad else None
             ga_shape = (out_shape[0], a_shape[1], a_shape[2])
             gb_shape = (out_shape[0], b_shape[1], b_shape[2])
-            ga = k.inner.matmul(g, out_shape, bt, bt_shape, ga_shape, dtype)
-            gb = k.inner.matmul(at, at_shape, g, out_shape, gb_shape, dtype)
-            return (k.sum_to(ga, ga_shape, a_shape), k.sum_to(gb, gb_shape, b_shape))
+            ga = gb = None
+            if a.requires_grad:
+                ga = k.sum_to(k.inner.matmul(g, out_shape, bt, bt_shape, ga_shape, dtype),
+                              ga_shape, a_shape)
+            if b.requires_grad:
+                gb = k.sum_to(k.inner.matmul(at, at_shape, g, out_shape, gb_shape, dtype),
+                              gb_shape, b_shape)
+            return (ga, gb)
 
         return self._out(out, self.k.numel(out_shape), (a, b), backward)
 
@@ -276,10 +284,13 @@ class Autodiff(_backend.Backend):
         xv, wv = x.value, w.value
 
         def backward(g):
-            gx = k.conv2d_grad_input(g, out_shape, wv, w_shape, x_shape, stride, padding,
-                                     dilation, groups)
-            gw = k.conv2d_grad_weight(g, out_shape, xv, x_shape, w_shape, stride, padding,
-                                      dilation, groups)
+            gx = gw = None
+            if x.requires_grad:
+                gx = k.conv2d_grad_input(g, out_shape, wv, w_shape, x_shape, stride, padding,
+                                         dilation, groups)
+            if w.requires_grad:
+                gw = k.conv2d_grad_weight(g, out_shape, xv, x_shape, w_shape, stride,
+                                          padding, dilation, groups)
             if bias is None:
                 return (gx, gw)
             gb = k.inner.permute(g, out_shape, (1, 0, 2, 3), _dt.float32)
@@ -344,8 +355,8 @@ def _unary_rules():
 def _binary_rules():
     """Backward of each differentiable binary op, before un-broadcasting.
 
-    (k, a, a_shape, b, b_shape, out, out_shape, g, b_is_node) -> (grad a, grad b), both in
-    out_shape.
+    (k, a, a_shape, b, b_shape, out, out_shape, g, need_a, need_b) -> (grad a, grad b), each
+    in out_shape, or None where not needed.
     """
 
     def bmul(k, g, out_shape, v, v_shape):
@@ -354,24 +365,24 @@ def _binary_rules():
     def bdiv(k, g, out_shape, v, v_shape):
         return k.inner.binary("div", g, out_shape, v, v_shape, out_shape, _dt.float32)
 
-    def add(k, a, sa, b, sb, out, so, g, bn):
+    def add(k, a, sa, b, sb, out, so, g, na, bn):
         return g, g
 
-    def sub(k, a, sa, b, sb, out, so, g, bn):
-        return g, k.inner.unary("neg", g, k.numel(so), _dt.float32)
+    def sub(k, a, sa, b, sb, out, so, g, na, bn):
+        return g, (k.inner.unary("neg", g, k.numel(so), _dt.float32) if bn else None)
 
-    def mul(k, a, sa, b, sb, out, so, g, bn):
-        return bmul(k, g, so, b, sb), (bmul(k, g, so, a, sa) if bn else None)
+    def mul(k, a, sa, b, sb, out, so, g, na, bn):
+        return (bmul(k, g, so, b, sb) if na else None), (bmul(k, g, so, a, sa) if bn else None)
 
-    def div(k, a, sa, b, sb, out, so, g, bn):
-        ga = bdiv(k, g, so, b, sb)
+    def div(k, a, sa, b, sb, out, so, g, na, bn):
+        ga = bdiv(k, g, so, b, sb) if na else None
         gb = None
         if bn:
             gb = k.inner.unary("neg", bdiv(k, bmul(k, g, so, out, so), so, b, sb),
                                k.numel(so), _dt.float32)
         return ga, gb
 
-    def pow_(k, a, sa, b, sb, out, so, g, bn):
+    def pow_(k, a, sa, b, sb, out, so, g, na, bn):
         n = k.numel(so)
         # d/da a**b = b * a**(b-1) = b * out / a, computed without dividing by a = 0.
         bm1 = k.inner.binary("sub", b, sb, 1.0, (), sb, _dt.float32) if bn else b - 1.0
@@ -386,7 +397,7 @@ def _binary_rules():
         return ga, gb
 
     def extreme(op):
-        def rule(k, a, sa, b, sb, out, so, g, bn):
+        def rule(k, a, sa, b, sb, out, so, g, na, bn):
             n = k.numel(so)
             win_a = k.cast_float(k.inner.binary(op, a, sa, b, sb, so, _dt.float32), n)
             tie = k.cast_float(k.inner.binary("eq", a, sa, b, sb, so, _dt.float32), n)

@@ -234,9 +234,11 @@ static void axpy(int32_t n, float a, const float *x, float *y) {
 
 FLEX_CLONES
 static float dot(int32_t n, const float *x, const float *y) {
-    float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    float acc[8];
     const int32_t n8 = n - n % 8;
     int32_t i, j;
+    for (j = 0; j < 8; j++) /* a loop, not an initializer: that would call memset */
+        acc[j] = 0.0f;
     for (i = 0; i < n8; i += 8) { /* eight lanes: one vector register */
         float t[8];
         for (j = 0; j < 8; j++)
