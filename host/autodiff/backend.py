@@ -10,6 +10,7 @@ these primitives, so they need no rules of their own.
 from burn import backend as _backend
 from burn import dtype as _dt
 
+from . import fused
 from .graph import Node, grad_enabled, run_backward
 from .helpers import Inner, pool_divisors
 
@@ -30,6 +31,10 @@ class Autodiff(_backend.Backend):
 
     def _leaf(self, value, size):
         return Node(value, size)
+
+    # Composite ops recorded as one node each (Tensor finds them by name).
+    batch_norm = fused.batch_norm
+    log_softmax = fused.log_softmax
 
     # -- gradient API used by Tensor ---------------------------------------------------
     def requires_grad(self, h):

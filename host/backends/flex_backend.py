@@ -1,18 +1,25 @@
 """The `flex` backend: the numpy backend with its float32 hot ops (matmul, convolution and
-its gradients, pooling, elementwise math, reductions) running in flex_c through cffi.
+its gradients, pooling and its gradients, elementwise math, reductions) running in flex_c
+through cffi.
 
 Storage is the numpy backend's (flat ndarrays), so everything flex_c does not cover is
-inherited unchanged; wrapped by Autodiff it trains (`autodiff<flex>`).
+inherited unchanged; wrapped by Autodiff it trains (`autodiff<flex>`), with the gradient
+fast paths below. Batch norm is overridden as one per-channel pass.
 """
 
 import numpy as np
 
+import burn
 from burn import backend as _backend
 from burn import dtype as _dt
+from burn.host.autodiff.helpers import pool_divisors
 from burn.host.backends.numpy_backend import NumpyBackend
 from burn.host.flex import f32
 
+_F32 = _dt.float32
 _REDUCE = {"sum", "max", "min"}
+_UNARY = set(f32.UNARY)
+_BINARY = set(f32.BINARY)
 
 
 class FlexBackend(NumpyBackend):
@@ -22,25 +29,25 @@ class FlexBackend(NumpyBackend):
         super().__init__(np, "flex")
 
     def unary(self, op, h, n, dtype):
-        if dtype is _dt.float32 and op in f32.UNARY:
-            return f32.unary(op, h[:n])
+        if dtype is _F32 and op in _UNARY:
+            return f32.unary(op, h if h.size == n else h[:n])
         return super().unary(op, h, n, dtype)
 
     def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
-        if (dtype is not _dt.float32 or op not in f32.BINARY or len(out_shape) > 6
+        if (dtype is not _F32 or op not in _BINARY or len(out_shape) > 6
                 or 0 in out_shape):  # flex_c rejects empty shapes
             return super().binary(op, a, a_shape, b, b_shape, out_shape, dtype)
         if not isinstance(b, np.ndarray):
-            b, b_shape = np.array([b], np.float32), ()
+            b, b_shape = np.float32(b), ()
         return f32.binary(op, a.reshape(a_shape), b.reshape(b_shape)).reshape(-1)
 
     def reduce(self, op, h, shape, dim, dtype):
-        if dtype is _dt.float32 and op in _REDUCE and 0 not in shape:
+        if dtype is _F32 and op in _REDUCE and 0 not in shape:
             return f32.reduce(op, h.reshape(shape), dim).reshape(-1)
         return super().reduce(op, h, shape, dim, dtype)
 
     def matmul(self, a, a_shape, b, b_shape, out_shape, dtype):
-        if dtype is not _dt.float32 or 0 in a_shape or 0 in b_shape:
+        if dtype is not _F32 or 0 in a_shape or 0 in b_shape:
             return super().matmul(a, a_shape, b, b_shape, out_shape, dtype)
         x, y = a.reshape(a_shape), b.reshape(b_shape)
         out = np.empty(out_shape, np.float32)
@@ -50,12 +57,25 @@ class FlexBackend(NumpyBackend):
 
     def conv2d(self, x, x_shape, w, w_shape, bias, stride, padding, dilation, groups,
                out_shape, dtype):
-        if dtype is not _dt.float32:
+        if dtype is not _F32:
             return super().conv2d(x, x_shape, w, w_shape, bias, stride, padding, dilation,
                                   groups, out_shape, dtype)
         return f32.conv2d(x.reshape(x_shape), w.reshape(w_shape), bias, stride, padding,
                           dilation, groups).reshape(-1)
 
+    def pool2d(self, op, x, x_shape, kernel, stride, padding, dilation, ceil_mode,
+               count_include_pad, out_shape, dtype):
+        if dtype is not _F32 or (op == "avg" and tuple(dilation) != (1, 1)):
+            # flex_c has no dilated average pooling (PyTorch has none either)
+            return super().pool2d(op, x, x_shape, kernel, stride, padding, dilation,
+                                  ceil_mode, count_include_pad, out_shape, dtype)
+        y = f32.pool2d(op, x.reshape(x_shape), kernel, stride, padding, dilation, ceil_mode,
+                       count_include_pad)
+        if y.shape != tuple(out_shape):
+            raise ValueError("flex pool2d: output %s, expected %s" % (y.shape, out_shape))
+        return y.reshape(-1)
+
+    # -- gradient fast paths for Autodiff (see burn.host.autodiff.helpers) --------------
     def conv2d_grad_input(self, g, g_shape, w, w_shape, x_shape, stride, padding, dilation,
                           groups):
         return f32.conv2d_input_grad(x_shape, w.reshape(w_shape), g.reshape(g_shape), stride,
@@ -71,17 +91,87 @@ class FlexBackend(NumpyBackend):
         return f32.pool2d_grad("max", x.reshape(x_shape), g.reshape(out_shape), kernel,
                                stride, padding, dilation).reshape(-1)
 
-    def pool2d(self, op, x, x_shape, kernel, stride, padding, dilation, ceil_mode,
-               count_include_pad, out_shape, dtype):
-        if dtype is not _dt.float32 or (op == "avg" and tuple(dilation) != (1, 1)):
-            # flex_c has no dilated average pooling (PyTorch has none either)
-            return super().pool2d(op, x, x_shape, kernel, stride, padding, dilation,
-                                  ceil_mode, count_include_pad, out_shape, dtype)
-        y = f32.pool2d(op, x.reshape(x_shape), kernel, stride, padding, dilation, ceil_mode,
-                       count_include_pad)
-        if y.shape != tuple(out_shape):
-            raise ValueError("flex pool2d: output %s, expected %s" % (y.shape, out_shape))
-        return y.reshape(-1)
+    def avg_pool_grad(self, g, divisors, x_shape, kernel, stride, padding, dilation,
+                      out_shape):
+        # The hook passes each window's divisor; flex_c derives them from count_include_pad,
+        # so find the setting that gives these divisors (numpy handles any other).
+        include = _count_include_pad(divisors, x_shape, kernel, stride, padding, dilation,
+                                     out_shape)
+        if include is None:
+            return super().avg_pool_grad(g, divisors, x_shape, kernel, stride, padding,
+                                         dilation, out_shape)
+        return f32.pool2d_grad("avg", None, g.reshape(out_shape), kernel, stride, padding,
+                               dilation, include, x_shape=x_shape).reshape(-1)
+
+    # -- composite overrides (see burn.ops) ---------------------------------------------
+    def batch_norm(self, x, running_mean, running_var, weight, bias, training, momentum,
+                   eps):
+        """burn.batch_norm as one per-channel (x - mean) * scale + shift pass."""
+        n, c = x.shape[0], x.shape[1]
+        h = x.handle.reshape(n, c, -1)
+        if training:
+            count = h.size // c
+            if count < 2:
+                raise ValueError("batch_norm: training needs more than 1 value per channel, "
+                                 "got input of shape " + repr(x.shape))
+            mean = h.mean(axis=(0, 2), dtype=np.float64)
+            var = h.var(axis=(0, 2), dtype=np.float64)
+            _blend(running_mean, mean, momentum)
+            _blend(running_var, var * (count / (count - 1)), momentum)
+        elif running_mean is None or running_var is None:
+            raise ValueError("batch_norm: running_mean and running_var are needed when not "
+                             "training")
+        else:
+            mean, var = running_mean.handle, running_var.handle
+        scale = 1.0 / np.sqrt(var.astype(np.float32) + np.float32(eps))
+        if weight is not None:
+            scale = scale * weight.handle
+        y = np.subtract(h, mean.astype(np.float32).reshape(c, 1))
+        y *= scale.reshape(c, 1)
+        if bias is not None:
+            y += bias.handle.reshape(c, 1)
+        return burn.Tensor(y.reshape(-1), x.shape, x.dtype, x.device)
+
+    def softmax(self, x, dim):
+        """burn.softmax in one flex_c call."""
+        y = f32.softmax(x.handle.reshape(x.shape), dim)
+        return burn.Tensor(y.reshape(-1), x.shape, x.dtype, x.device)
+
+    def log_softmax(self, x, dim):
+        """burn.log_softmax in one flex_c call."""
+        y = f32.softmax(x.handle.reshape(x.shape), dim, log=True)
+        return burn.Tensor(y.reshape(-1), x.shape, x.dtype, x.device)
+
+
+def _blend(running, batch, momentum):
+    """running <- running * (1 - momentum) + batch * momentum, in place (None: nothing)."""
+    if running is None:
+        return
+    value = running.handle * (1.0 - momentum) + batch * momentum
+    running.copy_(burn.Tensor(value.astype(np.float32), running.shape, running.dtype,
+                              running.device))
+
+
+_DIVISORS = {}
+
+
+def _count_include_pad(divisors, x_shape, kernel, stride, padding, dilation, out_shape):
+    """True or False: the count_include_pad that gives `divisors`; None if neither does
+    (or the pooling is dilated, which flex_c's average pooling does not do)."""
+    if tuple(dilation) != (1, 1):
+        return None
+    key = (tuple(x_shape), tuple(kernel), tuple(stride), tuple(padding), tuple(out_shape))
+    both = _DIVISORS.get(key)
+    if both is None:
+        if len(_DIVISORS) > 256:
+            _DIVISORS.clear()
+        both = _DIVISORS[key] = tuple(
+            pool_divisors(x_shape, kernel, stride, padding, dilation, out_shape, flag)
+            for flag in (True, False))
+    divisors = list(divisors)
+    if divisors == both[0]:
+        return True
+    return False if divisors == both[1] else None
 
 
 BACKEND = _backend.register(FlexBackend())

@@ -23,7 +23,10 @@ def padded(xp, x, pads, fill):
     pt, pb, pl, pr = pads
     if not (pt or pb or pl or pr):
         return x
-    return xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
+    n, c, h, w = x.shape
+    out = xp.full((n, c, h + pt + pb, w + pl + pr), fill, dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x  # much cheaper than numpy's general pad
+    return out
 
 
 def windows(xp, xpad, kernel, stride, dilation, out_hw):

@@ -267,8 +267,12 @@ def clamp(x, lo, hi, lib=None):
 
 
 def _split(shape, dim):
-    outer = int(np.prod(shape[:dim])) if dim else 1
-    return outer, shape[dim], int(np.prod(shape[dim + 1:])) if dim + 1 < len(shape) else 1
+    outer = inner = 1
+    for s in shape[:dim]:
+        outer *= s
+    for s in shape[dim + 1:]:
+        inner *= s
+    return outer, shape[dim], inner
 
 
 def reduce(op, x, dim, lib=None):

@@ -257,3 +257,24 @@ def test_accumulation_no_grad_and_errors():
     z.backward()
     with pytest.raises(RuntimeError, match="already used"):
         z.backward()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 2), (6, 3)])
+def test_batch_norm_as_one_node(backend, training, shape):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(9)
+    x, tx = _pair(rng, shape, dev)
+    w, tw = _pair(rng, (3,), dev)
+    b, tb = _pair(rng, (3,), dev)
+    stats = rng.random((2, 3)).astype(np.float32) + 0.5
+    rm, rv = to_tensor(stats[0], dev), to_tensor(stats[1], dev)
+    trm, trv = torch.tensor(stats[0], dtype=torch.float64), torch.tensor(stats[1],
+                                                                         dtype=torch.float64)
+    out = burn.batch_norm(x, rm, rv, w, b, training, 0.2, 1e-5)
+    tout = F.batch_norm(tx, trm, trv, tw, tb, training, 0.2, 1e-5)
+    _check(out, tout, [(x, tx), (w, tw), (b, tb)])
+    np.testing.assert_allclose(to_numpy(rm), trm.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(rv), trv.numpy(), rtol=1e-5)
+    assert not rm.requires_grad

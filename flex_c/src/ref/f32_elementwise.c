@@ -23,10 +23,21 @@ flex_status flex_f32_unary(int32_t op, size_t n, const float *x, float *y) {
         return FLEX_E_NULL;
     if (op < 0 || op >= FLEX_UNARY_COUNT)
         return FLEX_E_PARAM;
-    f = unary_table[op];
-    for (i = 0; i < n; i++)
-        y[i] = f(x[i]);
-    return FLEX_OK;
+    switch (op) { /* the cheap ops as loops the compiler vectorizes */
+    case FLEX_UNARY_RELU:
+        for (i = 0; i < n; i++)
+            y[i] = relu_(x[i]);
+        return FLEX_OK;
+    case FLEX_UNARY_NEG:
+        for (i = 0; i < n; i++)
+            y[i] = -x[i];
+        return FLEX_OK;
+    default:
+        f = unary_table[op];
+        for (i = 0; i < n; i++)
+            y[i] = f(x[i]);
+        return FLEX_OK;
+    }
 }
 
 flex_status flex_f32_clamp(size_t n, const float *x, float lo, float hi, float *y) {
