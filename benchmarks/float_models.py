@@ -58,28 +58,38 @@ def resnet8(nn):
     return ResNet8()
 
 
-def twins(name, seed=0):
-    """(burn model, torch model) of MODELS[name] in eval mode with the same weights: torch's
-    initialisation, plus random batch-norm statistics and affine parameters so that every
-    batch norm does something."""
+def torch_model(name, seed=0):
+    """The PyTorch model MODELS[name] in eval mode: torch's initialisation, plus random
+    batch-norm statistics and affine parameters so that every batch norm does something."""
     import torch
 
-    from burn import nn
-
     torch.manual_seed(seed)
-    theirs = globals()[name](torch.nn).eval()
+    model = globals()[name](torch.nn).eval()
     rng = np.random.default_rng(seed)
     with torch.no_grad():
-        for m in theirs.modules():
+        for m in model.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
                 c = m.num_features
                 m.running_mean.copy_(torch.from_numpy(rng.normal(0, 0.2, c)))
                 m.running_var.copy_(torch.from_numpy(rng.uniform(0.5, 2.0, c)))
                 m.weight.copy_(torch.from_numpy(rng.uniform(0.5, 1.5, c)))
                 m.bias.copy_(torch.from_numpy(rng.normal(0, 0.2, c)))
-    ours = globals()[name](nn).eval()
-    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
-    return ours, theirs
+    return model
+
+
+def burn_model(name, twin):
+    """The burn model MODELS[name] in eval mode with the weights of its PyTorch `twin`."""
+    from burn import nn
+
+    model = globals()[name](nn).eval()
+    model.load_state_dict({k: v.numpy() for k, v in twin.state_dict().items()})
+    return model
+
+
+def twins(name, seed=0):
+    """(burn model, PyTorch model) of MODELS[name] with the same weights (torch_model)."""
+    theirs = torch_model(name, seed)
+    return burn_model(name, theirs), theirs
 
 
 def sample_input(name, seed=1):

@@ -106,17 +106,24 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
     wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
         cols = xp.matmul(wm, gm).reshape(c, kh, kw, n, oh, ow)
-    return _scatter_windows(xp, cols.transpose(3, 0, 4, 5, 1, 2), x_shape, (kh, kw), stride,
-                            padding, dilation, (oh, ow))
+    # Scatter channel-first, where every kernel offset's block cols[:, i, j] is contiguous.
+    grid = _scatter_windows(xp, lambda i, j: cols[:, i, j], (c, n) + tuple(x_shape[2:]),
+                            (kh, kw), stride, padding, dilation, (oh, ow))
+    return grid.transpose(1, 0, 2, 3)
 
 
-def _scatter_windows(xp, cols, x_shape, kernel, stride, padding, dilation, out_hw):
-    """Sum window contributions cols [n, c, oh, ow, kh, kw] back onto the input grid."""
-    pads = pool_frame(x_shape, kernel, stride, padding, dilation, out_hw)
-    n, c, h, w = x_shape
-    grid = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dtype=cols.dtype)
-    for i, j, rows, cols_ in _offset_slices(kernel, stride, dilation, out_hw):
-        grid[:, :, rows, cols_] += cols[:, :, :, :, i, j]
+def _scatter_windows(xp, part, shape, kernel, stride, padding, dilation, out_hw):
+    """Sum window contributions back onto an input grid of `shape` [a, b, h, w]:
+    part(i, j) is the [a, b, oh, ow] contribution of kernel offset (i, j)."""
+    pads = pool_frame(shape, kernel, stride, padding, dilation, out_hw)
+    a, b, h, w = shape
+    grid = None
+    for i, j, rows, cols in _offset_slices(kernel, stride, dilation, out_hw):
+        block = part(i, j)
+        if grid is None:
+            grid = xp.zeros((a, b, h + pads[0] + pads[1], w + pads[2] + pads[3]),
+                            dtype=block.dtype)
+        grid[:, :, rows, cols] += block
     return grid[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
 
 
@@ -140,6 +147,5 @@ def max_pool_grad(xp, g, x, kernel, stride, padding, dilation):
 def avg_pool_grad(xp, g, divisors, x_shape, kernel, stride, padding, dilation):
     """Gradient of average pooling given each output position's divisor [oh, ow]."""
     share = g / divisors
-    cols = xp.broadcast_to(share[..., None, None], share.shape + tuple(kernel))
-    return _scatter_windows(xp, cols, x_shape, kernel, stride, padding, dilation,
-                            g.shape[2:])
+    return _scatter_windows(xp, lambda i, j: share, x_shape, kernel, stride, padding,
+                            dilation, g.shape[2:])
