@@ -163,6 +163,19 @@ def encode_bst(graph):
     return head + text + pad + data
 
 
+def runtime_tests(graph, inputs):
+    """Reference tests computed by burn's own `.bst` runtime on this very graph: one
+    (inputs, outputs) pair per input array (graph layout and dtype)."""
+    from burn.host.convert import to_numpy
+
+    model = burn.load(encode_bst(graph))
+    tests = []
+    for x in inputs:
+        out = to_numpy(model(x)).reshape(graph.outputs[0][1])
+        tests.append(([x], [out]))
+    return tests
+
+
 def write_bst(graph, path):
     """Plan, encode and atomically write `graph` to `path`; returns the bytes written."""
     data = encode_bst(graph)

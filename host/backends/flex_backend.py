@@ -106,7 +106,7 @@ class FlexBackend(NumpyBackend):
     # -- composite overrides (see burn.ops) ---------------------------------------------
     def batch_norm(self, x, running_mean, running_var, weight, bias, training, momentum,
                    eps):
-        """burn.batch_norm as one per-channel (x - mean) * scale + shift pass."""
+        """burn.batch_norm as one per-channel pass: (x - mean) * scale + bias."""
         n, c = x.shape[0], x.shape[1]
         h = x.handle.reshape(n, c, -1)
         if training:
@@ -118,18 +118,16 @@ class FlexBackend(NumpyBackend):
             var = h.var(axis=(0, 2), dtype=np.float64)
             _blend(running_mean, mean, momentum)
             _blend(running_var, var * (count / (count - 1)), momentum)
+            mean, scale, shift = _bn_columns(mean, var, weight, bias, eps)
         elif running_mean is None or running_var is None:
             raise ValueError("batch_norm: running_mean and running_var are needed when not "
                              "training")
         else:
-            mean, var = running_mean.handle, running_var.handle
-        scale = 1.0 / np.sqrt(var.astype(np.float32) + np.float32(eps))
-        if weight is not None:
-            scale = scale * weight.handle
-        y = np.subtract(h, mean.astype(np.float32).reshape(c, 1))
-        y *= scale.reshape(c, 1)
-        if bias is not None:
-            y += bias.handle.reshape(c, 1)
+            mean, scale, shift = _eval_columns(running_mean, running_var, weight, bias, eps)
+        y = np.subtract(h, mean)
+        y *= scale
+        if shift is not None:
+            y += shift
         return burn.Tensor(y.reshape(-1), x.shape, x.dtype, x.device)
 
     def softmax(self, x, dim):
@@ -150,6 +148,35 @@ def _blend(running, batch, momentum):
     value = running.handle * (1.0 - momentum) + batch * momentum
     running.copy_(burn.Tensor(value.astype(np.float32), running.shape, running.dtype,
                               running.device))
+
+
+def _bn_columns(mean, var, weight, bias, eps):
+    """(mean, scale, shift) of a batch norm as float32 [c, 1] columns (shift may be None)."""
+    c = mean.shape[0]
+    scale = np.float32(1.0) / np.sqrt(var.astype(np.float32) + np.float32(eps))
+    if weight is not None:
+        scale = scale * weight.handle
+    shift = None if bias is None else bias.handle.reshape(c, 1)
+    return mean.astype(np.float32).reshape(c, 1), scale.reshape(c, 1), shift
+
+
+_BN_EVAL = {}
+
+
+def _eval_columns(running_mean, running_var, weight, bias, eps):
+    """_bn_columns of the running statistics, remembered while the same four arrays are the
+    tensors' storage (tensors replace their storage when written, never change it)."""
+    arrays = tuple(None if t is None else t.handle
+                   for t in (running_mean, running_var, weight, bias))
+    key = tuple(id(a) for a in arrays) + (eps,)
+    hit = _BN_EVAL.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], arrays)):
+        return hit[1]
+    if len(_BN_EVAL) > 1024:
+        _BN_EVAL.clear()
+    cols = _bn_columns(arrays[0], arrays[1], weight, bias, eps)
+    _BN_EVAL[key] = (arrays, cols)
+    return cols
 
 
 _DIVISORS = {}

@@ -15,11 +15,8 @@ See docs/export.md.
 
 import numpy as np
 
-import burn
-
 from ..atomic import write_bytes_atomic
-from ..bst_writer import encode_bst
-from ..convert import to_numpy
+from ..bst_writer import encode_bst, runtime_tests
 from .calibrate import METHODS, as_batches, observe
 from .lower import IO_DTYPES, float_graph, int8_graph, quantize_input
 from .trace import SUPPORTED, ExportError, trace
@@ -50,12 +47,7 @@ def graph_input(graph, sample):
 def add_reference_tests(graph, samples):
     """Run `samples` (model layout, one per test) through the `.bst` runtime of this very
     graph and store them with the outputs as the file's self-test vectors."""
-    graph.tests = []
-    model = burn.load(encode_bst(graph))
-    for sample in samples:
-        x = graph_input(graph, sample)
-        out = model(x)
-        graph.tests.append(([x], [to_numpy(out).reshape(graph.outputs[0][1])]))
+    graph.tests = runtime_tests(graph, [graph_input(graph, s) for s in samples])
     return graph
 
 

@@ -108,21 +108,33 @@ def gemm(a, b, trans_a=False, trans_b=False, c=None, beta=0.0, lib=None):
     return out
 
 
+def _conv_plan(k, x_shape, w_shape, stride, padding, dilation):
+    """(output shape, input dims, window, output dims) of a convolution, cached."""
+    key = ("c", x_shape, w_shape, tuple(stride), tuple(padding), tuple(dilation))
+    plan = k.blocks.get(key)
+    if plan is None:
+        n, _c, h, wd = x_shape
+        oc, _icg, kh, kw = w_shape
+        oh = conv_out_size(h, kh, stride[0], dilation[0], padding[0], padding[1])
+        ow = conv_out_size(wd, kw, stride[1], dilation[1], padding[2], padding[3])
+        y_shape = (n, oc, max(oh, 1), max(ow, 1))
+        plan = k.blocks[key] = (y_shape, k.dims(x_shape),
+                                k.window((kh, kw), stride, padding, dilation),
+                                k.dims(y_shape))
+    return plan
+
+
 def conv2d(x, w, bias=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1,
            lib=None):
     """NCHW convolution; w is OIHW; padding (top, bottom, left, right)."""
     k = _calls(lib)
     x, w = _f32(x), _f32(w)
-    n, _c, h, wd = x.shape
-    oc, _icg, kh, kw = w.shape
-    oh = conv_out_size(h, kh, stride[0], dilation[0], padding[0], padding[1])
-    ow = conv_out_size(wd, kw, stride[1], dilation[1], padding[2], padding[3])
-    y = np.empty((n, oc, max(oh, 1), max(ow, 1)), np.float32)
+    y_shape, x_dims, win, y_dims = _conv_plan(k, x.shape, w.shape, stride, padding, dilation)
+    y = np.empty(y_shape, np.float32)
     b = None if bias is None else _f32(bias)
     st = k.lib.flex_f32_conv2d(
-        k.dims(x.shape), k.floats(x), x.size, k.floats(w), w.size, k.opt_floats(b),
-        0 if b is None else b.size, k.window((kh, kw), stride, padding, dilation), groups,
-        k.dims(y.shape), k.floats(y), y.size)
+        x_dims, k.floats(x), x.size, k.floats(w), w.size, k.opt_floats(b),
+        0 if b is None else b.size, win, groups, y_dims, k.floats(y), y.size)
     _check(st, "flex_f32_conv2d",
            lambda: "input %s, weight %s, groups %d" % (x.shape, w.shape, groups))
     return y

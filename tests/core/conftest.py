@@ -2,12 +2,12 @@
 MicroPython unix port, where each test is its own item named `test_x[micropython]`.
 
 One micropython process runs the selected tests of one file (mp_runner.py beside this file),
-with `burn` resolving to core (its .mpy build, as on a board, or with --mp-source its sources) and the heap
-capped by --mp-heap. A test that runs past --mp-timeout fails and the rest of its file goes
-on in a fresh process; an interpreter that dies fails the test it was running and the
-remaining ones of its file, with its output. Without a `micropython` command
-($MICROPYTHON, PATH, or beside the Python executable) the MicroPython items are skipped with
-the reason. The options are declared in ../conftest.py.
+with `burn` resolving to core (its .mpy build, as on a board, or with --mp-source its
+sources) and the heap capped by --mp-heap. A test that runs past --mp-timeout fails and the
+rest of its file goes on in a fresh process; an interpreter that dies fails the test it was
+running and the remaining ones of its file, with its output. Without a `micropython`
+command ($MICROPYTHON, PATH, or beside the Python executable) the MicroPython items are
+skipped with the reason. The options are declared in ../conftest.py.
 """
 
 import ast

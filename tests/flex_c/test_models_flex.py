@@ -1,10 +1,10 @@
 """The MLPerf Tiny int8 models run end to end on flex_c, on the host and on emulated
 Cortex-M0+ / Cortex-M4F, and give TFLM's outputs bit for bit."""
 
-import os
 
 import numpy as np
 import pytest
+from reference_models import model_path
 from s8_cases import run_tflm
 
 import burn
@@ -13,8 +13,6 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODELS = os.environ.get("BURN_MODELS_DIR", os.path.join(REPO, "..", "shared", "models"))
 CASES = [("kws_ref_model.tflite", (1, 49, 10, 1), "cortex-m0plus"),
          ("pretrainedResnet_quant.tflite", (1, 32, 32, 3), "cortex-m0plus"),
          ("kws_ref_model.tflite", (1, 49, 10, 1), "cortex-m4f")]
@@ -22,10 +20,7 @@ CASES = [("kws_ref_model.tflite", (1, 49, 10, 1), "cortex-m0plus"),
 
 @pytest.mark.parametrize("name,shape,target", CASES)
 def test_model_on_flex_matches_tflm(name, shape, target):
-    path = os.path.join(MODELS, name)
-    if not os.path.exists(path):
-        pytest.skip("reference model %s not found (set BURN_MODELS_DIR)" % path)
-    with open(path, "rb") as f:
+    with open(model_path(name), "rb") as f:
         data = f.read()
     bst = encode_bst(import_tflite(data, tests=0))
     host = use_flex(burn.load(bst))

@@ -10,7 +10,12 @@ from PIL import Image
 import burn
 from burn.host.convert import to_numpy
 from burn.host.data import (
-    ArrayDataset, DataLoader, load_csv, load_digits, load_idx, load_image_folder,
+    ArrayDataset,
+    DataLoader,
+    load_csv,
+    load_digits,
+    load_idx,
+    load_image_folder,
     random_split,
 )
 
@@ -27,7 +32,7 @@ def _idx(path, array, code, compress=False):
 def test_digits_shapes_and_range():
     ds = load_digits()
     assert len(ds) == 1797
-    x, y = ds[0]
+    x, _ = ds[0]
     assert x.shape == (1, 8, 8) and x.dtype == np.float32
     assert 0.0 <= ds.x.min() and ds.x.max() <= 1.0
     assert sorted(set(ds.y.tolist())) == list(range(10))
@@ -39,7 +44,7 @@ def test_loader_batches_shuffle_and_resume_order():
     assert len(loader) == 3
     first = [to_numpy(y).tolist() for _, y in loader]
     second = [to_numpy(y).tolist() for _, y in loader]
-    assert sorted(sum(first, [])) == list(range(10)) and first != second
+    assert sorted(v for batch in first for v in batch) == list(range(10)) and first != second
     again = DataLoader(ds, 4, shuffle=True, seed=3)
     again.set_epoch(1)
     assert [to_numpy(y).tolist() for _, y in again] == second

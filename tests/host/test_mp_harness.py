@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from burn.host import mp_unix
-
 TESTS = Path(__file__).resolve().parents[1]
 
 SAMPLE = '''

@@ -6,20 +6,17 @@ weights at a time, and a second inference must allocate nothing. The models come
 $BURN_MODELS_DIR (default ../shared/models beside the repository).
 """
 
-import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from reference_models import model_path
 
 import burn
 from burn.host import mp_unix, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite_import import import_tflite
 
-REPO = Path(__file__).resolve().parents[2]
-MODELS = Path(os.environ.get("BURN_MODELS_DIR", REPO.parent / "shared" / "models"))
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")
 N_INPUTS = 20
 
@@ -45,13 +42,6 @@ with open(%(inputs)r, 'rb') as f:
 """
 
 
-def _model_path(name):
-    path = MODELS / name
-    if not path.is_file():
-        pytest.skip("reference model %s not found (set BURN_MODELS_DIR)" % path)
-    return path
-
-
 def _tflm_outputs(data, inputs):
     from tflite_micro.python.tflite_micro import runtime
     interp = runtime.Interpreter.from_bytes(data)
@@ -71,7 +61,7 @@ def _random_inputs(graph, seed):
 
 @pytest.fixture(scope="module", params=NAMES)
 def case(request):
-    data = _model_path(request.param).read_bytes()
+    data = model_path(request.param).read_bytes()
     graph = import_tflite(data, tests=0)
     inputs = _random_inputs(graph, seed=len(request.param))
     return request.param, encode_bst(graph), inputs, _tflm_outputs(data, inputs)

@@ -43,8 +43,8 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
 /* Block sizes: B is packed [KB x NB] at a time (on the stack), in panels NR columns wide. */
 #ifndef FLEX_GEMM_KB
 #if defined(__x86_64__) || defined(__aarch64__)
-#define FLEX_GEMM_KB 128
-#define FLEX_GEMM_NB 256
+#define FLEX_GEMM_KB 256
+#define FLEX_GEMM_NB 128
 #define FLEX_GEMM_NR 16
 #else
 #define FLEX_GEMM_KB 16
@@ -64,13 +64,29 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
 #endif
 #ifdef __GNUC__
 #define FLEX_INLINE static inline __attribute__((always_inline))
+#define FLEX_ALIGNED __attribute__((aligned(32)))
 #else
 #define FLEX_INLINE static inline
+#define FLEX_ALIGNED
 #endif
 /* Element (p, j) of a packed [kb x nb] block. */
 #define FLEX_PANEL(dst, kb, p, j)                                                     \
     ((dst)[((j) / FLEX_GEMM_NR) * (kb) * FLEX_GEMM_NR + (p) * FLEX_GEMM_NR +          \
            (j) % FLEX_GEMM_NR])
+/* Writes row p (nb contiguous floats) of a packed [kb x nb] block. */
+static inline void flex__panel_row(float *dst, int32_t kb, int32_t p, const float *row,
+                                   int32_t nb) {
+    int32_t j, t;
+    for (j = 0; j < nb; j += FLEX_GEMM_NR) {
+        float *d = dst + (j / FLEX_GEMM_NR) * kb * FLEX_GEMM_NR + p * FLEX_GEMM_NR;
+        if (nb - j >= FLEX_GEMM_NR) /* a fixed-size copy: vector moves, not a memcpy call */
+            for (t = 0; t < FLEX_GEMM_NR; t++)
+                d[t] = row[j + t];
+        else
+            for (t = 0; t < nb - j; t++)
+                d[t] = row[j + t];
+    }
+}
 /* Writes B[p0:p0+kb, j0:j0+nb] of a virtual matrix B into dst with FLEX_PANEL. */
 typedef void (*flex__pack_fn)(const void *ctx, int32_t p0, int32_t kb, int32_t j0,
                               int32_t nb, float *dst);

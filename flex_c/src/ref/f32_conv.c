@@ -63,10 +63,11 @@ typedef struct {
     int32_t in_h, in_w, out_w;
 } conv_geom;
 
-/* Calls run(g, plane index, out column range, input index of out column 0, offset) for each
- * output row segment of pixels [pix0, pix0 + count) that tap `tap` reads from the image;
- * `offset` is the segment's first pixel relative to pix0. Rows and columns that fall in the
- * padding are skipped (their im2col value is 0). */
+/* Runs BODY for each output row segment of pixels [pix0, pix0 + count) that tap `tap` reads
+ * from the image, with: lo, hi (the segment's output columns whose input lies inside the
+ * image), src (the image index that output column 0 of that row reads, before the stride)
+ * and at (the offset of the segment's output column 0 from pixel pix0). Rows and columns
+ * that fall in the padding are skipped (their im2col value is 0). */
 #define FOR_TAP_SEGMENTS(g, tap, pix0, count, BODY)                                        \
     do {                                                                                   \
         const flex_window *w_ = (g)->win;                                                  \
@@ -92,42 +93,56 @@ typedef struct {
     } while (0)
 
 /* out[0:count] = im2col row `tap` over pixels [pix0, pix0 + count). */
-static void tap_row(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count, float *out) {
+FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count,
+                         float *out) {
     const int32_t sw = g->win->stride_w;
     zero(out, count);
     FOR_TAP_SEGMENTS(g, tap, pix0, count, {
-        int32_t ox;
-        for (ox = lo; ox < hi; ox++)
-            out[at + ox] = g->x[src + ox * sw];
+        const float *xs = g->x + src + lo * sw;
+        float *o = out + at + lo;
+        int32_t i;
+        if (sw == 1) /* contiguous: a plain copy the compiler vectorizes */
+            for (i = 0; i < hi - lo; i++)
+                o[i] = xs[i];
+        else
+            for (i = 0; i < hi - lo; i++)
+                o[i] = xs[i * sw];
     });
 }
 
 /* dx += im2col row `tap` of values vals[0:count] over pixels [pix0, pix0 + count). */
-static void tap_scatter(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count,
-                        const float *vals) {
+FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count,
+                             const float *vals) {
     const int32_t sw = g->win->stride_w;
     FOR_TAP_SEGMENTS(g, tap, pix0, count, {
-        int32_t ox;
-        for (ox = lo; ox < hi; ox++)
-            g->dx[src + ox * sw] += vals[at + ox];
+        float *d = g->dx + src + lo * sw;
+        const float *v = vals + at + lo;
+        int32_t i;
+        if (sw == 1)
+            for (i = 0; i < hi - lo; i++)
+                d[i] += v[i];
+        else
+            for (i = 0; i < hi - lo; i++)
+                d[i * sw] += v[i];
     });
 }
 
 #define ROW_MAX (FLEX_GEMM_KB > FLEX_GEMM_NB ? FLEX_GEMM_KB : FLEX_GEMM_NB)
 
 /* Packs cols[p0:p0+kb (taps), j0:j0+nb (pixels)]. */
+FLEX_CLONES
 static void pack_cols(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
                       float *dst) {
     float row[ROW_MAX];
-    int32_t p, j;
+    int32_t p;
     for (p = 0; p < kb; p++) {
         tap_row((const conv_geom *)ctx, p0 + p, j0, nb, row);
-        for (j = 0; j < nb; j++)
-            FLEX_PANEL(dst, kb, p, j) = row[j];
+        flex__panel_row(dst, kb, p, row, nb);
     }
 }
 
 /* Packs cols^T[p0:p0+kb (pixels), j0:j0+nb (taps)]. */
+FLEX_CLONES
 static void pack_cols_t(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
                         float *dst) {
     float row[ROW_MAX];
@@ -145,15 +160,13 @@ typedef struct {
 } rows_of;
 
 /* Packs b[p0:p0+kb, j0:j0+nb] of a row-major matrix with row stride ld. */
+FLEX_CLONES
 static void pack_rows(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
                       float *dst) {
     const rows_of *s = (const rows_of *)ctx;
-    int32_t p, j;
-    for (p = 0; p < kb; p++) {
-        const float *row = s->b + (p0 + p) * s->ld + j0;
-        for (j = 0; j < nb; j++)
-            FLEX_PANEL(dst, kb, p, j) = row[j];
-    }
+    int32_t p;
+    for (p = 0; p < kb; p++)
+        flex__panel_row(dst, kb, p, s->b + (p0 + p) * s->ld + j0, nb);
 }
 
 /* Per-group sizes of a convolution. */

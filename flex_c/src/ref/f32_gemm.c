@@ -1,8 +1,10 @@
 /* Blocked float32 GEMM. B is packed one [kb x nb] block at a time into a stack buffer, as
  * column panels FLEX_GEMM_NR wide; a register-tiled micro-kernel then streams MR rows of A
- * over each panel, keeping its MR x NR accumulators in registers (the compiler vectorizes
- * the fixed-size tile). B's packing is a callback, so convolutions can pack im2col columns
- * straight from the image without materialising them (flex__gemm_acc). */
+ * over each panel, keeping its MR x NR accumulators in registers. On 64-bit GCC / Clang
+ * hosts the full tiles use the compilers' vector types (eight floats: two AVX registers per
+ * row of the tile); elsewhere, and for the last rows, a plain C tile. B's packing is a
+ * callback, so convolutions can pack im2col columns straight from the image without
+ * materialising them (flex__gemm_acc). */
 #include "../common/internal.h"
 
 #define MR 4
@@ -45,6 +47,50 @@ FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_
             c[r * ldc + j] += acc[r][j];
 }
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__)) && NR == 16
+#define VECTOR_TILE 1
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v8u __attribute__((vector_size(32), aligned(4))); /* unaligned access */
+
+/* c[0:MR, 0:nr] += a[0:MR, 0:kb] @ panel[0:kb, 0:16]; the panel is 32-byte aligned. */
+FLEX_INLINE void vector_tile(int32_t nr, int32_t kb, const float *a, int32_t a_rs,
+                             int32_t a_cs, const float *panel, float *c, int32_t ldc) {
+    const float *a0 = a, *a1 = a + a_rs, *a2 = a + 2 * a_rs, *a3 = a + 3 * a_rs;
+    v8 c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
+    int32_t p, j;
+    for (p = 0; p < kb; p++) {
+        const v8 b0 = *(const v8 *)(panel + p * NR), b1 = *(const v8 *)(panel + p * NR + 8);
+        const float v0 = a0[p * a_cs], v1 = a1[p * a_cs];
+        const float v2 = a2[p * a_cs], v3 = a3[p * a_cs];
+        c00 += b0 * v0;
+        c01 += b1 * v0;
+        c10 += b0 * v1;
+        c11 += b1 * v1;
+        c20 += b0 * v2;
+        c21 += b1 * v2;
+        c30 += b0 * v3;
+        c31 += b1 * v3;
+    }
+    if (nr == NR) {
+        *(v8u *)c += c00;
+        *(v8u *)(c + 8) += c01;
+        *(v8u *)(c + ldc) += c10;
+        *(v8u *)(c + ldc + 8) += c11;
+        *(v8u *)(c + 2 * ldc) += c20;
+        *(v8u *)(c + 2 * ldc + 8) += c21;
+        *(v8u *)(c + 3 * ldc) += c30;
+        *(v8u *)(c + 3 * ldc + 8) += c31;
+        return;
+    }
+    for (j = 0; j < nr; j++) {
+        c[j] += j < 8 ? c00[j] : c01[j - 8];
+        c[ldc + j] += j < 8 ? c10[j] : c11[j - 8];
+        c[2 * ldc + j] += j < 8 ? c20[j] : c21[j - 8];
+        c[3 * ldc + j] += j < 8 ? c30[j] : c31[j - 8];
+    }
+}
+#endif
+
 FLEX_CLONES
 static void block(int32_t m, int32_t nb, int32_t kb, const float *a, int32_t a_rs,
                   int32_t a_cs, const float *packed, float *c, int32_t ldc) {
@@ -52,15 +98,22 @@ static void block(int32_t m, int32_t nb, int32_t kb, const float *a, int32_t a_r
     for (j = 0; j < nb; j += NR) {
         const float *panel = packed + (j / NR) * PACK_STRIDE(kb);
         const int32_t nr = nb - j < NR ? nb - j : NR;
-        for (i = 0; i < m; i += MR)
+        for (i = 0; i < m; i += MR) {
+#ifdef VECTOR_TILE
+            if (m - i >= MR) {
+                vector_tile(nr, kb, a + i * a_rs, a_rs, a_cs, panel, c + i * ldc + j, ldc);
+                continue;
+            }
+#endif
             tile(m - i < MR ? m - i : MR, nr, kb, a + i * a_rs, a_rs, a_cs, panel,
                  c + i * ldc + j, ldc);
+        }
     }
 }
 
 void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
                     int32_t a_cs, flex__pack_fn pack, const void *ctx, float *c, int32_t ldc) {
-    float packed[FLEX_GEMM_KB * FLEX_GEMM_NB];
+    FLEX_ALIGNED float packed[FLEX_GEMM_KB * FLEX_GEMM_NB];
     int32_t j0, p0, i;
     for (j0 = 0; j0 < n; j0 += FLEX_GEMM_NB) {
         const int32_t nb = n - j0 < FLEX_GEMM_NB ? n - j0 : FLEX_GEMM_NB;
@@ -86,12 +139,17 @@ typedef struct {
 } strided;
 
 /* Packs B[p0:p0+kb, j0:j0+nb] of a strided matrix into column panels. */
+FLEX_CLONES
 static void pack_strided(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
                          float *dst) {
     const strided *s = (const strided *)ctx;
     int32_t p, j;
     for (p = 0; p < kb; p++) {
         const float *row = s->b + (p0 + p) * s->rs + j0 * s->cs;
+        if (s->cs == 1) {
+            flex__panel_row(dst, kb, p, row, nb);
+            continue;
+        }
         for (j = 0; j < nb; j++)
             FLEX_PANEL(dst, kb, p, j) = row[j * s->cs];
     }
