@@ -54,7 +54,10 @@ def _sources(target):
         from build_ffi import sources
     finally:
         sys.path.remove(FLEX_C)
-    return sources(TARGETS[target][2])
+    # Cross builds also carry the memory functions compilers may call (src/freestanding).
+    extra = os.path.join(FLEX_C, "src", "freestanding")
+    return sources(TARGETS[target][2]) + sorted(
+        os.path.join(extra, f) for f in os.listdir(extra) if f.endswith(".c"))
 
 
 def source_digest():

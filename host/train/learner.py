@@ -82,8 +82,8 @@ class Learner:
         if self.schedule is not None and payload["schedule"] is not None:
             self.schedule.load_state_dict(payload["schedule"])
         done = payload["epoch"] if payload["epoch_finished"] else payload["epoch"] - 1
-        log.truncate(self.run_dir, done)
         history = [r for r in payload["history"] if r["epoch"] <= done]
+        log.replace(self.run_dir, history)
         self.progress.message("resumed from epoch %d" % done)
         return done + 1, history, payload["best_score"]
 
@@ -100,7 +100,7 @@ class Learner:
             raise ValueError("fit: epochs must be >= 1, got " + repr(epochs))
         first, history, best_score = self._resume() if resume else (1, [], None)
         if self.run_dir and not resume:
-            log.truncate(self.run_dir, 0)
+            log.replace(self.run_dir, [])
         stale, stop_reason = 0, "completed"
         self.progress.start(epochs, len(train), first)
         try:

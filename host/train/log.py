@@ -35,9 +35,9 @@ def read(run_dir):
     return rows
 
 
-def truncate(run_dir, last_epoch):
-    """Keep only rows up to `last_epoch` (used when a run resumes from a checkpoint)."""
-    rows = [r for r in read(run_dir) if r["epoch"] <= last_epoch]
+def replace(run_dir, rows):
+    """Make the log hold exactly `rows` (a resumed run restores its checkpoint's history,
+    which may be ahead of a log cut short by a crash, or behind a log written past it)."""
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     write_text_atomic(os.path.join(run_dir, JSONL), text)
     write_csv(run_dir, rows)

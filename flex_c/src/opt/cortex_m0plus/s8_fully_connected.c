@@ -1,13 +1,15 @@
-/* Cortex-M0+ int8 fully connected: four output rows at a time through flex__m0_dot4. The
- * input offset enters as input_offset * sum(row); callers that fold it into the bias at
- * prepare time (input offset 0) skip that pass. A non-zero filter offset uses the
- * reference kernel. */
-#include "../../common/s8_checks.h"
+/* Cortex-M0+ int8 fully connected: blocks of output rows through flex__m0_dot_rows, then
+ * m0_requant.h. The input offset enters as input_offset * sum(row), folded with the bias;
+ * callers that fold it into the bias at prepare time (input offset 0) skip that pass. A
+ * non-zero filter offset uses the reference kernel. */
 #include "m0_dot.h"
+#include "m0_requant.h"
 
 #define flex_s8_fully_connected flex__ref_s8_fully_connected
 #include "../../ref/s8_fully_connected.c"
 #undef flex_s8_fully_connected
+
+#define OUT_BLOCK 32
 
 flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
                                     const int8_t *input, size_t input_len,
@@ -17,7 +19,9 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                     const int32_t *multiplier, const int32_t *shift,
                                     size_t quant_len, const flex_s8_quant *q,
                                     int8_t *output, size_t output_len) {
-    int32_t b, o, r, i;
+    int32_t acc[OUT_BLOCK];
+    flex__m0_rq rq[OUT_BLOCK];
+    int32_t b, o0, nb, j, i;
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
                                filter_len, filter_offset, bias, bias_len, multiplier, shift,
                                quant_len, q, output, output_len));
@@ -26,27 +30,26 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                             input_len, filter, filter_len, filter_offset, bias,
                                             bias_len, multiplier, shift, quant_len, q, output,
                                             output_len);
-    for (b = 0; b < batches; b++) {
-        const int8_t *x = input + b * in_features;
-        for (o = 0; o < out_features; o += 4) {
-            int32_t acc[4] = {0, 0, 0, 0};
-            const int8_t *w_end[4];
-            const int32_t m = out_features - o < 4 ? out_features - o : 4;
-            for (r = 0; r < 4; r++) /* spare lanes repeat the last row */
-                w_end[r] = filter + (o + (r < m ? r : m - 1) + 1) * in_features;
-            flex__m0_dot4(x + in_features, w_end, in_features, acc);
-            for (r = 0; r < m; r++) {
-                const int32_t c = o + r, qi = quant_len == 1 ? 0 : c;
-                uint32_t total = (uint32_t)acc[r] + (uint32_t)(bias ? bias[c] : 0);
-                if (q->input_offset != 0) {
-                    const int8_t *w = filter + c * in_features;
-                    uint32_t sum = 0;
-                    for (i = 0; i < in_features; i++)
-                        sum += (uint32_t)w[i];
-                    total += sum * (uint32_t)q->input_offset;
-                }
-                *output++ = flex__s8_requant((int32_t)total, multiplier[qi], shift[qi], q);
-            }
+    for (o0 = 0; o0 < out_features; o0 += OUT_BLOCK) {
+        const int8_t *w_block = filter + o0 * in_features;
+        nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
+        for (j = 0; j < nb; j++) {
+            const int8_t *w = w_block + j * in_features;
+            const int32_t qi = quant_len == 1 ? 0 : o0 + j;
+            uint32_t sum = 0;
+            if (q->input_offset != 0)
+                for (i = 0; i < in_features; i++)
+                    sum += (uint32_t)w[i];
+            flex__m0_rq_init(&rq[j], (int32_t)((uint32_t)(bias ? bias[o0 + j] : 0) +
+                                               sum * (uint32_t)q->input_offset),
+                             multiplier[qi], shift[qi], q);
+        }
+        for (b = 0; b < batches; b++) {
+            const int8_t *x = input + b * in_features;
+            int8_t *out = output + b * out_features + o0;
+            flex__m0_dot_rows(x + in_features, w_block + in_features, in_features, nb, acc);
+            for (j = 0; j < nb; j++)
+                out[j] = flex__m0_requant(acc[j], &rq[j], q);
         }
     }
     return FLEX_OK;
