@@ -3,10 +3,13 @@ against PyTorch CPU eager, same model, batch size, optimizer and data, in one ru
 
 usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
        [--batch 32] [--torch-device cpu|cuda] [--threads N]
-Prints the median epoch time of each and the ratio burn / PyTorch (goal <= 1.5 for numpy).
+The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
+hits both alike. Prints the median epoch time of each and the ratio burn / PyTorch (goals:
+<= 1.5 for numpy, <= 1.0 for flex).
 """
 
 import argparse
+import os
 import statistics
 import time
 
@@ -34,32 +37,32 @@ def torch_model():
         t.Conv2d(16, 32, 3, padding=1), t.ReLU(), t.Flatten(), t.Linear(32 * 16, 10))
 
 
-def time_burn(backend, data, epochs, batch):
+def burn_epochs(backend, data, batch):
+    """Generator: trains burn on `backend` one epoch per step, yielding its seconds."""
     dev = autodiff_device(backend)
     burn.seed(0)
     model = burn_model().to(dev)
     opt = Adam(model.parameters(), lr=1e-3)
     loader = DataLoader(data, batch, shuffle=True, device=dev)
-    times = []
-    for _ in range(epochs):
+    while True:
         t0 = time.perf_counter()
         for x, y in loader:
             loss = cross_entropy(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
-        times.append(time.perf_counter() - t0)
-    return times
+        yield time.perf_counter() - t0
 
 
-def time_torch(data, epochs, batch, device="cpu"):
+def torch_epochs(data, batch, device="cpu"):
+    """Generator: trains the PyTorch twin one epoch per step, yielding its seconds."""
     torch.manual_seed(0)
     model = torch_model().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x_all = torch.tensor(data.x, device=device)
     y_all = torch.tensor(data.y, device=device)
-    times = []
-    for epoch in range(epochs):
+    epoch = 0
+    while True:
         order = torch.tensor(np.random.default_rng(epoch).permutation(len(data)),
                              device=device)
         t0 = time.perf_counter()
@@ -71,8 +74,17 @@ def time_torch(data, epochs, batch, device="cpu"):
             opt.step()
         if device != "cpu":
             torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
-    return times
+        epoch += 1
+        yield time.perf_counter() - t0
+
+
+def time_both(backend, data, epochs, batch, device="cpu"):
+    """(burn seconds, PyTorch seconds) per epoch, alternating, after one warm-up epoch each."""
+    ours, theirs = burn_epochs(backend, data, batch), torch_epochs(data, batch, device)
+    next(ours)
+    next(theirs)
+    times = [(next(ours), next(theirs)) for _ in range(epochs)]
+    return [t[0] for t in times], [t[1] for t in times]
 
 
 def main():
@@ -87,10 +99,13 @@ def main():
     if args.threads:
         torch.set_num_threads(args.threads)
     data = load_digits()
-    ours = statistics.median(time_burn(args.backend, data, args.epochs, args.batch))
-    theirs = statistics.median(time_torch(data, args.epochs, args.batch, args.torch_device))
-    print("digits CNN, %d samples, batch %d, median of %d epochs" % (
+    load = os.getloadavg()
+    ours, theirs = time_both(args.backend, data, args.epochs, args.batch, args.torch_device)
+    ours, theirs = statistics.median(ours), statistics.median(theirs)
+    print("digits CNN, %d samples, batch %d, median of %d epochs (alternating)" % (
         len(data), args.batch, args.epochs))
+    print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (
+        load + os.getloadavg()))
     print("  burn autodiff<%s>  %8.3f s/epoch" % (args.backend, ours))
     print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
         args.torch_device, theirs, torch.get_num_threads()))

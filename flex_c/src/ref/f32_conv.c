@@ -1,8 +1,8 @@
 /* float32 convolution with groups (NCHW, OIHW) and its input / weight gradients, as GEMMs
- * over the im2col matrix of each (image, group): rows are the taps (input channel of the
- * group, ky, kx), columns the output pixels. The matrix is never stored whole: the GEMM
- * engine packs one block at a time straight from the image (flex__gemm_acc), and the input
- * gradient scatters one block of columns at a time back onto the image.
+ * over the im2col matrix of each group: rows are the taps (input channel of the group, ky,
+ * kx), columns the output pixels of all the images in turn. The matrix is never stored
+ * whole: the GEMM engine packs one block at a time straight from the images
+ * (flex__gemm_acc), and the input gradient scatters one block of columns at a time back.
  *
  *   forward       y[og, pixels]   = w[og, taps] @ cols[taps, pixels]   (+ bias)
  *   weight grad   dw[og, taps]    = dy[og, pixels] @ cols[taps, pixels]^T
@@ -55,26 +55,35 @@ static void zero(float *p, int32_t n) {
         p[i] = 0.0f;
 }
 
-/* One (image, group) of a convolution: its input channels and the window geometry. */
+/* One group of a convolution over the whole batch. The pixel index q runs over every output
+ * pixel of every image (q = image * pixels + oy * out_w + ox), so that small images share a
+ * GEMM instead of each paying for its own. */
 typedef struct {
     const flex_window *win;
-    const float *x; /* first input channel of the group in this image (read) */
-    float *dx;      /* the same for the input gradient (written) */
-    int32_t in_h, in_w, out_w;
+    const float *x;  /* the group's first input channel in image 0 (read) */
+    float *dx;       /* the same for the input gradient (written) */
+    const float *dy; /* the group's first output channel in image 0 (gradients, read) */
+    int32_t in_h, in_w, out_h, out_w;
+    int32_t pixels;  /* out_h * out_w */
+    int32_t x_image; /* elements from one image to the next in x / dx: in.c * in.h * in.w */
+    int32_t y_image; /* the same in y / dy: out.c * pixels */
+    int32_t q_base;  /* pixel of the current GEMM's first pixel column (or row) */
 } conv_geom;
 
-/* Runs BODY for each output row segment of pixels [pix0, pix0 + count) that tap `tap` reads
- * from the image, with: lo, hi (the segment's output columns whose input lies inside the
- * image), src (the image index that output column 0 of that row reads, before the stride)
- * and at (the offset of the segment's output column 0 from pixel pix0). Rows and columns
- * that fall in the padding are skipped (their im2col value is 0). */
-#define FOR_TAP_SEGMENTS(g, tap, pix0, count, BODY)                                        \
+/* Runs BODY for each output row segment of pixels [q0, q0 + count) that tap `tap` reads from
+ * the image, with: lo, hi (the segment's output columns whose input lies inside the image),
+ * src (the x / dx index that output column 0 of that row reads, before the stride) and at
+ * (the offset of the segment's output column 0 from pixel q0). Rows and columns that fall
+ * in the padding are skipped (their im2col value is 0). */
+#define FOR_TAP_SEGMENTS(g, tap, q0, count, BODY)                                          \
     do {                                                                                   \
         const flex_window *w_ = (g)->win;                                                  \
         const int32_t kx_ = (tap) % w_->kernel_w, t_ = (tap) / w_->kernel_w;               \
         const int32_t ky_ = t_ % w_->kernel_h, ic_ = t_ / w_->kernel_h;                    \
         const tap_cols c_ = columns(w_, kx_, (g)->in_w, (g)->out_w);                       \
-        int32_t oy_ = (pix0) / (g)->out_w, ox_ = (pix0) % (g)->out_w, done_ = 0;           \
+        const int32_t rem_ = (q0) % (g)->pixels;                                           \
+        int32_t img_ = (q0) / (g)->pixels, oy_ = rem_ / (g)->out_w;                        \
+        int32_t ox_ = rem_ % (g)->out_w, done_ = 0;                                        \
         while (done_ < (count)) {                                                          \
             const int32_t run_ = (count) - done_ < (g)->out_w - ox_ ? (count) - done_      \
                                                                     : (g)->out_w - ox_;   \
@@ -82,22 +91,26 @@ typedef struct {
             const int32_t lo = ox_ > c_.ox_lo ? ox_ : c_.ox_lo;                            \
             const int32_t hi = ox_ + run_ < c_.ox_hi ? ox_ + run_ : c_.ox_hi;              \
             if (iy_ >= 0 && iy_ < (g)->in_h && lo < hi) {                                  \
-                const int32_t src = (ic_ * (g)->in_h + iy_) * (g)->in_w + c_.x_off;        \
+                const int32_t src = img_ * (g)->x_image +                                  \
+                                    (ic_ * (g)->in_h + iy_) * (g)->in_w + c_.x_off;        \
                 const int32_t at = done_ - ox_; /* pixel ox is at[ox] */                   \
                 BODY                                                                       \
             }                                                                              \
             done_ += run_;                                                                 \
             ox_ = 0;                                                                       \
-            oy_++;                                                                         \
+            if (++oy_ == (g)->out_h) {                                                     \
+                oy_ = 0;                                                                   \
+                img_++;                                                                    \
+            }                                                                              \
         }                                                                                  \
     } while (0)
 
-/* out[0:count] = im2col row `tap` over pixels [pix0, pix0 + count). */
-FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count,
+/* out[0:count] = im2col row `tap` over pixels [q0, q0 + count). */
+FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t count,
                          float *out) {
     const int32_t sw = g->win->stride_w;
     zero(out, count);
-    FOR_TAP_SEGMENTS(g, tap, pix0, count, {
+    FOR_TAP_SEGMENTS(g, tap, q0, count, {
         const float *xs = g->x + src + lo * sw;
         float *o = out + at + lo;
         int32_t i;
@@ -110,11 +123,11 @@ FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t pix0, int32_t 
     });
 }
 
-/* dx += im2col row `tap` of values vals[0:count] over pixels [pix0, pix0 + count). */
-FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t pix0, int32_t count,
+/* dx += im2col row `tap` of values vals[0:count] over pixels [q0, q0 + count). */
+FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t q0, int32_t count,
                              const float *vals) {
     const int32_t sw = g->win->stride_w;
-    FOR_TAP_SEGMENTS(g, tap, pix0, count, {
+    FOR_TAP_SEGMENTS(g, tap, q0, count, {
         float *d = g->dx + src + lo * sw;
         const float *v = vals + at + lo;
         int32_t i;
@@ -127,6 +140,36 @@ FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t pix0, int3
     });
 }
 
+/* Calls BODY for each image's part of the pixels [q0, q0 + count): with `off` the index of
+ * the part's first pixel in its image's channel plane, `img` the image, `at` the part's
+ * offset from q0 and `len` its length. */
+#define FOR_IMAGE_PARTS(g, q0, count, BODY)                                                \
+    do {                                                                                   \
+        int32_t at = 0;                                                                    \
+        while (at < (count)) {                                                             \
+            const int32_t img = ((q0) + at) / (g)->pixels, off = ((q0) + at) % (g)->pixels; \
+            const int32_t len = (count) - at < (g)->pixels - off ? (count) - at            \
+                                                                 : (g)->pixels - off;     \
+            BODY                                                                           \
+            at += len;                                                                     \
+        }                                                                                  \
+    } while (0)
+
+/* rows[r, 0:count] = plane r of `src` (output layout, r < n_rows) over pixels
+ * [q0, q0 + count); rows has row stride `ld`. */
+static void gather_rows(const conv_geom *g, const float *src, int32_t n_rows, int32_t q0,
+                        int32_t count, float *rows, int32_t ld) {
+    int32_t r, i;
+    FOR_IMAGE_PARTS(g, q0, count, {
+        for (r = 0; r < n_rows; r++) {
+            const float *s = src + img * g->y_image + r * g->pixels + off;
+            float *d = rows + r * ld + at;
+            for (i = 0; i < len; i++)
+                d[i] = s[i];
+        }
+    });
+}
+
 #define ROW_MAX (FLEX_GEMM_KB > FLEX_GEMM_NB ? FLEX_GEMM_KB : FLEX_GEMM_NB)
 
 /* Packs cols[p0:p0+kb (taps), j0:j0+nb (pixels)]. */
@@ -136,7 +179,8 @@ static void pack_cols(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32
     float row[ROW_MAX];
     int32_t p;
     for (p = 0; p < kb; p++) {
-        tap_row((const conv_geom *)ctx, p0 + p, j0, nb, row);
+        const conv_geom *g = (const conv_geom *)ctx;
+        tap_row(g, p0 + p, g->q_base + j0, nb, row);
         flex__panel_row(dst, kb, p, row, nb);
     }
 }
@@ -148,30 +192,36 @@ static void pack_cols_t(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int
     float row[ROW_MAX];
     int32_t p, j;
     for (j = 0; j < nb; j++) {
-        tap_row((const conv_geom *)ctx, j0 + j, p0, kb, row);
+        const conv_geom *g = (const conv_geom *)ctx;
+        tap_row(g, j0 + j, g->q_base + p0, kb, row);
         for (p = 0; p < kb; p++)
             FLEX_PANEL(dst, kb, p, j) = row[p];
     }
 }
 
-typedef struct {
-    const float *b;
-    int32_t ld;
-} rows_of;
-
-/* Packs b[p0:p0+kb, j0:j0+nb] of a row-major matrix with row stride ld. */
+/* Packs dy[p0:p0+kb (the group's output channels), j0:j0+nb (pixels)]. */
 FLEX_CLONES
-static void pack_rows(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
-                      float *dst) {
-    const rows_of *s = (const rows_of *)ctx;
+static void pack_dy(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
+                    float *dst) {
+    const conv_geom *g = (const conv_geom *)ctx;
+    float row[ROW_MAX];
     int32_t p;
-    for (p = 0; p < kb; p++)
-        flex__panel_row(dst, kb, p, s->b + (p0 + p) * s->ld + j0, nb);
+    for (p = 0; p < kb; p++) {
+        gather_rows(g, g->dy + (p0 + p) * g->pixels, 1, g->q_base + j0, nb, row, nb);
+        flex__panel_row(dst, kb, p, row, nb);
+    }
 }
+
+/* Output channels per GEMM of the batched forward / weight gradient (their scratch rows). */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define OC_BLOCK 64
+#else
+#define OC_BLOCK 4
+#endif
 
 /* Per-group sizes of a convolution. */
 typedef struct {
-    int32_t cg, og, taps, pixels, plane_in;
+    int32_t cg, og, taps;
 } conv_sizes;
 
 static conv_sizes sizes_of(const flex_dims4 *in, const flex_window *win, int32_t groups,
@@ -180,8 +230,6 @@ static conv_sizes sizes_of(const flex_dims4 *in, const flex_window *win, int32_t
     s.cg = in->c / groups;
     s.og = out->c / groups;
     s.taps = s.cg * win->kernel_h * win->kernel_w;
-    s.pixels = out->h * out->w;
-    s.plane_in = in->h * in->w;
     return s;
 }
 
@@ -190,10 +238,39 @@ static conv_geom geom_of(const flex_dims4 *in, const flex_window *win, const fle
     g.win = win;
     g.x = 0;
     g.dx = 0;
+    g.dy = 0;
     g.in_h = in->h;
     g.in_w = in->w;
+    g.out_h = out->h;
     g.out_w = out->w;
+    g.pixels = out->h * out->w;
+    g.x_image = in->c * in->h * in->w;
+    g.y_image = out->c * g.pixels;
+    g.q_base = 0;
     return g;
+}
+
+/* y[oc0:oc0+m] of one group over pixels [q0, q0 + nb) += w_rows @ cols. A block inside one
+ * image is accumulated in place; one that spans images goes through `tmp` [m x nb]. */
+static void forward_block(conv_geom *g, const float *w_rows, int32_t m, int32_t taps,
+                          float *y_rows, int32_t q0, int32_t nb, float *tmp) {
+    int32_t r, i;
+    g->q_base = q0;
+    if (q0 % g->pixels + nb <= g->pixels) {
+        flex__gemm_acc(m, nb, taps, w_rows, taps, 1, pack_cols, g,
+                       y_rows + (q0 / g->pixels) * g->y_image + q0 % g->pixels, g->pixels);
+        return;
+    }
+    zero(tmp, m * nb);
+    flex__gemm_acc(m, nb, taps, w_rows, taps, 1, pack_cols, g, tmp, nb);
+    FOR_IMAGE_PARTS(g, q0, nb, {
+        for (r = 0; r < m; r++) {
+            float *d = y_rows + img * g->y_image + r * g->pixels + off;
+            const float *s = tmp + r * nb + at;
+            for (i = 0; i < len; i++)
+                d[i] += s[i];
+        }
+    });
 }
 
 /* ---- depthwise fast path ----------------------------------------------------------------
@@ -332,7 +409,8 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
                             const float *bias, size_t bias_len,
                             const flex_window *win, int32_t groups,
                             const flex_dims4 *out_dims, float *y, size_t y_len) {
-    int32_t b, g, oc, i;
+    float tmp[OC_BLOCK * FLEX_GEMM_NB];
+    int32_t b, g, oc, oc0, i, q0, total;
     conv_sizes s;
     conv_geom geo;
     wide_grid wide;
@@ -346,15 +424,21 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
     for (b = 0; b < out_dims->n; b++)
-        for (g = 0; g < groups; g++) {
-            float *yg = y + (b * out_dims->c + g * s.og) * s.pixels;
-            for (oc = 0; oc < s.og; oc++)
-                for (i = 0; i < s.pixels; i++)
-                    yg[oc * s.pixels + i] = bias ? bias[g * s.og + oc] : 0.0f;
-            geo.x = x + (b * in_dims->c + g * s.cg) * s.plane_in;
-            flex__gemm_acc(s.og, s.pixels, s.taps, weight + g * s.og * s.taps, s.taps, 1,
-                           pack_cols, &geo, yg, s.pixels);
+        for (oc = 0; oc < out_dims->c; oc++)
+            for (i = 0; i < geo.pixels; i++)
+                y[(b * out_dims->c + oc) * geo.pixels + i] = bias ? bias[oc] : 0.0f;
+    total = out_dims->n * geo.pixels;
+    for (g = 0; g < groups; g++) {
+        geo.x = x + g * s.cg * geo.in_h * geo.in_w;
+        for (oc0 = 0; oc0 < s.og; oc0 += OC_BLOCK) {
+            const int32_t m = s.og - oc0 < OC_BLOCK ? s.og - oc0 : OC_BLOCK;
+            const int32_t first = g * s.og + oc0;
+            for (q0 = 0; q0 < total; q0 += FLEX_GEMM_NB)
+                forward_block(&geo, weight + first * s.taps, m, s.taps,
+                              y + first * geo.pixels, q0,
+                              total - q0 < FLEX_GEMM_NB ? total - q0 : FLEX_GEMM_NB, tmp);
         }
+    }
     return FLEX_OK;
 }
 
@@ -364,10 +448,9 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
                                        const flex_dims4 *out_dims, const float *dy,
                                        size_t dy_len) {
     float cols[FLEX_GEMM_KB * FLEX_GEMM_NB];
-    int32_t b, g, t0, j0, t;
+    int32_t g, t0, q0, t, total;
     conv_sizes s;
     conv_geom geo;
-    rows_of dyg;
     wide_grid wide;
     FLEX_TRY(check_conv(in_dims, dx, dx_len, weight, weight_len, win, groups, out_dims, dy,
                         dy_len));
@@ -378,27 +461,24 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
     zero(dx, (int32_t)dx_len);
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
-    dyg.ld = s.pixels;
-    for (b = 0; b < out_dims->n; b++)
-        for (g = 0; g < groups; g++) {
-            const float *wg = weight + g * s.og * s.taps;
-            geo.dx = dx + (b * in_dims->c + g * s.cg) * s.plane_in;
-            dyg.b = dy + (b * out_dims->c + g * s.og) * s.pixels;
-            for (j0 = 0; j0 < s.pixels; j0 += FLEX_GEMM_NB) {
-                const int32_t nb = s.pixels - j0 < FLEX_GEMM_NB ? s.pixels - j0 : FLEX_GEMM_NB;
-                rows_of blk = dyg;
-                blk.b += j0;
-                for (t0 = 0; t0 < s.taps; t0 += FLEX_GEMM_KB) {
-                    const int32_t kb = s.taps - t0 < FLEX_GEMM_KB ? s.taps - t0 : FLEX_GEMM_KB;
-                    /* cols[kb, nb] = w[:, t0:t0+kb]^T @ dy[:, j0:j0+nb] */
-                    zero(cols, kb * nb);
-                    flex__gemm_acc(kb, nb, s.og, wg + t0, 1, s.taps, pack_rows, &blk, cols,
-                                   nb);
-                    for (t = 0; t < kb; t++)
-                        tap_scatter(&geo, t0 + t, j0, nb, cols + t * nb);
-                }
+    total = out_dims->n * geo.pixels;
+    for (g = 0; g < groups; g++) {
+        const float *wg = weight + g * s.og * s.taps;
+        geo.dx = dx + g * s.cg * geo.in_h * geo.in_w;
+        geo.dy = dy + g * s.og * geo.pixels;
+        for (q0 = 0; q0 < total; q0 += FLEX_GEMM_NB) {
+            const int32_t nb = total - q0 < FLEX_GEMM_NB ? total - q0 : FLEX_GEMM_NB;
+            for (t0 = 0; t0 < s.taps; t0 += FLEX_GEMM_KB) {
+                const int32_t kb = s.taps - t0 < FLEX_GEMM_KB ? s.taps - t0 : FLEX_GEMM_KB;
+                /* cols[kb, nb] = w[:, t0:t0+kb]^T @ dy[:, q0:q0+nb] */
+                zero(cols, kb * nb);
+                geo.q_base = q0;
+                flex__gemm_acc(kb, nb, s.og, wg + t0, 1, s.taps, pack_dy, &geo, cols, nb);
+                for (t = 0; t < kb; t++)
+                    tap_scatter(&geo, t0 + t, q0, nb, cols + t * nb);
             }
         }
+    }
     return FLEX_OK;
 }
 
@@ -407,7 +487,8 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
                                         const flex_dims4 *out_dims, const float *dy,
                                         size_t dy_len, float *dw, size_t dw_len,
                                         float *db, size_t db_len) {
-    int32_t b, g, oc, i;
+    float rows[OC_BLOCK * FLEX_GEMM_KB];
+    int32_t b, g, oc, oc0, i, q0, total;
     conv_sizes s;
     conv_geom geo;
     wide_grid wide;
@@ -416,23 +497,32 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
     zero(dw, (int32_t)dw_len);
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
+    total = out_dims->n * geo.pixels;
     if (depthwise_fits(in_dims, win, groups, out_dims, &wide))
         depthwise_weight_grad(in_dims, x, win, out_dims, dy, &wide, dw);
     else
-        for (b = 0; b < out_dims->n; b++)
-            for (g = 0; g < groups; g++) {
-                geo.x = x + (b * in_dims->c + g * s.cg) * s.plane_in;
-                flex__gemm_acc(s.og, s.taps, s.pixels,
-                               dy + (b * out_dims->c + g * s.og) * s.pixels, s.pixels, 1,
-                               pack_cols_t, &geo, dw + g * s.og * s.taps, s.taps);
+        for (g = 0; g < groups; g++) {
+            geo.x = x + g * s.cg * geo.in_h * geo.in_w;
+            for (oc0 = 0; oc0 < s.og; oc0 += OC_BLOCK) {
+                const int32_t m = s.og - oc0 < OC_BLOCK ? s.og - oc0 : OC_BLOCK;
+                const int32_t first = g * s.og + oc0;
+                /* dw[oc0:oc0+m] += dy rows over a block of pixels @ that block of cols^T */
+                for (q0 = 0; q0 < total; q0 += FLEX_GEMM_KB) {
+                    const int32_t kb = total - q0 < FLEX_GEMM_KB ? total - q0 : FLEX_GEMM_KB;
+                    gather_rows(&geo, dy + first * geo.pixels, m, q0, kb, rows, kb);
+                    geo.q_base = q0;
+                    flex__gemm_acc(m, s.taps, kb, rows, kb, 1, pack_cols_t, &geo,
+                                   dw + first * s.taps, s.taps);
+                }
             }
+        }
     if (db) {
         zero(db, out_dims->c);
         for (b = 0; b < out_dims->n; b++)
             for (oc = 0; oc < out_dims->c; oc++) {
-                const float *gp = dy + (b * out_dims->c + oc) * s.pixels;
+                const float *gp = dy + (b * out_dims->c + oc) * geo.pixels;
                 float acc = 0.0f;
-                for (i = 0; i < s.pixels; i++)
+                for (i = 0; i < geo.pixels; i++)
                     acc += gp[i];
                 db[oc] += acc;
             }

@@ -57,13 +57,25 @@ flex_status flex_f32_clamp(size_t n, const float *x, float lo, float hi, float *
 static float max_(float a, float b) { return (a != a || a > b) ? a : b; }
 static float min_(float a, float b) { return (a != a || a < b) ? a : b; }
 
-/* One innermost row: the loop body is instantiated per op so the compiler can vectorize. */
-#define ROW_LOOP(EXPR)                                               \
+/* One innermost row: the loop body is instantiated per op and per common stride pair
+ * (both contiguous, or one operand a broadcast scalar) so the compiler vectorizes it. */
+#define ROW_LOOP_STRIDED(EXPR, SA, SB)                               \
     for (i = 0; i < len; i++) {                                      \
-        const float u = a[i * sa], v = b[i * sb];                    \
+        const float u = a[i * (SA)], v = b[i * (SB)];                \
         y[i] = (EXPR);                                               \
     }
+#define ROW_LOOP(EXPR)                                               \
+    if (sa == 1 && sb == 1) {                                        \
+        ROW_LOOP_STRIDED(EXPR, 1, 1)                                 \
+    } else if (sa == 1 && sb == 0) {                                 \
+        ROW_LOOP_STRIDED(EXPR, 1, 0)                                 \
+    } else if (sa == 0 && sb == 1) {                                 \
+        ROW_LOOP_STRIDED(EXPR, 0, 1)                                 \
+    } else {                                                         \
+        ROW_LOOP_STRIDED(EXPR, sa, sb)                               \
+    }
 
+FLEX_CLONES
 static void binary_row(int32_t op, int32_t len, const float *a, int32_t sa, const float *b,
                        int32_t sb, float *y) {
     int32_t i;
@@ -74,8 +86,31 @@ static void binary_row(int32_t op, int32_t len, const float *a, int32_t sa, cons
     case FLEX_BINARY_DIV: ROW_LOOP(u / v) break;
     case FLEX_BINARY_MAXIMUM: ROW_LOOP(max_(u, v)) break;
     case FLEX_BINARY_MINIMUM: ROW_LOOP(min_(u, v)) break;
-    default: ROW_LOOP(flex__powf(u, v)) break;
+    default: ROW_LOOP_STRIDED(flex__powf(u, v), sa, sb) break;
     }
+}
+
+/* Merges adjacent axes that both operands step through as one (so rows get longer): an
+ * axis folds into the next when each operand's stride of it is its stride of the next times
+ * the next's size; axes of size 1 drop out. Returns the new rank (at least 1); dims and
+ * strides are rewritten in place. */
+static int32_t merge_axes(int32_t rank, int32_t *dims, int32_t *sa, int32_t *sb) {
+    int32_t i, out = 0;
+    for (i = 1; i < rank; i++) {
+        if (dims[i] == 1)
+            continue;
+        if (dims[out] == 1) {
+            /* replaced by axis i */
+        } else if (sa[out] == sa[i] * dims[i] && sb[out] == sb[i] * dims[i]) {
+            dims[i] *= dims[out];
+        } else {
+            out++;
+        }
+        dims[out] = dims[i];
+        sa[out] = sa[i];
+        sb[out] = sb[i];
+    }
+    return out + 1;
 }
 
 /* Checks that every index of a strided operand stays below its length. */
@@ -97,7 +132,7 @@ flex_status flex_f32_binary(int32_t op, int32_t rank, const int32_t *out_dims,
                             const float *a, size_t a_len, const int32_t *a_strides,
                             const float *b, size_t b_len, const int32_t *b_strides,
                             float *y, size_t y_len) {
-    int32_t idx[FLEX_MAX_RANK];
+    int32_t idx[FLEX_MAX_RANK], dims[FLEX_MAX_RANK], sa[FLEX_MAX_RANK], sb[FLEX_MAX_RANK];
     int32_t count = 1, i, rows, inner, r;
     if (!out_dims || !a || !b || !y)
         return FLEX_E_NULL;
@@ -114,18 +149,23 @@ flex_status flex_f32_binary(int32_t op, int32_t rank, const int32_t *out_dims,
     FLEX_TRY(flex__check_len(y_len, count));
     FLEX_TRY(check_operand(rank, out_dims, a_strides, a_len));
     FLEX_TRY(check_operand(rank, out_dims, b_strides, b_len));
-    inner = out_dims[rank - 1];
+    for (i = 0; i < rank; i++) {
+        dims[i] = out_dims[i];
+        sa[i] = a_strides[i];
+        sb[i] = b_strides[i];
+    }
+    rank = merge_axes(rank, dims, sa, sb);
+    inner = dims[rank - 1];
     rows = count / inner;
     for (r = 0; r < rows; r++) {
         int32_t ao = 0, bo = 0;
         for (i = 0; i < rank - 1; i++) {
-            ao += idx[i] * a_strides[i];
-            bo += idx[i] * b_strides[i];
+            ao += idx[i] * sa[i];
+            bo += idx[i] * sb[i];
         }
-        binary_row(op, inner, a + ao, a_strides[rank - 1], b + bo, b_strides[rank - 1],
-                   y + r * inner);
+        binary_row(op, inner, a + ao, sa[rank - 1], b + bo, sb[rank - 1], y + r * inner);
         for (i = rank - 2; i >= 0; i--) { /* odometer over the outer axes */
-            if (++idx[i] < out_dims[i])
+            if (++idx[i] < dims[i])
                 break;
             idx[i] = 0;
         }

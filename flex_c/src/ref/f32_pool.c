@@ -72,6 +72,49 @@ static int32_t argmax(const float *plane, const flex_dims4 *in, const flex_windo
     return best;
 }
 
+/* The windows that lie wholly inside the input (most of them) are scanned without bounds
+ * checks and without branches on the data, which mispredict on real data: first the maximum
+ * (maxss-style) and whether the window holds a NaN, then, for the gradient, the index of the
+ * first element equal to it (or of the first NaN). Same results as argmax. */
+FLEX_INLINE float max_inside(const float *plane, const flex_dims4 *in, const flex_window *win,
+                             int32_t first, int32_t *nan) {
+    int32_t ky, kx, seen = 0;
+    float m = plane[first];
+    for (ky = 0; ky < win->kernel_h; ky++)
+        for (kx = 0; kx < win->kernel_w; kx++) {
+            const float v = plane[first + ky * win->dilation_h * in->w + kx * win->dilation_w];
+            seen |= v != v;
+            m = v > m ? v : m;
+        }
+    *nan = seen;
+    return m;
+}
+
+FLEX_INLINE int32_t argmax_inside(const float *plane, const flex_dims4 *in,
+                                  const flex_window *win, int32_t first) {
+    int32_t nan, ky, kx, best = first;
+    const float m = max_inside(plane, in, win, first, &nan);
+    for (ky = win->kernel_h - 1; ky >= 0; ky--) /* backwards: the first match is kept */
+        for (kx = win->kernel_w - 1; kx >= 0; kx--) {
+            const int32_t i = first + ky * win->dilation_h * in->w + kx * win->dilation_w;
+            const float v = plane[i];
+            const int32_t hit = ((v == m) & !nan) | ((v != v) & nan);
+            best += (i - best) & -hit; /* mask arithmetic: compilers keep it branch-free */
+        }
+    return best;
+}
+
+/* Top-left plane index of the window of output (oy, ox), or -1 if it is not wholly inside. */
+FLEX_INLINE int32_t inside_at(const flex_dims4 *in, const flex_window *win, int32_t oy,
+                              int32_t ox) {
+    const int32_t y0 = oy * win->stride_h - win->pad_top;
+    const int32_t x0 = ox * win->stride_w - win->pad_left;
+    if (y0 >= 0 && x0 >= 0 && y0 + (win->kernel_h - 1) * win->dilation_h < in->h &&
+        x0 + (win->kernel_w - 1) * win->dilation_w < in->w)
+        return y0 * in->w + x0;
+    return -1;
+}
+
 /* Sum of the real elements of a window. */
 static float window_sum(const float *plane, const flex_dims4 *in, window_at a) {
     int32_t y, x;
@@ -95,7 +138,14 @@ flex_status flex_f32_max_pool2d(const flex_dims4 *in_dims, const float *x, size_
         const float *plane = x + p * in_dims->h * in_dims->w;
         for (oy = 0; oy < out_dims->h; oy++)
             for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t i = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
+                const int32_t at = inside_at(in_dims, win, oy, ox);
+                int32_t nan, i;
+                if (at >= 0) {
+                    const float m = max_inside(plane, in_dims, win, at, &nan);
+                    *y++ = nan ? flex__nanf() : m;
+                    continue;
+                }
+                i = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
                 *y++ = i < 0 ? -flex__inff() : plane[i];
             }
     }
@@ -137,7 +187,10 @@ flex_status flex_f32_max_pool2d_grad(const flex_dims4 *in_dims, const float *x, 
         const float *plane = x + p * plane_in;
         for (oy = 0; oy < out_dims->h; oy++)
             for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t j = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
+                const int32_t at = inside_at(in_dims, win, oy, ox);
+                const int32_t j = at >= 0 ? argmax_inside(plane, in_dims, win, at)
+                                          : argmax(plane, in_dims, win,
+                                                   locate(win, in_dims, oy, ox));
                 const float g = *dy++;
                 if (j >= 0)
                     dx[p * plane_in + j] += g;

@@ -3,8 +3,12 @@
  * TFLM skipping it; a window that is one contiguous run of the input is used in place), then
  * flex__m0_dot_rows runs every output channel of a block over it and m0_requant.h turns the
  * sums into int8. The input offset enters once per channel as input_offset * sum(weights),
- * folded with the bias. Grouped convolution and patches too large for the stack buffer use
- * the reference kernels, renamed here. */
+ * folded with the bias. 3x3 depthwise convolution runs channel by channel over a tile
+ * (depthwise_3x3), other depthwise shapes walk channels innermost (s8_depthwise_fast.h).
+ * Grouped convolution and patches too large for the stack buffer use the reference kernels,
+ * renamed here. Stack: about 2.3 KB (patch, sums and requantization records; the depthwise
+ * tile and line sums). */
+#include "m0_depthwise.h"
 #include "m0_dot.h"
 #include "m0_requant.h"
 
@@ -14,7 +18,9 @@
 #undef flex_s8_conv2d
 #undef flex_s8_depthwise_conv2d
 #define FLEX_DW_MAX_CHANNELS 256
+#define flex_s8_depthwise_conv2d flex__dw_s8_depthwise_conv2d
 #include "../s8_depthwise_fast.h"
+#undef flex_s8_depthwise_conv2d
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
 #define OC_BLOCK 32
@@ -49,6 +55,13 @@ static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const fle
     if (win->kernel_h == 1 && x0 >= 0 && x0 + win->kernel_w <= in->w && y0 >= 0 &&
         y0 < in->h && (win->kernel_w == 1 || win->dilation_w == 1))
         return image + (y0 * in->w + x0) * C;
+    if (win->dilation_w == 1 && x0 >= 0 && x0 + win->kernel_w <= in->w && y0 >= 0 &&
+        y0 + (win->kernel_h - 1) * win->dilation_h < in->h) { /* no padding: row runs */
+        const int8_t *src = image + (y0 * in->w + x0) * C;
+        for (ky = 0; ky < win->kernel_h; ky++, dst += row, src += win->dilation_h * in->w * C)
+            copy_run(dst, src, row);
+        return patch;
+    }
     for (ky = 0; ky < win->kernel_h; ky++, dst += row) {
         const int32_t iy = y0 + ky * win->dilation_h;
         const int8_t *src = image + iy * in->w * C;
@@ -81,9 +94,10 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                            const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t patch_words[PATCH_MAX / 4]; /* word-aligned for copy_run */
     int8_t *patch = (int8_t *)patch_words;
+    int all_fast;
     int32_t acc[OC_BLOCK];
     flex__m0_rq rq[OC_BLOCK];
-    int32_t k, oc0, nb, j, i, b, oy, ox;
+    int32_t k, oc0, nb, b, oy, ox;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
                                  output_len));
@@ -95,16 +109,8 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     for (oc0 = 0; oc0 < out_dims->c; oc0 += OC_BLOCK) {
         const int8_t *w_block = filter + oc0 * k;
         nb = out_dims->c - oc0 < OC_BLOCK ? out_dims->c - oc0 : OC_BLOCK;
-        for (j = 0; j < nb; j++) {
-            const int8_t *w = w_block + j * k;
-            uint32_t sum = 0;
-            if (q->input_offset != 0)
-                for (i = 0; i < k; i++)
-                    sum += (uint32_t)w[i];
-            flex__m0_rq_init(&rq[j], (int32_t)((uint32_t)(bias ? bias[oc0 + j] : 0) +
-                                               sum * (uint32_t)q->input_offset),
-                             multiplier[oc0 + j], shift[oc0 + j], q);
-        }
+        all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
+                                     multiplier + oc0, shift + oc0, 1, q);
         for (b = 0; b < out_dims->n; b++)
             for (oy = 0; oy < out_dims->h; oy++)
                 for (ox = 0; ox < out_dims->w; ox++) {
@@ -113,9 +119,151 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                     int8_t *out = output + ((b * out_dims->h + oy) * out_dims->w + ox) *
                                                out_dims->c + oc0;
                     flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
-                    for (j = 0; j < nb; j++)
-                        out[j] = flex__m0_requant(acc[j], &rq[j], q);
+                    flex__m0_requant_block(acc, rq, nb, all_fast, out, q);
                 }
     }
     return FLEX_OK;
+}
+
+#define DW_TILE_MAX 1024 /* bytes: padded window rows x columns x 4 channels */
+
+/* Where the tile of depthwise_3x3 keeps pixel (ty, tx): byte 4 (ty * ys + tx * xs) + lane. */
+typedef struct {
+    int32_t ys, xs;
+} tile_layout;
+
+/* One channel in C, one output at a time: strides other than 1, lines shorter than a strip
+ * and channels whose requantization needs the general path. */
+static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *wk,
+                            const flex__m0_rq *rq, const flex_window *win,
+                            const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
+    const int32_t ys = t.ys * 4, xs = t.xs * 4;
+    int32_t oy, ox, k;
+    for (oy = 0; oy < out->h; oy++)
+        for (ox = 0; ox < out->w; ox++) {
+            const uint8_t *r = tile + oy * win->stride_h * ys + ox * win->stride_w * xs;
+            int32_t acc = 0;
+            for (k = 0; k < 9; k++)
+                acc += wk[k] * r[(k / 3) * ys + (k % 3) * xs];
+            output[(oy * out->w + ox) * out->c] = flex__m0_requant(acc, rq, q);
+        }
+}
+
+/* Tile row at `iy` of the image: pw words xs apart from `dst`, each four channels (c0..c0+3)
+ * of one pixel offset by +128, or `pad` outside the image. */
+static void fill_tile_row(uint32_t *dst, int32_t xs, int32_t pw, const int8_t *image,
+                          const flex_dims4 *in, int32_t c0, int32_t iy, int32_t pad_left,
+                          uint32_t pad) {
+    const int inside = iy >= 0 && iy < in->h;
+    const int32_t left = !inside ? pw : (pad_left < pw ? pad_left : pw);
+    const int32_t end = !inside ? pw : (pad_left + in->w < pw ? pad_left + in->w : pw);
+    int32_t tx;
+    for (tx = 0; tx < left; tx++, dst += xs)
+        *dst = pad;
+    if (tx < end) {
+        const word_t *src = (const word_t *)(image + (iy * in->w + tx - pad_left) * in->c + c0);
+        for (; tx < end; tx++, dst += xs, src += in->c / 4)
+            *dst = (uint32_t)*src ^ 0x80808080u;
+    }
+    for (; tx < pw; tx++, dst += xs)
+        *dst = pad;
+}
+
+/* 3x3 depthwise convolution (depth multiplier 1, no dilation) four channels at a time: the
+ * padded window region of the four channels is copied once into a word-per-pixel tile,
+ * offset by +128 (so that taps are unsigned byte loads; -128 * sum(weights) joins the
+ * bias) with padding holding the input zero point. With stride 1 each channel then runs
+ * line by line along the longer output side (the tile is stored along it): strips of four
+ * outputs in assembly (flex__m0_dw3_strips, the last strip of a line overlapping its
+ * neighbour), then flex__m0_requant_line. Returns 0 for shapes it does not cover. */
+static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                         const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                         const flex_window *win, int32_t depth_multiplier,
+                         const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
+    uint32_t tile[DW_TILE_MAX / 4];
+    int32_t acc[DW_TILE_MAX / 4];
+    int32_t wk[9];
+    const int32_t C = in->c;
+    const int32_t ph = (out->h - 1) * win->stride_h + 3, pw = (out->w - 1) * win->stride_w + 3;
+    const int tall = out->h > out->w; /* lines run down the columns */
+    const tile_layout t = {tall ? 1 : pw, tall ? ph : 1};
+    const int32_t lines = tall ? out->w : out->h, n = tall ? out->h : out->w;
+    const int32_t out_step = (tall ? out->w : 1) * C, line_step = (tall ? 1 : out->w) * C;
+    const uint32_t pad = (uint32_t)(128 - q->input_offset) * 0x01010101u;
+    const int strips = win->stride_h == 1 && win->stride_w == 1 && n >= 4;
+    flex__m0_line_rq lrq;
+    flex__m0_rq rq;
+    int32_t b, c0, j, k, ky, kx, ty, line;
+    if (depth_multiplier != 1 || win->kernel_h != 3 || win->kernel_w != 3 ||
+        win->dilation_h != 1 || win->dilation_w != 1 || C % 4 != 0 ||
+        ((uintptr_t)input & 3) != 0 || ph * pw * 4 > DW_TILE_MAX)
+        return 0;
+    lrq.act_min = q->act_min;
+    lrq.act_max = q->act_max;
+    lrq.out_stride = out_step;
+    for (b = 0; b < out->n; b++) {
+        const int8_t *image = input + b * in->h * in->w * C;
+        int8_t *out_image = output + b * out->h * out->w * C;
+        for (c0 = 0; c0 < C; c0 += 4) {
+            for (ty = 0; ty < ph; ty++)
+                fill_tile_row(tile + ty * t.ys, t.xs, pw, image, in, c0, ty - win->pad_top,
+                              win->pad_left, pad);
+            for (j = 0; j < 4; j++) {
+                const int32_t c = c0 + j;
+                const uint8_t *lane = (const uint8_t *)tile + j;
+                uint32_t sum = 0, bound = 0;
+                int32_t base;
+                for (ky = 0; ky < 3; ky++) /* wk in pass order: taps along the line inner */
+                    for (kx = 0; kx < 3; kx++) {
+                        const int32_t w = filter[(ky * 3 + kx) * C + c];
+                        wk[tall ? kx * 3 + ky : ky * 3 + kx] = w;
+                        sum += (uint32_t)w;
+                        bound += (uint32_t)(w < 0 ? -w : w) * 255u;
+                    }
+                base = (int32_t)((uint32_t)(bias ? bias[c] : 0) +
+                                 sum * (uint32_t)(q->input_offset - 128));
+                flex__m0_rq_init(&rq, base, multiplier[c], shift[c], q);
+                /* every true accumulator (bias + sum of w * (x - zp)) below the limit */
+                bound += bias ? (uint32_t)(bias[c] < 0 ? -bias[c] : bias[c]) : 0u;
+                if (!strips || rq.shift == 0 || bound >= (uint32_t)FLEX_M0_RQ_LIMIT) {
+                    if (tall) /* dw3x3_channel_c wants wk in kernel order */
+                        for (k = 0; k < 9; k++)
+                            wk[k] = filter[k * C + c];
+                    dw3x3_channel_c(lane, t, wk, &rq, win, q, out, out_image + c);
+                    continue;
+                }
+                lrq.m0 = rq.m0;
+                lrq.m1 = rq.m1;
+                lrq.m2 = rq.m2;
+                lrq.shift = rq.shift;
+                lrq.nudge = rq.nudge;
+                for (line = 0; line < lines; line++) {
+                    const uint8_t *p = lane + line * (tall ? t.xs : t.ys) * 4;
+                    const int32_t pass = (tall ? t.xs : t.ys) * 4;
+                    flex__m0_dw3_strips(p, pass, n / 4, acc, wk, base);
+                    if (n % 4)
+                        flex__m0_dw3_strips(p + (n - 4) * 4, pass, 1, acc + n - 4, wk, base);
+                    flex__m0_requant_line(acc, n, out_image + c + line * line_step, &lrq);
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+flex_status flex_s8_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
+    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
+                                      bias_len, multiplier, shift, quant_len, win,
+                                      depth_multiplier, q, out_dims, output, output_len));
+    if (depthwise_3x3(in_dims, input, filter, bias, multiplier, shift, win, depth_multiplier,
+                      q, out_dims, output))
+        return FLEX_OK;
+    return flex__dw_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len, bias,
+                                        bias_len, multiplier, shift, quant_len, win,
+                                        depth_multiplier, q, out_dims, output, output_len);
 }

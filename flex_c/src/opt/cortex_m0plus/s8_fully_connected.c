@@ -19,9 +19,10 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                     const int32_t *multiplier, const int32_t *shift,
                                     size_t quant_len, const flex_s8_quant *q,
                                     int8_t *output, size_t output_len) {
+    int all_fast;
     int32_t acc[OUT_BLOCK];
     flex__m0_rq rq[OUT_BLOCK];
-    int32_t b, o0, nb, j, i;
+    int32_t b, o0, nb;
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
                                filter_len, filter_offset, bias, bias_len, multiplier, shift,
                                quant_len, q, output, output_len));
@@ -33,23 +34,15 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
     for (o0 = 0; o0 < out_features; o0 += OUT_BLOCK) {
         const int8_t *w_block = filter + o0 * in_features;
         nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
-        for (j = 0; j < nb; j++) {
-            const int8_t *w = w_block + j * in_features;
-            const int32_t qi = quant_len == 1 ? 0 : o0 + j;
-            uint32_t sum = 0;
-            if (q->input_offset != 0)
-                for (i = 0; i < in_features; i++)
-                    sum += (uint32_t)w[i];
-            flex__m0_rq_init(&rq[j], (int32_t)((uint32_t)(bias ? bias[o0 + j] : 0) +
-                                               sum * (uint32_t)q->input_offset),
-                             multiplier[qi], shift[qi], q);
-        }
+        all_fast = flex__m0_rq_block(rq, nb, w_block, in_features, bias ? bias + o0 : 0,
+                                     multiplier + (quant_len == 1 ? 0 : o0),
+                                     shift + (quant_len == 1 ? 0 : o0), quant_len == 1 ? 0 : 1,
+                                     q);
         for (b = 0; b < batches; b++) {
             const int8_t *x = input + b * in_features;
             int8_t *out = output + b * out_features + o0;
             flex__m0_dot_rows(x + in_features, w_block + in_features, in_features, nb, acc);
-            for (j = 0; j < nb; j++)
-                out[j] = flex__m0_requant(acc[j], &rq[j], q);
+            flex__m0_requant_block(acc, rq, nb, all_fast, out, q);
         }
     }
     return FLEX_OK;

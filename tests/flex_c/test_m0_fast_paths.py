@@ -1,0 +1,131 @@
+"""The Cortex-M0+ kernels' special paths (patch gather, dot products over 1-4 rows, the
+32-bit requantization and its fall-back, the 3x3 depthwise tile), run in the unicorn
+emulator, give the host build's output bit for bit on shapes and quantization parameters
+chosen to reach each path and its edges."""
+
+import numpy as np
+import pytest
+
+from burn.host.flex.binding import Struct, host
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.graph_kernels import dims, window
+
+
+@pytest.fixture(scope="module")
+def m0():
+    return EmulatedLib("cortex-m0plus")
+
+
+def _quant(rng, oc, wide=False):
+    """Per-channel multipliers / shifts / biases: TFLM-like (2^30 makes rounding ties), or
+    with wide="large" biases that push accumulators past 2^20, or with wide=True also the
+    channels that leave the fast requantization: shift 0, positive and < -12 shifts,
+    negative or small multipliers."""
+    mult = np.where(rng.integers(0, 4, oc) == 0, 1 << 30,
+                    rng.integers(1 << 30, 1 << 31, oc, dtype=np.int64))
+    shift = rng.integers(-11, -5, oc)
+    bias = rng.integers(-3000, 3000, oc)
+    if wide == "large":
+        bias = rng.integers(-(1 << 21), 1 << 21, oc)
+    elif wide:
+        kinds = rng.integers(0, 7, oc)
+        shift = np.where(kinds == 1, rng.integers(-20, 3, oc), shift)
+        mult = np.where(kinds == 2, rng.integers(-(1 << 31), 1 << 16, oc), mult)
+        bias = np.where(kinds == 3, rng.integers(-(1 << 24), 1 << 24, oc), bias)
+        shift = np.where(kinds == 4, 0, shift)
+        shift = np.where(kinds == 5, -12, shift)
+        mult = np.where(kinds == 6, 1 << 30, mult)
+    return (mult.astype(np.int32), shift.astype(np.int32), bias.astype(np.int32))
+
+
+def _same(m0, name, args, out):
+    """Run `name` on the host and on the emulated M0+; both outputs must be equal."""
+    results = []
+    for lib in (host(), m0):
+        out[...] = 0
+        assert lib.call(name, args) == 0
+        results.append(out.copy())
+    assert np.array_equal(results[0], results[1]), (name, results[0][:16], results[1][:16])
+
+
+def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in_zp=None):
+    eff_h, eff_w = dil * (kh - 1) + 1, dil * (kw - 1) + 1
+    oh, ow = (ih + 2 * pad - eff_h) // stride + 1, (iw + 2 * pad - eff_w) // stride + 1
+    x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
+    w = rng.integers(-127, 128, oc * kh * kw * ic, dtype=np.int8)
+    mult, shift, bias = _quant(rng, oc, wide)
+    zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
+    q = Struct("flex_s8_quant", (-zp, int(rng.integers(-20, 20)), -128, int(rng.integers(0, 128))))
+    y = np.zeros(n * oh * ow * oc, np.int8)
+    _same(m0, "flex_s8_conv2d", [
+        dims(n, ih, iw, ic), x, x.size, w, w.size, bias, oc, mult, shift, oc,
+        window(ih, iw, oh, ow, kh, kw, stride, stride, dil, dil, pad, pad), 1, q,
+        dims(n, oh, ow, oc), y, y.size], y)
+
+
+@pytest.mark.parametrize("shape", [
+    (1, 5, 4, 8, 12, 1, 1, 1, 0, 1),    # pointwise: the input used in place
+    (1, 6, 5, 8, 9, 3, 3, 1, 1, 1),     # 3x3 same padding, word-copied runs, 8 + 1 rows
+    (2, 9, 6, 1, 7, 5, 2, 2, 2, 1),     # one input channel, byte runs, 4 + 2 + 1 rows
+    (1, 7, 7, 3, 6, 3, 3, 1, 2, 2),     # dilation 2: per-column gather
+    (1, 4, 4, 4, 37, 2, 2, 1, 0, 1),    # more output channels than one block
+])
+def test_conv_equals_host(m0, shape):
+    rng = np.random.default_rng(sum(shape))
+    _conv(m0, rng, *shape)
+
+
+def test_conv_requantization_edges_equal_host(m0):
+    rng = np.random.default_rng(3)
+    for wide in (True, True, "large"):
+        _conv(m0, rng, 1, 4, 4, 5, 40, 3, 3, 1, 1, wide=wide)
+
+
+def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1):
+    oh, ow = (ih + 2 * pad - kh) // stride + 1, (iw + 2 * pad - kw) // stride + 1
+    oc = c * dm
+    x = rng.integers(-128, 128, n * ih * iw * c, dtype=np.int8)
+    w = rng.integers(-127, 128, kh * kw * oc, dtype=np.int8)
+    mult, shift, bias = _quant(rng, oc, wide)
+    q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), int(rng.integers(-20, 20)),
+                                 int(rng.integers(-128, 0)), 127))
+    y = np.zeros(n * oh * ow * oc, np.int8)
+    _same(m0, "flex_s8_depthwise_conv2d", [
+        dims(n, ih, iw, c), x, x.size, w, w.size, bias, oc, mult, shift, oc,
+        window(ih, iw, oh, ow, kh, kw, stride, stride, 1, 1, pad, pad), dm, q,
+        dims(n, oh, ow, oc), y, y.size], y)
+
+
+@pytest.mark.parametrize("shape", [
+    (1, 25, 5, 8, 1, 1),   # tall: strips down the columns, the last one overlapping
+    (1, 4, 11, 4, 1, 1),   # wide: strips along the rows
+    (2, 6, 6, 12, 1, 0),   # no padding, two images
+    (1, 3, 3, 4, 1, 1),    # lines shorter than a strip
+    (1, 9, 7, 8, 2, 1),    # stride 2
+    (1, 5, 5, 6, 1, 1),    # channels not a multiple of 4: the general kernel
+])
+def test_depthwise_equals_host(m0, shape):
+    rng = np.random.default_rng(sum(shape))
+    _depthwise(m0, rng, *shape)
+
+
+def test_depthwise_requantization_edges_and_other_windows_equal_host(m0):
+    rng = np.random.default_rng(5)
+    _depthwise(m0, rng, 1, 8, 6, 16, 1, 1, wide=True)
+    _depthwise(m0, rng, 1, 8, 6, 16, 1, 1, wide="large")
+    _depthwise(m0, rng, 1, 6, 6, 8, 1, 2, kh=5, kw=5)
+    _depthwise(m0, rng, 1, 5, 5, 4, 1, 1, dm=2)
+
+
+@pytest.mark.parametrize("fout", [1, 2, 3, 5, 10, 37])
+def test_fully_connected_equals_host(m0, fout):
+    rng = np.random.default_rng(fout)
+    for batches, fin, wide in [(1, 64, False), (2, 13, True), (1, 30, "large")]:
+        x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
+        w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
+        mult, shift, bias = _quant(rng, fout, wide)
+        q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), 5, -128, 127))
+        y = np.zeros(batches * fout, np.int8)
+        _same(m0, "flex_s8_fully_connected", [
+            batches, fin, fout, x, x.size, w, w.size, 0, bias, fout, mult, shift, fout, q,
+            y, y.size], y)
