@@ -66,7 +66,8 @@ ffibuilder.set_source(
     sources=_relative(sources("host")),
     include_dirs=[os.path.relpath(INCLUDE, os.getcwd()) if INCLUDE.startswith(os.getcwd())
                   else INCLUDE],
-    extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-fno-wrapv"],
+    extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-fno-wrapv",
+                        "-fno-tree-loop-distribute-patterns"],
 )
 
 if __name__ == "__main__":

@@ -30,7 +30,16 @@ def to_tensor(a, device=None):
     return t.to(device) if device is not None else t
 
 
-def to_numpy(t):
-    """A numpy copy of a burn tensor on any device."""
+def to_numpy(t, copy=True):
+    """A numpy copy of a burn tensor on any device. With copy=False, a read-only view of
+    the tensor's own storage where it already is a numpy array (numpy backend, under
+    Autodiff or not), else a copy."""
+    if not copy:
+        handle = t.handle
+        handle = getattr(handle, "value", handle)  # an Autodiff node's inner handle
+        if isinstance(handle, np.ndarray) and handle.size == t.numel():
+            view = handle.reshape(t.shape)
+            view.flags.writeable = False
+            return view
     raw = t.backend.to_bytes(t.handle, t.numel(), t.dtype)
     return np.frombuffer(raw, dtype=numpy_dtype(t.dtype)).reshape(t.shape).copy()

@@ -102,6 +102,17 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
     o, cg, kh, kw = w.shape
     n, _, oh, ow = g.shape
     c = x_shape[1]
+    if stride == (1, 1):
+        # A stride-1 convolution's input gradient is a convolution of g with the weights
+        # flipped in space and swapped in/out per group: one im2col and one matmul.
+        eh, ew = (kh - 1) * dilation[0], (kw - 1) * dilation[1]
+        pads = (eh - padding[0], x_shape[2] + eh - oh - (eh - padding[0]),
+                ew - padding[2], x_shape[3] + ew - ow - (ew - padding[2]))
+        if min(pads) >= 0:
+            flipped = w[:, :, ::-1, ::-1].reshape(groups, o // groups, cg, kh, kw)
+            swapped = flipped.transpose(0, 2, 1, 3, 4).reshape(c, o // groups, kh, kw)
+            return conv2d(xp, g, xp.ascontiguousarray(swapped), groups, (1, 1), pads,
+                          dilation, tuple(x_shape[2:]))
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
     wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):

@@ -19,9 +19,10 @@ def _copy(v):
 
 
 def _to_tensor(values, like):
-    """A tensor on `like`'s device holding `values` (a numpy array of like's shape)."""
-    raw = np.ascontiguousarray(values, dtype=np.float32).tobytes()
-    handle = like.backend.from_bytes(raw, like.dtype)
+    """A tensor on `like`'s device holding `values` (a numpy array of like's shape); the
+    numpy backends take the array as it is, without a copy."""
+    values = np.ascontiguousarray(values, dtype=np.float32).reshape(-1)
+    handle = like.backend.from_flat(values, like.dtype)
     return burn.Tensor(handle, like.shape, like.dtype, like.device)
 
 
@@ -57,8 +58,8 @@ class Optimizer:
                 g = p.grad
                 if g is None:
                     continue
-                value = _np(p.detach())
-                new = self.update(i, value, _np(g))
+                value = _np(p, copy=False)
+                new = self.update(i, value, _np(g, copy=False))
                 p.copy_(_to_tensor(new, p))
 
     def update(self, index, value, grad):

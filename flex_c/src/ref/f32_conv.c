@@ -68,6 +68,7 @@ typedef struct {
     int32_t x_image; /* elements from one image to the next in x / dx: in.c * in.h * in.w */
     int32_t y_image; /* the same in y / dy: out.c * pixels */
     int32_t q_base;  /* pixel of the current GEMM's first pixel column (or row) */
+    const int32_t *map; /* NULL, or tap_map's table (small images) */
 } conv_geom;
 
 /* Runs BODY for each output row segment of pixels [q0, q0 + count) that tap `tap` reads from
@@ -105,10 +106,55 @@ typedef struct {
         }                                                                                  \
     } while (0)
 
+/* Small images: a table of the x index (within an image) that each (tap, pixel of an image)
+ * reads, -1 in the padding, replaces the per-row segments, which would hold a few pixels. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define MAP_MAX 16384
+#else
+#define MAP_MAX 256
+#endif
+
+/* Fills map[taps * pixels] (see MAP_MAX) when it fits and a GEMM block spans images;
+ * returns it or NULL. */
+static const int32_t *tap_map(const conv_geom *g, int32_t taps, int32_t images,
+                              int32_t *map) {
+    const flex_window *w = g->win;
+    int32_t t, oy, ox;
+    if (g->pixels >= FLEX_GEMM_NB || images < 2 || (int64_t)taps * g->pixels > MAP_MAX)
+        return 0;
+    for (t = 0; t < taps; t++) {
+        const int32_t kx = t % w->kernel_w, ky = (t / w->kernel_w) % w->kernel_h;
+        const int32_t ic = t / (w->kernel_w * w->kernel_h);
+        for (oy = 0; oy < g->out_h; oy++)
+            for (ox = 0; ox < g->out_w; ox++) {
+                const int32_t iy = oy * w->stride_h - w->pad_top + ky * w->dilation_h;
+                const int32_t ix = ox * w->stride_w - w->pad_left + kx * w->dilation_w;
+                const int in = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+                map[t * g->pixels + oy * g->out_w + ox] =
+                    in ? (ic * g->in_h + iy) * g->in_w + ix : -1;
+            }
+    }
+    return map;
+}
+
 /* out[0:count] = im2col row `tap` over pixels [q0, q0 + count). */
 FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t count,
                          float *out) {
     const int32_t sw = g->win->stride_w;
+    if (g->map) {
+        const int32_t *m = g->map + tap * g->pixels;
+        const float *base = g->x + (q0 / g->pixels) * g->x_image;
+        int32_t at = q0 % g->pixels, i;
+        for (i = 0; i < count; i++) {
+            const int32_t o = m[at];
+            out[i] = o >= 0 ? base[o] : 0.0f;
+            if (++at == g->pixels) {
+                at = 0;
+                base += g->x_image;
+            }
+        }
+        return;
+    }
     zero(out, count);
     FOR_TAP_SEGMENTS(g, tap, q0, count, {
         const float *xs = g->x + src + lo * sw;
@@ -127,6 +173,21 @@ FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t co
 FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t q0, int32_t count,
                              const float *vals) {
     const int32_t sw = g->win->stride_w;
+    if (g->map) {
+        const int32_t *m = g->map + tap * g->pixels;
+        float *base = g->dx + (q0 / g->pixels) * g->x_image;
+        int32_t at = q0 % g->pixels, i;
+        for (i = 0; i < count; i++) {
+            const int32_t o = m[at];
+            if (o >= 0)
+                base[o] += vals[i];
+            if (++at == g->pixels) {
+                at = 0;
+                base += g->x_image;
+            }
+        }
+        return;
+    }
     FOR_TAP_SEGMENTS(g, tap, q0, count, {
         float *d = g->dx + src + lo * sw;
         const float *v = vals + at + lo;
@@ -247,6 +308,7 @@ static conv_geom geom_of(const flex_dims4 *in, const flex_window *win, const fle
     g.x_image = in->c * in->h * in->w;
     g.y_image = out->c * g.pixels;
     g.q_base = 0;
+    g.map = 0;
     return g;
 }
 
@@ -410,6 +472,7 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
                             const flex_window *win, int32_t groups,
                             const flex_dims4 *out_dims, float *y, size_t y_len) {
     float tmp[OC_BLOCK * FLEX_GEMM_NB];
+    int32_t map[MAP_MAX];
     int32_t b, g, oc, oc0, i, q0, total;
     conv_sizes s;
     conv_geom geo;
@@ -428,6 +491,7 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
             for (i = 0; i < geo.pixels; i++)
                 y[(b * out_dims->c + oc) * geo.pixels + i] = bias ? bias[oc] : 0.0f;
     total = out_dims->n * geo.pixels;
+    geo.map = tap_map(&geo, s.taps, out_dims->n, map);
     for (g = 0; g < groups; g++) {
         geo.x = x + g * s.cg * geo.in_h * geo.in_w;
         for (oc0 = 0; oc0 < s.og; oc0 += OC_BLOCK) {
@@ -448,6 +512,7 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
                                        const flex_dims4 *out_dims, const float *dy,
                                        size_t dy_len) {
     float cols[FLEX_GEMM_KB * FLEX_GEMM_NB];
+    int32_t map[MAP_MAX];
     int32_t g, t0, q0, t, total;
     conv_sizes s;
     conv_geom geo;
@@ -462,6 +527,7 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
     total = out_dims->n * geo.pixels;
+    geo.map = tap_map(&geo, s.taps, out_dims->n, map);
     for (g = 0; g < groups; g++) {
         const float *wg = weight + g * s.og * s.taps;
         geo.dx = dx + g * s.cg * geo.in_h * geo.in_w;
@@ -488,6 +554,7 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
                                         size_t dy_len, float *dw, size_t dw_len,
                                         float *db, size_t db_len) {
     float rows[OC_BLOCK * FLEX_GEMM_KB];
+    int32_t map[MAP_MAX];
     int32_t b, g, oc, oc0, i, q0, total;
     conv_sizes s;
     conv_geom geo;
@@ -498,6 +565,7 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
     total = out_dims->n * geo.pixels;
+    geo.map = tap_map(&geo, s.taps, out_dims->n, map);
     if (depthwise_fits(in_dims, win, groups, out_dims, &wide))
         depthwise_weight_grad(in_dims, x, win, out_dims, dy, &wide, dw);
     else
