@@ -141,6 +141,16 @@ def _scatter_windows(xp, part, shape, kernel, stride, padding, dilation, out_hw)
 def max_pool_grad(xp, g, x, kernel, stride, padding, dilation):
     """Gradient of max pooling: each window's gradient goes to its first maximum."""
     n, c, oh, ow = g.shape
+    kh, kw = kernel
+    if (tuple(stride) == (kh, kw) and tuple(dilation) == (1, 1) and not any(padding)
+            and x.shape[2] == oh * kh and x.shape[3] == ow * kw):
+        # Windows tile the input exactly: route each gradient to its window's first
+        # maximum in the [n, c, oh, ow, kh*kw] layout, then fold the windows back.
+        win = x.reshape(n, c, oh, kh, ow, kw).transpose(0, 1, 2, 4, 3, 5)
+        pick = win.reshape(n, c, oh, ow, kh * kw).argmax(axis=4)[..., None]
+        out = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
+        xp.put_along_axis(out, pick, g[..., None], axis=4)
+        return out.reshape(n, c, oh, ow, kh, kw).transpose(0, 1, 2, 4, 3, 5).reshape(x.shape)
     pads = pool_frame(x.shape, kernel, stride, padding, dilation, (oh, ow))
     xpad = padded(xp, x, pads, -np.inf)
     hp, wp = xpad.shape[2], xpad.shape[3]
