@@ -7,10 +7,13 @@ buffer). Ops the runtime cannot run are all reported at once, each with its node
 Reference vectors for the file's self-test come from the TFLM interpreter.
 """
 
+import struct
+
 import numpy as np
 
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
+from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, runtime_tests
 from burn.host.importers.tflite_read import read_tflite
 
@@ -435,6 +438,11 @@ def reference_tests(data, graph, count, seed=0):
     return tests
 
 
+# What the lazy flatbuffer accessors raise on hostile bytes (struct.error for offsets
+# that point outside the buffer).
+_MALFORMED = (IndexError, TypeError, ArithmeticError, AttributeError, KeyError, struct.error)
+
+
 def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
     """Convert TFLite bytes into a Graph with `tests` TFLM reference tests. Raises
     ValueError naming every unsupported op (node index and op name) or malformed part.
@@ -442,8 +450,11 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
     say = progress or (lambda message: None)
     tf = read_tflite(data)
     _check_supported(tf)
-    alias = _fold_aliases(tf)
-    conv = _Converter(tf)
+    try:
+        alias = _fold_aliases(tf)
+        conv = _Converter(tf)
+    except _MALFORMED as e:
+        raise ValueError("malformed TFLite graph: %s" % e) from e
     errors = []
     say("converting %d ops" % len(tf.ops))
     for node in tf.ops:
@@ -453,18 +464,19 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
             _CONVERT[node.name](conv, _rename(node, alias))
         except _Fail as e:
             errors.append("node %d (%s): %s" % (node.index, node.name, e))
-        except (IndexError, TypeError, ArithmeticError, AttributeError) as e:
+        except _MALFORMED as e:
             errors.append("node %d (%s): malformed: %s" % (node.index, node.name, e))
     if errors:
         raise ValueError("cannot import: " + "; ".join(errors))
     try:
         inputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.inputs]
         outputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.outputs]
-    except _Fail as e:
+    except (_Fail,) + _MALFORMED as e:
         raise ValueError("graph inputs/outputs: %s" % e) from e
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
     graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels, metadata=meta)
+    plan_arena(graph)  # the data flow is consistent (every read tensor is written first)
     if tests:
         say("running TFLM for %d reference tests" % tests)
         try:
