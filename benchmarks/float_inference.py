@@ -8,23 +8,23 @@ thread and with its default threads, side by side in one run.
 The contenders are timed in interleaved rounds (every round times `--calls` single
 inferences of each), so a change in the machine's load hits them all alike; the table shows
 each one's median time per inference, flex's time as a ratio of it, and the largest absolute
-difference of its output from PyTorch's. onnxruntime's default session has thread spinning
-off, so that its idle threads do not take the cores from the contender timed next.
+difference of its output from PyTorch's. Idle threads do not spin (onnxruntime's sessions
+have allow_spinning off, PyTorch's OpenMP threads wait passively unless OMP_WAIT_POLICY
+says otherwise), so that they do not take the cores from the contender timed next.
 
 Goals: flex <= 0.3x PyTorch eager and <= 1.0x onnxruntime (each at its faster setting).
 """
 
 import argparse
-import io
 import os
 import statistics
 import time
-import warnings
 
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
 import numpy as np
 import onnxruntime as ort
 import torch
-from float_models import MODELS, burn_model, sample_input, torch_model
+from float_models import MODELS, burn_model, onnx_bytes, sample_input, torch_model
 
 import burn.host  # noqa: F401  (teaches burn.device() the host backends)
 from burn.host.convert import to_numpy, to_tensor
@@ -47,16 +47,6 @@ def torch_runner(model, x, threads):
             return model(xt)
 
     return run, (lambda: run().numpy())
-
-
-def onnx_bytes(model, x):
-    """The torch model exported to ONNX (TorchScript exporter), as bytes."""
-    buf = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (torch.from_numpy(x),), buf, dynamo=False,
-                          input_names=["x"], output_names=["y"])
-    return buf.getvalue()
 
 
 def ort_runner(data, x, threads):

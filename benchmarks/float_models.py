@@ -59,22 +59,25 @@ def resnet8(nn):
 
 
 def torch_model(name, seed=0):
-    """The PyTorch model MODELS[name] in eval mode: torch's initialisation, plus random
-    batch-norm statistics and affine parameters so that every batch norm does something."""
+    """The PyTorch model MODELS[name] in eval mode: torch's initialisation, random batch-norm
+    scales and shifts, and running statistics measured on random inputs (as a trained model
+    has them), so that every layer passes on a signal that depends on the input."""
     import torch
 
     torch.manual_seed(seed)
-    model = globals()[name](torch.nn).eval()
+    model = globals()[name](torch.nn)
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     rng = np.random.default_rng(seed)
     with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                c = m.num_features
-                m.running_mean.copy_(torch.from_numpy(rng.normal(0, 0.2, c)))
-                m.running_var.copy_(torch.from_numpy(rng.uniform(0.5, 2.0, c)))
-                m.weight.copy_(torch.from_numpy(rng.uniform(0.5, 1.5, c)))
-                m.bias.copy_(torch.from_numpy(rng.normal(0, 0.2, c)))
-    return model
+        for m in norms:
+            m.weight.copy_(torch.from_numpy(rng.uniform(0.5, 1.5, m.num_features)))
+            m.bias.copy_(torch.from_numpy(rng.normal(0, 0.2, m.num_features)))
+            m.momentum = None  # running statistics: the plain average over the batches
+        model.train()
+        for _ in range(4):
+            model(torch.from_numpy(rng.standard_normal((8,) + MODELS[name][1:])
+                                   .astype(np.float32)))
+    return model.eval()
 
 
 def burn_model(name, twin):
@@ -90,6 +93,22 @@ def twins(name, seed=0):
     """(burn model, PyTorch model) of MODELS[name] with the same weights (torch_model)."""
     theirs = torch_model(name, seed)
     return burn_model(name, theirs), theirs
+
+
+def onnx_bytes(model, x):
+    """A PyTorch model exported to ONNX (the TorchScript exporter) for input `x`, as bytes;
+    its input is named "x"."""
+    import io
+    import warnings
+
+    import torch
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the exporter's deprecation notices
+        torch.onnx.export(model, (torch.from_numpy(x),), buf, dynamo=False,
+                          input_names=["x"], output_names=["y"])
+    return buf.getvalue()
 
 
 def sample_input(name, seed=1):

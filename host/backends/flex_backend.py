@@ -4,7 +4,7 @@ through cffi.
 
 Storage is the numpy backend's (flat ndarrays), so everything flex_c does not cover is
 inherited unchanged; wrapped by Autodiff it trains (`autodiff<flex>`), with the gradient
-fast paths below. Batch norm is overridden as one per-channel pass.
+fast paths below. Batch norm, softmax and log-softmax are overridden as single passes.
 """
 
 import numpy as np
@@ -20,6 +20,7 @@ _F32 = _dt.float32
 _REDUCE = {"sum", "max", "min"}
 _UNARY = set(f32.UNARY)
 _BINARY = set(f32.BINARY)
+_WIDE_PIXELS = 128  # flex_c's forward convolution skips im2col from this image size
 
 
 class FlexBackend(NumpyBackend):
@@ -34,12 +35,12 @@ class FlexBackend(NumpyBackend):
         return super().unary(op, h, n, dtype)
 
     def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
-        if (dtype is not _F32 or op not in _BINARY or len(out_shape) > 6
-                or 0 in out_shape):  # flex_c rejects empty shapes
+        y = None
+        if dtype is _F32 and op in _BINARY:  # still None: empty, or more than 6 axes
+            y = f32.binary_flat(op, a, tuple(a_shape), b, tuple(b_shape))
+        if y is None:
             return super().binary(op, a, a_shape, b, b_shape, out_shape, dtype)
-        if not isinstance(b, np.ndarray):
-            b, b_shape = np.float32(b), ()
-        return f32.binary(op, a.reshape(a_shape), b.reshape(b_shape)).reshape(-1)
+        return y
 
     def reduce(self, op, h, shape, dim, dtype):
         if dtype is _F32 and op in _REDUCE and 0 not in shape:
@@ -78,6 +79,22 @@ class FlexBackend(NumpyBackend):
     # -- gradient fast paths for Autodiff (see burn.host.autodiff.helpers) --------------
     def conv2d_grad_input(self, g, g_shape, w, w_shape, x_shape, stride, padding, dilation,
                           groups):
+        o, cg, kh, kw = w_shape
+        reach = (dilation[0] * (kh - 1), dilation[1] * (kw - 1))
+        if tuple(stride) == (1, 1) and max(padding[:2]) <= reach[0] and \
+                max(padding[2:]) <= reach[1] and \
+                (x_shape[0] == 1 or x_shape[2] * x_shape[3] >= _WIDE_PIXELS):
+            # With stride 1 the input gradient is a forward convolution of g with the
+            # weights flipped in space and in / out channels swapped within each group,
+            # padded by what the forward padding left of each side's reach. For large
+            # images (or one) the forward kernel needs no im2col and is the faster one.
+            flipped = np.ascontiguousarray(
+                w.reshape(groups, o // groups, cg, kh, kw)[:, :, :, ::-1, ::-1]
+                .transpose(0, 2, 1, 3, 4)).reshape(groups * cg, o // groups, kh, kw)
+            pads = (reach[0] - padding[0], reach[0] - padding[1], reach[1] - padding[2],
+                    reach[1] - padding[3])
+            return f32.conv2d(g.reshape(g_shape), flipped, None, (1, 1), pads, dilation,
+                              groups).reshape(-1)
         return f32.conv2d_input_grad(x_shape, w.reshape(w_shape), g.reshape(g_shape), stride,
                                      padding, dilation, groups).reshape(-1)
 
@@ -106,7 +123,8 @@ class FlexBackend(NumpyBackend):
     # -- composite overrides (see burn.ops) ---------------------------------------------
     def batch_norm(self, x, running_mean, running_var, weight, bias, training, momentum,
                    eps):
-        """burn.batch_norm as one per-channel pass: (x - mean) * scale + bias."""
+        """burn.batch_norm as x * alpha + beta per channel, with alpha = weight / sqrt(var +
+        eps) and beta = bias - mean * alpha (PyTorch's CPU kernel does the same)."""
         n, c = x.shape[0], x.shape[1]
         h = x.handle.reshape(n, c, -1)
         if training:
@@ -118,16 +136,14 @@ class FlexBackend(NumpyBackend):
             var = h.var(axis=(0, 2), dtype=np.float64)
             _blend(running_mean, mean, momentum)
             _blend(running_var, var * (count / (count - 1)), momentum)
-            mean, scale, shift = _bn_columns(mean, var, weight, bias, eps)
+            alpha, beta = _bn_columns(mean, var, weight, bias, eps)
         elif running_mean is None or running_var is None:
             raise ValueError("batch_norm: running_mean and running_var are needed when not "
                              "training")
         else:
-            mean, scale, shift = _eval_columns(running_mean, running_var, weight, bias, eps)
-        y = np.subtract(h, mean)
-        y *= scale
-        if shift is not None:
-            y += shift
+            alpha, beta = _eval_columns(running_mean, running_var, weight, bias, eps)
+        y = np.multiply(h, alpha)
+        y += beta
         return burn.Tensor(y.reshape(-1), x.shape, x.dtype, x.device)
 
     def softmax(self, x, dim):
@@ -151,13 +167,15 @@ def _blend(running, batch, momentum):
 
 
 def _bn_columns(mean, var, weight, bias, eps):
-    """(mean, scale, shift) of a batch norm as float32 [c, 1] columns (shift may be None)."""
+    """(alpha, beta) of a batch norm as float32 [c, 1] columns, computed in float64."""
     c = mean.shape[0]
-    scale = np.float32(1.0) / np.sqrt(var.astype(np.float32) + np.float32(eps))
+    alpha = 1.0 / np.sqrt(var.astype(np.float64) + eps)
     if weight is not None:
-        scale = scale * weight.handle
-    shift = None if bias is None else bias.handle.reshape(c, 1)
-    return mean.astype(np.float32).reshape(c, 1), scale.reshape(c, 1), shift
+        alpha = alpha * weight.handle
+    beta = -mean * alpha
+    if bias is not None:
+        beta = beta + bias.handle
+    return (alpha.astype(np.float32).reshape(c, 1), beta.astype(np.float32).reshape(c, 1))
 
 
 _BN_EVAL = {}
@@ -166,16 +184,17 @@ _BN_EVAL = {}
 def _eval_columns(running_mean, running_var, weight, bias, eps):
     """_bn_columns of the running statistics, remembered while the same four arrays are the
     tensors' storage (tensors replace their storage when written, never change it)."""
-    arrays = tuple(None if t is None else t.handle
-                   for t in (running_mean, running_var, weight, bias))
-    key = tuple(id(a) for a in arrays) + (eps,)
+    m, v = running_mean.handle, running_var.handle
+    w = None if weight is None else weight.handle
+    b = None if bias is None else bias.handle
+    key = (id(m), id(v), id(w), id(b), eps)
     hit = _BN_EVAL.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], arrays)):
-        return hit[1]
+    if hit is not None and hit[0] is m and hit[1] is v and hit[2] is w and hit[3] is b:
+        return hit[4]
     if len(_BN_EVAL) > 1024:
         _BN_EVAL.clear()
-    cols = _bn_columns(arrays[0], arrays[1], weight, bias, eps)
-    _BN_EVAL[key] = (arrays, cols)
+    cols = _bn_columns(m, v, weight, bias, eps)
+    _BN_EVAL[key] = (m, v, w, b, cols)
     return cols
 
 

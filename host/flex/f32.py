@@ -62,8 +62,15 @@ class _Calls:
         return self.null if a is None else self.ffi.from_buffer("float[]", a)
 
 
+_DEFAULT = []  # the _Calls of host(), once asked for
+
+
 def _calls(lib):
-    lib = lib or host()
+    if lib is None:
+        if _DEFAULT:
+            return _DEFAULT[0]
+        _DEFAULT.append(_calls(host()))
+        return _DEFAULT[0]
     c = getattr(lib, "_f32_calls", None)
     if c is None:
         c = lib._f32_calls = _Calls(lib)
@@ -231,16 +238,20 @@ def unary(op, x, out=None, lib=None):
 
 
 def _broadcast_plan(k, a_shape, b_shape):
-    """(out shape, rank, dims, a strides, b strides) of a broadcasting binary op; the
-    C arrays are cached with the shapes."""
+    """(out shape, element count, rank, dims, a strides, b strides) of a broadcasting binary
+    op, or None when flex_c cannot do it (an empty result, more than 6 axes); the C arrays
+    are cached with the shapes."""
     key = ("b", a_shape, b_shape)
-    plan = k.blocks.get(key)
-    if plan is None:
+    plan = k.blocks.get(key, False)
+    if plan is False:
         shape = np.broadcast_shapes(a_shape, b_shape) or (1,)
-        if len(shape) > 6:
-            raise ValueError("flex binary: more than 6 axes: %s" % (shape,))
-        plan = (shape, len(shape), k.ints(shape), k.ints(_strides(a_shape, shape)),
-                k.ints(_strides(b_shape, shape)))
+        size = 1
+        for n in shape:
+            size *= n
+        plan = None
+        if len(shape) <= 6 and size:
+            plan = (shape, size, len(shape), k.ints(shape),
+                    k.ints(_strides(a_shape, shape)), k.ints(_strides(b_shape, shape)))
         k.blocks[key] = plan
     return plan
 
@@ -256,16 +267,33 @@ def _strides(shape, out_shape):
     return tuple(reversed(strides))
 
 
+def binary_flat(op, a, a_shape, b, b_shape, lib=None):
+    """BINARY op of flat float32 arrays viewed as `a_shape` and `b_shape` (b may be a
+    Python number, with b_shape ()), broadcast like numpy: the flat result, or None when
+    flex_c cannot do it (an empty result, more than 6 axes)."""
+    k = _calls(lib)
+    plan = _broadcast_plan(k, a_shape, b_shape)
+    if plan is None:
+        return None
+    _shape, size, rank, dims, sa, sb = plan
+    a = a if a.dtype == np.float32 and a.flags.c_contiguous else _f32(a)
+    b = np.array((b,), np.float32) if not isinstance(b, np.ndarray) else _f32(b)
+    y = np.empty(size, np.float32)
+    st = k.lib.flex_f32_binary(_BINARY_CODE[op], rank, dims, k.floats(a), a.size, sa,
+                               k.floats(b), b.size, sb, k.floats(y), size)
+    _check(st, "flex_f32_binary", lambda: "%s and %s" % (a_shape, b_shape))
+    return y
+
+
 def binary(op, a, b, lib=None):
     """Elementwise BINARY op with numpy broadcasting."""
-    k = _calls(lib)
     a, b = _f32(a), _f32(b)
-    shape, rank, dims, sa, sb = _broadcast_plan(k, a.shape, b.shape)
-    y = np.empty(shape, np.float32)
-    st = k.lib.flex_f32_binary(_BINARY_CODE[op], rank, dims, k.floats(a), a.size, sa,
-                               k.floats(b), b.size, sb, k.floats(y), y.size)
-    _check(st, "flex_f32_binary", lambda: "%s and %s" % (a.shape, b.shape))
-    return y
+    plan = _broadcast_plan(_calls(lib), a.shape, b.shape)
+    if plan is None:
+        raise ValueError("flex %s: cannot broadcast %s with %s (empty or more than 6 axes)"
+                         % (op, a.shape, b.shape))
+    return binary_flat(op, a.reshape(-1), a.shape, b.reshape(-1), b.shape, lib).reshape(
+        plan[0])
 
 
 def clamp(x, lo, hi, lib=None):

@@ -3,7 +3,8 @@
     model = use_flex(burn.load("kws.bst"))                      # host build, through cffi
     model = use_flex(burn.load(data), EmulatedLib("cortex-m0plus"))   # emulated Cortex-M0+
 
-Only the int8 kernels (and int8 pad / concat) move to C; the rest stay as they were. On
+Only the int8 kernels (and int8 pad / concat) move to C; the rest stay as they were, except
+that copies (the input and output copies, reshapes) become single buffer assignments. On
 the host each op's C arguments are converted on its first run and replayed afterwards: a
 step always passes the same arena views, weights and parameters.
 """
@@ -49,16 +50,33 @@ class _Replay:
     def __init__(self, lib, method):
         self.lib = lib
         self.method = method
-        self.prepared = None
+        self.name = None
+        self.again = None
 
     def __call__(self, *args):
-        if self.prepared is None:
+        again = self.again
+        if again is None:
             recorder = _Recorder(self.lib)
             getattr(GraphKernels(recorder), self.method)(*args)
-            self.prepared = recorder.prepared
+            self.name, self.again = recorder.prepared
             return
-        name, again = self.prepared
-        raise_for_status(name, again())
+        status = again()
+        if status:
+            raise_for_status(self.name, status)
+
+
+def _buffer_copy(plain):
+    """burn.graph.layout's copy(src, dst, size) as one buffer assignment where both buffers
+    expose `size` elements of the same format; `plain` (the kernel it replaces) otherwise,
+    which also reports bad sizes as before."""
+
+    def copy(src, dst, size):
+        try:
+            memoryview(dst)[:size] = memoryview(src)[:size]
+        except (TypeError, ValueError):
+            plain(src, dst, size)
+
+    return copy
 
 
 def use_flex(model, lib=None):
@@ -68,12 +86,16 @@ def use_flex(model, lib=None):
     kernels = GraphKernels(lib)
     moved = 0
     for step in model._steps:
-        name = _FLEX_KERNELS.get(_base_name(step.k))
+        base = _base_name(step.k)
+        name = _FLEX_KERNELS.get(base)
         if name is not None:
             if hasattr(kernels.lib, "prepare"):
                 step.k = _Replay(kernels.lib, name)
             else:
                 step.k = getattr(kernels, name)
             moved += 1
+        elif base in ("copy", "copy_s8"):
+            step.k = _buffer_copy(step.k)
+    model._copy = [_buffer_copy(copy) for copy in model._copy]
     model.flex_ops = moved
     return model

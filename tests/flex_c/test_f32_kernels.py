@@ -141,3 +141,27 @@ def test_bad_arguments_raise_clear_errors():
         f32.clamp(x, 1.0, -1.0)
     with pytest.raises(ValueError, match="flex gemm: inner dimensions differ"):
         f32.gemm(np.zeros((2, 3)), np.zeros((4, 5)))
+
+
+def test_conv2d_on_larger_images_matches_torch():
+    # Images of 128 pixels or more take the stride-1 path without im2col (padded copy, or
+    # the input itself without padding) or, strided, the per-image GEMM; depthwise its own.
+    rng = np.random.default_rng(5)
+    cases = [((1, 3, 20, 20), (8, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),
+             ((2, 8, 16, 12), (12, 8, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),
+             ((1, 4, 18, 17), (6, 2, 3, 2), (1, 1), (2, 0, 1, 3), (2, 1), 2),
+             ((1, 5, 24, 16), (7, 5, 3, 3), (2, 1), (1, 1, 1, 1), (1, 1), 1),
+             ((2, 6, 14, 14), (6, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 6)]
+    for x_shape, w_shape, stride, pad, dilation, groups in cases:
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        w = rng.standard_normal(w_shape).astype(np.float32)
+        b = rng.standard_normal(w_shape[0]).astype(np.float32)
+        tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+        ty = _torch_conv(tx, tw, torch.tensor(b), stride, pad, dilation, groups)
+        dy = rng.standard_normal(ty.shape).astype(np.float32)
+        ty.backward(torch.tensor(dy))
+        close(f32.conv2d(x, w, b, stride, pad, dilation, groups), ty, 1e-4, 1e-4)
+        close(f32.conv2d_input_grad(x_shape, w, dy, stride, pad, dilation, groups), tx.grad,
+              1e-4, 1e-4)
+        close(f32.conv2d_weight_grad(x, w_shape, dy, stride, pad, dilation, groups)[0],
+              tw.grad, 1e-4, 1e-4)

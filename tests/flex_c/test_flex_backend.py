@@ -73,3 +73,58 @@ def test_autodiff_over_flex_gives_numpys_gradients():
     assert dev.backend.name == "autodiff<flex>"
     for k in data:
         close(grads["flex"][k], grads["numpy"][k])
+
+
+def test_avg_pool_gradient_runs_in_flex_c_for_both_divisor_rules():
+    from burn.host.autodiff.helpers import pool_divisors
+
+    rng = np.random.default_rng(2)
+    x_shape, out_shape = (2, 3, 7, 6), (2, 3, 4, 4)
+    window = ((3, 2), (2, 2), (1, 1, 1, 1), (1, 1))
+    g = _rand(rng, out_shape)
+    for include in (True, False):
+        divisors = pool_divisors(x_shape, *window, out_shape, include)
+        close(FLEX.avg_pool_grad(g, divisors, x_shape, *window, out_shape),
+              NUMPY.avg_pool_grad(g, divisors, x_shape, *window, out_shape))
+    odd = [d + 1.0 for d in divisors]  # divisors of neither rule: the numpy fallback
+    close(FLEX.avg_pool_grad(g, odd, x_shape, *window, out_shape),
+          NUMPY.avg_pool_grad(g, odd, x_shape, *window, out_shape))
+
+
+def test_batch_norm_override_matches_the_composite():
+    import burn
+    from burn.host.convert import to_numpy, to_tensor
+
+    rng = np.random.default_rng(3)
+    data = {k: rng.standard_normal(s).astype(np.float32) + 3.0 for k, s in
+            [("x", (4, 3, 5, 2)), ("mean", (3,)), ("w", (3,)), ("b", (3,))]}
+    data["var"] = np.abs(data["mean"]) + 0.5
+    for training in (False, True):
+        out = {}
+        for dev in ("numpy", "flex"):
+            t = {k: to_tensor(v, dev) for k, v in data.items()}
+            y = burn.batch_norm(t["x"], t["mean"], t["var"], t["w"], t["b"], training, 0.3,
+                                1e-3)
+            out[dev] = [to_numpy(v) for v in (y, t["mean"], t["var"])]
+        assert training or np.array_equal(out["flex"][1], data["mean"])
+        for ours, theirs in zip(out["flex"], out["numpy"]):
+            close(ours, theirs)
+    assert not np.allclose(out["flex"][1], data["mean"])  # training moved the statistics
+
+
+def test_stride_one_input_gradient_as_a_convolution_matches_numpy():
+    rng = np.random.default_rng(4)
+    # (x shape, w shape, padding, dilation, groups): dilated, asymmetric and grouped; two
+    # large images; then the direct kernel's cases: a padding beyond the kernel's reach,
+    # 32 small images
+    cases = [((1, 4, 9, 7), (6, 2, 3, 2), (2, 0, 1, 1), (2, 1), 2),
+             ((2, 3, 12, 12), (5, 3, 3, 3), (1, 1, 1, 1), (1, 1), 1),
+             ((1, 2, 5, 5), (3, 2, 2, 2), (2, 2, 0, 0), (1, 1), 1),
+             ((32, 16, 4, 4), (32, 16, 3, 3), (1, 1, 1, 1), (1, 1), 1)]
+    for xs, ws, pad, dil, groups in cases:
+        oh = xs[2] + pad[0] + pad[1] - dil[0] * (ws[2] - 1)
+        ow = xs[3] + pad[2] + pad[3] - dil[1] * (ws[3] - 1)
+        gs = (xs[0], ws[0], oh, ow)
+        g, w = _rand(rng, gs), _rand(rng, ws)
+        args = (g, gs, w, ws, xs, (1, 1), pad, dil, groups)
+        close(FLEX.conv2d_grad_input(*args), NUMPY.conv2d_grad_input(*args))

@@ -52,9 +52,10 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
 #define FLEX_GEMM_NR 4
 #endif
 #endif
-/* Hot float32 loops are multi-versioned on x86-64 Linux GCC builds (x86-64-v3: AVX2 + FMA where the
- * CPU has them, else the baseline) and may contract a * b + c into one FMA. FLEX_INLINE
- * helpers are inlined into each version, so every version vectorizes them its own way. */
+/* Hot float32 loops are multi-versioned on x86-64 Linux GCC builds (x86-64-v3, i.e. AVX2
+ * and FMA, where the CPU has them, else the baseline) and may contract a * b + c into one
+ * FMA. FLEX_INLINE helpers are inlined into each version, so every version vectorizes them
+ * its own way. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(__SANITIZE_ADDRESS__)
 #define FLEX_CLONES \
@@ -65,9 +66,11 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
 #ifdef __GNUC__
 #define FLEX_INLINE static inline __attribute__((always_inline))
 #define FLEX_ALIGNED __attribute__((aligned(32)))
+#define FLEX_NOINLINE __attribute__((noinline)) /* keeps its stack buffers in its own frame */
 #else
 #define FLEX_INLINE static inline
 #define FLEX_ALIGNED
+#define FLEX_NOINLINE
 #endif
 /* Element (p, j) of a packed [kb x nb] block. */
 #define FLEX_PANEL(dst, kb, p, j)                                                     \
@@ -93,6 +96,12 @@ typedef void (*flex__pack_fn)(const void *ctx, int32_t p0, int32_t kb, int32_t j
 /* c[m, n] (row stride ldc) += A[m, k] @ B[k, n]; A[i, p] is a[i * a_rs + p * a_cs]. */
 void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
                     int32_t a_cs, flex__pack_fn pack, const void *ctx, float *c, int32_t ldc);
+/* The same with B read in place: row p of B is base[off[p] : off[p] + n]; A's rows are
+ * contiguous (a_cs 1). With `slack` the rows may be read up to FLEX_GEMM_NR - 1 floats
+ * past their end (those columns' results are dropped); without, never. */
+void flex__gemm_rows(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
+                     const float *base, const int32_t *off, int32_t slack, float *c,
+                     int32_t ldc);
 
 /* ---- TFLM / gemmlowp fixed point (common/fixedpoint.c) ---- */
 int32_t flex__srdhm(int32_t a, int32_t b);

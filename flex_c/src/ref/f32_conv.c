@@ -137,6 +137,19 @@ static const int32_t *tap_map(const conv_geom *g, int32_t taps, int32_t images,
     return map;
 }
 
+/* base[o], or +0.0f when o is -1 (padding), without a branch on the table (it mispredicts):
+ * a padding entry reads base[0] and masks the bits away. */
+FLEX_INLINE float map_load(const float *base, int32_t o) {
+    const int32_t pad = -(int32_t)(o < 0); /* all ones in the padding */
+    union {
+        float f;
+        int32_t i;
+    } v;
+    v.f = base[o & ~pad];
+    v.i &= ~pad;
+    return v.f;
+}
+
 /* out[0:count] = im2col row `tap` over pixels [q0, q0 + count). */
 FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t count,
                          float *out) {
@@ -146,8 +159,7 @@ FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t co
         const float *base = g->x + (q0 / g->pixels) * g->x_image;
         int32_t at = q0 % g->pixels, i;
         for (i = 0; i < count; i++) {
-            const int32_t o = m[at];
-            out[i] = o >= 0 ? base[o] : 0.0f;
+            out[i] = map_load(base, m[at]);
             if (++at == g->pixels) {
                 at = 0;
                 base += g->x_image;
@@ -466,17 +478,127 @@ static void depthwise_weight_grad(const flex_dims4 *in, const float *x, const fl
         }
 }
 
+/* ---- stride-1 convolution without im2col ----------------------------------------------
+ * With stride 1, tap (ic, ky, kx) of output (oy, ox) reads element (ic, oy + ky * dh,
+ * ox + kx * dw) of the zero-padded input. On a "wide" output grid with the padded rows'
+ * width wp (position j = oy * wp + ox) that is xp[ic * hp * wp + ky * dh * wp + kx * dw + j],
+ * so every row of the im2col matrix is one contiguous run of the padded input and the GEMM
+ * reads it in place (flex__gemm_rows). The wide grid's columns ox >= out_w are computed and
+ * dropped. Without padding the input itself is the padded input. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define WIDE_INPUT 32768 /* floats of padded input copy */
+#define WIDE_OUTPUT 32768 /* floats of wide output rows */
+#define WIDE_TAPS 4608
+#else
+#define WIDE_INPUT 1
+#define WIDE_OUTPUT 1
+#define WIDE_TAPS 1
+#endif
+
+typedef struct {
+    int32_t hp, wp, len; /* padded input plane; wide-grid positions holding an output */
+    int32_t copy;        /* whether the input needs a padded copy */
+    int32_t rows;        /* output channels per GEMM (their wide rows fit the scratch) */
+} wide_plan;
+
+static int wide_fits(const flex_dims4 *in, const flex_window *win, const conv_sizes *s,
+                     const flex_dims4 *out, wide_plan *w) {
+    if (win->stride_h != 1 || win->stride_w != 1 || s->taps > WIDE_TAPS)
+        return 0;
+    w->hp = out->h + (win->kernel_h - 1) * win->dilation_h;
+    w->wp = out->w + (win->kernel_w - 1) * win->dilation_w;
+    w->len = (out->h - 1) * w->wp + out->w;
+    w->copy = win->pad_top || win->pad_bottom || win->pad_left || win->pad_right;
+    if (w->copy && (int64_t)s->cg * w->hp * w->wp + FLEX_GEMM_NR > WIDE_INPUT)
+        return 0; /* the copy keeps FLEX_GEMM_NR floats of slack (flex__gemm_rows) */
+    w->rows = s->og; /* without dropped columns the GEMM writes y itself */
+    if (w->wp != out->w && (int64_t)s->og * w->len > WIDE_OUTPUT)
+        w->rows = WIDE_OUTPUT / w->len / 4 * 4; /* whole tiles of four rows */
+    return w->rows >= 1;
+}
+
+/* xp (cg planes of hp x wp, then FLEX_GEMM_NR floats of slack) = the group's input planes
+ * at the padding's offset, zeros elsewhere. */
+static void pad_planes(const float *x, int32_t cg, const flex_dims4 *in,
+                       const flex_window *win, const wide_plan *w, float *xp) {
+    int32_t c, r, col;
+    zero(xp, cg * w->hp * w->wp + FLEX_GEMM_NR);
+    for (c = 0; c < cg; c++)
+        for (r = 0; r < in->h; r++)
+            for (col = 0; col < in->w; col++)
+                xp[(c * w->hp + r + win->pad_top) * w->wp + col + win->pad_left] =
+                    x[(c * in->h + r) * in->w + col];
+}
+
+FLEX_NOINLINE static void wide_forward(const flex_dims4 *in, const float *x,
+                                       const float *weight, const flex_window *win,
+                                       int32_t groups, const flex_dims4 *out,
+                                       const conv_sizes *s, const wide_plan *w, float *y) {
+    float xp[WIDE_INPUT], tmp[WIDE_OUTPUT];
+    int32_t off[WIDE_TAPS];
+    const int32_t pixels = out->h * out->w, kk = win->kernel_h * win->kernel_w;
+    int32_t b, g, t, oc0, r, oy, ox;
+    for (t = 0; t < s->taps; t++)
+        off[t] = (t / kk) * w->hp * w->wp + (t % kk / win->kernel_w) * win->dilation_h * w->wp +
+                 (t % win->kernel_w) * win->dilation_w;
+    for (b = 0; b < in->n; b++)
+        for (g = 0; g < groups; g++) {
+            const float *xg = x + (b * in->c + g * s->cg) * in->h * in->w;
+            if (w->copy)
+                pad_planes(xg, s->cg, in, win, w, xp);
+            for (oc0 = 0; oc0 < s->og; oc0 += w->rows) {
+                const int32_t m = s->og - oc0 < w->rows ? s->og - oc0 : w->rows;
+                const int32_t first = g * s->og + oc0;
+                float *yb = y + (b * out->c + first) * pixels;
+                if (w->wp == out->w) { /* the wide grid is the output grid */
+                    flex__gemm_rows(m, w->len, s->taps, weight + first * s->taps, s->taps,
+                                    w->copy ? xp : xg, off, w->copy, yb, pixels);
+                    continue;
+                }
+                zero(tmp, m * w->len);
+                flex__gemm_rows(m, w->len, s->taps, weight + first * s->taps, s->taps,
+                                w->copy ? xp : xg, off, w->copy, tmp, w->len);
+                for (r = 0; r < m; r++)
+                    for (oy = 0; oy < out->h; oy++)
+                        for (ox = 0; ox < out->w; ox++)
+                            yb[r * pixels + oy * out->w + ox] +=
+                                tmp[r * w->len + oy * w->wp + ox];
+            }
+        }
+}
+
+/* The im2col forward pass (any stride) over the whole batch; y holds the bias already. */
+FLEX_NOINLINE static void gemm_forward(const float *x, const float *weight, int32_t groups,
+                                       const conv_sizes *s, conv_geom *geo, int32_t images,
+                                       float *y) {
+    float tmp[OC_BLOCK * FLEX_GEMM_NB];
+    int32_t map[MAP_MAX];
+    const int32_t total = images * geo->pixels;
+    int32_t g, oc0, q0;
+    geo->map = tap_map(geo, s->taps, images, map);
+    for (g = 0; g < groups; g++) {
+        geo->x = x + g * s->cg * geo->in_h * geo->in_w;
+        for (oc0 = 0; oc0 < s->og; oc0 += OC_BLOCK) {
+            const int32_t m = s->og - oc0 < OC_BLOCK ? s->og - oc0 : OC_BLOCK;
+            const int32_t first = g * s->og + oc0;
+            for (q0 = 0; q0 < total; q0 += FLEX_GEMM_NB)
+                forward_block(geo, weight + first * s->taps, m, s->taps,
+                              y + first * geo->pixels, q0,
+                              total - q0 < FLEX_GEMM_NB ? total - q0 : FLEX_GEMM_NB, tmp);
+        }
+    }
+}
+
 flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
                             const float *weight, size_t weight_len,
                             const float *bias, size_t bias_len,
                             const flex_window *win, int32_t groups,
                             const flex_dims4 *out_dims, float *y, size_t y_len) {
-    float tmp[OC_BLOCK * FLEX_GEMM_NB];
-    int32_t map[MAP_MAX];
-    int32_t b, g, oc, oc0, i, q0, total;
+    int32_t b, oc, i;
     conv_sizes s;
     conv_geom geo;
     wide_grid wide;
+    wide_plan plan;
     FLEX_TRY(check_conv(in_dims, x, x_len, weight, weight_len, win, groups, out_dims, y,
                         y_len));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_dims->c));
@@ -490,19 +612,11 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
         for (oc = 0; oc < out_dims->c; oc++)
             for (i = 0; i < geo.pixels; i++)
                 y[(b * out_dims->c + oc) * geo.pixels + i] = bias ? bias[oc] : 0.0f;
-    total = out_dims->n * geo.pixels;
-    geo.map = tap_map(&geo, s.taps, out_dims->n, map);
-    for (g = 0; g < groups; g++) {
-        geo.x = x + g * s.cg * geo.in_h * geo.in_w;
-        for (oc0 = 0; oc0 < s.og; oc0 += OC_BLOCK) {
-            const int32_t m = s.og - oc0 < OC_BLOCK ? s.og - oc0 : OC_BLOCK;
-            const int32_t first = g * s.og + oc0;
-            for (q0 = 0; q0 < total; q0 += FLEX_GEMM_NB)
-                forward_block(&geo, weight + first * s.taps, m, s.taps,
-                              y + first * geo.pixels, q0,
-                              total - q0 < FLEX_GEMM_NB ? total - q0 : FLEX_GEMM_NB, tmp);
-        }
-    }
+    if ((geo.pixels >= FLEX_GEMM_NB || out_dims->n == 1) &&
+        wide_fits(in_dims, win, &s, out_dims, &plan))
+        wide_forward(in_dims, x, weight, win, groups, out_dims, &s, &plan, y);
+    else
+        gemm_forward(x, weight, groups, &s, &geo, out_dims->n, y);
     return FLEX_OK;
 }
 

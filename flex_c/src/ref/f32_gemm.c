@@ -4,25 +4,30 @@
  * hosts the full tiles use the compilers' vector types (eight floats: two AVX registers per
  * row of the tile); elsewhere, and for the last rows, a plain C tile. B's packing is a
  * callback, so convolutions can pack im2col columns straight from the image without
- * materialising them (flex__gemm_acc). */
+ * materialising them (flex__gemm_acc); flex__gemm_rows skips packing for a B whose rows lie
+ * in memory at given offsets. */
 #include "../common/internal.h"
 
 #define MR 4
 #define NR FLEX_GEMM_NR
 #define PACK_STRIDE(kb) ((kb) * NR)
 
-/* c[0:mr, 0:nr] += a[0:mr, 0:kb] @ panel[0:kb, 0:NR] for mr <= MR, nr <= NR. */
+/* Row p of the B block a tile reads: panel row p, or base + b_off[p] (flex__gemm_rows). */
+#define B_ROW(b, b_off, p) ((b_off) ? (b) + (b_off)[p] : (b) + (p) * NR)
+
+/* c[0:mr, 0:nr] += a[0:mr, 0:kb] @ B[0:kb, 0:NR] for mr <= MR, nr <= NR (B_ROW). */
 FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_t a_rs,
-                        int32_t a_cs, const float *panel, float *c, int32_t ldc) {
+                      int32_t a_cs, const float *panel, const int32_t *b_off, float *c,
+                      int32_t ldc) {
     float acc[MR][NR];
     int32_t r, j, p;
     for (r = 0; r < MR; r++)
         for (j = 0; j < NR; j++)
             acc[r][j] = 0.0f;
-    if (mr == MR) {
+    if (mr == MR && (!b_off || nr == NR)) {
         const float *a0 = a, *a1 = a + a_rs, *a2 = a + 2 * a_rs, *a3 = a + 3 * a_rs;
         for (p = 0; p < kb; p++) {
-            const float *b = panel + p * NR;
+            const float *b = B_ROW(panel, b_off, p);
             const float v0 = a0[p * a_cs], v1 = a1[p * a_cs];
             const float v2 = a2[p * a_cs], v3 = a3[p * a_cs];
             for (j = 0; j < NR; j++) {
@@ -33,11 +38,12 @@ FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_
             }
         }
     } else {
+        const int32_t width = b_off ? nr : NR; /* in place, a row may end at nr */
         for (p = 0; p < kb; p++) {
-            const float *b = panel + p * NR;
+            const float *b = B_ROW(panel, b_off, p);
             for (r = 0; r < mr; r++) {
                 const float v = a[r * a_rs + p * a_cs];
-                for (j = 0; j < NR; j++)
+                for (j = 0; j < width; j++)
                     acc[r][j] += v * b[j];
             }
         }
@@ -52,14 +58,16 @@ FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v8u __attribute__((vector_size(32), aligned(4))); /* unaligned access */
 
-/* c[0:MR, 0:nr] += a[0:MR, 0:kb] @ panel[0:kb, 0:16]; the panel is 32-byte aligned. */
+/* c[0:MR, 0:nr] += a[0:MR, 0:kb] @ B[0:kb, 0:16] (B_ROW). */
 FLEX_INLINE void vector_tile(int32_t nr, int32_t kb, const float *a, int32_t a_rs,
-                             int32_t a_cs, const float *panel, float *c, int32_t ldc) {
+                             int32_t a_cs, const float *panel, const int32_t *b_off,
+                             float *c, int32_t ldc) {
     const float *a0 = a, *a1 = a + a_rs, *a2 = a + 2 * a_rs, *a3 = a + 3 * a_rs;
     v8 c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};
     int32_t p, j;
     for (p = 0; p < kb; p++) {
-        const v8 b0 = *(const v8 *)(panel + p * NR), b1 = *(const v8 *)(panel + p * NR + 8);
+        const float *b = B_ROW(panel, b_off, p);
+        const v8 b0 = *(const v8u *)b, b1 = *(const v8u *)(b + 8);
         const float v0 = a0[p * a_cs], v1 = a1[p * a_cs];
         const float v2 = a2[p * a_cs], v3 = a3[p * a_cs];
         c00 += b0 * v0;
@@ -91,24 +99,35 @@ FLEX_INLINE void vector_tile(int32_t nr, int32_t kb, const float *a, int32_t a_r
 }
 #endif
 
+/* c[0:m, 0:nb] += a @ B, B packed (b_off NULL) or read in place (flex__gemm_rows); `wide`:
+ * a strip of B may be read 16 columns wide even where the rows end sooner. */
 FLEX_CLONES
 static void block(int32_t m, int32_t nb, int32_t kb, const float *a, int32_t a_rs,
-                  int32_t a_cs, const float *packed, float *c, int32_t ldc) {
+                  int32_t a_cs, const float *b, const int32_t *b_off, int32_t wide, float *c,
+                  int32_t ldc) {
     int32_t i, j;
     for (j = 0; j < nb; j += NR) {
-        const float *panel = packed + (j / NR) * PACK_STRIDE(kb);
+        const float *bj = b_off ? b + j : b + (j / NR) * PACK_STRIDE(kb);
         const int32_t nr = nb - j < NR ? nb - j : NR;
         for (i = 0; i < m; i += MR) {
 #ifdef VECTOR_TILE
-            if (m - i >= MR) {
-                vector_tile(nr, kb, a + i * a_rs, a_rs, a_cs, panel, c + i * ldc + j, ldc);
+            /* in place, a short strip loads 16 columns only where the rows allow it */
+            if (m - i >= MR && (!b_off || nr == NR || wide)) {
+                vector_tile(nr, kb, a + i * a_rs, a_rs, a_cs, bj, b_off, c + i * ldc + j,
+                            ldc);
                 continue;
             }
 #endif
-            tile(m - i < MR ? m - i : MR, nr, kb, a + i * a_rs, a_rs, a_cs, panel,
+            tile(m - i < MR ? m - i : MR, nr, kb, a + i * a_rs, a_rs, a_cs, bj, b_off,
                  c + i * ldc + j, ldc);
         }
     }
+}
+
+void flex__gemm_rows(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
+                     const float *base, const int32_t *off, int32_t slack, float *c,
+                     int32_t ldc) {
+    block(m, n, k, a, a_rs, 1, base, off, slack, c, ldc);
 }
 
 void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
@@ -128,7 +147,7 @@ void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_r
                     for (j = tail; j < NR; j++)
                         row[j] = 0.0f;
                 }
-            block(m, nb, kb, a + p0 * a_cs, a_rs, a_cs, packed, c + j0, ldc);
+            block(m, nb, kb, a + p0 * a_cs, a_rs, a_cs, packed, 0, 0, c + j0, ldc);
         }
     }
 }

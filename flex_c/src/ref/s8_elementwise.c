@@ -31,6 +31,28 @@ static flex_status check_binary(const flex_dims4 *in1_dims, const int8_t *in1, s
     return broadcast_strides(in2_dims, in2_len, out_dims, s2);
 }
 
+/* All checks of flex_s8_add; fills the broadcast strides. */
+static flex_status check_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                             const int8_t *output, size_t output_len, int32_t s1[4],
+                             int32_t s2[4]) {
+    FLEX_TRY(check_binary(in1_dims, in1, in1_len, in2_dims, in2, in2_len, out_dims, output,
+                          output_len, s1, s2));
+    if (!p)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__check_zero_point(-p->input1_offset));
+    FLEX_TRY(flex__check_zero_point(-p->input2_offset));
+    FLEX_TRY(flex__check_zero_point(p->output_offset));
+    FLEX_TRY(flex__check_shift(p->input1_shift));
+    FLEX_TRY(flex__check_shift(p->input2_shift));
+    FLEX_TRY(flex__check_shift(p->output_shift));
+    FLEX_TRY(flex__check_act(p->act_min, p->act_max));
+    if (p->left_shift < 0 || p->left_shift > 22)
+        return FLEX_E_PARAM;
+    return FLEX_OK;
+}
+
 static int8_t add_one(const flex_s8_add_params *p, int32_t a, int32_t b) {
     const int32_t x1 = (int32_t)((uint32_t)(p->input1_offset + a) << p->left_shift);
     const int32_t x2 = (int32_t)((uint32_t)(p->input2_offset + b) << p->left_shift);
@@ -53,19 +75,8 @@ flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in
                         const flex_s8_add_params *p,
                         const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t s1[4], s2[4], n, h, w, c;
-    FLEX_TRY(check_binary(in1_dims, in1, in1_len, in2_dims, in2, in2_len, out_dims, output,
-                          output_len, s1, s2));
-    if (!p)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(-p->input1_offset));
-    FLEX_TRY(flex__check_zero_point(-p->input2_offset));
-    FLEX_TRY(flex__check_zero_point(p->output_offset));
-    FLEX_TRY(flex__check_shift(p->input1_shift));
-    FLEX_TRY(flex__check_shift(p->input2_shift));
-    FLEX_TRY(flex__check_shift(p->output_shift));
-    FLEX_TRY(flex__check_act(p->act_min, p->act_max));
-    if (p->left_shift < 0 || p->left_shift > 22)
-        return FLEX_E_PARAM;
+    FLEX_TRY(check_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,
+                       output_len, s1, s2));
     for (n = 0; n < out_dims->n; n++)
         for (h = 0; h < out_dims->h; h++)
             for (w = 0; w < out_dims->w; w++)

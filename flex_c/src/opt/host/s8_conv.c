@@ -1,42 +1,137 @@
-/* Host (x86-64 / aarch64) int8 convolution: the receptive field of each output pixel is
- * gathered once into a contiguous patch (padding filled with the input zero point, which adds
- * nothing, exactly as TFLM skipping it), then each output channel is one dot product the
- * compiler vectorizes; the input offset enters once per channel as offset * sum(weights).
- * Depthwise convolution walks channels innermost (s8_depthwise_fast.h). Other shapes use the
- * reference kernels, renamed here. */
+/* Host (x86-64 / aarch64) int8 convolution and depthwise convolution, bit-identical to the
+ * reference kernels and written for the vectorizer (on x86-64 GCC builds the hot functions
+ * are cloned for AVX2, FLEX_CLONES):
+ *
+ * - conv2d (groups 1): each output pixel's receptive field is gathered once into an int16
+ *   patch of (input + input offset), padding 0, exactly as TFLM skipping it (a kernel row
+ *   inside the input is one contiguous run); weights are widened to int16 once per call, in
+ *   blocks of output channels that fit the stack. Patch and weight rows are zero-padded to
+ *   a multiple of the vector width, so every output channel is an int16 dot product without
+ *   a scalar tail (multiply-add of pairs into int32, four channels per pass over the patch).
+ *   |sum| <= taps * 255 * 128 < 2^31: exact.
+ * - depthwise (depth multiplier 1): channels innermost; the input offset enters once per
+ *   channel as offset * sum(weights) and taps outside the input read a row of zero points,
+ *   so each output pixel is one pass of multiply-adds over contiguous channels (a 3x3
+ *   window has its nine taps unrolled).
+ * - Requantization runs over each output pixel's row of channels (s8_requant.h).
+ *
+ * Other shapes use the reference kernels, renamed here. */
 #include "../../common/s8_checks.h"
+#include "s8_requant.h"
 
 #define flex_s8_conv2d flex__ref_s8_conv2d
 #define flex_s8_depthwise_conv2d flex__ref_s8_depthwise_conv2d
 #include "../../ref/s8_conv.c"
 #undef flex_s8_conv2d
 #undef flex_s8_depthwise_conv2d
-#include "../s8_depthwise_fast.h"
 
-#define PATCH_MAX 16384
-#define OC_MAX 1024
+#define PATCH_MAX 8192    /* int16 taps of one receptive field */
+#define OC_MAX 1024       /* output channels of conv2d */
+#define WIDE_MAX 32768    /* int16 weights widened at a time (64 KB of stack) */
+#define LANES 16          /* int16 lanes of the widest vectors: taps are padded to a multiple */
+#define DW_MAX_CHANNELS 1024
+#define DW_MAX_TAPS 64
 
-static void gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                   int32_t b, int32_t oy, int32_t ox, int8_t fill, int8_t *patch) {
+/* Patch of output pixel (b, oy, ox): (x + offset) per tap and channel, 0 outside. A kernel
+ * row wholly inside the input without dilation is one contiguous run. */
+FLEX_INLINE void gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                        int32_t b, int32_t oy, int32_t ox, int32_t offset,
+                        int16_t *restrict patch) {
+    const int32_t C = in->c, kw = win->kernel_w;
+    const int32_t ix0 = ox * win->stride_w - win->pad_left;
+    const int32_t row_inside = win->dilation_w == 1 && ix0 >= 0 && ix0 + kw <= in->w;
     int32_t ky, kx, i;
     for (ky = 0; ky < win->kernel_h; ky++) {
         const int32_t iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
-        for (kx = 0; kx < win->kernel_w; kx++) {
-            const int32_t ix = ox * win->stride_w - win->pad_left + kx * win->dilation_w;
-            const int inside = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w;
-            const int8_t *src = inside ? input + ((b * in->h + iy) * in->w + ix) * in->c : 0;
-            for (i = 0; i < in->c; i++)
-                patch[i] = inside ? src[i] : fill;
-            patch += in->c;
+        const int32_t row = (b * in->h + iy) * in->w;
+        if (iy < 0 || iy >= in->h) {
+            for (i = 0; i < kw * C; i++)
+                patch[i] = 0;
+        } else if (row_inside) {
+            const int8_t *restrict src = input + (row + ix0) * C;
+            for (i = 0; i < kw * C; i++)
+                patch[i] = (int16_t)(src[i] + offset);
+        } else {
+            for (kx = 0; kx < kw; kx++) {
+                const int32_t ix = ix0 + kx * win->dilation_w;
+                if (ix >= 0 && ix < in->w) {
+                    const int8_t *restrict src = input + (row + ix) * C;
+                    for (i = 0; i < C; i++)
+                        patch[kx * C + i] = (int16_t)(src[i] + offset);
+                } else {
+                    for (i = 0; i < C; i++)
+                        patch[kx * C + i] = 0;
+                }
+            }
         }
+        patch += kw * C;
     }
 }
 
-static int32_t dot(const int8_t *restrict x, const int8_t *restrict w, int32_t n) {
-    int32_t acc = 0, i;
-    for (i = 0; i < n; i++) /* |sum| < n * 2^14 <= 2^28: no overflow */
-        acc += x[i] * w[i];
-    return acc;
+/* acc[j] = patch . w[j] for `count` int16 rows of length k (a multiple of LANES, so the
+ * vectorized loop has no remainder), four rows per pass. */
+FLEX_INLINE void dot_rows(const int16_t *restrict patch, const int16_t *restrict w, int32_t k,
+                          int32_t count, int32_t *restrict acc) {
+    int32_t j = 0, i;
+    for (; j + 4 <= count; j += 4) {
+        const int16_t *restrict w0 = w + j * k, *restrict w1 = w0 + k;
+        const int16_t *restrict w2 = w1 + k, *restrict w3 = w2 + k;
+        int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (i = 0; i < k; i++) {
+            s0 += patch[i] * w0[i];
+            s1 += patch[i] * w1[i];
+            s2 += patch[i] * w2[i];
+            s3 += patch[i] * w3[i];
+        }
+        acc[j] = s0;
+        acc[j + 1] = s1;
+        acc[j + 2] = s2;
+        acc[j + 3] = s3;
+    }
+    for (; j < count; j++) {
+        const int16_t *restrict w0 = w + j * k;
+        int32_t s0 = 0;
+        for (i = 0; i < k; i++)
+            s0 += patch[i] * w0[i];
+        acc[j] = s0;
+    }
+}
+
+FLEX_CLONES
+static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                      const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                      const flex_window *win, const flex_s8_quant *q, const flex_dims4 *out,
+                      int8_t *output) {
+    int16_t patch[PATCH_MAX];
+    int16_t wide[WIDE_MAX];
+    int32_t acc[OC_MAX], left[OC_MAX], right[OC_MAX];
+    const int32_t taps = win->kernel_h * win->kernel_w * in->c, OC = out->c;
+    const int32_t k = (taps + LANES - 1) / LANES * LANES;
+    const int32_t block = WIDE_MAX / k < OC ? WIDE_MAX / k : OC;
+    int32_t o0, i, j, b, oy, ox;
+    flex__host_split_shifts(shift, OC, left, right);
+    for (i = taps; i < k; i++)
+        patch[i] = 0;
+    for (o0 = 0; o0 < OC; o0 += block) {
+        const int32_t count = OC - o0 < block ? OC - o0 : block;
+        int8_t *y = output + o0;
+        for (j = 0; j < count; j++) {
+            const int8_t *restrict w = filter + (o0 + j) * taps;
+            for (i = 0; i < taps; i++)
+                wide[j * k + i] = w[i];
+            for (; i < k; i++)
+                wide[j * k + i] = 0;
+        }
+        for (b = 0; b < out->n; b++)
+            for (oy = 0; oy < out->h; oy++)
+                for (ox = 0; ox < out->w; ox++) {
+                    gather(in, input, win, b, oy, ox, q->input_offset, patch);
+                    dot_rows(patch, wide, k, count, acc);
+                    flex__host_requant_row(acc, bias ? bias + o0 : 0, multiplier + o0,
+                                           left + o0, right + o0, count, q, y);
+                    y += OC;
+                }
+    }
 }
 
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
@@ -45,32 +140,101 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                            const int32_t *multiplier, const int32_t *shift, size_t quant_len,
                            const flex_window *win, int32_t groups, const flex_s8_quant *q,
                            const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    int8_t patch[PATCH_MAX];
-    int32_t base[OC_MAX];
-    int32_t k, oc, i, b, oy, ox;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
                                  output_len));
-    k = win->kernel_h * win->kernel_w * in_dims->c;
-    if (groups != 1 || k > PATCH_MAX || out_dims->c > OC_MAX)
+    if (groups != 1 || win->kernel_h * win->kernel_w * in_dims->c > PATCH_MAX - LANES ||
+        out_dims->c > OC_MAX)
         return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
                                    out_dims, output, output_len);
-    for (oc = 0; oc < out_dims->c; oc++) {
-        const int8_t *w = filter + oc * k;
-        int32_t sum = 0;
-        for (i = 0; i < k; i++)
-            sum += w[i];
-        base[oc] = FLEX_WADD(bias ? bias[oc] : 0, FLEX_WMUL(sum, q->input_offset));
+    conv_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
+    return FLEX_OK;
+}
+
+/* acc[c] = base[c] + sum over taps t of w[t * C + c] * x[t][c] (|sum| < 2^20; the bias in
+ * base wraps like TFLM's int32 accumulator): a 3x3 window in one pass over the channels,
+ * other windows one tap at a time. */
+FLEX_INLINE void dw_taps(const int8_t *const *x, const int8_t *restrict w,
+                         const int32_t *restrict base, int32_t taps, int32_t C,
+                         int32_t *restrict acc) {
+    int32_t t, c;
+    if (taps == 9) {
+        const int8_t *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
+        const int8_t *restrict x3 = x[3], *restrict x4 = x[4], *restrict x5 = x[5];
+        const int8_t *restrict x6 = x[6], *restrict x7 = x[7], *restrict x8 = x[8];
+        for (c = 0; c < C; c++)
+            acc[c] = FLEX_WADD(base[c], w[c] * x0[c] + w[C + c] * x1[c] +
+                               w[2 * C + c] * x2[c] + w[3 * C + c] * x3[c] +
+                               w[4 * C + c] * x4[c] + w[5 * C + c] * x5[c] +
+                               w[6 * C + c] * x6[c] + w[7 * C + c] * x7[c] +
+                               w[8 * C + c] * x8[c]);
+        return;
     }
-    for (b = 0; b < out_dims->n; b++)
-        for (oy = 0; oy < out_dims->h; oy++)
-            for (ox = 0; ox < out_dims->w; ox++) {
-                gather(in_dims, input, win, b, oy, ox, (int8_t)(-q->input_offset), patch);
-                for (oc = 0; oc < out_dims->c; oc++)
-                    *output++ = flex__s8_requant(FLEX_WADD(dot(patch, filter + oc * k, k),
-                                                           base[oc]),
-                                                 multiplier[oc], shift[oc], q);
+    for (c = 0; c < C; c++)
+        acc[c] = 0;
+    for (t = 0; t < taps; t++) {
+        const int8_t *restrict xt = x[t], *restrict wt = w + t * C;
+        for (c = 0; c < C; c++)
+            acc[c] += wt[c] * xt[c];
+    }
+    for (c = 0; c < C; c++)
+        acc[c] = FLEX_WADD(base[c], acc[c]);
+}
+
+FLEX_CLONES
+static void depthwise_fast(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                           const int32_t *bias, const int32_t *multiplier,
+                           const int32_t *shift, const flex_window *win,
+                           const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
+    int32_t acc[DW_MAX_CHANNELS], base[DW_MAX_CHANNELS];
+    int32_t left[DW_MAX_CHANNELS], right[DW_MAX_CHANNELS];
+    int8_t zero_row[DW_MAX_CHANNELS];
+    const int8_t *x[DW_MAX_TAPS];
+    const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
+    int32_t b, oy, ox, ky, kx, c, t;
+    flex__host_split_shifts(shift, C, left, right);
+    for (c = 0; c < C; c++) {
+        int32_t sum = 0;
+        for (t = 0; t < taps; t++)
+            sum += filter[t * C + c];
+        base[c] = FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(sum, q->input_offset));
+        zero_row[c] = (int8_t)(-q->input_offset);
+    }
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++)
+            for (ox = 0; ox < out->w; ox++) {
+                for (ky = 0, t = 0; ky < win->kernel_h; ky++) {
+                    const int32_t iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
+                    for (kx = 0; kx < win->kernel_w; kx++, t++) {
+                        const int32_t ix =
+                            ox * win->stride_w - win->pad_left + kx * win->dilation_w;
+                        x[t] = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w
+                                   ? input + ((b * in->h + iy) * in->w + ix) * C
+                                   : zero_row;
+                    }
+                }
+                dw_taps(x, filter, base, taps, C, acc);
+                flex__host_requant_row(acc, 0, multiplier, left, right, C, q, output);
+                output += C;
             }
+}
+
+flex_status flex_s8_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
+    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
+                                      bias_len, multiplier, shift, quant_len, win,
+                                      depth_multiplier, q, out_dims, output, output_len));
+    if (depth_multiplier != 1 || in_dims->c > DW_MAX_CHANNELS ||
+        win->kernel_h * win->kernel_w > DW_MAX_TAPS)
+        return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len,
+                                             bias, bias_len, multiplier, shift, quant_len,
+                                             win, depth_multiplier, q, out_dims, output,
+                                             output_len);
+    depthwise_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

@@ -1,0 +1,79 @@
+/* Host int8 ADD: the reference arithmetic (three MultiplyByQuantizedMultiplier per element)
+ * over contiguous runs of the innermost axis, in the vectorizable form of s8_requant.h, so
+ * that a run of 8 elements takes a few dozen vector instructions. MUL and the checks are
+ * the reference's, included here renamed. */
+#include "../../common/internal.h"
+#include "s8_requant.h"
+
+#define flex_s8_add flex__ref_s8_add
+#include "../../ref/s8_elementwise.c"
+#undef flex_s8_add
+
+/* out[i] = add_one(p, a[i * sa], b[i * sb]) for i < n. */
+FLEX_INLINE void add_run(const flex_s8_add_params *p, const int8_t *restrict a, int32_t sa,
+                         const int8_t *restrict b, int32_t sb, int32_t n,
+                         int8_t *restrict out) {
+    const int32_t off1 = p->input1_offset, off2 = p->input2_offset, ls = p->left_shift;
+    const int32_t m1 = p->input1_multiplier, l1 = p->input1_shift > 0 ? p->input1_shift : 0;
+    const int32_t r1 = p->input1_shift > 0 ? 0 : -p->input1_shift;
+    const int32_t m2 = p->input2_multiplier, l2 = p->input2_shift > 0 ? p->input2_shift : 0;
+    const int32_t r2 = p->input2_shift > 0 ? 0 : -p->input2_shift;
+    const int32_t mo = p->output_multiplier, lo = p->output_shift > 0 ? p->output_shift : 0;
+    const int32_t ro = p->output_shift > 0 ? 0 : -p->output_shift;
+    const int32_t offset = p->output_offset, act_min = p->act_min, act_max = p->act_max;
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const int32_t x1 = (int32_t)((uint32_t)(off1 + a[i * sa]) << ls);
+        const int32_t x2 = (int32_t)((uint32_t)(off2 + b[i * sb]) << ls);
+        const int32_t sum = FLEX_WADD(flex__host_mbqm(x1, m1, l1, r1),
+                                      flex__host_mbqm(x2, m2, l2, r2));
+        const int32_t v = FLEX_WADD(flex__host_mbqm(sum, mo, lo, ro), offset);
+        out[i] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
+    }
+}
+
+/* Whether strides s (0 on broadcast axes) read a tensor of out's shape densely. */
+static int dense(const int32_t s[4], const flex_dims4 *out) {
+    const int32_t d[4] = {out->n, out->h, out->w, out->c};
+    int32_t i, step = 1;
+    for (i = 3; i >= 0; i--) {
+        if (d[i] > 1 && s[i] != step)
+            return 0;
+        step *= d[i];
+    }
+    return 1;
+}
+
+FLEX_CLONES
+static void add_fast(const flex_s8_add_params *p, const int8_t *in1, const int32_t s1[4],
+                     const int8_t *in2, const int32_t s2[4], const flex_dims4 *out,
+                     int8_t *output) {
+    const int32_t C = out->c;
+    int32_t n, h, w;
+    if (dense(s1, out) && dense(s2, out)) {
+        add_run(p, in1, 1, in2, 1, out->n * out->h * out->w * C, output);
+        return;
+    }
+    for (n = 0; n < out->n; n++)
+        for (h = 0; h < out->h; h++)
+            for (w = 0; w < out->w; w++) {
+                const int8_t *a = in1 + n * s1[0] + h * s1[1] + w * s1[2];
+                const int8_t *b = in2 + n * s2[0] + h * s2[1] + w * s2[2];
+                if (s1[3] == 1 && s2[3] == 1)
+                    add_run(p, a, 1, b, 1, C, output);
+                else
+                    add_run(p, a, s1[3], b, s2[3], C, output);
+                output += C;
+            }
+}
+
+flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                        const flex_s8_add_params *p,
+                        const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    int32_t s1[4], s2[4];
+    FLEX_TRY(check_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,
+                       output_len, s1, s2));
+    add_fast(p, in1, s1, in2, s2, out_dims, output);
+    return FLEX_OK;
+}

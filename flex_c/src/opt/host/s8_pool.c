@@ -1,0 +1,57 @@
+/* Host int8 average pool: channels innermost, so each window cell adds a contiguous row of
+ * channels to the int32 sums (|sum| <= 2^16 * 128: exact) before the reference's rounded
+ * division. Max pool and MEAN are the reference's, included here renamed. */
+#include "../../common/internal.h"
+
+#define flex_s8_avg_pool2d flex__ref_s8_avg_pool2d
+#include "../../ref/s8_pool.c"
+#undef flex_s8_avg_pool2d
+
+#define POOL_MAX_CHANNELS 1024
+
+FLEX_CLONES
+static void avg_pool_fast(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                          int32_t act_min, int32_t act_max, const flex_dims4 *out,
+                          int8_t *output) {
+    int32_t acc[POOL_MAX_CHANNELS];
+    const int32_t C = in->c;
+    int32_t b, oy, ox, c, y, x;
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++)
+            for (ox = 0; ox < out->w; ox++) {
+                const int32_t y0 = oy * win->stride_h - win->pad_top;
+                const int32_t x0 = ox * win->stride_w - win->pad_left;
+                const int32_t ys = y0 < 0 ? 0 : y0;
+                const int32_t xs = x0 < 0 ? 0 : x0;
+                const int32_t ye = y0 + win->kernel_h < in->h ? y0 + win->kernel_h : in->h;
+                const int32_t xe = x0 + win->kernel_w < in->w ? x0 + win->kernel_w : in->w;
+                const int32_t count = (ye - ys) * (xe - xs);
+                for (c = 0; c < C; c++)
+                    acc[c] = 0;
+                for (y = ys; y < ye; y++)
+                    for (x = xs; x < xe; x++) {
+                        const int8_t *restrict row = input + ((b * in->h + y) * in->w + x) * C;
+                        for (c = 0; c < C; c++)
+                            acc[c] += row[c];
+                    }
+                for (c = 0; c < C; c++) {
+                    const int32_t s = acc[c];
+                    const int32_t v = s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
+                    *output++ = (int8_t)flex__clamp(v, act_min, act_max);
+                }
+            }
+}
+
+flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                               size_t input_len, const flex_window *win,
+                               int32_t act_min, int32_t act_max,
+                               const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
+                        output_len));
+    if (in_dims->c > POOL_MAX_CHANNELS) {
+        pool(in_dims, input, win, act_min, act_max, out_dims, output, 0);
+        return FLEX_OK;
+    }
+    avg_pool_fast(in_dims, input, win, act_min, act_max, out_dims, output);
+    return FLEX_OK;
+}

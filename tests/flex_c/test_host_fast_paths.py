@@ -1,0 +1,160 @@
+"""The host build's vectorized int8 paths (int16 patch dot products in blocks of output
+channels, channel-innermost depthwise and average pool, per-channel requantization rows, ADD
+over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
+build, which has no optimized kernels, run in unicorn; shapes and parameters are chosen to
+reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
+accumulators, no bias)."""
+
+import numpy as np
+import pytest
+
+from burn.host.flex.binding import Struct, host
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.graph_kernels import dims, window
+
+INT32_MIN = -(1 << 31)
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return EmulatedLib("cortex-m4f")
+
+
+def _quant(rng, oc, edges):
+    """Per-channel multipliers, shifts and biases: TFLM-like, or with `edges` also shifts
+    over the whole range, any multiplier, biases that wrap the accumulator and channels
+    whose shifted accumulator and multiplier can both be INT32_MIN (the saturating case)."""
+    mult = rng.integers(1 << 30, 1 << 31, oc, dtype=np.int64)
+    shift = rng.integers(-12, -4, oc)
+    bias = rng.integers(-5000, 5000, oc)
+    if edges:
+        kinds = rng.integers(0, 5, oc)
+        shift = np.where(kinds == 1, rng.integers(-31, 32, oc), shift)
+        mult = np.where(kinds == 2, rng.integers(INT32_MIN, 1 << 31, oc), mult)
+        bias = np.where(kinds == 3, rng.integers(INT32_MIN, 1 << 31, oc), bias)
+        mult = np.where(kinds == 4, INT32_MIN, mult)
+        shift = np.where(kinds == 4, 31, shift)
+    return mult.astype(np.int32), shift.astype(np.int32), bias.astype(np.int32)
+
+
+def _q(rng, edges):
+    """Offsets and clamps; with `edges` the output offset is 0, the one offset for which a
+    saturated INT32_MAX and a wrapped INT32_MIN clamp differently."""
+    out_offset = 0 if edges else int(rng.integers(-20, 20))
+    return Struct("flex_s8_quant", (int(rng.integers(-127, 129)), out_offset,
+                                    int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+
+
+def _same(ref, name, args, out):
+    """Run `name` on the host and on the reference build: both succeed, outputs equal."""
+    results = []
+    for lib in (host(), ref):
+        out[...] = 0
+        assert lib.call(name, args) == 0
+        results.append(out.copy())
+    bad = np.nonzero(results[0] != results[1])[0]
+    assert bad.size == 0, (name, int(bad[0]), results[0][bad[:8]], results[1][bad[:8]])
+
+
+def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1):
+    oh = (ih + 2 * pad - dil * (kh - 1) - 1) // stride + 1
+    ow = (iw + 2 * pad - dil * (kw - 1) - 1) // stride + 1
+    x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
+    w = rng.integers(-128, 128, oc * kh * kw * ic // groups, dtype=np.int8)
+    for edges, with_bias in ((False, True), (True, True), (False, False)):
+        mult, shift, bias = _quant(rng, oc, edges)
+        bias = bias if with_bias else None
+        y = np.zeros(n * oh * ow * oc, np.int8)
+        _same(ref, "flex_s8_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, w, w.size, bias, oc * with_bias, mult, shift, oc,
+            window(ih, iw, oh, ow, kh, kw, stride, stride, dil, dil, pad, pad), groups,
+            _q(rng, edges), dims(n, oh, ow, oc), y, y.size], y)
+
+
+@pytest.mark.parametrize("shape", [
+    (1, 5, 5, 64, 64, 1, 1, 1, 0),      # pointwise, taps a multiple of the vector
+    (1, 13, 10, 1, 16, 10, 4, 2, 4),    # one input channel, 10x4 stride 2: rows and borders
+    (2, 7, 6, 3, 16, 3, 3, 1, 1),       # three channels, 27 taps padded to 32
+    (1, 9, 8, 16, 32, 3, 3, 2, 1),      # stride 2
+    (1, 7, 7, 5, 7, 3, 3, 1, 2, 2),     # dilation 2 (per-column gather), 7 output channels
+    (1, 4, 4, 96, 40, 3, 3, 1, 0),      # weights widened in two blocks of output channels
+    (1, 6, 5, 6, 4, 3, 3, 1, 1, 1, 2),  # groups: the reference kernel
+])
+def test_conv_equals_reference(ref, shape):
+    _conv(ref, np.random.default_rng(sum(shape)), *shape)
+
+
+def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1):
+    oh = (ih + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    ow = (iw + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    oc = c * dm
+    x = rng.integers(-128, 128, n * ih * iw * c, dtype=np.int8)
+    w = rng.integers(-128, 128, k * k * oc, dtype=np.int8)
+    for edges, with_bias in ((False, True), (True, True), (False, False)):
+        mult, shift, bias = _quant(rng, oc, edges)
+        bias = bias if with_bias else None
+        y = np.zeros(n * oh * ow * oc, np.int8)
+        _same(ref, "flex_s8_depthwise_conv2d", [
+            dims(n, ih, iw, c), x, x.size, w, w.size, bias, oc * with_bias, mult, shift, oc,
+            window(ih, iw, oh, ow, k, k, stride, stride, dil, dil, pad, pad), dm, _q(rng, edges),
+            dims(n, oh, ow, oc), y, y.size], y)
+
+
+@pytest.mark.parametrize("shape", [
+    (1, 25, 5, 64, 3, 1, 1),     # the KWS layer: nine taps in one pass
+    (2, 7, 6, 13, 3, 2, 1),      # stride 2, channels not a multiple of the vector
+    (1, 9, 8, 24, 3, 1, 2, 2),   # dilation 2
+    (1, 6, 7, 20, 5, 1, 2),      # 5x5: one tap at a time
+    (1, 5, 5, 4, 3, 1, 1, 1, 2),  # depth multiplier 2: the reference kernel
+])
+def test_depthwise_equals_reference(ref, shape):
+    _depthwise(ref, np.random.default_rng(sum(shape)), *shape)
+
+
+def _add_params(rng, edges):
+    if not edges:
+        return (int(rng.integers(-127, 129)), int(rng.integers(1 << 30, 1 << 31)),
+                int(rng.integers(-3, 1)), int(rng.integers(-127, 129)),
+                int(rng.integers(1 << 30, 1 << 31)), int(rng.integers(-3, 1)), 20,
+                int(rng.integers(-128, 128)), int(rng.integers(1 << 30, 1 << 31)),
+                int(rng.integers(-20, -10)), -128, 127)
+    mults = [int(m) for m in rng.integers(INT32_MIN, 1 << 31, 3)]
+    mults[int(rng.integers(0, 3))] = INT32_MIN
+    shifts = [int(s) for s in rng.integers(-31, 32, 3)]
+    return (int(rng.integers(-127, 129)), mults[0], shifts[0], int(rng.integers(-127, 129)),
+            mults[1], shifts[1], int(rng.integers(0, 23)), int(rng.integers(-128, 128)),
+            mults[2], shifts[2], int(rng.integers(-128, 0)), int(rng.integers(0, 128)))
+
+
+@pytest.mark.parametrize("d1,d2", [
+    ((1, 8, 8, 16), (1, 8, 8, 16)),   # same shapes: one run over the whole tensor
+    ((2, 3, 5, 24), (1, 1, 1, 24)),   # per-channel second input: a run per pixel
+    ((1, 4, 5, 1), (1, 4, 5, 7)),     # first input broadcast along the channels
+    ((2, 3, 1, 9), (1, 3, 4, 9)),     # broadcast on outer axes
+])
+def test_add_equals_reference(ref, d1, d2):
+    rng = np.random.default_rng(sum(d1) + sum(d2))
+    out = tuple(max(a, b) for a, b in zip(d1, d2))
+    a = rng.integers(-128, 128, int(np.prod(d1)), dtype=np.int8)
+    b = rng.integers(-128, 128, int(np.prod(d2)), dtype=np.int8)
+    for edges in (False, True, True):
+        y = np.zeros(int(np.prod(out)), np.int8)
+        _same(ref, "flex_s8_add", [
+            dims(*d1), a, a.size, dims(*d2), b, b.size,
+            Struct("flex_s8_add_params", _add_params(rng, edges)), dims(*out), y, y.size], y)
+
+
+@pytest.mark.parametrize("shape", [
+    (1, 25, 5, 64, 25, 5, 1, 0),   # the KWS global average: one window of 125 cells
+    (2, 9, 7, 13, 3, 3, 2, 1),     # padded windows, clipped at the borders
+])
+def test_avg_pool_equals_reference(ref, shape):
+    n, ih, iw, c, kh, kw, stride, pad = shape
+    rng = np.random.default_rng(sum(shape))
+    oh, ow = (ih + 2 * pad - kh) // stride + 1, (iw + 2 * pad - kw) // stride + 1
+    x = rng.integers(-128, 128, n * ih * iw * c, dtype=np.int8)
+    y = np.zeros(n * oh * ow * c, np.int8)
+    win = window(ih, iw, oh, ow, kh, kw, stride, stride, 1, 1, pad, pad)
+    _same(ref, "flex_s8_avg_pool2d", [
+        dims(n, ih, iw, c), x, x.size, win, int(rng.integers(-128, -100)),
+        int(rng.integers(100, 128)), dims(n, oh, ow, c), y, y.size], y)
