@@ -151,6 +151,7 @@ def main():
     evt = open(int(sys.argv[2]), "wb")
     mount_flash(sys.argv[3], int(sys.argv[4]), sys.argv[5])
     user_globals = {"__name__": "__main__"}
+    version = sys.version.split("; ")[-1].encode()
     send(evt, ord("B"))
     try:
         run_file_if_exists("boot.py", user_globals)
@@ -158,8 +159,11 @@ def main():
             run_file_if_exists("main.py", user_globals)
     except KeyboardInterrupt:
         pass  # landed between the scripts
-    gc.collect()
-    send(evt, ord("R"), sys.version.split("; ")[-1].encode())
+    try:
+        gc.collect()
+    except KeyboardInterrupt:
+        pass  # landed just after the scripts
+    send(evt, ord("R"), version)
     while True:
         try:
             serve_next(cmd, evt, user_globals)

@@ -135,7 +135,11 @@ class Repl:
     def _feed_running(self, data):
         for byte in data:
             if byte == CTRL_C:
-                if self.state == EXEC or self.interruptible:
+                # One interrupt per program: the KeyboardInterrupt stops it, and a second
+                # one would land in the firmware's own bookkeeping after it (a board simply
+                # prints a second traceback; the unix port would lose the answer).
+                if self.interruptible:
+                    self.interruptible = False
                     self.port.interrupt()
             else:
                 self.queue.append(byte)  # for the REPL once the program has stopped
@@ -162,6 +166,7 @@ class Repl:
     def _run(self, kind, source, exec_kind):
         self.state = EXEC
         self.exec_kind = exec_kind
+        self.interruptible = True
         self.port.execute(kind, source)
 
     # ---- friendly REPL ----------------------------------------------------------------------
