@@ -1,7 +1,11 @@
 """Host float32 batch-1 inference of the MLPerf Tiny models' float versions (the burn.nn
-twins of benchmarks/float_models.py): burn on the flex and numpy backends against PyTorch CPU
-eager and onnxruntime (the same weights, exported with torch.onnx.export), each with one
-thread and with its default threads, side by side in one run.
+twins of benchmarks/float_models.py): burn's compiled path (the float `.bst` export run by
+burn.load + use_flex on flex_c's NHWC graph kernels), burn.nn eager on the flex and numpy
+backends, PyTorch CPU eager and onnxruntime (the same weights, exported with
+torch.onnx.export), each with one thread and with its default threads, side by side in one
+run. A twin the `.bst` exporter cannot trace (ResNet-8's residual blocks) is compiled from
+the MLPerf Tiny float TFLite model of the same architecture instead, when
+$BURN_MODELS_DIR (default ../shared/models) holds it: its time compares, its output does not.
 
     python benchmarks/float_inference.py [--rounds 30] [--calls 10] [--models kws_dscnn,resnet8]
 
@@ -18,6 +22,7 @@ Goals: flex <= 0.3x PyTorch eager and <= 1.0x onnxruntime (each at its faster se
 import argparse
 import os
 import statistics
+import tempfile
 import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
@@ -26,8 +31,46 @@ import onnxruntime as ort
 import torch
 from float_models import MODELS, burn_model, onnx_bytes, sample_input, torch_model
 
-import burn.host  # noqa: F401  (teaches burn.device() the host backends)
+import burn
+import burn.host  # (teaches burn.device() the host backends)
+from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
+from burn.host.export import ExportError, export_bst
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.tflite_import import import_tflite
+
+MODELS_DIR = os.environ.get("BURN_MODELS_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "models"))
+# the MLPerf Tiny float TFLite model of each twin's architecture
+TFLITE = {"kws_dscnn": "kws_ref_model_float32.tflite", "resnet8": "pretrainedResnet.tflite"}
+
+
+def bst_runner(name, twin, x):
+    """(label, run, output) of the float .bst of model `name` on flex_c (burn.load +
+    use_flex): the export of the burn twin, else the imported float TFLite model (output
+    None: other weights); None when neither is at hand."""
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).reshape(-1)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, name + ".bst")
+            export_bst(burn_model(name, twin), path, dtype="float32", sample_shape=x.shape[1:],
+                       tests=0)
+            with open(path, "rb") as f:
+                data = f.read()
+        label, same_weights = "flex .bst", True
+    except ExportError:
+        path = os.path.join(MODELS_DIR, TFLITE[name])
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            data = encode_bst(import_tflite(f.read(), tests=0))
+        label, same_weights = "flex .bst (%s)" % TFLITE[name], False
+    model = use_flex(burn.load(data))
+
+    def output():
+        return np.array(model.run(nhwc)) if same_weights else None
+
+    return label, (lambda: model.run(nhwc)), output
 
 
 def burn_runner(name, twin, x, device):
@@ -61,12 +104,15 @@ def ort_runner(data, x, threads):
 
 
 def contenders(name):
-    """[(label, run, output)] for model `name`, flex first."""
+    """[(label, run, output)] for model `name`: the flex .bst first (when there is one),
+    then burn eager, PyTorch, onnxruntime."""
     theirs = torch_model(name)
     x = sample_input(name)
     data = onnx_bytes(theirs, x)
     default = torch.get_num_threads()
-    rows = [("burn flex", *burn_runner(name, theirs, x, "flex")),
+    compiled = bst_runner(name, theirs, x)
+    rows = [compiled] if compiled else []
+    rows += [("burn flex", *burn_runner(name, theirs, x, "flex")),
             ("burn numpy", *burn_runner(name, theirs, x, "numpy")),
             ("torch eager, 1 thread", *torch_runner(theirs, x, 1)),
             ("torch eager, %d threads" % default, *torch_runner(theirs, x, default)),
@@ -92,18 +138,22 @@ def time_interleaved(runs, rounds, calls):
 
 
 def report(name, rows, times):
-    """Print one model's table; returns flex / (fastest torch, fastest onnxruntime)."""
-    ref = rows[2][2]()  # PyTorch, one thread
+    """Print one model's table: times as a ratio of the first row's (flex), and the goals."""
+    labels = [r[0] for r in rows]
+    at = {label: i for i, label in enumerate(labels)}
+    ref = rows[at["torch eager, 1 thread"]][2]()
     flex = times[0]
     print("\n%s  input %s" % (name, MODELS[name]))
-    print("  %-30s %12s %10s %12s" % ("engine", "median us", "flex/this", "max|diff|"))
+    print("  %-44s %12s %10s %12s" % ("engine", "median us", "flex/this", "max|diff|"))
     for (label, _run, output), t in zip(rows, times):
-        diff = float(np.max(np.abs(np.asarray(output()).reshape(ref.shape) - ref)))
-        print("  %-30s %12.1f %9.2fx %12.2e" % (label, t * 1e6, flex / t, diff))
-    best_torch = min(times[2], times[3])
-    best_ort = min(times[4], times[5])
-    print("  goal flex <= 0.3x torch eager: %.2fx (%s); <= 1.0x onnxruntime: %.2fx (%s)" % (
-        flex / best_torch, "met" if flex <= 0.3 * best_torch else "not met",
+        out = output()
+        diff = "-" if out is None else "%.2e" % float(
+            np.max(np.abs(np.asarray(out).reshape(ref.shape) - ref)))
+        print("  %-44s %12.1f %9.2fx %12s" % (label, t * 1e6, flex / t, diff))
+    best_torch = min(t for label, t in zip(labels, times) if label.startswith("torch"))
+    best_ort = min(t for label, t in zip(labels, times) if label.startswith("onnxruntime"))
+    print("  goal %s <= 0.3x torch eager: %.2fx (%s); <= 1.0x onnxruntime: %.2fx (%s)" % (
+        labels[0], flex / best_torch, "met" if flex <= 0.3 * best_torch else "not met",
         flex / best_ort, "met" if flex <= best_ort else "not met"))
 
 

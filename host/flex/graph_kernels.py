@@ -9,6 +9,7 @@ bytes or memoryviews; only their leading elements are used, as in burn.graph.
 import numpy as np
 
 from burn.host.flex.binding import PtrList, Struct, host, run
+from burn.host.flex.f32 import UNARY
 
 
 def view(buf, dtype, count):
@@ -56,8 +57,18 @@ def _i32(buf, n):
     return view(buf, np.int32, n)
 
 
+def _f32(buf, n):
+    return view(buf, np.float32, n)
+
+
+def _bias_f32(bias, n):
+    b = None if bias is None else _f32(bias, n)
+    return b, 0 if b is None else n
+
+
 class GraphKernels:
-    """burn.graph's int8 kernels (and the layout kernels) running in one flex_c build."""
+    """burn.graph's int8 and float32 kernels (and the layout kernels) running in one flex_c
+    build."""
 
     def __init__(self, lib=None):
         self.lib = lib or host()
@@ -210,6 +221,95 @@ class GraphKernels:
         y = view(out, dtype, outer * sum(sizes))
         self._run("flex_concat", [y.itemsize, len(xs), PtrList(xs), np.array(sizes, np.int32),
                                   outer, 1, y, y.size], "inner sizes %s" % (sizes,))
+
+    def conv_f32(self, inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
+                 stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act):
+        """float32 convolution with groups (burn.graph.f32_conv.conv_f32)."""
+        wn = oc * kh * kw * (ic // groups if groups else 0)
+        x, y = _f32(inp, n * ih * iw * ic), _f32(out, n * oh * ow * oc)
+        self._run("flex_f32_nhwc_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _f32(w, wn), wn, *_bias_f32(bias, oc),
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            groups, act, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d, groups %d" % (
+                (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
+
+    def depthwise_conv_f32(self, inp, w, bias, out, n, ih, iw, ic, oh, ow, depth_mult, kh, kw,
+                           stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act):
+        """float32 depthwise convolution (burn.graph.f32_depthwise_conv)."""
+        oc = ic * depth_mult
+        x, y = _f32(inp, n * ih * iw * ic), _f32(out, n * oh * ow * oc)
+        self._run("flex_f32_nhwc_depthwise_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _f32(w, kh * kw * oc), kh * kw * oc,
+            *_bias_f32(bias, oc),
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            depth_mult, act, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
+
+    def fully_connected_f32(self, inp, w, bias, out, batches, in_features, out_features, act):
+        """float32 fully connected (burn.graph.f32_fully_connected)."""
+        x, y = _f32(inp, batches * in_features), _f32(out, batches * out_features)
+        wv = _f32(w, out_features * in_features)
+        self._run("flex_f32_fully_connected", [
+            batches, in_features, out_features, x, x.size, wv, wv.size,
+            *_bias_f32(bias, out_features), act, y, y.size],
+            "%d x %d -> %d" % (batches, in_features, out_features))
+
+    def add_f32(self, a, b, out, size, b_size, act):
+        """float32 ADD with b broadcast along the innermost dims (burn.graph.f32_elementwise)."""
+        self._run("flex_f32_add_act", [size, _f32(a, size), _f32(b, b_size), b_size, act,
+                                       _f32(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def mul_f32(self, a, b, out, size, b_size, act):
+        """float32 MUL with b broadcast along the innermost dims (burn.graph.f32_elementwise)."""
+        self._run("flex_f32_mul_act", [size, _f32(a, size), _f32(b, b_size), b_size, act,
+                                       _f32(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def clamp_f32(self, inp, out, size, act):
+        """A lone float32 RELU / RELU6 / RELU_N1_TO_1 (burn.graph.f32_elementwise)."""
+        self._run("flex_f32_act", [size, _f32(inp, size), act, _f32(out, size)],
+                  "size %d" % size)
+
+    def _unary(self, op, inp, out, size):
+        self._run("flex_f32_unary", [op, size, _f32(inp, size), _f32(out, size)],
+                  "size %d" % size)
+
+    def logistic_f32(self, inp, out, size):
+        """float32 logistic (burn.graph.f32_elementwise)."""
+        self._unary(UNARY.index("sigmoid"), inp, out, size)
+
+    def tanh_f32(self, inp, out, size):
+        """float32 tanh (burn.graph.f32_elementwise)."""
+        self._unary(UNARY.index("tanh"), inp, out, size)
+
+    def _pool_f32(self, name, inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+                  pad_top, pad_left, act):
+        x, y = _f32(inp, n * ih * iw * c), _f32(out, n * oh * ow * c)
+        self._run(name, [dims(n, ih, iw, c), x, x.size,
+                         window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, 1, 1, pad_top,
+                                pad_left),
+                         act, dims(n, oh, ow, c), y, y.size],
+                  "input %s, output %s, window %dx%d" % ((n, ih, iw, c), (n, oh, ow, c), kh, kw))
+
+    def avg_pool_f32(self, *args):
+        """float32 average pool (burn.graph.f32_pool.avg_pool_f32 arguments)."""
+        self._pool_f32("flex_f32_nhwc_avg_pool2d", *args)
+
+    def max_pool_f32(self, *args):
+        """float32 max pool (burn.graph.f32_pool.max_pool_f32 arguments)."""
+        self._pool_f32("flex_f32_nhwc_max_pool2d", *args)
+
+    def mean_f32(self, inp, out, outer, reduce, inner):
+        """float32 MEAN over the middle axis (burn.graph.f32_mean)."""
+        x, y = _f32(inp, outer * reduce * inner), _f32(out, outer * inner)
+        self._run("flex_f32_mean", [outer, reduce, inner, x, x.size, y, y.size],
+                  "[%d, %d, %d]" % (outer, reduce, inner))
+
+    def softmax_f32(self, inp, out, rows, depth, beta):
+        """float32 softmax over the last axis (burn.graph.f32_softmax)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
+                  "[%d, %d]" % (rows, depth))
 
 
 def _is_float(buf):

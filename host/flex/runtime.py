@@ -1,9 +1,9 @@
-"""int8 `.bst` inference on flex_c: rebind a loaded model's kernels to the C ones.
+"""`.bst` inference on flex_c: rebind a loaded model's kernels (int8 and float32) to C ones.
 
     model = use_flex(burn.load("kws.bst"))                      # host build, through cffi
     model = use_flex(burn.load(data), EmulatedLib("cortex-m0plus"))   # emulated Cortex-M0+
 
-Only the int8 kernels (and int8 pad / concat) move to C; the rest stay as they were, except
+The int8 and float32 kernels (and pad / concat) move to C; the rest stay as they were, except
 that copies (the input and output copies, reshapes) become single buffer assignments. On
 the host each op's C arguments are converted on its first run and replayed afterwards: a
 step always passes the same arena views, weights and parameters.
@@ -20,6 +20,11 @@ _FLEX_KERNELS = {
     "softmax_s8": "softmax_s8", "logistic_s8": "logistic_s8", "tanh_s8": "tanh_s8",
     "quantize_s8": "quantize_s8", "dequantize_s8": "dequantize_s8",
     "requantize_s8": "requantize_s8", "pad_s8": "pad", "concat_s8": "concat",
+    "conv_f32": "conv_f32", "depthwise_conv_f32": "depthwise_conv_f32",
+    "fully_connected_f32": "fully_connected_f32", "add_f32": "add_f32", "mul_f32": "mul_f32",
+    "clamp_f32": "clamp_f32", "logistic_f32": "logistic_f32", "tanh_f32": "tanh_f32",
+    "avg_pool_f32": "avg_pool_f32", "max_pool_f32": "max_pool_f32", "mean_f32": "mean_f32",
+    "softmax_f32": "softmax_f32", "pad": "pad", "concat": "concat",
 }
 
 
@@ -80,8 +85,8 @@ def _buffer_copy(plain):
 
 
 def use_flex(model, lib=None):
-    """Make the int8 ops of `model` (a burn.load() result) run in flex_c library `lib` (the
-    host build by default); returns the model. Returns how many ops moved as
+    """Make the int8 and float32 ops of `model` (a burn.load() result) run in flex_c library
+    `lib` (the host build by default); returns the model. Returns how many ops moved as
     `model.flex_ops`."""
     kernels = GraphKernels(lib)
     moved = 0
