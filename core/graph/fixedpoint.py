@@ -66,6 +66,16 @@ def multiply_by_quantized_multiplier(x, mult, shift):
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, mult), -shift)
 
 
+def requantize_channel(acc, bias, mult, shift, c, out_zp, act_min, act_max):
+    """The epilogue of the plain conv, depthwise and fully connected kernels: output
+    channel c's int32 sum plus bias, requantized, shifted by the output zero point and
+    clamped to the fused activation range."""
+    v = multiply_by_quantized_multiplier(acc + bias[c], mult[c], shift[c]) + out_zp
+    if v < act_min:
+        return act_min
+    return act_max if v > act_max else v
+
+
 def quantize_multiplier(real):
     """TFLM QuantizeMultiplier: real ~= mult * 2**(shift - 31), mult in [2**30, 2**31)."""
     if real == 0.0:

@@ -3,7 +3,7 @@
 
 import sys
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import requantize_channel as _requantize
 
 
 def conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
@@ -37,12 +37,7 @@ def conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh,
                                 v = ((inp[ib + k] + 128) & 255) - 128
                                 q = ((w[wb + k] + 128) & 255) - 128
                                 acc += (v - in_zp) * q
-                    acc = _mbqm(acc + bias[c], mult[c], shift[c]) + out_zp
-                    if acc < act_min:
-                        acc = act_min
-                    elif acc > act_max:
-                        acc = act_max
-                    out[o] = acc
+                    out[o] = _requantize(acc, bias, mult, shift, c, out_zp, act_min, act_max)
                     o += 1
 
 

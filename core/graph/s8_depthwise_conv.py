@@ -4,7 +4,7 @@ TFLM DepthwiseConvPerChannel."""
 
 import sys
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import requantize_channel as _requantize
 
 
 def depthwise_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
@@ -33,12 +33,7 @@ def depthwise_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, o
                             v = ((inp[(row + ix) * ic + ci] + 128) & 255) - 128
                             q = ((w[(fy * kw + fx) * oc + c] + 128) & 255) - 128
                             acc += (v - in_zp) * q
-                    acc = _mbqm(acc + bias[c], mult[c], shift[c]) + out_zp
-                    if acc < act_min:
-                        acc = act_min
-                    elif acc > act_max:
-                        acc = act_max
-                    out[o] = acc
+                    out[o] = _requantize(acc, bias, mult, shift, c, out_zp, act_min, act_max)
                     o += 1
 
 
