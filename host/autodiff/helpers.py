@@ -200,18 +200,9 @@ class Inner:
                                (cg, o, kh, kw), F32)
         return self.inner.permute(out, (cg, o, kh, kw), (1, 0, 2, 3), F32)
 
-    def _pool_frame(self, x_shape, kernel, stride, padding, dilation, out_shape):
-        """Padded size covering every window, including ceil_mode's overhang."""
-        pt, pb, pl, pr = padding
-        need_h = (out_shape[2] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1
-        need_w = (out_shape[3] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1
-        pb = max(pb, need_h - x_shape[2] - pt)
-        pr = max(pr, need_w - x_shape[3] - pl)
-        return (pt, pb, pl, pr)
-
     def _windows(self, x_shape, kernel, stride, padding, dilation, out_shape):
         """(padded shape, padding, [(starts, steps)] per kernel offset in scan order)."""
-        pads = self._pool_frame(x_shape, kernel, stride, padding, dilation, out_shape)
+        pads = pool_frame(x_shape, kernel, stride, padding, dilation, out_shape[2:])
         n, c, h, w = x_shape
         padded = (n, c, h + pads[0] + pads[1], w + pads[2] + pads[3])
         offsets = []
@@ -259,6 +250,15 @@ class Inner:
             part = self.unslice(share, padded, starts, steps, out_shape)
             total = self.add(total, part, self.numel(padded))
         return self._crop(total, padded, pads, x_shape)
+
+
+def pool_frame(x_shape, kernel, stride, padding, dilation, out_hw):
+    """(top, bottom, left, right) padding that covers every window of an [n, c, h, w]
+    input, ceil_mode's overhang included."""
+    pt, pb, pl, pr = padding
+    need_h = (out_hw[0] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1
+    need_w = (out_hw[1] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1
+    return (pt, max(pb, need_h - x_shape[2] - pt), pl, max(pr, need_w - x_shape[3] - pl))
 
 
 def pool_divisors(x_shape, kernel, stride, padding, dilation, out_shape, count_include_pad):

@@ -10,7 +10,7 @@ import numpy as np
 from burn import backend as _backend
 from burn import dtype as _dt
 
-from ..autodiff.helpers import pool_divisors
+from ..autodiff.helpers import pool_divisors, pool_frame
 from . import numpy_conv as _conv
 from .blas import small_gemm
 
@@ -226,7 +226,7 @@ class NumpyBackend(_backend.Backend):
                count_include_pad, out_shape, dtype):
         xp = self.xp
         out_hw = out_shape[2:]
-        pads = _conv.pool_frame(x_shape, kernel, stride, padding, dilation, out_hw)
+        pads = pool_frame(x_shape, kernel, stride, padding, dilation, out_hw)
         if op == "max":
             fill = -np.inf if dtype.is_float else _dt_lo(dtype)
             xpad = _conv.padded(xp, x.reshape(x_shape), pads, fill)

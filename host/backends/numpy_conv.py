@@ -7,15 +7,8 @@ strided adds or one bincount, instead of the generic per-offset primitives.
 
 import numpy as np
 
+from ..autodiff.helpers import pool_frame
 from .blas import small_gemm
-
-
-def pool_frame(x_shape, kernel, stride, padding, dilation, out_hw):
-    """(top, bottom, left, right) padding that covers every window (ceil_mode included)."""
-    pt, pb, pl, pr = padding
-    need_h = (out_hw[0] - 1) * stride[0] + (kernel[0] - 1) * dilation[0] + 1
-    need_w = (out_hw[1] - 1) * stride[1] + (kernel[1] - 1) * dilation[1] + 1
-    return (pt, max(pb, need_h - x_shape[2] - pt), pl, max(pr, need_w - x_shape[3] - pl))
 
 
 def padded(xp, x, pads, fill):
