@@ -19,6 +19,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .log import metric_names
+
 
 def _clock(seconds):
     seconds = max(0, int(seconds))
@@ -161,13 +163,7 @@ class LiveDashboard:
 
     def metric_names(self):
         """Base metric names with a curve (e.g. loss, accuracy)."""
-        names = []
-        for row in self.rows:
-            for k in row:
-                for prefix in ("train_", "valid_"):
-                    if k.startswith(prefix) and k[len(prefix):] not in names:
-                        names.append(k[len(prefix):])
-        return names or ["loss"]
+        return metric_names(self.rows) or ["loss"]
 
     def _key(self, key):
         names = self.metric_names()

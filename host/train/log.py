@@ -52,3 +52,14 @@ def write_csv(run_dir, rows):
     for r in rows:
         w.writerow(r)
     write_text_atomic(os.path.join(run_dir, CSV), out.getvalue())
+
+
+def metric_names(rows):
+    """Base metric names that have a train_ or valid_ column, in first-seen order."""
+    names = []
+    for r in rows:
+        for k in r:
+            for prefix in ("train_", "valid_"):
+                if k.startswith(prefix) and k[len(prefix):] not in names:
+                    names.append(k[len(prefix):])
+    return names

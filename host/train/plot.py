@@ -6,17 +6,6 @@ from ..atomic import write_bytes_atomic
 from . import log
 
 
-def metric_pairs(rows):
-    """Base metric names that have a train_ or valid_ column, in first-seen order."""
-    names = []
-    for r in rows:
-        for k in r:
-            for prefix in ("train_", "valid_"):
-                if k.startswith(prefix) and k[len(prefix):] not in names:
-                    names.append(k[len(prefix):])
-    return names
-
-
 def plot_run(run_dir, out_dir=None):
     """Write one `<metric>.png` per metric into out_dir (default: run_dir); returns paths."""
     import io
@@ -33,7 +22,7 @@ def plot_run(run_dir, out_dir=None):
     out_dir = out_dir or run_dir
     os.makedirs(out_dir, exist_ok=True)
     paths = []
-    for name in metric_pairs(rows):
+    for name in log.metric_names(rows):
         fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
         for prefix, style in (("train_", "-o"), ("valid_", "-s")):
             pts = [(r["epoch"], r[prefix + name]) for r in rows if prefix + name in r]
