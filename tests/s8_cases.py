@@ -1,17 +1,12 @@
 """Random one-op int8 cases, each run in the tflite-micro interpreter for the expected result
-and through a kernel set with burn.graph's signatures (`burn.host.flex.graph_kernels`).
+and through a kernel set with burn.graph's signatures (burn.graph's own plain kernels in
+tests/oracle, the flex_c ones of `burn.host.flex.graph_kernels` in tests/flex_c).
 
 `make_cases(seed, count)` yields `Case`s; `case.run(k)` runs the op with kernel set `k` and
 returns the output as a flat numpy array, `case.want` is TFLM's flat output.
 """
 
-import os
-import sys
-
 import numpy as np
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
 from tflite_builder import ModelBuilder, run_tflm
 
 from burn.graph import fixedpoint as fp
@@ -34,7 +29,7 @@ def f32(v):
     return float(np.float32(v))
 
 
-def _s8(rng, shape):
+def s8(rng, shape):
     return rng.integers(-128, 128, size=shape, dtype=np.int8)
 
 
@@ -48,7 +43,7 @@ def _tflm(build, inputs):
     return run_tflm(mb.finish(ins, outs), inputs)[0]
 
 
-def _geometry(rng, k_max=3, dilate=True):
+def geometry(rng, k_max=3, dilate=True):
     """(ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, pt, pl) with a valid window."""
     while True:
         ih, iw, kh, kw = _int(rng, 1, 7), _int(rng, 1, 7), _int(rng, 1, k_max), _int(rng, 1, k_max)
@@ -64,7 +59,7 @@ def _geometry(rng, k_max=3, dilate=True):
 
 def conv_case(rng, depthwise=False):
     """CONV_2D with groups, or DEPTHWISE_CONV_2D with a depth multiplier."""
-    ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, pt, pl = _geometry(rng)
+    ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, pt, pl = geometry(rng)
     n = _int(rng, 1, 2)
     if depthwise:
         ic, groups, dm = _int(rng, 1, 4), 1, _int(rng, 1, 2)
@@ -77,7 +72,7 @@ def conv_case(rng, depthwise=False):
     w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
     out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(30, 120) * np.sqrt(k))
     out_zp, act = _int(rng, -128, 127), int(rng.choice(ACTS))
-    x = _s8(rng, (n, ih, iw, ic))
+    x = s8(rng, (n, ih, iw, ic))
     w = rng.integers(-127, 128, size=wshape, dtype=np.int8)
     bias = rng.integers(-3000, 3000, size=oc, dtype=np.int32)
 
@@ -123,7 +118,7 @@ def fc_case(rng):
     w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(fout if per_channel else 1)]
     out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(10, 60) * np.sqrt(fin))
     out_zp, act = _int(rng, -128, 127), int(rng.choice(ACTS))
-    x = _s8(rng, (batches, fin))
+    x = s8(rng, (batches, fin))
     w = rng.integers(-127, 128, size=(fout, fin), dtype=np.int8)
     bias = rng.integers(-3000, 3000, size=fout, dtype=np.int32)
 
@@ -162,7 +157,7 @@ def binary_case(rng, opname):
     scales.append(f32(product * rng.uniform(1.0, 3.0)))
     zps = [int(z) for z in rng.integers(-128, 128, size=3)]
     act = int(rng.choice(ACTS))
-    a, b = _s8(rng, shape), _s8(rng, bshape)
+    a, b = s8(rng, shape), s8(rng, bshape)
 
     def build(mb):
         ta = mb.tensor("a", shape, "int8", scale=scales[0], zero_point=zps[0])
@@ -190,10 +185,10 @@ def binary_case(rng, opname):
 
 def pool_case(rng, opname):
     """AVERAGE_POOL_2D or MAX_POOL_2D."""
-    ih, iw, kh, kw, sh, sw, _dh, _dw, same, oh, ow, pt, pl = _geometry(rng, dilate=False)
+    ih, iw, kh, kw, sh, sw, _dh, _dw, same, oh, ow, pt, pl = geometry(rng, dilate=False)
     n, c = _int(rng, 1, 2), _int(rng, 1, 4)
     scale, zp, act = f32(rng.uniform(0.01, 0.1)), _int(rng, -128, 127), int(rng.choice(ACTS))
-    x = _s8(rng, (n, ih, iw, c))
+    x = s8(rng, (n, ih, iw, c))
 
     def build(mb):
         tx = mb.tensor("x", x.shape, "int8", scale=scale, zero_point=zp)
@@ -225,7 +220,7 @@ def mean_case(rng):
     oshape = tuple(1 if i in axes else d for i, d in enumerate(shape))
     in_scale, out_scale = f32(rng.uniform(0.01, 0.1)), f32(rng.uniform(0.01, 0.1))
     in_zp, out_zp = (int(z) for z in rng.integers(-128, 128, size=2))
-    x = _s8(rng, shape)
+    x = s8(rng, shape)
 
     def build(mb):
         tx = mb.tensor("x", shape, "int8", scale=in_scale, zero_point=in_zp)
@@ -249,7 +244,7 @@ def softmax_case(rng):
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
     scale, zp = f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
     beta = f32(rng.choice([1.0, rng.uniform(0.2, 2.0)]))
-    x = _s8(rng, (rows, depth))
+    x = s8(rng, (rows, depth))
 
     def build(mb):
         tx = mb.tensor("x", x.shape, "int8", scale=scale, zero_point=zp)
@@ -357,7 +352,7 @@ def pad_case(rng):
     pads = [(_int(rng, 0, 2), _int(rng, 0, 2)) for _ in range(4)]
     oshape = tuple(d + b + a for d, (b, a) in zip(shape, pads))
     scale, zp = f32(rng.uniform(0.01, 0.1)), _int(rng, -128, 127)
-    x = _s8(rng, shape)
+    x = s8(rng, shape)
 
     def build(mb):
         tx = mb.tensor("x", shape, "int8", scale=scale, zero_point=zp)
@@ -386,7 +381,7 @@ def concat_case(rng):
     oshape = list(base)
     oshape[axis] = sum(s[axis] for s in shapes)
     scale, zp = f32(rng.uniform(0.01, 0.1)), _int(rng, -128, 127)
-    xs = [_s8(rng, s) for s in shapes]
+    xs = [s8(rng, s) for s in shapes]
     outer = int(np.prod(base[:axis]))
 
     def build(mb):
