@@ -7,24 +7,13 @@ Under CPython only the plain kernels exist, so only they are timed.
 """
 
 import sys
-import time
 from array import array
+
+from mp_clock import elapsed_us, now_us
 
 from burn.graph.s8_conv import conv_s8_fast, conv_s8_plain
 from burn.graph.s8_depthwise_conv import depthwise_conv_s8_fast, depthwise_conv_s8_plain
 from burn.graph.s8_fully_connected import fully_connected_s8_fast, fully_connected_s8_plain
-
-
-def _now_us():
-    if hasattr(time, "ticks_us"):
-        return time.ticks_us()
-    return int(time.perf_counter() * 1000000)
-
-
-def _elapsed_us(t0):
-    if hasattr(time, "ticks_diff"):
-        return time.ticks_diff(time.ticks_us(), t0)
-    return _now_us() - t0
 
 
 def _buf(n, seed):
@@ -68,10 +57,10 @@ def layers():
 
 def _time(fn, args, repeat):
     fn(*args)
-    t0 = _now_us()
+    t0 = now_us()
     for _ in range(repeat):
         fn(*args)
-    return _elapsed_us(t0) / repeat
+    return elapsed_us(t0) / repeat
 
 
 def main():

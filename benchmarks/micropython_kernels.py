@@ -8,22 +8,11 @@ for an RP2040). Under CPython only the plain kernels exist, so only they are tim
 """
 
 import gc
-import time
 from array import array
 
+from mp_clock import elapsed_us, now_us
+
 from burn.kernels import conv, matmul, pool
-
-
-def _now_us():
-    if hasattr(time, "ticks_us"):
-        return time.ticks_us()
-    return int(time.perf_counter() * 1000000)
-
-
-def _elapsed_us(t0):
-    if hasattr(time, "ticks_diff"):
-        return time.ticks_diff(time.ticks_us(), t0)
-    return _now_us() - t0
 
 
 def _buf(tc, n, seed):
@@ -65,9 +54,9 @@ def cases():
 def _time(fn, args, repeat):
     best = None
     for _ in range(repeat):
-        t0 = _now_us()
+        t0 = now_us()
         fn(*args)
-        dt = _elapsed_us(t0)
+        dt = elapsed_us(t0)
         best = dt if best is None or dt < best else best
     return best
 
