@@ -136,4 +136,35 @@ float flex__roundf(float x); /* half away from zero */
 float flex__inff(void);
 float flex__nanf(void);
 
+typedef struct {
+    int32_t y0, x0;     /* top-left corner in input coordinates (may be negative) */
+    int32_t clip_h, clip_w; /* window rows / cols inside the padded input (avg divisor) */
+    int32_t ys, ye, xs, xe; /* real rows / cols (no dilation), empty when ye <= ys */
+    int32_t real;           /* number of real elements (no dilation) */
+} flex__window_at;
+
+/* Where the window of output (oy, ox) lies in the input (pooling: no dilation). */
+static inline flex__window_at flex__locate(const flex_window *win, const flex_dims4 *in,
+                                           int32_t oy, int32_t ox) {
+    flex__window_at a;
+    int32_t end;
+    a.y0 = oy * win->stride_h - win->pad_top;
+    a.x0 = ox * win->stride_w - win->pad_left;
+    end = a.y0 + win->kernel_h;
+    a.clip_h = (end < in->h + win->pad_bottom ? end : in->h + win->pad_bottom) - a.y0;
+    end = a.x0 + win->kernel_w;
+    a.clip_w = (end < in->w + win->pad_right ? end : in->w + win->pad_right) - a.x0;
+    a.ys = a.y0 < 0 ? 0 : a.y0;
+    a.xs = a.x0 < 0 ? 0 : a.x0;
+    a.ye = a.y0 + win->kernel_h < in->h ? a.y0 + win->kernel_h : in->h;
+    a.xe = a.x0 + win->kernel_w < in->w ? a.x0 + win->kernel_w : in->w;
+    a.real = (a.ye > a.ys && a.xe > a.xs) ? (a.ye - a.ys) * (a.xe - a.xs) : 0;
+    return a;
+}
+
+/* s / count rounded half away from zero (average pooling). */
+static inline int32_t flex__round_div(int32_t s, int32_t count) {
+    return s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
+}
+
 #endif

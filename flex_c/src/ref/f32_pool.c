@@ -1,30 +1,6 @@
 /* float32 max / average pooling over NCHW windows and their gradients. */
 #include "../common/internal.h"
 
-typedef struct {
-    int32_t y0, x0;     /* top-left corner in input coordinates (may be negative) */
-    int32_t clip_h, clip_w; /* window rows / cols inside the padded input (avg divisor) */
-    int32_t ys, ye, xs, xe; /* real rows / cols (no dilation), empty when ye <= ys */
-    int32_t real;           /* number of real elements (no dilation) */
-} window_at;
-
-static window_at locate(const flex_window *win, const flex_dims4 *in, int32_t oy, int32_t ox) {
-    window_at a;
-    int32_t end;
-    a.y0 = oy * win->stride_h - win->pad_top;
-    a.x0 = ox * win->stride_w - win->pad_left;
-    end = a.y0 + win->kernel_h;
-    a.clip_h = (end < in->h + win->pad_bottom ? end : in->h + win->pad_bottom) - a.y0;
-    end = a.x0 + win->kernel_w;
-    a.clip_w = (end < in->w + win->pad_right ? end : in->w + win->pad_right) - a.x0;
-    a.ys = a.y0 < 0 ? 0 : a.y0;
-    a.xs = a.x0 < 0 ? 0 : a.x0;
-    a.ye = a.y0 + win->kernel_h < in->h ? a.y0 + win->kernel_h : in->h;
-    a.xe = a.x0 + win->kernel_w < in->w ? a.x0 + win->kernel_w : in->w;
-    a.real = (a.ye > a.ys && a.xe > a.xs) ? (a.ye - a.ys) * (a.xe - a.xs) : 0;
-    return a;
-}
-
 static flex_status check_pool(const flex_dims4 *in_dims, const void *x, size_t x_len,
                               const flex_window *win, const flex_dims4 *out_dims,
                               const void *y, size_t y_len) {
@@ -48,7 +24,7 @@ static flex_status check_avg(const flex_window *win, int32_t count_include_pad) 
 
 /* Index in the plane of the first maximum of a window, or -1 when it has no element. */
 static int32_t argmax(const float *plane, const flex_dims4 *in, const flex_window *win,
-                      window_at a) {
+                      flex__window_at a) {
     int32_t ky, kx, best = -1;
     float m = 0.0f;
     for (ky = 0; ky < win->kernel_h; ky++) {
@@ -116,7 +92,7 @@ FLEX_INLINE int32_t inside_at(const flex_dims4 *in, const flex_window *win, int3
 }
 
 /* Sum of the real elements of a window. */
-static float window_sum(const float *plane, const flex_dims4 *in, window_at a) {
+static float window_sum(const float *plane, const flex_dims4 *in, flex__window_at a) {
     int32_t y, x;
     float s = 0.0f;
     for (y = a.ys; y < a.ye; y++)
@@ -125,7 +101,7 @@ static float window_sum(const float *plane, const flex_dims4 *in, window_at a) {
     return s;
 }
 
-static float divisor(window_at a, int32_t count_include_pad) {
+static float divisor(flex__window_at a, int32_t count_include_pad) {
     return (float)(count_include_pad ? a.clip_h * a.clip_w : a.real);
 }
 
@@ -145,7 +121,7 @@ flex_status flex_f32_max_pool2d(const flex_dims4 *in_dims, const float *x, size_
                     *y++ = nan ? flex__nanf() : m;
                     continue;
                 }
-                i = argmax(plane, in_dims, win, locate(win, in_dims, oy, ox));
+                i = argmax(plane, in_dims, win, flex__locate(win, in_dims, oy, ox));
                 *y++ = i < 0 ? -flex__inff() : plane[i];
             }
     }
@@ -162,7 +138,7 @@ flex_status flex_f32_avg_pool2d(const flex_dims4 *in_dims, const float *x, size_
         const float *plane = x + p * in_dims->h * in_dims->w;
         for (oy = 0; oy < out_dims->h; oy++)
             for (ox = 0; ox < out_dims->w; ox++) {
-                const window_at a = locate(win, in_dims, oy, ox);
+                const flex__window_at a = flex__locate(win, in_dims, oy, ox);
                 const float s = window_sum(plane, in_dims, a);
                 const float d = divisor(a, count_include_pad);
                 *y++ = d > 0.0f ? s / d : 0.0f;
@@ -190,7 +166,7 @@ flex_status flex_f32_max_pool2d_grad(const flex_dims4 *in_dims, const float *x, 
                 const int32_t at = inside_at(in_dims, win, oy, ox);
                 const int32_t j = at >= 0 ? argmax_inside(plane, in_dims, win, at)
                                           : argmax(plane, in_dims, win,
-                                                   locate(win, in_dims, oy, ox));
+                                                   flex__locate(win, in_dims, oy, ox));
                 const float g = *dy++;
                 if (j >= 0)
                     dx[p * plane_in + j] += g;
@@ -212,7 +188,7 @@ flex_status flex_f32_avg_pool2d_grad(const flex_dims4 *in_dims, const flex_windo
         float *plane = dx + p * in_dims->h * in_dims->w;
         for (oy = 0; oy < out_dims->h; oy++)
             for (ox = 0; ox < out_dims->w; ox++) {
-                const window_at a = locate(win, in_dims, oy, ox);
+                const flex__window_at a = flex__locate(win, in_dims, oy, ox);
                 const float d = divisor(a, count_include_pad);
                 const float g = d > 0.0f ? *dy / d : 0.0f;
                 dy++;

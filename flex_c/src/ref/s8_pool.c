@@ -31,17 +31,11 @@ static void pool(const flex_dims4 *in, const int8_t *input, const flex_window *w
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++) {
-                const int32_t y0 = oy * win->stride_h - win->pad_top;
-                const int32_t x0 = ox * win->stride_w - win->pad_left;
-                const int32_t ys = y0 < 0 ? 0 : y0;
-                const int32_t xs = x0 < 0 ? 0 : x0;
-                const int32_t ye = y0 + win->kernel_h < in->h ? y0 + win->kernel_h : in->h;
-                const int32_t xe = x0 + win->kernel_w < in->w ? x0 + win->kernel_w : in->w;
-                const int32_t count = (ye - ys) * (xe - xs);
+                const flex__window_at a = flex__locate(win, in, oy, ox);
                 for (c = 0; c < out->c; c++) {
                     int32_t acc = is_max ? -128 : 0;
-                    for (y = ys; y < ye; y++)
-                        for (x = xs; x < xe; x++) {
+                    for (y = a.ys; y < a.ye; y++)
+                        for (x = a.xs; x < a.xe; x++) {
                             const int32_t v = input[((b * in->h + y) * in->w + x) * in->c + c];
                             if (!is_max)
                                 acc += v;
@@ -49,7 +43,7 @@ static void pool(const flex_dims4 *in, const int8_t *input, const flex_window *w
                                 acc = v;
                         }
                     if (!is_max)
-                        acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+                        acc = flex__round_div(acc, a.real);
                     *output++ = (int8_t)flex__clamp(acc, act_min, act_max);
                 }
             }

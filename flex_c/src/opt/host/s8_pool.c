@@ -19,24 +19,17 @@ static void avg_pool_fast(const flex_dims4 *in, const int8_t *input, const flex_
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++) {
-                const int32_t y0 = oy * win->stride_h - win->pad_top;
-                const int32_t x0 = ox * win->stride_w - win->pad_left;
-                const int32_t ys = y0 < 0 ? 0 : y0;
-                const int32_t xs = x0 < 0 ? 0 : x0;
-                const int32_t ye = y0 + win->kernel_h < in->h ? y0 + win->kernel_h : in->h;
-                const int32_t xe = x0 + win->kernel_w < in->w ? x0 + win->kernel_w : in->w;
-                const int32_t count = (ye - ys) * (xe - xs);
+                const flex__window_at a = flex__locate(win, in, oy, ox);
                 for (c = 0; c < C; c++)
                     acc[c] = 0;
-                for (y = ys; y < ye; y++)
-                    for (x = xs; x < xe; x++) {
+                for (y = a.ys; y < a.ye; y++)
+                    for (x = a.xs; x < a.xe; x++) {
                         const int8_t *restrict row = input + ((b * in->h + y) * in->w + x) * C;
                         for (c = 0; c < C; c++)
                             acc[c] += row[c];
                     }
                 for (c = 0; c < C; c++) {
-                    const int32_t s = acc[c];
-                    const int32_t v = s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
+                    const int32_t v = flex__round_div(acc[c], a.real);
                     *output++ = (int8_t)flex__clamp(v, act_min, act_max);
                 }
             }
