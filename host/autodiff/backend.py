@@ -10,9 +10,10 @@ these primitives, so they need no rules of their own.
 from burn import backend as _backend
 from burn import dtype as _dt
 
+from ..backends.window import pool_divisors
 from . import fused
 from .graph import Node, grad_enabled, run_backward
-from .helpers import Inner, pool_divisors
+from .helpers import Inner
 
 
 class Autodiff(_backend.Backend):

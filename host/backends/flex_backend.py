@@ -12,8 +12,8 @@ import numpy as np
 import burn
 from burn import backend as _backend
 from burn import dtype as _dt
-from burn.host.autodiff.helpers import pool_divisors
 from burn.host.backends.numpy_backend import NumpyBackend
+from burn.host.backends.window import pool_divisors
 from burn.host.flex import f32
 
 _F32 = _dt.float32

@@ -10,9 +10,9 @@ import numpy as np
 from burn import backend as _backend
 from burn import dtype as _dt
 
-from ..autodiff.helpers import pool_divisors, pool_frame
 from . import numpy_conv as _conv
 from .blas import small_gemm
+from .window import pool_divisors, pool_frame
 
 _NP = {
     _dt.float32: np.float32,

@@ -7,8 +7,8 @@ strided adds or one bincount, instead of the generic per-offset primitives.
 
 import numpy as np
 
-from ..autodiff.helpers import pool_frame
 from .blas import small_gemm
+from .window import pool_frame
 
 
 def padded(xp, x, pads, fill):

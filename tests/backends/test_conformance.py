@@ -22,7 +22,8 @@ import burn
 from burn import backend as _backend
 from burn.dtype import float32
 from burn.host.autodiff import autodiff_device
-from burn.host.autodiff.helpers import Inner, pool_divisors
+from burn.host.autodiff.helpers import Inner
+from burn.host.backends.window import pool_divisors
 
 PRIMITIVES = tuple(sorted(name for name, v in vars(_backend.Backend).items()
                           if callable(v) and not name.startswith("_")))

@@ -76,7 +76,7 @@ def test_autodiff_over_flex_gives_numpys_gradients():
 
 
 def test_avg_pool_gradient_runs_in_flex_c_for_both_divisor_rules():
-    from burn.host.autodiff.helpers import pool_divisors
+    from burn.host.backends.window import pool_divisors
 
     rng = np.random.default_rng(2)
     x_shape, out_shape = (2, 3, 7, 6), (2, 3, 4, 4)
