@@ -1,4 +1,5 @@
-"""The Cortex-M0+ kernels' special paths (patch gather, dot products over 1-4 rows, the
+"""The Cortex-M0+ kernels' special paths (patch gather, padded bands of input rows, dot
+products over 1-4 rows and paired dot products over packed rows and patches, the
 32-bit requantization and its fall-back, the 3x3 depthwise tile), run in the unicorn
 emulator, give the host build's output bit for bit on shapes and quantization parameters
 chosen to reach each path and its edges."""
@@ -48,11 +49,12 @@ def _same(m0, name, args, out):
     assert np.array_equal(results[0], results[1]), (name, results[0][:16], results[1][:16])
 
 
-def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in_zp=None):
+def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in_zp=None,
+          w_min=-127):
     eff_h, eff_w = dil * (kh - 1) + 1, dil * (kw - 1) + 1
     oh, ow = (ih + 2 * pad - eff_h) // stride + 1, (iw + 2 * pad - eff_w) // stride + 1
     x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
-    w = rng.integers(-127, 128, oc * kh * kw * ic, dtype=np.int8)
+    w = rng.integers(w_min, 128, oc * kh * kw * ic, dtype=np.int8)
     mult, shift, bias = _quant(rng, oc, wide)
     zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
     q = Struct("flex_s8_quant", (-zp, int(rng.integers(-20, 20)), -128, int(rng.integers(0, 128))))
@@ -64,11 +66,14 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
 
 
 @pytest.mark.parametrize("shape", [
-    (1, 5, 4, 8, 12, 1, 1, 1, 0, 1),    # pointwise: the input used in place
-    (1, 6, 5, 8, 9, 3, 3, 1, 1, 1),     # 3x3 same padding, word-copied runs, 8 + 1 rows
-    (2, 9, 6, 1, 7, 5, 2, 2, 2, 1),     # one input channel, byte runs, 4 + 2 + 1 rows
+    (1, 5, 4, 8, 12, 1, 1, 1, 0, 1),    # pointwise: the input packed in place
+    (1, 6, 5, 8, 9, 3, 3, 1, 1, 1),     # 3x3 same padding, a band of rows, 8 + 1 rows
+    (2, 9, 6, 1, 7, 5, 2, 2, 2, 1),     # one input channel, band rows of two
+    (1, 12, 6, 1, 10, 5, 4, 2, 2, 1),   # band rows of four, odd left padding
+    (1, 6, 6, 3, 5, 3, 3, 1, 1, 1),     # odd window rows: gathered, then packed
     (1, 7, 7, 3, 6, 3, 3, 1, 2, 2),     # dilation 2: per-column gather
     (1, 4, 4, 4, 37, 2, 2, 1, 0, 1),    # more output channels than one block
+    (1, 5, 5, 32, 6, 3, 3, 1, 1, 1),    # patches too long to pair: byte dot products
 ])
 def test_conv_equals_host(m0, shape):
     rng = np.random.default_rng(sum(shape))
@@ -79,6 +84,13 @@ def test_conv_requantization_edges_equal_host(m0):
     rng = np.random.default_rng(3)
     for wide in (True, True, "large"):
         _conv(m0, rng, 1, 4, 4, 5, 40, 3, 3, 1, 1, wide=wide)
+
+
+def test_conv_with_weight_minus_128_equals_host(m0):
+    """-128 weights could overflow a packed pair: such blocks take the byte dot products."""
+    rng = np.random.default_rng(11)
+    _conv(m0, rng, 1, 6, 5, 8, 9, 3, 3, 1, 1, w_min=-128)
+    _conv(m0, rng, 1, 5, 4, 8, 12, 1, 1, 1, 0, w_min=-128)
 
 
 def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1):

@@ -10,6 +10,7 @@
  * tile and line sums). */
 #include "m0_depthwise.h"
 #include "m0_dot.h"
+#include "m0_pairs.h"
 #include "m0_requant.h"
 
 #define flex_s8_conv2d flex__ref_s8_conv2d
@@ -24,6 +25,8 @@
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
 #define OC_BLOCK 32
+#define PAIR_K_MAX 192   /* longest patch the paired dot products take */
+#define PACKED_WORDS 512 /* packed filter rows of one block (2 KB) */
 
 typedef int32_t word_t __attribute__((may_alias));
 
@@ -86,6 +89,79 @@ static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const fle
     return patch;
 }
 
+/* The kernel_h input rows under output row (b, oy), padded: band row ky holds `width`
+ * pixels, input columns -pad_left onwards of row oy * stride_h - pad_top + ky *
+ * dilation_h, with `fill` outside the image. */
+static void fill_band(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                      int32_t b, int32_t oy, int32_t width, int8_t fill, int8_t *band) {
+    const int32_t C = in->c, in_h = in->h, in_w = in->w, pad_left = win->pad_left;
+    const int32_t y0 = oy * win->stride_h - win->pad_top, row = width * C;
+    const int32_t left = pad_left < width ? pad_left : width;
+    const int32_t end = pad_left + in_w < width ? pad_left + in_w : width;
+    const int8_t *image = input + b * in_h * in_w * C;
+    int32_t ky, iy;
+    for (ky = 0; ky < win->kernel_h; ky++, band += row) {
+        iy = y0 + ky * win->dilation_h;
+        if (iy < 0 || iy >= in_h) {
+            fill_run(band, fill, row);
+            continue;
+        }
+        fill_run(band, fill, left * C);
+        copy_run(band + left * C, image + (iy * in_w + left - pad_left) * C, (end - left) * C);
+        fill_run(band + end * C, fill, row - end * C);
+    }
+}
+
+/* Packs (m0_pairs.h) the patch whose rows of `row` elements (even) start at `x`, `stride`
+ * apart, into the `words` words of xp. */
+static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t stride,
+                            int32_t words, int32_t *xp) {
+    int32_t r, t, j = 0;
+    if (row % 4 == 0) {
+        for (r = 0; r < rows; r++, x += stride, j += row / 2)
+            flex__m0_pack4(x, xp + j, row);
+    } else {
+        for (r = 0; r < rows; r++, x += stride)
+            for (t = 0; t < row; t += 2)
+                xp[j++] = (int32_t)((uint32_t)x[t + 1] + ((uint32_t)x[t] << 16));
+    }
+    for (; j < words; j++)
+        xp[j] = 0;
+}
+
+/* Output channels [oc0, oc0 + nb) through the paired dot products, the filter block packed
+ * in wp. Where a window's rows are runs of an even number of inputs, the patches are packed
+ * from a padded band of input rows built once per output row (band: `band_bytes` bytes);
+ * otherwise each window is gathered, then packed. */
+static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                       const flex__m0_rq *rq, int all_fast, const int32_t *wp, int32_t oc0,
+                       int32_t nb, const flex_s8_quant *q, const flex_dims4 *out,
+                       int8_t *output, int8_t *band, int32_t band_bytes) {
+    const int32_t C = in->c, row = win->kernel_w * C, k = win->kernel_h * row;
+    const int32_t width = (out->w - 1) * win->stride_w + win->kernel_w;
+    const int32_t words = FLEX_M0_PAIR_WORDS(k), groups = (nb + 3) >> 2;
+    const int8_t fill = (int8_t)(-q->input_offset);
+    const int banded = win->dilation_w == 1 && row % 2 == 0 && k != C &&
+                       win->kernel_h * width * C <= band_bytes;
+    int32_t xp[FLEX_M0_PAIR_WORDS(PAIR_K_MAX)], acc[OC_BLOCK];
+    int32_t b, oy, ox;
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++) {
+            int8_t *o = output + (b * out->h + oy) * out->w * out->c + oc0;
+            if (banded)
+                fill_band(in, input, win, b, oy, width, fill, band);
+            for (ox = 0; ox < out->w; ox++, o += out->c) {
+                if (banded)
+                    pack_band_patch(band + ox * win->stride_w * C, win->kernel_h, row,
+                                    width * C, words, xp);
+                else
+                    flex__m0_pack_x(gather(in, input, win, b, oy, ox, fill, band), k, xp);
+                flex__m0_pair_dot(xp, wp, words, acc, groups);
+                flex__m0_requant_block(acc, rq, nb, all_fast, o, q);
+            }
+        }
+}
+
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
                            const int8_t *filter, size_t filter_len,
                            const int32_t *bias, size_t bias_len,
@@ -94,10 +170,11 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                            const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t patch_words[PATCH_MAX / 4]; /* word-aligned for copy_run */
     int8_t *patch = (int8_t *)patch_words;
+    int32_t wp[PACKED_WORDS];
     int all_fast;
     int32_t acc[OC_BLOCK];
     flex__m0_rq rq[OC_BLOCK];
-    int32_t k, oc0, nb, b, oy, ox;
+    int32_t k, oc0, nb, block, b, oy, ox;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
                                  output_len));
@@ -106,11 +183,20 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
         return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
                                    out_dims, output, output_len);
-    for (oc0 = 0; oc0 < out_dims->c; oc0 += OC_BLOCK) {
+    /* paired blocks: as many rows (a multiple of four, at least four) as wp holds */
+    block = k <= PAIR_K_MAX ? (PACKED_WORDS / FLEX_M0_PAIR_WORDS(k)) & ~3 : 0;
+    if (block < 4 || block > OC_BLOCK)
+        block = OC_BLOCK;
+    for (oc0 = 0; oc0 < out_dims->c; oc0 += nb) {
         const int8_t *w_block = filter + oc0 * k;
-        nb = out_dims->c - oc0 < OC_BLOCK ? out_dims->c - oc0 : OC_BLOCK;
+        nb = out_dims->c - oc0 < block ? out_dims->c - oc0 : block;
         all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
                                      multiplier + oc0, shift + oc0, 1, q);
+        if (k <= PAIR_K_MAX && flex__m0_pack_rows(w_block, k, nb, wp)) {
+            conv_pairs(in_dims, input, win, rq, all_fast, wp, oc0, nb, q, out_dims, output,
+                       patch, PATCH_MAX);
+            continue;
+        }
         for (b = 0; b < out_dims->n; b++)
             for (oy = 0; oy < out_dims->h; oy++)
                 for (ox = 0; ox < out_dims->w; ox++) {
