@@ -3,20 +3,6 @@
 
 #include "m0_requant.h"
 
-void flex__m0_rq_init(flex__m0_rq *r, int32_t base, int32_t multiplier, int32_t shift,
-                      const flex_s8_quant *q) {
-    const int32_t s = -shift;
-    r->base = base;
-    r->multiplier = multiplier;
-    r->raw_shift = shift;
-    r->m0 = multiplier & 0x7FF;
-    r->m1 = (multiplier >> 11) & 0x3FF;
-    r->m2 = multiplier >> 21;
-    /* s > 12 would overflow the nudge; s == 0 rounds once only (no sign term) */
-    r->shift = s >= 1 && s <= 12 ? 10 + s : 0;
-    r->nudge = r->shift ? (1 << 9) + (1 << (9 + s)) + q->output_offset * (1 << (10 + s)) : 0;
-}
-
 int flex__m0_rq_block(flex__m0_rq *rq, int32_t n, const int8_t *w, int32_t k,
                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                       int32_t quant_step, const flex_s8_quant *q) {

@@ -28,8 +28,19 @@ typedef struct {
     int32_t multiplier, raw_shift;
 } flex__m0_rq;
 
-void flex__m0_rq_init(flex__m0_rq *r, int32_t base, int32_t multiplier, int32_t shift,
-                      const flex_s8_quant *q);
+FLEX_INLINE void flex__m0_rq_init(flex__m0_rq *r, int32_t base, int32_t multiplier,
+                                  int32_t shift, const flex_s8_quant *q) {
+    const int32_t s = -shift;
+    r->base = base;
+    r->multiplier = multiplier;
+    r->raw_shift = shift;
+    r->m0 = multiplier & 0x7FF;
+    r->m1 = (multiplier >> 11) & 0x3FF;
+    r->m2 = multiplier >> 21;
+    /* s > 12 would overflow the nudge; s == 0 rounds once only (no sign term) */
+    r->shift = s >= 1 && s <= 12 ? 10 + s : 0;
+    r->nudge = r->shift ? (1 << 9) + (1 << (9 + s)) + q->output_offset * (1 << (10 + s)) : 0;
+}
 
 /* Records of n output channels whose weight rows (k each) start at w; bias, multiplier and
  * shift point at the first channel's (bias may be NULL; quant_step 0 repeats one multiplier
