@@ -26,6 +26,7 @@
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
 #define OC_BLOCK 32
 #define PAIR_K_MAX 192   /* longest patch the paired dot products take */
+#define PAIR_MIN_ROWS 8  /* fewest rows a paired block may have (unless it holds all) */
 #define PACKED_WORDS 512 /* packed filter rows of one block (2 KB) */
 
 typedef int32_t word_t __attribute__((may_alias));
@@ -171,7 +172,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     int32_t patch_words[PATCH_MAX / 4]; /* word-aligned for copy_run */
     int8_t *patch = (int8_t *)patch_words;
     int32_t wp[PACKED_WORDS];
-    int all_fast;
+    int all_fast, paired;
     int32_t acc[OC_BLOCK];
     flex__m0_rq rq[OC_BLOCK];
     int32_t k, oc0, nb, block, b, oy, ox;
@@ -183,16 +184,18 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
         return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
                                    out_dims, output, output_len);
-    /* paired blocks: as many rows (a multiple of four, at least four) as wp holds */
+    /* paired blocks: as many rows (a multiple of four) as wp holds, if that is at least
+     * PAIR_MIN_ROWS or every channel: each block repacks every patch */
     block = k <= PAIR_K_MAX ? (PACKED_WORDS / FLEX_M0_PAIR_WORDS(k)) & ~3 : 0;
-    if (block < 4 || block > OC_BLOCK)
+    paired = block >= PAIR_MIN_ROWS || (block >= 4 && block >= out_dims->c);
+    if (!paired || block > OC_BLOCK)
         block = OC_BLOCK;
     for (oc0 = 0; oc0 < out_dims->c; oc0 += nb) {
         const int8_t *w_block = filter + oc0 * k;
         nb = out_dims->c - oc0 < block ? out_dims->c - oc0 : block;
         all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
                                      multiplier + oc0, shift + oc0, 1, q);
-        if (k <= PAIR_K_MAX && flex__m0_pack_rows(w_block, k, nb, wp)) {
+        if (paired && flex__m0_pack_rows(w_block, k, nb, wp)) {
             conv_pairs(in_dims, input, win, rq, all_fast, wp, oc0, nb, q, out_dims, output,
                        patch, PATCH_MAX);
             continue;
