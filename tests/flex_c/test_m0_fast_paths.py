@@ -74,6 +74,8 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
     (1, 7, 7, 3, 6, 3, 3, 1, 2, 2),     # dilation 2: per-column gather
     (1, 4, 4, 4, 37, 2, 2, 1, 0, 1),    # more output channels than one block
     (1, 5, 5, 32, 6, 3, 3, 1, 1, 1),    # patches too long to pair: byte dot products
+    (1, 5, 5, 16, 6, 3, 3, 1, 1, 1),    # blocks of under eight rows: byte dot products
+    (1, 5, 5, 16, 3, 3, 3, 1, 1, 1),    # ... unless one block holds every channel
 ])
 def test_conv_equals_host(m0, shape):
     rng = np.random.default_rng(sum(shape))
