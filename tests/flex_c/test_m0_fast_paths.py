@@ -143,3 +143,24 @@ def test_fully_connected_equals_host(m0, fout):
         _same(m0, "flex_s8_fully_connected", [
             batches, fin, fout, x, x.size, w, w.size, 0, bias, fout, mult, shift, fout, q,
             y, y.size], y)
+
+
+@pytest.mark.parametrize("shape, b_shape", [
+    ((1, 16, 16, 8), (1, 16, 16, 8)),   # tabulated input scaling
+    ((1, 8, 8, 16), (1, 1, 1, 16)),     # tabulated, the second input broadcast
+    ((1, 4, 4, 8), (1, 4, 4, 8)),       # too small to tabulate: the reference loop
+])
+def test_add_equals_host(m0, shape, b_shape):
+    rng = np.random.default_rng(sum(shape) + sum(b_shape))
+    a = rng.integers(-128, 128, int(np.prod(shape)), dtype=np.int8)
+    b = rng.integers(-128, 128, int(np.prod(b_shape)), dtype=np.int8)
+    for _ in range(3):
+        mult = rng.integers(1 << 30, 1 << 31, 3, dtype=np.int64)
+        params = Struct("flex_s8_add_params", (
+            int(rng.integers(-127, 129)), int(mult[0]), int(rng.integers(-3, 0)),
+            int(rng.integers(-127, 129)), int(mult[1]), int(rng.integers(-3, 0)), 20,
+            int(rng.integers(-20, 20)), int(mult[2]), int(rng.integers(-22, -16)),
+            int(rng.integers(-128, -100)), int(rng.integers(100, 128))))
+        y = np.zeros(a.size, np.int8)
+        _same(m0, "flex_s8_add", [dims(*shape), a, a.size, dims(*b_shape), b, b.size, params,
+                                  dims(*shape), y, y.size], y)
