@@ -1,6 +1,8 @@
 """Cortex-M0+ cost of the int8 flex_c kernels on MLPerf-Tiny-sized layers, in the unicorn
 emulator: instructions and estimated cycles per multiply-accumulate, and the code size of
-the int8 kernels for thumbv6m.
+the int8 kernels for thumbv6m; then the MLPerf Tiny int8 models end to end (cycles per
+inference and per MAC, milliseconds at the RP2040's 133 MHz) when $BURN_MODELS_DIR (default
+../shared/models) holds them.
 
 Cycle model (burn.host.flex.m0_timing): loads/stores 2, taken branches 2, MULS 1, RP2040's
 single-cycle multiplier; flash wait states and the XIP cache are ignored.
@@ -9,13 +11,23 @@ single-cycle multiplier; flash wait states and the XIP cache are ignored.
 """
 
 import argparse
+import os
 
 import numpy as np
 
+import burn
+from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.m0_timing import Counter
+from burn.host.flex.runtime import use_flex
 from burn.host.flex.targets import build
+from burn.host.importers.tflite_import import import_tflite
+
+MODELS_DIR = os.environ.get("BURN_MODELS_DIR", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "models"))
+MODELS = ["kws_ref_model.tflite", "pretrainedResnet_quant.tflite"]
+CLOCK_HZ = 133e6
 
 # (name, kind, shape parameters) - layers of the KWS DS-CNN, ResNet-8 and the AD autoencoder
 LAYERS = [
@@ -37,6 +49,9 @@ class Recording:
 
     def call(self, name, args):
         return self.lib.trace_blocks(name, args, self.counter.on_block)
+
+    def __getattr__(self, name):
+        return getattr(self.lib, name)
 
 
 def run_layer(kernels, kind, p, rng):
@@ -86,6 +101,20 @@ def main():
     result = build("cortex-m0plus", args.opt)
     print("int8 kernels code size, thumbv6m %s: %d bytes (goal <= 24576)" % (
         args.opt, result.int8_size()))
+    for name in MODELS:
+        path = os.path.join(MODELS_DIR, name)
+        if not os.path.isfile(path):
+            print("%s: not found in %s (set BURN_MODELS_DIR)" % (name, MODELS_DIR))
+            continue
+        with open(path, "rb") as f:
+            model = use_flex(burn.load(encode_bst(import_tflite(f.read(), tests=0))), lib)
+        lib.counter = Counter(lib.lib)
+        x = rng.integers(-128, 128, int(np.prod(model.info()["inputs"][0]["shape"])),
+                         dtype=np.int8)
+        model.run(x)
+        cycles, macs = lib.counter.cycles, model.info()["macs"]
+        print("%-32s %10d cycles, %.2f cycles/MAC, %.0f ms at 133 MHz" % (
+            name, cycles, cycles / macs, 1e3 * cycles / CLOCK_HZ))
 
 
 if __name__ == "__main__":
