@@ -221,17 +221,178 @@ def test_output_overlapping_its_input_as_the_arena_plans(kind):
 
 
 def test_emulated_cortex_m0plus_build_matches_graph_kernels():
-    """The microcontroller build: small stack scratch, so im2col runs in many blocks."""
+    """The microcontroller build: small stack scratch, so a convolution packs its filter in
+    several blocks of taps, reads bands of a few padded rows, or (a band too wide for the
+    scratch) runs one GEMM per tap."""
     m0 = GraphKernels(EmulatedLib("cortex-m0plus"))
     rng = np.random.default_rng(9)
-    ih, iw, ic, oc = 6, 5, 8, 6
-    x, bias = rand(rng, 1, ih, iw, ic), rand(rng, oc)
-    for k, groups in [(3, 1), (1, 1), (3, 2)]:
-        w = rand(rng, oc, k, k, ic // groups)
-        pad = k // 2
-        args = (1, ih, iw, ic, ih, iw, oc, k, k, groups, 1, 1, 1, 1, pad, pad, 3)
-        close(*both(f32_conv.conv_f32, m0.conv_f32, [x, w, bias], ih * iw * oc, *args))
-    w = rand(rng, 1, 3, 3, ic * 2)
+    ic, oc = 8, 6
+    for ih, iw in [(6, 5), (4, 12)]:
+        x, bias = rand(rng, 1, ih, iw, ic), rand(rng, oc)
+        for k, groups in [(3, 1), (1, 1), (3, 2)]:
+            w = rand(rng, oc, k, k, ic // groups)
+            pad = k // 2
+            args = (1, ih, iw, ic, ih, iw, oc, k, k, groups, 1, 1, 1, 1, pad, pad, 3)
+            close(*both(f32_conv.conv_f32, m0.conv_f32, [x, w, bias], ih * iw * oc, *args))
+    ih, iw = 6, 5
+    x, w = rand(rng, 1, ih, iw, ic), rand(rng, 1, 3, 3, ic * 2)
     close(*both(f32_depthwise_conv.depthwise_conv_f32, m0.depthwise_conv_f32,
                 [x, w, None], ih * iw * ic * 2, 1, ih, iw, ic, ih, iw, 2, 3, 3, 1, 1, 1, 1,
                 1, 1, 1))
+
+
+ACTS = {0: (-np.inf, np.inf), 1: (0.0, np.inf), 2: (-1.0, 1.0), 3: (0.0, 6.0)}
+
+
+def np_conv(x, w, bias, n, ih, iw, ic, oh, ow, oc, kh, kw, groups, sh, sw, dh, dw, pt, pl,
+            act):
+    """NHWC convolution with OHWI filters in float64 numpy, the geometry and activation
+    codes of burn.graph.f32_conv (a reference fast enough for large shapes)."""
+    x = np.asarray(x, np.float64).reshape(n, ih, iw, ic)
+    w = np.asarray(w, np.float64).reshape(oc, kh, kw, ic // groups)
+    hp = max(pt + ih, (oh - 1) * sh + (kh - 1) * dh + 1)
+    wp = max(pl + iw, (ow - 1) * sw + (kw - 1) * dw + 1)
+    xp = np.zeros((n, hp, wp, ic))
+    xp[:, pt:pt + ih, pl:pl + iw] = x
+    y = np.zeros((n, oh, ow, oc))
+    gi, go = ic // groups, oc // groups
+    for ky in range(kh):
+        for kx in range(kw):
+            cols = xp[:, ky * dh:ky * dh + (oh - 1) * sh + 1:sh,
+                      kx * dw:kx * dw + (ow - 1) * sw + 1:sw]
+            for g in range(groups):
+                y[..., g * go:(g + 1) * go] += cols[..., g * gi:(g + 1) * gi] @ \
+                    w[g * go:(g + 1) * go, ky, kx].T
+    if bias is not None:
+        y += np.asarray(bias, np.float64)
+    return np.clip(y, *ACTS[act]).reshape(-1)
+
+
+def conv_case(rng, n, ih, iw, ic, oc, kh, kw, groups=1, sh=1, sw=1, dh=1, dw=1, pt=0, pl=0,
+              pb=0, pr=0, act=1, bias=True):
+    """(inputs, geometry args) of a convolution with the given padding."""
+    oh = (ih + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (iw + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    x, w = rand(rng, n, ih, iw, ic), rand(rng, oc, kh, kw, ic // groups)
+    b = rand(rng, oc) if bias else None
+    return [x, w, b], (n, ih, iw, ic, oh, ow, oc, kh, kw, groups, sh, sw, dh, dw, pt, pl, act)
+
+
+def check_conv(inputs, args):
+    out = np.full(args[0] * args[4] * args[5] * args[6], np.nan, np.float32)
+    K.conv_f32(*inputs, out, *args)
+    close(np_conv(*inputs, *args), out)
+
+
+@pytest.mark.parametrize("shape", [
+    dict(n=2, ih=13, iw=11, ic=64, oc=72, kh=1, kw=1, act=0),  # pointwise, a 16-column tail
+    dict(n=1, ih=17, iw=15, ic=24, oc=20, kh=3, kw=3, sh=2, sw=2),  # windows inside the image
+    dict(n=1, ih=40, iw=60, ic=32, oc=16, kh=3, kw=3, sh=2, sw=2, pt=1, pl=1, pb=1, pr=1,
+         act=3),  # many bands of padded rows
+    dict(n=1, ih=9, iw=9, ic=40, oc=200, kh=3, kw=3, sh=2, sw=2, pt=1, pl=1, pb=1, pr=1,
+         bias=False),  # two blocks of taps, two blocks of output channels
+    dict(n=2, ih=12, iw=11, ic=8, oc=6, kh=3, kw=3, groups=2, dh=2, dw=2, pt=2, pl=2, pb=2,
+         pr=2, act=2),  # groups and dilation: one run per tap
+    dict(n=1, ih=5, iw=12, ic=600, oc=5, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # band too big
+    dict(n=1, ih=49, iw=10, ic=1, oc=64, kh=10, kw=4, sh=2, sw=2, pt=5, pl=1, pb=4, pr=1),
+    dict(n=1, ih=9, iw=8, ic=3, oc=17, kh=5, kw=5, pt=2, pl=2, pb=2, pr=2, act=0),
+])
+def test_conv_gather_paths_match_numpy(shape):
+    rng = np.random.default_rng(10)
+    check_conv(*conv_case(rng, **shape))
+
+
+@pytest.mark.parametrize("shape", [
+    dict(n=2, ih=7, iw=9, ic=8, oc=8, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # odd output width
+    dict(n=1, ih=6, iw=10, ic=16, oc=24, kh=1, kw=3, pl=1, pr=1, act=0),
+    dict(n=1, ih=11, iw=12, ic=24, oc=40, kh=5, kw=3, sh=2, pt=2, pl=1, pb=2, pr=0),
+    dict(n=1, ih=9, iw=8, ic=16, oc=16, kh=3, kw=3, dh=2, pt=2, pl=1, pb=2, pr=1, act=3),
+    dict(n=1, ih=8, iw=9, ic=8, oc=16, kh=3, kw=3, act=2, bias=False),  # no padding
+    dict(n=1, ih=12, iw=70, ic=32, oc=48, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # many bands
+    dict(n=1, ih=6, iw=7, ic=64, oc=48, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # 2 channel blocks
+])
+def test_conv_winograd_rows_match_numpy(shape):
+    """Three filter columns, column stride 1, channels in multiples of 8: Winograd F(2, 3)."""
+    rng = np.random.default_rng(11)
+    check_conv(*conv_case(rng, **shape))
+
+
+def test_conv_nan_reaches_the_outputs_whose_window_holds_it():
+    """Exactly those on the gathered GEMM paths; on the Winograd path also the other outputs
+    of the same tiles (four columns), never any further."""
+    rng = np.random.default_rng(12)
+    for kw, sw in [(2, 1), (3, 2), (3, 1)]:
+        inputs, args = conv_case(rng, 1, 6, 9, 8, 8, 3, kw, sw=sw, pt=1, pl=1, pb=1, pr=1,
+                                 act=int(rng.integers(0, 4)))
+        inputs[0][0, 2, 4, 3] = np.nan
+        want = np_conv(*inputs, *args).reshape(args[4], args[5], 8)
+        out = np.full(want.size, np.nan, np.float32)
+        K.conv_f32(*inputs, out, *args)
+        out = out.reshape(want.shape)
+        reach, got = np.isnan(want).any(axis=2), np.isnan(out).any(axis=2)
+        first, last = -(-(6 - kw) // sw), 5 // sw  # windows of columns first..last hold it
+        assert reach[1:4, first:last + 1].all() and reach.sum() == 3 * (last - first + 1)
+        if kw == 3 and sw == 1:  # tiles of output columns 0-3 and 4-7 read input column 4
+            assert got[reach].all() and not got[:, 8:].any() and not got[[0, 4, 5]].any()
+        else:
+            assert got.tolist() == reach.tolist()
+        close(want[~got], out[~got])
+
+
+def test_depthwise_channel_blocks_and_pixel_pairs():
+    rng = np.random.default_rng(13)
+    for ic, mult, kh, kw, s, d, ih, iw in [(64, 1, 3, 3, 1, 1, 6, 5), (107, 1, 3, 3, 1, 1, 5, 9),
+                                            (40, 1, 3, 2, 2, 1, 7, 8), (16, 1, 3, 3, 1, 2, 8, 9),
+                                            (8, 1, 5, 5, 1, 1, 5, 6), (24, 3, 3, 3, 2, 1, 6, 7)]:
+        oh, pt = geometry(rng, ih, kh, s, d)
+        ow, pl = geometry(rng, iw, kw, s, d)
+        x, w = rand(rng, 1, ih, iw, ic), rand(rng, 1, kh, kw, ic * mult)
+        bias = rand(rng, ic * mult) if ic % 2 else None
+        ref, ours = both(f32_depthwise_conv.depthwise_conv_f32, K.depthwise_conv_f32,
+                         [x, w, bias], oh * ow * ic * mult, 1, ih, iw, ic, oh, ow, mult, kh,
+                         kw, s, s, d, d, pt, pl, ic % 4)
+        close(ref, ours)
+
+
+def test_fully_connected_with_blocks_of_features():
+    rng = np.random.default_rng(14)
+    batches, fin, fout = 7, 3000, 200
+    x, w, bias = rand(rng, batches, fin), rand(rng, fout, fin), rand(rng, fout)
+    out = np.full(batches * fout, np.nan, np.float32)
+    K.fully_connected_f32(x, w, bias, out, batches, fin, fout, 3)
+    want = np.clip(x.astype(np.float64) @ w.T.astype(np.float64) + bias, 0.0, 6.0)
+    close(want.reshape(-1), out)
+
+
+@pytest.mark.parametrize("ih,iw", [(30, 37), (3, 1100)])
+@pytest.mark.parametrize("kind,kw,sw", [("conv2d", 3, 1), ("conv2d", 3, 2), ("conv2d", 2, 1),
+                                        ("depthwise_conv2d", 3, 1)])
+def test_in_place_over_several_spans(kind, kw, sw, ih, iw):
+    """Large enough that the output is computed in several spans of the stack scratch (whole
+    rows, or pieces of a row too long for it); the same bits as computed out of place."""
+    rng = np.random.default_rng(15)
+    ic, oc = 16, 16 * sw
+    ow = (iw + 2 - kw) // sw + 1
+    shapes = ((1, ih, iw, ic), (1, ih, ow, oc))
+    params = {"stride_h": 1, "stride_w": sw, "pad_top": 1, "pad_left": 1}
+    geo = (1, sw, 1, 1, 1, 1, 1)
+    if kind == "conv2d":
+        w, bias = rand(rng, oc, 3, kw, ic), rand(rng, oc)
+
+        def run(x, y):
+            K.conv_f32(x, w, bias, y, 1, ih, iw, ic, ih, ow, oc, 3, kw, 1, *geo)
+    else:
+        w = rand(rng, 1, 3, kw, oc)
+
+        def run(x, y):
+            K.depthwise_conv_f32(x, w, None, y, 1, ih, iw, ic, ih, ow, 1, 3, kw, *geo)
+    delta = overlap_delta(GraphOp(kind, [0], [1], params=params), 0,
+                          [GraphTensor("x", shapes[0], "float32"),
+                           GraphTensor("y", shapes[1], "float32")])
+    x = rand(rng, *shapes[0])
+    want = np.full(int(np.prod(shapes[1])), np.nan, np.float32)
+    run(x, want)
+    xi, yo = overlapped(x, want.size, delta)
+    assert np.shares_memory(xi, yo) and want.size * 4 > 16384 * 4
+    run(xi, yo)
+    assert np.array_equal(yo, want)

@@ -52,6 +52,14 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
 #define FLEX_GEMM_NR 4
 #endif
 #endif
+/* GCC / Clang vector types on 64-bit hosts: eight floats (one AVX register, two SSE / NEON
+ * registers); v8u for unaligned access. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define FLEX_VECTOR 1
+typedef float flex__v8 __attribute__((vector_size(32)));
+typedef float flex__v8u __attribute__((vector_size(32), aligned(4)));
+typedef int32_t flex__v8i __attribute__((vector_size(32)));
+#endif
 /* Hot float32 loops are multi-versioned on x86-64 Linux GCC builds (x86-64-v3, i.e. AVX2
  * and FMA, where the CPU has them, else the baseline) and may contract a * b + c into one
  * FMA. FLEX_INLINE helpers are inlined into each version, so every version vectorizes them
@@ -102,6 +110,42 @@ void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_r
 void flex__gemm_rows(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
                      const float *base, const int32_t *off, int32_t slack, float *c,
                      int32_t ldc);
+/* B[p, j] = b[p * rs + j * cs]: a strided matrix, packed by flex__pack_strided (a filter of
+ * output-channel rows is rs 1, cs its row length). */
+typedef struct {
+    const float *b;
+    int32_t rs, cs;
+} flex__strided;
+void flex__pack_strided(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
+                        float *dst);
+/* pack(ctx, p0, kb, j0, nb, dst), then zeros in the last panel's unused columns. */
+void flex__pack_block(flex__pack_fn pack, const void *ctx, int32_t p0, int32_t kb, int32_t j0,
+                      int32_t nb, float *dst);
+/* The rows of a gathered GEMM (a convolution's output pixels, read in place): row q's
+ * inputs are `segs` contiguous segments, segment s holding len[s] floats at
+ * src + (q / width) * ystep + (q % width) * xstep + off[s]; A[q, :] is their concatenation. */
+typedef struct {
+    const float *src;
+    int32_t width, ystep, xstep;
+    const int32_t *off, *len;
+    int32_t segs, k; /* k: the sum of len */
+} flex__rows;
+/* c[q - q0, 0:n] (row stride ldc) = A[q, :] @ B, for rows q in [q0, q1), B [k x n] packed
+ * as one block (flex__pack_block), plus bias[0:n] (NULL: none) when `first`, else plus c;
+ * then, when `last`, clamped to [lo, hi] (NaN passes). */
+void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                       const float *packed, const float *bias, int32_t first, int32_t last,
+                       float lo, float hi, float *c, int32_t ldc);
+
+/* ---- float32 Winograd F(4, 3) along the rows (ref/f32_winograd.c) ---- */
+#define FLEX_WINOGRAD_TILE 4 /* output columns per tile */
+/* dst[0:p1-p0, 0:out.c] = clamp(bias + the NHWC convolution) at output pixels [p0, p1) when
+ * it is one that the Winograd path takes (three filter columns, column stride 1, no groups,
+ * suitable channel counts, a host with vector types, p0 at a tile): then returns 1; else 0,
+ * with nothing written. */
+int flex__winograd_conv(const flex_dims4 *in, const float *x, const float *w, const float *bias,
+                        const flex_window *win, int32_t groups, float lo, float hi,
+                        const flex_dims4 *out, int32_t p0, int32_t p1, float *dst);
 
 /* ---- TFLM / gemmlowp fixed point (common/fixedpoint.c) ---- */
 int32_t flex__srdhm(int32_t a, int32_t b);

@@ -1,11 +1,19 @@
 /* Blocked float32 GEMM. B is packed one [kb x nb] block at a time into a stack buffer, as
- * column panels FLEX_GEMM_NR wide; a register-tiled micro-kernel then streams MR rows of A
- * over each panel, keeping its MR x NR accumulators in registers. On 64-bit GCC / Clang
- * hosts the full tiles use the compilers' vector types (eight floats: two AVX registers per
- * row of the tile); elsewhere, and for the last rows, a plain C tile. B's packing is a
- * callback, so convolutions can pack im2col columns straight from the image without
- * materialising them (flex__gemm_acc); flex__gemm_rows skips packing for a B whose rows lie
- * in memory at given offsets. */
+ * column panels FLEX_GEMM_NR wide; a register-tiled micro-kernel then streams rows of A
+ * over each panel, keeping its accumulators in registers. On 64-bit GCC / Clang hosts the
+ * full tiles use the compilers' vector types (eight floats: two AVX registers per row of
+ * the tile); elsewhere, and for the last rows, a plain C tile. Two engines:
+ *
+ * - flex__gemm_acc: A strided, B packed through a callback, so convolutions can pack
+ *   im2col columns straight from the image without materialising them; flex__gemm_rows
+ *   skips packing for a B whose rows lie in memory at given offsets. 4 x 16 tiles.
+ * - flex__gemm_gather: each row of A is gathered in place, segment by segment, through the
+ *   row's own pointer (a convolution's output pixels reading their windows), B is packed
+ *   once by the caller, and the bias, the sum over blocks of K and the activation are
+ *   applied as a tile is stored. 6 x 16 tiles: 12 accumulators hide the FMA latency.
+ *
+ * flex__pack_strided packs a strided B, transposing 8 x 8 blocks with vector shuffles where
+ * B is stored transposed (a filter's rows). */
 #include "../common/internal.h"
 
 #define MR 4
@@ -53,10 +61,10 @@ FLEX_INLINE void tile(int32_t mr, int32_t nr, int32_t kb, const float *a, int32_
             c[r * ldc + j] += acc[r][j];
 }
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__)) && NR == 16
+#if defined(FLEX_VECTOR) && NR == 16
 #define VECTOR_TILE 1
-typedef float v8 __attribute__((vector_size(32)));
-typedef float v8u __attribute__((vector_size(32), aligned(4))); /* unaligned access */
+typedef flex__v8 v8;
+typedef flex__v8u v8u;
 
 /* c[0:MR, 0:nr] += a[0:MR, 0:kb] @ B[0:kb, 0:16] (B_ROW). */
 FLEX_INLINE void vector_tile(int32_t nr, int32_t kb, const float *a, int32_t a_rs,
@@ -130,55 +138,248 @@ void flex__gemm_rows(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_
     block(m, n, k, a, a_rs, 1, base, off, slack, c, ldc);
 }
 
+void flex__pack_block(flex__pack_fn pack, const void *ctx, int32_t p0, int32_t kb, int32_t j0,
+                      int32_t nb, float *dst) {
+    const int32_t tail = nb % NR;
+    int32_t i, j;
+    pack(ctx, p0, kb, j0, nb, dst);
+    if (tail) /* the last panel's unused columns must not hold garbage (NaN) */
+        for (i = 0; i < kb; i++)
+            for (j = tail; j < NR; j++)
+                dst[(nb / NR) * PACK_STRIDE(kb) + i * NR + j] = 0.0f;
+}
+
 void flex__gemm_acc(int32_t m, int32_t n, int32_t k, const float *a, int32_t a_rs,
                     int32_t a_cs, flex__pack_fn pack, const void *ctx, float *c, int32_t ldc) {
     FLEX_ALIGNED float packed[FLEX_GEMM_KB * FLEX_GEMM_NB];
-    int32_t j0, p0, i;
+    int32_t j0, p0;
     for (j0 = 0; j0 < n; j0 += FLEX_GEMM_NB) {
         const int32_t nb = n - j0 < FLEX_GEMM_NB ? n - j0 : FLEX_GEMM_NB;
         for (p0 = 0; p0 < k; p0 += FLEX_GEMM_KB) {
             const int32_t kb = k - p0 < FLEX_GEMM_KB ? k - p0 : FLEX_GEMM_KB;
-            const int32_t tail = nb % NR;
-            pack(ctx, p0, kb, j0, nb, packed);
-            if (tail) /* the last panel's unused columns must not hold garbage (NaN) */
-                for (i = 0; i < kb; i++) {
-                    float *row = packed + (nb / NR) * PACK_STRIDE(kb) + i * NR;
-                    int32_t j;
-                    for (j = tail; j < NR; j++)
-                        row[j] = 0.0f;
-                }
+            flex__pack_block(pack, ctx, p0, kb, j0, nb, packed);
             block(m, nb, kb, a + p0 * a_cs, a_rs, a_cs, packed, 0, 0, c + j0, ldc);
         }
     }
 }
 
-typedef struct {
-    const float *b;
-    int32_t rs, cs; /* element strides of B's rows and columns */
-} strided;
+/* ---- gathered rows (flex__gemm_gather) ------------------------------------------------- */
 
-/* Packs B[p0:p0+kb, j0:j0+nb] of a strided matrix into column panels. */
-FLEX_CLONES
-static void pack_strided(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
-                         float *dst) {
-    const strided *s = (const strided *)ctx;
-    int32_t p, j;
-    for (p = 0; p < kb; p++) {
-        const float *row = s->b + (p0 + p) * s->rs + j0 * s->cs;
-        if (s->cs == 1) {
-            flex__panel_row(dst, kb, p, row, nb);
-            continue;
+/* Stores acc[0:mr, 0:nr] into c as flex__gemm_gather describes. */
+FLEX_INLINE void store_tile(float acc[][NR], int32_t mr, int32_t nr, const float *bias,
+                            int32_t first, int32_t last, float lo, float hi, float *c,
+                            int32_t ldc) {
+    int32_t r, j;
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < nr; j++) {
+            float v = acc[r][j] + (!first ? c[r * ldc + j] : bias ? bias[j] : 0.0f);
+            if (last)
+                v = v < lo ? lo : (v > hi ? hi : v);
+            c[r * ldc + j] = v;
         }
-        for (j = 0; j < nb; j++)
-            FLEX_PANEL(dst, kb, p, j) = row[j * s->cs];
+}
+
+#ifdef VECTOR_TILE
+#define GMR 6 /* 12 accumulators: enough independent FMAs to hide their latency */
+typedef flex__v8i v8i;
+
+/* *v clamped to [lo, hi]; NaN stays (both comparisons are false). */
+FLEX_INLINE void clamp8(v8 *v, const v8 *lo, const v8 *hi) {
+    const v8i below = *v < *lo, above = *v > *hi;
+    *v = (v8)(((v8i)*v & ~(below | above)) | ((v8i)*lo & below) | ((v8i)*hi & above));
+}
+
+/* A full-width tile row, its halves *u0 and *u1, stored into c as flex__gemm_gather
+ * describes. */
+FLEX_INLINE void store_row8(v8 *u0, v8 *u1, const float *bias, int32_t first, int32_t last,
+                            const v8 *lo, const v8 *hi, float *c) {
+    if (!first) {
+        *u0 += *(const v8u *)c;
+        *u1 += *(const v8u *)(c + 8);
+    } else if (bias) {
+        *u0 += *(const v8u *)bias;
+        *u1 += *(const v8u *)(bias + 8);
     }
+    if (last) {
+        clamp8(u0, lo, hi);
+        clamp8(u1, lo, hi);
+    }
+    *(v8u *)c = *u0;
+    *(v8u *)(c + 8) = *u1;
+}
+
+/* c[0:mr, 0:nr] from rows a[0:GMR] (those past mr repeat a row) @ one 16-column panel. */
+FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, const float *panel,
+                             int32_t mr, int32_t nr, const float *bias, int32_t first,
+                             int32_t last, float lo, float hi, float *c, int32_t ldc) {
+    v8 c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
+    v8 c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
+    const float *b = panel;
+    const int32_t segs = rows->segs;
+    int32_t s, p;
+    for (s = 0; s < segs; s++) {
+        const int32_t o = rows->off[s], len = rows->len[s];
+        const float *a0 = a[0] + o, *a1 = a[1] + o, *a2 = a[2] + o;
+        const float *a3 = a[3] + o, *a4 = a[4] + o, *a5 = a[5] + o;
+        for (p = 0; p < len; p++, b += NR) {
+            const v8 b0 = *(const v8u *)b, b1 = *(const v8u *)(b + 8);
+            c00 += b0 * a0[p];
+            c01 += b1 * a0[p];
+            c10 += b0 * a1[p];
+            c11 += b1 * a1[p];
+            c20 += b0 * a2[p];
+            c21 += b1 * a2[p];
+            c30 += b0 * a3[p];
+            c31 += b1 * a3[p];
+            c40 += b0 * a4[p];
+            c41 += b1 * a4[p];
+            c50 += b0 * a5[p];
+            c51 += b1 * a5[p];
+        }
+    }
+    if (mr == GMR && nr == NR) {
+        const v8 lo8 = {lo, lo, lo, lo, lo, lo, lo, lo}, hi8 = {hi, hi, hi, hi, hi, hi, hi, hi};
+        store_row8(&c00, &c01, bias, first, last, &lo8, &hi8, c);
+        store_row8(&c10, &c11, bias, first, last, &lo8, &hi8, c + ldc);
+        store_row8(&c20, &c21, bias, first, last, &lo8, &hi8, c + 2 * ldc);
+        store_row8(&c30, &c31, bias, first, last, &lo8, &hi8, c + 3 * ldc);
+        store_row8(&c40, &c41, bias, first, last, &lo8, &hi8, c + 4 * ldc);
+        store_row8(&c50, &c51, bias, first, last, &lo8, &hi8, c + 5 * ldc);
+    } else {
+        float acc[GMR][NR];
+        *(v8u *)acc[0] = c00;
+        *(v8u *)(acc[0] + 8) = c01;
+        *(v8u *)acc[1] = c10;
+        *(v8u *)(acc[1] + 8) = c11;
+        *(v8u *)acc[2] = c20;
+        *(v8u *)(acc[2] + 8) = c21;
+        *(v8u *)acc[3] = c30;
+        *(v8u *)(acc[3] + 8) = c31;
+        *(v8u *)acc[4] = c40;
+        *(v8u *)(acc[4] + 8) = c41;
+        *(v8u *)acc[5] = c50;
+        *(v8u *)(acc[5] + 8) = c51;
+        store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
+    }
+}
+#else
+#define GMR MR
+
+FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, const float *panel,
+                             int32_t mr, int32_t nr, const float *bias, int32_t first,
+                             int32_t last, float lo, float hi, float *c, int32_t ldc) {
+    float acc[GMR][NR];
+    const float *b = panel;
+    int32_t s, p, r, j;
+    for (r = 0; r < GMR; r++)
+        for (j = 0; j < NR; j++)
+            acc[r][j] = 0.0f;
+    for (s = 0; s < rows->segs; s++)
+        for (p = 0; p < rows->len[s]; p++, b += NR)
+            for (r = 0; r < GMR; r++) {
+                const float v = a[r][rows->off[s] + p];
+                for (j = 0; j < NR; j++)
+                    acc[r][j] += v * b[j];
+            }
+    store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
+}
+#endif
+
+FLEX_CLONES
+void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                       const float *packed, const float *bias, int32_t first, int32_t last,
+                       float lo, float hi, float *c, int32_t ldc) {
+    const float *a[GMR];
+    int32_t q, i, j;
+    for (j = 0; j < n; j += NR) { /* the panel stays in L1 while the tiles stream past it */
+        int32_t y = q0 / rows->width, x = q0 % rows->width;
+        for (q = q0; q < q1; q += GMR) {
+            const int32_t mr = q1 - q < GMR ? q1 - q : GMR;
+            for (i = 0; i < GMR; i++) {
+                if (i >= mr) { /* a spare row of the last tile: computed, not stored */
+                    a[i] = a[0];
+                    continue;
+                }
+                a[i] = rows->src + y * rows->ystep + x * rows->xstep;
+                if (++x == rows->width) {
+                    x = 0;
+                    y++;
+                }
+            }
+            gather_tile(a, rows, packed + (j / NR) * PACK_STRIDE(rows->k), mr,
+                        n - j < NR ? n - j : NR, bias ? bias + j : 0, first, last, lo, hi,
+                        c + (q - q0) * ldc + j, ldc);
+        }
+    }
+}
+
+#if defined(VECTOR_TILE) && defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define TRANSPOSE8 1
+#define SHUF(a, b, i0, i1, i2, i3, i4, i5, i6, i7) \
+    __builtin_shufflevector(a, b, i0, i1, i2, i3, i4, i5, i6, i7)
+
+/* dst[i * NR : i * NR + 8] = column i of the 8x8 block whose row r is src[r * cs : r * cs + 8]
+ * (the unpack / shuffle / lane-swap transpose). */
+FLEX_INLINE void transpose8(const float *src, int32_t cs, float *dst) {
+    v8 r[8], t[8], u[8];
+    int32_t i;
+    for (i = 0; i < 8; i++)
+        r[i] = *(const v8u *)(src + i * cs);
+    for (i = 0; i < 8; i += 2) {
+        t[i] = SHUF(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = SHUF(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (i = 0; i < 8; i += 4) {
+        u[i] = SHUF(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 1] = SHUF(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[i + 2] = SHUF(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[i + 3] = SHUF(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (i = 0; i < 4; i++) {
+        *(v8u *)(dst + i * NR) = SHUF(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        *(v8u *)(dst + (i + 4) * NR) = SHUF(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+#endif
+#endif
+
+/* Rows are copied whole; a B stored transposed (rs 1: a filter's rows) is transposed in 8x8
+ * blocks where vector shuffles exist; anything else element by element. */
+FLEX_CLONES
+void flex__pack_strided(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
+                        float *dst) {
+    const flex__strided *s = (const flex__strided *)ctx;
+    const float *b = s->b + p0 * s->rs + j0 * s->cs;
+    int32_t p, j = 0;
+    if (s->cs == 1) {
+        for (p = 0; p < kb; p++)
+            flex__panel_row(dst, kb, p, b + p * s->rs, nb);
+        return;
+    }
+#ifdef TRANSPOSE8
+    if (s->rs == 1)
+        for (; j + 8 <= nb; j += 8) {
+            float *d = &FLEX_PANEL(dst, kb, 0, j);
+            for (p = 0; p + 8 <= kb; p += 8)
+                transpose8(b + j * s->cs + p, s->cs, d + p * NR);
+            for (; p < kb; p++) {
+                int32_t i;
+                for (i = 0; i < 8; i++)
+                    d[p * NR + i] = b[(j + i) * s->cs + p];
+            }
+        }
+#endif
+    for (; j < nb; j++)
+        for (p = 0; p < kb; p++)
+            FLEX_PANEL(dst, kb, p, j) = b[p * s->rs + j * s->cs];
 }
 
 flex_status flex_f32_gemm(int32_t trans_a, int32_t trans_b, int32_t m, int32_t n, int32_t k,
                           const float *a, size_t a_len, const float *b, size_t b_len,
                           float beta, float *c, size_t c_len) {
     int32_t count, i;
-    strided s;
+    flex__strided s;
     if (!a || !b || !c)
         return FLEX_E_NULL;
     if ((trans_a != 0 && trans_a != 1) || (trans_b != 0 && trans_b != 1))
@@ -196,6 +397,7 @@ flex_status flex_f32_gemm(int32_t trans_a, int32_t trans_b, int32_t m, int32_t n
     s.b = b;
     s.rs = trans_b ? 1 : n;
     s.cs = trans_b ? k : 1;
-    flex__gemm_acc(m, n, k, a, trans_a ? 1 : k, trans_a ? m : 1, pack_strided, &s, c, n);
+    flex__gemm_acc(m, n, k, a, trans_a ? 1 : k, trans_a ? m : 1, flex__pack_strided, &s,
+                   c, n);
     return FLEX_OK;
 }

@@ -1,7 +1,11 @@
 /* float32 kernels of the exported graph (NHWC memory order, OHWI filters) with TFLite's fused
- * activation codes. Convolutions and fully connected layers run on the blocked GEMM engine
- * (flex__gemm_acc): an output row's pixels are the GEMM rows, read in place from the image
- * with a stride, and the filter's taps are packed as B, so nothing is stored whole. */
+ * activation codes. A convolution with three filter columns and column stride 1 runs as
+ * Winograd F(4, 3) along its rows where that applies (f32_winograd.c). Other convolutions
+ * and fully connected layers are GEMMs with the output pixels as rows and the filter as B
+ * (packed once per call): each row reads its window in place (flex__gemm_gather), from the
+ * image or from a zero-padded copy of a band of its rows, so nothing like im2col is stored;
+ * the bias and the activation are applied as the GEMM stores its tiles. Depthwise
+ * convolutions and pools walk the channels of each pixel (contiguous in NHWC). */
 #include "../common/internal.h"
 
 /* The clamp of a fused activation code; FLEX_E_PARAM for an unknown code. */
@@ -40,25 +44,6 @@ static void fill_bias(float *y, int32_t pixels, int32_t channels, const float *b
             y[c] = bias ? bias[c] : 0.0f;
 }
 
-/* B[p, j] = w[j * cs + p]: filter rows (one output channel each, taps innermost) as the
- * GEMM's [taps, channels] operand. */
-typedef struct {
-    const float *w;
-    int32_t cs;
-} filter_t;
-
-FLEX_CLONES
-static void pack_filter(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t nb,
-                        float *dst) {
-    const filter_t *f = (const filter_t *)ctx;
-    int32_t p, j;
-    for (j = 0; j < nb; j++) {
-        const float *row = f->w + (j0 + j) * f->cs + p0;
-        for (p = 0; p < kb; p++)
-            FLEX_PANEL(dst, kb, p, j) = row[p];
-    }
-}
-
 static flex_status check_bias(const float *bias, size_t bias_len, int32_t channels) {
     if (!bias)
         return bias_len == 0 ? FLEX_OK : FLEX_E_NULL;
@@ -78,14 +63,18 @@ static flex_status check_io(const flex_dims4 *in_dims, const float *x, size_t x_
     return flex__check_spatial(in_dims, win, out_dims, 0);
 }
 
-/* Stack scratch, in floats: output spans of in-place execution (see by_spans) and im2col
- * blocks (conv_patches). */
+/* Stack scratch, in floats: output spans of in-place execution (see by_spans), the band of
+ * zero-padded input rows of a convolution (conv_gather) and its packed filter block, of at
+ * most KB_MAX taps (a 16-column panel of 256 taps stays in L1 on hosts). */
+#define PACK_MAX (FLEX_GEMM_KB * FLEX_GEMM_NB)
 #if defined(__x86_64__) || defined(__aarch64__)
 #define CHUNK_MAX 16384
-#define PATCH_MAX 16384
+#define BAND_MAX 16384
+#define KB_MAX 256
 #else
 #define CHUNK_MAX 256
-#define PATCH_MAX 256
+#define BAND_MAX 256
+#define KB_MAX (PACK_MAX / FLEX_GEMM_NR)
 #endif
 
 static int overlaps(const float *a, size_t a_len, const float *b, size_t b_len) {
@@ -97,25 +86,33 @@ static int overlaps(const float *a, size_t a_len, const float *b, size_t b_len) 
  * `channels` floats, into dst, the fused activation included. */
 typedef void (*span_fn)(const void *ctx, int32_t p0, int32_t p1, float *dst);
 
-/* Runs `fn` over all `units` output units. The .bst arena may place the output a little
- * below an input that dies at this op (docs/bst-format.md): unit p may be written once
- * every input of the units up to p has been read. Then each span is computed in a scratch
- * buffer and copied out once complete, in increasing address order. */
+/* Runs `fn` over all `units` output units, `row` of them to an output row. The .bst arena
+ * may place the output a little below an input that dies at this op (docs/bst-format.md):
+ * unit p may be written once every input of the units up to p has been read. Then each span
+ * is computed in a scratch buffer and copied out once complete, in increasing address
+ * order. A span is whole rows where a row fits the scratch, else a multiple of
+ * FLEX_WINOGRAD_TILE units within a row: it starts at a Winograd tile, so an op takes the
+ * same path (and gives the same bits) in place or not. */
 FLEX_NOINLINE
-static flex_status by_spans(span_fn fn, const void *ctx, int32_t units, int32_t channels,
-                            int in_place, float *output) {
+static flex_status by_spans(span_fn fn, const void *ctx, int32_t units, int32_t row,
+                            int32_t channels, int in_place, float *output) {
     FLEX_ALIGNED float scratch[CHUNK_MAX];
-    const int32_t per_span = CHUNK_MAX / channels;
-    int32_t p0, i;
+    int32_t per_span = CHUNK_MAX / channels, p0, p1, i;
     if (!in_place) {
         fn(ctx, 0, units, output);
         return FLEX_OK;
     }
     if (per_span < 1)
         return FLEX_E_SIZE; /* a unit larger than the scratch cannot run in place */
-    for (p0 = 0; p0 < units; p0 += per_span) {
-        const int32_t p1 = units - p0 < per_span ? units : p0 + per_span;
+    if (per_span >= row)
+        per_span = per_span / row * row;
+    else if (per_span >= FLEX_WINOGRAD_TILE)
+        per_span = per_span / FLEX_WINOGRAD_TILE * FLEX_WINOGRAD_TILE;
+    for (p0 = 0; p0 < units; p0 = p1) {
         float *out = output + p0 * channels;
+        p1 = units - p0 < per_span ? units : p0 + per_span;
+        if (per_span < row && p1 / row > p0 / row)
+            p1 = (p0 / row + 1) * row; /* the rest of the row */
         fn(ctx, p0, p1, scratch);
         for (i = 0; i < (p1 - p0) * channels; i++)
             out[i] = scratch[i];
@@ -137,13 +134,14 @@ typedef struct {
  * a_rs) @ filter taps [tap0, tap0 + k) of the group's output channels. */
 static void gemm_piece(const graph_op *g, int32_t group, int32_t x_off, float *y, int32_t lo,
                        int32_t hi, int32_t tap0, int32_t k) {
-    filter_t f;
+    flex__strided f;
     if (lo >= hi)
         return;
-    f.w = g->w + group * g->goc * g->wstride + tap0;
+    f.b = g->w + group * g->goc * g->wstride + tap0;
+    f.rs = 1;
     f.cs = g->wstride;
     flex__gemm_acc(hi - lo, g->goc, k, g->x + x_off + lo * g->a_rs + group * g->gic,
-                   g->a_rs, 1, pack_filter, &f, y + group * g->goc, g->oc);
+                   g->a_rs, 1, flex__pack_strided, &f, y + group * g->goc, g->oc);
 }
 
 /* Output columns [c0, c1) of output row `row` (image * out.h + oy) += the convolution,
@@ -176,86 +174,161 @@ static void conv_row(const graph_op *g, int32_t row, int32_t c0, int32_t c1, flo
     }
 }
 
-/* The im2col rows of pixels [p0, p1): each window's inputs in (ky, kx, channel) order, 0
- * outside the image. Geometry in locals: with -fno-strict-aliasing (Python's flags) every
- * float store would otherwise reload it from *g. */
-FLEX_INLINE void fill_patches(const graph_op *g, int32_t p0, int32_t p1, float *patch) {
-    const int32_t in_h = g->in->h, in_w = g->in->w, ic = g->ic;
-    const int32_t out_h = g->out->h, out_w = g->out->w;
-    const int32_t kh = g->win->kernel_h, kw = g->win->kernel_w;
-    const int32_t sh = g->win->stride_h, sw = g->win->stride_w;
-    const int32_t dh = g->win->dilation_h, dw = g->win->dilation_w;
-    const int32_t pt = g->win->pad_top, pl = g->win->pad_left, row_len = kw * ic;
-    const float *x = g->x;
-    int32_t p, ky, kx, c;
-    for (p = p0; p < p1; p++) {
-        const int32_t ox = p % out_w, row = p / out_w;
-        const int32_t oy = row % out_h, b = row / out_h;
-        const int32_t ix0 = ox * sw - pl;
-        for (ky = 0; ky < kh; ky++) {
-            const int32_t iy = oy * sh - pt + ky * dh;
-            if (iy >= 0 && iy < in_h && dw == 1 && ix0 >= 0 && ix0 + kw <= in_w) {
-                /* the window row lies inside the image: kw * ic contiguous inputs */
-                const float *xi = x + ((b * in_h + iy) * in_w + ix0) * ic;
-                for (c = 0; c < row_len; c++)
-                    patch[c] = xi[c];
-                patch += row_len;
-                continue;
-            }
-            for (kx = 0; kx < kw; kx++, patch += ic) {
-                const int32_t ix = ix0 + kx * dw;
-                const float *xi = x + ((b * in_h + iy) * in_w + ix) * ic;
-                if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w)
-                    for (c = 0; c < ic; c++)
-                        patch[c] = 0.0f;
-                else
-                    for (c = 0; c < ic; c++)
-                        patch[c] = xi[c];
+/* How a convolution reads its windows in place (conv_gather). A window is `runs` runs of
+ * run_len contiguous inputs: one per window row when a row's taps are contiguous (no groups,
+ * no column dilation), else one per tap. */
+typedef struct {
+    int32_t kh_ext, wp; /* input rows a window spans; input columns an output row's span */
+    int32_t pitch;      /* floats from one source row to the next */
+    int32_t band_rows;  /* output rows per band of padded rows; 0: read the image itself */
+    int32_t run_len, runs_per_row;
+} gather_plan;
+
+/* Fills `pl`; 0 when one output row's band of padded input rows does not fit BAND_MAX. */
+static int plan_gather(const graph_op *g, gather_plan *pl) {
+    const flex_window *w = g->win;
+    const int32_t contiguous = g->groups == 1 && w->dilation_w == 1;
+    int64_t fit;
+    pl->kh_ext = (w->kernel_h - 1) * w->dilation_h + 1;
+    pl->wp = (g->out->w - 1) * w->stride_w + (w->kernel_w - 1) * w->dilation_w + 1;
+    pl->run_len = contiguous ? w->kernel_w * g->ic : g->gic;
+    pl->runs_per_row = contiguous ? 1 : w->kernel_w;
+    if (w->pad_top == 0 && w->pad_left == 0 && pl->wp <= g->in->w &&
+        (g->out->h - 1) * w->stride_h + pl->kh_ext <= g->in->h) {
+        pl->pitch = g->in->w * g->ic; /* every window lies inside the image */
+        pl->band_rows = 0;
+        return 1;
+    }
+    fit = BAND_MAX / ((int64_t)pl->wp * g->ic);
+    if (fit < pl->kh_ext)
+        return 0;
+    pl->pitch = pl->wp * g->ic;
+    pl->band_rows = (int32_t)((fit - pl->kh_ext) / w->stride_h + 1);
+    return 1;
+}
+
+/* The segments of taps [k0, k1) of a window (offsets from its corner); returns their count. */
+static int32_t window_segments(const graph_op *g, const gather_plan *pl, int32_t k0, int32_t k1,
+                               int32_t *off, int32_t *len) {
+    const flex_window *w = g->win;
+    int32_t n = 0, k = k0;
+    while (k < k1) {
+        const int32_t run = k / pl->run_len, at = k % pl->run_len;
+        const int32_t ky = run / pl->runs_per_row, kx = run % pl->runs_per_row;
+        len[n] = pl->run_len - at < k1 - k ? pl->run_len - at : k1 - k;
+        off[n] = ky * w->dilation_h * pl->pitch + kx * w->dilation_w * g->ic + at;
+        k += len[n++];
+    }
+    return n;
+}
+
+/* band[0:rows, 0:pitch] = input rows iy0 .. iy0 + rows - 1 of image b from column -pad_left,
+ * zeros outside the image. */
+static void fill_band(const graph_op *g, const gather_plan *pl, int32_t b, int32_t iy0,
+                      int32_t rows, float *band) {
+    const int32_t ic = g->ic, in_w = g->in->w, pad = g->win->pad_left;
+    const int32_t left = (pad < pl->wp ? pad : pl->wp) * ic;
+    const int32_t cols = pl->wp - pad < in_w ? pl->wp - pad : in_w;
+    const int32_t copy = cols > 0 ? cols * ic : 0;
+    int32_t r, i;
+    for (r = 0; r < rows; r++, band += pl->pitch) {
+        const int32_t iy = iy0 + r;
+        const float *src;
+        if (iy < 0 || iy >= g->in->h) {
+            for (i = 0; i < pl->pitch; i++)
+                band[i] = 0.0f;
+            continue;
+        }
+        src = g->x + (b * g->in->h + iy) * in_w * ic;
+        for (i = 0; i < left; i++)
+            band[i] = 0.0f;
+        for (i = 0; i < copy; i++)
+            band[left + i] = src[i];
+        for (i = left + copy; i < pl->pitch; i++)
+            band[i] = 0.0f;
+    }
+}
+
+/* dst[0:p1-p0, :] = the convolution of output pixels [p0, p1): per group and block of taps
+ * and output channels, the filter block is packed once and every pixel's window is read in
+ * place, from the image or from a band of its padded rows (built once per band). */
+FLEX_NOINLINE
+static void conv_gather(const graph_op *g, const gather_plan *pl, int32_t p0, int32_t p1,
+                        float *dst) {
+    FLEX_ALIGNED float packed[PACK_MAX];
+    FLEX_ALIGNED float band[BAND_MAX];
+    int32_t off[KB_MAX], len[KB_MAX];
+    const flex_window *w = g->win;
+    const int32_t ow = g->out->w, pixels = g->out->h * ow, k = g->wstride;
+    const int32_t image = g->in->h * g->in->w * g->ic;
+    const int32_t blocks = (k + KB_MAX - 1) / KB_MAX, kstep = (k + blocks - 1) / blocks;
+    int32_t grp, k0, j0, p, band_b = -1, band_oy = -1;
+    flex__rows rows;
+    flex__strided f;
+    rows.width = ow;
+    rows.ystep = w->stride_h * pl->pitch;
+    rows.xstep = w->stride_w * g->ic;
+    rows.off = off;
+    rows.len = len;
+    f.rs = 1;
+    f.cs = k;
+    for (grp = 0; grp < g->groups; grp++)
+        for (k0 = 0; k0 < k; k0 += kstep) {
+            const int32_t kb = k - k0 < kstep ? k - k0 : kstep;
+            const int32_t nb_max = PACK_MAX / (kb * FLEX_GEMM_NR) * FLEX_GEMM_NR;
+            rows.segs = window_segments(g, pl, k0, k0 + kb, off, len);
+            rows.k = kb;
+            f.b = g->w + grp * g->goc * k;
+            for (j0 = 0; j0 < g->goc; j0 += nb_max) {
+                const int32_t nb = g->goc - j0 < nb_max ? g->goc - j0 : nb_max;
+                const int32_t col = grp * g->goc + j0;
+                flex__pack_block(flex__pack_strided, &f, k0, kb, j0, nb, packed);
+                for (p = p0; p < p1;) {
+                    const int32_t b = p / pixels, at = p % pixels, oy = at / ow;
+                    int32_t first = 0, end = pixels, q1;
+                    if (pl->band_rows) { /* output rows [oy, end / ow) from one band */
+                        const int32_t oy1 = g->out->h - oy < pl->band_rows ? g->out->h
+                                                                            : oy + pl->band_rows;
+                        if (b != band_b || oy != band_oy)
+                            fill_band(g, pl, b, oy * w->stride_h - w->pad_top,
+                                      (oy1 - oy - 1) * w->stride_h + pl->kh_ext, band);
+                        band_b = b;
+                        band_oy = oy;
+                        first = oy * ow;
+                        end = oy1 * ow;
+                        rows.src = band + grp * g->gic;
+                    } else {
+                        rows.src = g->x + b * image + grp * g->gic;
+                    }
+                    q1 = end - at < p1 - p ? end : at + p1 - p;
+                    flex__gemm_gather(&rows, at - first, q1 - first, nb, packed,
+                                      g->bias ? g->bias + col : 0, k0 == 0, k0 + kb == k,
+                                      g->lo, g->hi, dst + (p - p0) * g->oc + col, g->oc);
+                    p += q1 - at;
+                }
             }
         }
-    }
 }
 
-/* dst[0:p1-p0, :] += the im2col rows of pixels [p0, p1) @ the filter (no groups), one
- * GEMM per block of rows that fits PATCH_MAX floats. */
-FLEX_NOINLINE FLEX_CLONES
-static void conv_patches(const graph_op *g, int32_t p0, int32_t p1, float *dst) {
-    FLEX_ALIGNED float patch[PATCH_MAX];
-    const int32_t taps = g->wstride, per_block = PATCH_MAX / g->wstride;
-    int32_t q0;
-    filter_t f;
-    f.w = g->w;
-    f.cs = taps;
-    for (q0 = p0; q0 < p1; q0 += per_block) {
-        const int32_t q1 = p1 - q0 < per_block ? p1 : q0 + per_block;
-        fill_patches(g, q0, q1, patch);
-        flex__gemm_acc(q1 - q0, g->oc, taps, patch, taps, 1, pack_filter, &f,
-                       dst + (q0 - p0) * g->oc, g->oc);
-    }
-}
-
-/* Pointwise convolutions read the input in place, small-filter ones go through im2col
- * blocks, and grouped or very large filters through per-row GEMMs over the image. */
+/* Winograd where it applies, else windows read in place when a band fits, else one GEMM
+ * per tap and output row segment. */
 static void conv_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const graph_op *g = (const graph_op *)ctx;
     const int32_t ow = g->out->w;
-    const flex_window *win = g->win;
-    const int pointwise = win->kernel_h == 1 && win->kernel_w == 1 && win->stride_h == 1 &&
-                          win->stride_w == 1 && win->pad_top == 0 && win->pad_left == 0 &&
-                          g->in->h == g->out->h && g->in->w == ow;
-    int32_t p = p0, grp;
+    gather_plan pl;
+    int32_t p = p0;
+    if (flex__winograd_conv(g->in, g->x, g->w, g->bias, g->win, g->groups, g->lo, g->hi, g->out,
+                            p0, p1, dst))
+        return;
+    if (plan_gather(g, &pl)) {
+        conv_gather(g, &pl, p0, p1, dst);
+        return;
+    }
     fill_bias(dst, p1 - p0, g->oc, g->bias);
-    if (pointwise) { /* the output pixels are the input's: one GEMM per group */
-        for (grp = 0; grp < g->groups; grp++)
-            gemm_piece(g, grp, p0 * g->ic, dst, 0, p1 - p0, 0, g->gic);
-    } else if (g->groups == 1 && g->wstride <= PATCH_MAX) {
-        conv_patches(g, p0, p1, dst);
-    } else {
-        while (p < p1) {
-            const int32_t c0 = p % ow, c1 = p1 - p < ow - c0 ? c0 + p1 - p : ow;
-            conv_row(g, p / ow, c0, c1, dst + (p - p0) * g->oc);
-            p += c1 - c0;
-        }
+    while (p < p1) {
+        const int32_t c0 = p % ow, c1 = p1 - p < ow - c0 ? c0 + p1 - p : ow;
+        conv_row(g, p / ow, c0, c1, dst + (p - p0) * g->oc);
+        p += c1 - c0;
     }
     clamp_all(dst, (p1 - p0) * g->oc, g->act, g->lo, g->hi);
 }
@@ -302,53 +375,141 @@ flex_status flex_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input,
     g.gic = in_dims->c / groups;
     g.goc = out_dims->c / groups;
     g.a_rs = win->stride_w * in_dims->c;
-    return by_spans(conv_span, &g, out_dims->n * out_dims->h * out_dims->w, g.oc,
+    return by_spans(conv_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w, g.oc,
                     overlaps(input, input_len, output, output_len), output);
 }
 
-/* o[0:oc] += x[c / mult] * w[c] over one tap. */
-FLEX_INLINE void depthwise_tap(float *o, const float *x, const float *w, int32_t oc,
-                          int32_t mult) {
-    int32_t c;
-    if (mult == 1) {
-        for (c = 0; c < oc; c++)
-            o[c] += x[c] * w[c];
+/* The taps [k0, k1) of a window axis that land inside the input (size n) when the window
+ * starts at `start` with step `dil` (no division in the usual step of 1). */
+FLEX_INLINE void inside(int32_t start, int32_t dil, int32_t taps, int32_t n, int32_t *k0,
+                        int32_t *k1) {
+    if (dil == 1) {
+        *k0 = start < 0 ? -start : 0;
+        *k1 = n - start < taps ? n - start : taps;
     } else {
-        for (c = 0; c < oc; c++)
-            o[c] += x[c / mult] * w[c];
+        *k0 = start < 0 ? (-start + dil - 1) / dil : 0;
+        *k1 = start + (taps - 1) * dil < n ? taps : (n - 1 - start) / dil + 1;
+    }
+    if (*k1 < *k0)
+        *k1 = *k0;
+}
+
+/* The taps of one output pixel's window that lie inside the input: rows [ky0, ky1), columns
+ * [kx0, kx1); corner: the input index of the window's corner (possibly outside the input). */
+typedef struct {
+    int32_t corner, ky0, ky1, kx0, kx1;
+} dw_window;
+
+/* o[c:oc] = clamp(bias + the window's taps) one channel at a time (any depth multiplier). */
+FLEX_INLINE void dw_channels(const graph_op *g, const dw_window *d, int32_t c, float *o) {
+    const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc, mult = g->depth_multiplier;
+    const int32_t kw = g->win->kernel_w, dh = g->win->dilation_h, dw = g->win->dilation_w;
+    int32_t ky, kx;
+    for (; c < oc; c++) {
+        float acc = g->bias ? g->bias[c] : 0.0f;
+        for (ky = d->ky0; ky < d->ky1; ky++)
+            for (kx = d->kx0; kx < d->kx1; kx++)
+                acc += g->x[d->corner + (ky * dh * in_w + kx * dw) * ic + c / mult] *
+                       g->w[(ky * kw + kx) * oc + c];
+        o[c] = acc < g->lo ? g->lo : (acc > g->hi ? g->hi : acc);
     }
 }
 
+#ifdef FLEX_VECTOR
+/* Channels [c, c + 8 * nv) of `pixels` (1 or 2) neighbouring output pixels of one row with
+ * the same window taps (the second one's window sw columns on): o[c:...] (and o[oc + c:...])
+ * = clamp(bias + the window's taps), in pixels * nv (at most 8, constants once inlined)
+ * vector accumulators; 4 or more hide the FMA latency, and a pair shares each weight load. */
+FLEX_INLINE void dw_vectors(const graph_op *g, const dw_window *d, int32_t c, int32_t nv,
+                            int32_t pixels, float *o) {
+    const int32_t kw = g->win->kernel_w, oc = g->oc;
+    const int32_t ystep = g->win->dilation_h * g->in->w * g->ic;
+    const int32_t xstep = g->win->dilation_w * g->ic, next = g->win->stride_w * g->ic;
+    const float l = g->lo, h = g->hi;
+    const flex__v8 lo = {l, l, l, l, l, l, l, l}, hi = {h, h, h, h, h, h, h, h};
+    flex__v8 acc[8];
+    int32_t ky, kx, v, i;
+    for (i = 0; i < pixels; i++)
+        for (v = 0; v < nv; v++)
+            acc[i * nv + v] =
+                g->bias ? *(const flex__v8u *)(g->bias + c + 8 * v) : (flex__v8){0};
+    for (ky = d->ky0; ky < d->ky1; ky++)
+        for (kx = d->kx0; kx < d->kx1; kx++) {
+            const float *xi = g->x + d->corner + ky * ystep + kx * xstep + c;
+            const float *wi = g->w + (ky * kw + kx) * oc + c;
+            for (v = 0; v < nv; v++) {
+                const flex__v8 wv = *(const flex__v8u *)(wi + 8 * v);
+                for (i = 0; i < pixels; i++)
+                    acc[i * nv + v] += *(const flex__v8u *)(xi + i * next + 8 * v) * wv;
+            }
+        }
+    for (i = 0; i < pixels * nv; i++) { /* the clamp lets NaN through (both comparisons fail) */
+        const flex__v8i below = acc[i] < lo, above = acc[i] > hi;
+        *(flex__v8u *)(o + (i / nv) * oc + c + 8 * (i % nv)) =
+            (flex__v8)(((flex__v8i)acc[i] & ~(below | above)) | ((flex__v8i)lo & below) |
+                       ((flex__v8i)hi & above));
+    }
+}
+#endif
+
+/* The window of output pixel (oy, ox) of image b. */
+FLEX_INLINE dw_window dw_window_at(const graph_op *g, int32_t b, int32_t oy, int32_t ox) {
+    const int32_t y0 = oy * g->win->stride_h - g->win->pad_top;
+    const int32_t x0 = ox * g->win->stride_w - g->win->pad_left;
+    dw_window d;
+    d.corner = ((b * g->in->h + y0) * g->in->w + x0) * g->ic;
+    inside(y0, g->win->dilation_h, g->win->kernel_h, g->in->h, &d.ky0, &d.ky1);
+    inside(x0, g->win->dilation_w, g->win->kernel_w, g->in->w, &d.kx0, &d.kx1);
+    return d;
+}
+
+/* Output pixels in pairs where two neighbours of a row have the same taps inside the input,
+ * else one by one; with depth multiplier 1, their channels in register blocks (2 x 32, or 64
+ * for one pixel, then 8 at a time), the rest (all of them with a larger multiplier, or
+ * without vector types) one at a time. Each output is stored once, with the activation. */
 FLEX_CLONES
 static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const graph_op *g = (const graph_op *)ctx;
-    const int32_t in_h = g->in->h, in_w = g->in->w, ic = g->ic, oc = g->oc;
-    const int32_t out_h = g->out->h, out_w = g->out->w, mult = g->depth_multiplier;
-    const int32_t kh = g->win->kernel_h, kw = g->win->kernel_w;
-    const int32_t sh = g->win->stride_h, sw = g->win->stride_w;
-    const int32_t dh = g->win->dilation_h, dw = g->win->dilation_w;
-    const int32_t pt = g->win->pad_top, pl = g->win->pad_left;
-    const float *x = g->x, *w = g->w;
-    int32_t p, ky, kx;
-    fill_bias(dst, p1 - p0, oc, g->bias);
-    for (p = p0; p < p1; p++) {
-        const int32_t ox = p % out_w, row = p / out_w;
-        const int32_t oy = row % out_h, b = row / out_h;
+    const int32_t oc = g->oc, ow = g->out->w, oh = g->out->h;
+    int32_t p = p0, ox = p0 % ow, oy = p0 / ow % oh, b = p0 / ow / oh, c;
+    while (p < p1) {
+        const dw_window d = dw_window_at(g, b, oy, ox);
+        dw_window e;
         float *o = dst + (p - p0) * oc;
-        for (ky = 0; ky < kh; ky++) {
-            const int32_t iy = oy * sh - pt + ky * dh;
-            if (iy < 0 || iy >= in_h)
-                continue;
-            for (kx = 0; kx < kw; kx++) {
-                const int32_t ix = ox * sw - pl + kx * dw;
-                if (ix < 0 || ix >= in_w)
-                    continue;
-                depthwise_tap(o, x + ((b * in_h + iy) * in_w + ix) * ic,
-                              w + (ky * kw + kx) * oc, oc, mult);
+        int32_t pixels = 1;
+        if (p + 1 < p1 && ox + 1 < ow) {
+            e = dw_window_at(g, b, oy, ox + 1);
+            pixels = e.kx0 == d.kx0 && e.kx1 == d.kx1 ? 2 : 1;
+        }
+        c = 0;
+#ifdef FLEX_VECTOR
+        if (g->depth_multiplier == 1 && pixels == 2) {
+            for (; c + 32 <= oc; c += 32)
+                dw_vectors(g, &d, c, 4, 2, o);
+            for (; c + 8 <= oc; c += 8)
+                dw_vectors(g, &d, c, 1, 2, o);
+        } else if (g->depth_multiplier == 1) {
+            for (; c + 64 <= oc; c += 64)
+                dw_vectors(g, &d, c, 8, 1, o);
+            for (; c + 32 <= oc; c += 32)
+                dw_vectors(g, &d, c, 4, 1, o);
+            for (; c + 8 <= oc; c += 8)
+                dw_vectors(g, &d, c, 1, 1, o);
+        }
+#endif
+        dw_channels(g, &d, c, o);
+        if (pixels == 2)
+            dw_channels(g, &e, c, o + oc);
+        p += pixels;
+        ox += pixels;
+        if (ox == ow) {
+            ox = 0;
+            if (++oy == oh) {
+                oy = 0;
+                b++;
             }
         }
     }
-    clamp_all(dst, (p1 - p0) * oc, g->act, g->lo, g->hi);
 }
 
 flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const float *input,
@@ -370,28 +531,19 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
     FLEX_TRY(flex__product(win->kernel_h * win->kernel_w, out_dims->c, &count));
     FLEX_TRY(flex__check_len(filter_len, count));
     g.depth_multiplier = depth_multiplier;
-    return by_spans(depthwise_span, &g, out_dims->n * out_dims->h * out_dims->w, g.oc,
-                    overlaps(input, input_len, output, output_len), output);
+    return by_spans(depthwise_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w,
+                    g.oc, overlaps(input, input_len, output, output_len), output);
 }
 
-static void fully_connected_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
-    const graph_op *g = (const graph_op *)ctx;
-    filter_t f;
-    f.w = g->w;
-    f.cs = g->ic;
-    fill_bias(dst, p1 - p0, g->oc, g->bias);
-    flex__gemm_acc(p1 - p0, g->oc, g->ic, g->x + p0 * g->ic, g->ic, 1, pack_filter, &f, dst,
-                   g->oc);
-    clamp_all(dst, (p1 - p0) * g->oc, g->act, g->lo, g->hi);
-}
-
+/* A fully connected layer is a 1x1 convolution over a row of `batches` pixels. */
 flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
                                      int32_t out_features, const float *input,
                                      size_t input_len, const float *filter, size_t filter_len,
                                      const float *bias, size_t bias_len, int32_t act,
                                      float *output, size_t output_len) {
+    const flex_window win = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+    flex_dims4 in, out;
     int32_t count;
-    graph_op g;
     if (!input || !filter || !output)
         return FLEX_E_NULL;
     if (batches < 1 || in_features < 1 || out_features < 1)
@@ -403,23 +555,22 @@ flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
     FLEX_TRY(flex__product(batches, out_features, &count));
     FLEX_TRY(flex__check_len(output_len, count));
     FLEX_TRY(check_bias(bias, bias_len, out_features));
-    FLEX_TRY(act_range(act, &g.lo, &g.hi));
-    g.x = input;
-    g.w = filter;
-    g.bias = bias;
-    g.act = act;
-    g.ic = in_features;
-    g.oc = out_features;
-    return by_spans(fully_connected_span, &g, batches, out_features,
-                    overlaps(input, input_len, output, output_len), output);
+    in.n = out.n = 1;
+    in.h = out.h = 1;
+    in.w = out.w = batches;
+    in.c = in_features;
+    out.c = out_features;
+    return flex_f32_nhwc_conv2d(&in, input, input_len, filter, filter_len, bias, bias_len, &win,
+                                1, act, &out, output, output_len);
 }
 
-/* Average (over the in-bounds cells) or max of each pixel's window. */
+/* Average (over the in-bounds cells) or max of each pixel's window: the first cell copied,
+ * then one pass over the channels per further cell. */
 FLEX_CLONES
 static void pool_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const graph_op *g = (const graph_op *)ctx;
     const flex_window *win = g->win;
-    const int32_t ch = g->oc;
+    const int32_t ch = g->oc, in_h = g->in->h, in_w = g->in->w;
     int32_t p, fy, fx, c;
     for (p = p0; p < p1; p++) {
         const int32_t ox = p % g->out->w, row = p / g->out->w;
@@ -427,25 +578,30 @@ static void pool_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
         const int32_t y0 = oy * win->stride_h - win->pad_top;
         const int32_t x0 = ox * win->stride_w - win->pad_left;
         const int32_t fy0 = y0 < 0 ? -y0 : 0, fx0 = x0 < 0 ? -x0 : 0;
-        const int32_t fy1 = g->in->h - y0 < win->kernel_h ? g->in->h - y0 : win->kernel_h;
-        const int32_t fx1 = g->in->w - x0 < win->kernel_w ? g->in->w - x0 : win->kernel_w;
+        const int32_t fy1 = in_h - y0 < win->kernel_h ? in_h - y0 : win->kernel_h;
+        const int32_t fx1 = in_w - x0 < win->kernel_w ? in_w - x0 : win->kernel_w;
+        const int32_t corner = ((b * in_h + y0) * in_w + x0) * ch; /* may lie outside */
         float *o = dst + (p - p0) * ch;
-        int first = 1;
-        for (fy = fy0; fy < fy1; fy++)
-            for (fx = fx0; fx < fx1; fx++) {
-                const float *xi = g->x + ((b * g->in->h + y0 + fy) * g->in->w + x0 + fx) * ch;
-                for (c = 0; c < ch; c++) {
-                    const float v = xi[c];
-                    o[c] = first ? v : (g->is_max ? (v > o[c] ? v : o[c]) : o[c] + v);
-                }
-                first = 0;
-            }
-        if (first) /* a window in the padding only */
+        if (fy0 >= fy1 || fx0 >= fx1) { /* a window in the padding only */
             for (c = 0; c < ch; c++)
                 o[c] = 0.0f;
-        else if (!g->is_max)
+        } else {
             for (c = 0; c < ch; c++)
-                o[c] /= (float)((fy1 - fy0) * (fx1 - fx0));
+                o[c] = g->x[corner + (fy0 * in_w + fx0) * ch + c];
+            for (fy = fy0; fy < fy1; fy++)
+                for (fx = fy == fy0 ? fx0 + 1 : fx0; fx < fx1; fx++) {
+                    const float *xi = g->x + corner + (fy * in_w + fx) * ch;
+                    if (g->is_max)
+                        for (c = 0; c < ch; c++)
+                            o[c] = xi[c] > o[c] ? xi[c] : o[c];
+                    else
+                        for (c = 0; c < ch; c++)
+                            o[c] += xi[c];
+                }
+            if (!g->is_max)
+                for (c = 0; c < ch; c++)
+                    o[c] /= (float)((fy1 - fy0) * (fx1 - fx0));
+        }
         clamp_all(o, ch, g->act, g->lo, g->hi);
     }
 }
@@ -458,7 +614,7 @@ static flex_status pool(const flex_dims4 *in_dims, const float *x, size_t x_len,
     if (in_dims->c != out_dims->c || win->dilation_h != 1 || win->dilation_w != 1)
         return FLEX_E_SHAPE;
     g.is_max = is_max;
-    return by_spans(pool_span, &g, out_dims->n * out_dims->h * out_dims->w, g.oc,
+    return by_spans(pool_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w, g.oc,
                     overlaps(x, x_len, y, y_len), y);
 }
 
