@@ -43,8 +43,9 @@ class BatchNorm2d(Module):
         update = self.training and tracking
         momentum = 0.0
         if update:
-            done = self.num_batches_tracked.item()
-            momentum = 1.0 / (done + 1) if self.momentum is None else self.momentum
+            momentum = self.momentum
+            if momentum is None:
+                momentum = 1.0 / (self.num_batches_tracked.item() + 1)
         y = burn.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                             self.training or not tracking, momentum, self.eps)
         if update:

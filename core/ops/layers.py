@@ -1,6 +1,6 @@
 """Functional forms of the basic layers: linear, embedding, dropout."""
 
-from burn.ops import need_tensor
+from burn.ops import need_tensor, override
 
 
 def linear(x, weight, bias=None):
@@ -14,8 +14,20 @@ def linear(x, weight, bias=None):
     if bias is not None and bias.shape != (weight.shape[0],):
         raise ValueError("linear: bias must have shape " + repr((weight.shape[0],)) +
                          ", got " + repr(bias.shape))
+    if _alike(x, weight, bias):
+        f = override(x, "linear")
+        if f is not None:
+            return f(x, weight, bias)
     y = x @ weight.T
     return y if bias is None else y + bias
+
+
+def _alike(x, *others):
+    """Whether x is a non-empty float tensor and the other tensors (None skipped) share its
+    dtype and device and are not empty either: the case a backend's own linear takes."""
+    return x.dtype.is_float and x.numel() > 0 and all(
+        t is None or (t.dtype is x.dtype and t.device == x.device and t.numel() > 0)
+        for t in others)
 
 
 def embedding(idx, weight):

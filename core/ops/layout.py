@@ -143,15 +143,18 @@ def move(x, dev):
 def copy_(x, src):
     """Give `x` the values of `src` (a number, or a tensor of the same shape converted to
     x's dtype and device), keeping its gradient flags; returns x."""
-    src = operand("copy_", src, x)
+    if not isinstance(src, Tensor):
+        src = operand("copy_", src, x)
     if not src.shape:
         src = src.expand(x.shape)
     if src.shape != x.shape:
         raise ValueError("copy_: shape " + repr(src.shape) + " does not match " +
                          repr(x.shape))
+    if src.dtype is not x.dtype or src.device != x.device:
+        src = src.to(x.dtype, x.device)
     flag = x.requires_grad
     grad = x.grad
-    x.handle = src.to(x.dtype, x.device).detach().handle
+    x.handle = src.detach().handle
     if flag:
         x.requires_grad = True
         x.grad = grad

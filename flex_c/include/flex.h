@@ -279,6 +279,31 @@ flex_status flex_f32_softmax(int32_t outer, int32_t axis, int32_t inner, const f
 flex_status flex_f32_log_softmax(int32_t outer, int32_t axis, int32_t inner, const float *x,
                                  size_t x_len, float *y, size_t y_len);
 
+/* Batch normalisation over the middle axis (channels) of [outer, c, inner]; the
+ * per-channel vectors hold c floats. stats: each channel's mean and biased variance.
+ * batch_norm: y = (x - mean) * invstd * weight + bias (weight, bias may be NULL; y may alias
+ * x). batch_norm_grad: dweight = sum(dy * xhat), dbias = sum(dy) with xhat = (x - mean) *
+ * invstd, and, when dx is not NULL, the input gradient: through the statistics too when
+ * batch_stats is 1 (they are x's own), else with them held fixed. */
+flex_status flex_f32_batch_norm_stats(int32_t outer, int32_t c, int32_t inner, const float *x,
+                                      size_t x_len, float *mean, float *var);
+flex_status flex_f32_batch_norm(int32_t outer, int32_t c, int32_t inner, const float *x,
+                                size_t x_len, const float *mean, const float *invstd,
+                                const float *weight, const float *bias, float *y,
+                                size_t y_len);
+flex_status flex_f32_batch_norm_grad(int32_t outer, int32_t c, int32_t inner, const float *x,
+                                     size_t x_len, const float *dy, size_t dy_len,
+                                     const float *mean, const float *invstd,
+                                     const float *weight, int32_t batch_stats, float *dx,
+                                     size_t dx_len, float *dweight, float *dbias);
+
+/* One Adam step over n parameters (AdamW when decoupled is 1): the moments m and v are
+ * updated in place and the new parameters written to out (which may alias param). bias1
+ * and bias2 are step t's bias corrections 1 - beta1^t and 1 - beta2^t. */
+flex_status flex_f32_adam(size_t n, const float *param, const float *grad, float *m, float *v,
+                          float lr, float beta1, float beta2, float eps, float weight_decay,
+                          int32_t decoupled, float bias1, float bias2, float *out);
+
 /* ---- float32 graph kernels (NHWC, OHWI filters: the exported-graph layout) --------- */
 /* The output may overlap an input as the .bst arena plans it (docs/bst-format.md: output
  * pixels are written in increasing order, each after the inputs it and those before it

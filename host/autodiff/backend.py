@@ -33,9 +33,11 @@ class Autodiff(_backend.Backend):
     def _leaf(self, value, size):
         return Node(value, size)
 
-    # Composite ops recorded as one node each (Tensor finds them by name).
+    # Composite ops recorded as one node each (Tensor and the losses find them by name).
     batch_norm = fused.batch_norm
     log_softmax = fused.log_softmax
+    cross_entropy = fused.cross_entropy
+    linear = fused.linear
 
     # -- gradient API used by Tensor ---------------------------------------------------
     def requires_grad(self, h):

@@ -1,9 +1,10 @@
 """Composite ops that Autodiff records as one node, with a closed-form backward.
 
-Built from primitives, batch normalisation and log-softmax would record a dozen or more
-nodes each; as single nodes their forward and backward run far fewer inner operations.
-`Tensor` calls these through its override hook (a backend method of the op's name), after
-checking the arguments.
+Built from primitives, batch normalisation, log-softmax, cross-entropy and linear layers
+would record several nodes each; as single nodes their forward and backward run far fewer
+inner operations, and the heavy parts go through the inner backend's fast paths where it
+has them (see helpers.Inner). `Tensor` (and the losses) call these through the override
+hook (a backend method of the op's name), after checking the arguments.
 """
 
 import burn
@@ -20,77 +21,45 @@ def _tensor(ad, node, shape, device):
 
 def batch_norm(ad, x, running_mean, running_var, weight, bias, training, momentum, eps):
     """Batch normalisation over dim 1 as one node (see burn.batch_norm for the meaning)."""
-    k, inner = ad.k, ad.inner
+    k = ad.k
     shape = x.shape
-    n, c = shape[0], shape[1]
-    rest = k.numel(shape[2:])
-    m = n * rest
-    # Channels first: [c, n, rest] viewed as [c, m], so statistics are one reduction each.
-    xc = inner.permute(x.handle.value, (n, c, rest), (1, 0, 2), F32)
+    c = shape[1]
+    m = k.numel(shape) // c
+    w = None if weight is None else weight.handle.value
+    b = None if bias is None else bias.handle.value
     if training:
-        mean = k.scale(inner.reduce("sum", xc, (c, m), 1, F32), 1.0 / m, c)
-    else:
-        mean = running_mean.handle.value
-    centred = inner.binary("sub", xc, (c, m), mean, (c, 1), (c, m), F32)
-    if training:
-        var = k.scale(inner.reduce("sum", k.mul(centred, centred, c * m), (c, m), 1, F32),
-                      1.0 / m, c)
-    else:
-        var = running_var.handle.value
-    r = inner.unary("rsqrt", inner.binary("add", var, (c,), eps, (), (c,), F32), c, F32)
-    xhat = inner.binary("mul", centred, (c, m), r, (c, 1), (c, m), F32)
-    y = xhat
-    if weight is not None:
-        y = inner.binary("mul", y, (c, m), weight.handle.value, (c, 1), (c, m), F32)
-    if bias is not None:
-        y = inner.binary("add", y, (c, m), bias.handle.value, (c, 1), (c, m), F32)
-    y = inner.permute(y, (c, n, rest), (1, 0, 2), F32)
-    if training:
+        if m < 2:
+            raise ValueError("batch_norm: training needs more than 1 value per channel, "
+                             "got input of shape " + repr(shape))
+        y, mean, var, saved = k.batch_norm_forward(x.handle.value, shape, None, None, w, b, eps)
         _update_running(ad, running_mean, mean, momentum, c, 1.0)
         _update_running(ad, running_var, var, momentum, c, m / (m - 1))
-
+    else:
+        y, _mean, _var, saved = k.batch_norm_forward(
+            x.handle.value, shape, running_mean.handle.value, running_var.handle.value, w, b,
+            eps)
+    need_x = x.handle.requires_grad
     parents = [x.handle] + [t.handle for t in (weight, bias) if t is not None]
 
     def backward(g):
-        gc = inner.permute(g, (n, c, rest), (1, 0, 2), F32)
-        grads = []
-        gxhat = gc
-        if weight is not None:
-            gxhat = inner.binary("mul", gc, (c, m), weight.handle.value, (c, 1), (c, m), F32)
-        if x.handle.requires_grad:
-            if training:
-                # dx = r/m * (m*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), per channel
-                s1 = inner.reduce("sum", gxhat, (c, m), 1, F32)
-                s2 = inner.reduce("sum", k.mul(gxhat, xhat, c * m), (c, m), 1, F32)
-                t = inner.binary("mul", xhat, (c, m), s2, (c, 1), (c, m), F32)
-                t = inner.binary("add", t, (c, m), s1, (c, 1), (c, m), F32)
-                t = inner.binary("sub", k.scale(gxhat, float(m), c * m), (c, m), t, (c, m),
-                                 (c, m), F32)
-                gx = inner.binary("mul", t, (c, m), k.scale(r, 1.0 / m, c), (c, 1), (c, m),
-                                  F32)
-            else:
-                gx = inner.binary("mul", gxhat, (c, m), r, (c, 1), (c, m), F32)
-            grads.append(inner.permute(gx, (c, n, rest), (1, 0, 2), F32))
-        else:
-            grads.append(None)
-        if weight is not None:
-            grads.append(inner.reduce("sum", k.mul(gc, xhat, c * m), (c, m), 1, F32))
-        if bias is not None:
-            grads.append(inner.reduce("sum", gc, (c, m), 1, F32))
-        return tuple(grads)
+        gx, gw, gb = k.batch_norm_backward(g, saved, w, need_x)
+        return (gx,) + ((gw,) if weight is not None else ()) + ((gb,) if bias is not None
+                                                                  else ())
 
-    node = ad._out(y, n * c * rest, parents, backward)
+    node = ad._out(y, k.numel(shape), parents, backward)
     return _tensor(ad, node, shape, x.device)
 
 
 def _update_running(ad, buf, stat, momentum, c, correction):
-    """buf <- buf * (1 - momentum) + stat * correction * momentum, outside the graph."""
+    """buf <- buf * (1 - momentum) + stat * correction * momentum, outside the graph. The
+    running statistics are buffers, with no gradient flags for copy_ to keep, so the new
+    storage simply replaces the old."""
     if buf is None:
         return
     k = ad.k
     new = k.add(k.scale(buf.handle.value, 1.0 - momentum, c),
                 k.scale(stat, momentum * correction, c), c)
-    buf.copy_(_tensor(ad, Node(new, c), (c,), buf.device))
+    buf.handle = Node(new, c)
 
 
 def log_softmax(ad, x, dim):
@@ -99,12 +68,7 @@ def log_softmax(ad, x, dim):
     shape = x.shape
     n = k.numel(shape)
     kept = tuple(1 if i == dim else s for i, s in enumerate(shape))
-    xv = x.handle.value
-    top = inner.reduce("max", xv, shape, dim, F32)
-    shifted = inner.binary("sub", xv, shape, top, kept, shape, F32)
-    total = inner.reduce("sum", inner.unary("exp", shifted, n, F32), shape, dim, F32)
-    y = inner.binary("sub", shifted, shape, inner.unary("log", total, k.numel(kept), F32),
-                     kept, shape, F32)
+    y = k.log_softmax_forward(x.handle.value, shape, dim)
 
     def backward(g):
         s = inner.reduce("sum", g, shape, dim, F32)
@@ -113,3 +77,55 @@ def log_softmax(ad, x, dim):
                                      n, F32), n),)
 
     return _tensor(ad, ad._out(y, n, (x.handle,), backward), shape, x.device)
+
+
+def cross_entropy(ad, logits, target, label_smoothing, reduction):
+    """Softmax cross-entropy of logits [N, C] against int32 class indices [N] on the same
+    device, as one node (see burn.host.train.losses.cross_entropy, which checks the
+    arguments). With weights w (the one-hot rows, smoothed) the loss of a row is
+    -sum(w * log_softmax(x)) and its gradient softmax(x) * sum(w) - w."""
+    k, inner = ad.k, ad.inner
+    n, c = logits.shape
+    nc = n * c
+    logp = k.log_softmax_forward(logits.handle.value, (n, c), 1)
+    iota = inner.arange(0, 1, c, _dt.int32)
+    w = k.cast_float(inner.binary("eq", target.handle.value, (n, 1), iota, (1, c), (n, c),
+                                  _dt.int32), nc)
+    if label_smoothing:
+        w = inner.binary("add", k.scale(w, 1.0 - label_smoothing, nc), (nc,),
+                         label_smoothing / c, (), (nc,), F32)
+    rows = inner.reduce("sum", k.mul(logp, w, nc), (n, c), 1, F32)
+    # loss = factor * rows, summed over the batch unless reduction is "none"
+    factor = -1.0 / n if reduction == "mean" else -1.0
+    if reduction == "none":
+        shape, size, loss = (n,), n, k.scale(rows, factor, n)
+    else:
+        shape, size, loss = (), 1, k.scale(inner.reduce("sum", rows, (n,), 0, F32), factor, 1)
+
+    def backward(g):
+        p = inner.unary("exp", logp, nc, F32)
+        wsum = inner.reduce("sum", w, (n, c), 1, F32)
+        d = inner.binary("sub", inner.binary("mul", p, (n, c), wsum, (n, 1), (n, c), F32),
+                         (n, c), w, (n, c), (n, c), F32)
+        g = k.scale(g, -factor, size)
+        return (inner.binary("mul", d, (n, c), g, (size, 1), (n, c), F32),)
+
+    node = ad._out(loss, size, (logits.handle,), backward)
+    return _tensor(ad, node, shape, logits.device)
+
+
+def linear(ad, x, weight, bias):
+    """x @ weight.T + bias (x [..., in], weight [out, in], bias [out] or None) as one node."""
+    k = ad.k
+    fout, fin = weight.shape
+    rows = k.numel(x.shape[:-1])
+    xv, wv = x.handle.value, weight.handle.value
+    y = k.linear_forward(xv, wv, None if bias is None else bias.handle.value, rows, fin, fout)
+    parents = (x.handle, weight.handle) + (() if bias is None else (bias.handle,))
+    need = tuple(p.requires_grad for p in parents) + (False,) * (3 - len(parents))
+
+    def backward(g):
+        return k.linear_backward(g, xv, wv, rows, fin, fout, need)[:len(parents)]
+
+    node = ad._out(y, rows * fout, parents, backward)
+    return _tensor(ad, node, x.shape[:-1] + (fout,), x.device)

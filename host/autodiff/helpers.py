@@ -1,10 +1,12 @@
 """Gradient building blocks over an inner backend's primitives.
 
 Backward rules need a few compound operations (un-broadcasting, scattering a slice back,
-transposed convolution, pooling gradients). They are written here once, over the primitive
-protocol, so every backend gets them. A backend may supply faster versions by defining
-methods of the same name (`conv2d_grad_input`, `conv2d_grad_weight`, `max_pool_grad`,
-`avg_pool_grad`), which are used instead.
+transposed convolution, pooling gradients, batch normalisation). They are written here
+once, over the primitive protocol, so every backend gets them. A backend may supply faster
+versions by defining methods of the same name (`conv2d_grad_input`, `conv2d_grad_weight`,
+`max_pool_grad`, `avg_pool_grad`, `log_softmax_forward`, `linear_forward`,
+`linear_backward`, and the pair `batch_norm_forward` / `batch_norm_backward`, which share
+their saved state), which are used instead.
 """
 
 from burn import dtype as _dt
@@ -19,11 +21,14 @@ class Inner:
 
     def __init__(self, inner):
         self.inner = inner
-        for name in ("conv2d_grad_input", "conv2d_grad_weight", "max_pool_grad",
-                     "avg_pool_grad"):
-            fast = getattr(inner, name, None)
-            if fast is not None:
-                setattr(self, name, fast)
+        for names in (("conv2d_grad_input",), ("conv2d_grad_weight",), ("max_pool_grad",),
+                      ("avg_pool_grad",), ("log_softmax_forward",), ("linear_forward",),
+                      ("linear_backward",),
+                      ("batch_norm_forward", "batch_norm_backward")):
+            fast = [getattr(inner, name, None) for name in names]
+            if None not in fast:
+                for name, f in zip(names, fast):
+                    setattr(self, name, f)
 
     @staticmethod
     def numel(shape):
@@ -252,3 +257,95 @@ class Inner:
             part = self.unslice(share, padded, starts, steps, out_shape)
             total = self.add(total, part, self.numel(padded))
         return self._crop(total, padded, pads, x_shape)
+
+    def batch_norm_forward(self, x, shape, mean, var, weight, bias, eps):
+        """Batch normalisation of x (shape [n, c, ...]) over dim 1: (y, mean, var, saved).
+        `mean` and `var` ([c] handles) are the statistics to normalise with, or None for the
+        batch's own, which are then returned (var biased); weight and bias are [c] handles
+        or None. `saved` is what batch_norm_backward needs."""
+        n, c = shape[0], shape[1]
+        rest = self.numel(shape[2:])
+        m = n * rest
+        # Channels first: [c, n, rest] viewed as [c, m], so statistics are one reduction each.
+        xc = self.inner.permute(x, (n, c, rest), (1, 0, 2), F32)
+        batch = mean is None
+        if batch:
+            mean = self.scale(self.inner.reduce("sum", xc, (c, m), 1, F32), 1.0 / m, c)
+        centred = self.inner.binary("sub", xc, (c, m), mean, (c, 1), (c, m), F32)
+        if batch:
+            var = self.scale(self.inner.reduce("sum", self.mul(centred, centred, c * m), (c, m),
+                                               1, F32), 1.0 / m, c)
+        r = self.inner.unary("rsqrt", self.inner.binary("add", var, (c,), eps, (), (c,), F32),
+                             c, F32)
+        xhat = self.inner.binary("mul", centred, (c, m), r, (c, 1), (c, m), F32)
+        y = self._per_channel("mul", xhat, weight, c, m)
+        y = self._per_channel("add", y, bias, c, m)
+        y = self.inner.permute(y, (c, n, rest), (1, 0, 2), F32)
+        return y, mean, var, (shape, xhat, r, batch)
+
+    def batch_norm_backward(self, g, saved, weight, need_x):
+        """Gradients (x or None, weight, bias) of batch_norm_forward for the output gradient
+        `g`; the input's flows through the statistics too when they were the batch's."""
+        shape, xhat, r, batch = saved
+        n, c = shape[0], shape[1]
+        rest = self.numel(shape[2:])
+        m = n * rest
+        gc = self.inner.permute(g, (n, c, rest), (1, 0, 2), F32)
+        gw = self.inner.reduce("sum", self.mul(gc, xhat, c * m), (c, m), 1, F32)
+        gb = self.inner.reduce("sum", gc, (c, m), 1, F32)
+        gx = None
+        if need_x:
+            gxhat = self._per_channel("mul", gc, weight, c, m)
+            if batch:
+                # dx = r/m * (m*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), per channel
+                s1 = self._per_channel("mul", gb, weight, c, 1)
+                s2 = self._per_channel("mul", gw, weight, c, 1)
+                t = self.inner.binary("mul", xhat, (c, m), s2, (c, 1), (c, m), F32)
+                t = self.inner.binary("add", t, (c, m), s1, (c, 1), (c, m), F32)
+                t = self.inner.binary("sub", self.scale(gxhat, float(m), c * m), (c, m), t,
+                                      (c, m), (c, m), F32)
+                gx = self.inner.binary("mul", t, (c, m), self.scale(r, 1.0 / m, c), (c, 1),
+                                       (c, m), F32)
+            else:
+                gx = self.inner.binary("mul", gxhat, (c, m), r, (c, 1), (c, m), F32)
+            gx = self.inner.permute(gx, (c, n, rest), (1, 0, 2), F32)
+        return gx, gw, gb
+
+    def _per_channel(self, op, a, v, c, m):
+        """a [c, m] <op> v [c] broadcast along m; `a` itself when v is None."""
+        if v is None:
+            return a
+        return self.inner.binary(op, a, (c, m), v, (c, 1), (c, m), F32)
+
+    def log_softmax_forward(self, x, shape, dim):
+        """log(softmax(x)) along `dim` of a handle of `shape`."""
+        n = self.numel(shape)
+        kept = tuple(1 if i == dim else s for i, s in enumerate(shape))
+        top = self.inner.reduce("max", x, shape, dim, F32)
+        shifted = self.inner.binary("sub", x, shape, top, kept, shape, F32)
+        total = self.inner.reduce("sum", self.inner.unary("exp", shifted, n, F32), shape, dim,
+                                  F32)
+        return self.inner.binary("sub", shifted, shape,
+                                 self.inner.unary("log", total, self.numel(kept), F32), kept,
+                                 shape, F32)
+
+    def linear_forward(self, x, w, b, rows, fin, fout):
+        """x [rows, fin] @ w.T (w [fout, fin]) + b ([fout] or None)."""
+        wt = self.inner.permute(w, (fout, fin), (1, 0), F32)
+        y = self.inner.matmul(x, (1, rows, fin), wt, (1, fin, fout), (1, rows, fout), F32)
+        if b is None:
+            return y
+        return self.inner.binary("add", y, (rows, fout), b, (1, fout), (rows, fout), F32)
+
+    def linear_backward(self, g, x, w, rows, fin, fout, need):
+        """Gradients (x, w, b) of linear_forward for g [rows, fout], None where `need` (three
+        flags) is false."""
+        gx = gw = gb = None
+        if need[0]:
+            gx = self.inner.matmul(g, (1, rows, fout), w, (1, fout, fin), (1, rows, fin), F32)
+        if need[1]:
+            gt = self.inner.permute(g, (rows, fout), (1, 0), F32)
+            gw = self.inner.matmul(gt, (1, fout, rows), x, (1, rows, fin), (1, fout, fin), F32)
+        if need[2]:
+            gb = self.inner.reduce("sum", g, (rows, fout), 0, F32)
+        return gx, gw, gb

@@ -120,6 +120,50 @@ class FlexBackend(NumpyBackend):
         return f32.pool2d_grad("avg", None, g.reshape(out_shape), kernel, stride, padding,
                                dilation, include, x_shape=x_shape).reshape(-1)
 
+    def linear_forward(self, x, w, b, rows, fin, fout):
+        """Autodiff's linear forward (see its Inner) as one GEMM on a bias-filled output."""
+        y = np.empty((rows, fout), np.float32)
+        if b is not None:
+            y[...] = b
+        f32.gemm(x.reshape(rows, fin), w.reshape(fout, fin), trans_b=True, c=y,
+                 beta=0.0 if b is None else 1.0)
+        return y.reshape(-1)
+
+    def linear_backward(self, g, x, w, rows, fin, fout, need):
+        """Its gradients: two GEMMs (one with A transposed in place) and a column sum."""
+        g = g.reshape(rows, fout)
+        gx = f32.gemm(g, w.reshape(fout, fin)).reshape(-1) if need[0] else None
+        gw = f32.gemm(g, x.reshape(rows, fin), trans_a=True).reshape(-1) if need[1] else None
+        gb = f32.reduce("sum", g, 0).reshape(-1) if need[2] else None
+        return gx, gw, gb
+
+    def log_softmax_forward(self, x, shape, dim):
+        """Autodiff's log-softmax forward in one flex_c call."""
+        if not x.size:
+            return x.copy()
+        return f32.softmax(x.reshape(shape), dim, log=True).reshape(-1)
+
+    def batch_norm_forward(self, x, shape, mean, var, weight, bias, eps):
+        """Autodiff's batch norm forward: the statistics and the normalisation one flex_c
+        call each; it saves the input, mean and 1/std for batch_norm_backward."""
+        batch = mean is None
+        x = x.reshape(shape)
+        if batch:
+            mean, var = f32.batch_norm_stats(x)
+        invstd = np.float32(1.0) / np.sqrt(var + np.float32(eps))
+        y = f32.batch_norm(x, mean, invstd, weight, bias) if x.size else x.copy()
+        return y.reshape(-1), mean, var, (x, mean, invstd, batch)
+
+    def batch_norm_backward(self, g, saved, weight, need_x):
+        """Its gradients in one flex_c call."""
+        x, mean, invstd, batch = saved
+        if not x.size:  # an empty batch (eval mode): nothing flows
+            zeros = np.zeros(x.shape[1], np.float32)
+            return (x.reshape(-1).copy() if need_x else None), zeros, zeros.copy()
+        gx, gw, gb = f32.batch_norm_grad(x, g.reshape(x.shape), mean, invstd, weight, batch,
+                                         need_x)
+        return (None if gx is None else gx.reshape(-1)), gw, gb
+
     # -- composite overrides (see burn.ops) ---------------------------------------------
     def batch_norm(self, x, running_mean, running_var, weight, bias, training, momentum,
                    eps):

@@ -339,3 +339,82 @@ def softmax(x, dim, log=False, lib=None):
     st = getattr(k.lib, name)(outer, axis, inner, k.floats(x), x.size, k.floats(y), y.size)
     _check(st, name, lambda: "axis %d of %s" % (dim, x.shape))
     return y
+
+
+def _by_channel(name, x, *vectors):
+    """(n, c, rest) of x [n, c, ...] viewed as [n, c, rest]; ValueError unless every vector
+    given (not None) holds one value per channel."""
+    if x.ndim < 2:
+        raise ValueError("%s: input must be [n, c, ...], got shape %s" % (name, x.shape))
+    n, c = x.shape[0], x.shape[1]
+    for v in vectors:
+        if v is not None and v.size != c:
+            raise ValueError("%s: per-channel vector of %d values for %d channels"
+                             % (name, v.size, c))
+    return n, c, x.size // (n * c) if x.size else 0
+
+
+def batch_norm_stats(x, lib=None):
+    """(mean, biased variance) of each channel (axis 1) of x [n, c, ...]."""
+    k = _calls(lib)
+    x = _f32(x)
+    n, c, rest = _by_channel("flex_f32_batch_norm_stats", x)
+    mean, var = np.empty(c, np.float32), np.empty(c, np.float32)
+    st = k.lib.flex_f32_batch_norm_stats(n, c, rest, k.floats(x), x.size, k.floats(mean),
+                                         k.floats(var))
+    _check(st, "flex_f32_batch_norm_stats", lambda: "input %s" % (x.shape,))
+    return mean, var
+
+
+def batch_norm(x, mean, invstd, weight=None, bias=None, lib=None):
+    """(x - mean) * invstd * weight + bias over channel axis 1 of x [n, c, ...]; the
+    per-channel vectors are [c] (weight, bias may be None)."""
+    k = _calls(lib)
+    x, mean, invstd = _f32(x), _f32(mean), _f32(invstd)
+    weight = None if weight is None else _f32(weight)
+    bias = None if bias is None else _f32(bias)
+    n, c, rest = _by_channel("flex_f32_batch_norm", x, mean, invstd, weight, bias)
+    y = np.empty_like(x)
+    st = k.lib.flex_f32_batch_norm(n, c, rest, k.floats(x), x.size, k.floats(mean),
+                                   k.floats(invstd), k.opt_floats(weight), k.opt_floats(bias),
+                                   k.floats(y), y.size)
+    _check(st, "flex_f32_batch_norm", lambda: "input %s" % (x.shape,))
+    return y
+
+
+def batch_norm_grad(x, dy, mean, invstd, weight=None, batch_stats=True, input_grad=True,
+                    lib=None):
+    """Gradients of batch_norm: (dx or None, dweight, dbias). With `batch_stats` mean and
+    invstd are x's own, so dx flows through them too."""
+    k = _calls(lib)
+    x, dy, mean, invstd = _f32(x), _f32(dy), _f32(mean), _f32(invstd)
+    weight = None if weight is None else _f32(weight)
+    n, c, rest = _by_channel("flex_f32_batch_norm_grad", x, mean, invstd, weight)
+    dx = np.empty_like(x) if input_grad else None
+    dw, db = np.empty(c, np.float32), np.empty(c, np.float32)
+    st = k.lib.flex_f32_batch_norm_grad(
+        n, c, rest, k.floats(x), x.size, k.floats(dy), dy.size, k.floats(mean),
+        k.floats(invstd), k.opt_floats(weight), int(batch_stats), k.opt_floats(dx),
+        0 if dx is None else dx.size, k.floats(dw), k.floats(db))
+    _check(st, "flex_f32_batch_norm_grad", lambda: "input %s, dy %s" % (x.shape, dy.shape))
+    return dx, dw, db
+
+
+def adam(param, grad, m, v, lr, betas, eps, weight_decay, decoupled, step, lib=None):
+    """One Adam (AdamW when `decoupled`) step number `step` (1, 2, ...): updates the moments
+    `m` and `v` (contiguous float32 arrays of param's size) in place and returns the new
+    parameters."""
+    k = _calls(lib)
+    param, grad = _f32(param), _f32(grad)
+    n = param.size
+    if not (grad.size == m.size == v.size == n and m.dtype == v.dtype == np.float32 and
+            m.flags.c_contiguous and v.flags.c_contiguous):
+        raise ValueError("flex adam: the gradient and the moments (contiguous float32) must "
+                         "have the parameter's %d values" % n)
+    out = np.empty_like(param)
+    b1, b2 = betas
+    st = k.lib.flex_f32_adam(n, k.floats(param), k.floats(grad), k.floats(m), k.floats(v),
+                             lr, b1, b2, eps, weight_decay, int(decoupled),
+                             1.0 - b1 ** step, 1.0 - b2 ** step, k.floats(out))
+    _check(st, "flex_f32_adam", lambda: "lr %r, betas %r, step %r" % (lr, betas, step))
+    return out

@@ -3,7 +3,8 @@
 Each optimizer updates its parameters in place (`Tensor.copy_`) from their `.grad`, outside
 autodiff recording. Per-parameter state (momentum buffers, moments) is kept as numpy arrays
 keyed by the parameter's position, so `state_dict()` is plain data that pickles and loads
-on any backend.
+on any backend. Adam's and AdamW's step is one flex_c call per parameter where the compiled
+library burn._flex is installed, numpy arithmetic otherwise.
 """
 
 import numpy as np
@@ -12,6 +13,7 @@ import burn
 
 from ..autodiff import no_grad
 from ..convert import to_numpy as _np
+from ..flex import f32
 
 
 def _copy(v):
@@ -110,19 +112,43 @@ class Adam(Optimizer):
 
     def update(self, index, value, grad):
         o = self.options
-        b1, b2 = o["betas"]
-        if o["weight_decay"]:
-            if self.decoupled:
-                value = value * (1.0 - self.lr * o["weight_decay"])
-            else:
-                grad = grad + o["weight_decay"] * value
         s = self.state.setdefault(index, {})
         t = s["t"] = s.get("t", 0) + 1
-        m = s["m"] = b1 * s.get("m", 0.0) + (1.0 - b1) * grad
-        v = s["v"] = b2 * s.get("v", 0.0) + (1.0 - b2) * grad * grad
-        m_hat = m / (1.0 - b1 ** t)
-        v_hat = v / (1.0 - b2 ** t)
-        return value - self.lr * m_hat / (np.sqrt(v_hat) + o["eps"])
+        m, v = (_moment(s, key, value) for key in ("m", "v"))
+        step = f32.adam if _have_flex() else _numpy_adam
+        return step(value, grad, m, v, self.lr, o["betas"], o["eps"], o["weight_decay"],
+                    self.decoupled, t)
+
+
+def _have_flex():
+    try:
+        import burn._flex  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _numpy_adam(value, grad, m, v, lr, betas, eps, weight_decay, decoupled, step):
+    """burn.host.flex.f32.adam's step in numpy (m and v updated in place)."""
+    b1, b2 = betas
+    if weight_decay and decoupled:
+        value = value * (1.0 - lr * weight_decay)
+    elif weight_decay:
+        grad = grad + weight_decay * value
+    m *= b1
+    m += (1.0 - b1) * grad
+    v *= b2
+    v += (1.0 - b2) * grad * grad
+    return value - lr * (m / (1.0 - b1 ** step)) / (np.sqrt(v / (1.0 - b2 ** step)) + eps)
+
+
+def _moment(state, key, like):
+    """state[key] as a contiguous float32 array shaped like `like` (zeros at first), stored
+    back so that the flex_c step updates it in place."""
+    m = state.get(key)
+    m = np.zeros(like.shape, np.float32) if m is None else np.ascontiguousarray(m, np.float32)
+    state[key] = m
+    return m
 
 
 class AdamW(Adam):

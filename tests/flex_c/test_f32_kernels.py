@@ -165,3 +165,110 @@ def test_conv2d_on_larger_images_matches_torch():
               1e-4, 1e-4)
         close(f32.conv2d_weight_grad(x, w_shape, dy, stride, pad, dilation, groups)[0],
               tw.grad, 1e-4, 1e-4)
+
+
+def _max_pool_reference(x, k, s, p, d):
+    """Max pooling as flex_c defines it, one window at a time: padding is ignored, a window
+    holding a NaN has NaN for maximum, and the gradient goes to the window's first maximum
+    (its first NaN, if any) in scan order. Returns (y, index of that element per output)."""
+    n, c, h, w = x.shape
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    y = np.empty((n, c, oh, ow), np.float32)
+    at = np.empty((n, c, oh, ow), np.int64)
+    for b, ch, oy, ox in np.ndindex(n, c, oh, ow):
+        taps = [(iy, ix) for iy in range(oy * s[0] - p[0], oy * s[0] - p[0] + k[0] * d[0], d[0])
+                for ix in range(ox * s[1] - p[1], ox * s[1] - p[1] + k[1] * d[1], d[1])
+                if 0 <= iy < h and 0 <= ix < w]
+        vals = [x[b, ch, iy, ix] for iy, ix in taps]
+        nans = [i for i, v in enumerate(vals) if v != v]
+        best = nans[0] if nans else int(np.argmax(vals))  # argmax: the first maximum
+        y[b, ch, oy, ox] = vals[best]
+        at[b, ch, oy, ox] = np.ravel_multi_index((b, ch) + taps[best], x.shape)
+    return y, at
+
+
+@pytest.mark.parametrize("k, s, p, d", [((2, 2), (2, 2), (0, 0), (1, 1)),
+                                        ((3, 3), (1, 1), (1, 1), (1, 1)),
+                                        ((3, 3), (2, 2), (1, 0), (1, 1)),
+                                        ((2, 3), (1, 2), (1, 1), (2, 1))])
+def test_max_pool_ties_nans_and_borders_match_the_reference(k, s, p, d):
+    # 2x2 and 3x3 take the unrolled scans, 2x3 dilated the generic one; padding gives
+    # border windows; NaN planes and ties (relu zeros, repeated values) the other rules.
+    rng = np.random.default_rng(7)
+    x = np.maximum(np.floor(rng.standard_normal((2, 5, 7, 9)) * 2), 0).astype(np.float32)
+    x[0, 1, 3, 4] = np.nan
+    x[1, 4, 0, 0] = np.nan
+    x[1, 4, 5, 8] = np.nan
+    y, at = _max_pool_reference(x, k, s, p, d)
+    pads = (p[0], p[0], p[1], p[1])
+    np.testing.assert_array_equal(f32.pool2d("max", x, k, s, pads, d), y)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    want = np.zeros(x.size, np.float64)
+    np.add.at(want, at.reshape(-1), dy.reshape(-1))
+    close(f32.pool2d_grad("max", x, dy, k, s, pads, d).reshape(-1), want)
+
+
+@pytest.mark.parametrize("shape", [(4, 3, 5, 2), (6, 3), (3, 5, 7, 9)])
+def test_batch_norm_kernels_match_torch(shape):
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal(shape) * 2 + 40).astype(np.float32)  # a mean far from 0
+    w, b = (rng.standard_normal(shape[1]).astype(np.float32) for _ in range(2))
+    dy = rng.standard_normal(shape).astype(np.float32)
+    axes = (0,) + tuple(range(2, len(shape)))
+    mean, var = f32.batch_norm_stats(x)
+    close(mean, x.astype(np.float64).mean(axis=axes), 1e-5, 1e-5)
+    close(var, x.astype(np.float64).var(axis=axes), 1e-4, 1e-5)
+    invstd = (1 / np.sqrt(var.astype(np.float64) + 1e-5)).astype(np.float32)
+    for weight, bias in ((w, b), (None, None), (w, None)):
+        tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        tw = torch.tensor(w if weight is not None else np.ones_like(w), dtype=torch.float64,
+                          requires_grad=True)
+        tb = torch.tensor(b if bias is not None else np.zeros_like(b), dtype=torch.float64,
+                          requires_grad=True)
+        ty = F.batch_norm(tx, None, None, tw, tb, True, 0.1, 1e-5)
+        ty.backward(torch.tensor(dy, dtype=torch.float64))
+        close(f32.batch_norm(x, mean, invstd, weight, bias), ty, 1e-4, 1e-4)
+        dx, dw, db = f32.batch_norm_grad(x, dy, mean, invstd, weight)
+        close(dx, tx.grad, 1e-3, 1e-4)
+        close(dw, tw.grad, 1e-4, 1e-4)
+        close(db, tb.grad, 1e-4, 1e-4)
+    # fixed statistics (eval mode): the input gradient does not flow through them
+    rm, rv = mean + 0.5, var * 2
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    tw = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    ty = F.batch_norm(tx, torch.tensor(rm, dtype=torch.float64),
+                      torch.tensor(rv, dtype=torch.float64), tw, None, False, 0.1, 1e-5)
+    ty.backward(torch.tensor(dy, dtype=torch.float64))
+    r_invstd = (1 / np.sqrt(rv.astype(np.float64) + 1e-5)).astype(np.float32)
+    close(f32.batch_norm(x, rm, r_invstd, w), ty, 1e-4, 1e-4)
+    dx, dw, _db = f32.batch_norm_grad(x, dy, rm, r_invstd, w, batch_stats=False)
+    close(dx, tx.grad, 1e-4, 1e-4)
+    close(dw, tw.grad, 1e-4, 1e-4)
+    assert f32.batch_norm_grad(x, dy, mean, invstd, w, input_grad=False)[0] is None
+    with pytest.raises(ValueError, match="per-channel vector of 2 values"):
+        f32.batch_norm(x, mean[:2], invstd)
+    with pytest.raises(ValueError, match=r"must be \[n, c, ...\]"):
+        f32.batch_norm_stats(x.reshape(-1))
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_adam_kernel_matches_torch(decoupled):
+    rng = np.random.default_rng(9)
+    p = rng.standard_normal(37).astype(np.float32)  # not a whole number of vectors
+    tp = torch.tensor(p, requires_grad=True)
+    kind = torch.optim.AdamW if decoupled else torch.optim.Adam
+    opt = kind([tp], lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.05)
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    for step in range(1, 6):
+        g = rng.standard_normal(p.shape).astype(np.float32)
+        tp.grad = torch.tensor(g)
+        opt.step()
+        p = f32.adam(p, g, m, v, 0.01, (0.8, 0.99), 1e-6, 0.05, decoupled, step)
+        close(p, tp.detach(), 1e-5, 1e-6)
+    close(m, opt.state[tp]["exp_avg"], 1e-5, 1e-6)
+    close(v, opt.state[tp]["exp_avg_sq"], 1e-5, 1e-7)
+    with pytest.raises(ValueError, match="moments"):
+        f32.adam(p, g, m[:5], v, 0.01, (0.8, 0.99), 1e-6, 0.0, decoupled, 1)
+    with pytest.raises(FlexError, match="flex_f32_adam: parameter out of range"):
+        f32.adam(p, g, m, v, 0.01, (0.8, 0.99), 1e-6, 0.0, decoupled, 0)  # no step 0

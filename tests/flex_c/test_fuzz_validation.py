@@ -139,6 +139,34 @@ def _f32_binary_args(d):
     return [d.int(), rank, dims, a, na, sa, b, nb, sb, y, ny]
 
 
+def _f32_norm_args(d, which):
+    """batch_norm_stats / batch_norm / batch_norm_grad: the per-channel vectors hold c floats
+    (their length is implied by c) or are NULL where the kernel allows it."""
+    o, c, i = d.int(), d.int(), d.int()
+    x, nx = d.buf(np.float32, o * c * i)
+    y, ny = d.buf(np.float32, o * c * i)
+
+    def vec(optional=False):
+        if optional and d.data.draw(st.booleans()):
+            return None
+        return d.rng.standard_normal(max(c, 0)).astype(np.float32)
+
+    if which == "stats":
+        return [o, c, i, x, nx, vec(), vec()]
+    if which == "apply":
+        return [o, c, i, x, nx, vec(), vec(), vec(True), vec(True), y, ny]
+    dx, ndx = d.buf(np.float32, o * c * i)
+    return [o, c, i, x, nx, y, ny, vec(), vec(), vec(True), d.int(), dx, ndx, vec(), vec()]
+
+
+def _f32_adam_args(d):
+    """Every buffer holds the n floats the kernel reads (their length is implied by n)."""
+    n = max(d.int(), 0)
+    bufs = [d.rng.standard_normal(n).astype(np.float32) for _ in range(5)]
+    floats = [d.data.draw(st.floats(width=32)) for _ in range(7)]
+    return [n] + bufs[:4] + floats[:5] + [d.int()] + floats[5:] + [bufs[4]]
+
+
 def _pad_args(d):
     ind = d.dims()
     size = d.data.draw(st.sampled_from([0, 1, 2, 3, 4]))
@@ -185,6 +213,10 @@ KERNELS = {
     "flex_f32_softmax": lambda d: _f32_3d(d, None),
     "flex_f32_log_softmax": lambda d: _f32_3d(d, None),
     "flex_f32_gemm": lambda d: _gemm_args(d),
+    "flex_f32_batch_norm_stats": lambda d: _f32_norm_args(d, "stats"),
+    "flex_f32_batch_norm": lambda d: _f32_norm_args(d, "apply"),
+    "flex_f32_batch_norm_grad": lambda d: _f32_norm_args(d, "grad"),
+    "flex_f32_adam": _f32_adam_args,
 }
 
 

@@ -1,4 +1,4 @@
-"""Autodiff over the pure and numpy backends, against PyTorch autograd and finite
+"""Autodiff over the pure, numpy and flex backends, against PyTorch autograd and finite
 differences."""
 
 import numpy as np
@@ -9,8 +9,9 @@ import torch.nn.functional as F
 import burn
 from burn.host.autodiff import autodiff_device, no_grad
 from burn.host.convert import to_numpy, to_tensor
+from burn.host.train.losses import cross_entropy
 
-BACKENDS = ["numpy", "pure"]
+BACKENDS = ["numpy", "pure", "flex"]
 
 
 def _pair(rng, shape, dev, positive=False):
@@ -278,3 +279,57 @@ def test_batch_norm_as_one_node(backend, training, shape):
     np.testing.assert_allclose(to_numpy(rm), trm.numpy(), rtol=1e-5)
     np.testing.assert_allclose(to_numpy(rv), trv.numpy(), rtol=1e-5)
     assert not rm.requires_grad
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_as_one_node(backend, reduction, smoothing):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(10)
+    x, tx = _pair(rng, (7, 5), dev)
+    target = rng.integers(0, 5, 7)
+    out = cross_entropy(x * 3, burn.tensor(target.tolist()).to(dev), smoothing, reduction)
+    tout = F.cross_entropy(tx * 3, torch.tensor(target), reduction=reduction,
+                           label_smoothing=smoothing)
+    assert out.shape == tuple(tout.shape)
+    _check(out, tout, [(x, tx)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("shape", [(6, 5), (2, 3, 5), (5,)])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_as_one_node(backend, shape, with_bias):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(11)
+    x, tx = _pair(rng, shape, dev)
+    w, tw = _pair(rng, (4, 5), dev)
+    b, tb = _pair(rng, (4,), dev) if with_bias else (None, None)
+    pairs = [(x, tx), (w, tw)] + ([(b, tb)] if with_bias else [])
+    _check(burn.linear(x, w, b), F.linear(tx, tw, tb), pairs)
+    frozen = rng.standard_normal(shape).astype(np.float32)  # an input that wants no gradient
+    w.grad = None
+    tw.grad = None
+    _check(burn.linear(to_tensor(frozen, dev), w, b),
+           F.linear(torch.tensor(frozen, dtype=torch.float64), tw, tb), [(w, tw)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_single_node_ops_on_empty_batches(backend):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(12)
+    w, _tw = _pair(rng, (3, 5), dev)
+    x, _tx = _pair(rng, (0, 5), dev)
+    y = burn.linear(x, w)
+    assert y.shape == (0, 3)
+    assert y.log_softmax(1).shape == (0, 3)
+    g, _tg = _pair(rng, (2,), dev)
+    stats = to_tensor(np.ones(2, np.float32), dev)
+    e, _te = _pair(rng, (0, 2, 3, 3), dev)
+    out = burn.batch_norm(e, stats, stats, g, None, False)
+    assert out.shape == (0, 2, 3, 3)
+    (out.sum() + (g * g).sum()).backward()
+    assert to_numpy(e.grad).shape == (0, 2, 3, 3)
+    np.testing.assert_allclose(to_numpy(g.grad), 2 * to_numpy(g))  # nothing from the batch
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        burn.batch_norm(_pair(rng, (1, 2, 1, 1), dev)[0], stats, stats, g, None, True)

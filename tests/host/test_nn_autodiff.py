@@ -18,7 +18,7 @@ def make_cnn(m):
     )
 
 
-@pytest.mark.parametrize("inner", ["numpy", "pure"])
+@pytest.mark.parametrize("inner", ["numpy", "pure", "flex"])
 def test_cnn_parameter_gradients_match_torch(inner):
     torch.manual_seed(0)
     t_mod = make_cnn(torch.nn).train()

@@ -23,8 +23,14 @@ OPTIMIZERS = [
 ]
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["flex", "numpy"])
 @pytest.mark.parametrize("case", OPTIMIZERS, ids=lambda c: c[0].__name__ + str(c[2]))
-def test_optimizer_matches_torch(case):
+def test_optimizer_matches_torch(case, compiled, monkeypatch):
+    """Each optimizer against torch.optim; Adam's step both in flex_c and, as without the
+    compiled library, in numpy."""
+    if compiled and not optim._have_flex():
+        pytest.skip("the compiled flex_c library burn._flex is absent")
+    monkeypatch.setattr(optim, "_have_flex", lambda: compiled)
     ours, theirs, opts = case
     rng = np.random.default_rng(0)
     w0 = rng.standard_normal((3, 4)).astype(np.float32)

@@ -106,6 +106,21 @@ typedef struct {
         }                                                                                  \
     } while (0)
 
+/* Calls BODY for each image's part of the pixels [q0, q0 + count): with `off` the index of
+ * the part's first pixel in its image's channel plane, `img` the image, `at` the part's
+ * offset from q0 and `len` its length. */
+#define FOR_IMAGE_PARTS(g, q0, count, BODY)                                                \
+    do {                                                                                   \
+        int32_t at = 0;                                                                    \
+        while (at < (count)) {                                                             \
+            const int32_t img = ((q0) + at) / (g)->pixels, off = ((q0) + at) % (g)->pixels; \
+            const int32_t len = (count) - at < (g)->pixels - off ? (count) - at            \
+                                                                 : (g)->pixels - off;     \
+            BODY                                                                           \
+            at += len;                                                                     \
+        }                                                                                  \
+    } while (0)
+
 /* Small images: a table of the x index (within an image) that each (tap, pixel of an image)
  * reads, -1 in the padding, replaces the per-row segments, which would hold a few pixels. */
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -156,15 +171,12 @@ FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t co
     const int32_t sw = g->win->stride_w;
     if (g->map) {
         const int32_t *m = g->map + tap * g->pixels;
-        const float *base = g->x + (q0 / g->pixels) * g->x_image;
-        int32_t at = q0 % g->pixels, i;
-        for (i = 0; i < count; i++) {
-            out[i] = map_load(base, m[at]);
-            if (++at == g->pixels) {
-                at = 0;
-                base += g->x_image;
-            }
-        }
+        int32_t i;
+        FOR_IMAGE_PARTS(g, q0, count, {
+            const float *base = g->x + img * g->x_image;
+            for (i = 0; i < len; i++) /* one tight loop per image: it vectorizes */
+                out[at + i] = map_load(base, m[off + i]);
+        });
         return;
     }
     zero(out, count);
@@ -187,17 +199,15 @@ FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t q0, int32_
     const int32_t sw = g->win->stride_w;
     if (g->map) {
         const int32_t *m = g->map + tap * g->pixels;
-        float *base = g->dx + (q0 / g->pixels) * g->x_image;
-        int32_t at = q0 % g->pixels, i;
-        for (i = 0; i < count; i++) {
-            const int32_t o = m[at];
-            if (o >= 0)
-                base[o] += vals[i];
-            if (++at == g->pixels) {
-                at = 0;
-                base += g->x_image;
+        int32_t i;
+        FOR_IMAGE_PARTS(g, q0, count, {
+            float *base = g->dx + img * g->x_image;
+            for (i = 0; i < len; i++) {
+                const int32_t o = m[off + i];
+                if (o >= 0)
+                    base[o] += vals[at + i];
             }
-        }
+        });
         return;
     }
     FOR_TAP_SEGMENTS(g, tap, q0, count, {
@@ -212,21 +222,6 @@ FLEX_INLINE void tap_scatter(const conv_geom *g, int32_t tap, int32_t q0, int32_
                 d[i * sw] += v[i];
     });
 }
-
-/* Calls BODY for each image's part of the pixels [q0, q0 + count): with `off` the index of
- * the part's first pixel in its image's channel plane, `img` the image, `at` the part's
- * offset from q0 and `len` its length. */
-#define FOR_IMAGE_PARTS(g, q0, count, BODY)                                                \
-    do {                                                                                   \
-        int32_t at = 0;                                                                    \
-        while (at < (count)) {                                                             \
-            const int32_t img = ((q0) + at) / (g)->pixels, off = ((q0) + at) % (g)->pixels; \
-            const int32_t len = (count) - at < (g)->pixels - off ? (count) - at            \
-                                                                 : (g)->pixels - off;     \
-            BODY                                                                           \
-            at += len;                                                                     \
-        }                                                                                  \
-    } while (0)
 
 /* rows[r, 0:count] = plane r of `src` (output layout, r < n_rows) over pixels
  * [q0, q0 + count); rows has row stride `ld`. */

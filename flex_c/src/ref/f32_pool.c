@@ -48,47 +48,62 @@ static int32_t argmax(const float *plane, const flex_dims4 *in, const flex_windo
     return best;
 }
 
-/* The windows that lie wholly inside the input (most of them) are scanned without bounds
- * checks and without branches on the data, which mispredict on real data: first the maximum
- * (maxss-style) and whether the window holds a NaN, then, for the gradient, the index of the
- * first element equal to it (or of the first NaN). Same results as argmax. */
-FLEX_INLINE float max_inside(const float *plane, const flex_dims4 *in, const flex_window *win,
-                             int32_t first, int32_t *nan) {
-    int32_t ky, kx, seen = 0;
+/* Output columns [*lo, *hi) of a row whose windows lie wholly inside the input's columns. */
+static void inside_cols(const flex_dims4 *in, const flex_window *win, int32_t out_w,
+                        int32_t *lo, int32_t *hi) {
+    const int32_t last = in->w - 1 - (win->kernel_w - 1) * win->dilation_w + win->pad_left;
+    *lo = (win->pad_left + win->stride_w - 1) / win->stride_w;
+    *hi = last < 0 ? 0 : last / win->stride_w + 1;
+    if (*hi > out_w)
+        *hi = out_w;
+    if (*lo > *hi)
+        *lo = *hi;
+}
+
+/* Whether the windows of output row oy lie wholly inside the input's rows. */
+static int row_inside(const flex_dims4 *in, const flex_window *win, int32_t oy) {
+    const int32_t y0 = oy * win->stride_h - win->pad_top;
+    return y0 >= 0 && y0 + (win->kernel_h - 1) * win->dilation_h < in->h;
+}
+
+/* Whether any of the n floats is a NaN (a branch-free scan). */
+FLEX_INLINE int has_nan(const float *x, int32_t n) {
+    int32_t i, nan = 0;
+    for (i = 0; i < n; i++)
+        nan |= x[i] != x[i];
+    return nan;
+}
+
+/* A window wholly inside a plane without NaN, its top-left element at plane[first], is
+ * scanned without bounds checks and without branches on the data (they mispredict on real
+ * data); `row` is the plane index step of one kernel row, kh x kw the kernel (constants
+ * where the callers below unroll the scan). */
+FLEX_INLINE float inside_max(const float *plane, int32_t first, int32_t kh, int32_t kw,
+                             int32_t row, int32_t dw) {
+    int32_t ky, kx;
     float m = plane[first];
-    for (ky = 0; ky < win->kernel_h; ky++)
-        for (kx = 0; kx < win->kernel_w; kx++) {
-            const float v = plane[first + ky * win->dilation_h * in->w + kx * win->dilation_w];
-            seen |= v != v;
+    for (ky = 0; ky < kh; ky++)
+        for (kx = 0; kx < kw; kx++) {
+            const float v = plane[first + ky * row + kx * dw];
             m = v > m ? v : m;
         }
-    *nan = seen;
     return m;
 }
 
-FLEX_INLINE int32_t argmax_inside(const float *plane, const flex_dims4 *in,
-                                  const flex_window *win, int32_t first) {
-    int32_t nan, ky, kx, best = first;
-    const float m = max_inside(plane, in, win, first, &nan);
-    for (ky = win->kernel_h - 1; ky >= 0; ky--) /* backwards: the first match is kept */
-        for (kx = win->kernel_w - 1; kx >= 0; kx--) {
-            const int32_t i = first + ky * win->dilation_h * in->w + kx * win->dilation_w;
+/* The plane index of inside_max's first maximum (a later element replaces the best only
+ * when strictly greater). */
+FLEX_INLINE int32_t inside_argmax(const float *plane, int32_t first, int32_t kh, int32_t kw,
+                                  int32_t row, int32_t dw) {
+    int32_t ky, kx, best = first;
+    float m = plane[first];
+    for (ky = 0; ky < kh; ky++)
+        for (kx = 0; kx < kw; kx++) {
+            const int32_t i = first + ky * row + kx * dw;
             const float v = plane[i];
-            const int32_t hit = ((v == m) & !nan) | ((v != v) & nan);
-            best += (i - best) & -hit; /* mask arithmetic: compilers keep it branch-free */
+            best += (i - best) & -(int32_t)(v > m); /* mask arithmetic: kept branch-free */
+            m = v > m ? v : m;
         }
     return best;
-}
-
-/* Top-left plane index of the window of output (oy, ox), or -1 if it is not wholly inside. */
-FLEX_INLINE int32_t inside_at(const flex_dims4 *in, const flex_window *win, int32_t oy,
-                              int32_t ox) {
-    const int32_t y0 = oy * win->stride_h - win->pad_top;
-    const int32_t x0 = ox * win->stride_w - win->pad_left;
-    if (y0 >= 0 && x0 >= 0 && y0 + (win->kernel_h - 1) * win->dilation_h < in->h &&
-        x0 + (win->kernel_w - 1) * win->dilation_w < in->w)
-        return y0 * in->w + x0;
-    return -1;
 }
 
 /* Sum of the real elements of a window. */
@@ -105,26 +120,106 @@ static float divisor(flex__window_at a, int32_t count_include_pad) {
     return (float)(count_include_pad ? a.clip_h * a.clip_w : a.real);
 }
 
+/* y[ox0:ox1] of output row oy: the windows that need bounds checks or hold a NaN. */
+static void max_slow(const float *plane, const flex_dims4 *in, const flex_window *win,
+                     int32_t oy, int32_t ox0, int32_t ox1, float *y) {
+    int32_t ox;
+    for (ox = ox0; ox < ox1; ox++) {
+        const int32_t i = argmax(plane, in, win, flex__locate(win, in, oy, ox));
+        y[ox] = i < 0 ? -flex__inff() : plane[i];
+    }
+}
+
+/* dx of windows [ox0, ox1) of output row oy: as max_slow. */
+static void max_slow_grad(const float *plane, const flex_dims4 *in, const flex_window *win,
+                          int32_t oy, int32_t ox0, int32_t ox1, const float *dy, float *dx) {
+    int32_t ox;
+    for (ox = ox0; ox < ox1; ox++) {
+        const int32_t j = argmax(plane, in, win, flex__locate(win, in, oy, ox));
+        if (j >= 0)
+            dx[j] += dy[ox];
+    }
+}
+
+/* The columns [*a, *b) of output row oy whose windows the branch-free scans take: those
+ * wholly inside the input ([lo, hi) of inside_cols) of a row inside it, in a plane without
+ * NaN. */
+static void fast_cols(const flex_dims4 *in, const flex_window *win, int32_t oy, int clean,
+                      int32_t lo, int32_t hi, int32_t *a, int32_t *b) {
+    const int take = clean && row_inside(in, win, oy);
+    *a = take ? lo : 0;
+    *b = take ? hi : 0;
+}
+
+/* Plane index of the top-left element of the window of output (oy, ox). */
+static int32_t window_origin(const flex_dims4 *in, const flex_window *win, int32_t oy,
+                             int32_t ox) {
+    return (oy * win->stride_h - win->pad_top) * in->w + ox * win->stride_w - win->pad_left;
+}
+
+/* Max pooling of the planes into y (out.h x out.w each), or with dy and dx (zeroed) its
+ * gradient: dy routed to each window's first maximum. */
+FLEX_INLINE void max_planes_k(const float *x, const flex_dims4 *in, const flex_window *win,
+                              const flex_dims4 *out, int32_t planes, int32_t kh, int32_t kw,
+                              float *y, const float *dy, float *dx) {
+    const int32_t plane_in = in->h * in->w, row = win->dilation_h * in->w;
+    const int32_t dw = win->dilation_w, sw = win->stride_w;
+    int32_t p, oy, ox, a, b, lo, hi;
+    inside_cols(in, win, out->w, &lo, &hi);
+    for (p = 0; p < planes; p++) {
+        const float *plane = x + p * plane_in;
+        const int clean = !has_nan(plane, plane_in);
+        for (oy = 0; oy < out->h; oy++) {
+            const int32_t first = window_origin(in, win, oy, 0);
+            fast_cols(in, win, oy, clean, lo, hi, &a, &b);
+            if (dx) {
+                for (ox = a; ox < b; ox++)
+                    dx[inside_argmax(plane, first + ox * sw, kh, kw, row, dw)] += dy[ox];
+                if (a > 0 || b < out->w) {
+                    max_slow_grad(plane, in, win, oy, 0, a, dy, dx);
+                    max_slow_grad(plane, in, win, oy, b, out->w, dy, dx);
+                }
+                dy += out->w;
+            } else {
+                for (ox = a; ox < b; ox++)
+                    y[ox] = inside_max(plane, first + ox * sw, kh, kw, row, dw);
+                if (a > 0 || b < out->w) {
+                    max_slow(plane, in, win, oy, 0, a, y);
+                    max_slow(plane, in, win, oy, b, out->w, y);
+                }
+                y += out->w;
+            }
+        }
+        if (dx)
+            dx += plane_in;
+    }
+}
+
+/* max_planes_k, on 64-bit hosts with the scans of the common 2x2 and 3x3 kernels unrolled
+ * (small targets keep one copy of the code). */
+FLEX_CLONES
+static void max_planes(const float *x, const flex_dims4 *in, const flex_window *win,
+                       const flex_dims4 *out, int32_t planes, float *y, const float *dy,
+                       float *dx) {
+    const int32_t kh = win->kernel_h, kw = win->kernel_w;
+#if defined(__x86_64__) || defined(__aarch64__)
+    if (kh == 2 && kw == 2) {
+        max_planes_k(x, in, win, out, planes, 2, 2, y, dy, dx);
+        return;
+    }
+    if (kh == 3 && kw == 3) {
+        max_planes_k(x, in, win, out, planes, 3, 3, y, dy, dx);
+        return;
+    }
+#endif
+    max_planes_k(x, in, win, out, planes, kh, kw, y, dy, dx);
+}
+
 flex_status flex_f32_max_pool2d(const flex_dims4 *in_dims, const float *x, size_t x_len,
                                 const flex_window *win,
                                 const flex_dims4 *out_dims, float *y, size_t y_len) {
-    int32_t p, oy, ox;
     FLEX_TRY(check_pool(in_dims, x, x_len, win, out_dims, y, y_len));
-    for (p = 0; p < in_dims->n * in_dims->c; p++) {
-        const float *plane = x + p * in_dims->h * in_dims->w;
-        for (oy = 0; oy < out_dims->h; oy++)
-            for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t at = inside_at(in_dims, win, oy, ox);
-                int32_t nan, i;
-                if (at >= 0) {
-                    const float m = max_inside(plane, in_dims, win, at, &nan);
-                    *y++ = nan ? flex__nanf() : m;
-                    continue;
-                }
-                i = argmax(plane, in_dims, win, flex__locate(win, in_dims, oy, ox));
-                *y++ = i < 0 ? -flex__inff() : plane[i];
-            }
-    }
+    max_planes(x, in_dims, win, out_dims, in_dims->n * in_dims->c, y, 0, 0);
     return FLEX_OK;
 }
 
@@ -151,27 +246,14 @@ flex_status flex_f32_max_pool2d_grad(const flex_dims4 *in_dims, const float *x, 
                                      const flex_window *win, const flex_dims4 *out_dims,
                                      const float *dy, size_t dy_len,
                                      float *dx, size_t dx_len) {
-    int32_t p, oy, ox, i;
-    const int32_t plane_in = in_dims ? in_dims->h * in_dims->w : 0;
+    int32_t i;
     if (!dx)
         return FLEX_E_NULL;
     FLEX_TRY(check_pool(in_dims, x, x_len, win, out_dims, dy, dy_len));
     FLEX_TRY(flex__check_len(dx_len, (int32_t)x_len));
     for (i = 0; i < (int32_t)dx_len; i++)
         dx[i] = 0.0f;
-    for (p = 0; p < in_dims->n * in_dims->c; p++) {
-        const float *plane = x + p * plane_in;
-        for (oy = 0; oy < out_dims->h; oy++)
-            for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t at = inside_at(in_dims, win, oy, ox);
-                const int32_t j = at >= 0 ? argmax_inside(plane, in_dims, win, at)
-                                          : argmax(plane, in_dims, win,
-                                                   flex__locate(win, in_dims, oy, ox));
-                const float g = *dy++;
-                if (j >= 0)
-                    dx[p * plane_in + j] += g;
-            }
-    }
+    max_planes(x, in_dims, win, out_dims, in_dims->n * in_dims->c, 0, dy, dx);
     return FLEX_OK;
 }
 
