@@ -335,6 +335,8 @@ def softmax(x, dim, log=False, lib=None):
     x = _f32(x)
     outer, axis, inner = _split(x.shape, dim)
     y = np.empty_like(x)
+    if not x.size:  # nothing to normalise (the kernels want every extent >= 1)
+        return y
     name = "flex_f32_log_softmax" if log else "flex_f32_softmax"
     st = getattr(k.lib, name)(outer, axis, inner, k.floats(x), x.size, k.floats(y), y.size)
     _check(st, name, lambda: "axis %d of %s" % (dim, x.shape))

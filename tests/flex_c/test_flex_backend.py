@@ -2,7 +2,10 @@
 and through the autodiff backward rules."""
 
 import numpy as np
+import pytest
 
+import burn
+import burn.host  # (registers the flex device)
 from burn import dtype as dt
 from burn.host.backends.flex_backend import BACKEND as FLEX
 from burn.host.backends.numpy_backend import BACKEND as NUMPY
@@ -128,3 +131,10 @@ def test_stride_one_input_gradient_as_a_convolution_matches_numpy():
         g, w = _rand(rng, gs), _rand(rng, ws)
         args = (g, gs, w, ws, xs, (1, 1), pad, dil, groups)
         close(FLEX.conv2d_grad_input(*args), NUMPY.conv2d_grad_input(*args))
+
+
+@pytest.mark.parametrize("shape, dim", [((0, 5), 1), ((3, 0), 1), ((2, 0, 4), 2)])
+def test_softmax_of_an_empty_tensor_is_empty(shape, dim):
+    x = burn.zeros(shape, device="flex")
+    for y in (x.softmax(dim), x.log_softmax(dim)):
+        assert y.shape == shape and y.device == x.device
