@@ -3,6 +3,7 @@
  * A strip keeps its four accumulators in r8-r11 and one pass's three weights in r4-r6; each
  * tile byte is loaded once per pass and multiplied into every window of the strip that
  * covers it, so a MAC costs a MULS, an ADD and mostly a MOV. */
+#include "m0_asm.h"
 #include "m0_depthwise.h"
 
 /* acc_a += x * w, keeping x (r0) for later taps. */
@@ -21,17 +22,12 @@
     LOAD("16") KEEP("r6", "r10") LAST("r5", "r11")                       \
     LOAD("20") LAST("r6", "r11")
 
-#define SAVE_HIGH "mov r4, r8\n" "mov r5, r9\n" "mov r6, r10\n" "mov r7, r11\n" "push {r4-r7}\n"
-#define RESTORE_HIGH \
-    "pop {r4-r7}\n" "mov r8, r4\n" "mov r9, r5\n" "mov r10, r6\n" "mov r11, r7\n"
-
 __attribute__((naked)) void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_stride,
                                                 int32_t strips, int32_t *acc,
                                                 const int32_t *wk, int32_t base) {
     __asm__ volatile(
         ".syntax unified\n"
-        "push {r4-r7, lr}\n"
-        SAVE_HIGH
+        FLEX_M0_ENTER
         "mov r12, r3\n" /* acc */
         "mov lr, r2\n"  /* strips left */
         "mov r2, r0\n"  /* p */
@@ -69,16 +65,14 @@ __attribute__((naked)) void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_s
         "beq 5f\n"
         "b 1b\n" /* beyond a conditional branch's reach */
         "5:\n"
-        RESTORE_HIGH
-        "pop {r4-r7, pc}\n");
+        FLEX_M0_LEAVE);
 }
 
 __attribute__((naked)) void flex__m0_requant_line(const int32_t *acc, int32_t n, int8_t *out,
                                                   const flex__m0_line_rq *rq) {
     __asm__ volatile(
         ".syntax unified\n"
-        "push {r4-r7, lr}\n"
-        SAVE_HIGH
+        FLEX_M0_ENTER
         "lsls r1, r1, #2\n"
         "adds r1, r0, r1\n"
         "mov lr, r1\n" /* end of acc */
@@ -122,8 +116,7 @@ __attribute__((naked)) void flex__m0_requant_line(const int32_t *acc, int32_t n,
         "add r6, r12\n"
         "cmp r0, lr\n"
         "bne 1b\n"
-        RESTORE_HIGH
-        "pop {r4-r7, pc}\n"
+        FLEX_M0_LEAVE
         "3:\n"
         "mov r1, r10\n"
         "b 2b\n"

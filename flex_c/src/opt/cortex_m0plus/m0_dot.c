@@ -3,6 +3,7 @@
  * Each x byte is loaded once for four (or two) rows; a MAC costs LDRSB + MULS + ADD. The
  * index counts from -n up to 0 so that the last ADDS sets the loop's flags; the loop body is
  * unrolled four times after n % 4 single steps. */
+#include "m0_asm.h"
 #include "m0_dot.h"
 
 /* One element for four rows: x in r5, rows r1 r7 r3 r4, accumulators r8-r11. */
@@ -52,12 +53,7 @@ __attribute__((naked)) static void dot4(const int8_t *x_end, const int8_t *w_end
                                         int32_t *acc, int32_t groups) {
     __asm__ volatile(
         ".syntax unified\n"
-        "push {r4-r7, lr}\n"
-        "mov r4, r8\n"
-        "mov r5, r9\n"
-        "mov r6, r10\n"
-        "mov r7, r11\n"
-        "push {r4-r7}\n"
+        FLEX_M0_ENTER
         "ldr r4, [sp, #36]\n" /* groups */
         "mov lr, r4\n"
         "mov r12, r3\n" /* acc */
@@ -95,12 +91,7 @@ __attribute__((naked)) static void dot4(const int8_t *x_end, const int8_t *w_end
         "mov lr, r5\n"
         "bne 5b\n"
         "add sp, #4\n"
-        "pop {r4-r7}\n"
-        "mov r8, r4\n"
-        "mov r9, r5\n"
-        "mov r10, r6\n"
-        "mov r11, r7\n"
-        "pop {r4-r7, pc}\n");
+        FLEX_M0_LEAVE);
 }
 
 /* acc[0] = x . w0, acc[1] = x . w1 over n elements (pointers one past the end). */

@@ -1,4 +1,5 @@
 /* Cortex-M0+ paired int8 dot products (see m0_pairs.h). */
+#include "m0_asm.h"
 #include "m0_pairs.h"
 
 /* w0 + 2^16 w1 in 32-bit two's complement. */
@@ -78,12 +79,7 @@ __attribute__((naked)) void flex__m0_pair_dot(const int32_t *xp, const int32_t *
                                               int32_t pairs, int32_t *acc, int32_t groups) {
     __asm__ volatile(
         ".syntax unified\n"
-        "push {r4-r7, lr}\n"
-        "mov r4, r8\n"
-        "mov r5, r9\n"
-        "mov r6, r10\n"
-        "mov r7, r11\n"
-        "push {r4-r7}\n"
+        FLEX_M0_ENTER
         "ldr r4, [sp, #36]\n" /* groups */
         "mov lr, r4\n"
         "lsls r2, r2, #2\n"
@@ -119,10 +115,5 @@ __attribute__((naked)) void flex__m0_pair_dot(const int32_t *xp, const int32_t *
         "mov lr, r2\n"
         "bne 1b\n"
         "add sp, #8\n"
-        "pop {r4-r7}\n"
-        "mov r8, r4\n"
-        "mov r9, r5\n"
-        "mov r10, r6\n"
-        "mov r11, r7\n"
-        "pop {r4-r7, pc}\n");
+        FLEX_M0_LEAVE);
 }
