@@ -50,9 +50,6 @@ class Recording:
     def call(self, name, args):
         return self.lib.trace_blocks(name, args, self.counter.on_block)
 
-    def __getattr__(self, name):
-        return getattr(self.lib, name)
-
 
 def run_layer(kernels, kind, p, rng):
     """Run one layer with random data; returns its MAC count."""

@@ -139,8 +139,6 @@ class FlexBackend(NumpyBackend):
 
     def log_softmax_forward(self, x, shape, dim):
         """Autodiff's log-softmax forward in one flex_c call."""
-        if not x.size:
-            return x.copy()
         return f32.softmax(x.reshape(shape), dim, log=True).reshape(-1)
 
     def batch_norm_forward(self, x, shape, mean, var, weight, bias, eps):

@@ -142,6 +142,21 @@ def host():
     return _HOST[0]
 
 
+_AVAILABLE = []
+
+
+def available():
+    """Whether the host library loads (the answer is kept: it cannot change in a process)."""
+    if not _AVAILABLE:
+        try:
+            host()
+        except ImportError:
+            _AVAILABLE.append(False)
+        else:
+            _AVAILABLE.append(True)
+    return _AVAILABLE[0]
+
+
 def run(lib, name, args, context=""):
     """Call kernel `name` through `lib` and raise on a non-OK status."""
     raise_for_status(name, lib.call(name, args), context)

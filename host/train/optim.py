@@ -14,6 +14,7 @@ import burn
 from ..autodiff import no_grad
 from ..convert import to_numpy as _np
 from ..flex import f32
+from ..flex.binding import available as _have_flex
 
 
 def _copy(v):
@@ -118,14 +119,6 @@ class Adam(Optimizer):
         step = f32.adam if _have_flex() else _numpy_adam
         return step(value, grad, m, v, self.lr, o["betas"], o["eps"], o["weight_decay"],
                     self.decoupled, t)
-
-
-def _have_flex():
-    try:
-        import burn._flex  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _numpy_adam(value, grad, m, v, lr, betas, eps, weight_decay, decoupled, step):

@@ -38,6 +38,14 @@ flex_status flex__check_act(int32_t act_min, int32_t act_max);
 flex_status flex__check_s8_quant(const flex_s8_quant *q);
 flex_status flex__check_zero_point(int32_t zp);
 flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels);
+/* Non-NULL x and y holding in_dims / out_dims elements, and the window geometry. */
+flex_status flex__check_io(const flex_dims4 *in_dims, const void *x, size_t x_len,
+                           const flex_window *win, const flex_dims4 *out_dims, const void *y,
+                           size_t y_len, int allow_ceil);
+/* A fully connected layer's pointers, extents and buffer lengths (elements). */
+flex_status flex__check_fc(int32_t batches, int32_t in_features, int32_t out_features,
+                           const void *input, size_t input_len, const void *filter,
+                           size_t filter_len, const void *output, size_t output_len);
 
 /* ---- float32 GEMM engine (ref/f32_gemm.c) ---- */
 /* Block sizes: B is packed [KB x NB] at a time (on the stack), in panels NR columns wide. */

@@ -69,17 +69,10 @@ flex_status flex__s8_fc_check(int32_t batches, int32_t in_features, int32_t out_
                               const int32_t *multiplier, const int32_t *shift,
                               size_t quant_len, const flex_s8_quant *q,
                               const int8_t *output, size_t output_len) {
-    int32_t count;
-    if (!input || !filter || !output || !multiplier || !shift)
+    if (!multiplier || !shift)
         return FLEX_E_NULL;
-    if (batches < 1 || in_features < 1 || out_features < 1)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(batches, in_features, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__product(out_features, in_features, &count));
-    FLEX_TRY(flex__check_len(filter_len, count));
-    FLEX_TRY(flex__product(batches, out_features, &count));
-    FLEX_TRY(flex__check_len(output_len, count));
+    FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
+                            filter_len, output, output_len));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
     if (quant_len != 1 && quant_len != (size_t)out_features)
         return FLEX_E_SIZE;

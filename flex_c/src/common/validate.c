@@ -113,6 +113,35 @@ flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels
     return flex__check_len(bias_len, channels);
 }
 
+flex_status flex__check_io(const flex_dims4 *in_dims, const void *x, size_t x_len,
+                           const flex_window *win, const flex_dims4 *out_dims, const void *y,
+                           size_t y_len, int allow_ceil) {
+    int32_t count;
+    if (!x || !y)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__count(in_dims, &count));
+    FLEX_TRY(flex__check_len(x_len, count));
+    FLEX_TRY(flex__count(out_dims, &count));
+    FLEX_TRY(flex__check_len(y_len, count));
+    return flex__check_spatial(in_dims, win, out_dims, allow_ceil);
+}
+
+flex_status flex__check_fc(int32_t batches, int32_t in_features, int32_t out_features,
+                           const void *input, size_t input_len, const void *filter,
+                           size_t filter_len, const void *output, size_t output_len) {
+    int32_t count;
+    if (!input || !filter || !output)
+        return FLEX_E_NULL;
+    if (batches < 1 || in_features < 1 || out_features < 1)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(batches, in_features, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
+    FLEX_TRY(flex__product(out_features, in_features, &count));
+    FLEX_TRY(flex__check_len(filter_len, count));
+    FLEX_TRY(flex__product(batches, out_features, &count));
+    return flex__check_len(output_len, count);
+}
+
 const char *flex_status_str(flex_status status) {
     switch (status) {
     case FLEX_OK: return "ok";

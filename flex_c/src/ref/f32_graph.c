@@ -44,25 +44,6 @@ static void fill_bias(float *y, int32_t pixels, int32_t channels, const float *b
             y[c] = bias ? bias[c] : 0.0f;
 }
 
-static flex_status check_bias(const float *bias, size_t bias_len, int32_t channels) {
-    if (!bias)
-        return bias_len == 0 ? FLEX_OK : FLEX_E_NULL;
-    return flex__check_len(bias_len, channels);
-}
-
-static flex_status check_io(const flex_dims4 *in_dims, const float *x, size_t x_len,
-                            const flex_window *win, const flex_dims4 *out_dims, const float *y,
-                            size_t y_len) {
-    int32_t count;
-    if (!x || !y)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__count(in_dims, &count));
-    FLEX_TRY(flex__check_len(x_len, count));
-    FLEX_TRY(flex__count(out_dims, &count));
-    FLEX_TRY(flex__check_len(y_len, count));
-    return flex__check_spatial(in_dims, win, out_dims, 0);
-}
-
 /* Stack scratch, in floats: output spans of in-place execution (see by_spans), the band of
  * zero-padded input rows of a convolution (conv_gather) and its packed filter block, of at
  * most KB_MAX taps (a 16-column panel of 256 taps stays in L1 on hosts). */
@@ -339,8 +320,9 @@ static flex_status graph_op_init(graph_op *g, const flex_dims4 *in_dims, const f
                                  size_t bias_len, const flex_window *win, int32_t act,
                                  const flex_dims4 *out_dims, float *output,
                                  size_t output_len) {
-    FLEX_TRY(check_io(in_dims, input, input_len, win, out_dims, output, output_len));
-    FLEX_TRY(check_bias(bias, bias_len, out_dims->c));
+    FLEX_TRY(flex__check_io(in_dims, input, input_len, win, out_dims, output, output_len,
+                            0));
+    FLEX_TRY(flex__check_bias(bias, bias_len, out_dims->c));
     FLEX_TRY(act_range(act, &g->lo, &g->hi));
     g->in = in_dims;
     g->out = out_dims;
@@ -543,18 +525,9 @@ flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
                                      float *output, size_t output_len) {
     const flex_window win = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
     flex_dims4 in, out;
-    int32_t count;
-    if (!input || !filter || !output)
-        return FLEX_E_NULL;
-    if (batches < 1 || in_features < 1 || out_features < 1)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(batches, in_features, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__product(out_features, in_features, &count));
-    FLEX_TRY(flex__check_len(filter_len, count));
-    FLEX_TRY(flex__product(batches, out_features, &count));
-    FLEX_TRY(flex__check_len(output_len, count));
-    FLEX_TRY(check_bias(bias, bias_len, out_features));
+    FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
+                            filter_len, output, output_len));
+    FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
     in.n = out.n = 1;
     in.h = out.h = 1;
     in.w = out.w = batches;

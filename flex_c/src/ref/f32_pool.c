@@ -4,14 +4,7 @@
 static flex_status check_pool(const flex_dims4 *in_dims, const void *x, size_t x_len,
                               const flex_window *win, const flex_dims4 *out_dims,
                               const void *y, size_t y_len) {
-    int32_t count;
-    if (!x || !y)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__count(in_dims, &count));
-    FLEX_TRY(flex__check_len(x_len, count));
-    FLEX_TRY(flex__count(out_dims, &count));
-    FLEX_TRY(flex__check_len(y_len, count));
-    FLEX_TRY(flex__check_spatial(in_dims, win, out_dims, 1));
+    FLEX_TRY(flex__check_io(in_dims, x, x_len, win, out_dims, y, y_len, 1));
     return in_dims->c == out_dims->c ? FLEX_OK : FLEX_E_SHAPE;
 }
 

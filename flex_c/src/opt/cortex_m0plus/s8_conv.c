@@ -46,71 +46,55 @@ static void fill_run(int8_t *dst, int8_t value, int32_t n) {
         *dst++ = value;
 }
 
+/* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
+ * y0 + ky * dilation_h of `image`, with `fill` outside it. */
+static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
+                        int32_t y0, int32_t x0, int32_t width, int8_t fill, int8_t *dst) {
+    const int32_t C = in->c, in_w = in->w, row = width * C;
+    const int32_t left = x0 >= 0 ? 0 : (-x0 < width ? -x0 : width);
+    const int32_t end = x0 + width <= in_w ? width : (in_w - x0 > left ? in_w - x0 : left);
+    int32_t ky, iy;
+    for (ky = 0; ky < win->kernel_h; ky++, dst += row) {
+        iy = y0 + ky * win->dilation_h;
+        if (iy < 0 || iy >= in->h) {
+            fill_run(dst, fill, row);
+            continue;
+        }
+        fill_run(dst, fill, left * C);
+        copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C, (end - left) * C);
+        fill_run(dst + end * C, fill, row - end * C);
+    }
+}
+
 /* Gather the window of output pixel (b, oy, ox); returns the patch start (the input itself
  * when the window is one contiguous run of it). */
 static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
                             int32_t b, int32_t oy, int32_t ox, int8_t fill, int8_t *patch) {
     const int32_t y0 = oy * win->stride_h - win->pad_top;
     const int32_t x0 = ox * win->stride_w - win->pad_left;
-    const int32_t C = in->c, row = win->kernel_w * C;
+    const int32_t C = in->c;
     const int8_t *image = input + b * in->h * in->w * C;
     int32_t ky, kx;
     int8_t *dst = patch;
     if (win->kernel_h == 1 && x0 >= 0 && x0 + win->kernel_w <= in->w && y0 >= 0 &&
         y0 < in->h && (win->kernel_w == 1 || win->dilation_w == 1))
         return image + (y0 * in->w + x0) * C;
-    if (win->dilation_w == 1 && x0 >= 0 && x0 + win->kernel_w <= in->w && y0 >= 0 &&
-        y0 + (win->kernel_h - 1) * win->dilation_h < in->h) { /* no padding: row runs */
-        const int8_t *src = image + (y0 * in->w + x0) * C;
-        for (ky = 0; ky < win->kernel_h; ky++, dst += row, src += win->dilation_h * in->w * C)
-            copy_run(dst, src, row);
+    if (win->dilation_w == 1) { /* each window row one run of the input, padded at its ends */
+        padded_rows(in, image, win, y0, x0, win->kernel_w, fill, patch);
         return patch;
     }
-    for (ky = 0; ky < win->kernel_h; ky++, dst += row) {
+    for (ky = 0; ky < win->kernel_h; ky++, dst += win->kernel_w * C) {
         const int32_t iy = y0 + ky * win->dilation_h;
         const int8_t *src = image + iy * in->w * C;
-        if (iy < 0 || iy >= in->h) {
-            fill_run(dst, fill, row);
-        } else if (win->dilation_w == 1) { /* one run of the input row, padded at its ends */
-            const int32_t left = x0 < 0 ? -x0 : 0;
-            const int32_t end = x0 + win->kernel_w > in->w ? in->w - x0 : win->kernel_w;
-            fill_run(dst, fill, left * C);
-            copy_run(dst + left * C, src + (x0 + left) * C, (end - left) * C);
-            fill_run(dst + end * C, fill, row - end * C);
-        } else {
-            for (kx = 0; kx < win->kernel_w; kx++) {
-                const int32_t ix = x0 + kx * win->dilation_w;
-                if (ix < 0 || ix >= in->w)
-                    fill_run(dst + kx * C, fill, C);
-                else
-                    copy_run(dst + kx * C, src + ix * C, C);
-            }
+        for (kx = 0; kx < win->kernel_w; kx++) {
+            const int32_t ix = x0 + kx * win->dilation_w;
+            if (iy < 0 || iy >= in->h || ix < 0 || ix >= in->w)
+                fill_run(dst + kx * C, fill, C);
+            else
+                copy_run(dst + kx * C, src + ix * C, C);
         }
     }
     return patch;
-}
-
-/* The kernel_h input rows under output row (b, oy), padded: band row ky holds `width`
- * pixels, input columns -pad_left onwards of row oy * stride_h - pad_top + ky *
- * dilation_h, with `fill` outside the image. */
-static void fill_band(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                      int32_t b, int32_t oy, int32_t width, int8_t fill, int8_t *band) {
-    const int32_t C = in->c, in_h = in->h, in_w = in->w, pad_left = win->pad_left;
-    const int32_t y0 = oy * win->stride_h - win->pad_top, row = width * C;
-    const int32_t left = pad_left < width ? pad_left : width;
-    const int32_t end = pad_left + in_w < width ? pad_left + in_w : width;
-    const int8_t *image = input + b * in_h * in_w * C;
-    int32_t ky, iy;
-    for (ky = 0; ky < win->kernel_h; ky++, band += row) {
-        iy = y0 + ky * win->dilation_h;
-        if (iy < 0 || iy >= in_h) {
-            fill_run(band, fill, row);
-            continue;
-        }
-        fill_run(band, fill, left * C);
-        copy_run(band + left * C, image + (iy * in_w + left - pad_left) * C, (end - left) * C);
-        fill_run(band + end * C, fill, row - end * C);
-    }
 }
 
 /* Packs (m0_pairs.h) the patch whose rows of `row` elements (even) start at `x`, `stride`
@@ -149,8 +133,10 @@ static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_win
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++) {
             int8_t *o = output + (b * out->h + oy) * out->w * out->c + oc0;
-            if (banded)
-                fill_band(in, input, win, b, oy, width, fill, band);
+            if (banded) /* the window rows under this output row, padded */
+                padded_rows(in, input + b * in->h * in->w * C, win,
+                            oy * win->stride_h - win->pad_top, -win->pad_left, width, fill,
+                            band);
             for (ox = 0; ox < out->w; ox++, o += out->c) {
                 if (banded)
                     pack_band_patch(band + ox * win->stride_w * C, win->kernel_h, row,
