@@ -10,7 +10,8 @@
 # Frames, both directions: 1 kind byte, 4-byte little-endian length, payload.
 #   to here:    b"f" source to run as a file (raw REPL), b"s" one interactive statement
 #   from here:  b"B" booting (Ctrl-C may now interrupt boot.py/main.py), b"R" ready
-#               (payload: version line), b"D" done, b"E" error (payload: the traceback
+#               (payload: version line), b"S" a frame read whole and starting (Ctrl-C may
+#               now interrupt it), b"D" done, b"E" error (payload: the traceback
 #               text), b"X" SystemExit (the supervisor soft-resets)
 import gc
 import io
@@ -77,17 +78,20 @@ def write_all(stream, data):
 
 
 def read_exact(stream, n):
+    """n bytes of the stream, riding out a Ctrl-C as write_all does: each read adds to the
+    count in the same statement, before any jump where an interrupt could be raised."""
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
     while got < n:
         try:
-            k = stream.readinto(view[got:])
+            while got < n:
+                before = got
+                got += stream.readinto(view[got:])  # (an `or` would be a jump)
+                if got == before:
+                    raise SystemExit(0)  # the supervisor closed the pipe: power off
         except KeyboardInterrupt:
-            continue
-        if not k:
-            raise SystemExit(0)  # the supervisor closed the pipe: power off
-        got += k
+            pass
     return buf
 
 
@@ -123,15 +127,29 @@ def run_source(source, mode, user_globals, filename="<stdin>"):
 
 
 def serve_next(cmd, evt, user_globals):
-    """Run the next source frame and answer it."""
+    """Read the next source frame whole, tell the host it starts ("S": only from then on
+    does the host deliver a Ctrl-C, so none lands while a frame is being read), run it and
+    answer it. The host delivers one Ctrl-C per program and waits for the answer, so the
+    answer is never lost: a Ctrl-C that lands just outside the program itself (MicroPython
+    raises it at any jump) becomes the answer, a KeyboardInterrupt traceback, as on a
+    board."""
     head = read_exact(cmd, 5)
-    n = head[1] | (head[2] << 8) | (head[3] << 16) | (head[4] << 24)
-    body = read_exact(cmd, n)
-    mode = "single" if head[0] == ord("s") else "exec"
-    kind, payload = run_source(str(body, "utf-8"), mode, user_globals)
-    body = None
-    gc.collect()
-    send(evt, kind, payload)
+    body = read_exact(cmd, head[1] | (head[2] << 8) | (head[3] << 16) | (head[4] << 24))
+    mode = ("exec", "single")[head[0] == ord("s")]
+    result = None
+    started = False
+    while True:
+        try:
+            if not started:
+                started = True
+                # written directly: write_all would swallow the Ctrl-C that may follow
+                evt.write(b"S\x00\x00\x00\x00")
+                result = run_source(str(body, "utf-8"), mode, user_globals)
+            send(evt, result[0], result[1])
+            return
+        except KeyboardInterrupt as exc:
+            if result is None:
+                result = ord("E"), traceback_text(exc).encode()
 
 
 def run_file_if_exists(name, user_globals):
@@ -167,6 +185,7 @@ def main():
     while True:
         try:
             serve_next(cmd, evt, user_globals)
+            gc.collect()
         except KeyboardInterrupt:
             pass  # a Ctrl-C that arrived after the program had finished
 

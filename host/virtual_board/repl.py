@@ -59,12 +59,20 @@ class Repl:
         self.last_byte = 0
         self.exec_kind = FRIENDLY
         self.interruptible = False  # a Ctrl-C before the firmware runs Python is dropped
+        self.interrupt_asked = False  # a Ctrl-C sent before the program started
 
     # ---- events from the board side -------------------------------------------------------
 
     def on_booting(self):
         """The firmware runs boot.py and main.py now: Ctrl-C may interrupt them."""
         self.interruptible = True
+
+    def on_started(self):
+        """The firmware has read the program and starts it: a Ctrl-C typed since the program
+        was sent interrupts it now."""
+        self.interruptible = True
+        if self.interrupt_asked:
+            self._interrupt()
 
     def on_ready(self, version):
         """The firmware finished booting (boot.py, main.py): show the prompt."""
@@ -137,12 +145,19 @@ class Repl:
             if byte == CTRL_C:
                 # One interrupt per program: the KeyboardInterrupt stops it, and a second
                 # one would land in the firmware's own bookkeeping after it (a board simply
-                # prints a second traceback; the unix port would lose the answer).
+                # prints a second traceback; the unix port would lose the answer). Before
+                # the firmware starts the program it is kept for on_started.
                 if self.interruptible:
-                    self.interruptible = False
-                    self.port.interrupt()
+                    self._interrupt()
+                elif self.state == EXEC:
+                    self.interrupt_asked = True
             else:
                 self.queue.append(byte)  # for the REPL once the program has stopped
+
+    def _interrupt(self):
+        self.interruptible = False
+        self.interrupt_asked = False
+        self.port.interrupt()
 
     def _drain(self):
         handlers = {
@@ -166,7 +181,8 @@ class Repl:
     def _run(self, kind, source, exec_kind):
         self.state = EXEC
         self.exec_kind = exec_kind
-        self.interruptible = True
+        self.interruptible = False  # until the firmware says it starts (on_started)
+        self.interrupt_asked = False
         self.port.execute(kind, source)
 
     # ---- friendly REPL ----------------------------------------------------------------------

@@ -222,6 +222,8 @@ class Supervisor:
             del self._events[: 5 + size]
             if kind == "B":
                 self.repl.on_booting()
+            elif kind == "S":
+                self.repl.on_started()
             elif kind == "R":
                 self.repl.on_ready(payload.decode("utf-8", "replace"))
             else:

@@ -163,6 +163,18 @@ def test_garbage_into_the_board_leaves_it_usable(board):
         assert link.exec("print('ok')") == "ok\n"
 
 
+def test_ctrl_c_at_any_moment_of_a_program_keeps_the_board_answering(board):
+    """A Ctrl-C that lands while the firmware reads a program, just before it starts, while
+    it runs or just after it ends never costs the host the program's answer."""
+    with serial.Serial(board.port, timeout=0.05) as conn:
+        for i in range(40):
+            conn.write(b"x = %d\r" % i)
+            time.sleep((i % 8) * 0.002)
+            conn.write(b"\x03")
+    with connect(board.port, timeout=30) as link:
+        assert link.eval("6 * 7") == 42
+
+
 def test_endless_main_py_is_interrupted_on_connect(board):
     with connect(board.port) as link:
         link.put_file(b"while True:\n    pass\n", "/main.py")
