@@ -36,6 +36,7 @@ import burn.host  # (teaches burn.device() the host backends)
 from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, export_bst
+from burn.host.flex.binding import host
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
@@ -164,8 +165,9 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     args = ap.parse_args()
     print("float32 batch-1 inference; load average before: %.2f %.2f %.2f" % os.getloadavg())
-    print("torch %s, onnxruntime %s, %d cores" % (torch.__version__, ort.__version__,
-                                                 os.cpu_count()))
+    print("torch %s, onnxruntime %s, %d cores; flex float vectors: %d floats" % (
+        torch.__version__, ort.__version__, os.cpu_count(),
+        host().lib.flex_f32_vector_width(0)))
     for name in args.models.split(","):
         rows = contenders(name)
         times = time_interleaved([r[1] for r in rows], args.rounds, args.calls)

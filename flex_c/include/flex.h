@@ -41,6 +41,13 @@ const char *flex_status_str(flex_status status);
 /* Library version, 0xMMmmpp. */
 int32_t flex_version(void);
 
+/* The widest vectors, in floats, that the float32 kernels use: 16 on x86-64 hosts with
+ * AVX-512 (x86-64-v4) in builds that have that path, else 8 where the build has vector
+ * types, else 1. A `limit` > 0 below 16 makes an AVX-512 host take the 8-float path from then
+ * on, and a later 16 lifts that; 0 changes nothing. Returns the width in effect. The two
+ * paths' results may differ in the last bits (they sum in another order). */
+int32_t flex_f32_vector_width(int32_t limit);
+
 /* ---- shared parameter blocks ----------------------------------------------------- */
 typedef struct {
     int32_t n, h, w, c;

@@ -18,7 +18,7 @@ from burn.graph import (
 from burn.graph.geometry import out_size, pad_before
 from burn.host.arena_plan import overlap_delta
 from burn.host.bst_writer import GraphOp, GraphTensor
-from burn.host.flex.binding import FlexError
+from burn.host.flex.binding import FlexError, host
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 
@@ -284,7 +284,7 @@ def check_conv(inputs, args):
     close(np_conv(*inputs, *args), out)
 
 
-@pytest.mark.parametrize("shape", [
+GATHER_SHAPES = [
     dict(n=2, ih=13, iw=11, ic=64, oc=72, kh=1, kw=1, act=0),  # pointwise, a 16-column tail
     dict(n=1, ih=17, iw=15, ic=24, oc=20, kh=3, kw=3, sh=2, sw=2),  # windows inside the image
     dict(n=1, ih=40, iw=60, ic=32, oc=16, kh=3, kw=3, sh=2, sw=2, pt=1, pl=1, pb=1, pr=1,
@@ -296,13 +296,16 @@ def check_conv(inputs, args):
     dict(n=1, ih=5, iw=12, ic=600, oc=5, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # band too big
     dict(n=1, ih=49, iw=10, ic=1, oc=64, kh=10, kw=4, sh=2, sw=2, pt=5, pl=1, pb=4, pr=1),
     dict(n=1, ih=9, iw=8, ic=3, oc=17, kh=5, kw=5, pt=2, pl=2, pb=2, pr=2, act=0),
-])
+]
+
+
+@pytest.mark.parametrize("shape", GATHER_SHAPES)
 def test_conv_gather_paths_match_numpy(shape):
     rng = np.random.default_rng(10)
     check_conv(*conv_case(rng, **shape))
 
 
-@pytest.mark.parametrize("shape", [
+WINOGRAD_SHAPES = [
     dict(n=2, ih=7, iw=9, ic=8, oc=8, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # odd output width
     dict(n=1, ih=6, iw=10, ic=16, oc=24, kh=1, kw=3, pl=1, pr=1, act=0),
     dict(n=1, ih=11, iw=12, ic=24, oc=40, kh=5, kw=3, sh=2, pt=2, pl=1, pb=2, pr=0),
@@ -310,11 +313,36 @@ def test_conv_gather_paths_match_numpy(shape):
     dict(n=1, ih=8, iw=9, ic=8, oc=16, kh=3, kw=3, act=2, bias=False),  # no padding
     dict(n=1, ih=12, iw=70, ic=32, oc=48, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # many bands
     dict(n=1, ih=6, iw=7, ic=64, oc=48, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1),  # 2 channel blocks
-])
+]
+
+
+@pytest.mark.parametrize("shape", WINOGRAD_SHAPES)
 def test_conv_winograd_rows_match_numpy(shape):
     """Three filter columns, column stride 1, channels in multiples of 8: Winograd F(2, 3)."""
     rng = np.random.default_rng(11)
     check_conv(*conv_case(rng, **shape))
+
+
+@pytest.mark.skipif(host().lib.flex_f32_vector_width(0) != 16,
+                    reason="needs an x86-64 CPU with AVX-512 (the 16-float path)")
+@pytest.mark.parametrize("shape", GATHER_SHAPES + WINOGRAD_SHAPES + [
+    dict(n=1, ih=5, iw=7, ic=16, oc=44, kh=1, kw=1),  # 32 + 12 columns: 2-panel, 1-panel tiles
+    dict(n=1, ih=3, iw=5, ic=8, oc=33, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1, act=3),
+])
+def test_avx512_path_gives_the_bits_of_the_avx2_path(shape):
+    """On an AVX-512 host the GEMM tiles run 16 floats wide; each output still sums its taps
+    in the same order, so capping the width at 8 must not change a bit."""
+    lib = host().lib
+    inputs, args = conv_case(np.random.default_rng(12), **shape)
+    outs = []
+    try:
+        for width in (8, 16):
+            lib.flex_f32_vector_width(width)
+            outs.append(np.full(args[0] * args[4] * args[5] * args[6], np.nan, np.float32))
+            K.conv_f32(*inputs, outs[-1], *args)
+    finally:
+        lib.flex_f32_vector_width(16)
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
 
 
 def test_conv_nan_reaches_the_outputs_whose_window_holds_it():

@@ -76,6 +76,14 @@ typedef int32_t flex__v8i __attribute__((vector_size(32)));
     !defined(__SANITIZE_ADDRESS__)
 #define FLEX_CLONES \
     __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
+#if __GNUC__ >= 12
+/* The hottest loops also have an x86-64-v4 (AVX-512) version with 16-float vectors, taken
+ * when flex__wide() says the CPU has it. */
+#define FLEX_WIDE __attribute__((target("arch=x86-64-v4"), optimize("fp-contract=fast")))
+int flex__wide(void);
+typedef float flex__v16 __attribute__((vector_size(64)));
+typedef float flex__v16u __attribute__((vector_size(64), aligned(4)));
+#endif
 #else
 #define FLEX_CLONES
 #endif
@@ -87,6 +95,28 @@ typedef int32_t flex__v8i __attribute__((vector_size(32)));
 #define FLEX_INLINE static inline
 #define FLEX_ALIGNED
 #define FLEX_NOINLINE
+#endif
+#ifdef FLEX_VECTOR
+/* *v clamped to [lo, hi], NaN kept (both comparisons are false). Pointers, not values: a
+ * vector argument's ABI depends on the target. */
+FLEX_INLINE void flex__clamp8(flex__v8 *v, const flex__v8 *lo, const flex__v8 *hi) {
+    const flex__v8i below = *v < *lo, above = *v > *hi;
+    *v = (flex__v8)(((flex__v8i)*v & ~(below | above)) | ((flex__v8i)*lo & below) |
+                    ((flex__v8i)*hi & above));
+}
+#endif
+#ifdef FLEX_WIDE
+/* The same for 16 floats, as two halves: GCC would split 16-float comparisons into scalar
+ * ones. */
+FLEX_INLINE void flex__clamp16(flex__v16 *v, const flex__v16 *lo, const flex__v16 *hi) {
+    const flex__v8 lo8 = __builtin_shufflevector(*lo, *lo, 0, 1, 2, 3, 4, 5, 6, 7);
+    const flex__v8 hi8 = __builtin_shufflevector(*hi, *hi, 0, 1, 2, 3, 4, 5, 6, 7);
+    flex__v8 a = __builtin_shufflevector(*v, *v, 0, 1, 2, 3, 4, 5, 6, 7);
+    flex__v8 b = __builtin_shufflevector(*v, *v, 8, 9, 10, 11, 12, 13, 14, 15);
+    flex__clamp8(&a, &lo8, &hi8);
+    flex__clamp8(&b, &lo8, &hi8);
+    *v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
 #endif
 /* Element (p, j) of a packed [kb x nb] block. */
 #define FLEX_PANEL(dst, kb, p, j)                                                     \

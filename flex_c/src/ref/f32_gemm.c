@@ -181,13 +181,6 @@ FLEX_INLINE void store_tile(float acc[][NR], int32_t mr, int32_t nr, const float
 
 #ifdef VECTOR_TILE
 #define GMR 6 /* 12 accumulators: enough independent FMAs to hide their latency */
-typedef flex__v8i v8i;
-
-/* *v clamped to [lo, hi]; NaN stays (both comparisons are false). */
-FLEX_INLINE void clamp8(v8 *v, const v8 *lo, const v8 *hi) {
-    const v8i below = *v < *lo, above = *v > *hi;
-    *v = (v8)(((v8i)*v & ~(below | above)) | ((v8i)*lo & below) | ((v8i)*hi & above));
-}
 
 /* A full-width tile row, its halves *u0 and *u1, stored into c as flex__gemm_gather
  * describes. */
@@ -201,8 +194,8 @@ FLEX_INLINE void store_row8(v8 *u0, v8 *u1, const float *bias, int32_t first, in
         *u1 += *(const v8u *)(bias + 8);
     }
     if (last) {
-        clamp8(u0, lo, hi);
-        clamp8(u1, lo, hi);
+        flex__clamp8(u0, lo, hi);
+        flex__clamp8(u1, lo, hi);
     }
     *(v8u *)c = *u0;
     *(v8u *)(c + 8) = *u1;
@@ -285,17 +278,88 @@ FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, cons
 }
 #endif
 
-FLEX_CLONES
-void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
-                       const float *packed, const float *bias, int32_t first, int32_t last,
-                       float lo, float hi, float *c, int32_t ldc) {
-    const float *a[GMR];
-    int32_t q, i, j;
-    for (j = 0; j < n; j += NR) { /* the panel stays in L1 while the tiles stream past it */
+#if defined(VECTOR_TILE) && defined(FLEX_WIDE)
+#define WIDE_TILE 1
+typedef flex__v16 v16;
+typedef flex__v16u v16u;
+
+/* A full tile row of two panels, *u, stored into c as flex__gemm_gather describes. */
+FLEX_INLINE void store_row16(v16 *u, const float *bias, int32_t first, int32_t last, float lo,
+                             float hi, float *c) {
+    if (!first)
+        *u += *(const v16u *)c;
+    else if (bias)
+        *u += *(const v16u *)bias;
+    if (last) {
+        const v16 lo16 = (v16){0} + lo, hi16 = (v16){0} + hi;
+        flex__clamp16(u, &lo16, &hi16);
+    }
+    *(v16u *)c = *u;
+}
+
+/* gather_tile in 16-float vectors over `panels` (1 or 2, a constant once inlined)
+ * neighbouring panels, the second `next` floats on: c[0:mr, 0:nr] (nr <= 16 * panels) from
+ * rows a[0 : WMR / panels], one vector per row and panel: 12 accumulators either way. */
+#define WMR 12
+FLEX_INLINE void wide_tile(const float *const *a, const flex__rows *rows, const float *panel,
+                           int32_t next, int32_t panels, int32_t mr, int32_t nr,
+                           const float *bias, int32_t first, int32_t last, float lo, float hi,
+                           float *c, int32_t ldc) {
+    const int32_t tr = WMR / panels;
+    v16 acc[2][WMR];
+    const float *b = panel;
+    int32_t s, p, r, h;
+    for (r = 0; r < tr; r++)
+        acc[0][r] = acc[1][r] = (v16){0};
+    for (s = 0; s < rows->segs; s++) {
+        const int32_t o = rows->off[s], len = rows->len[s];
+        const float *ar[WMR];
+        for (r = 0; r < tr; r++)
+            ar[r] = a[r] + o;
+        for (p = 0; p < len; p++, b += NR) {
+            const v16 b0 = *(const v16u *)b, b1 = *(const v16u *)(b + next);
+            for (r = 0; r < tr; r++) {
+                acc[0][r] += b0 * ar[r][p];
+                if (panels == 2)
+                    acc[1][r] += b1 * ar[r][p];
+            }
+        }
+    }
+    if (mr == tr && nr == panels * NR) {
+        for (r = 0; r < tr; r++)
+            for (h = 0; h < panels; h++)
+                store_row16(&acc[h][r], bias ? bias + h * NR : 0, first, last, lo, hi,
+                            c + r * ldc + h * NR);
+    } else {
+        float part[WMR][NR];
+        for (h = 0; h * NR < nr; h++) {
+            for (r = 0; r < tr; r++)
+                *(v16u *)part[r] = acc[h][r];
+            store_tile(part, mr, nr - h * NR < NR ? nr - h * NR : NR, bias ? bias + h * NR : 0,
+                       first, last, lo, hi, c + h * NR, ldc);
+        }
+    }
+}
+#else
+#define WMR GMR
+#endif
+
+/* flex__gemm_gather; `wide`: tiles in 16-float vectors (an AVX-512 caller). */
+FLEX_INLINE void gather_rows(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                             const float *packed, const float *bias, int32_t first,
+                             int32_t last, float lo, float hi, float *c, int32_t ldc,
+                             int wide) {
+    const float *a[WMR];
+    int32_t q, i, j, cols;
+    for (j = 0; j < n; j += cols) { /* the panels stay in L1 while the tiles stream past */
+        const int32_t tr = !wide ? GMR : n - j > NR ? WMR / 2 : WMR; /* rows per tile */
         int32_t y = q0 / rows->width, x = q0 % rows->width;
-        for (q = q0; q < q1; q += GMR) {
-            const int32_t mr = q1 - q < GMR ? q1 - q : GMR;
-            for (i = 0; i < GMR; i++) {
+        cols = wide && n - j > NR ? 2 * NR : NR;
+        for (q = q0; q < q1; q += tr) {
+            const int32_t mr = q1 - q < tr ? q1 - q : tr;
+            const int32_t nr = n - j < cols ? n - j : cols;
+            const float *panel = packed + (j / NR) * PACK_STRIDE(rows->k);
+            for (i = 0; i < tr; i++) {
                 if (i >= mr) { /* a spare row of the last tile: computed, not stored */
                     a[i] = a[0];
                     continue;
@@ -306,11 +370,50 @@ void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n
                     y++;
                 }
             }
-            gather_tile(a, rows, packed + (j / NR) * PACK_STRIDE(rows->k), mr,
-                        n - j < NR ? n - j : NR, bias ? bias + j : 0, first, last, lo, hi,
+#ifdef WIDE_TILE
+            if (wide) {
+                if (cols > NR)
+                    wide_tile(a, rows, panel, PACK_STRIDE(rows->k), 2, mr, nr,
+                              bias ? bias + j : 0, first, last, lo, hi,
+                              c + (q - q0) * ldc + j, ldc);
+                else
+                    wide_tile(a, rows, panel, 0, 1, mr, nr, bias ? bias + j : 0, first, last,
+                              lo, hi, c + (q - q0) * ldc + j, ldc);
+                continue;
+            }
+#endif
+            gather_tile(a, rows, panel, mr, nr, bias ? bias + j : 0, first, last, lo, hi,
                         c + (q - q0) * ldc + j, ldc);
         }
     }
+}
+
+FLEX_CLONES
+static void gather_narrow(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                          const float *packed, const float *bias, int32_t first, int32_t last,
+                          float lo, float hi, float *c, int32_t ldc) {
+    gather_rows(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc, 0);
+}
+
+#ifdef WIDE_TILE
+FLEX_WIDE
+static void gather_wide(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                        const float *packed, const float *bias, int32_t first, int32_t last,
+                        float lo, float hi, float *c, int32_t ldc) {
+    gather_rows(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc, 1);
+}
+#endif
+
+void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                       const float *packed, const float *bias, int32_t first, int32_t last,
+                       float lo, float hi, float *c, int32_t ldc) {
+#ifdef WIDE_TILE
+    if (flex__wide()) {
+        gather_wide(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc);
+        return;
+    }
+#endif
+    gather_narrow(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc);
 }
 
 #if defined(VECTOR_TILE) && defined(__has_builtin)

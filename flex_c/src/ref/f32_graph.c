@@ -425,11 +425,9 @@ FLEX_INLINE void dw_vectors(const graph_op *g, const dw_window *d, int32_t c, in
                     acc[i * nv + v] += *(const flex__v8u *)(xi + i * next + 8 * v) * wv;
             }
         }
-    for (i = 0; i < pixels * nv; i++) { /* the clamp lets NaN through (both comparisons fail) */
-        const flex__v8i below = acc[i] < lo, above = acc[i] > hi;
-        *(flex__v8u *)(o + (i / nv) * oc + c + 8 * (i % nv)) =
-            (flex__v8)(((flex__v8i)acc[i] & ~(below | above)) | ((flex__v8i)lo & below) |
-                       ((flex__v8i)hi & above));
+    for (i = 0; i < pixels * nv; i++) {
+        flex__clamp8(&acc[i], &lo, &hi);
+        *(flex__v8u *)(o + (i / nv) * oc + c + 8 * (i % nv)) = acc[i];
     }
 }
 #endif

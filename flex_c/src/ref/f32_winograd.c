@@ -22,7 +22,6 @@
 
 typedef flex__v8 v8;
 typedef flex__v8u v8u;
-typedef flex__v8i v8i;
 
 /* Scratch, in floats: the transformed filter of one block of output channels, and the
  * transformed input rows plus GEMM products of one band of output rows (first the packed
@@ -147,12 +146,11 @@ static void output_tiles(const wino *z, int32_t b, int32_t oy0, int32_t q0, int3
             y[1] = d12 + d34 * two + bias;
             y[2] = s12 + s34 * four + bias;
             y[3] = d12 + d34 * eight + m5 + bias;
-            for (j = 0; j < M; j++) {
-                const v8i below = y[j] < lo, above = y[j] > hi;
-                if (out[j])
-                    STORE(out[j] + c, (v8)(((v8i)y[j] & ~(below | above)) |
-                                           ((v8i)lo & below) | ((v8i)hi & above)));
-            }
+            for (j = 0; j < M; j++)
+                if (out[j]) {
+                    flex__clamp8(&y[j], &lo, &hi);
+                    STORE(out[j] + c, y[j]);
+                }
         }
     }
 }
