@@ -443,8 +443,10 @@ FLEX_INLINE dw_window dw_window_at(const graph_op *g, int32_t b, int32_t oy, int
     return d;
 }
 
-/* Output pixels in pairs where two neighbours of a row have the same taps inside the input,
- * else one by one; with depth multiplier 1, their channels in register blocks (2 x 32, or 64
+/* Output pixels in pairs (an even column and the next) where the two have the same taps
+ * inside the input, else one by one; a span starts at an even column (see by_spans), so a
+ * pixel is paired in place as out of place, and gets the same bits whatever the compiler
+ * made of the two paths. With depth multiplier 1, their channels in register blocks (2 x 32, or 64
  * for one pixel, then 8 at a time), the rest (all of them with a larger multiplier, or
  * without vector types) one at a time. Each output is stored once, with the activation. */
 FLEX_CLONES
@@ -457,7 +459,7 @@ static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) 
         dw_window e;
         float *o = dst + (p - p0) * oc;
         int32_t pixels = 1;
-        if (p + 1 < p1 && ox + 1 < ow) {
+        if (!(ox & 1) && p + 1 < p1 && ox + 1 < ow) {
             e = dw_window_at(g, b, oy, ox + 1);
             pixels = e.kx0 == d.kx0 && e.kx1 == d.kx1 ? 2 : 1;
         }
