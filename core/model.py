@@ -187,6 +187,9 @@ class Model:
         for s in self._steps:
             self._read_layer(s)
             s.k(*s.a)
+        self._copy_outputs()
+
+    def _copy_outputs(self):
         first = len(self._inputs)
         for k in range(len(self._outputs)):
             self._copy[first + k](self._out_views[k], self._outputs[k],

@@ -70,6 +70,35 @@ class _Replay:
             raise_for_status(self.name, status)
 
 
+class _FastInvoke:
+    """`model.invoke` for a model whose steps are all in memory: after the first run, which
+    prepares every C call, the steps run as a list of prepared calls, without the generic
+    loop's per-step Python (a file-mode model, which reads layers between its steps, keeps
+    the generic loop)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.plain = model.invoke
+        self.calls = None
+
+    def __call__(self):
+        calls = self.calls
+        if calls is None:
+            self.plain()
+            self.calls = [(s.k.name, s.k.again) if isinstance(s.k, _Replay)
+                          else (None, _bound(s.k, s.a)) for s in self.model._steps]
+            return
+        for name, call in calls:
+            status = call()
+            if status and name is not None:
+                raise_for_status(name, status)
+        self.model._copy_outputs()
+
+
+def _bound(k, a):
+    return lambda: k(*a)
+
+
 def _buffer_copy(plain):
     """burn.graph.layout's copy(src, dst, size) as one buffer assignment where both buffers
     expose `size` elements of the same format; `plain` (the kernel it replaces) otherwise,
@@ -102,5 +131,7 @@ def use_flex(model, lib=None):
         elif base in ("copy", "copy_s8"):
             step.k = _buffer_copy(step.k)
     model._copy = [_buffer_copy(copy) for copy in model._copy]
+    if hasattr(kernels.lib, "prepare") and not any(s.reads for s in model._steps):
+        model.invoke = _FastInvoke(model)
     model.flex_ops = moved
     return model
