@@ -8,6 +8,7 @@ the MLPerf Tiny float TFLite model of the same architecture instead, when
 $BURN_MODELS_DIR (default ../shared/models) holds it: its time compares, its output does not.
 
     python benchmarks/float_inference.py [--rounds 30] [--calls 10] [--models kws_dscnn,resnet8]
+                                         [--flex-width 8] [--per-op]
 
 The contenders are timed in interleaved rounds (every round times `--calls` single
 inferences of each), so a change in the machine's load hits them all alike; the table shows
@@ -71,7 +72,11 @@ def bst_runner(name, twin, x):
     def output():
         return np.array(model.run(nhwc)) if same_weights else None
 
-    return label, (lambda: model.run(nhwc)), output
+    def run():
+        return model.run(nhwc)
+
+    run.model, run.input = model, nhwc  # for --per-op
+    return label, run, output
 
 
 def burn_runner(name, twin, x, device):
@@ -138,6 +143,29 @@ def time_interleaved(runs, rounds, calls):
     return [statistics.median(s) for s in samples]
 
 
+def per_op(model, x, repeats=200):
+    """Print each op of a `use_flex` model timed alone (median of `repeats` calls, each on
+    the inputs the ops before it just wrote) and its share of their sum."""
+    steps, ops = model._steps, model.info()["ops"]
+    times = []
+    for i, step in enumerate(steps):
+        samples = []
+        for _ in range(repeats):
+            model._set_input(0, x)
+            for s in steps[:i]:
+                s.k(*s.a)
+            t = time.perf_counter()
+            step.k(*step.a)
+            samples.append(time.perf_counter() - t)
+        times.append(statistics.median(samples))
+    total = sum(times)
+    print("  per op, each timed alone (sum %.1f us):" % (total * 1e6))
+    for op, t in zip(ops, times):
+        print("  %4d %-16s %-18s -> %-18s %9.1f us %5.1f%%" % (
+            op["index"], op["op"], op["inputs"][0] if op["inputs"] else "", op["outputs"][0],
+            t * 1e6, 100 * t / total))
+
+
 def report(name, rows, times):
     """Print one model's table: times as a ratio of the first row's (flex), and the goals."""
     labels = [r[0] for r in rows]
@@ -163,7 +191,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--calls", type=int, default=10, help="inferences per round each")
     ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--flex-width", type=int, default=0,
+                    help="cap flex_c's float vectors at this many floats (8: an AVX-512 host "
+                         "takes the AVX2 path)")
+    ap.add_argument("--per-op", action="store_true",
+                    help="also time each op of the flex .bst model alone")
     args = ap.parse_args()
+    if args.flex_width:
+        host().lib.flex_f32_vector_width(args.flex_width)
     print("float32 batch-1 inference; load average before: %.2f %.2f %.2f" % os.getloadavg())
     print("torch %s, onnxruntime %s, %d cores; flex float vectors: %d floats" % (
         torch.__version__, ort.__version__, os.cpu_count(),
@@ -172,6 +207,8 @@ def main():
         rows = contenders(name)
         times = time_interleaved([r[1] for r in rows], args.rounds, args.calls)
         report(name, rows, times)
+        if args.per_op and rows and hasattr(rows[0][1], "model"):
+            per_op(rows[0][1].model, rows[0][1].input)
     print("\nload average after: %.2f %.2f %.2f" % os.getloadavg())
 
 
