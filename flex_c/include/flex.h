@@ -44,8 +44,8 @@ int32_t flex_version(void);
 /* The widest vectors, in floats, that the float32 kernels use: 16 on x86-64 hosts with
  * AVX-512 (x86-64-v4) in builds that have that path, else 8 where the build has vector
  * types, else 1. A `limit` > 0 below 16 makes an AVX-512 host take the 8-float path from then
- * on, and a later 16 lifts that; 0 changes nothing. Returns the width in effect. The two
- * paths' results may differ in the last bits (they sum in another order). */
+ * on, and a later 16 lifts that; 0 changes nothing. Returns the width in effect. Both paths
+ * sum each output's terms in the same order, so they give the same results. */
 int32_t flex_f32_vector_width(int32_t limit);
 
 /* ---- shared parameter blocks ----------------------------------------------------- */

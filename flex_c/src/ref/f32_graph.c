@@ -336,23 +336,29 @@ static flex_status graph_op_init(graph_op *g, const flex_dims4 *in_dims, const f
     return FLEX_OK;
 }
 
+/* A filter of out.c * kh * kw * per_tap floats; g->wstride = kh * kw * per_tap (the length
+ * of a convolution's filter row). */
+static flex_status check_filter(graph_op *g, const float *filter, size_t filter_len,
+                                int32_t per_tap) {
+    int32_t count;
+    if (!filter)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__product(g->win->kernel_h * g->win->kernel_w, per_tap, &g->wstride));
+    FLEX_TRY(flex__product(g->wstride, g->oc, &count));
+    return flex__check_len(filter_len, count);
+}
+
 flex_status flex_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input,
                                  size_t input_len, const float *filter, size_t filter_len,
                                  const float *bias, size_t bias_len, const flex_window *win,
                                  int32_t groups, int32_t act, const flex_dims4 *out_dims,
                                  float *output, size_t output_len) {
-    int32_t count;
     graph_op g;
     FLEX_TRY(graph_op_init(&g, in_dims, input, input_len, filter, bias, bias_len, win, act,
                            out_dims, output, output_len));
-    if (!filter)
-        return FLEX_E_NULL;
     if (groups < 1 || in_dims->c % groups || out_dims->c % groups)
         return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(win->kernel_h * win->kernel_w, in_dims->c / groups, &count));
-    g.wstride = count;
-    FLEX_TRY(flex__product(count, out_dims->c, &count));
-    FLEX_TRY(flex__check_len(filter_len, count));
+    FLEX_TRY(check_filter(&g, filter, filter_len, in_dims->c / groups));
     g.groups = groups;
     g.gic = in_dims->c / groups;
     g.goc = out_dims->c / groups;
@@ -501,17 +507,13 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
                                            int32_t depth_multiplier, int32_t act,
                                            const flex_dims4 *out_dims, float *output,
                                            size_t output_len) {
-    int32_t count;
     graph_op g;
     FLEX_TRY(graph_op_init(&g, in_dims, input, input_len, filter, bias, bias_len, win, act,
                            out_dims, output, output_len));
-    if (!filter)
-        return FLEX_E_NULL;
     if (depth_multiplier < 1 || out_dims->c % depth_multiplier ||
         out_dims->c / depth_multiplier != in_dims->c)
         return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(win->kernel_h * win->kernel_w, out_dims->c, &count));
-    FLEX_TRY(flex__check_len(filter_len, count));
+    FLEX_TRY(check_filter(&g, filter, filter_len, 1));
     g.depth_multiplier = depth_multiplier;
     return by_spans(depthwise_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w,
                     g.oc, overlaps(input, input_len, output, output_len), output);
