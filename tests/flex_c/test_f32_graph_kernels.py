@@ -382,6 +382,30 @@ def test_depthwise_channel_blocks_and_pixel_pairs():
         close(ref, ours)
 
 
+def test_depthwise_3x3_row_tiles():
+    """A 3x3 depthwise convolution with column stride 1 (and at most 128 channels) runs in
+    tiles of up to 8 pixels along a row: rows of 1 to 18 pixels (whole tiles and every
+    remainder), windows cut by either edge with up to 2 columns of padding, row stride and
+    dilation 2, channel counts with a remainder past the last multiple of 8, and 129
+    channels, which take the pixel-by-pixel path."""
+    rng = np.random.default_rng(16)
+    for case, iw in enumerate(range(1, 19)):
+        ic = [8, 13, 24, 128, 129, 3][case % 6]
+        sh, dh = 1 + case % 2, 1 + case // 2 % 2
+        ih = int(rng.integers(2 * dh + 1, 7))
+        oh, pt = geometry(rng, ih, 3, sh, dh)
+        pl, pr = (int(v) for v in rng.integers(0, 3, size=2))
+        if iw + pl + pr < 3:
+            pl, pr = 1, 1
+        ow = iw + pl + pr - 2
+        x, w = rand(rng, 1, ih, iw, ic), rand(rng, 1, 3, 3, ic)
+        bias = None if case % 3 == 0 else rand(rng, ic)
+        ref, ours = both(f32_depthwise_conv.depthwise_conv_f32, K.depthwise_conv_f32,
+                         [x, w, bias], oh * ow * ic, 1, ih, iw, ic, oh, ow, 1, 3, 3, sh, 1,
+                         dh, 1, pt, pl, case % 4)
+        close(ref, ours)
+
+
 def test_fully_connected_with_blocks_of_features():
     rng = np.random.default_rng(14)
     batches, fin, fout = 7, 3000, 200

@@ -97,12 +97,14 @@ typedef float flex__v16u __attribute__((vector_size(64), aligned(4)));
 #define FLEX_NOINLINE
 #endif
 #ifdef FLEX_VECTOR
-/* *v clamped to [lo, hi], NaN kept (both comparisons are false). Pointers, not values: a
- * vector argument's ABI depends on the target. */
+/* *v clamped to [lo, hi], NaN kept (both comparisons are false). Two selects in a row, each
+ * of which GCC makes one blend. Pointers, not values: a vector argument's ABI depends on
+ * the target. */
 FLEX_INLINE void flex__clamp8(flex__v8 *v, const flex__v8 *lo, const flex__v8 *hi) {
-    const flex__v8i below = *v < *lo, above = *v > *hi;
-    *v = (flex__v8)(((flex__v8i)*v & ~(below | above)) | ((flex__v8i)*lo & below) |
-                    ((flex__v8i)*hi & above));
+    flex__v8i m = *v < *lo;
+    const flex__v8i x = ((flex__v8i)*lo & m) | ((flex__v8i)*v & ~m);
+    m = (flex__v8)x > *hi;
+    *v = (flex__v8)(((flex__v8i)*hi & m) | (x & ~m));
 }
 #endif
 #ifdef FLEX_WIDE

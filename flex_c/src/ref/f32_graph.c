@@ -5,7 +5,8 @@
  * (packed once per call): each row reads its window in place (flex__gemm_gather), from the
  * image or from a zero-padded copy of a band of its rows, so nothing like im2col is stored;
  * the bias and the activation are applied as the GEMM stores its tiles. Depthwise
- * convolutions and pools walk the channels of each pixel (contiguous in NHWC). */
+ * convolutions and pools walk the channels of each pixel (contiguous in NHWC); a 3x3
+ * depthwise convolution with column stride 1 walks tiles of pixels along a row instead. */
 #include "../common/internal.h"
 
 /* The clamp of a fused activation code; FLEX_E_PARAM for an unknown code. */
@@ -388,6 +389,9 @@ typedef struct {
     int32_t corner, ky0, ky1, kx0, kx1;
 } dw_window;
 
+#define DW3_TILE 8           /* output pixels of a depthwise3_span tile at most */
+#define DW3_MAX_CHANNELS 128 /* the widest layer depthwise3_span takes */
+
 /* o[c:oc] = clamp(bias + the window's taps) one channel at a time (any depth multiplier). */
 FLEX_INLINE void dw_channels(const graph_op *g, const dw_window *d, int32_t c, float *o) {
     const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc, mult = g->depth_multiplier;
@@ -434,6 +438,52 @@ FLEX_INLINE void dw_vectors(const graph_op *g, const dw_window *d, int32_t c, in
     for (i = 0; i < pixels * nv; i++) {
         flex__clamp8(&acc[i], &lo, &hi);
         *(flex__v8u *)(o + (i / nv) * oc + c + 8 * (i % nv)) = acc[i];
+    }
+}
+#endif
+
+#ifdef FLEX_VECTOR
+/* 3x3 depthwise, column stride and dilation 1, depth multiplier 1: channels [c, c + 8) of
+ * T (a constant once inlined) neighbouring output pixels of one row, the first at column ox.
+ * The three filter taps of a kernel row stay in registers and each input column is loaded
+ * once for the up to three outputs that read it. Each output adds its taps in the window's
+ * order, skipping those outside the input, in straight-line code: no loop carries an
+ * accumulator, so the compiler contracts every product into an FMA alike for every T, and
+ * an output gets the same bits in place as out of place. */
+FLEX_INLINE void dw3_tile(const graph_op *g, const dw_window *d, int32_t ox, int32_t c,
+                          int32_t T, float *o) {
+    const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc;
+    const int32_t ystep = g->win->dilation_h * in_w * ic;
+    const int32_t x0 = ox - g->win->pad_left; /* the input column of the window's corner */
+    const float l = g->lo, h = g->hi;
+    const flex__v8 lo = {l, l, l, l, l, l, l, l}, hi = {h, h, h, h, h, h, h, h};
+    flex__v8 acc[DW3_TILE], w0, w1, w2, xv;
+    int32_t ky, j, t;
+    for (t = 0; t < T; t++)
+        acc[t] = g->bias ? *(const flex__v8u *)(g->bias + c) : (flex__v8){0};
+    for (ky = 0; ky < 3; ky++) {
+        const float *wr = g->w + ky * 3 * oc + c;
+        const int32_t row = d->corner + ky * ystep + c; /* (ky, column x0), may lie outside */
+        if (ky < d->ky0 || ky >= d->ky1)
+            continue;
+        w0 = *(const flex__v8u *)wr;
+        w1 = *(const flex__v8u *)(wr + oc);
+        w2 = *(const flex__v8u *)(wr + 2 * oc);
+        for (j = 0; j < T + 2; j++) {
+            if (x0 + j < 0 || x0 + j >= in_w)
+                continue;
+            xv = *(const flex__v8u *)(g->x + (row + j * ic));
+            if (j < T)
+                acc[j] += xv * w0;
+            if (j >= 1 && j - 1 < T)
+                acc[j - 1] += xv * w1;
+            if (j >= 2)
+                acc[j - 2] += xv * w2;
+        }
+    }
+    for (t = 0; t < T; t++) {
+        flex__clamp8(&acc[t], &lo, &hi);
+        *(flex__v8u *)(o + t * oc + c) = acc[t];
     }
 }
 #endif
@@ -500,6 +550,69 @@ static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) 
     }
 }
 
+#ifdef FLEX_VECTOR
+/* dw3_tile over n (1 to DW3_TILE) pixels, with a constant T. */
+FLEX_INLINE void dw3_pixels(const graph_op *g, const dw_window *d, int32_t ox, int32_t c,
+                            int32_t n, float *o) {
+    switch (n) {
+    case 8: dw3_tile(g, d, ox, c, 8, o); break;
+    case 7: dw3_tile(g, d, ox, c, 7, o); break;
+    case 6: dw3_tile(g, d, ox, c, 6, o); break;
+    case 5: dw3_tile(g, d, ox, c, 5, o); break;
+    case 4: dw3_tile(g, d, ox, c, 4, o); break;
+    case 3: dw3_tile(g, d, ox, c, 3, o); break;
+    case 2: dw3_tile(g, d, ox, c, 2, o); break;
+    default: dw3_tile(g, d, ox, c, 1, o);
+    }
+}
+
+/* depthwise_span for the shapes of dw3_tile: tiles of up to DW3_TILE pixels within a row,
+ * eight channels at a time, the channels beyond the last multiple of 8 one pixel at a time. */
+FLEX_CLONES
+static void depthwise3_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
+    const graph_op *g = (const graph_op *)ctx;
+    const int32_t oc = g->oc, ow = g->out->w, oh = g->out->h, tail = oc / 8 * 8;
+    int32_t p = p0, ox = p0 % ow, oy = p0 / ow % oh, b = p0 / ow / oh, i, n, c;
+    while (p < p1) {
+        const dw_window d = dw_window_at(g, b, oy, ox);
+        float *o = dst + (p - p0) * oc;
+        n = ow - ox < p1 - p ? ow - ox : p1 - p;
+        if (n > DW3_TILE)
+            n = DW3_TILE;
+        for (c = 0; c < tail; c += 8)
+            dw3_pixels(g, &d, ox, c, n, o);
+        for (i = 0; tail < oc && i < n; i++) {
+            const dw_window e = dw_window_at(g, b, oy, ox + i);
+            dw_channels(g, &e, tail, o + i * oc);
+        }
+        p += n;
+        ox += n;
+        if (ox == ow) {
+            ox = 0;
+            if (++oy == oh) {
+                oy = 0;
+                b++;
+            }
+        }
+    }
+}
+#endif
+
+/* The span function of a depthwise convolution: depthwise3_span for 3x3 windows with
+ * column stride and dilation 1, depth multiplier 1 and at most DW3_MAX_CHANNELS channels
+ * (wider layers ran faster pixel by pixel), else depthwise_span. */
+static span_fn depthwise_kernel(const flex_window *win, int32_t depth_multiplier,
+                                int32_t channels) {
+#ifdef FLEX_VECTOR
+    if (depth_multiplier == 1 && win->kernel_h == 3 && win->kernel_w == 3 &&
+        win->stride_w == 1 && win->dilation_w == 1 && channels <= DW3_MAX_CHANNELS)
+        return depthwise3_span;
+#else
+    (void)win, (void)depth_multiplier, (void)channels;
+#endif
+    return depthwise_span;
+}
+
 flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const float *input,
                                            size_t input_len, const float *filter,
                                            size_t filter_len, const float *bias,
@@ -515,7 +628,8 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
         return FLEX_E_SHAPE;
     FLEX_TRY(check_filter(&g, filter, filter_len, 1));
     g.depth_multiplier = depth_multiplier;
-    return by_spans(depthwise_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w,
+    return by_spans(depthwise_kernel(win, depth_multiplier, g.oc), &g,
+                    out_dims->n * out_dims->h * out_dims->w, out_dims->w,
                     g.oc, overlaps(input, input_len, output, output_len), output);
 }
 
