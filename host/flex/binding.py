@@ -114,15 +114,17 @@ class HostLib:
 
     def prepare(self, name, args):
         """A zero-argument function that repeats this call (same buffers, same values) with
-        its C arguments converted once; it returns the status code."""
+        its C arguments converted once; it returns the status code. Its `call` is the C
+        function and the tuple of converted arguments."""
         keep = []
-        cargs = [self._arg(a, keep) for a in args]
+        cargs = tuple(self._arg(a, keep) for a in args)
         fn = getattr(self.lib, name)
 
         def again():
             return fn(*cargs)
 
         again.keep = keep
+        again.call = fn, cargs  # for callers that loop over many (no closure frame)
         return again
 
 
