@@ -499,6 +499,30 @@ FLEX_INLINE dw_window dw_window_at(const graph_op *g, int32_t b, int32_t oy, int
     return d;
 }
 
+/* Output pixel p of a span walk: image b, row oy, column ox. */
+typedef struct {
+    int32_t p, b, oy, ox;
+} dw_cursor;
+
+FLEX_INLINE dw_cursor dw_cursor_at(const graph_op *g, int32_t p) {
+    const dw_cursor at = {p, p / g->out->w / g->out->h, p / g->out->w % g->out->h,
+                          p % g->out->w};
+    return at;
+}
+
+/* Moves the cursor n pixels on, within its row (n <= what is left of it). */
+FLEX_INLINE void dw_cursor_step(const graph_op *g, dw_cursor *at, int32_t n) {
+    at->p += n;
+    at->ox += n;
+    if (at->ox == g->out->w) {
+        at->ox = 0;
+        if (++at->oy == g->out->h) {
+            at->oy = 0;
+            at->b++;
+        }
+    }
+}
+
 /* Output pixels in pairs (an even column and the next) where the two have the same taps
  * inside the input, else one by one; a span starts at an even column (see by_spans), so a
  * pixel is paired in place as out of place, and gets the same bits whatever the compiler
@@ -508,15 +532,16 @@ FLEX_INLINE dw_window dw_window_at(const graph_op *g, int32_t b, int32_t oy, int
 FLEX_CLONES
 static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const graph_op *g = (const graph_op *)ctx;
-    const int32_t oc = g->oc, ow = g->out->w, oh = g->out->h;
-    int32_t p = p0, ox = p0 % ow, oy = p0 / ow % oh, b = p0 / ow / oh, c;
-    while (p < p1) {
-        const dw_window d = dw_window_at(g, b, oy, ox);
+    const int32_t oc = g->oc;
+    dw_cursor at = dw_cursor_at(g, p0);
+    int32_t c;
+    while (at.p < p1) {
+        const dw_window d = dw_window_at(g, at.b, at.oy, at.ox);
         dw_window e;
-        float *o = dst + (p - p0) * oc;
+        float *o = dst + (at.p - p0) * oc;
         int32_t pixels = 1;
-        if (!(ox & 1) && p + 1 < p1 && ox + 1 < ow) {
-            e = dw_window_at(g, b, oy, ox + 1);
+        if (!(at.ox & 1) && at.p + 1 < p1 && at.ox + 1 < g->out->w) {
+            e = dw_window_at(g, at.b, at.oy, at.ox + 1);
             pixels = e.kx0 == d.kx0 && e.kx1 == d.kx1 ? 2 : 1;
         }
         c = 0;
@@ -538,15 +563,7 @@ static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) 
         dw_channels(g, &d, c, o);
         if (pixels == 2)
             dw_channels(g, &e, c, o + oc);
-        p += pixels;
-        ox += pixels;
-        if (ox == ow) {
-            ox = 0;
-            if (++oy == oh) {
-                oy = 0;
-                b++;
-            }
-        }
+        dw_cursor_step(g, &at, pixels);
     }
 }
 
@@ -571,29 +588,22 @@ FLEX_INLINE void dw3_pixels(const graph_op *g, const dw_window *d, int32_t ox, i
 FLEX_CLONES
 static void depthwise3_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const graph_op *g = (const graph_op *)ctx;
-    const int32_t oc = g->oc, ow = g->out->w, oh = g->out->h, tail = oc / 8 * 8;
-    int32_t p = p0, ox = p0 % ow, oy = p0 / ow % oh, b = p0 / ow / oh, i, n, c;
-    while (p < p1) {
-        const dw_window d = dw_window_at(g, b, oy, ox);
-        float *o = dst + (p - p0) * oc;
-        n = ow - ox < p1 - p ? ow - ox : p1 - p;
+    const int32_t oc = g->oc, ow = g->out->w, tail = oc / 8 * 8;
+    dw_cursor at = dw_cursor_at(g, p0);
+    int32_t i, n, c;
+    while (at.p < p1) {
+        const dw_window d = dw_window_at(g, at.b, at.oy, at.ox);
+        float *o = dst + (at.p - p0) * oc;
+        n = ow - at.ox < p1 - at.p ? ow - at.ox : p1 - at.p;
         if (n > DW3_TILE)
             n = DW3_TILE;
         for (c = 0; c < tail; c += 8)
-            dw3_pixels(g, &d, ox, c, n, o);
+            dw3_pixels(g, &d, at.ox, c, n, o);
         for (i = 0; tail < oc && i < n; i++) {
-            const dw_window e = dw_window_at(g, b, oy, ox + i);
+            const dw_window e = dw_window_at(g, at.b, at.oy, at.ox + i);
             dw_channels(g, &e, tail, o + i * oc);
         }
-        p += n;
-        ox += n;
-        if (ox == ow) {
-            ox = 0;
-            if (++oy == oh) {
-                oy = 0;
-                b++;
-            }
-        }
+        dw_cursor_step(g, &at, n);
     }
 }
 #endif
