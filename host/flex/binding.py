@@ -113,19 +113,12 @@ class HostLib:
         return getattr(self.lib, name)(*cargs)
 
     def prepare(self, name, args):
-        """A zero-argument function that repeats this call (same buffers, same values) with
-        its C arguments converted once; it returns the status code. Its `call` is the C
-        function and the tuple of converted arguments."""
+        """This call converted once for repeating it (same buffers, same values): (the C
+        function, the tuple of its C arguments, the objects that keep them alive). The
+        function returns the status code."""
         keep = []
         cargs = tuple(self._arg(a, keep) for a in args)
-        fn = getattr(self.lib, name)
-
-        def again():
-            return fn(*cargs)
-
-        again.keep = keep
-        again.call = fn, cargs  # for callers that loop over many (no closure frame)
-        return again
+        return getattr(self.lib, name), cargs, keep
 
 
 _HOST = []

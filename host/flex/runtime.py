@@ -38,34 +38,33 @@ def _base_name(fn):
 
 class _Recorder:
     """A library stand-in that prepares the first call it sees (the host library's
-    `prepare`) and keeps it."""
+    `prepare`), keeps it and makes it."""
 
     def __init__(self, lib):
         self.lib = lib
         self.prepared = None
 
     def call(self, name, args):
-        self.prepared = (name, self.lib.prepare(name, args))
-        return self.prepared[1]()
+        self.prepared = (name, *self.lib.prepare(name, args))
+        return self.prepared[1](*self.prepared[2])
 
 
 class _Replay:
-    """One step's kernel: converted on the first run, replayed on later runs."""
+    """One step's kernel: converted on the first run, replayed on later runs as `fn(*args)`
+    (`keep` holds what the converted arguments point into)."""
 
     def __init__(self, lib, method):
         self.lib = lib
         self.method = method
-        self.name = None
-        self.again = None
+        self.name = self.fn = self.args = self.keep = None
 
     def __call__(self, *args):
-        again = self.again
-        if again is None:
+        if self.fn is None:
             recorder = _Recorder(self.lib)
             getattr(GraphKernels(recorder), self.method)(*args)
-            self.name, self.again = recorder.prepared
+            self.name, self.fn, self.args, self.keep = recorder.prepared
             return
-        status = again()
+        status = self.fn(*self.args)
         if status:
             raise_for_status(self.name, status)
 
@@ -85,7 +84,7 @@ class _FastInvoke:
         calls = self.calls
         if calls is None:
             self.plain()
-            self.calls = [(s.k.name, *s.k.again.call) if isinstance(s.k, _Replay)
+            self.calls = [(s.k.name, s.k.fn, s.k.args) if isinstance(s.k, _Replay)
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
             return
         # fn(*args) with a tuple allocates nothing, so the loop does not wake the GC

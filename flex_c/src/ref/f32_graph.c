@@ -440,9 +440,7 @@ FLEX_INLINE void dw_vectors(const graph_op *g, const dw_window *d, int32_t c, in
         *(flex__v8u *)(o + (i / nv) * oc + c + 8 * (i % nv)) = acc[i];
     }
 }
-#endif
 
-#ifdef FLEX_VECTOR
 /* 3x3 depthwise, column stride and dilation 1, depth multiplier 1: channels [c, c + 8) of
  * T (a constant once inlined) neighbouring output pixels of one row, the first at column ox.
  * The three filter taps of a kernel row stay in registers and each input column is loaded
