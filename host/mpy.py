@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from burn.host.cache import cache_dir
+
 from burn.host import mp_unix
 
 # mpy-cross's -march values ("host" is the machine mpy-cross runs on).
@@ -68,8 +70,7 @@ def mpy_cross_version(binary):
 
 def default_cache_dir():
     """$BURN_CACHE_DIR/mpy, or ~/.cache/burn/mpy."""
-    base = os.environ.get("BURN_CACHE_DIR") or Path.home() / ".cache" / "burn"
-    return Path(base) / "mpy"
+    return cache_dir("mpy")
 
 
 def source_files(source):
