@@ -31,7 +31,9 @@ class Symbol:
 
 
 class Elf:
-    """Parsed ELF32 file: `sections`, `symbols`, `segments` [(vaddr, bytes, memsz)]."""
+    """Parsed ELF32 file: `sections`, `symbols`, `segments` [(vaddr, bytes, memsz)] and
+    `load_images` [(paddr, bytes)]: what a loader (or a flash image) puts at the physical
+    addresses of the loadable segments that carry bytes."""
 
     def __init__(self, data):
         data = bytes(data)
@@ -46,11 +48,17 @@ class Elf:
         self.sections = [Section(self._str(names, r[0]), r[1], r[2], r[3], r[4], r[5], r[6])
                          for r in raw]
         self.segments = []
+        self.load_images = []
         for i in range(phnum):
-            p_type, off, vaddr, _pa, filesz, memsz, _fl, _al = struct.unpack_from(
+            p_type, off, vaddr, paddr, filesz, memsz, _fl, _al = struct.unpack_from(
                 "<IIIIIIII", data, phoff + i * phentsize)
             if p_type == PT_LOAD:
+                if off + filesz > len(data):
+                    raise ValueError("segment %d (%d bytes at file offset %d) runs past the "
+                                     "end of the file (%d bytes)" % (i, filesz, off, len(data)))
                 self.segments.append((vaddr, data[off:off + filesz], memsz))
+                if filesz:
+                    self.load_images.append((paddr, data[off:off + filesz]))
         self.symbols = self._symbols()
 
     def _str(self, table_offset, index):
