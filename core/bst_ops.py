@@ -47,22 +47,94 @@ class Step:
             self.index, self.kind, name))
 
 
+_FLEX = []  # [the burnflex module or None], looked up once
+
+
+def flex_module():
+    """The `burnflex` C module (flex_c compiled into the firmware, or installed as a native
+    `.mpy`) when this interpreter has it, else None. A `.mpy` built for another architecture
+    or `.mpy` version is skipped with a message that names both."""
+    if not _FLEX:
+        try:
+            import burnflex
+        except ImportError:
+            burnflex = None
+        except ValueError as e:  # MicroPython refuses a .mpy of another arch or version
+            print("burn: burnflex not used:", flex_mismatch() or e)
+            burnflex = None
+        _FLEX.append(burnflex)
+    return _FLEX[0]
+
+
+def flex_mismatch():
+    """Why the installed burnflex.mpy cannot load here ('built for armv6m .mpy v6.3, this
+    board runs x64 .mpy v6.3'), or None when no such file is found or it fits."""
+    import sys
+    here = getattr(sys.implementation, "_mpy", 0)
+    for folder in sys.path:
+        try:
+            with open((folder or ".") + "/burnflex.mpy", "rb") as f:
+                head = f.read(4)
+        except OSError:
+            continue
+        if len(head) < 3 or head[0] != 77:
+            return "burnflex.mpy in %s is not a .mpy file" % (folder or ".")
+        got = head[1] | (head[2] << 8)
+        if (got & 0xff) == (here & 0xff) and ((got >> 8) & 3) == ((here >> 8) & 3) and (
+                (got >> 10) == (here >> 10) or not here >> 10):
+            return None
+        return "burnflex.mpy is built for %s, this board runs %s" % (
+            mpy_abi_name(got), mpy_abi_name(here))
+    return None
+
+
+_MPY_ARCH = ("no native code", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em",
+             "armv7emsp", "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
+
+
+def mpy_abi_name(value):
+    """'<arch> .mpy v<version>.<sub-version>' of a `sys.implementation._mpy`-style value."""
+    arch = value >> 10
+    name = _MPY_ARCH[arch] if arch < len(_MPY_ARCH) else "arch %d" % arch
+    return "%s .mpy v%d.%d" % (name, value & 0xff, (value >> 8) & 3)
+
+
 def kernel(module, name, variant=None):
-    """The function `name` of burn.graph.<module>: active (variant None), plain or fast."""
+    """The function `name` of burn.graph.<module> and its runtime, as a pair. Variant None
+    takes the fastest: the flex C module, then viper, then plain; "flex" is the same but
+    requires the flex module; "fast" (viper) and "plain" take that twin."""
+    if variant is None or variant == "flex":
+        flex = flex_module()
+        if flex is None and variant == "flex":
+            raise ValueError("the flex module (burnflex) is not available on this interpreter")
+        fn = getattr(flex, name, None) if flex is not None else None
+        if fn is not None:
+            return fn, "flex"
+        variant = None
     mod = __import__("burn.graph." + module, None, None, [name])
     if variant is None:
-        return getattr(mod, name)
+        fast = getattr(mod, name + "_fast", None)
+        return getattr(mod, name), "viper" if fast is not None else "plain"
     fn = getattr(mod, name + "_" + variant, None)
     if fn is None:
         raise ValueError("no %s variant of kernel %s on this interpreter" % (variant, name))
-    return fn
+    return fn, "viper" if variant == "fast" else "plain"
 
 
-def _layout_kernel(name, dtype, variant):
+def _bind(step, module, name, variant):
+    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`)."""
+    step.k, step.runtime = kernel(module, name, variant)
+
+
+def _layout_kernel(step, name, dtype, variant):
     # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
-    if dtype == "float32" or variant == "plain":
-        return kernel("layout", name)
-    return kernel("layout", name + "_s8", variant)
+    if dtype == "int8" and variant != "plain":
+        _bind(step, "layout", name + "_s8", variant)
+    elif variant is None or variant == "flex":
+        _bind(step, "layout", name, variant)
+    else:
+        step.k = getattr(__import__("burn.graph.layout", None, None, [name]), name)
+        step.runtime = "plain"
 
 
 # -- shared checks --------------------------------------------------------------------------
@@ -145,10 +217,10 @@ def _xy(step, ctx):
 
 
 def _kernel(step, dt, stem, variant):
-    """The s8 or f32 kernel `<stem>_s8` / `<stem>_f32` of module s8_<mod> / f32_<mod>."""
+    """Bind the s8 or f32 kernel `<stem>_s8` / `<stem>_f32` of module s8_<mod> / f32_<mod>."""
     module, fn = stem
-    return kernel(("s8_" if dt == "int8" else "f32_") + module,
-                  fn + ("_s8" if dt == "int8" else "_f32"), variant)
+    _bind(step, ("s8_" if dt == "int8" else "f32_") + module,
+          fn + ("_s8" if dt == "int8" else "_f32"), variant)
 
 
 # -- ops --------------------------------------------------------------------------------------
@@ -164,7 +236,7 @@ def _conv(step, ctx, variant):
                   % ((woc, kh, kw, wic), ic, oc, groups))
     step.macs = n * oh * ow * oc * kh * kw * wic
     x, y = _xy(step, ctx)
-    step.k = _kernel(step, dt, ("conv", "conv"), variant)
+    _kernel(step, dt, ("conv", "conv"), variant)
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
                                                            kw, groups) + \
         step.ps(_WINDOW) + _quant_tail(step, dt)
@@ -181,7 +253,7 @@ def _depthwise(step, ctx, variant):
                   % ((one, kh, kw, woc), ic, mult))
     step.macs = n * oh * ow * oc * kh * kw
     x, y = _xy(step, ctx)
-    step.k = _kernel(step, dt, ("depthwise_conv", "depthwise_conv"), variant)
+    _kernel(step, dt, ("depthwise_conv", "depthwise_conv"), variant)
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, mult, kh,
                                                            kw) + \
         step.ps(_WINDOW) + _quant_tail(step, dt)
@@ -198,7 +270,7 @@ def _fully_connected(step, ctx, variant):
         step.fail("input %s and output %s do not fit weights %s" % (xs, ys, (out_f, in_f)))
     step.macs = batches * in_f * out_f
     x, y = _xy(step, ctx)
-    step.k = _kernel(step, dt, ("fully_connected", "fully_connected"), variant)
+    _kernel(step, dt, ("fully_connected", "fully_connected"), variant)
     step.a = (x, w) + _weights_tail(step, ctx, dt, out_f) + (y, batches, in_f, out_f) + \
         _quant_tail(step, dt)
 
@@ -221,7 +293,7 @@ def _binary(step, ctx, variant):
         step.fail("operand sizes %d and %d do not broadcast to the output size %d"
                   % (a, b, size))
     head = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, b)
-    step.k = _kernel(step, dt, ("elementwise" if dt == "float32" else step.kind, step.kind),
+    _kernel(step, dt, ("elementwise" if dt == "float32" else step.kind, step.kind),
                      variant)
     if dt == "float32":
         step.a = head + step.ps(_ACT)
@@ -236,7 +308,7 @@ def _pool(step, ctx, variant):
     if oc != c:
         step.fail("input channels %d != output channels %d" % (c, oc))
     x, y = _xy(step, ctx)
-    step.k = _kernel(step, dt, ("pool", step.kind[:3] + "_pool"), variant)
+    _kernel(step, dt, ("pool", step.kind[:3] + "_pool"), variant)
     window = step.ps((("kh", 1, MAX_DIM), ("kw", 1, MAX_DIM)) + _WINDOW[:2] + _WINDOW[4:])
     step.a = (x, y, n, ih, iw, c, oh, ow) + window + \
         (step.ps(_ACT) if dt == "float32" else _clamp(step))
@@ -250,7 +322,7 @@ def _mean(step, ctx, variant):
     if numel(_shape(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
             numel(_shape(step, ctx, step.outs[0], dt)) != outer * inner:
         step.fail("tensor sizes do not match outer %d x reduce %d x inner %d" % dims)
-    step.k = _kernel(step, dt, ("mean", "mean"), variant)
+    _kernel(step, dt, ("mean", "mean"), variant)
     step.a = _xy(step, ctx) + dims
     if dt == "int8":
         step.a += step.ps((("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
@@ -270,7 +342,7 @@ def _softmax(step, ctx, variant):
     dt = _dtype(step, ctx)
     x, y, size = _unary(step, ctx, dt, dt)
     depth = ctx.tensors[step.ins[0]][0][-1]
-    step.k = _kernel(step, dt, ("softmax", "softmax"), variant)
+    _kernel(step, dt, ("softmax", "softmax"), variant)
     step.a = (x, y, size // depth, depth)
     if dt == "float32":
         step.a += (step.num("beta"),)
@@ -283,9 +355,9 @@ def _sigmoid_like(step, ctx, variant):
     dt = _dtype(step, ctx)
     step.a = _unary(step, ctx, dt, dt)
     if dt == "float32":
-        step.k = kernel("f32_elementwise", step.kind + "_f32", variant)
+        _bind(step, "f32_elementwise", step.kind + "_f32", variant)
     else:
-        step.k = kernel("s8_" + step.kind, step.kind + "_s8", variant)
+        _bind(step, "s8_" + step.kind, step.kind + "_s8", variant)
         step.a += step.ps((("in_zp",) + _ZP, ("in_mult", 0, _I32),
                            ("in_left_shift", -_SHIFT, _SHIFT), ("range_radius", 0, _I32)))
 
@@ -297,13 +369,13 @@ def _quantize(step, ctx, variant):
         step.fail("scale must be positive")
     step.a = _unary(step, ctx, "float32" if to_int8 else "int8",
                     "int8" if to_int8 else "float32") + (scale, step.p("zp", -128, 127))
-    step.k = kernel("s8_quantize", step.kind + "_s8", variant)
+    _bind(step, "s8_quantize", step.kind + "_s8", variant)
 
 
 def _requantize(step, ctx, variant):
     step.a = _unary(step, ctx, "int8", "int8") + step.ps(
         (("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32), ("shift", -_SHIFT, _SHIFT)))
-    step.k = kernel("s8_quantize", "requantize_s8", variant)
+    _bind(step, "s8_quantize", "requantize_s8", variant)
 
 
 def _clamp_op(step, ctx, variant):
@@ -311,16 +383,16 @@ def _clamp_op(step, ctx, variant):
     step.a = _unary(step, ctx, dt, dt)
     if dt == "float32":
         step.a += step.ps(_ACT)
-        step.k = kernel("f32_elementwise", "clamp_f32", variant)
+        _bind(step, "f32_elementwise", "clamp_f32", variant)
     else:
         step.a += _clamp(step)
-        step.k = kernel("s8_quantize", "clamp_s8", variant)
+        _bind(step, "s8_quantize", "clamp_s8", variant)
 
 
 def _copy(step, ctx, variant):
     dt = _dtype(step, ctx)
     step.a = _unary(step, ctx, dt, dt)
-    step.k = _layout_kernel("copy", dt, variant)
+    _layout_kernel(step, "copy", dt, variant)
 
 
 def _int_list(step, name, count):
@@ -344,7 +416,7 @@ def _pad(step, ctx, variant):
         step.fail("output size does not match the padded input")
     value = step.p("value", -128, 127) if dt == "int8" else step.num("value", 0.0)
     step.a = _xy(step, ctx) + dims + before + after + (value,)
-    step.k = _layout_kernel("pad", dt, variant)
+    _layout_kernel(step, "pad", dt, variant)
 
 
 def _concat(step, ctx, variant):
@@ -359,7 +431,7 @@ def _concat(step, ctx, variant):
     if numel(_shape(step, ctx, step.outs[0], dt)) != outer * sum(inner):
         step.fail("output size does not match the inputs")
     step.a = ([ctx.view(t) for t in step.ins], inner, ctx.view(step.outs[0]), outer)
-    step.k = _layout_kernel("concat", dt, variant)
+    _layout_kernel(step, "concat", dt, variant)
 
 
 PREPARE = {

@@ -34,7 +34,8 @@ def _default_max_arena():
 
 def load(source, variant=None, max_arena=None):
     """Load a `.bst` model from bytes / bytearray / memoryview, a path or an open binary
-    file. `variant` picks the kernels: None (fastest available), "plain" or "fast".
+    file. `variant` picks the kernels: None (fastest available: the flex C module, then
+    viper, then plain), "flex", "fast" (viper) or "plain"; `model.backend` says which ran.
     `max_arena` caps the arena bytes (default: 64 MiB, or the free heap on MicroPython)."""
     return Model(source, variant, max_arena)
 
@@ -59,6 +60,15 @@ def _alloc(typecode, count):
         return zeros(typecode, count)
     except MemoryError:
         raise ValueError("not enough memory for a buffer of %d elements" % count) from None
+
+
+_RUNTIMES = ("flex", "viper", "plain")
+
+
+def _backend_name(steps):
+    """The runtimes the steps use, fastest first, joined by '+' ('flex', 'flex+plain')."""
+    used = [s.runtime for s in steps]
+    return "+".join([r for r in _RUNTIMES if r in used]) or "plain"
 
 
 class Model:
@@ -97,13 +107,14 @@ class Model:
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
         self._steps = steps
+        self.backend = _backend_name(steps)
         self._inputs = [(self.view(t), shape, t) for t, shape in bst.inputs]
         self._out_views = [self.view(t) for t, _shape in bst.outputs]
         self._outputs = [_alloc(TYPECODE[self.tensors[t][1]], numel(s)) for t, s in bst.outputs]
         self._raw = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
         self._result = None
         self._copy = [bst_ops.kernel("layout", "copy_s8" if self.tensors[t][1] == "int8"
-                                     else "copy", None) for t, _s in bst.inputs + bst.outputs]
+                                     else "copy")[0] for t, _s in bst.inputs + bst.outputs]
 
     # -- the context bst_ops.prepare reads ------------------------------------------------
     def view(self, tid):
@@ -230,7 +241,8 @@ class Model:
         """A dict describing the model: `ops` (index, op, dtype, input and output shapes,
         parameter count, MACs), totals `params` and `macs`, `arena_bytes`, `layer_bytes`
         (the streaming buffers, file mode), `flash_bytes` (the file), `inputs` / `outputs`
-        (shape, dtype, quantization), `labels`, `metadata` and the number of `tests`."""
+        (shape, dtype, quantization), `labels`, `metadata`, the number of `tests`, and
+        `backend` (the kernels' runtimes: flex, viper, plain; each op has its `runtime`)."""
         ops = []
         params = macs = 0
         for s in self._steps:
@@ -241,10 +253,11 @@ class Model:
             ops.append({"index": s.index, "op": s.kind, "dtype": self.tensors[s.ins[0]][1],
                         "inputs": [self.tensors[t][0] for t in s.ins],
                         "outputs": [self.tensors[t][0] for t in s.outs],
-                        "params": n, "macs": s.macs})
+                        "params": n, "macs": s.macs, "runtime": s.runtime})
             params += n
             macs += s.macs
-        return {"ops": ops, "params": params, "macs": macs, "arena_bytes": self.arena_bytes,
+        return {"ops": ops, "params": params, "macs": macs, "backend": self.backend,
+                "arena_bytes": self.arena_bytes,
                 "layer_bytes": self.layer_bytes, "flash_bytes": self._bst.size,
                 "inputs": self._io_info(self._bst.inputs),
                 "outputs": self._io_info(self._bst.outputs), "labels": self._bst.labels,
