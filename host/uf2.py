@@ -219,6 +219,9 @@ def image(blocks, family=None):
     """The bytes `blocks` put in memory as contiguous ranges {start address: bytes}, sorted.
     Blocks flagged 'not main flash' are left out; with `family`, only that family's blocks
     count. UF2Error when blocks overlap or several families would be mixed."""
+    if family is not None and family not in families(blocks):
+        raise UF2Error("the file holds no blocks for family %s; it has %s" % (
+            family_name(family), ", ".join(family_name(f) for f in families(blocks))))
     chosen = [b for b in blocks if not b.flags & FLAG_NOT_MAIN_FLASH
               and (family is None or b.family == family)]
     kinds = families(chosen)
@@ -243,13 +246,20 @@ def image(blocks, family=None):
     return ranges
 
 
-def to_bin(ranges, fill=0xFF):
+def to_bin(ranges, fill=0xFF, max_bytes=64 << 20):
     """(base address, bytes) covering `ranges` from the lowest to the highest address, the
-    gaps filled with `fill`. UF2Error for an empty image."""
+    gaps filled with `fill`. UF2Error for an empty image or one spanning over `max_bytes`
+    (e.g. flash and RAM addresses together)."""
     if not ranges:
         raise UF2Error("the image holds no bytes")
     base = min(ranges)
     end = max(start + len(data) for start, data in ranges.items())
+    if end - base > max_bytes:
+        raise UF2Error("the image spans 0x%08x to 0x%08x (%d MB), too far apart for one "
+                       "binary of at most %d MB; its ranges: %s" % (
+                           base, end, (end - base) >> 20, max_bytes >> 20,
+                           ", ".join("0x%08x+%d" % (s, len(d)) for s, d in sorted(
+                               ranges.items()))))
     out = bytearray([fill]) * (end - base)
     for start, data in ranges.items():
         out[start - base:start - base + len(data)] = data
