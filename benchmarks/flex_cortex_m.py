@@ -81,6 +81,19 @@ def run_layer(kernels, kind, p, rng):
     return oh * ow * oc * kh * kw * ic
 
 
+def model_estimate(bst_data, opt="-Os", lib=None, seed=0):
+    """(estimated Cortex-M0+ cycles of one inference of the `.bst` bytes through the flex
+    kernels in unicorn, its MACs): kernel cost only, no Python or dispatch."""
+    lib = lib or Recording(EmulatedLib("cortex-m0plus", opt))
+    model = use_flex(burn.load(bst_data), lib)
+    x = np.random.default_rng(seed).integers(
+        -128, 128, int(np.prod(model.info()["inputs"][0]["shape"])), dtype=np.int8)
+    model.run(x)  # the first run prepares each call
+    lib.counter = Counter(lib.lib)
+    model.run(x)
+    return lib.counter.cycles, model.info()["macs"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--opt", default="-Os")
@@ -104,12 +117,8 @@ def main():
             print("%s: not found in %s (set BURN_MODELS_DIR)" % (name, MODELS_DIR))
             continue
         with open(path, "rb") as f:
-            model = use_flex(burn.load(encode_bst(import_tflite(f.read(), tests=0))), lib)
-        lib.counter = Counter(lib.lib)
-        x = rng.integers(-128, 128, int(np.prod(model.info()["inputs"][0]["shape"])),
-                         dtype=np.int8)
-        model.run(x)
-        cycles, macs = lib.counter.cycles, model.info()["macs"]
+            cycles, macs = model_estimate(encode_bst(import_tflite(f.read(), tests=0)),
+                                          lib=lib)
         print("%-32s %10d cycles, %.2f cycles/MAC, %.0f ms at 133 MHz" % (
             name, cycles, cycles / macs, 1e3 * cycles / CLOCK_HZ))
 
