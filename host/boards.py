@@ -1,11 +1,13 @@
 """The boards burn knows: one JSON description per board in the top-level `boards/` folder.
 
 A board file is data, not code: MCU, `mpy-cross -march`, RAM, MicroPython heap, flash and
-filesystem size, USB ids, MicroPython port and board name, and how to flash it.
+filesystem size, USB ids, MicroPython port and board name, and how to flash it. Boards whose
+bootloader takes UF2 files also give `uf2_family` (hex text, e.g. "0xe48bff56") and
+`uf2_board_id` (the Board-ID its bootloader drive's INFO_UF2.TXT starts with).
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from pathlib import Path
 
 BOARDS_DIR = Path(__file__).resolve().parents[1] / "boards"
@@ -36,6 +38,12 @@ class Board:
     flash_method: str
     flash_instructions: str
     firmware_url: str
+    # Optional: the flash kept for a read-only ROMFS partition in burn's firmware, and the
+    # MicroPython board folder under firmware/boards/ that builds it ("" when there is none).
+    romfs_bytes: int = 0
+    firmware_board: str = ""
+    uf2_family: int = None
+    uf2_board_id: str = None
 
     @property
     def fs_blocks(self):
@@ -54,9 +62,21 @@ def _usb_id(text, where):
     raise ValueError("%s: USB id %r is not of the form 'vvvv:pppp' (hex)" % (where, text))
 
 
+def _uf2_family(text, where):
+    try:
+        value = int(text, 16) if isinstance(text, str) else -1
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise ValueError("%s: uf2_family %r is not a 32-bit hex number such as '0xe48bff56'"
+                         % (where, text))
+    return value
+
+
 def _from_dict(data, where):
     fields = Board.__dataclass_fields__
-    missing = sorted(set(fields) - set(data))
+    missing = sorted(name for name, f in fields.items()
+                     if f.default is MISSING and name not in data)
     unknown = sorted(set(data) - set(fields))
     if missing or unknown:
         raise ValueError("%s: missing fields %s, unknown fields %s" % (where, missing, unknown))
@@ -66,11 +86,16 @@ def _from_dict(data, where):
     for key in ("ram_bytes", "heap_bytes", "flash_bytes", "fs_bytes", "fs_block_bytes"):
         if not isinstance(data[key], int) or data[key] <= 0:
             raise ValueError("%s: %s must be a positive integer, got %r" % (where, key, data[key]))
+    if "uf2_family" in data:
+        values["uf2_family"] = _uf2_family(data["uf2_family"], where)
     if data["fs_type"] not in _FS_TYPES:
         raise ValueError("%s: fs_type must be one of %s" % (where, _FS_TYPES))
+    romfs = data.get("romfs_bytes", 0)
+    if not isinstance(romfs, int) or romfs < 0 or romfs % data["fs_block_bytes"]:
+        raise ValueError("%s: romfs_bytes must be a whole number of blocks" % where)
     if data["fs_bytes"] % data["fs_block_bytes"]:
         raise ValueError("%s: fs_bytes is not a whole number of blocks" % where)
-    if data["heap_bytes"] > data["ram_bytes"] or data["fs_bytes"] > data["flash_bytes"]:
+    if data["heap_bytes"] > data["ram_bytes"] or data["fs_bytes"] + romfs > data["flash_bytes"]:
         raise ValueError("%s: heap exceeds RAM or filesystem exceeds flash" % where)
     return Board(**values)
 
