@@ -11,7 +11,9 @@ zero. `out` has the typecode of `x`.
 
 from burn.kernels.common import ON_MICROPYTHON, put, typecode
 
-LOWEST = {"f": -1e308 * 10, "b": -128, "B": 0, "i": -2147483648}
+# -inf made at run time: a constant-folded infinity cannot be frozen into firmware (mpy-tool
+# writes it into C as the bare word `inf`).
+LOWEST = {"f": float("-inf"), "b": -128, "B": 0, "i": -2147483648}
 
 
 def div_round(s, cnt):
