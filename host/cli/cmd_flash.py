@@ -5,16 +5,19 @@ it there and report latency, heap and flash.
     burn-flash --board rp2040 --port /dev/ttyACM0 model.bst
     burn-flash --board rp2040 --virtual model.bst    # a virtual board (no hardware)
     burn-flash --dry-run model.bst                   # what would be sent; sends nothing
+    burn-flash --board rp2040 --firmware firmware.uf2  # MicroPython firmware first
 """
 
 import sys
 
 from burn.host.boards import board_names
+from burn.host.cli import flash_firmware
 
 
 def add_arguments(parser):
     """The options of `burn flash` / `burn-flash`."""
-    parser.add_argument("model", help="the .bst model file")
+    parser.add_argument("model", nargs="?",
+                        help="the .bst model file (may be left out with --firmware)")
     parser.add_argument("--board", choices=board_names(),
                         help="board kind (default: found by USB id, else rp2040)")
     where = parser.add_mutually_exclusive_group()
@@ -31,6 +34,7 @@ def add_arguments(parser):
                         help="send every file even if the board has it already")
     parser.add_argument("--no-self-test", action="store_true",
                         help="skip the self-test and the measurements on the board")
+    flash_firmware.add_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -49,6 +53,14 @@ def run(args):
 
     prog = "burn-flash"
     say = print
+    if args.firmware:
+        status = flash_firmware.run(args, prog)
+        if status or args.model is None:
+            return status
+    elif args.model is None:
+        print("%s: give a .bst model, or --firmware FILE.uf2 (see --help)" % prog,
+              file=sys.stderr)
+        return 2
     try:
         session = open_board(args.port, args.board, args.virtual, args.flash_dir)
     except LinkError as exc:

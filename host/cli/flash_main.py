@@ -11,7 +11,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="burn-flash",
         description="Put the burn core and a .bst model on a MicroPython board, run the "
-                    "model's self-test there and report latency, heap and flash used.")
+                    "model's self-test there and report latency, heap and flash used. With "
+                    "--firmware, first put MicroPython firmware (.uf2) on the board.")
     cmd_flash.add_arguments(parser)
     args = parser.parse_args(argv)
     try:
