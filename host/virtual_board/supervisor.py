@@ -6,16 +6,15 @@ output to the pty, feeds host bytes to the `Repl` state machine and restarts the
 soft reset. Anything that opens the pty's path (pyserial, mpremote, a terminal) sees a board.
 """
 
-import ctypes
 import os
 import selectors
 import signal
 import subprocess
-import tty
 from pathlib import Path
 
 from burn.host.boards import load_board
 from burn.host.mp_unix import find_micropython
+from burn.host.pty_port import PtyPort, die_with_parent
 from burn.host.virtual_board.repl import Repl
 
 FIRMWARE = Path(__file__).with_name("firmware.py")
@@ -55,14 +54,6 @@ def prepare_flash(flash_dir, board):
     return image
 
 
-def _die_with_parent():
-    # Linux: the firmware must not outlive a killed supervisor (it may be in an endless loop).
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 class Supervisor:
     """One running virtual board: `port` is the path to open; `serve()` runs it."""
 
@@ -71,16 +62,9 @@ class Supervisor:
         self.flash_dir = Path(flash_dir)
         self.image = prepare_flash(self.flash_dir, self.board)
         self.command = micropython_command()
-        self.master, self._slave = os.openpty()
-        # The supervisor keeps the slave open so the pty survives clients coming and going,
-        # in raw mode so that nothing is echoed back into the master.
-        tty.setraw(self._slave)
-        os.set_blocking(self.master, False)
-        self.port = os.ttyname(self._slave)
-        link = self.flash_dir / TTY_LINK
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(self.port)
+        self._pty = PtyPort(self.flash_dir / TTY_LINK)
+        self.master = self._pty.master
+        self.port = self._pty.port
         self.repl = Repl(self, self.board.title, self.board.mcu)
         self.proc = None
         self._pipes = {}
@@ -122,7 +106,7 @@ class Supervisor:
         ]
         self.proc = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(cmd_r, evt_w),
-            cwd=self.flash_dir, preexec_fn=_die_with_parent,
+            cwd=self.flash_dir, preexec_fn=die_with_parent,
         )
         for fd in (cmd_r, evt_w, out_w):
             os.close(fd)
@@ -260,14 +244,7 @@ class Supervisor:
     def close(self):
         """Power off: stop the firmware and close the pty."""
         self._stop_firmware()
-        for fd in (self.master, self._slave):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        link = self.flash_dir / TTY_LINK
-        if link.is_symlink():
-            link.unlink()
+        self._pty.close()
 
 
 def _write_all(fd, data):

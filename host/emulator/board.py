@@ -1,0 +1,194 @@
+"""`EmulatedBoard`: a MicroPython firmware running on rp2040js, its USB serial on a pty.
+
+    with EmulatedBoard("rp2040", firmware="firmware.uf2", flash_image="pico.img") as board:
+        with burn.host.link.connect(board.port) as link:
+            print(link.exec("print(1 + 1)"))
+        print(board.cycles())
+
+The emulator is a Node process (rp2040_board.mjs); this side owns the pty and relays bytes
+between it and the emulator's stdin/stdout in a thread. rp2040js runs clk_sys at a fixed
+125 MHz, so the board's `time.ticks_us()` follows emulated time: cycles = microseconds * 125
+while the core is busy (while it sleeps, emulated time keeps pace with wall time).
+"""
+
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from burn.host import vendor
+from burn.host.boards import load_board
+from burn.host.emulator import flash_image
+from burn.host.emulator.relay import Relay
+from burn.host.emulator.runtime import BOARD_SCRIPT, EmulatorError, ensure_rp2040js, find_node
+from burn.host.pty_port import PtyPort, die_with_parent
+
+CLOCK_HZ = 125_000_000
+EMULATED_BOARDS = ("rp2040",)
+_PROMPT = b">>> "
+
+
+def default_firmware(board):
+    """The UF2 that `burn firmware build --board <board>` made for `board`, or None when
+    there is none yet."""
+    return None
+
+
+class EmulatedBoard:
+    """One emulated board: `port` is the pty path to open (set by `start()`).
+
+    `firmware`: a UF2 file written into the flash image before booting (default: the
+    firmware build's, see `default_firmware`). `flash_image`: the file holding the whole
+    flash, kept across runs (default: a temporary file removed on `close()`). `bootrom`: the
+    RP2040 mask ROM (default: $BURN_RP2040_BOOTROM or the vendor folder).
+    """
+
+    def __init__(self, board="rp2040", firmware=None, flash_image=None, bootrom=None):
+        self.board = load_board(board)
+        if self.board.name not in EMULATED_BOARDS:
+            raise EmulatorError("no emulator for board %s; emulated boards: %s"
+                                % (self.board.name, ", ".join(EMULATED_BOARDS)))
+        self.firmware = firmware if firmware is not None else default_firmware(self.board.name)
+        self._tmpdir = None if flash_image else tempfile.mkdtemp(prefix="burn-emulated-")
+        self.flash_image = Path(flash_image or Path(self._tmpdir, "flash.img"))
+        self.bootrom = bootrom
+        self.port = None
+        self.proc = None
+        self.final = None  # the emulator's last report: {'cycles', 'us'}
+        self._pty = None
+        self._relay = None
+        self._control = None
+        self._usb = threading.Event()
+        self._exited = threading.Event()
+        self._replies = queue.Queue()
+        self._closed = False
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    def start(self, timeout=20.0):
+        """Boot the board and wait (at most `timeout` s) until it answers at the REPL;
+        returns self. EmulatorError with the reason otherwise."""
+        try:
+            rom = vendor.bootrom(self.bootrom)
+        except vendor.VendorError as exc:
+            raise EmulatorError(str(exc)) from None
+        node = find_node()
+        index = ensure_rp2040js()
+        flash_image.prepare(self.flash_image, self.board, self.firmware)
+        try:
+            self._launch(node, index, rom)
+            self._wait_ready(timeout)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _launch(self, node, index, rom):
+        self._pty = PtyPort(self.flash_image.with_suffix(".tty"))
+        self.port = self._pty.port
+        ours, theirs = socket.socketpair()
+        try:
+            self.proc = subprocess.Popen(
+                [node, str(BOARD_SCRIPT), str(index), str(rom), str(self.flash_image),
+                 str(theirs.fileno())],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(theirs.fileno(),), start_new_session=True,
+                preexec_fn=die_with_parent)
+        finally:
+            theirs.close()
+        self._control = ours
+        self._relay = Relay(self._pty.master, self.proc, ours, self._on_event)
+        self._relay.start()
+
+    def _on_event(self, event):
+        kind = event.get("event")
+        if kind == "usb":
+            self._usb.set()
+        elif kind == "cycles":
+            self._replies.put(event)
+        elif kind == "exit":
+            self.final = {"cycles": event["cycles"], "us": event["us"]}
+            self._exited.set()
+
+    def _wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        while not self._usb.wait(0.02):
+            self._check_time(deadline, "firmware did not bring up USB within %g s" % timeout)
+        self._relay.send(b"\r")
+        while _PROMPT not in self._relay.boot_output:
+            self._check_time(deadline, "firmware brought up USB but gave no REPL prompt "
+                             "within %g s" % timeout)
+            time.sleep(0.005)
+        self._relay.forward()
+
+    def _check_time(self, deadline, what):
+        """EmulatorError if the emulator exited or `deadline` has passed."""
+        if self.proc.poll() is not None:
+            raise EmulatorError(self._failure("the emulator exited with status %d"
+                                              % self.proc.returncode))
+        if time.monotonic() >= deadline:
+            raise EmulatorError(self._failure(what))
+
+    def _failure(self, what):
+        said = self._relay.boot_output[-300:].decode("utf-8", "replace") if self._relay else ""
+        tail = "\n".join(self._relay.stderr_tail) if self._relay else ""
+        return "%s (firmware %s, flash image %s)%s%s" % (
+            what, self.firmware or "in the image", self.flash_image,
+            "; the board said: %r" % said if said else "",
+            "; the emulator said:\n" + tail if tail else "")
+
+    @property
+    def running(self):
+        """Whether the emulator process is alive."""
+        return self.proc is not None and self.proc.poll() is None
+
+    def cycles(self, timeout=5.0):
+        """Emulated CPU cycles executed since power-on (125 per emulated microsecond)."""
+        if not self.running:
+            if self.final is None:
+                raise EmulatorError("the emulated board is not running")
+            return self.final["cycles"]
+        while not self._replies.empty():
+            self._replies.get_nowait()
+        self._relay.request("cycles")
+        try:
+            return self._replies.get(timeout=timeout)["cycles"]
+        except queue.Empty:
+            raise EmulatorError("the emulator did not report its cycles within %g s"
+                                % timeout) from None
+
+    def close(self, timeout=5.0):
+        """Power off: the emulator saves the flash image and exits (killed past `timeout`);
+        a temporary flash image is removed."""
+        if self.proc is not None and not self._closed:
+            self._closed = True
+            self._relay.finish()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.send_signal(signal.SIGKILL)
+                self.proc.wait()
+            self._relay.join(timeout)
+            for stream in (self.proc.stdout, self.proc.stderr):
+                stream.close()
+            self._control.close()
+        if self._pty is not None:
+            self._pty.close()
+            self._pty = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    def __enter__(self):
+        return self.start() if self.proc is None else self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "EmulatedBoard(%r, port=%r)" % (self.board.name, self.port)
