@@ -1,39 +1,20 @@
 """cffi out-of-line API build of flex_c into the extension module `burn._flex`.
 
-Run at install time through setup.py's `cffi_modules`; `sources()` and `cdef_text()` are also
-used by the cross-target and sanitizer builds so that every build compiles the same files.
+Run at install time through setup.py's `cffi_modules`; the file selection is `sources.py`'s
+(shared by every build), and `cdef_text()` also serves the sanitizer build.
 """
 
 import os
 import re
+import sys
 
 import cffi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INCLUDE = os.path.join(HERE, "include")
+sys.path.insert(0, HERE)  # setuptools runs this file by path; sources.py sits beside it
+from sources import INCLUDE, sources  # noqa: E402
+
 HEADER = os.path.join(INCLUDE, "flex.h")
-
-
-def sources(opt_target=None):
-    """Absolute paths of the C files of one build: common/, then every ref/ kernel file,
-    replaced by opt/<opt_target>/ of the same name where that exists, then the opt/ files
-    that have no ref/ twin (their helpers)."""
-    src = os.path.join(HERE, "src")
-    common = sorted(os.path.join(src, "common", f) for f in os.listdir(os.path.join(src, "common"))
-                    if f.endswith(".c"))
-    opt_dir = os.path.join(src, "opt", opt_target) if opt_target else None
-    kernels = []
-    for f in sorted(os.listdir(os.path.join(src, "ref"))):
-        if not f.endswith(".c"):
-            continue
-        opt = os.path.join(opt_dir, f) if opt_dir else None
-        kernels.append(opt if opt and os.path.exists(opt) else os.path.join(src, "ref", f))
-    extra = []
-    if opt_dir and os.path.isdir(opt_dir):
-        ref = set(os.listdir(os.path.join(src, "ref")))
-        extra = sorted(os.path.join(opt_dir, f) for f in os.listdir(opt_dir)
-                       if f.endswith(".c") and f not in ref)
-    return common + kernels + extra
 
 
 def cdef_text():

@@ -38,7 +38,8 @@ typedef int32_t flex_status;
 /* Short English name of a status ("ok", "null pointer", ...). */
 const char *flex_status_str(flex_status status);
 
-/* Library version, 0xMMmmpp. */
+/* Library version, 0xMMmmpp: FLEX_VERSION, which flex_version() returns. */
+#define FLEX_VERSION 0x000100
 int32_t flex_version(void);
 
 /* The widest vectors, in floats, that the float32 kernels use: 16 on x86-64 hosts with

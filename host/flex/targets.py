@@ -48,16 +48,20 @@ def _zig(args):
         raise BuildError(" ".join(args[:3]) + " failed:\n" + proc.stdout + proc.stderr)
 
 
+def _flex_sources():
+    """flex_c/sources.py, the one file-selection rule of every flex_c build."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("flex_c_sources",
+                                                  os.path.join(FLEX_C, "sources.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _sources(target):
-    sys.path.insert(0, FLEX_C)
-    try:
-        from build_ffi import sources
-    finally:
-        sys.path.remove(FLEX_C)
     # Cross builds also carry the memory functions compilers may call (src/freestanding).
-    extra = os.path.join(FLEX_C, "src", "freestanding")
-    return sources(TARGETS[target][2]) + sorted(
-        os.path.join(extra, f) for f in os.listdir(extra) if f.endswith(".c"))
+    return _flex_sources().sources(TARGETS[target][2], freestanding=True)
 
 
 def source_digest():
@@ -95,10 +99,10 @@ class Build:
         return rows
 
     def int8_size(self):
-        """Flash bytes of everything the int8 kernels need: every object but the float32
-        kernels (f32_*) and the float math (fmath)."""
-        return sum(size for name, size, _f in self.sizes()
-                   if not name.startswith("f32_") and name != "fmath")
+        """Flash bytes of everything the int8 kernels need: every object but the float
+        ones (flex_c/sources.py `is_float`: f32_*, fmath, s8_quantize)."""
+        is_float = _flex_sources().is_float
+        return sum(size for name, size, _f in self.sizes() if not is_float(name))
 
     def libc_symbols(self):
         """Undefined symbols of the objects that a C library would have to provide

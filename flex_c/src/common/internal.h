@@ -9,6 +9,14 @@
 #define FLEX_MAX_KERNEL 4096
 #define FLEX_MAX_STEP 65536
 
+/* Placement of the hot int8 code (the Cortex-M0+ kernels and the requantization they call
+ * per element): empty by default. A firmware may set it to a section attribute that its
+ * startup code copies to RAM, so those loops do not wait on flash (the rp2 port's
+ * micropython/micropython.cmake puts them in pico-sdk's `.time_critical` sections). */
+#ifndef FLEX_HOT
+#define FLEX_HOT
+#endif
+
 #define FLEX_TRY(expr)                 \
     do {                               \
         flex_status flex__st = (expr); \
@@ -71,9 +79,10 @@ typedef int32_t flex__v8i __attribute__((vector_size(32)));
 /* Hot float32 loops are multi-versioned on x86-64 Linux GCC builds (x86-64-v3, i.e. AVX2
  * and FMA, where the CPU has them, else the baseline) and may contract a * b + c into one
  * FMA. FLEX_INLINE helpers are inlined into each version, so every version vectorizes them
- * its own way. */
+ * its own way. FLEX_PORTABLE turns that dispatch off, for code loaded where ifuncs are not
+ * resolved (a MicroPython native module). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
-    !defined(__SANITIZE_ADDRESS__)
+    !defined(__SANITIZE_ADDRESS__) && !defined(FLEX_PORTABLE)
 #define FLEX_CLONES \
     __attribute__((target_clones("arch=x86-64-v3", "default"), optimize("fp-contract=fast")))
 #if __GNUC__ >= 12

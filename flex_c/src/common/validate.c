@@ -156,5 +156,5 @@ const char *flex_status_str(flex_status status) {
 }
 
 int32_t flex_version(void) {
-    return 0x000100;
+    return FLEX_VERSION;
 }

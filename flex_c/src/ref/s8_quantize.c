@@ -1,4 +1,5 @@
-/* float32 <-> int8 conversion and int8 requantization, as TFLM's QUANTIZE / DEQUANTIZE. */
+/* float32 <-> int8 conversion, as TFLM's QUANTIZE / DEQUANTIZE (the float half of the
+ * conversions: builds without an FPU leave this file out). */
 #include "../common/internal.h"
 
 flex_status flex_s8_quantize(size_t n, const float *input, float scale, int32_t zero_point,
@@ -34,22 +35,5 @@ flex_status flex_s8_dequantize(size_t n, const int8_t *input, float scale, int32
     FLEX_TRY(flex__check_zero_point(zero_point));
     for (i = 0; i < n; i++)
         output[i] = scale * (float)(input[i] - zero_point);
-    return FLEX_OK;
-}
-
-flex_status flex_s8_requantize(size_t n, const int8_t *input, int32_t input_zero_point,
-                               int32_t multiplier, int32_t shift, int32_t output_zero_point,
-                               int8_t *output) {
-    size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(input_zero_point));
-    FLEX_TRY(flex__check_zero_point(output_zero_point));
-    FLEX_TRY(flex__check_shift(shift));
-    for (i = 0; i < n; i++) {
-        const int32_t v = FLEX_WADD(flex__mbqm(input[i] - input_zero_point, multiplier, shift),
-                                    output_zero_point);
-        output[i] = (int8_t)flex__clamp(v, -128, 127);
-    }
     return FLEX_OK;
 }

@@ -3,6 +3,7 @@
  * A strip keeps its four accumulators in r8-r11 and one pass's three weights in r4-r6; each
  * tile byte is loaded once per pass and multiplied into every window of the strip that
  * covers it, so a MAC costs a MULS, an ADD and mostly a MOV. */
+#include "../../common/internal.h"
 #include "m0_asm.h"
 #include "m0_depthwise.h"
 
@@ -22,6 +23,7 @@
     LOAD("16") KEEP("r6", "r10") LAST("r5", "r11")                       \
     LOAD("20") LAST("r6", "r11")
 
+FLEX_HOT
 __attribute__((naked)) void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_stride,
                                                 int32_t strips, int32_t *acc,
                                                 const int32_t *wk, int32_t base) {
@@ -68,6 +70,7 @@ __attribute__((naked)) void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_s
         FLEX_M0_LEAVE);
 }
 
+FLEX_HOT
 __attribute__((naked)) void flex__m0_requant_line(const int32_t *acc, int32_t n, int8_t *out,
                                                   const flex__m0_line_rq *rq) {
     __asm__ volatile(

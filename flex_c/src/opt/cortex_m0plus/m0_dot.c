@@ -3,6 +3,7 @@
  * Each x byte is loaded once for four (or two) rows; a MAC costs LDRSB + MULS + ADD. The
  * index counts from -n up to 0 so that the last ADDS sets the loop's flags; the loop body is
  * unrolled four times after n % 4 single steps. */
+#include "../../common/internal.h"
 #include "m0_asm.h"
 #include "m0_dot.h"
 
@@ -49,6 +50,7 @@
 
 /* acc[4g + r] = sum_i x[i] * w[(4g + r) * n + i] for g < groups, r < 4; x_end / w_end point
  * one past x and one past row 0. */
+FLEX_HOT
 __attribute__((naked)) static void dot4(const int8_t *x_end, const int8_t *w_end, int32_t n,
                                         int32_t *acc, int32_t groups) {
     __asm__ volatile(
@@ -95,6 +97,7 @@ __attribute__((naked)) static void dot4(const int8_t *x_end, const int8_t *w_end
 }
 
 /* acc[0] = x . w0, acc[1] = x . w1 over n elements (pointers one past the end). */
+FLEX_HOT
 __attribute__((naked)) static void dot2(const int8_t *x_end, const int8_t *w0_end,
                                         const int8_t *w1_end, int32_t n, int32_t *acc) {
     __asm__ volatile(
@@ -112,6 +115,7 @@ __attribute__((naked)) static void dot2(const int8_t *x_end, const int8_t *w0_en
         "pop {r4-r7, pc}\n");
 }
 
+FLEX_HOT
 void flex__m0_dot_rows(const int8_t *x_end, const int8_t *w_end, int32_t n, int32_t rows,
                        int32_t *acc) {
     const int32_t groups = rows >> 2;

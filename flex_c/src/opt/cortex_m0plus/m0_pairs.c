@@ -1,12 +1,15 @@
 /* Cortex-M0+ paired int8 dot products (see m0_pairs.h). */
+#include "../../common/internal.h"
 #include "m0_asm.h"
 #include "m0_pairs.h"
 
 /* w0 + 2^16 w1 in 32-bit two's complement. */
+FLEX_HOT
 static int32_t pair_word(int32_t w0, int32_t w1) {
     return (int32_t)((uint32_t)w0 + ((uint32_t)w1 << 16));
 }
 
+FLEX_HOT
 int flex__m0_pack_rows(const int8_t *w, int32_t k, int32_t rows, int32_t *dst) {
     const int32_t pairs = FLEX_M0_PAIR_WORDS(k);
     int32_t g, j, r;
@@ -31,6 +34,7 @@ int flex__m0_pack_rows(const int8_t *w, int32_t k, int32_t rows, int32_t *dst) {
     "lsls r2, r2, #16\n"              \
     "adds r2, r2, r3\n"
 
+FLEX_HOT
 __attribute__((naked)) void flex__m0_pack4(const int8_t *x, int32_t *dst, int32_t n) {
     __asm__ volatile(
         ".syntax unified\n"
@@ -52,6 +56,7 @@ __attribute__((naked)) void flex__m0_pack4(const int8_t *x, int32_t *dst, int32_
         "pop {r4-r7, pc}\n");
 }
 
+FLEX_HOT
 void flex__m0_pack_x(const int8_t *x, int32_t k, int32_t *dst) {
     const int32_t pairs = FLEX_M0_PAIR_WORDS(k), whole = k & ~3;
     int32_t j;
@@ -75,6 +80,7 @@ void flex__m0_pack_x(const int8_t *x, int32_t k, int32_t *dst) {
     "ldm r1!, {r3, r4, r5, r6}\n"       \
     LANE("r3", "r8") LANE("r4", "r9") LANE("r5", "r10") LANE("r6", "r11")
 
+FLEX_HOT
 __attribute__((naked)) void flex__m0_pair_dot(const int32_t *xp, const int32_t *wp,
                                               int32_t pairs, int32_t *acc, int32_t groups) {
     __asm__ volatile(

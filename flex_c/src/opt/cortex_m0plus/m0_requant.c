@@ -3,6 +3,7 @@
 
 #include "m0_requant.h"
 
+FLEX_HOT
 int flex__m0_rq_block(flex__m0_rq *rq, int32_t n, const int8_t *w, int32_t k,
                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                       int32_t quant_step, const flex_s8_quant *q) {
@@ -28,6 +29,7 @@ typedef char flex__m0_rq_layout[sizeof(flex__m0_rq) == 32 && offsetof(flex__m0_r
                                     ? 1
                                     : -1];
 
+FLEX_HOT
 __attribute__((naked)) void flex__m0_requant_rows(const int32_t *acc, const flex__m0_rq *rq,
                                                   int32_t n, int8_t *out,
                                                   const flex_s8_quant *q) {

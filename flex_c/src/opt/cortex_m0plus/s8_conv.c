@@ -32,6 +32,7 @@
 typedef int32_t word_t __attribute__((may_alias));
 
 /* dst[0:n] = src[0:n], a word at a time when both are word-aligned. */
+FLEX_HOT
 static void copy_run(int8_t *dst, const int8_t *src, int32_t n) {
     if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
         for (; n >= 4; n -= 4, dst += 4, src += 4)
@@ -41,6 +42,7 @@ static void copy_run(int8_t *dst, const int8_t *src, int32_t n) {
         *dst++ = *src++;
 }
 
+FLEX_HOT
 static void fill_run(int8_t *dst, int8_t value, int32_t n) {
     while (n-- > 0)
         *dst++ = value;
@@ -48,6 +50,7 @@ static void fill_run(int8_t *dst, int8_t value, int32_t n) {
 
 /* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
  * y0 + ky * dilation_h of `image`, with `fill` outside it. */
+FLEX_HOT
 static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
                         int32_t y0, int32_t x0, int32_t width, int8_t fill, int8_t *dst) {
     const int32_t C = in->c, in_w = in->w, row = width * C;
@@ -68,6 +71,7 @@ static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_wi
 
 /* Gather the window of output pixel (b, oy, ox); returns the patch start (the input itself
  * when the window is one contiguous run of it). */
+FLEX_HOT
 static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
                             int32_t b, int32_t oy, int32_t ox, int8_t fill, int8_t *patch) {
     const int32_t y0 = oy * win->stride_h - win->pad_top;
@@ -99,6 +103,7 @@ static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const fle
 
 /* Packs (m0_pairs.h) the patch whose rows of `row` elements (even) start at `x`, `stride`
  * apart, into the `words` words of xp. */
+FLEX_HOT
 static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t stride,
                             int32_t words, int32_t *xp) {
     int32_t r, t, j = 0;
@@ -118,6 +123,7 @@ static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t 
  * in wp. Where a window's rows are runs of an even number of inputs, the patches are packed
  * from a padded band of input rows built once per output row (band: `band_bytes` bytes);
  * otherwise each window is gathered, then packed. */
+FLEX_HOT
 static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_window *win,
                        const flex__m0_rq *rq, int all_fast, const int32_t *wp, int32_t oc0,
                        int32_t nb, const flex_s8_quant *q, const flex_dims4 *out,
@@ -149,6 +155,7 @@ static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_win
         }
 }
 
+FLEX_HOT
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
                            const int8_t *filter, size_t filter_len,
                            const int32_t *bias, size_t bias_len,
@@ -209,6 +216,7 @@ typedef struct {
 
 /* One channel in C, one output at a time: strides other than 1, lines shorter than a strip
  * and channels whose requantization needs the general path. */
+FLEX_HOT
 static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *wk,
                             const flex__m0_rq *rq, const flex_window *win,
                             const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
@@ -226,6 +234,7 @@ static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *w
 
 /* Tile row at `iy` of the image: pw words xs apart from `dst`, each four channels (c0..c0+3)
  * of one pixel offset by +128, or `pad` outside the image. */
+FLEX_HOT
 static void fill_tile_row(uint32_t *dst, int32_t xs, int32_t pw, const int8_t *image,
                           const flex_dims4 *in, int32_t c0, int32_t iy, int32_t pad_left,
                           uint32_t pad) {
@@ -251,6 +260,7 @@ static void fill_tile_row(uint32_t *dst, int32_t xs, int32_t pw, const int8_t *i
  * line by line along the longer output side (the tile is stored along it): strips of four
  * outputs in assembly (flex__m0_dw3_strips, the last strip of a line overlapping its
  * neighbour), then flex__m0_requant_line. Returns 0 for shapes it does not cover. */
+FLEX_HOT
 static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                          const flex_window *win, int32_t depth_multiplier,
@@ -326,6 +336,7 @@ static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t
     return 1;
 }
 
+FLEX_HOT
 flex_status flex_s8_depthwise_conv2d(
     const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
     const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,

@@ -1,0 +1,82 @@
+"""Which C files make up one build of flex_c: the single selection rule that the cffi host
+build, the cross builds, the sanitizer build, the MicroPython module and the firmware share.
+
+A build compiles common/, then every ref/ kernel file, replaced by opt/<target>/ of the same
+name where that exists, then the opt/ files that have no ref/ twin (their helpers). Builds
+for a CPU without a floating-point unit leave out the float files (`is_float`); builds
+without a C library add freestanding/ (memcpy and friends).
+
+No dependency beyond the standard library, so make and cmake can call it:
+
+    python3 flex_c/sources.py cortex_m0plus --no-float     # one path per line
+    python3 flex_c/sources.py none --freestanding --sep ';'
+"""
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "src")
+INCLUDE = os.path.join(HERE, "include")
+
+
+def opt_targets():
+    """Names of the opt/ folders (the optimised kernel sets), sorted."""
+    opt = os.path.join(SRC, "opt")
+    return sorted(d for d in os.listdir(opt) if os.path.isdir(os.path.join(opt, d)))
+
+
+def is_float(path):
+    """True for a file that holds float32 code: the float kernels (f32_*), the float math
+    (fmath) and the float <-> int8 conversions (s8_quantize)."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    return name.startswith("f32_") or name in ("fmath", "s8_quantize")
+
+
+def _c_files(folder):
+    return sorted(f for f in os.listdir(folder) if f.endswith(".c"))
+
+
+def sources(opt_target=None, float_kernels=True, freestanding=False):
+    """Absolute paths of the C files of one build (see the module docstring). `opt_target`
+    names an opt/ folder; None, or a target with no folder yet, gives the reference
+    kernels alone."""
+    common = [os.path.join(SRC, "common", f) for f in _c_files(os.path.join(SRC, "common"))]
+    ref_dir = os.path.join(SRC, "ref")
+    opt_dir = os.path.join(SRC, "opt", opt_target) if opt_target else None
+    opt = set(_c_files(opt_dir)) if opt_dir and os.path.isdir(opt_dir) else set()
+    ref = _c_files(ref_dir)
+    kernels = [os.path.join(opt_dir if f in opt else ref_dir, f) for f in ref]
+    extra = [os.path.join(opt_dir, f) for f in sorted(opt - set(ref))]
+    paths = common + kernels + extra
+    if freestanding:
+        folder = os.path.join(SRC, "freestanding")
+        paths += [os.path.join(folder, f) for f in _c_files(folder)]
+    return paths if float_kernels else [p for p in paths if not is_float(p)]
+
+
+def main(argv=None):
+    """Command line: print the sources of one build, for make and cmake."""
+    parser = argparse.ArgumentParser(
+        description="Print the C files of one flex_c build (absolute paths).")
+    parser.add_argument("opt_target", help="an opt/ folder (%s) or 'none' for the reference "
+                        "kernels" % ", ".join(opt_targets()))
+    parser.add_argument("--no-float", action="store_true",
+                        help="leave out the float32 files (CPUs without an FPU)")
+    parser.add_argument("--freestanding", action="store_true",
+                        help="add src/freestanding (memcpy, memset, ...) for builds "
+                        "without a C library")
+    parser.add_argument("--sep", default="\n", help="separator between paths (default: "
+                        "newline; cmake wants ';')")
+    args = parser.parse_args(argv)
+    target = None if args.opt_target == "none" else args.opt_target
+    if target is not None and target not in opt_targets():
+        parser.error("unknown opt target %r; known: none, %s" % (target,
+                                                                  ", ".join(opt_targets())))
+    paths = sources(target, not args.no_float, args.freestanding)
+    sys.stdout.write(args.sep.join(paths) + ("\n" if args.sep == "\n" else ""))
+
+
+if __name__ == "__main__":
+    main()

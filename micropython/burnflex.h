@@ -1,0 +1,141 @@
+/* burnflex: flex_c's kernels as a MicroPython module, built two ways from the same files:
+ * a user C module compiled into the firmware, or a dynamic native module (.mpy; the
+ * natmod build defines MICROPY_ENABLE_DYNRUNTIME). This header holds what the binding files
+ * share: the MicroPython API of the build, buffers taken through the buffer protocol, int
+ * arguments, and the status -> exception rule.
+ *
+ * Every kernel has exactly the positional signature of its pure-Python twin in burn.graph
+ * (see core/graph/__init__.py) and allocates nothing on the heap: parameter blocks live on
+ * the C stack, buffers are borrowed. */
+#ifndef BURNFLEX_H
+#define BURNFLEX_H
+
+#ifdef MICROPY_ENABLE_DYNRUNTIME
+#include "py/dynruntime.h"
+#else
+#include "py/binary.h"
+#include "py/runtime.h"
+#endif
+
+#include "flex.h"
+
+/* 1 when the float kernels are compiled in (CPUs with an FPU); set by the build. */
+#ifndef BURNFLEX_FLOAT
+#define BURNFLEX_FLOAT 0
+#endif
+
+/* Element kinds of a buffer argument. */
+enum { BF_S8, BF_I32, BF_F32, BF_ANY };
+
+/* A borrowed buffer: its data, its length in elements and its element size in bytes. */
+typedef struct {
+    void *data;
+    size_t len;
+    size_t itemsize;
+    int is_float;
+} bf_buf;
+
+/* Raise ValueError("<op>: <what>"). */
+MP_NORETURN void bf_raise(const char *op, const char *what);
+/* Raise ValueError("<op>: <flex_status_str(status)>") when status is not FLEX_OK. */
+void bf_check(const char *op, flex_status status);
+/* args[index] as a buffer of `kind` (writable when `write`), or TypeError naming the op
+ * and the argument's position. */
+bf_buf bf_buffer(const char *op, const mp_obj_t *args, size_t index, int kind, int write);
+/* The same, but None gives an empty buffer (data NULL, len 0): optional biases. */
+bf_buf bf_optional(const char *op, const mp_obj_t *args, size_t index, int kind);
+/* args[first .. first + count) as int32 values, or ValueError when one does not fit. */
+void bf_ints(const char *op, const mp_obj_t *args, size_t first, size_t count, int32_t *out);
+/* The length to pass to a kernel that checks lengths against its shape: `need` when the
+ * buffer holds at least that many elements (a longer buffer is fine: only its leading
+ * elements are used), else the buffer's own length, which the kernel then rejects. */
+size_t bf_len(const bf_buf *b, int64_t need);
+/* For kernels that take no length: ValueError unless the buffer holds `need` elements. */
+void bf_need(const char *op, const bf_buf *b, int64_t need);
+
+/* The trailing padding that makes `out` the floor-mode output size (the kernels check the
+ * whole window geometry). */
+static inline int32_t bf_pad_after(int32_t in, int32_t out, int32_t k, int32_t stride,
+                                   int32_t dilation, int32_t pad_before) {
+    const int64_t pad = (int64_t)(out - 1) * stride + (int64_t)dilation * (k - 1) + 1 - in -
+                        pad_before;
+    return pad < 0 ? 0 : (pad > INT32_MAX ? INT32_MAX : (int32_t)pad);
+}
+
+/* A flex_window from burn.graph's geometry arguments. */
+static inline flex_window bf_window(int32_t ih, int32_t iw, int32_t oh, int32_t ow, int32_t kh,
+                                    int32_t kw, int32_t sh, int32_t sw, int32_t dh, int32_t dw,
+                                    int32_t pad_top, int32_t pad_left) {
+    flex_window w;
+    w.kernel_h = kh;
+    w.kernel_w = kw;
+    w.stride_h = sh;
+    w.stride_w = sw;
+    w.dilation_h = dh;
+    w.dilation_w = dw;
+    w.pad_top = pad_top;
+    w.pad_bottom = bf_pad_after(ih, oh, kh, sh, dh, pad_top);
+    w.pad_left = pad_left;
+    w.pad_right = bf_pad_after(iw, ow, kw, sw, dw, pad_left);
+    return w;
+}
+
+static inline flex_dims4 bf_dims(int32_t n, int32_t h, int32_t w, int32_t c) {
+    flex_dims4 d;
+    d.n = n;
+    d.h = h;
+    d.w = w;
+    d.c = c;
+    return d;
+}
+
+/* The element count n * h * w * c in 64 bits (no overflow for int32 dims). */
+static inline int64_t bf_count4(int32_t n, int32_t h, int32_t w, int32_t c) {
+    return (int64_t)n * h * w * c;
+}
+
+/* A convolution's geometry from burn.graph's arguments. */
+typedef struct {
+    flex_dims4 in, out;
+    flex_window win;
+    int32_t param; /* groups (conv) or depth multiplier (depthwise) */
+    int64_t in_count, out_count, w_count;
+} bf_conv;
+
+/* args[first ...]: n, ih, iw, ic, oh, ow, oc (depthwise: depth_mult), kh, kw, groups (not
+ * for depthwise), stride_h, stride_w, dil_h, dil_w, pad_top, pad_left. Returns the index of
+ * the argument after them. */
+size_t bf_conv_args(const char *op, const mp_obj_t *args, size_t first, int depthwise,
+                    bf_conv *g);
+
+/* A pool's geometry. */
+typedef struct {
+    flex_dims4 in, out;
+    flex_window win;
+    int64_t in_count, out_count;
+} bf_pool;
+
+/* args[first ...]: n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top, pad_left.
+ * Returns the index of the argument after them. */
+size_t bf_pool_args(const char *op, const mp_obj_t *args, size_t first, bf_pool *p);
+
+/* The quant_len of a per-channel multiplier/shift pair: `channels` when both hold that many,
+ * else a length the kernel rejects. */
+static inline size_t bf_quant_len(const bf_buf *mult, const bf_buf *shift, int64_t channels) {
+    const size_t m = bf_len(mult, channels), s = bf_len(shift, channels);
+    return m < s ? m : s;
+}
+
+/* -zp without signed overflow (the kernels check the zero point's range). */
+static inline int32_t bf_neg(int32_t zp) {
+    return (int32_t)(0u - (uint32_t)zp);
+}
+
+/* One int32 argument. */
+static inline int32_t bf_int(const char *op, mp_obj_t arg) {
+    int32_t v;
+    bf_ints(op, &arg, 0, 1, &v);
+    return v;
+}
+
+#endif

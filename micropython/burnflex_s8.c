@@ -1,0 +1,245 @@
+/* The int8 kernels of burn.graph (s8_*), each mapped onto one flex_c call as the host's
+ * burn.host.flex.graph_kernels maps them. */
+#include "burnflex.h"
+
+static flex_s8_quant quant(int32_t in_zp, int32_t out_zp, int32_t act_min, int32_t act_max) {
+    flex_s8_quant q;
+    q.input_offset = bf_neg(in_zp);
+    q.output_offset = out_zp;
+    q.act_min = act_min;
+    q.act_max = act_max;
+    return q;
+}
+
+/* flex_s8_conv2d and flex_s8_depthwise_conv2d take the same arguments. */
+typedef flex_status (*conv_fn)(const flex_dims4 *, const int8_t *, size_t, const int8_t *,
+                               size_t, const int32_t *, size_t, const int32_t *,
+                               const int32_t *, size_t, const flex_window *, int32_t,
+                               const flex_s8_quant *, const flex_dims4 *, int8_t *, size_t);
+
+/* (inp, w, bias, mult, shift, out, <geometry>, in_zp, out_zp, act_min, act_max) */
+static mp_obj_t conv(const char *op, const mp_obj_t *args, int depthwise, conv_fn kernel) {
+    enum { IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
+    bf_conv g;
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
+    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
+    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
+    flex_s8_quant q;
+    bf_ints(op, args, bf_conv_args(op, args, 6, depthwise, &g), COUNT, a);
+    q = quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
+    bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), w.data, bf_len(&w, g.w_count),
+                        bias.data, bf_len(&bias, g.out.c), mult.data, shift.data,
+                        bf_quant_len(&mult, &shift, g.out.c), &g.win, g.param, &q, &g.out,
+                        y.data, bf_len(&y, g.out_count)));
+    return mp_const_none;
+}
+
+static mp_obj_t conv_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return conv("conv_s8", args, 0, flex_s8_conv2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_conv_s8_obj, 26, 26, conv_s8);
+
+static mp_obj_t depthwise_conv_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return conv("depthwise_conv_s8", args, 1, flex_s8_depthwise_conv2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_depthwise_conv_s8_obj, 25, 25, depthwise_conv_s8);
+
+/* (inp, w, bias, mult, shift, out, batches, in_features, out_features, in_zp, out_zp,
+ *  act_min, act_max); the input zero point goes to the kernel as its input offset. */
+static mp_obj_t fully_connected_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "fully_connected_s8";
+    enum { BATCHES, IN_F, OUT_F, IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
+    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
+    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
+    flex_s8_quant q;
+    (void)n_args;
+    bf_ints(op, args, 6, COUNT, a);
+    q = quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
+    bf_check(op, flex_s8_fully_connected(
+                     a[BATCHES], a[IN_F], a[OUT_F], x.data,
+                     bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), w.data,
+                     bf_len(&w, (int64_t)a[OUT_F] * a[IN_F]), 0, bias.data,
+                     bf_len(&bias, a[OUT_F]), mult.data, shift.data,
+                     bf_quant_len(&mult, &shift, a[OUT_F]), &q, y.data,
+                     bf_len(&y, (int64_t)a[BATCHES] * a[OUT_F])));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_fully_connected_s8_obj, 13, 13, fully_connected_s8);
+
+/* Broadcast shapes of a, b, out: [size / b_size, b_size] and [1, b_size]. */
+static void broadcast(const char *op, int32_t size, int32_t b_size, flex_dims4 *da,
+                      flex_dims4 *db) {
+    if (b_size < 1 || size < 0 || size % b_size)
+        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
+    *da = bf_dims(1, 1, size / b_size, b_size);
+    *db = bf_dims(1, 1, 1, b_size);
+}
+
+/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
+ *  out_shift, left_shift, act_min, act_max) */
+static mp_obj_t add_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "add_s8";
+    enum { SIZE, B_SIZE, A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT,
+           OUT_SHIFT, LEFT_SHIFT, ACT_MIN, ACT_MAX, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
+    flex_dims4 da, db;
+    flex_s8_add_params p;
+    (void)n_args;
+    bf_ints(op, args, 3, COUNT, a);
+    broadcast(op, a[SIZE], a[B_SIZE], &da, &db);
+    p.input1_offset = bf_neg(a[A_ZP]);
+    p.input1_multiplier = a[A_MULT];
+    p.input1_shift = a[A_SHIFT];
+    p.input2_offset = bf_neg(a[B_ZP]);
+    p.input2_multiplier = a[B_MULT];
+    p.input2_shift = a[B_SHIFT];
+    p.left_shift = a[LEFT_SHIFT];
+    p.output_offset = a[OUT_ZP];
+    p.output_multiplier = a[OUT_MULT];
+    p.output_shift = a[OUT_SHIFT];
+    p.act_min = a[ACT_MIN];
+    p.act_max = a[ACT_MAX];
+    bf_check(op, flex_s8_add(&da, x1.data, bf_len(&x1, a[SIZE]), &db, x2.data,
+                             bf_len(&x2, a[B_SIZE]), &p, &da, y.data, bf_len(&y, a[SIZE])));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_add_s8_obj, 17, 17, add_s8);
+
+/* (a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max) */
+static mp_obj_t mul_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "mul_s8";
+    enum { SIZE, B_SIZE, A_ZP, B_ZP, OUT_ZP, MULT, SHIFT, ACT_MIN, ACT_MAX, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
+    flex_dims4 da, db;
+    flex_s8_mul_params p;
+    (void)n_args;
+    bf_ints(op, args, 3, COUNT, a);
+    broadcast(op, a[SIZE], a[B_SIZE], &da, &db);
+    p.input1_offset = bf_neg(a[A_ZP]);
+    p.input2_offset = bf_neg(a[B_ZP]);
+    p.output_offset = a[OUT_ZP];
+    p.output_multiplier = a[MULT];
+    p.output_shift = a[SHIFT];
+    p.act_min = a[ACT_MIN];
+    p.act_max = a[ACT_MAX];
+    bf_check(op, flex_s8_mul(&da, x1.data, bf_len(&x1, a[SIZE]), &db, x2.data,
+                             bf_len(&x2, a[B_SIZE]), &p, &da, y.data, bf_len(&y, a[SIZE])));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_mul_s8_obj, 12, 12, mul_s8);
+
+typedef flex_status (*pool_fn)(const flex_dims4 *, const int8_t *, size_t, const flex_window *,
+                               int32_t, int32_t, const flex_dims4 *, int8_t *, size_t);
+
+/* (inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top, pad_left, act_min,
+ *  act_max) */
+static mp_obj_t pool(const char *op, const mp_obj_t *args, pool_fn kernel) {
+    int32_t act[2];
+    bf_pool p;
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), y = bf_buffer(op, args, 1, BF_S8, 1);
+    bf_ints(op, args, bf_pool_args(op, args, 2, &p), 2, act);
+    bf_check(op, kernel(&p.in, x.data, bf_len(&x, p.in_count), &p.win, act[0], act[1], &p.out,
+                        y.data, bf_len(&y, p.out_count)));
+    return mp_const_none;
+}
+
+static mp_obj_t avg_pool_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return pool("avg_pool_s8", args, flex_s8_avg_pool2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_avg_pool_s8_obj, 16, 16, avg_pool_s8);
+
+static mp_obj_t max_pool_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return pool("max_pool_s8", args, flex_s8_max_pool2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s8_obj, 16, 16, max_pool_s8);
+
+/* (inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift) */
+static mp_obj_t mean_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "mean_s8";
+    enum { OUTER, REDUCE, INNER, IN_ZP, OUT_ZP, MULT, SHIFT, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), y = bf_buffer(op, args, 1, BF_S8, 1);
+    (void)n_args;
+    bf_ints(op, args, 2, COUNT, a);
+    bf_check(op, flex_s8_mean(a[OUTER], a[REDUCE], a[INNER], x.data,
+                              bf_len(&x, bf_count4(a[OUTER], a[REDUCE], a[INNER], 1)), a[IN_ZP],
+                              a[MULT], a[SHIFT], a[OUT_ZP], y.data,
+                              bf_len(&y, (int64_t)a[OUTER] * a[INNER])));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_mean_s8_obj, 9, 9, mean_s8);
+
+/* (inp, out, rows, depth, in_mult, in_left_shift, diff_min) */
+static mp_obj_t softmax_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "softmax_s8";
+    enum { ROWS, DEPTH, MULT, LEFT_SHIFT, DIFF_MIN, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), y = bf_buffer(op, args, 1, BF_S8, 1);
+    (void)n_args;
+    bf_ints(op, args, 2, COUNT, a);
+    bf_check(op, flex_s8_softmax(a[ROWS], a[DEPTH], x.data,
+                                 bf_len(&x, (int64_t)a[ROWS] * a[DEPTH]), a[MULT],
+                                 a[LEFT_SHIFT], a[DIFF_MIN], y.data,
+                                 bf_len(&y, (int64_t)a[ROWS] * a[DEPTH])));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_softmax_s8_obj, 7, 7, softmax_s8);
+
+typedef flex_status (*q4_fn)(size_t, const int8_t *, int32_t, int32_t, int32_t, int32_t,
+                             int8_t *);
+
+/* (inp, out, size, in_zp, in_mult, in_left_shift, range_radius): logistic and tanh. */
+static mp_obj_t q4_activation(const char *op, const mp_obj_t *args, q4_fn kernel) {
+    enum { SIZE, IN_ZP, MULT, LEFT_SHIFT, RADIUS, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), y = bf_buffer(op, args, 1, BF_S8, 1);
+    bf_ints(op, args, 2, COUNT, a);
+    bf_need(op, &x, a[SIZE]);
+    bf_need(op, &y, a[SIZE]);
+    bf_check(op, kernel((size_t)a[SIZE], x.data, a[IN_ZP], a[RADIUS], a[MULT], a[LEFT_SHIFT],
+                        y.data));
+    return mp_const_none;
+}
+
+static mp_obj_t logistic_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return q4_activation("logistic_s8", args, flex_s8_logistic);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_logistic_s8_obj, 7, 7, logistic_s8);
+
+static mp_obj_t tanh_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return q4_activation("tanh_s8", args, flex_s8_tanh);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_tanh_s8_obj, 7, 7, tanh_s8);
+
+/* (inp, out, size, in_zp, out_zp, mult, shift) */
+static mp_obj_t requantize_s8(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "requantize_s8";
+    enum { SIZE, IN_ZP, OUT_ZP, MULT, SHIFT, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), y = bf_buffer(op, args, 1, BF_S8, 1);
+    (void)n_args;
+    bf_ints(op, args, 2, COUNT, a);
+    bf_need(op, &x, a[SIZE]);
+    bf_need(op, &y, a[SIZE]);
+    bf_check(op, flex_s8_requantize((size_t)a[SIZE], x.data, a[IN_ZP], a[MULT], a[SHIFT],
+                                    a[OUT_ZP], y.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s8_obj, 7, 7, requantize_s8);

@@ -1,0 +1,79 @@
+# The MicroPython module `burnflex` (flex_c's kernels) as a user C module of a cmake port:
+#     make BOARD=RPI_PICO USER_C_MODULES=<repo>/micropython/micropython.cmake
+#
+# Settings (cmake cache variables; the defaults follow the port's chip):
+#   BURNFLEX_OPT    flex_c/src/opt/<name> kernels to build, or "none" for the reference ones
+#   BURNFLEX_FLOAT  ON to include the float32 kernels (CPUs with an FPU), else OFF
+#   BURNFLEX_HOT_RAM ON to run the hot int8 kernels from SRAM (rp2: pico-sdk's
+#                   .time_critical sections, which its startup code copies to RAM)
+# flex_c is compiled into its own static library (the bindings alone are scanned for qstrs).
+
+set(BURNFLEX_DIR ${CMAKE_CURRENT_LIST_DIR})
+get_filename_component(BURNFLEX_FLEX_C ${BURNFLEX_DIR}/../flex_c ABSOLUTE)
+
+if(PICO_PLATFORM STREQUAL "rp2040")
+    # Cortex-M0+: no FPU, hand-written M0+ kernels, SRAM for the hot loops
+    set(_burnflex_opt cortex_m0plus)
+    set(_burnflex_float OFF)
+    set(_burnflex_ram ON)
+elseif(PICO_PLATFORM STREQUAL "rp2350-riscv")
+    set(_burnflex_opt none)
+    set(_burnflex_float OFF)
+    set(_burnflex_ram ON)
+elseif(PICO_PLATFORM)
+    # rp2350-arm-s: Cortex-M33 with a single-precision FPU
+    set(_burnflex_opt none)
+    set(_burnflex_float ON)
+    set(_burnflex_ram ON)
+else()
+    set(_burnflex_opt none)
+    set(_burnflex_float ON)
+    set(_burnflex_ram OFF)
+endif()
+set(BURNFLEX_OPT ${_burnflex_opt} CACHE STRING "flex_c opt kernels of the burnflex module")
+set(BURNFLEX_FLOAT ${_burnflex_float} CACHE BOOL "burnflex: include the float32 kernels")
+set(BURNFLEX_HOT_RAM ${_burnflex_ram} CACHE BOOL "burnflex: hot int8 kernels in SRAM")
+
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(_burnflex_args ${BURNFLEX_OPT})
+if(NOT BURNFLEX_FLOAT)
+    list(APPEND _burnflex_args --no-float)
+endif()
+execute_process(
+    COMMAND ${Python3_EXECUTABLE} ${BURNFLEX_FLEX_C}/sources.py ${_burnflex_args}
+    OUTPUT_VARIABLE BURNFLEX_FLEX_SOURCES
+    RESULT_VARIABLE _burnflex_rc
+)
+if(NOT _burnflex_rc EQUAL 0)
+    message(FATAL_ERROR "burnflex: flex_c/sources.py ${BURNFLEX_OPT} failed")
+endif()
+string(STRIP "${BURNFLEX_FLEX_SOURCES}" BURNFLEX_FLEX_SOURCES)
+string(REPLACE "\n" ";" BURNFLEX_FLEX_SOURCES "${BURNFLEX_FLEX_SOURCES}")
+# every flex_c file is an input of the configuration: a new or renamed one re-runs cmake
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${BURNFLEX_FLEX_C}/sources.py)
+
+add_library(burnflex_flex STATIC ${BURNFLEX_FLEX_SOURCES})
+target_include_directories(burnflex_flex PUBLIC ${BURNFLEX_FLEX_C}/include)
+target_compile_options(burnflex_flex PRIVATE -std=gnu99 -O2 -ffunction-sections
+                       -fdata-sections -fno-math-errno)
+if(BURNFLEX_HOT_RAM)
+    target_compile_definitions(burnflex_flex PRIVATE
+        "FLEX_HOT=__attribute__((section(\".time_critical.flex\")))")
+endif()
+
+add_library(usermod_burnflex INTERFACE)
+target_sources(usermod_burnflex INTERFACE
+    ${BURNFLEX_DIR}/burnflex.c
+    ${BURNFLEX_DIR}/burnflex_args.c
+    ${BURNFLEX_DIR}/burnflex_s8.c
+    ${BURNFLEX_DIR}/burnflex_layout.c
+    ${BURNFLEX_DIR}/burnflex_f32.c
+)
+target_include_directories(usermod_burnflex INTERFACE ${BURNFLEX_DIR} ${BURNFLEX_FLEX_C}/include)
+if(BURNFLEX_FLOAT)
+    target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_FLOAT=1)
+else()
+    target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_FLOAT=0)
+endif()
+target_link_libraries(usermod_burnflex INTERFACE burnflex_flex)
+target_link_libraries(usermod INTERFACE usermod_burnflex)
