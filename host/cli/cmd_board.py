@@ -2,14 +2,17 @@
 
     burn board list                      boards (data in boards/*.json) and serial ports seen
     burn board virtual --board rp2040    run a virtual board until Ctrl-C; prints its port
+    burn board emulate --firmware F.uf2  run the firmware on an emulated RP2040 until Ctrl-C
     burn board info [--port P | --virtual] [--board B]   what a connected board reports
 """
 
 import signal
 import sys
 import tempfile
+import threading
 
 from burn.host.boards import all_boards, board_names
+from burn.host.emulator import EMULATED_BOARDS
 
 
 def register(subparsers):
@@ -28,6 +31,24 @@ def register(subparsers):
     virtual.add_argument("--flash-dir", help="folder holding its flash image (kept); "
                          "default: a temporary folder removed on exit")
     virtual.set_defaults(run=run_virtual)
+
+    emulate = actions.add_parser(
+        "emulate", help="run MicroPython firmware on an emulated RP2040 (rp2040js) until Ctrl-C",
+        description="Boot a MicroPython UF2 on an emulated RP2040 (rp2040js under Node.js >= "
+        "18) and serve its USB serial on a pty until Ctrl-C. The flash image holds the whole "
+        "flash and keeps the filesystem across runs; the firmware's bytes are written into it "
+        "at start, as a UF2 copy onto a real board would.")
+    emulate.add_argument("--board", default="rp2040", choices=EMULATED_BOARDS)
+    emulate.add_argument("--firmware", help="MicroPython UF2 for the board (default: the one "
+                         "`burn firmware build` made; optional when --flash-image already "
+                         "holds a firmware)")
+    emulate.add_argument("--flash-image", help="file holding the whole flash (kept; created "
+                         "erased if missing); default: a temporary file removed on exit")
+    emulate.add_argument("--bootrom", help="RP2040 mask ROM dump (default: "
+                         "$BURN_RP2040_BOOTROM or the vendor folder)")
+    emulate.add_argument("--timeout", type=float, default=20.0,
+                         help="seconds the firmware has to reach its REPL (default 20)")
+    emulate.set_defaults(run=run_emulate)
 
     info = actions.add_parser("info", help="connect to a board and print what it reports")
     info.add_argument("--board", default=None, choices=board_names())
@@ -95,6 +116,41 @@ def run_virtual(args):
     finally:
         if temporary is not None:
             temporary.cleanup()
+    return 0
+
+
+def run_emulate(args):
+    """Run an emulated board in the foreground until Ctrl-C."""
+    from burn.host.emulator import EmulatedBoard, EmulatorError
+
+    board = EmulatedBoard(args.board, firmware=args.firmware, flash_image=args.flash_image,
+                          bootrom=args.bootrom)
+    stop = threading.Event()
+    try:
+        board.start(args.timeout)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
+        b = board.board
+        print("emulated %s (%s, %s) on rp2040js: firmware %s, flash image %s"
+              % (b.name, b.title, b.mcu, board.firmware or "from the image",
+                 args.flash_image or "temporary"))
+        print("connect to: %s (also %s)" % (board.port, board.link))
+        print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
+              % (board.port, board.port))
+        print("Ctrl-C stops it.", flush=True)
+        while not stop.wait(0.2):
+            if not board.running:
+                print("burn board emulate: the emulator stopped", file=sys.stderr)
+                return 1
+    except EmulatorError as exc:
+        print("burn board emulate: %s" % exc, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        board.close()
+    if board.final is not None:
+        print("powered off after %d emulated cycles" % board.final["cycles"])
     return 0
 
 

@@ -99,6 +99,31 @@ def flex_info():
     return "built (" + str(getattr(module, "__file__", "?")) + ")"
 
 
+def node_info():
+    """The version of Node.js (runs the emulated board)."""
+    from burn.host.emulator import runtime
+
+    node = shutil.which("node")
+    version = runtime.node_version(node)
+    if version is None:
+        return "not found (%s)" % runtime.NODE_INSTALL
+    text = "%s (%s)" % (".".join(map(str, version)), node)
+    if version[0] < runtime.NODE_MIN:
+        text += "; the emulated board needs >= %d" % runtime.NODE_MIN
+    return text
+
+
+def emulator_info():
+    """Whether rp2040js (the emulated board) is installed in the cache."""
+    from burn.host.emulator import runtime
+
+    index = runtime.installed()
+    if index is None:
+        return "rp2040js %s not installed (installed on first `burn board emulate`)" % (
+            runtime.RP2040JS_VERSION)
+    return "rp2040js %s (%s)" % (runtime.RP2040JS_VERSION, runtime.install_dir())
+
+
 def gpu_info():
     """CUDA GPUs seen by cupy, or else by nvidia-smi."""
     if importlib.util.find_spec("cupy") is not None:
@@ -144,6 +169,8 @@ CHECKS = (
     ("torch", distribution_info("torch")),
     ("cffi", distribution_info("cffi")),
     ("burn._flex", flex_info),
+    ("Node.js", node_info),
+    ("emulated board", emulator_info),
     ("CUDA GPU", gpu_info),
     ("serial ports", serial_info),
 )

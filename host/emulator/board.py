@@ -58,6 +58,7 @@ class EmulatedBoard:
         self.flash_image = Path(flash_image or Path(self._tmpdir, "flash.img"))
         self.bootrom = bootrom
         self.port = None
+        self.link = self.flash_image.with_suffix(".tty")  # a symlink to `port` while running
         self.proc = None
         self.final = None  # the emulator's last report: {'cycles', 'us'}
         self._pty = None
@@ -89,7 +90,7 @@ class EmulatedBoard:
         return self
 
     def _launch(self, node, index, rom):
-        self._pty = PtyPort(self.flash_image.with_suffix(".tty"))
+        self._pty = PtyPort(self.link)
         self.port = self._pty.port
         ours, theirs = socket.socketpair()
         try:
