@@ -1,0 +1,88 @@
+"""`burn firmware build --board NAME`: MicroPython firmware with burn frozen in and the flex
+C module compiled in, built in the cache (reused while its inputs are unchanged)."""
+
+import sys
+
+from burn.host.atomic import write_bytes_atomic
+from burn.host.firmware import FirmwareError
+from burn.host.firmware.build import build_firmware
+from burn.host.firmware.recipe import recipe_boards
+from burn.host.firmware.sizes import report_lines
+
+
+def register(subparsers):
+    """Add the `firmware` subcommand."""
+    p = subparsers.add_parser("firmware", help="build MicroPython firmware with burn inside")
+    sub = p.add_subparsers(dest="firmware_command", metavar="ACTION", required=True)
+    b = sub.add_parser(
+        "build", help="build the firmware image (.uf2) of a board",
+        description="Build MicroPython v1.28.0 for a board with the package burn frozen in "
+        "(bytecode in flash), the flex C module compiled in and a ROMFS partition for models. "
+        "Needs the Arm GNU toolchain, cmake and make. The build runs in the cache "
+        "($BURN_CACHE_DIR or ~/.cache/burn, folder firmware/); a second build with the same "
+        "inputs takes the cached image.")
+    b.add_argument("--board", default="rp2040",
+                   help="board name from boards/ (with a recipe: %s; default rp2040)"
+                   % ", ".join(recipe_boards()))
+    b.add_argument("-o", "--output", help="where to write the .uf2 (default "
+                   "firmware-BOARD.uf2 in the current folder)")
+    b.add_argument("--micropython", metavar="DIR", help="MicroPython v1.28.0 source tree "
+                   "(a checkout with the rp2 submodules, or its .tar.xz); default "
+                   "$BURN_MICROPYTHON_SRC, the vendor archive, or a git clone")
+    b.add_argument("--force", action="store_true",
+                   help="rebuild from a clean build folder even if a cached image exists")
+    b.add_argument("--stock", action="store_true",
+                   help="build the port's own board without burn (for size comparisons)")
+    b.set_defaults(run=run_build)
+
+
+def run_build(args):
+    """Build with a progress bar, write the .uf2, print the size report; 1 on failure."""
+    output = args.output or "firmware-%s%s.uf2" % (args.board, "-stock" if args.stock else "")
+    try:
+        with _Progress() as progress:
+            result = build_firmware(args.board, args.micropython, args.force, args.stock,
+                                    progress)
+        write_bytes_atomic(output, result.uf2.read_bytes())
+    except FirmwareError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("error: cannot write %s: %s" % (output, e.strerror or e), file=sys.stderr)
+        return 1
+    report = result.report
+    how = "cached" if result.cached else "built in %.0f s" % report["build_seconds"]
+    print("firmware for %s (MicroPython %s, %s; %s): %s"
+          % (report["board"], report["micropython"], report["flavor"], how, output))
+    if not report["flex_module"] and report["flavor"] == "burn":
+        print("note: no flex C module (micropython/micropython.cmake is missing)")
+    print("\n".join(report_lines(report)))
+    print("build folder: %s" % result.folder)
+    return 0
+
+
+class _Progress:
+    """A rich progress bar on a terminal, plain lines otherwise."""
+
+    def __enter__(self):
+        self._bar = None
+        self._phase = None
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                                 transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task("firmware", total=100)
+        return self
+
+    def __call__(self, phase, percent=None):
+        if self._bar is not None:
+            self._bar.update(self._task, description=phase, completed=percent or 0)
+        elif phase != self._phase:
+            print(phase + " ...", file=sys.stderr, flush=True)
+        self._phase = phase
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()

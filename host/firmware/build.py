@@ -1,0 +1,181 @@
+"""One firmware build: find the inputs, reuse the cached image when they are unchanged,
+otherwise configure and compile in a work folder of the cache and store the finished image
+under a key of its inputs. Only one build runs at a time (a lock file in the cache)."""
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from burn.host import vendor
+from burn.host.atomic import write_text_atomic
+from burn.host.cache import cache_dir
+from burn.host.firmware import FirmwareError, inputs, sizes, toolchain
+from burn.host.firmware.recipe import REPO, load_recipe
+from burn.host.firmware.tree import prepared_tree
+
+ARTIFACTS = ("firmware.uf2", "firmware.elf", "firmware.elf.map")
+_PERCENT = re.compile(r"^\[\s*(\d+)%\]")
+LOG_TAIL_LINES = 40
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A finished image: its cache folder, the size report (sizes.json) and whether it was
+    taken from the cache."""
+
+    folder: Path
+    report: dict
+    cached: bool
+
+    @property
+    def uf2(self):
+        """Path of the UF2 image in the cache."""
+        return self.folder / "firmware.uf2"
+
+    @property
+    def elf(self):
+        """Path of the linked ELF (with symbols) in the cache."""
+        return self.folder / "firmware.elf"
+
+
+def _quiet(phase, percent=None):
+    """The default progress callback: says nothing."""
+
+
+def build_firmware(board, micropython=None, force=False, stock=False, progress=_quiet):
+    """Build (or take from the cache) the firmware of `board`; `micropython` is an explicit
+    source tree, `stock` builds the port's own board with nothing of burn, `force` rebuilds
+    from a clean build folder. `progress(phase, percent)` hears about long steps.
+    Raises FirmwareError with a clear message on any failure."""
+    recipe = load_recipe(board, stock)
+    toolchain.check_build_tools()
+    tools = toolchain.find_toolchain()
+    try:
+        source = vendor.micropython_source(micropython)
+    except vendor.VendorError as e:
+        raise FirmwareError(str(e)) from None
+    version = vendor.micropython_version(source)
+    key = inputs.cache_key(recipe, version, tools.version)
+    entry = cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
+    if not force and (entry / "sizes.json").is_file():
+        return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
+    with _build_lock(progress):
+        work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.flavor))
+        log_path = work / "build.log"
+        with open(log_path, "w") as log:
+            started = time.monotonic()
+            progress("preparing the MicroPython source tree")
+            tree = prepared_tree(source, log)
+            picotool = toolchain.picotool_dir(tree)
+            if force:
+                shutil.rmtree(work / "build", ignore_errors=True)
+            progress("configuring")
+            _run(_configure_argv(recipe, tree, work), log, log_path, picotool)
+            progress("compiling", 0)
+            _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
+                 lambda percent: progress("compiling", percent))
+            seconds = time.monotonic() - started
+        report = _report(recipe, work / "build", version, tools.version, seconds)
+        _store(entry, work, report)
+    return BuildResult(entry, report, False)
+
+
+@contextlib.contextmanager
+def _build_lock(progress):
+    """Hold the cache's firmware lock: one build at a time on this machine."""
+    with open(cache_dir("firmware") / "build.lock", "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress("waiting for another firmware build to finish")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def _configure_argv(recipe, tree, work):
+    board = recipe.board
+    argv = ["cmake", "-S", str(tree / "ports" / "rp2"), "-B", str(work / "build"),
+            "-DPICO_BUILD_DOCS=0", "-DMICROPY_BOARD=" + recipe.board_name]
+    if not recipe.stock:
+        stage = inputs.stage_core(work / "frozen")
+        module = str(inputs.FLEX_MODULE) if inputs.has_flex_module() else ""
+        argv += ["-DMICROPY_BOARD_DIR=%s" % recipe.board_dir,
+                 "-DMICROPY_FROZEN_MANIFEST=%s" % recipe.manifest,
+                 "-DMICROPY_MANIFEST_BURN_FROZEN=%s" % stage,
+                 "-DUSER_C_MODULES=" + module,
+                 "-DBURN_FS_BYTES=%d" % board.fs_bytes,
+                 "-DBURN_ROMFS_BYTES=%d" % board.romfs_bytes]
+    return argv
+
+
+def _run(argv, log, log_path, picotool, on_percent=None):
+    """Run one build command, its output into `log`; FirmwareError with the log's tail."""
+    env = dict(os.environ, PICOTOOL_FETCH_FROM_GIT_PATH=str(picotool))
+    log.write("$ %s\n" % " ".join(argv))
+    log.flush()
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, errors="replace", env=env)
+    except OSError as e:
+        raise FirmwareError("cannot run %s: %s" % (argv[0], e)) from None
+    best = 0
+    for line in proc.stdout:
+        log.write(line)
+        match = _PERCENT.match(line)
+        if on_percent and match and int(match.group(1)) > best:
+            best = int(match.group(1))
+            on_percent(best)
+    if proc.wait() != 0:
+        log.flush()
+        raise FirmwareError("%s failed; the last lines of %s:\n%s"
+                            % (" ".join(argv[:3]), log_path, _tail(log_path)))
+
+
+def _tail(path):
+    with open(path, errors="replace") as f:
+        return "".join(f.readlines()[-LOG_TAIL_LINES:])
+
+
+def _report(recipe, build, version, toolchain_version, seconds):
+    """The size report of a finished build, checked against the board's code space."""
+    for name in ARTIFACTS:
+        if not (build / name).is_file():
+            raise FirmwareError("the build made no %s (see %s)" % (name, build.parent))
+    frozen = build / "frozen_content.c"
+    report = sizes.image_sizes((build / "firmware.elf").read_bytes(),
+                               (build / "firmware.elf.map").read_text(errors="replace"),
+                               frozen.read_text(errors="replace") if frozen.is_file() else "",
+                               [REPO / "micropython", REPO / "flex_c"])
+    report.update(board=recipe.board.name, flavor=recipe.flavor, micropython=version,
+                  toolchain=toolchain_version, flex_module=inputs.has_flex_module()
+                  and not recipe.stock, code_limit=recipe.code_limit,
+                  build_seconds=round(seconds, 1))
+    if report["flash_end"] > recipe.code_limit:
+        raise FirmwareError(
+            "the image ends at 0x%08x, past the end of the code space at 0x%08x (flash less "
+            "littlefs and ROMFS); make romfs_bytes in boards/%s.json smaller"
+            % (report["flash_end"], recipe.code_limit, recipe.board.name))
+    return report
+
+
+def _store(entry, work, report):
+    """Copy the artefacts and the log into the cache entry `entry`, all or nothing."""
+    tmp = entry.with_name(".%s.tmp%d" % (entry.name, os.getpid()))
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        for name in ARTIFACTS:
+            shutil.copy2(work / "build" / name, tmp / name)
+        shutil.copy2(work / "build.log", tmp / "build.log")
+        write_text_atomic(tmp / "sizes.json", json.dumps(report, indent=1))
+        shutil.rmtree(entry, ignore_errors=True)
+        os.replace(tmp, entry)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,68 @@
+"""What one board's firmware is made of: its board description (boards/<name>.json), the
+MicroPython board folder under firmware/boards/ and the flash split, all read from data."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from burn.host import boards
+from burn.host.firmware import FirmwareError
+
+REPO = Path(__file__).resolve().parents[2]
+FIRMWARE_DIR = REPO / "firmware"
+FLASH_BASE = 0x10000000
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A firmware recipe. `stock` recipes build the port's own board with nothing of burn."""
+
+    board: boards.Board
+    stock: bool = False
+
+    @property
+    def board_name(self):
+        """MicroPython's name of the board folder (BURN_RP2040, or RPI_PICO when stock)."""
+        return self.board.micropython_board if self.stock else self.board.firmware_board
+
+    @property
+    def board_dir(self):
+        """The MicroPython board folder; None for a stock build (the port's own)."""
+        return None if self.stock else FIRMWARE_DIR / "boards" / self.board.firmware_board
+
+    @property
+    def manifest(self):
+        """The frozen manifest; None for a stock build (the port's default)."""
+        return None if self.stock else FIRMWARE_DIR / "manifest.py"
+
+    @property
+    def flavor(self):
+        """'burn' or 'stock': part of the cache and work folder names."""
+        return "stock" if self.stock else "burn"
+
+    @property
+    def code_limit(self):
+        """First flash address the firmware image must stay below (ROMFS, then littlefs)."""
+        romfs = 0 if self.stock else self.board.romfs_bytes
+        return FLASH_BASE + self.board.flash_bytes - self.board.fs_bytes - romfs
+
+
+def recipe_boards():
+    """Names of the boards that have a firmware recipe, sorted."""
+    return [b.name for b in boards.all_boards()
+            if b.firmware_board and (FIRMWARE_DIR / "boards" / b.firmware_board).is_dir()]
+
+
+def load_recipe(name, stock=False):
+    """The `Recipe` of board `name`; FirmwareError naming the boards that have one if none."""
+    try:
+        board = boards.load_board(name)
+    except ValueError as e:
+        raise FirmwareError(str(e)) from None
+    known = ", ".join(recipe_boards()) or "none"
+    if board.micropython_port != "rp2" or not board.firmware_board:
+        raise FirmwareError("board %r has no firmware recipe; boards with one: %s"
+                            % (name, known))
+    if not stock and not (FIRMWARE_DIR / "boards" / board.firmware_board).is_dir():
+        raise FirmwareError("firmware/boards/%s is missing (needs a source checkout of burn); "
+                            "boards with a recipe: %s" % (board.firmware_board, known))
+    return Recipe(board, stock)
