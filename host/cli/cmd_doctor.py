@@ -81,6 +81,17 @@ def zig_info():
     return proc.stdout.strip() if proc.returncode == 0 else "error: " + proc.stderr.strip()
 
 
+def arm_toolchain_info():
+    """The Arm GNU toolchain that builds firmware (checked for newlib for Cortex-M0+); when
+    missing, the message carries the install line."""
+    from burn.host.firmware import FirmwareError, toolchain
+    try:
+        found = toolchain.find_toolchain()
+    except FirmwareError as e:
+        return str(e)
+    return "%s (%s)" % (found.version, found.gcc)
+
+
 def distribution_info(name):
     """A probe giving the installed version of the distribution `name`."""
     def probe():
@@ -165,6 +176,7 @@ CHECKS = (
     ("MicroPython unix", micropython_info),
     ("mpy-cross", mpy_cross_info),
     ("zig", zig_info),
+    ("Arm toolchain", arm_toolchain_info),
     ("numpy", distribution_info("numpy")),
     ("torch", distribution_info("torch")),
     ("cffi", distribution_info("cffi")),
