@@ -21,8 +21,13 @@ from burn.host.firmware.recipe import REPO, load_recipe
 from burn.host.firmware.tree import prepared_tree
 
 ARTIFACTS = ("firmware.uf2", "firmware.elf", "firmware.elf.map")
+# Kept beside them when the build made it: what the size report's frozen share comes from.
+FROZEN_C = "frozen_content.c"
 _PERCENT = re.compile(r"^\[\s*(\d+)%\]")
 LOG_TAIL_LINES = 40
+# Object paths of the flex module in the linker map: the bindings (micropython/burnflex*.c)
+# and flex_c, compiled into the static library libburnflex_flex.a.
+FLEX_MARKERS = ("burnflex", str(REPO / "flex_c").lstrip("/"))
 
 
 @dataclass(frozen=True)
@@ -54,19 +59,13 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     source tree, `stock` builds the port's own board with nothing of burn, `force` rebuilds
     from a clean build folder. `progress(phase, percent)` hears about long steps.
     Raises FirmwareError with a clear message on any failure."""
-    recipe = load_recipe(board, stock)
-    toolchain.check_build_tools()
-    tools = toolchain.find_toolchain()
-    try:
-        source = vendor.micropython_source(micropython)
-    except vendor.VendorError as e:
-        raise FirmwareError(str(e)) from None
+    recipe, source, tools, entry = _locate(board, micropython, stock)
     version = vendor.micropython_version(source)
-    key = inputs.cache_key(recipe, version, tools.version)
-    entry = cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
     if not force and (entry / "sizes.json").is_file():
         return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
     with _build_lock(progress):
+        if not force and (entry / "sizes.json").is_file():  # built while we waited
+            return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
         work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.flavor))
         log_path = work / "build.log"
         with open(log_path, "w") as log:
@@ -85,6 +84,31 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
         report = _report(recipe, work / "build", version, tools.version, seconds)
         _store(entry, work, report)
     return BuildResult(entry, report, False)
+
+
+def _locate(board, micropython, stock, allow_clone=True):
+    """(recipe, source tree, toolchain, cache entry folder) of a build, all checked."""
+    recipe = load_recipe(board, stock)
+    toolchain.check_build_tools()
+    tools = toolchain.find_toolchain()
+    try:
+        source = vendor.micropython_source(micropython, allow_clone=allow_clone)
+    except vendor.VendorError as e:
+        raise FirmwareError(str(e)) from None
+    key = inputs.cache_key(recipe, vendor.micropython_version(source), tools.version)
+    entry = cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
+    return recipe, source, tools, entry
+
+
+def cached_image(board, stock=False):
+    """The cached UF2 of `board` for the current inputs, or None when it is not built (or
+    cannot be: no toolchain, no source tree). Never builds anything."""
+    try:
+        entry = _locate(board, None, stock, allow_clone=False)[3]
+    except FirmwareError:
+        return None
+    uf2 = entry / "firmware.uf2"
+    return uf2 if (entry / "sizes.json").is_file() else None
 
 
 @contextlib.contextmanager
@@ -148,11 +172,11 @@ def _report(recipe, build, version, toolchain_version, seconds):
     for name in ARTIFACTS:
         if not (build / name).is_file():
             raise FirmwareError("the build made no %s (see %s)" % (name, build.parent))
-    frozen = build / "frozen_content.c"
+    frozen = build / FROZEN_C
     report = sizes.image_sizes((build / "firmware.elf").read_bytes(),
                                (build / "firmware.elf.map").read_text(errors="replace"),
                                frozen.read_text(errors="replace") if frozen.is_file() else "",
-                               [REPO / "micropython", REPO / "flex_c"])
+                               FLEX_MARKERS)
     report.update(board=recipe.board.name, flavor=recipe.flavor, micropython=version,
                   toolchain=toolchain_version, flex_module=inputs.has_flex_module()
                   and not recipe.stock, code_limit=recipe.code_limit,
@@ -171,8 +195,9 @@ def _store(entry, work, report):
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        for name in ARTIFACTS:
-            shutil.copy2(work / "build" / name, tmp / name)
+        for name in (*ARTIFACTS, FROZEN_C):
+            if (work / "build" / name).is_file():
+                shutil.copy2(work / "build" / name, tmp / name)
         shutil.copy2(work / "build.log", tmp / "build.log")
         write_text_atomic(tmp / "sizes.json", json.dumps(report, indent=1))
         shutil.rmtree(entry, ignore_errors=True)

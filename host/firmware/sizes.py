@@ -112,10 +112,11 @@ def other_frozen_tables(frozen_c, table_bytes):
     return round(qstrs + sum(len(f) + 1 + 4 for f in files))
 
 
-def image_sizes(elf_bytes, map_text, frozen_c, flex_dirs):
+def image_sizes(elf_bytes, map_text, frozen_c, flex_markers):
     """The size report of one image: {'total': {kind: bytes}, 'parts': {part: {kind:
     bytes}}, 'flash_end': address, 'ram_code': [(name, address, size)] of the flex module's
-    input sections placed in RAM}. `flex_dirs` are the source folders of the flex module."""
+    input sections placed in RAM}. An object file whose path holds one of `flex_markers`
+    belongs to the flex module."""
     elf = Elf(elf_bytes)
     kinds = section_kinds(elf)
     total = dict.fromkeys(KINDS, 0)
@@ -125,14 +126,13 @@ def image_sizes(elf_bytes, map_text, frozen_c, flex_dirs):
     parts = {part: dict.fromkeys(KINDS, 0) for part in PARTS}
     frozen_total = 0
     ram_code = []
-    markers = [str(d).lstrip("/") for d in flex_dirs]
     for output, name, addr, size, obj in map_input_sections(map_text):
         kind = kinds.get(output)
         if kind is None or not size:
             continue
         if obj.endswith(("frozen_content.c.o", "frozen_content.c.obj")) and kind == "text":
             frozen_total += size
-        elif any(m in obj for m in markers):
+        elif any(m in obj for m in flex_markers):
             parts["flex_module"][kind] += size
             if RAM_BASE <= addr < RAM_END and kind == "data" and not name.startswith(".data"):
                 ram_code.append((name, addr, size))
