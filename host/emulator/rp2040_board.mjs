@@ -22,6 +22,9 @@ const FLASH_BASE = 0x10000000;
 const CYCLE_NANOS = 8; // rp2040js runs clk_sys at a fixed 125 MHz
 const SAVE_DELAY_MS = 300;
 const SLICE_MS = 20; // wall time between looks at stdin, signals and timers
+// How far emulated time may run ahead of wall time while the core sleeps: short waits (USB
+// packets every few microseconds) pass at once, long ones (time.sleep) take real time.
+const LEAD_NANOS = 50e6;
 // Breakpoint numbers placed at the start of the bootrom's flash functions.
 const BKPT_ERASE = 0xe0;
 const BKPT_PROGRAM = 0xe1;
@@ -196,7 +199,7 @@ function run() {
     for (let i = 0; i < 20000 && !halted; i++) {
       if (core.waiting) {
         const step = clock.nanosToNextAlarm;
-        const allowed = anchorEmu + (wallNanos() - anchorWall);
+        const allowed = anchorEmu + (wallNanos() - anchorWall) + LEAD_NANOS;
         if (step <= 0) {
           // Nothing scheduled: only host input can wake the core; time goes on meanwhile.
           if (allowed > clock.nanos) clock.tick(allowed - clock.nanos);
