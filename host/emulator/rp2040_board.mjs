@@ -38,8 +38,16 @@ function report(event, extra = {}) {
   control.write(line + '\n');
 }
 
+// Only core 0 is emulated: MicroPython polling the inter-core FIFO (SIO 0x50, 0x58) is
+// expected and not worth a warning.
+const CORE1_FIFO = /^Read from invalid SIO address: (50|58)$/;
+const warn = console.warn;
+console.warn = (...args) => {
+  if (!CORE1_FIFO.test(args.join(' '))) warn(...args);
+};
+
 const mcu = new RP2040();
-mcu.logger = new ConsoleLogger(LogLevel.Error);
+mcu.logger = new ConsoleLogger(LogLevel.Error, false);
 const rom = new Uint8Array(fs.readFileSync(bootromPath));
 mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.byteLength / 4));
 patchBootrom(rom);
@@ -116,6 +124,13 @@ mcu.onBreak = (code) => {
     return;
   }
   core.PC = core.LR & ~1;
+};
+
+// A watchdog reset (machine.reset()) would need a fresh chip; the board stops instead.
+mcu.peripherals[0x40058].onWatchdogTrigger = () => {
+  process.stderr.write('board halted: watchdog reset (machine.reset()) is not emulated; ' +
+                       'power-cycle the board instead (close it and start it again)\n');
+  halted = true;
 };
 
 // ---- USB CDC <-> stdin/stdout ---------------------------------------------------------------
