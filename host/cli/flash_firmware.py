@@ -6,6 +6,7 @@ bootloader drive) before, or instead of, a model.
 """
 
 import sys
+from pathlib import Path
 
 
 def add_arguments(parser):
@@ -27,7 +28,7 @@ def _board_name(args):
     if args.board:
         return args.board
     try:
-        kinds = uf2.families(uf2.parse(open(args.firmware, "rb").read()))
+        kinds = uf2.families(uf2.parse(Path(args.firmware).read_bytes()))
     except (OSError, uf2.UF2Error):
         return "rp2040"  # load_firmware reports the unreadable or invalid file
     for family in kinds:
