@@ -3,7 +3,10 @@
 `prepare(step, ctx)` validates one op of a parsed `BstFile` (tensor dtypes and shapes,
 constant shapes, parameter ranges) so that no kernel can index outside its buffers, then
 sets `step.k` (the kernel) and `step.a` (its arguments, in the kernel's order, as listed in
-`burn.graph`): running the op is `step.k(*step.a)`, which allocates nothing. Errors are
+`burn.graph`): running the op is `step.k(*step.a)`, which allocates nothing. The Python
+twins get one more argument made here once, which the flex C kernels do without: the
+multiplier offsets of the plain conv-like kernels, the lookup table of the viper softmax,
+logistic and tanh. Errors are
 ValueErrors that name the op index and kind.
 """
 
@@ -194,6 +197,23 @@ def _weights_tail(step, ctx, dt, oc):
     return tables
 
 
+def _plain_mult_off(step, dt):
+    """The trailing argument of the plain int8 conv-like kernels: their multipliers as
+    offsets, made once here (see burn.graph.fixedpoint.multiplier_offsets)."""
+    if dt == "int8" and step.runtime == "plain":
+        from burn.graph.fixedpoint import multiplier_offsets
+
+        step.a += (multiplier_offsets(step.a[3]),)
+
+
+def _table(step, module, maker, params):
+    """The trailing argument of the viper softmax/logistic/tanh twins: their lookup table,
+    made once here from the op's parameters."""
+    if step.runtime == "viper":
+        mod = __import__("burn.graph." + module, None, None, [maker])
+        step.a += (getattr(mod, maker)(*params),)
+
+
 def _quant_tail(step, dt):
     """The trailing arguments of conv-like kernels: zero points and clamp, or act."""
     if dt == "float32":
@@ -240,6 +260,7 @@ def _conv(step, ctx, variant):
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
                                                            kw, groups) + \
         step.ps(_WINDOW) + _quant_tail(step, dt)
+    _plain_mult_off(step, dt)
 
 
 def _depthwise(step, ctx, variant):
@@ -257,6 +278,7 @@ def _depthwise(step, ctx, variant):
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, mult, kh,
                                                            kw) + \
         step.ps(_WINDOW) + _quant_tail(step, dt)
+    _plain_mult_off(step, dt)
 
 
 def _fully_connected(step, ctx, variant):
@@ -273,6 +295,7 @@ def _fully_connected(step, ctx, variant):
     _kernel(step, dt, ("fully_connected", "fully_connected"), variant)
     step.a = (x, w) + _weights_tail(step, ctx, dt, out_f) + (y, batches, in_f, out_f) + \
         _quant_tail(step, dt)
+    _plain_mult_off(step, dt)
 
 
 _ADD_Q = (("a_zp",) + _ZP, ("a_mult", 0, _I32), ("a_shift", -_SHIFT, _SHIFT),
@@ -347,8 +370,10 @@ def _softmax(step, ctx, variant):
     if dt == "float32":
         step.a += (step.num("beta"),)
     else:
-        step.a += step.ps((("in_mult", 0, _I32), ("in_left_shift", -_SHIFT, _SHIFT),
-                           ("diff_min", -_I32, 0)))
+        q = step.ps((("in_mult", 0, _I32), ("in_left_shift", -_SHIFT, _SHIFT),
+                     ("diff_min", -_I32, 0)))
+        step.a += q
+        _table(step, "s8_softmax", "softmax_table", q)
 
 
 def _sigmoid_like(step, ctx, variant):
@@ -358,8 +383,10 @@ def _sigmoid_like(step, ctx, variant):
         _bind(step, "f32_elementwise", step.kind + "_f32", variant)
     else:
         _bind(step, "s8_" + step.kind, step.kind + "_s8", variant)
-        step.a += step.ps((("in_zp",) + _ZP, ("in_mult", 0, _I32),
-                           ("in_left_shift", -_SHIFT, _SHIFT), ("range_radius", 0, _I32)))
+        q = step.ps((("in_zp",) + _ZP, ("in_mult", 0, _I32),
+                     ("in_left_shift", -_SHIFT, _SHIFT), ("range_radius", 0, _I32)))
+        step.a += q
+        _table(step, "s8_" + step.kind, step.kind + "_table", q)
 
 
 def _quantize(step, ctx, variant):

@@ -5,6 +5,13 @@ reproduced bit for bit for in-range inputs). `mbqm_fast` is the viper twin of
 `multiply_by_quantized_multiplier` used inside the viper kernels; it computes the 64-bit
 product from 16-bit halves, so it is exact on 32-bit boards as well as on 64-bit ports.
 
+The int8 kernels take their Q31 multipliers as offsets `mult - 2**30` (`mbqm_offset`,
+`requantize_channel`, `multiplier_offsets`): an offset is a small int on every port, while
+a multiplier >= 2**30 is a heap-allocated big int on a 32-bit MicroPython (small ints hold
+31 bits there). On such a port (`NARROW`) `mbqm_offset` is `mbqm_limbs`, which forms the
+product from 15-bit limbs so that no value reaches 2**30; elsewhere it is the exact
+`multiply_by_quantized_multiplier`. Both give the same results.
+
 The `*_params` helpers reproduce what TFLM's Prepare() computes from the tensor scales.
 They use double precision; on a board whose floats are single precision they would differ,
 so the host computes them and stores the integers in the model file.
@@ -66,11 +73,80 @@ def multiply_by_quantized_multiplier(x, mult, shift):
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, mult), -shift)
 
 
-def requantize_channel(acc, bias, mult, shift, c, out_zp, act_min, act_max):
+# Small ints hold 31 bits on a 32-bit MicroPython; larger values are allocated on the heap.
+NARROW = sys.implementation.name == "micropython" and sys.maxsize < (1 << 32)
+_SMALL = 0x3FFFFFFF  # the largest small int of a 32-bit port
+_HALF = 0x20000000
+
+
+def _srdhm_limbs(x, mult_off):
+    # saturating_rounding_doubling_high_mul(x, mult_off + 2**30) for |x| <= 2**30 - 1:
+    # |x| * m + nudge = (top + hi + carry) * 2**30 + (bits below 2**30), from 15-bit limbs.
+    neg = x < 0
+    ax = -x if neg else x
+    top = ax
+    if mult_off < 0:  # a multiplier below 2**30: no 2**30 term
+        top = 0
+        mult_off = mult_off + _SMALL + 1
+    a1 = ax >> 15
+    a0 = ax & 0x7FFF
+    m1 = mult_off >> 15
+    m0 = mult_off & 0x7FFF
+    n = 0x7FFF if neg else 0  # a negative product rounds with 2**30 - 1, else with 2**30
+    t0 = a0 * m0 + n
+    t1 = a1 * m0 + (t0 >> 15) + n
+    t2 = (t1 & 0x7FFF) + a0 * m1
+    hi = a1 * m1 + (t1 >> 15) + (t2 >> 15)
+    r = (top >> 1) + (hi >> 1) + (((top & 1) + (hi & 1) + (0 if neg else 1)) >> 1)
+    return -r if neg else r
+
+
+def mbqm_limbs(x, mult_off, shift):
+    """multiply_by_quantized_multiplier(x, mult_off + 2**30, shift) computed in values below
+    2**30 whenever |x * 2**max(shift, 0)| < 2**30 (else exactly, in big ints)."""
+    if shift > 0:
+        lim = _SMALL >> shift
+        if x < -lim or x > lim:
+            return multiply_by_quantized_multiplier(x, mult_off + _SMALL + 1, shift)
+        return _srdhm_limbs(x << shift, mult_off)
+    if x < -_SMALL or x > _SMALL:
+        return multiply_by_quantized_multiplier(x, mult_off + _SMALL + 1, shift)
+    r = _srdhm_limbs(x, mult_off)
+    if shift > -30:
+        return rounding_divide_by_pot(r, -shift)
+    # |r| < 2**30: a division by 2**31 rounds to 0, by 2**30 to -1, 0 or 1.
+    if shift < -30 or -_HALF < r < _HALF:
+        return 0
+    return 1 if r > 0 else -1
+
+
+def mbqm_offset(x, mult_off, shift):
+    """multiply_by_quantized_multiplier(x, mult_off + 2**30, shift); mbqm_limbs on a
+    32-bit MicroPython (NARROW), where it allocates nothing for in-range values."""
+    return multiply_by_quantized_multiplier(x, mult_off + _SMALL + 1, shift)
+
+
+if NARROW:
+    mbqm_offset = mbqm_limbs
+
+
+def multiplier_offsets(mult):
+    """array('i') of mult[c] - 2**30 for an int32 multiplier buffer: the form the int8
+    kernels read (a small int on every port)."""
+    from array import array
+
+    off = array("i", bytes(4 * len(mult)))
+    for c in range(len(mult)):
+        off[c] = mult[c] - _SMALL - 1
+    return off
+
+
+def requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min, act_max):
     """The epilogue of the plain conv, depthwise and fully connected kernels: output
-    channel c's int32 sum plus bias, requantized, shifted by the output zero point and
-    clamped to the fused activation range."""
-    v = multiply_by_quantized_multiplier(acc + bias[c], mult[c], shift[c]) + out_zp
+    channel c's int32 sum plus bias, requantized with the offset multiplier mult_off[c]
+    (see multiplier_offsets), shifted by the output zero point and clamped to the fused
+    activation range."""
+    v = mbqm_offset(acc + bias[c], mult_off[c], shift[c]) + out_zp
     if v < act_min:
         return act_min
     return act_max if v > act_max else v
@@ -236,3 +312,48 @@ if sys.implementation.name == "micropython":
         if hi > 0x7FFF:
             hi -= 0x10000
         return (hi << 16) | (v & 0xFFFF)
+
+    @micropython.viper
+    def srdhm_fast(buf, i: int):
+        """buf[i] = saturating_rounding_doubling_high_mul(buf[i], buf[i + 1]) on an int32
+        buffer. Operands and result travel through the buffer, so that no int32 is boxed
+        (a big int on a 32-bit board). Exact with 32-bit machine words."""
+        p = ptr32(buf)
+        # INT32_MIN as a 32-bit word, 2**31 as a 64-bit one (shifted at run time: the
+        # compiler would fold a constant 1 << 31 into a big int on a 32-bit port).
+        sign = 1
+        sign = sign << 31
+        a = (int(p[i]) ^ sign) - sign
+        b = (int(p[i + 1]) ^ sign) - sign
+        if a == b and a == 0 - sign:
+            p[i] = sign - 1
+            return
+        neg = 0
+        ua = uint(a)
+        if a < 0:
+            ua = uint(0 - a)
+            neg = 1
+        ub = uint(b)
+        if b < 0:
+            ub = uint(0 - b)
+            neg ^= 1
+        al = ua & 0xFFFF
+        ah = (ua >> 16) & 0xFFFF
+        bl = ub & 0xFFFF
+        bh = (ub >> 16) & 0xFFFF
+        # |a| * |b| + nudge in 16-bit columns, shifted right by 31 (as mbqm_fast).
+        t0 = al * bl
+        t1 = ah * bl
+        t2 = al * bh
+        t3 = ah * bh
+        nudge = uint(0x40000000)
+        if neg:
+            nudge = uint(0x3FFFFFFF)
+        w0 = (t0 & 0xFFFF) + (nudge & 0xFFFF)
+        w1 = (t0 >> 16) + (t1 & 0xFFFF) + (t2 & 0xFFFF) + (nudge >> 16) + (w0 >> 16)
+        w2 = (t1 >> 16) + (t2 >> 16) + (t3 & 0xFFFF) + (w1 >> 16)
+        w3 = (t3 >> 16) + (w2 >> 16)
+        r = int((w3 << 17) | ((w2 & 0xFFFF) << 1) | ((w1 & 0xFFFF) >> 15))
+        if neg:
+            r = 0 - r
+        p[i] = r

@@ -3,13 +3,16 @@
 
 import sys
 
-from .fixedpoint import requantize_channel as _requantize
+from .fixedpoint import multiplier_offsets, requantize_channel
 
 
 def conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
                   stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, in_zp, out_zp,
-                  act_min, act_max):
-    """Reference int8 conv; see burn.graph for the argument table."""
+                  act_min, act_max, mult_off=None):
+    """Reference int8 conv; see burn.graph for the argument table.
+    mult_off: multiplier_offsets(mult), made once by the runtime (here when None)."""
+    if mult_off is None:
+        mult_off = multiplier_offsets(mult)
     gic = ic // groups
     goc = oc // groups
     wstride = kh * kw * gic
@@ -37,7 +40,8 @@ def conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh,
                                 v = ((inp[ib + k] + 128) & 255) - 128
                                 q = ((w[wb + k] + 128) & 255) - 128
                                 acc += (v - in_zp) * q
-                    out[o] = _requantize(acc, bias, mult, shift, c, out_zp, act_min, act_max)
+                    out[o] = requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min,
+                                                act_max)
                     o += 1
 
 

@@ -4,13 +4,16 @@ TFLM DepthwiseConvPerChannel."""
 
 import sys
 
-from .fixedpoint import requantize_channel as _requantize
+from .fixedpoint import multiplier_offsets, requantize_channel
 
 
 def depthwise_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
                             depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
-                            pad_left, in_zp, out_zp, act_min, act_max):
-    """Reference int8 depthwise conv; see burn.graph for the argument table."""
+                            pad_left, in_zp, out_zp, act_min, act_max, mult_off=None):
+    """Reference int8 depthwise conv; see burn.graph for the argument table.
+    mult_off: multiplier_offsets(mult), made once by the runtime (here when None)."""
+    if mult_off is None:
+        mult_off = multiplier_offsets(mult)
     oc = ic * depth_mult
     o = 0
     for b in range(n):
@@ -33,7 +36,8 @@ def depthwise_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, o
                             v = ((inp[(row + ix) * ic + ci] + 128) & 255) - 128
                             q = ((w[(fy * kw + fx) * oc + c] + 128) & 255) - 128
                             acc += (v - in_zp) * q
-                    out[o] = _requantize(acc, bias, mult, shift, c, out_zp, act_min, act_max)
+                    out[o] = requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min,
+                                                act_max)
                     o += 1
 
 

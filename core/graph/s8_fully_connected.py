@@ -3,12 +3,15 @@
 
 import sys
 
-from .fixedpoint import requantize_channel as _requantize
+from .fixedpoint import multiplier_offsets, requantize_channel
 
 
 def fully_connected_s8_plain(inp, w, bias, mult, shift, out, batches, in_features,
-                             out_features, in_zp, out_zp, act_min, act_max):
-    """Reference int8 fully connected; see burn.graph for the argument table."""
+                             out_features, in_zp, out_zp, act_min, act_max, mult_off=None):
+    """Reference int8 fully connected; see burn.graph for the argument table.
+    mult_off: multiplier_offsets(mult), made once by the runtime (here when None)."""
+    if mult_off is None:
+        mult_off = multiplier_offsets(mult)
     o = 0
     for b in range(batches):
         ib = b * in_features
@@ -19,7 +22,7 @@ def fully_connected_s8_plain(inp, w, bias, mult, shift, out, batches, in_feature
                 v = ((inp[ib + k] + 128) & 255) - 128
                 q = ((w[wb + k] + 128) & 255) - 128
                 acc += (v - in_zp) * q
-            out[o] = _requantize(acc, bias, mult, shift, c, out_zp, act_min, act_max)
+            out[o] = requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min, act_max)
             o += 1
 
 

@@ -3,12 +3,13 @@
 
 import sys
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import mbqm_offset as _mbqm
 
 
 def mean_s8_plain(inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift):
     """Reference int8 mean: inp [outer, reduce, inner] -> out [outer, inner]; mult, shift
     from fixedpoint.mean_params (1/reduce folded in)."""
+    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
     o = 0
     for a in range(outer):
         base = a * reduce * inner

@@ -3,11 +3,12 @@
 
 import sys
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import mbqm_offset as _mbqm
 
 
 def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max):
     """Reference int8 mul: out[i] = a[i] * b[i % b_size] in real values, requantized."""
+    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
     j = 0
     for i in range(size):
         x = ((a[i] + 128) & 255) - 128 - a_zp

@@ -4,7 +4,7 @@ and clamp (a lone RELU/RELU6), as TFLM computes them."""
 
 import sys
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import round_half_away, to_f32
 
 
@@ -23,6 +23,7 @@ def dequantize_s8(inp, out, size, scale, zp):
 
 def requantize_s8_plain(inp, out, size, in_zp, out_zp, mult, shift):
     """TFLM Requantize: out = clamp(mbqm(q - in_zp, mult, shift) + out_zp)."""
+    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
     for i in range(size):
         v = _mbqm(((inp[i] + 128) & 255) - 128 - in_zp, mult, shift) + out_zp
         out[i] = -128 if v < -128 else (127 if v > 127 else v)

@@ -3,6 +3,7 @@
 from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
 from .fixedpoint import rounding_divide_by_pot as _rdbp
 from .fixedpoint_math import tanh as _tanh
+from .s8_lookup import lookup_s8_fast, make_table
 
 
 def tanh_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
@@ -20,5 +21,20 @@ def tanh_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
         out[i] = v
 
 
+def tanh_table(in_zp, in_mult, in_left_shift, range_radius):
+    """The 256-entry int8 table of tanh_s8_plain for these parameters (s8_lookup)."""
+    return make_table(tanh_s8_plain, in_zp, in_mult, in_left_shift, range_radius)
+
+
 tanh_s8_fast = None
-tanh_s8 = tanh_s8_plain
+if lookup_s8_fast is not None:
+
+    def tanh_s8_fast(inp, out, size, in_zp, in_mult, in_left_shift, range_radius,
+                     table=None):
+        """Viper twin of tanh_s8_plain: a lookup in `table`, tanh_table of the same
+        parameters (made once by the runtime; here when None)."""
+        if table is None:
+            table = tanh_table(in_zp, in_mult, in_left_shift, range_radius)
+        lookup_s8_fast(inp, out, size, table)
+
+tanh_s8 = tanh_s8_fast or tanh_s8_plain

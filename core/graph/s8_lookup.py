@@ -1,0 +1,42 @@
+"""int8 ops whose output depends on one input value only, run as a 256-entry table lookup.
+
+`make_table(kernel, *params)` runs an int8 elementwise kernel `kernel(inp, out, size,
+*params)` once over all 256 int8 values, so a lookup in the table gives that kernel's
+results bit for bit. `lookup_s8(inp, out, size, table)` maps each input byte through it.
+"""
+# ruff: noqa: F821  (ptr8 is a viper builtin)
+
+import sys
+from array import array
+
+
+def make_table(kernel, *params):
+    """array('b') of kernel's outputs for the inputs 0..127, -128..-1 (an input's raw byte
+    is its index)."""
+    table = array("b", bytes(256))
+    kernel(bytes(range(256)), table, 256, *params)
+    return table
+
+
+def lookup_s8_plain(inp, out, size, table):
+    """out[i] = table[byte of inp[i]] for a table from make_table."""
+    for i in range(size):
+        out[i] = table[inp[i] & 255]
+
+
+lookup_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    @micropython.viper
+    def lookup_s8_fast(inp, out, size: int, table):
+        """Viper twin of lookup_s8_plain."""
+        pi = ptr8(inp)
+        po = ptr8(out)
+        pt = ptr8(table)
+        i = 0
+        while i < size:
+            po[i] = pt[pi[i]]
+            i += 1
+
+lookup_s8 = lookup_s8_fast or lookup_s8_plain
