@@ -1,6 +1,6 @@
 """UF2 files made in the tests: a firmware-like image carrying MicroPython's version strings
 and frozen-module name table the way an rp2 build lays them out in flash, and the path of a
-real MicroPython UF2 when one is named by $BURN_TEST_UF2."""
+real MicroPython UF2 when one is named by $BURN_RP2040_FIRMWARE."""
 
 import os
 import random
@@ -44,11 +44,12 @@ def firmware_uf2(family="rp2040", seed=1):
 
 
 def real_uf2_path():
-    """A real MicroPython RP2040 UF2 named by $BURN_TEST_UF2; skips the test without one."""
-    path = os.environ.get("BURN_TEST_UF2")
+    """A real MicroPython RP2040 UF2 named by $BURN_RP2040_FIRMWARE (as for the emulator
+    tests); skips the test without one."""
+    path = os.environ.get("BURN_RP2040_FIRMWARE")
     if not path:
-        pytest.skip("no real MicroPython UF2: set BURN_TEST_UF2 to an RPI_PICO firmware.uf2 "
-                    "(ports/rp2 build, or micropython.org/download/RPI_PICO/)")
+        pytest.skip("no real MicroPython UF2: set BURN_RP2040_FIRMWARE to an RPI_PICO "
+                    "firmware.uf2 (ports/rp2 build, or micropython.org/download/RPI_PICO/)")
     if not os.path.isfile(path):
-        pytest.skip("BURN_TEST_UF2=%s is not a file" % path)
+        pytest.skip("BURN_RP2040_FIRMWARE=%s is not a file" % path)
     return path
