@@ -34,9 +34,11 @@ _PROMPT = b">>> "
 
 
 def default_firmware(board):
-    """The UF2 that `burn firmware build --board <board>` made for `board`, or None when
-    there is none yet."""
-    return None
+    """The UF2 that `burn firmware build --board <board>` made for `board` (with the current
+    inputs), or None when there is none yet."""
+    from burn.host.firmware.build import cached_image
+
+    return cached_image(board)
 
 
 class EmulatedBoard:

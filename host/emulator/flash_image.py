@@ -58,8 +58,9 @@ def prepare(image, board, firmware=None):
             return image
         flash = bytearray(image.read_bytes())
     elif ranges is None:
-        raise EmulatorError("no firmware to run: give a MicroPython UF2 for the %s (--firmware) "
-                            "or an existing flash image" % board.mcu)
+        raise EmulatorError("no firmware to run: give a MicroPython UF2 for the %s (--firmware), "
+                            "build one with `burn firmware build --board %s`, or use an "
+                            "existing flash image" % (board.mcu, board.name))
     else:
         flash = bytearray(b"\xff") * board.flash_bytes
     for offset, chunk in ranges.items():

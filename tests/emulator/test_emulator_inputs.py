@@ -6,8 +6,9 @@ import pytest
 from emulator_support import emulator_or_skip
 
 from burn.host import uf2
+from burn.host.boards import load_board
 from burn.host.cli import main
-from burn.host.emulator import EmulatedBoard, EmulatorError
+from burn.host.emulator import EmulatedBoard, EmulatorError, flash_image
 
 # Thumb `b .` (branch to itself) at the flash base: a firmware that runs but never starts USB.
 _SPIN = uf2.write_uf2((uf2.RP2040_FLASH_BASE, b"\xfe\xe7" * 512), "rp2040")
@@ -54,7 +55,7 @@ def test_a_missing_bootrom_is_named(tmp_path):
 
 def test_no_firmware_and_no_image_is_refused(tmp_path):
     with pytest.raises(EmulatorError, match="no firmware to run"):
-        _start(tmp_path)
+        flash_image.prepare(tmp_path / "flash.img", load_board("rp2040"))
 
 
 def test_a_flash_image_of_the_wrong_size_is_refused(tmp_path):
