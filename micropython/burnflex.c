@@ -67,8 +67,7 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
 static const mp_rom_map_elem_t burnflex_globals_table[] = {
     {MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_burnflex)},
     {MP_ROM_QSTR(MP_QSTR_version), MP_ROM_INT(FLEX_VERSION)},
-    {MP_ROM_QSTR(MP_QSTR_float), MP_ROM_PTR(BURNFLEX_FLOAT ? &mp_const_true_obj
-                                                         : &mp_const_false_obj)},
+    {MP_ROM_QSTR(MP_QSTR_float), BURNFLEX_FLOAT ? MP_ROM_TRUE : MP_ROM_FALSE},
     BF_KERNELS(BF_ENTRY)
 };
 static MP_DEFINE_CONST_DICT(burnflex_globals, burnflex_globals_table);
