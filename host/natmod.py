@@ -1,0 +1,170 @@
+"""The `burnflex` dynamic native module (.mpy): build it for an architecture, read .mpy
+headers, and tell whether a board can load a given .mpy.
+
+A build runs micropython/natmod/Makefile (MicroPython's py/dynruntime.mk) in a temporary
+folder of the cache and keeps `burnflex.mpy` under `cache_dir("natmod", "<arch>-<key>")`,
+where the key hashes the binding sources, the flex_c sources, the architecture, the
+compiler and the MicroPython version, so an unchanged module is built once.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from burn.host import vendor
+from burn.host.cache import cache_dir
+from burn.host.mp_unix import NATIVE_ARCHES
+
+REPO = Path(__file__).resolve().parent.parent
+BINDINGS = REPO / "micropython"
+FLEX_C = REPO / "flex_c"
+MODULE = "burnflex"
+# natmod architectures that the Makefile knows, with their C compiler
+ARCHES = {"x86": "gcc", "x64": "gcc", "armv6m": "arm-none-eabi-gcc",
+          "armv7m": "arm-none-eabi-gcc", "armv7emsp": "arm-none-eabi-gcc",
+          "armv7emdp": "arm-none-eabi-gcc"}
+ARM_INSTALL = ("apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi "
+               "libstdc++-arm-none-eabi-newlib")
+_THUMB = ("armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp")
+
+
+class NatmodError(RuntimeError):
+    """The native module cannot be built here; the message says why and what to do."""
+
+
+class MissingTool(NatmodError):
+    """A compiler or Python package that the build needs is not installed."""
+
+
+def _compiler(arch):
+    """Path of the C compiler for `arch`, or NatmodError with the install line."""
+    if arch not in ARCHES:
+        raise NatmodError("unknown natmod architecture %r; known: %s"
+                          % (arch, ", ".join(sorted(ARCHES))))
+    cc = shutil.which(ARCHES[arch])
+    if cc is None:
+        install = ARM_INSTALL if ARCHES[arch].startswith("arm") else "apt-get install -y gcc"
+        raise MissingTool("%s not found: building burnflex.mpy for %s needs it (%s)"
+                          % (ARCHES[arch], arch, install))
+    return cc
+
+
+def _check_python_tools(arch):
+    """mpy_ld needs pyelftools, and `ar` to link libgcc into the Arm builds."""
+    missing = []
+    for module, package in (("elftools", "pyelftools"), ("ar", "ar")):
+        if package == "ar" and not arch.startswith("arm"):
+            continue
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(package)
+    if missing:
+        raise MissingTool("MicroPython's mpy_ld.py needs the Python package(s) %s: "
+                          "pip install %s" % (", ".join(missing), " ".join(missing)))
+
+
+def _input_files():
+    """Every file a build reads from this project: the bindings and flex_c."""
+    files = sorted(p for p in BINDINGS.rglob("*") if p.suffix in (".c", ".h")
+                   or p.name == "Makefile")
+    files += sorted(p for p in FLEX_C.rglob("*") if p.suffix in (".c", ".h")
+                    or p.name == "sources.py")
+    return files
+
+
+def build_key(arch, tree, cc):
+    """Hash of a build's inputs: sources, architecture, compiler, MicroPython version."""
+    h = hashlib.sha256()
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+    h.update(("%s\0%s\0%s\0" % (arch, vendor.micropython_version(tree),
+                                version.splitlines()[0] if version else cc)).encode())
+    for path in _input_files():
+        h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def build_natmod(arch, micropython=None, log=None):
+    """Path of burnflex.mpy for `arch` (x64, armv6m, armv7emsp, ...), built once per inputs.
+
+    `micropython`: a MicroPython v1.28.0 tree or archive (default: burn.host.vendor's
+    search). `log(text)` receives progress lines (default: stderr). Raises MissingTool (a
+    compiler or package is missing), NatmodError (the build failed) or
+    burn.host.vendor.VendorError (no MicroPython tree)."""
+    log = log or (lambda text: print(text, file=sys.stderr))
+    cc = _compiler(arch)
+    _check_python_tools(arch)
+    tree = vendor.micropython_source(micropython)
+    folder = cache_dir("natmod", "%s-%s" % (arch, build_key(arch, tree, cc)[:16]))
+    final = folder / (MODULE + ".mpy")
+    if final.exists():
+        return final
+    log("building %s.mpy for %s (MicroPython %s) ..." % (MODULE, arch,
+                                                       vendor.micropython_version(tree)))
+    work = folder.parent / (".%s.build%d" % (folder.name, os.getpid()))
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    try:
+        (work / "Makefile").write_text("include %s\n" % (BINDINGS / "natmod" / "Makefile"))
+        proc = subprocess.run(["make", "MPY_DIR=%s" % tree, "ARCH=%s" % arch,
+                               "PYTHON=%s" % sys.executable, "-j2"],
+                              cwd=work, capture_output=True, text=True)
+        if proc.returncode:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
+            raise NatmodError("building %s.mpy for %s failed:\n%s" % (MODULE, arch, tail))
+        os.replace(work / (MODULE + ".mpy"), final)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    log("built %s (%d bytes)" % (final, final.stat().st_size))
+    return final
+
+
+def _arch_name(index):
+    return NATIVE_ARCHES[index] if index < len(NATIVE_ARCHES) else "arch#%d" % index
+
+
+def mpy_header(path_or_bytes):
+    """(mpy version, sub-version, architecture name or None) of a .mpy file or its bytes.
+    The architecture is None for bytecode-only files. ValueError if it is not a .mpy."""
+    data = path_or_bytes
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        with open(data, "rb") as f:
+            data = f.read(4)
+    data = bytes(data[:4])
+    if len(data) < 4 or data[0] != ord("M"):
+        raise ValueError("not a .mpy file (no 'M' header)")
+    arch = (data[2] >> 2) & 0x2F
+    return data[1], data[2] & 3, _arch_name(arch) if arch else None
+
+
+def _describe(version, sub, arch):
+    return ".mpy v%d.%d, %s" % (version, sub, arch or "no native code")
+
+
+def check_mpy_compatible(header, board_mpy):
+    """None when a board whose `sys.implementation._mpy` is `board_mpy` can load a .mpy
+    with `header` (mpy_header's tuple), else a message naming both sides' architecture and
+    .mpy version. Follows MicroPython's loader: same version; native code also needs the
+    same sub-version and the board's architecture (Thumb boards also load the older Thumb
+    architectures, down to armv6m)."""
+    version, sub, arch = header
+    board = (board_mpy & 0xFF, (board_mpy >> 8) & 3,
+             _arch_name((board_mpy >> 10) & 0x2F) if (board_mpy >> 10) & 0x2F else None)
+    problem = None
+    if version != board[0]:
+        problem = ".mpy version differs"
+    elif arch is not None:
+        if sub != board[1]:
+            problem = ".mpy sub-version differs"
+        elif board[2] is None:
+            problem = "the board's firmware cannot load native code"
+        elif arch != board[2] and not (arch in _THUMB and board[2] in _THUMB and
+                                       _THUMB.index(arch) <= _THUMB.index(board[2])):
+            problem = "architecture differs"
+    if problem is None:
+        return None
+    return "module is %s but the board takes %s: %s" % (_describe(*header), _describe(*board),
+                                                        problem)

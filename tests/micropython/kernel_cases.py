@@ -1,0 +1,305 @@
+"""Random argument lists for every kernel of the `burnflex` module, in burn.graph's
+signatures, written as JSON lines for mp_compare.py (which runs them on MicroPython).
+
+A line is [kernel, plain module, plain function, args]; an argument is a number, None, a
+buffer {"t": typecode, "hex": its bytes}, an output buffer {"t": typecode, "out": count}
+or a list of buffers {"list": [...]}. Parameters come from burn.graph.fixedpoint, as an
+exported model's would, so every case is a valid op.
+"""
+
+import json
+
+import numpy as np
+
+from burn.graph import fixedpoint as fp
+from burn.graph.geometry import out_size, pad_before
+
+ACTS = (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6, fp.ACT_RELU_N1_TO_1)
+
+
+def _int(rng, lo, hi):
+    return int(rng.integers(lo, hi + 1))
+
+
+def _f32(v):
+    return float(np.float32(v))
+
+
+def buf(typecode, values):
+    """An input buffer of `values` as array(typecode) holds them."""
+    dtype = {"b": np.int8, "i": np.int32, "f": np.float32}[typecode]
+    return {"t": typecode, "hex": np.asarray(values, dtype).tobytes().hex()}
+
+
+def out(typecode, count):
+    """An output buffer of `count` elements."""
+    return {"t": typecode, "out": int(count)}
+
+
+def s8(rng, count):
+    return buf("b", rng.integers(-128, 128, size=count))
+
+
+def f32(rng, count, scale=1.0):
+    return buf("f", rng.standard_normal(count) * scale)
+
+
+def window(rng, dilate=True, k_max=3):
+    """(ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left), SAME or VALID."""
+    while True:
+        ih, iw = _int(rng, 1, 7), _int(rng, 1, 7)
+        kh, kw = _int(rng, 1, k_max), _int(rng, 1, k_max)
+        sh, sw = _int(rng, 1, 2), _int(rng, 1, 2)
+        dh, dw = (_int(rng, 1, 2), _int(rng, 1, 2)) if dilate else (1, 1)
+        if (kh - 1) * dh + 1 <= ih and (kw - 1) * dw + 1 <= iw:
+            break
+    same = bool(rng.integers(0, 2))
+    oh, ow = out_size(ih, kh, sh, dh, same), out_size(iw, kw, sw, dw, same)
+    return (ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pad_before(ih, kh, sh, dh, oh),
+            pad_before(iw, kw, sw, dw, ow))
+
+
+def _quant_out(rng, in_scale, w_scales, k):
+    out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(20, 100) * np.sqrt(k))
+    out_zp, act = _int(rng, -128, 127), int(rng.choice(ACTS))
+    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+    mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    return out_zp, lo, hi, list(mult), list(shift)
+
+
+def conv_s8(rng, depthwise=False):
+    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
+    n = _int(rng, 1, 2)
+    if depthwise:
+        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
+        oc, wn, k = ic * dm, kh * kw * ic * dm, kh * kw
+    else:
+        groups = int(rng.choice([1, 1, 2, 3]))
+        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        wn, k = oc * kh * kw * (ic // groups), kh * kw * ic // groups
+    in_scale, in_zp = _f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
+    w_scales = [_f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+    out_zp, lo, hi, mult, shift = _quant_out(rng, in_scale, w_scales, k)
+    head = [s8(rng, n * ih * iw * ic), buf("b", rng.integers(-127, 128, size=wn)),
+            buf("i", rng.integers(-3000, 3000, size=oc)), buf("i", mult), buf("i", shift),
+            out("b", n * oh * ow * oc), n, ih, iw, ic, oh, ow]
+    middle = [dm, kh, kw] if depthwise else [oc, kh, kw, groups]
+    return head + middle + [sh, sw, dh, dw, pt, pl, in_zp, out_zp, lo, hi]
+
+
+def fully_connected_s8(rng):
+    batches, fin, fout = _int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12)
+    in_scale, in_zp = _f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
+    w_scales = [_f32(rng.uniform(0.001, 0.05))] * fout
+    if rng.integers(0, 2):
+        w_scales = [_f32(rng.uniform(0.001, 0.05)) for _ in range(fout)]
+    out_zp, lo, hi, mult, shift = _quant_out(rng, in_scale, w_scales, fin)
+    return [s8(rng, batches * fin), buf("b", rng.integers(-127, 128, size=fout * fin)),
+            buf("i", rng.integers(-3000, 3000, size=fout)), buf("i", mult), buf("i", shift),
+            out("b", batches * fout), batches, fin, fout, in_zp, out_zp, lo, hi]
+
+
+def _broadcast(rng):
+    size = _int(rng, 1, 48)
+    divisors = [d for d in range(1, size + 1) if size % d == 0]
+    return size, int(rng.choice([size, 1, divisors[len(divisors) // 2]]))
+
+
+def _scales(rng, count):
+    return [_f32(rng.uniform(0.01, 0.2)) for _ in range(count)]
+
+
+def add_s8(rng):
+    size, b_size = _broadcast(rng)
+    a_scale, b_scale, out_scale = _scales(rng, 3)
+    a_zp, b_zp, out_zp = (_int(rng, -128, 127) for _ in range(3))
+    left, a_mult, a_shift, b_mult, b_shift, o_mult, o_shift = fp.add_params(a_scale, b_scale,
+                                                                            out_scale)
+    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
+    return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size, a_zp, a_mult,
+            a_shift, b_zp, b_mult, b_shift, out_zp, o_mult, o_shift, left, lo, hi]
+
+
+def mul_s8(rng):
+    size, b_size = _broadcast(rng)
+    a_scale, b_scale, out_scale = _scales(rng, 3)
+    out_zp = _int(rng, -128, 127)
+    mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
+    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
+    return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size,
+            _int(rng, -128, 127), _int(rng, -128, 127), out_zp, mult, shift, lo, hi]
+
+
+def _pool_geometry(rng):
+    ih, iw, oh, ow, kh, kw, sh, sw, _dh, _dw, pt, pl = window(rng, dilate=False)
+    return _int(rng, 1, 2), ih, iw, _int(rng, 1, 4), oh, ow, kh, kw, sh, sw, pt, pl
+
+
+def pool_s8(rng):
+    n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
+    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), _f32(rng.uniform(0.01, 0.1)),
+                                       _int(rng, -128, 127))
+    return [s8(rng, n * ih * iw * c), out("b", n * oh * ow * c), n, ih, iw, c, oh, ow, kh, kw,
+            sh, sw, pt, pl, lo, hi]
+
+
+def mean_s8(rng):
+    outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
+    in_scale, out_scale = _scales(rng, 2)
+    mult, shift = fp.mean_params(in_scale, out_scale, reduce)
+    return [s8(rng, outer * reduce * inner), out("b", outer * inner), outer, reduce, inner,
+            _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
+
+
+def softmax_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    mult, left, diff_min = fp.softmax_params(_f32(rng.uniform(0.5, 2.0)),
+                                             _f32(rng.uniform(0.01, 0.3)))
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, mult, left, diff_min]
+
+
+def q4_s8(rng):
+    size = _int(rng, 1, 64)
+    mult, left, radius = fp.logistic_params(_f32(rng.uniform(0.01, 0.3)))
+    return [s8(rng, size), out("b", size), size, _int(rng, -128, 127), mult, left, radius]
+
+
+def requantize_s8(rng):
+    size = _int(rng, 1, 64)
+    mult, shift = fp.requantize_params(*_scales(rng, 2))
+    return [s8(rng, size), out("b", size), size, _int(rng, -128, 127), _int(rng, -128, 127),
+            mult, shift]
+
+
+def quantize_s8(rng):
+    size, scale = _int(rng, 1, 64), _f32(rng.uniform(0.01, 0.2))
+    return [f32(rng, size, 60 * scale), out("b", size), size, scale, _int(rng, -128, 127)]
+
+
+def dequantize_s8(rng):
+    size = _int(rng, 1, 64)
+    return [s8(rng, size), out("f", size), size, _f32(rng.uniform(0.01, 0.2)),
+            _int(rng, -128, 127)]
+
+
+def _pad_args(rng, typecode):
+    dims = [_int(rng, 1, 3) for _ in range(4)]
+    before = [_int(rng, 0, 2) for _ in range(4)]
+    after = [_int(rng, 0, 2) for _ in range(4)]
+    count = int(np.prod([d + b + a for d, b, a in zip(dims, before, after)]))
+    src = s8(rng, int(np.prod(dims))) if typecode == "b" else f32(rng, int(np.prod(dims)))
+    value = _int(rng, -128, 127) if typecode == "b" else _f32(rng.standard_normal())
+    return [src, out(typecode, count)] + dims + before + after + [value]
+
+
+def _concat_args(rng, typecode):
+    outer, sizes = _int(rng, 1, 3), [_int(rng, 1, 5) for _ in range(_int(rng, 1, 4))]
+    make = s8 if typecode == "b" else f32
+    return [{"list": [make(rng, outer * s) for s in sizes]}, buf("i", sizes),
+            out(typecode, outer * sum(sizes)), outer]
+
+
+def conv_f32(rng, depthwise=False):
+    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
+    n = _int(rng, 1, 2)
+    if depthwise:
+        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
+        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
+    else:
+        groups = int(rng.choice([1, 1, 2]))
+        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    bias = f32(rng, oc) if rng.integers(0, 2) else None
+    return ([f32(rng, n * ih * iw * ic), f32(rng, wn), bias, out("f", n * oh * ow * oc), n, ih,
+             iw, ic, oh, ow] + middle + [sh, sw, dh, dw, pt, pl, int(rng.choice(ACTS))])
+
+
+def fully_connected_f32(rng):
+    batches, fin, fout = _int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12)
+    bias = f32(rng, fout) if rng.integers(0, 2) else None
+    return [f32(rng, batches * fin), f32(rng, fout * fin), bias, out("f", batches * fout),
+            batches, fin, fout, int(rng.choice(ACTS))]
+
+
+def binary_f32(rng):
+    size, b_size = _broadcast(rng)
+    return [f32(rng, size), f32(rng, b_size), out("f", size), size, b_size,
+            int(rng.choice(ACTS))]
+
+
+def clamp_f32(rng):
+    size = _int(rng, 1, 64)
+    return [f32(rng, size, 4.0), out("f", size), size, int(rng.choice(ACTS))]
+
+
+def unary_f32(rng):
+    size = _int(rng, 1, 64)
+    return [f32(rng, size, 3.0), out("f", size), size]
+
+
+def pool_f32(rng):
+    n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
+    return [f32(rng, n * ih * iw * c), out("f", n * oh * ow * c), n, ih, iw, c, oh, ow, kh, kw,
+            sh, sw, pt, pl, int(rng.choice(ACTS))]
+
+
+def mean_f32(rng):
+    outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
+    return [f32(rng, outer * reduce * inner), out("f", outer * inner), outer, reduce, inner]
+
+
+def softmax_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth,
+            _f32(rng.uniform(0.5, 2.0))]
+
+
+# kernel: (burn.graph module, plain function, generator)
+INT8 = {
+    "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
+    "depthwise_conv_s8": ("s8_depthwise_conv", "depthwise_conv_s8_plain",
+                          lambda rng: conv_s8(rng, depthwise=True)),
+    "fully_connected_s8": ("s8_fully_connected", "fully_connected_s8_plain",
+                           fully_connected_s8),
+    "add_s8": ("s8_add", "add_s8_plain", add_s8),
+    "mul_s8": ("s8_mul", "mul_s8_plain", mul_s8),
+    "avg_pool_s8": ("s8_pool", "avg_pool_s8_plain", pool_s8),
+    "max_pool_s8": ("s8_pool", "max_pool_s8_plain", pool_s8),
+    "mean_s8": ("s8_mean", "mean_s8_plain", mean_s8),
+    "softmax_s8": ("s8_softmax", "softmax_s8_plain", softmax_s8),
+    "logistic_s8": ("s8_logistic", "logistic_s8_plain", q4_s8),
+    "tanh_s8": ("s8_tanh", "tanh_s8_plain", q4_s8),
+    "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
+    "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
+    "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+}
+FLOAT = {
+    "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
+    "dequantize_s8": ("s8_quantize", "dequantize_s8", dequantize_s8),
+    "conv_f32": ("f32_conv", "conv_f32", conv_f32),
+    "depthwise_conv_f32": ("f32_depthwise_conv", "depthwise_conv_f32",
+                           lambda rng: conv_f32(rng, depthwise=True)),
+    "fully_connected_f32": ("f32_fully_connected", "fully_connected_f32",
+                            fully_connected_f32),
+    "add_f32": ("f32_elementwise", "add_f32", binary_f32),
+    "mul_f32": ("f32_elementwise", "mul_f32", binary_f32),
+    "clamp_f32": ("f32_elementwise", "clamp_f32", clamp_f32),
+    "logistic_f32": ("f32_elementwise", "logistic_f32", unary_f32),
+    "tanh_f32": ("f32_elementwise", "tanh_f32", unary_f32),
+    "avg_pool_f32": ("f32_pool", "avg_pool_f32", pool_f32),
+    "max_pool_f32": ("f32_pool", "max_pool_f32", pool_f32),
+    "mean_f32": ("f32_mean", "mean_f32", mean_f32),
+    "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
+    "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
+    "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+}
+KERNELS = {**INT8, **FLOAT}
+
+
+def write_cases(path, count, seed=0, kernels=KERNELS):
+    """Write `count` cases of every kernel in `kernels` to `path` (JSON lines)."""
+    with open(path, "w") as f:
+        for index, (name, (module, plain, make)) in enumerate(sorted(kernels.items())):
+            rng = np.random.default_rng([seed, index])
+            for _ in range(count):
+                f.write(json.dumps([name, module, plain, make(rng)]) + "\n")
