@@ -197,13 +197,15 @@ def _weights_tail(step, ctx, dt, oc):
     return tables
 
 
-def _plain_mult_off(step, dt):
-    """The trailing argument of the plain int8 conv-like kernels: their multipliers as
-    offsets, made once here (see burn.graph.fixedpoint.multiplier_offsets)."""
+def _plain_mult_off(step, dt, *mult):
+    """The trailing argument of the plain int8 kernels: their multipliers as offsets from
+    2**30, made once here: of the per-channel table step.a[3] (conv-like kernels), else of
+    the per-tensor multipliers `mult` (see burn.graph.fixedpoint)."""
     if dt == "int8" and step.runtime == "plain":
-        from burn.graph.fixedpoint import multiplier_offsets
+        from burn.graph import fixedpoint
 
-        step.a += (multiplier_offsets(step.a[3]),)
+        step.a += (fixedpoint.mult_offsets(*mult) if mult else
+                   fixedpoint.multiplier_offsets(step.a[3]),)
 
 
 def _table(step, module, maker, params):
@@ -322,6 +324,8 @@ def _binary(step, ctx, variant):
         step.a = head + step.ps(_ACT)
     else:
         step.a = head + step.ps(_ADD_Q if step.kind == "add" else _MUL_Q) + _clamp(step)
+        _plain_mult_off(step, dt, *([step.a[6], step.a[9], step.a[12]] if step.kind == "add"
+                                    else [step.a[8]]))
 
 
 def _pool(step, ctx, variant):
@@ -350,6 +354,7 @@ def _mean(step, ctx, variant):
     if dt == "int8":
         step.a += step.ps((("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
                            ("shift", -_SHIFT, _SHIFT)))
+        _plain_mult_off(step, dt, step.a[7])
 
 
 def _unary(step, ctx, in_dtype, out_dtype):
@@ -403,6 +408,7 @@ def _requantize(step, ctx, variant):
     step.a = _unary(step, ctx, "int8", "int8") + step.ps(
         (("in_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32), ("shift", -_SHIFT, _SHIFT)))
     _bind(step, "s8_quantize", "requantize_s8", variant)
+    _plain_mult_off(step, "int8", step.a[5])
 
 
 def _clamp_op(step, ctx, variant):

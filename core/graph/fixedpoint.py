@@ -141,6 +141,12 @@ def multiplier_offsets(mult):
     return off
 
 
+def mult_offsets(*mult):
+    """A tuple of each scalar multiplier minus 2**30: the form the plain int8 kernels with
+    per-tensor multipliers take (made once by the runtime)."""
+    return tuple([m - _SMALL - 1 for m in mult])
+
+
 def requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min, act_max):
     """The epilogue of the plain conv, depthwise and fully connected kernels: output
     channel c's int32 sum plus bias, requantized with the offset multiplier mult_off[c]

@@ -4,15 +4,16 @@
 import sys
 
 from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
 
 
 def add_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                 out_zp, out_mult, out_shift, left_shift, act_min, act_max):
-    """Reference int8 add: out[i] = a[i] + b[i % b_size] in real values, requantized."""
-    # Multipliers as offsets from 2**30 (small ints on every port; see fixedpoint).
-    a_mult = a_mult - 0x3FFFFFFF - 1
-    b_mult = b_mult - 0x3FFFFFFF - 1
-    out_mult = out_mult - 0x3FFFFFFF - 1
+                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, mult_off=None):
+    """Reference int8 add: out[i] = a[i] + b[i % b_size] in real values, requantized.
+    mult_off: the three multipliers as offsets, from mult_offsets (here when None)."""
+    if mult_off is None:
+        mult_off = mult_offsets(a_mult, b_mult, out_mult)
+    a_mult, b_mult, out_mult = mult_off
     j = 0
     for i in range(size):
         x = (((a[i] + 128) & 255) - 128 - a_zp) << left_shift

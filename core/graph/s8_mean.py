@@ -4,12 +4,14 @@
 import sys
 
 from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
 
 
-def mean_s8_plain(inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift):
+def mean_s8_plain(inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift, mult_off=None):
     """Reference int8 mean: inp [outer, reduce, inner] -> out [outer, inner]; mult, shift
-    from fixedpoint.mean_params (1/reduce folded in)."""
-    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
+    from fixedpoint.mean_params (1/reduce folded in); mult_off: mult_offsets(mult) (here
+    when None)."""
+    mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
     o = 0
     for a in range(outer):
         base = a * reduce * inner

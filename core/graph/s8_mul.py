@@ -4,11 +4,14 @@
 import sys
 
 from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
 
 
-def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max):
-    """Reference int8 mul: out[i] = a[i] * b[i % b_size] in real values, requantized."""
-    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
+def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max,
+                 mult_off=None):
+    """Reference int8 mul: out[i] = a[i] * b[i % b_size] in real values, requantized.
+    mult_off: mult_offsets(mult) (here when None)."""
+    mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
     j = 0
     for i in range(size):
         x = ((a[i] + 128) & 255) - 128 - a_zp

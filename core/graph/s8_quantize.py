@@ -5,7 +5,7 @@ and clamp (a lone RELU/RELU6), as TFLM computes them."""
 import sys
 
 from .fixedpoint import mbqm_offset as _mbqm
-from .fixedpoint import round_half_away, to_f32
+from .fixedpoint import mult_offsets, round_half_away, to_f32
 
 
 def quantize_s8(inp, out, size, scale, zp):
@@ -21,9 +21,10 @@ def dequantize_s8(inp, out, size, scale, zp):
         out[i] = scale * ((((inp[i] + 128) & 255) - 128) - zp)
 
 
-def requantize_s8_plain(inp, out, size, in_zp, out_zp, mult, shift):
-    """TFLM Requantize: out = clamp(mbqm(q - in_zp, mult, shift) + out_zp)."""
-    mult = mult - 0x3FFFFFFF - 1  # an offset from 2**30 (see fixedpoint)
+def requantize_s8_plain(inp, out, size, in_zp, out_zp, mult, shift, mult_off=None):
+    """TFLM Requantize: out = clamp(mbqm(q - in_zp, mult, shift) + out_zp); mult_off:
+    mult_offsets(mult) (here when None)."""
+    mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
     for i in range(size):
         v = _mbqm(((inp[i] + 128) & 255) - 128 - in_zp, mult, shift) + out_zp
         out[i] = -128 if v < -128 else (127 if v > 127 else v)
