@@ -1,7 +1,9 @@
 """Kernels of the exported-graph ops (NHWC), bit-exact with TensorFlow Lite Micro for int8.
 
 Every kernel writes its output into a caller-owned buffer and returns None. The int8 kernels
-allocate nothing, so an inference after the first one allocates nothing. Each int8 kernel
+allocate nothing (on a 32-bit MicroPython, where small ints hold 31 bits, the plain softmax,
+logistic and tanh do; their viper twins do not), so an inference after the first one
+allocates nothing. Each int8 kernel
 has a plain reference `<fn>_plain` and, on MicroPython, a `@micropython.viper` twin
 `<fn>_fast` (None on CPython); `<fn>` is the active one. Import kernels from their module,
 for example `from burn.graph.s8_conv import conv_s8`.
@@ -29,11 +31,24 @@ Parameters
   point (int8) or 0.0 (float), so it contributes nothing.
 - `mult, shift`: a Q31 multiplier and a power-of-two exponent (shift > 0 shifts left), as
   returned by `quantize_multiplier(real)`; applied by `multiply_by_quantized_multiplier`.
+- Extra trailing arguments of the Python kernels (the flex C kernels take the arguments
+  below without them; the runtime passes them, made once when an op is bound; when left
+  out the kernel makes them on each call, which allocates):
+  `mult_off` of every plain kernel with a multiplier: the multipliers as offsets from
+  2**30 (small ints on a 32-bit MicroPython, where a multiplier is a big int):
+  `multiplier_offsets(mult)` for conv, depthwise and fully connected,
+  `mult_offsets(a_mult, b_mult, out_mult)` for add, `mult_offsets(mult)` for mul, mean and
+  requantize. `table` of the viper softmax, logistic and tanh: `softmax_table(in_mult,
+  in_left_shift, diff_min)`, `logistic_table(in_zp, in_mult, in_left_shift,
+  range_radius)`, `tanh_table(same)`, each in its kernel's module.
 
 burn.graph.fixedpoint (TFLM arithmetic; plain Python, also used by the host)
 -------------------------------------------------------------------------
 quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
 multiply_by_quantized_multiplier(x, mult, shift) -> int   TFLM reference, double rounding
+mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: exact here,
+    mbqm_limbs (15-bit limbs, no value >= 2**30) on a 32-bit MicroPython (NARROW)
+multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
 quant_activation_range(act, scale, zp) -> (act_min, act_max)   TFLM, int8 range
@@ -89,7 +104,8 @@ s8_logistic: logistic_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_ra
     output scale 1/256, zero point -128.
 s8_tanh: tanh_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_radius)
     output scale 1/128, zero point 0.
-    (softmax, logistic and tanh have no viper twin yet: `_fast` is None, `<fn>` is plain.)
+    softmax, logistic and tanh's viper twins take a trailing `table` (see Parameters);
+    logistic and tanh are then a byte lookup (s8_lookup.lookup_s8(inp, out, size, table)).
 s8_quantize: quantize_s8(inp_f32, out, size, scale, zp)         float32 -> int8 (TFLM round)
              dequantize_s8(inp, out_f32, size, scale, zp)       int8 -> float32
              (these two touch floats, so they are plain only and do allocate on MicroPython)
