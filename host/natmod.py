@@ -168,3 +168,36 @@ def check_mpy_compatible(header, board_mpy):
         return None
     return "module is %s but the board takes %s: %s" % (_describe(*header), _describe(*board),
                                                         problem)
+
+
+def main(argv=None):
+    """`python -m burn.host.natmod ARCH`: build burnflex.mpy and copy it to micropython/build/
+    (where micropython/package.json points `mpremote mip install`) or to --out."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m burn.host.natmod",
+        description="Build the burnflex native module (.mpy) for one architecture, cached, "
+        "and copy it where `mpremote mip install micropython/package.json` finds it.")
+    parser.add_argument("arch", choices=sorted(ARCHES),
+                        help="the board's .mpy architecture (RP2040: armv6m)")
+    parser.add_argument("--micropython", help="MicroPython v1.28.0 source tree or .tar.xz "
+                        "(default: $BURN_MICROPYTHON_SRC, the vendor folder, a git clone)")
+    parser.add_argument("--out", default=str(BINDINGS / "build" / (MODULE + ".mpy")),
+                        help="where to copy the .mpy (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        built = build_natmod(args.arch, args.micropython)
+    except (NatmodError, vendor.VendorError) as e:
+        parser.exit(1, "error: %s\n" % e)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp%d" % os.getpid())
+    shutil.copyfile(built, tmp)
+    os.replace(tmp, out)
+    version, sub, arch = mpy_header(out)
+    print("%s: %d bytes, .mpy v%d.%d, %s" % (out, out.stat().st_size, version, sub, arch))
+
+
+if __name__ == "__main__":
+    main()

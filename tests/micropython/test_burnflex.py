@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import kernel_cases
@@ -160,6 +161,26 @@ def test_arm_builds(arch, limit):
     expected = None if arch == "armv6m" else "architecture differs"
     message = natmod.check_mpy_compatible(natmod.mpy_header(data), RP2040_MPY)
     assert message is None if expected is None else expected in message
+
+
+def test_mip_installs_the_module_from_package_json(module_dir, tmp_path):
+    # micropython/package.json as shipped, beside the x64 build where it points
+    from burn.host.virtual_board import VirtualBoard
+
+    micropython()
+    shutil.copy(REPO / "micropython" / "package.json", tmp_path / "package.json")
+    (tmp_path / "build").mkdir()
+    shutil.copy(module_dir / "burnflex.mpy", tmp_path / "build" / "burnflex.mpy")
+    with VirtualBoard("rp2040") as board:
+        outputs = []
+        for args in (["mip", "install", str(tmp_path / "package.json")],
+                     ["exec", "import burnflex; print(burnflex.float)"]):
+            proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port,
+                                   *args], capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            outputs.append(proc.stdout)
+    assert "Installing: /lib/burnflex.mpy" in outputs[0]
+    assert outputs[1].strip() == "True"
 
 
 def test_mpy_header_rejects_other_files():
