@@ -8,7 +8,7 @@ and frozen_content.c itself (the qstrs only burn's modules use)."""
 
 import re
 
-from burn.host.flex.elf import SHF_ALLOC, SHT_NOBITS, Elf
+from burn.host.flex.elf import SHF_ALLOC, SHT_NOBITS, STT_FUNC, Elf
 
 STT_FILE = 4
 RAM_BASE, RAM_END = 0x20000000, 0x20100000
@@ -145,7 +145,21 @@ def image_sizes(elf_bytes, map_text, frozen_c, flex_markers):
     for kind in KINDS:
         parts["rest"][kind] = total[kind] - sum(parts[p][kind] for p in PARTS[:2])
     flash_end = max(paddr + len(data) for paddr, data in elf.load_images)
-    return {"total": total, "parts": parts, "flash_end": flash_end, "ram_code": ram_code}
+    return {"total": total, "parts": parts, "flash_end": flash_end,
+            "ram_code": _functions_in(elf, ram_code)}
+
+
+def _functions_in(elf, spans):
+    """(function name, address, size) of the ELF's functions inside the (name, address,
+    size) input-section `spans`, by address."""
+    found = set()
+    for sym in elf.symbols:
+        if sym.kind != STT_FUNC or sym.section is None:
+            continue
+        addr = sym.value & ~1  # Thumb functions have bit 0 set
+        if any(start <= addr < start + size for _name, start, size in spans):
+            found.add((sym.name, addr, sym.size))
+    return sorted(found, key=lambda f: f[1])
 
 
 def report_lines(report):
@@ -165,5 +179,5 @@ def report_lines(report):
     lines.append("flash image %d of %d bytes of code space (%d free); static RAM %d bytes "
                  "(data + bss)" % (used, limit, limit - used, total["data"] + total["bss"]))
     for name, addr, size in report["ram_code"]:
-        lines.append("flex in RAM: %-40s 0x%08x %6d" % (name, addr, size))
+        lines.append("flex kernel in SRAM: %-32s 0x%08x %6d" % (name, addr, size))
     return lines

@@ -45,7 +45,7 @@ def test_uf2_is_an_rp2040_image_that_fits_the_code_space(built, flash):
     assert start == 0x10000000
     # more than stock MicroPython (about 340 kB), less than the code space
     assert 400_000 < end - start <= built.report["code_limit"] - 0x10000000
-    assert end == built.report["flash_end"]
+    assert end - 256 < built.report["flash_end"] <= end  # UF2 payloads are 256-byte pages
 
 
 def test_image_holds_burn_frozen_modules(flash):
