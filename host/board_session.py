@@ -24,7 +24,8 @@ def is_transport_error(exc):
 
 
 class BoardSession:
-    """A link to the board on `port` that can be reopened; stops `virtual_board` on close.
+    """A link to the board on `port` that can be reopened; closes `virtual_board` (a virtual
+    or emulated board this session started) on close.
 
     `board` is the Board description, `where` says in words what the board is.
     """
@@ -87,7 +88,7 @@ class BoardSession:
             self.virtual_board = None
 
     def close(self):
-        """Close the link; stop the virtual board this session started."""
+        """Close the link; stop the virtual or emulated board this session started."""
         self._close_link()
         self._stop_virtual()
 
@@ -128,11 +129,14 @@ def detect_board(port=None, board=None):
 
 
 def open_board(port=None, board=None, virtual=False, flash_dir=None, fallback_virtual=False,
-               say=None):
-    """A BoardSession: on `port`, on an attached board found by USB id, or on a virtual
-    `board` (default rp2040) when `virtual` (or, with `fallback_virtual`, when none is
-    attached). A virtual board keeps its flash in `flash_dir` (temporary if None)."""
+               say=None, emulated=None):
+    """A BoardSession: on `port`, on an attached board found by USB id, on a virtual `board`
+    (default rp2040) when `virtual` (or, with `fallback_virtual`, when none is attached), or
+    on an emulated one when `emulated` is an `Emulated` choice. A virtual board keeps its
+    flash in `flash_dir` (temporary if None)."""
     say = say or (lambda message: None)
+    if emulated is not None:
+        return emulated.open(board or DEFAULT_BOARD, say)
     if not virtual:
         try:
             port, found = detect_board(port, board)
@@ -146,6 +150,57 @@ def open_board(port=None, board=None, virtual=False, flash_dir=None, fallback_vi
     vb = VirtualBoard(board or DEFAULT_BOARD, flash_dir).start()
     where = "virtual %s on %s (flash in %s)" % (vb.board.name, vb.port, vb.flash_dir)
     return BoardSession(vb.port, vb.board, vb, where)
+
+
+class Emulated:
+    """The choice of an emulated board: the real rp2 firmware on rp2040js. `firmware` is the
+    UF2 it runs (default: the cached `burn firmware build`), `flash_image` the file that
+    keeps its flash between runs (default: a temporary one)."""
+
+    def __init__(self, firmware=None, flash_image=None, bootrom=None):
+        self.firmware = firmware
+        self.flash_image = flash_image
+        self.bootrom = bootrom
+
+    def open(self, board, say):
+        """Boot the emulated `board` and open a BoardSession on it (NoBoardError when the
+        emulator cannot start, with the reason)."""
+        from burn.host.emulator import EmulatedBoard, EmulatorError
+
+        try:
+            eb = EmulatedBoard(board, self.firmware, self.flash_image, self.bootrom)
+            if eb.firmware is None and self.flash_image is None:
+                raise EmulatorError("no firmware for the emulated %s: build it with `burn "
+                                    "firmware build --board %s` or pass --firmware X.uf2"
+                                    % (board, board))
+            say("starting an emulated %s (%s)" % (board, eb.firmware or eb.flash_image))
+            eb.start()
+        except EmulatorError as exc:
+            raise NoBoardError("emulated %s: %s" % (board, exc)) from None
+        where = "emulated %s on %s (flash in %s)" % (eb.board.name, eb.port, eb.flash_image)
+        return BoardSession(eb.port, eb.board, eb, where)
+
+    @classmethod
+    def from_args(cls, args):
+        """The choice made by the --emulated options of a command (None without them)."""
+        if not getattr(args, "emulated", False):
+            return None
+        return cls(getattr(args, "firmware", None), getattr(args, "flash_image", None),
+                   getattr(args, "bootrom", None))
+
+
+def add_emulated_options(where, parser, firmware=True):
+    """--emulated (in the mutually exclusive group `where`), --flash-image and, when
+    `firmware`, --firmware for the emulated board."""
+    where.add_argument("--emulated", action="store_true",
+                       help="use an emulated RP2040 running the real firmware (rp2040js)")
+    parser.add_argument("--flash-image", metavar="FILE",
+                        help="with --emulated: file keeping the emulated board's flash "
+                        "between runs (default: a temporary one)")
+    if firmware:
+        parser.add_argument("--firmware", metavar="UF2",
+                            help="with --emulated: the UF2 it runs (default: the one "
+                            "`burn firmware build` made)")
 
 
 def _first_sentence(exc):

@@ -99,8 +99,9 @@ def device_outputs(link, inputs, outputs_per_image, say):
 
 
 def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_dir="burn-demo",
-             say=print, progress_stream=None):
-    """The whole demo; returns a dict of the results (accuracies, agreement, latency, heap,
+             say=print, progress_stream=None, emulated=None):
+    """The whole demo (on an emulated board when `emulated` is a board_session.Emulated);
+    returns a dict of the results (accuracies, agreement, latency, heap,
     flash) after printing them as a table."""
     t0 = time.monotonic()
     model, train_set, valid_set = train(epochs, say)
@@ -120,7 +121,8 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
     int8_acc = float((host_out.argmax(axis=1) == y_valid).mean())
 
     say("flashing")
-    with open_board(port, board, virtual, fallback_virtual=True, say=say) as session:
+    with open_board(port, board, virtual, fallback_virtual=True, say=say,
+                    emulated=emulated) as session:
         report = flash(session, str(path), say=say, progress_stream=progress_stream)
         for line in report_lines(report):
             say("  " + line)

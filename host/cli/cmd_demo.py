@@ -3,6 +3,7 @@ RP2040 when none is attached) and compare host and device accuracy, latency and 
 
 import sys
 
+from burn.host.board_session import Emulated, add_emulated_options
 from burn.host.boards import board_names
 
 
@@ -19,6 +20,7 @@ def register(subparsers):
                                       "else a virtual RP2040)")
     where.add_argument("--virtual", action="store_true",
                        help="use a virtual board even if one is attached")
+    add_emulated_options(where, p)
     p.add_argument("--out", default="burn-demo",
                    help="folder for the model file (default ./burn-demo)")
     p.set_defaults(run=run)
@@ -35,7 +37,8 @@ def run(args):
 
     try:
         results = demo.run_demo(args.epochs or demo.DEFAULT_EPOCHS, args.port, args.board,
-                                args.virtual, args.out, say, sys.stdout)
+                                args.virtual, args.out, say, sys.stdout,
+                                emulated=Emulated.from_args(args))
     except (FlashError, LinkError, RuntimeError, ValueError) as exc:
         print("burn demo: %s" % exc, file=sys.stderr)
         return 1

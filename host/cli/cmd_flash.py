@@ -4,12 +4,14 @@ it there and report latency, heap and flash.
     burn-flash --board rp2040 model.bst              # the attached Pico, found by USB id
     burn-flash --board rp2040 --port /dev/ttyACM0 model.bst
     burn-flash --board rp2040 --virtual model.bst    # a virtual board (no hardware)
+    burn-flash --board rp2040 --emulated model.bst   # an emulated RP2040, real firmware
     burn-flash --dry-run model.bst                   # what would be sent; sends nothing
     burn-flash --board rp2040 --firmware firmware.uf2  # MicroPython firmware first
 """
 
 import sys
 
+from burn.host.board_session import Emulated, add_emulated_options
 from burn.host.boards import board_names
 from burn.host.cli import flash_firmware
 
@@ -26,6 +28,7 @@ def add_arguments(parser):
                        help="flash a virtual board (MicroPython unix port on a pty)")
     parser.add_argument("--flash-dir", help="with --virtual: folder keeping the virtual "
                         "board's flash between runs (default: a temporary one)")
+    add_emulated_options(where, parser, firmware=False)
     parser.add_argument("--remote", default=None,
                         help="path of the model on the board (default /model.bst)")
     parser.add_argument("--dry-run", action="store_true",
@@ -53,7 +56,7 @@ def run(args):
 
     prog = "burn-flash"
     say = print
-    if args.firmware:
+    if args.firmware and not args.emulated:
         status = flash_firmware.run(args, prog)
         if status or args.model is None:
             return status
@@ -62,7 +65,8 @@ def run(args):
               file=sys.stderr)
         return 2
     try:
-        session = open_board(args.port, args.board, args.virtual, args.flash_dir)
+        session = open_board(args.port, args.board, args.virtual, args.flash_dir,
+                             emulated=Emulated.from_args(args))
     except LinkError as exc:
         print("%s: %s" % (prog, exc), file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
     burn repl --board rp2040 model.bst            # attached board; then at its prompt:
     >>> import burn; m = burn.load("model.bst"); m(x)
     burn repl --virtual model.bst                 # a virtual board for the session
+    burn repl --emulated model.bst                # an emulated RP2040 (real firmware)
     burn repl --virtual model.bst -c "import burn; burn.load('model.bst').self_test()"
 
 The terminal is mpremote's (`mpremote connect PORT repl`): Ctrl-] or Ctrl-X leaves it.
@@ -14,6 +15,7 @@ import ast
 import subprocess
 import sys
 
+from burn.host.board_session import Emulated, add_emulated_options
 from burn.host.boards import board_names
 
 
@@ -29,6 +31,7 @@ def register(subparsers):
     where.add_argument("--virtual", action="store_true",
                        help="start a virtual board for the session")
     p.add_argument("--flash-dir", help="with --virtual: folder keeping its flash")
+    add_emulated_options(where, p)
     p.add_argument("-c", dest="code", help="run CODE on the board, print its output, exit")
     p.set_defaults(run=run)
 
@@ -60,7 +63,8 @@ def run(args):
         print(text, file=sys.stderr)
 
     try:
-        session = open_board(args.port, args.board, args.virtual, args.flash_dir)
+        session = open_board(args.port, args.board, args.virtual, args.flash_dir,
+                             emulated=Emulated.from_args(args))
     except LinkError as exc:
         say("burn repl: %s" % exc)
         return 2

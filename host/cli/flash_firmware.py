@@ -15,7 +15,8 @@ def add_arguments(parser):
         "firmware", "put MicroPython firmware (.uf2) on a board through its bootloader drive "
         "first (RP2040, RP2350: hold BOOTSEL while plugging it in)")
     group.add_argument("--firmware", metavar="UF2", help="the .uf2 firmware to copy; without "
-                       "--board, the board is the one its UF2 family belongs to")
+                       "--board, the board is the one its UF2 family belongs to; with "
+                       "--emulated, the firmware the emulated board runs")
     group.add_argument("--drive", metavar="FOLDER", help="the bootloader drive's folder "
                        "(default: found among the mounted drives by its INFO_UF2.TXT)")
     group.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",

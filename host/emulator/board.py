@@ -187,6 +187,10 @@ class EmulatedBoard:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
 
+    def stop(self, timeout=5.0):
+        """close() under the name a VirtualBoard uses, so a session stops either alike."""
+        self.close(timeout)
+
     def __enter__(self):
         return self.start() if self.proc is None else self
 
