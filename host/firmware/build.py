@@ -25,6 +25,7 @@ ARTIFACTS = ("firmware.uf2", "firmware.elf", "firmware.elf.map")
 FROZEN_C = "frozen_content.c"
 _PERCENT = re.compile(r"^\[\s*(\d+)%\]")
 LOG_TAIL_LINES = 40
+KEEP_IMAGES = 3  # cached images kept per board and flavour (each about 8 MB)
 # Object paths of the flex module in the linker map: the bindings (micropython/burnflex*.c)
 # and flex_c, compiled into the static library libburnflex_flex.a.
 FLEX_MARKERS = ("burnflex", str(REPO / "flex_c").lstrip("/"))
@@ -59,7 +60,8 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     source tree, `stock` builds the port's own board with nothing of burn, `force` rebuilds
     from a clean build folder. `progress(phase, percent)` hears about long steps.
     Raises FirmwareError with a clear message on any failure."""
-    recipe, source, tools, entry = _locate(board, micropython, stock)
+    recipe, source, tools, key = _locate(board, micropython, stock)
+    entry = _entry(board, recipe, key)
     version = vendor.micropython_version(source)
     if not force and (entry / "sizes.json").is_file():
         return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
@@ -81,13 +83,16 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
                  lambda percent: progress("compiling", percent))
             seconds = time.monotonic() - started
+        if inputs.cache_key(recipe, version, tools.version) != key:
+            raise FirmwareError("the sources changed while the firmware was building; run "
+                                "the build again")
         report = _report(recipe, work / "build", version, tools.version, seconds)
         _store(entry, work, report)
     return BuildResult(entry, report, False)
 
 
 def _locate(board, micropython, stock, allow_clone=True):
-    """(recipe, source tree, toolchain, cache entry folder) of a build, all checked."""
+    """(recipe, source tree, toolchain, input key) of a build, all checked."""
     recipe = load_recipe(board, stock)
     toolchain.check_build_tools()
     tools = toolchain.find_toolchain()
@@ -96,17 +101,22 @@ def _locate(board, micropython, stock, allow_clone=True):
     except vendor.VendorError as e:
         raise FirmwareError(str(e)) from None
     key = inputs.cache_key(recipe, vendor.micropython_version(source), tools.version)
-    entry = cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
-    return recipe, source, tools, entry
+    return recipe, source, tools, key
+
+
+def _entry(board, recipe, key):
+    """The cache folder of the image with input key `key`."""
+    return cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
 
 
 def cached_image(board, stock=False):
     """The cached UF2 of `board` for the current inputs, or None when it is not built (or
     cannot be: no toolchain, no source tree). Never builds anything."""
     try:
-        entry = _locate(board, None, stock, allow_clone=False)[3]
+        recipe, _source, _tools, key = _locate(board, None, stock, allow_clone=False)
     except FirmwareError:
         return None
+    entry = _entry(board, recipe, key)
     uf2 = entry / "firmware.uf2"
     return uf2 if (entry / "sizes.json").is_file() else None
 
@@ -204,3 +214,14 @@ def _store(entry, work, report):
         os.replace(tmp, entry)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _prune(entry)
+
+
+def _prune(entry, keep=KEEP_IMAGES):
+    """Remove all but the `keep` newest images of the same board and flavour."""
+    prefix = entry.name.rsplit("-", 1)[0] + "-"
+    images = sorted((p for p in entry.parent.iterdir()
+                     if p.name.startswith(prefix) and (p / "sizes.json").is_file()),
+                    key=lambda p: (p / "sizes.json").stat().st_mtime, reverse=True)
+    for old in images[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
