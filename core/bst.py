@@ -95,6 +95,7 @@ class BstFile:
     def __init__(self, source, max_arena):
         self.file = None
         self.mem = None
+        self.mapped = None  # a file whose bytes are addressable in place (ROMFS in flash)
         if isinstance(source, (bytes, bytearray, memoryview)):
             self.mem = memoryview(source)
             self.size = len(self.mem)
@@ -104,8 +105,13 @@ class BstFile:
             elif not hasattr(source, "readinto"):
                 raise TypeError("burn.load: expected bytes, a path or a binary file, got "
                                 + type(source).__name__)
-            self.file = source
-            self.size = source.seek(0, 2)
+            try:
+                self.mem = memoryview(source)  # a ROMFS file: weights read in place
+                self.mapped = source
+                self.size = len(self.mem)
+            except TypeError:
+                self.file = source
+                self.size = source.seek(0, 2)
         try:
             self._read_prefix(max_arena)
         except BaseException:
@@ -128,9 +134,10 @@ class BstFile:
 
     def close(self):
         """Close the file this reader opened or was given."""
-        if self.file is not None:
-            self.file.close()
-            self.file = None
+        for f in (self.file, self.mapped):
+            if f is not None:
+                f.close()
+        self.file = self.mapped = None
 
     def read_at(self, pos, n):
         """`n` bytes at `pos` (a memoryview in bytes mode, a bytes copy in file mode)."""

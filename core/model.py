@@ -5,7 +5,8 @@ op is bound to its kernel once (`burn.bst_ops`), so an int8 inference after the 
 allocates nothing. The output tensor is owned by the model and overwritten by the next
 call: `.clone()` it to keep it.
 
-Weights: from bytes (e.g. a file in flash) int8 constants are used in place (int32 and
+Weights: from bytes, or a path to a file whose bytes are addressable in place (a ROMFS file
+in flash, `burn.load("/rom/model.bst")`), int8 constants are used in place (int32 and
 float32 ones are copied once); from a path or an open file, each op's constants are read
 before the op runs into one reusable buffer per dtype sized to the largest op, so RAM =
 arena + largest layer. `m.run(x)` returns the output array instead of a Tensor and never
@@ -262,7 +263,8 @@ class Model:
                 "inputs": self._io_info(self._bst.inputs),
                 "outputs": self._io_info(self._bst.outputs), "labels": self._bst.labels,
                 "metadata": self._bst.metadata, "tests": len(self._bst.tests),
-                "mode": "bytes" if self._bst.file is None else "file"}
+                "mode": "file" if self._bst.file is not None else (
+                    "mapped" if self._bst.mapped is not None else "bytes")}
 
     def input_buffer(self, k=0):
         """The arena slice of input `k` (a flat memoryview of int8 or float32 values): fill
