@@ -145,7 +145,7 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
         "heap_total": report.facts.heap_total,
         "heap_model": m["heap_model"] - m["heap_kernels"],
         "arena_bytes": report.model.arena_bytes, "model_bytes": report.model.size,
-        "core_bytes": report.core.total_size, "where": where,
+        "core_bytes": report.software.core_bytes, "where": where,
         "seconds": time.monotonic() - t0,
     }
     for line in table(results):

@@ -26,6 +26,7 @@ from pathlib import Path
 import burn
 from burn.host import mp_unix, mpy
 from burn.host.board_session import is_transport_error
+from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
 from burn.host.link.files import PART_SUFFIX, remote_hashes
 
@@ -284,14 +285,12 @@ def _present_files(link, folder, extra):
     return dict(ast.literal_eval(line) for line in text.splitlines() if line.strip())
 
 
-def make_plan(link, build, model, remote_model, block, force=False):
-    """The Plan for putting `build` (an MpyBuild) and `model` (ModelFacts, or None) on the
-    board: stale files of the core folder and left-over `.part` files are removed, then
-    files whose board-side SHA-256 differs are sent, the core before the model."""
-    wanted = {}
-    for rel, _size in build.files:
-        remote = REMOTE_CORE + "/" + Path(rel).relative_to(mpy.PACKAGE).as_posix()
-        wanted[remote] = (build.root / rel).read_bytes()
+def make_plan(link, files, model, remote_model, block, force=False):
+    """The Plan for putting `files` ({remote path: bytes}: the core and flex module, see
+    board_software) and `model` (ModelFacts, or None) on the board: stale files of the core
+    folder and left-over `.part` files are removed, then files whose board-side SHA-256
+    differs are sent, the model last."""
+    wanted = dict(files)
     if model is not None:
         wanted[remote_model] = model.data
     hashes = remote_hashes(link, list(wanted))
@@ -451,11 +450,18 @@ if _m is not None:
     gc.collect()
     _r['heap_model'] = gc.mem_alloc()
     _r['arena'] = _m.arena_bytes
+    _r['backend'] = _m.backend
+    try:
+        import machine
+        _r['freq'] = machine.freq()
+    except (ImportError, AttributeError):
+        pass
     try:
         _r['tests'] = _m.self_test()
     except (MemoryError, ValueError) as _e:
         _r['self_test_error'] = '%%s: %%s' %% (type(_e).__name__, _e)
     _m.invoke()
+    _a = 0  # a new global name stored after the reading would grow globals() and count
     gc.collect()
     gc.disable()
     _a = gc.mem_alloc()
@@ -508,6 +514,16 @@ def measure(session, remote_model, runs=50, budget_ms=1000, timeout=300.0):
     return found
 
 
+def latency_cycles(measured):
+    """CPU cycles of the best measured inference (microseconds times the board's clock,
+    from machine.freq()), or None when the board did not report its clock. On the emulated
+    RP2040 the timer follows the emulated cycles, so this is the emulator's count."""
+    freq = measured.get("freq")
+    if not freq or "latency_min_us" not in measured:
+        return None
+    return round(measured["latency_min_us"] * freq / 1e6)
+
+
 def memory_failure(found, model, name):
     """The ModelMemoryError for a load that ran out of heap on the board, else None."""
     error = found.get("load_error") or found.get("self_test_error") or ""
@@ -533,7 +549,7 @@ class FlashReport:
     board: object
     facts: BoardFacts
     arch: str
-    core: object  # MpyBuild
+    software: object  # board_software.BoardSoftware
     model: ModelFacts
     remote_model: str
     plan: Plan
@@ -577,17 +593,17 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
             % (session.where, facts.version, facts.mpy_version, arch))
         for note in notes:
             say("  " + note)
-        core = mpy.compile_core(arch)
-        say("core: %d .mpy files for %s, %d bytes (%s)" % (
-            len(core.files), arch, core.total_size, "cached" if core.cached else "compiled"))
-        core_flash = sum(on_flash(size, board.fs_block_bytes) for _rel, size in core.files)
+        soft = plan_software(session.link, facts, arch, say)
+        core_flash = sum(on_flash(len(data), board.fs_block_bytes)
+                         for data in soft.files.values())
         if model is not None:
             check_fit(model, board, core_flash, facts)
-        plan = make_plan(session.link, core, model, remote_model, board.fs_block_bytes, force)
+        plan = make_plan(session.link, soft.files, model, remote_model, board.fs_block_bytes,
+                         force)
         check_flash_space(plan, facts, board)
     except LinkError as exc:
         raise FlashError("talking to the board (%s) failed: %s" % (session.where, exc)) from None
-    report = FlashReport(session.where, board, facts, arch, core, model, remote_model, plan,
+    report = FlashReport(session.where, board, facts, arch, soft, model, remote_model, plan,
                          notes, dry_run)
     if dry_run:
         return report
@@ -656,8 +672,14 @@ def report_lines(report):
         lines.append("self-test   " + verdict)
         if "latency_us" in m:
             lines.append("latency     %.3f ms per inference on the board (best %.3f ms, "
-                         "%d runs)" % (m["latency_us"] / 1000.0, m["latency_min_us"] / 1000.0,
-                                       m["runs"]))
+                         "%d runs, %s kernels)" % (
+                             m["latency_us"] / 1000.0, m["latency_min_us"] / 1000.0,
+                             m["runs"], m.get("backend", "?")))
+            cycles = latency_cycles(m)
+            if cycles is not None:
+                lines.append("cycles      %s per inference at the board's %g MHz: %.1f ms at "
+                             "125 MHz, %.1f ms at 133 MHz" % (
+                                 _n(cycles), m["freq"] / 1e6, cycles / 125e3, cycles / 133e3))
             lines.append("heap        %s bytes in use during inference (of %s): the model "
                          "%s (arena %s, buffers %s), the runtime and kernels %s, %s allocated "
                          "by an inference" % (
@@ -666,9 +688,11 @@ def report_lines(report):
                              _n(m["heap_model"] - m["heap_kernels"]), _n(model.arena_bytes),
                              _n(model.buffer_bytes), _n(m["heap_kernels"] - m["heap_start"]),
                              _n(m["heap_inference"])))
-    core = report.core.total_size
-    flash_line = "flash       model %s + core %s bytes" % (
-        _n(model.size) if model is not None else "none", _n(core))
+    soft = report.software
+    flash_line = "flash       model %s + core %s + flex module %s bytes" % (
+        _n(model.size) if model is not None else "none",
+        _n(soft.core_bytes) if soft.core is not None else "0 (frozen)",
+        _n(len(soft.files.get(REMOTE_NATMOD, b""))))
     if report.fs_free_after is not None:
         flash_line += "; filesystem %s of %s bytes used" % (
             _n(report.facts.fs_total - report.fs_free_after), _n(report.facts.fs_total))

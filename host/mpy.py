@@ -14,9 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.host.cache import cache_dir
-
 from burn.host import mp_unix
+from burn.host.cache import cache_dir
 
 # mpy-cross's -march values ("host" is the machine mpy-cross runs on).
 ARCHES = tuple(a for a in mp_unix.NATIVE_ARCHES if a) + ("host",)

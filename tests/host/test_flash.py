@@ -64,8 +64,9 @@ def at_half(action):
 def test_sends_only_what_changed(models):
     with open_board(virtual=True) as session:
         first = fl.flash(session, models["small"])
-        assert len(first.sent.sent) == len(first.core.files) + 1
-        assert first.sent.payload_bytes == first.core.total_size + first.model.size
+        files = first.software.files
+        assert len(first.sent.sent) == len(files) + 1
+        assert first.sent.payload_bytes == sum(map(len, files.values())) + first.model.size
         assert first.ok and first.measured["tests"] == 3
         assert first.measured["latency_us"] > 0
         assert first.measured["heap_inference"] == 0  # inference allocates nothing

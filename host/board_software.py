@@ -1,0 +1,102 @@
+"""What burn needs on a board besides the model, and what the board already has.
+
+The core package `burn` is either frozen into the board's firmware (`burn firmware build`)
+or sent as `.mpy` files to /lib/burn. The flex kernels are either compiled into the firmware
+(the C module `burnflex`) or sent as a native module /lib/burnflex.mpy built for the board's
+architecture, when this machine can build one; otherwise the board runs viper kernels.
+"""
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from burn.host import mpy
+
+REMOTE_NATMOD = "/lib/burnflex.mpy"
+
+_ASK = """
+import sys
+_r = {}
+try:
+    import burn
+    _r['core'] = (burn.__file__, burn.__version__)
+except ImportError:
+    pass
+try:
+    import burnflex
+    _r['flex'] = getattr(burnflex, '__file__', '(built in)')
+except (ImportError, ValueError) as _e:
+    _r['flex_error'] = str(_e)
+for _k in ('burn', 'burnflex'):
+    sys.modules.pop(_k, None)
+print(repr(_r))
+"""
+
+
+@dataclass
+class BoardSoftware:
+    """The files to put on the board ({remote path: bytes}), what each part is, in words,
+    and the core's `.mpy` build (None when the core is frozen in the firmware)."""
+
+    files: dict = field(default_factory=dict)
+    core: object = None
+    core_text: str = ""
+    flex_text: str = ""
+    notes: list = field(default_factory=list)
+
+    @property
+    def core_bytes(self):
+        """Bytes of the core sent as `.mpy` files (0 when frozen)."""
+        return self.core.total_size if self.core is not None else 0
+
+
+def ask_board(link):
+    """{'core': (file, version)?, 'flex': file or '(built in)'?, 'flex_error': text?}: what
+    the board imports as `burn` and `burnflex` now."""
+    return ast.literal_eval(link.exec(_ASK, timeout=30.0).strip().splitlines()[-1])
+
+
+def plan_software(link, facts, arch, say):
+    """The BoardSoftware for the board on `link` (BoardFacts `facts`; core compiled for
+    `arch` where it must be sent)."""
+    have = ask_board(link)
+    soft = BoardSoftware()
+    frozen = have.get("core", ("", ""))[0].startswith(".frozen")
+    if frozen:
+        soft.core_text = "frozen in the firmware (burn %s)" % have["core"][1]
+    else:
+        soft.core = mpy.compile_core(arch)
+        soft.core_text = "%d .mpy files for %s, %d bytes (%s)" % (
+            len(soft.core.files), arch, soft.core.total_size,
+            "cached" if soft.core.cached else "compiled")
+        for rel, _size in soft.core.files:
+            remote = "/lib/" + Path(rel).as_posix()
+            soft.files[remote] = (soft.core.root / rel).read_bytes()
+    if have.get("flex") == "(built in)":
+        soft.flex_text = "burnflex compiled into the firmware"
+    else:
+        _add_natmod(soft, facts, say)
+    say("core: " + soft.core_text)
+    say("flex: " + soft.flex_text)
+    return soft
+
+
+def _add_natmod(soft, facts, say):
+    """Add /lib/burnflex.mpy for the board's architecture when it can be built here."""
+    from burn.host import natmod
+
+    if facts.arch not in natmod.ARCHES:
+        soft.flex_text = "none for %s (viper kernels)" % (facts.arch or "this board")
+        return
+    try:
+        path = natmod.build_natmod(facts.arch, log=lambda text: say("  " + text))
+    except natmod.NatmodError as exc:
+        soft.flex_text = "not installed, viper kernels instead: %s" % exc
+        return
+    data = path.read_bytes()
+    problem = natmod.check_mpy_compatible(natmod.mpy_header(data), facts.mpy)
+    if problem:
+        soft.flex_text = "not installed, viper kernels instead: burnflex.mpy " + problem
+        return
+    soft.files[REMOTE_NATMOD] = data
+    soft.flex_text = "native module burnflex.mpy for %s, %d bytes" % (facts.arch, len(data))
