@@ -10,6 +10,8 @@ logistic and tanh. Errors are
 ValueErrors that name the op index and kind.
 """
 
+import gc
+
 from burn.bst import MAX_DIM, check_int, check_number, numel
 
 _I32 = 2147483647
@@ -58,6 +60,7 @@ def flex_module():
     `.mpy`) when this interpreter has it, else None. A `.mpy` built for another architecture
     or `.mpy` version is skipped with a message that names both."""
     if not _FLEX:
+        gc.collect()  # a native module's code needs one large free block
         try:
             import burnflex
         except ImportError:

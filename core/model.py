@@ -85,6 +85,9 @@ class Model:
 
     def _build(self, variant):
         bst = self._bst
+        from burn import bst_ops
+        if variant is None or variant == "flex":
+            bst_ops.flex_module()  # a native module's code is one large block: load it first
         # The big buffers first, largest first, then code, then the many small objects of
         # the header: on MicroPython this order keeps the heap from fragmenting.
         self.layer_bytes = 0
@@ -95,7 +98,6 @@ class Model:
             self._layer[dtype] = memoryview(_alloc(TYPECODE[dtype], n // ITEMSIZE[dtype]))
         self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
-        from burn import bst_ops
         bst.parse()
         self.tensors = bst.tensors
         self.variant = variant
@@ -114,8 +116,9 @@ class Model:
         self._outputs = [_alloc(TYPECODE[self.tensors[t][1]], numel(s)) for t, s in bst.outputs]
         self._raw = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
         self._result = None
-        self._copy = [bst_ops.kernel("layout", "copy_s8" if self.tensors[t][1] == "int8"
-                                     else "copy")[0] for t, _s in bst.inputs + bst.outputs]
+        layout = __import__("burn.graph.layout", None, None, ["copy"])
+        self._copy = [getattr(layout, "copy_s8" if self.tensors[t][1] == "int8" else "copy")
+                      for t, _s in bst.inputs + bst.outputs]
 
     # -- the context bst_ops.prepare reads ------------------------------------------------
     def view(self, tid):

@@ -61,7 +61,8 @@ def plan_software(link, facts, arch, say):
     `arch` where it must be sent)."""
     have = ask_board(link)
     soft = BoardSoftware()
-    frozen = have.get("core", ("", ""))[0].startswith(".frozen")
+    # A frozen module's __file__ is relative ('burn/__init__.py'); a file's is absolute.
+    frozen = "core" in have and not have["core"][0].startswith("/")
     if frozen:
         soft.core_text = "frozen in the firmware (burn %s)" % have["core"][1]
     else:
