@@ -9,6 +9,8 @@ the host each op's C arguments are converted on its first run and replayed after
 step always passes the same arena views, weights and parameters.
 """
 
+import inspect
+
 from burn.host.flex.binding import raise_for_status
 from burn.host.flex.graph_kernels import GraphKernels
 
@@ -109,6 +111,12 @@ def _buffer_copy(plain):
     return copy
 
 
+def _arity(method):
+    """How many arguments a bound GraphKernels method takes; None when it takes *args."""
+    code = method.__code__
+    return None if code.co_flags & inspect.CO_VARARGS else code.co_argcount - 1
+
+
 def use_flex(model, lib=None):
     """Make the int8 and float32 ops of `model` (a burn.load() result) run in flex_c library
     `lib` (the host build by default); returns the model. Returns how many ops moved as
@@ -119,6 +127,11 @@ def use_flex(model, lib=None):
         base = _base_name(step.k)
         name = _FLEX_KERNELS.get(base)
         if name is not None:
+            # The plain int8 kernels take a trailing argument of their own (their
+            # multipliers as offsets, burn.bst_ops): the C kernels do not.
+            arity = _arity(getattr(kernels, name))
+            if arity is not None:
+                step.a = tuple(step.a)[:arity]
             if hasattr(kernels.lib, "prepare"):
                 step.k = _Replay(kernels.lib, name)
             else:
