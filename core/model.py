@@ -246,7 +246,8 @@ class Model:
         parameter count, MACs), totals `params` and `macs`, `arena_bytes`, `layer_bytes`
         (the streaming buffers, file mode), `flash_bytes` (the file), `inputs` / `outputs`
         (shape, dtype, quantization), `labels`, `metadata`, the number of `tests`, and
-        `backend` (the kernels' runtimes: flex, viper, plain; each op has its `runtime`)."""
+        `backend` (the kernels' runtimes: flex, viper, plain; each op has its `runtime`),
+        `table_bytes` (constants copied into RAM when the model is read from memory)."""
         ops = []
         params = macs = 0
         for s in self._steps:
@@ -262,12 +263,20 @@ class Model:
             macs += s.macs
         return {"ops": ops, "params": params, "macs": macs, "backend": self.backend,
                 "arena_bytes": self.arena_bytes,
-                "layer_bytes": self.layer_bytes, "flash_bytes": self._bst.size,
+                "layer_bytes": self.layer_bytes, "table_bytes": self._table_bytes(),
+                "flash_bytes": self._bst.size,
                 "inputs": self._io_info(self._bst.inputs),
                 "outputs": self._io_info(self._bst.outputs), "labels": self._bst.labels,
                 "metadata": self._bst.metadata, "tests": len(self._bst.tests),
                 "mode": "file" if self._bst.file is not None else (
                     "mapped" if self._bst.mapped is not None else "bytes")}
+
+    def _table_bytes(self):
+        """Bytes of the constants copied into RAM (int32 / float32 tables, bytes mode)."""
+        n = 0
+        for t in self._tables.values():
+            n += len(t) * (1 if isinstance(t, (bytes, bytearray)) else 4)
+        return n
 
     def input_buffer(self, k=0):
         """The arena slice of input `k` (a flat memoryview of int8 or float32 values): fill

@@ -130,7 +130,7 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
             raise RuntimeError("the self-test failed on the board: " + report.self_test_error)
         say("classifying the %d validation images on the board" % len(x_valid))
         link = session.link
-        heap_loaded = int(link.exec(_SETUP % (REMOTE_MODEL, BATCH)).strip())
+        heap_loaded = int(link.exec(_SETUP % (report.remote_model, BATCH)).strip())
         dev_out, micros = device_outputs(link, inputs, host_out.shape[1], say)
         where = session.where
     device_acc = float((dev_out.argmax(axis=1) == y_valid).mean())

@@ -24,13 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import mp_unix, mpy, romfs
 from burn.host.board_session import is_transport_error
 from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
 from burn.host.link.files import PART_SUFFIX, remote_hashes
 
 REMOTE_CORE = "/lib/burn"
+# Heap costs measured on the emulated RP2040 (MicroPython 1.28, 32-bit): importing the
+# runtime with the kernels of a typical model, frozen in the firmware or from .mpy files;
+# the runtime's objects per op of a loaded model; the JSON header while it is parsed.
+_RUNTIME_HEAP_FROZEN = 12 << 10
+_RUNTIME_HEAP_MPY = 64 << 10
+_OP_HEAP = 400
+_HEADER_HEAP = 2
 REMOTE_MODEL = "/model.bst"
 
 
@@ -70,6 +77,9 @@ class ModelFacts:
     layer_bytes: int
     output_bytes: int
     tests: int
+    table_bytes: int = 0
+    ops: int = 0
+    header_bytes: int = 0
     host_self_test_error: str = None
 
     @property
@@ -82,6 +92,18 @@ class ModelFacts:
         """Heap the runtime allocates for the model read from a file: the activation arena,
         the reusable layer buffers the weights are streamed into, and the outputs."""
         return self.arena_bytes + self.layer_bytes + self.output_bytes
+
+    @property
+    def mapped_buffer_bytes(self):
+        """The same for a model read in place (ROMFS): the arena, the int32/float32 tables
+        copied into RAM and the outputs; the int8 weights stay in flash."""
+        return self.arena_bytes + self.table_bytes + self.output_bytes
+
+    def heap_needed(self, mapped):
+        """Heap a load takes at its peak: the buffers, the runtime's objects per op and the
+        JSON header while it is parsed (per-op and header costs measured on the RP2040)."""
+        buffers = self.mapped_buffer_bytes if mapped else self.buffer_bytes
+        return buffers + _OP_HEAP * self.ops + _HEADER_HEAP * self.header_bytes
 
 
 def model_facts(path):
@@ -96,7 +118,9 @@ def model_facts(path):
         outputs = sum(_numel(o["shape"]) * (1 if o["dtype"] == "int8" else 4)
                       for o in info["outputs"])
         facts = ModelFacts(str(path), data, hashlib.sha256(data).hexdigest(),
-                           info["arena_bytes"], info["layer_bytes"], outputs, info["tests"])
+                           info["arena_bytes"], info["layer_bytes"], outputs, info["tests"],
+                           burn.load(data).info()["table_bytes"], len(info["ops"]),
+                           model._bst.header_len)
         try:
             model.self_test()
         except ValueError as exc:
@@ -196,17 +220,31 @@ def on_flash(size, block):
     return -(-size // block) * block
 
 
-def check_fit(model, board, core_bytes, facts=None):
-    """Refuse (ModelTooBig) a model whose buffers exceed the board's heap, or which with the
-    core exceeds its filesystem; sizes from boards/*.json and, if given, from the board."""
+def heap_available(facts, board, core_frozen):
+    """Heap a model can use on the board: its free heap at the REPL (boards/*.json's heap
+    without a board) less what importing the runtime takes (measured on the RP2040)."""
+    free = board.heap_bytes if facts is None else facts.heap_free
+    return free - (_RUNTIME_HEAP_FROZEN if core_frozen else _RUNTIME_HEAP_MPY)
+
+
+def check_fit(model, board, core_bytes, facts=None, mapped=False, core_frozen=False):
+    """Refuse (ModelTooBig) a model that needs more heap than the board has left after
+    importing the runtime, or that with the core exceeds its filesystem (a model read in
+    place from ROMFS, `mapped`, takes no filesystem space); sizes from the board when
+    `facts` are given, else from boards/*.json."""
     name = Path(model.path).name
-    heap = board.heap_bytes if facts is None else min(board.heap_bytes, facts.heap_total)
-    if model.buffer_bytes > heap:
+    heap = heap_available(facts, board, core_frozen)
+    needed = model.heap_needed(mapped)
+    if needed > heap:
         raise ModelTooBig(
-            "%s does not fit the %s's heap: it needs %d bytes of RAM for its buffers "
-            "(arena %d + layer buffers %d + outputs %d), the heap is %d bytes"
-            % (name, board.name, model.buffer_bytes, model.arena_bytes, model.layer_bytes,
-               model.output_bytes, heap), "heap", model.buffer_bytes, heap)
+            "%s does not fit the %s's heap: loading it takes about %d bytes (arena %d + %s "
+            "%d + outputs %d + the runtime's objects), %d bytes are free after importing the "
+            "runtime" % (name, board.name, needed, model.arena_bytes,
+                         "tables" if mapped else "layer buffers",
+                         model.table_bytes if mapped else model.layer_bytes,
+                         model.output_bytes, heap), "heap", needed, heap)
+    if mapped:
+        return
     needed = on_flash(model.size, board.fs_block_bytes) + core_bytes
     if needed > board.fs_bytes:
         raise ModelTooBig(
@@ -558,6 +596,7 @@ class FlashReport:
     sent: SendResult = None
     measured: dict = None
     fs_free_after: int = None
+    rom_written: bool = None  # None: the model is on the filesystem, not in ROMFS
 
     @property
     def self_test_error(self):
@@ -572,14 +611,40 @@ class FlashReport:
         return self.self_test_error is None
 
 
+def place_model(link, model, placement, remote_model, say):
+    """Where the model goes: (ROMFS image or None, path the board loads it from). With
+    `placement` "auto" the model goes into the firmware's ROMFS partition when there is one
+    and it fits (its weights are then read in place), else onto the filesystem; "rom" and
+    "fs" insist. FlashError when "rom" cannot be honoured."""
+    if model is None or placement == "fs":
+        return None, remote_model
+    found = romfs.partition(link)
+    name = remote_model.rsplit("/", 1)[-1]
+    image = romfs.build_image({name: model.data})
+    problem = None
+    if found is None:
+        problem = "the board's firmware has no ROMFS partition (`burn firmware build` makes one)"
+    elif len(image) > found[0]:
+        problem = "the model's ROMFS image is %s bytes, the partition holds %s" % (
+            _n(len(image)), _n(found[0]))
+    if problem is None:
+        return image, romfs.ROM_MOUNT + "/" + name
+    if placement == "rom":
+        raise FlashError("cannot put the model in ROMFS: " + problem)
+    if found is not None:
+        say("model: %s; it goes on the filesystem and its layers are read into RAM" % problem)
+    return None, remote_model
+
+
 def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_measure=True,
-          force=False, say=None, progress=None, progress_stream=None):
+          force=False, say=None, progress=None, progress_stream=None, placement="auto"):
     """Put the core and the model on the board of `session` (a BoardSession); see the module
     docstring. `say(text)` hears each step; `progress(remote, sent, total)` follows the
     transfer, or a TransferProgress writes to `progress_stream`. Without a model
-    (`model_path` None) only the core goes on the board. Returns a FlashReport; raises
-    FlashError (IncompatibleBoard, ModelTooBig, ModelMemoryError) or ValueError for an
-    invalid model file."""
+    (`model_path` None) only the core goes on the board. `placement` (see place_model)
+    picks ROMFS or the filesystem for the model. Returns a FlashReport; raises FlashError
+    (IncompatibleBoard, ModelTooBig, ModelMemoryError) or ValueError for an invalid model
+    file."""
     say = say or (lambda message: None)
     board = session.board
     model = None if model_path is None else model_facts(model_path)
@@ -596,10 +661,13 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
         soft = plan_software(session.link, facts, arch, say)
         core_flash = sum(on_flash(len(data), board.fs_block_bytes)
                          for data in soft.files.values())
+        rom_image, remote_model = place_model(session.link, model, placement, remote_model,
+                                              say)
         if model is not None:
-            check_fit(model, board, core_flash, facts)
-        plan = make_plan(session.link, soft.files, model, remote_model, board.fs_block_bytes,
-                         force)
+            check_fit(model, board, core_flash, facts, mapped=rom_image is not None,
+                      core_frozen=soft.core is None)
+        plan = make_plan(session.link, soft.files, None if rom_image else model, remote_model,
+                         board.fs_block_bytes, force)
         check_flash_space(plan, facts, board)
     except LinkError as exc:
         raise FlashError("talking to the board (%s) failed: %s" % (session.where, exc)) from None
@@ -615,6 +683,8 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
     report.sent = send(session, plan, progress, say)
     try:
         verify(session.link, plan)
+        if rom_image is not None:
+            report.rom_written = _deploy_rom(session.link, rom_image, say)
         if run_measure and model is not None:
             say("running the self-test and timing inference on the board")
             report.measured = measure(session, remote_model)
@@ -633,6 +703,15 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
 
 def _n(value):
     return "{:,}".format(value)
+
+
+def _deploy_rom(link, image, say):
+    """Write the model's ROMFS image unless the partition holds it already."""
+    say("writing the model into the ROMFS partition (%s bytes)" % _n(len(image)))
+    written = romfs.deploy(link, image)
+    if not written:
+        say("  unchanged on the board")
+    return written
 
 
 def plan_lines(report):

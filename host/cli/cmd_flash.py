@@ -31,6 +31,11 @@ def add_arguments(parser):
     add_emulated_options(where, parser, firmware=False)
     parser.add_argument("--remote", default=None,
                         help="path of the model on the board (default /model.bst)")
+    parser.add_argument("--storage", choices=("auto", "rom", "fs"), default="auto",
+                        help="where the model goes: rom = the firmware's ROMFS partition "
+                        "(/rom, weights read in place from flash, least RAM), fs = the "
+                        "filesystem (layers read into RAM as they run); auto (default) "
+                        "takes rom when the firmware has a partition the model fits")
     parser.add_argument("--dry-run", action="store_true",
                         help="show what would be sent and removed; change nothing")
     parser.add_argument("--force", action="store_true",
@@ -77,7 +82,7 @@ def run(args):
         try:
             report = fl.flash(session, args.model, remote, dry_run=args.dry_run,
                               run_measure=not args.no_self_test, force=args.force, say=say,
-                              progress_stream=sys.stdout)
+                              progress_stream=sys.stdout, placement=args.storage)
         except (fl.FlashError, ValueError, OSError) as exc:
             print("%s: %s" % (prog, exc), file=sys.stderr)
             return 1

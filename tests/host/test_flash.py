@@ -190,8 +190,9 @@ def test_too_big_is_refused_before_sending(models):
         with pytest.raises(fl.ModelTooBig) as heap:
             fl.flash(session, models["arena_too_big"])
         facts = fl.model_facts(models["arena_too_big"])
-        assert heap.value.what == "heap" and heap.value.needed == facts.buffer_bytes
-        assert str(facts.buffer_bytes) in str(heap.value)
+        assert heap.value.what == "heap" and heap.value.needed == facts.heap_needed(False)
+        assert heap.value.needed > facts.buffer_bytes
+        assert str(facts.heap_needed(False)) in str(heap.value)
         assert str(heap.value.available) in str(heap.value)
         assert heap.value.available <= 196608
 
@@ -207,14 +208,25 @@ def test_memory_error_on_the_board_names_the_sizes(models):
         first = fl.flash(session, models["small"])
         free_for_models = first.facts.heap_total - first.measured["heap_runtime"]
         # boot.py keeps a hog: what is left after the runtime is half the arena it needs.
-        arena = fl.model_facts(models["arena_60k"]).arena_bytes
-        hog = free_for_models - arena // 2
-        session.link.put_file(b"import builtins\nbuiltins.hog = bytearray(%d)\n" % hog,
-                              "/boot.py")
-        with pytest.raises(fl.ModelMemoryError) as failure:
+        facts = fl.model_facts(models["arena_60k"])
+        hog = free_for_models - facts.arena_bytes // 2
+        boot = b"import builtins\nbuiltins.hog = bytearray(%d)\n" % hog
+        session.link.put_file(boot, "/boot.py")
+        session.link.soft_reset()
+        # The board's real free heap is checked before anything is sent.
+        with pytest.raises(fl.ModelTooBig) as refused:
             fl.flash(session, models["arena_60k"])
-        message = str(failure.value)
-        assert "ran out of heap" in message and str(arena) in message
+        assert refused.value.what == "heap" and str(facts.arena_bytes) in str(refused.value)
+        assert not session.link.exists("/model.bst") or \
+            session.link.sha256("/model.bst") == sha(models["small"])
+        # A hog that appears after flashing: the board's MemoryError is reported with sizes.
+        session.link.rm("/boot.py")
+        session.link.soft_reset()
+        fl.flash(session, models["arena_60k"], run_measure=False)
+        session.link.put_file(boot, "/boot.py")
+        failure = fl.memory_failure(fl.measure(session, fl.REMOTE_MODEL), facts, "m.bst")
+        message = str(failure)
+        assert "ran out of heap" in message and str(facts.arena_bytes) in message
         assert "free after importing the runtime" in message
 
 
