@@ -19,7 +19,7 @@ from .autodiff import autodiff_device
 from .board_session import open_board
 from .data import DataLoader, load_digits, random_split
 from .export import export_bst, graph_input
-from .flash import REMOTE_MODEL, flash, report_lines
+from .flash import flash, report_lines
 from .train.learner import Learner, predict
 from .train.optim import Adam
 from .train.schedule import CosineLR
