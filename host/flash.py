@@ -768,8 +768,10 @@ def report_lines(report):
                              _n(model.buffer_bytes), _n(m["heap_kernels"] - m["heap_start"]),
                              _n(m["heap_inference"])))
     soft = report.software
-    flash_line = "flash       model %s + core %s + flex module %s bytes" % (
-        _n(model.size) if model is not None else "none",
+    where = "" if report.rom_written is None else " in ROMFS (%s, read in place)" % (
+        report.remote_model)
+    flash_line = "flash       model %s%s + core %s + flex module %s bytes" % (
+        _n(model.size) if model is not None else "none", where,
         _n(soft.core_bytes) if soft.core is not None else "0 (frozen)",
         _n(len(soft.files.get(REMOTE_NATMOD, b""))))
     if report.fs_free_after is not None:
