@@ -3,9 +3,11 @@
 `EmulatedLib(target)` has the same `call(name, args)` as the host library (see
 burn.host.flex.binding), so `GraphKernels(EmulatedLib("cortex-m0plus"))` runs the int8
 kernels on an emulated Cortex-M0+ and the tests compare them with the host bit for bit.
-Each call copies its buffers into emulated RAM, follows the AAPCS (soft-float for
-Cortex-M0+, hard-float VFP registers for Cortex-M4F), runs the function until it returns to
-a magic address, and copies writable buffers back.
+Each call copies its buffers into emulated RAM (numpy views of one array as that whole
+array, once, so that buffers which overlap on the host overlap there too: an output placed
+over its input as the .bst arena plans it), follows the AAPCS (soft-float for Cortex-M0+,
+hard-float VFP registers for Cortex-M4F), runs the function until it returns to a magic
+address, and copies writable buffers back.
 """
 
 import struct
@@ -27,6 +29,13 @@ RETURN = FLASH + FLASH_SIZE - 0x100  # never code: the return address of every c
 _CPU = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4f": arm.UC_CPU_ARM_CORTEX_M4}
 _ARGS = [arm.UC_ARM_REG_R0, arm.UC_ARM_REG_R1, arm.UC_ARM_REG_R2, arm.UC_ARM_REG_R3]
 _FLOAT_ARGS = [getattr(arm, "UC_ARM_REG_S%d" % i) for i in range(16)]
+
+
+def _root(a):
+    """The numpy array that owns the memory of view `a` (a itself when it owns it)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
 
 
 class EmulationError(RuntimeError):
@@ -75,8 +84,16 @@ class EmulatedLib:
         if a is None:
             return 0
         if isinstance(a, np.ndarray):
+            root = _root(a)
+            if root is not a and a.flags.c_contiguous:  # views of one array keep their overlap
+                offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+                return self._put(root, written) + offset
+            for addr, placed in self._placed:
+                if placed is a:
+                    return addr
             addr = self._alloc(a.nbytes)
             self.uc.mem_write(addr, a.tobytes())
+            self._placed.append((addr, a))
             if a.flags.writeable:
                 written.append((addr, a))
             return addr
@@ -95,6 +112,7 @@ class EmulatedLib:
         if name not in self.functions:
             raise AttributeError("the %s build has no function %s" % (self.target, name))
         self._top = self.heap_base
+        self._placed = []
         written, words, floats = [], [], []
         for a in args:
             if isinstance(a, float):

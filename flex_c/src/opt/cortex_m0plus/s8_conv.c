@@ -6,8 +6,10 @@
  * folded with the bias. 3x3 depthwise convolution runs channel by channel over a tile
  * (depthwise_3x3), other depthwise shapes walk channels innermost (s8_depthwise_fast.h).
  * Grouped convolution and patches too large for the stack buffer use the reference kernels,
- * renamed here. Stack: about 2.3 KB (patch, sums and requantization records; the depthwise
- * tile and line sums). */
+ * renamed here. An output over its input (the .bst arena's in-place plan) is computed in
+ * spans of pixels held on the stack until complete, since the channel blocks each read every
+ * input pixel. Stack: about 6 KB for conv2d (patch, packed filter block, span, requantization
+ * records), 2.3 KB for the 3x3 depthwise (tile and line sums). */
 #include "m0_depthwise.h"
 #include "m0_dot.h"
 #include "m0_pairs.h"
@@ -28,6 +30,7 @@
 #define PAIR_K_MAX 192   /* longest patch the paired dot products take */
 #define PAIR_MIN_ROWS 8  /* fewest rows a paired block may have (unless it holds all) */
 #define PACKED_WORDS 512 /* packed filter rows of one block (2 KB) */
+#define SPAN_BYTES 1024  /* in place: output pixels held until complete */
 
 typedef int32_t word_t __attribute__((may_alias));
 
@@ -119,15 +122,16 @@ static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t 
         xp[j] = 0;
 }
 
-/* Output channels [oc0, oc0 + nb) through the paired dot products, the filter block packed
- * in wp. Where a window's rows are runs of an even number of inputs, the patches are packed
- * from a padded band of input rows built once per output row (band: `band_bytes` bytes);
- * otherwise each window is gathered, then packed. */
+/* Output pixels [p0, p1) of the raster (n, oh, ow) and channels [oc0, oc0 + nb) through the
+ * paired dot products, the filter block packed in wp; pixel p's channels go to
+ * dst + (p - p0) * out->c. Where a window's rows are runs of an even number of inputs, the
+ * patches are packed from a padded band of input rows built once per output row (band:
+ * `band_bytes` bytes); otherwise each window is gathered, then packed. */
 FLEX_HOT
 static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                       const flex__m0_rq *rq, int all_fast, const int32_t *wp, int32_t oc0,
-                       int32_t nb, const flex_s8_quant *q, const flex_dims4 *out,
-                       int8_t *output, int8_t *band, int32_t band_bytes) {
+                       const flex__m0_rq *rq, int all_fast, const int32_t *wp, int32_t nb,
+                       const flex_s8_quant *q, const flex_dims4 *out, int32_t p0, int32_t p1,
+                       int8_t *dst, int8_t *band, int32_t band_bytes) {
     const int32_t C = in->c, row = win->kernel_w * C, k = win->kernel_h * row;
     const int32_t width = (out->w - 1) * win->stride_w + win->kernel_w;
     const int32_t words = FLEX_M0_PAIR_WORDS(k), groups = (nb + 3) >> 2;
@@ -135,26 +139,56 @@ static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_win
     const int banded = win->dilation_w == 1 && row % 2 == 0 && k != C &&
                        win->kernel_h * width * C <= band_bytes;
     int32_t xp[FLEX_M0_PAIR_WORDS(PAIR_K_MAX)], acc[OC_BLOCK];
-    int32_t b, oy, ox;
-    for (b = 0; b < out->n; b++)
-        for (oy = 0; oy < out->h; oy++) {
-            int8_t *o = output + (b * out->h + oy) * out->w * out->c + oc0;
-            if (banded) /* the window rows under this output row, padded */
-                padded_rows(in, input + b * in->h * in->w * C, win,
-                            oy * win->stride_h - win->pad_top, -win->pad_left, width, fill,
-                            band);
-            for (ox = 0; ox < out->w; ox++, o += out->c) {
-                if (banded)
-                    pack_band_patch(band + ox * win->stride_w * C, win->kernel_h, row,
-                                    width * C, words, xp);
-                else
-                    flex__m0_pack_x(gather(in, input, win, b, oy, ox, fill, band), k, xp);
-                flex__m0_pair_dot(xp, wp, words, acc, groups);
-                flex__m0_requant_block(acc, rq, nb, all_fast, o, q);
+    int32_t p, b = p0 / (out->h * out->w), oy = p0 / out->w % out->h, ox = p0 % out->w;
+    for (p = p0; p < p1; p++, dst += out->c) {
+        if (banded && (ox == 0 || p == p0)) /* the window rows under this output row, padded */
+            padded_rows(in, input + b * in->h * in->w * C, win,
+                        oy * win->stride_h - win->pad_top, -win->pad_left, width, fill, band);
+        if (banded)
+            pack_band_patch(band + ox * win->stride_w * C, win->kernel_h, row, width * C,
+                            words, xp);
+        else
+            flex__m0_pack_x(gather(in, input, win, b, oy, ox, fill, band), k, xp);
+        flex__m0_pair_dot(xp, wp, words, acc, groups);
+        flex__m0_requant_block(acc, rq, nb, all_fast, dst, q);
+        if (++ox == out->w) {
+            ox = 0;
+            if (++oy == out->h) {
+                oy = 0;
+                b++;
             }
         }
+    }
 }
 
+/* The same through flex__m0_dot_rows over the unpacked filter block w_block (k per row). */
+FLEX_HOT
+static void conv_dots(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                      const flex__m0_rq *rq, int all_fast, const int8_t *w_block, int32_t nb,
+                      const flex_s8_quant *q, const flex_dims4 *out, int32_t p0, int32_t p1,
+                      int8_t *dst, int8_t *patch) {
+    const int32_t k = win->kernel_h * win->kernel_w * in->c;
+    const int8_t fill = (int8_t)(-q->input_offset);
+    int32_t acc[OC_BLOCK];
+    int32_t p, b = p0 / (out->h * out->w), oy = p0 / out->w % out->h, ox = p0 % out->w;
+    for (p = p0; p < p1; p++, dst += out->c) {
+        const int8_t *x = gather(in, input, win, b, oy, ox, fill, patch);
+        flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
+        flex__m0_requant_block(acc, rq, nb, all_fast, dst, q);
+        if (++ox == out->w) {
+            ox = 0;
+            if (++oy == out->h) {
+                oy = 0;
+                b++;
+            }
+        }
+    }
+}
+
+/* Output channels run in blocks, each over every output pixel. When the output overlaps the
+ * input (an in-place arena), a block would overwrite inputs that the next block still reads:
+ * then the pixels go in spans whose every channel is computed in span_buf first, and each
+ * span is copied out once complete, in increasing order (docs/bst-format.md). */
 FLEX_HOT
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
                            const int8_t *filter, size_t filter_len,
@@ -164,15 +198,18 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                            const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t patch_words[PATCH_MAX / 4]; /* word-aligned for copy_run */
     int8_t *patch = (int8_t *)patch_words;
+    int32_t span_words[SPAN_BYTES / 4];
     int32_t wp[PACKED_WORDS];
     int all_fast, paired;
-    int32_t acc[OC_BLOCK];
     flex__m0_rq rq[OC_BLOCK];
-    int32_t k, oc0, nb, block, b, oy, ox;
+    int32_t k, oc0, nb, block, units, span, p0, p1, OC;
+    int8_t *dst = output;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
                                  output_len));
     k = win->kernel_h * win->kernel_w * in_dims->c;
+    OC = out_dims->c;
+    units = out_dims->n * out_dims->h * out_dims->w;
     if (groups != 1 || k > PATCH_MAX)
         return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
@@ -180,29 +217,35 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     /* paired blocks: as many rows (a multiple of four) as wp holds, if that is at least
      * PAIR_MIN_ROWS or every channel: each block repacks every patch */
     block = k <= PAIR_K_MAX ? (PACKED_WORDS / FLEX_M0_PAIR_WORDS(k)) & ~3 : 0;
-    paired = block >= PAIR_MIN_ROWS || (block >= 4 && block >= out_dims->c);
+    paired = block >= PAIR_MIN_ROWS || (block >= 4 && block >= OC);
     if (!paired || block > OC_BLOCK)
         block = OC_BLOCK;
-    for (oc0 = 0; oc0 < out_dims->c; oc0 += nb) {
-        const int8_t *w_block = filter + oc0 * k;
-        nb = out_dims->c - oc0 < block ? out_dims->c - oc0 : block;
-        all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
-                                     multiplier + oc0, shift + oc0, 1, q);
-        if (paired && flex__m0_pack_rows(w_block, k, nb, wp)) {
-            conv_pairs(in_dims, input, win, rq, all_fast, wp, oc0, nb, q, out_dims, output,
-                       patch, PATCH_MAX);
-            continue;
+    span = units;
+    if (block < OC && flex__s8_overlap(input, (size_t)in_dims->n * in_dims->h * in_dims->w *
+                                                  in_dims->c, output, (size_t)units * OC)) {
+        span = SPAN_BYTES / OC;
+        if (span == 0) /* the reference writes each pixel's channels in turn */
+            return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
+                                       bias_len, multiplier, shift, quant_len, win, groups, q,
+                                       out_dims, output, output_len);
+        dst = (int8_t *)span_words;
+    }
+    for (p0 = 0; p0 < units; p0 = p1) {
+        p1 = units - p0 < span ? units : p0 + span;
+        for (oc0 = 0; oc0 < OC; oc0 += nb) {
+            const int8_t *w_block = filter + oc0 * k;
+            nb = OC - oc0 < block ? OC - oc0 : block;
+            all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
+                                         multiplier + oc0, shift + oc0, 1, q);
+            if (paired && flex__m0_pack_rows(w_block, k, nb, wp))
+                conv_pairs(in_dims, input, win, rq, all_fast, wp, nb, q, out_dims, p0, p1,
+                           dst + oc0, patch, PATCH_MAX);
+            else
+                conv_dots(in_dims, input, win, rq, all_fast, w_block, nb, q, out_dims, p0, p1,
+                          dst + oc0, patch);
         }
-        for (b = 0; b < out_dims->n; b++)
-            for (oy = 0; oy < out_dims->h; oy++)
-                for (ox = 0; ox < out_dims->w; ox++) {
-                    const int8_t *x = gather(in_dims, input, win, b, oy, ox,
-                                             (int8_t)(-q->input_offset), patch);
-                    int8_t *out = output + ((b * out_dims->h + oy) * out_dims->w + ox) *
-                                               out_dims->c + oc0;
-                    flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
-                    flex__m0_requant_block(acc, rq, nb, all_fast, out, q);
-                }
+        if (dst != output) /* else this was the only span */
+            copy_run(output + p0 * OC, dst, (p1 - p0) * OC);
     }
     return FLEX_OK;
 }
@@ -282,6 +325,12 @@ static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t
     if (depth_multiplier != 1 || win->kernel_h != 3 || win->kernel_w != 3 ||
         win->dilation_h != 1 || win->dilation_w != 1 || C % 4 != 0 ||
         ((uintptr_t)input & 3) != 0 || ph * pw * 4 > DW_TILE_MAX)
+        return 0;
+    /* An output over its input overwrites, channel group by channel group, input bytes of
+     * the same channels only (already in the tile) when the distance is whole pixels. */
+    if (flex__s8_overlap(input, (size_t)in->n * in->h * in->w * C, output,
+                         (size_t)out->n * out->h * out->w * C) &&
+        ((intptr_t)input - (intptr_t)output) % C != 0)
         return 0;
     lrq.act_min = q->act_min;
     lrq.act_max = q->act_max;

@@ -1,7 +1,9 @@
 /* Cortex-M0+ int8 fully connected: blocks of output rows through flex__m0_dot_rows, then
  * m0_requant.h. The input offset enters as input_offset * sum(row), folded with the bias;
  * callers that fold it into the bias at prepare time (input offset 0) skip that pass. A
- * non-zero filter offset uses the reference kernel. */
+ * non-zero filter offset uses the reference kernel. An output that overlaps its input takes
+ * the rows one at a time (each row's blocks set up again), so that no row is overwritten
+ * before every block has read it. */
 #include "m0_dot.h"
 #include "m0_requant.h"
 
@@ -23,7 +25,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
     int all_fast;
     int32_t acc[OUT_BLOCK];
     flex__m0_rq rq[OUT_BLOCK];
-    int32_t b, o0, nb;
+    int32_t b, b0, rows, o0, nb;
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
                                filter_len, filter_offset, bias, bias_len, multiplier, shift,
                                quant_len, q, output, output_len));
@@ -32,19 +34,27 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                             input_len, filter, filter_len, filter_offset, bias,
                                             bias_len, multiplier, shift, quant_len, q, output,
                                             output_len);
-    for (o0 = 0; o0 < out_features; o0 += OUT_BLOCK) {
-        const int8_t *w_block = filter + o0 * in_features;
-        nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
-        all_fast = flex__m0_rq_block(rq, nb, w_block, in_features, bias ? bias + o0 : 0,
-                                     multiplier + (quant_len == 1 ? 0 : o0),
-                                     shift + (quant_len == 1 ? 0 : o0), quant_len == 1 ? 0 : 1,
-                                     q);
-        for (b = 0; b < batches; b++) {
-            const int8_t *x = input + b * in_features;
-            int8_t *out = output + b * out_features + o0;
-            flex__m0_dot_rows(x + in_features, w_block + in_features, in_features, nb, acc);
-            flex__m0_requant_block(acc, rq, nb, all_fast, out, q);
+    /* Output over its input (an in-place arena): every block of a row before the next row */
+    rows = out_features > OUT_BLOCK &&
+                   flex__s8_overlap(input, (size_t)batches * in_features, output,
+                                    (size_t)batches * out_features)
+               ? 1
+               : batches;
+    for (b0 = 0; b0 < batches; b0 += rows)
+        for (o0 = 0; o0 < out_features; o0 += OUT_BLOCK) {
+            const int8_t *w_block = filter + o0 * in_features;
+            nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
+            all_fast = flex__m0_rq_block(rq, nb, w_block, in_features, bias ? bias + o0 : 0,
+                                         multiplier + (quant_len == 1 ? 0 : o0),
+                                         shift + (quant_len == 1 ? 0 : o0),
+                                         quant_len == 1 ? 0 : 1, q);
+            for (b = b0; b < b0 + rows; b++) {
+                const int8_t *x = input + b * in_features;
+                int8_t *out = output + b * out_features + o0;
+                flex__m0_dot_rows(x + in_features, w_block + in_features, in_features, nb,
+                                  acc);
+                flex__m0_requant_block(acc, rq, nb, all_fast, out, q);
+            }
         }
-    }
     return FLEX_OK;
 }

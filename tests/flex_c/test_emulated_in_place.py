@@ -1,0 +1,127 @@
+"""The Cortex-M0+ int8 kernels with their output over their input, as the .bst arena plans it
+(docs/bst-format.md, "Arena and in-place execution"), run in the unicorn emulator: the same
+bits as the host computes out of place. Kernels that run output channels in blocks (conv,
+fully connected) or channels in groups (3x3 depthwise) must not overwrite inputs that a
+later block still reads."""
+
+import numpy as np
+import pytest
+
+from burn.host.arena_plan import overlap_delta
+from burn.host.bst_writer import GraphOp, GraphTensor
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.graph_kernels import GraphKernels
+
+HOST = GraphKernels()
+
+
+@pytest.fixture(scope="module")
+def m0():
+    return GraphKernels(EmulatedLib("cortex-m0plus"))
+
+
+def _planned_delta(kind, params, x_shape, y_shape, consts=None):
+    op = GraphOp(kind, [0], [1], params=params, consts=consts or {})
+    return overlap_delta(op, 0, [GraphTensor("x", x_shape, "int8"),
+                                 GraphTensor("y", y_shape, "int8")])
+
+
+def _overlapped(x, out_count, delta):
+    """(input view, output view) of one buffer, the output `delta` bytes below the input."""
+    buf = np.zeros(delta + max(x.size, out_count - delta), np.int8)
+    xi = buf[delta:delta + x.size]
+    xi[:] = x.ravel()
+    return xi, buf[:out_count]
+
+
+def _quant(rng, oc):
+    bias = rng.integers(-5000, 5000, oc, dtype=np.int32)
+    mult = rng.integers(1 << 29, 1 << 31, oc, dtype=np.int64).astype(np.int32)
+    shift = rng.integers(-10, -6, oc, dtype=np.int32)
+    return bias, mult, shift
+
+
+def _assert_same_in_place(m0, run, x, out_count, delta):
+    """run(lib, input, output) on the M0 build in place equals the host's out of place."""
+    want = np.zeros(out_count, np.int8)
+    run(HOST, x, want)
+    xi, yo = _overlapped(x, out_count, delta)
+    assert np.shares_memory(xi, yo)
+    run(m0, xi, yo)
+    assert np.array_equal(yo, want), "%d of %d outputs differ" % (
+        np.count_nonzero(yo != want), want.size)
+
+
+# (h, w, ic, oc, kernel, stride, extra bytes below the planned position)
+CONVS = [(25, 5, 64, 64, 1, 1, 0),    # the KWS pointwise layers: four channel blocks
+         (25, 5, 64, 64, 3, 1, 0),
+         (6, 6, 16, 200, 1, 1, 0),    # blocks of the unpacked path
+         (6, 6, 16, 200, 1, 1, 5),
+         (9, 9, 32, 64, 3, 2, 3),
+         (5, 5, 200, 8, 3, 1, 0),     # one block
+         (4, 4, 8, 1100, 1, 1, 0)]    # a pixel larger than the span buffer
+
+
+@pytest.mark.parametrize("h,w,ic,oc,k,s,extra", CONVS)
+def test_conv_in_place(m0, h, w, ic, oc, k, s, extra):
+    rng = np.random.default_rng(h * w + ic + oc + k)
+    p = k // 2
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    x = rng.integers(-128, 128, h * w * ic, dtype=np.int8)
+    wt = rng.integers(-127, 128, oc * k * k * ic, dtype=np.int8)
+    bias, mult, shift = _quant(rng, oc)
+    params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
+    delta = _planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra
+
+    def run(lib, xi, y):
+        lib.conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, ic, oh, ow, oc, k, k, 1, s, s, 1, 1,
+                    p, p, -5, 3, -128, 127)
+
+    _assert_same_in_place(m0, run, x, oh * ow * oc, delta)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 4, 64])
+def test_depthwise_3x3_in_place(m0, extra):
+    rng = np.random.default_rng(extra)
+    h, w, c = 25, 5, 64
+    x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
+    wt = rng.integers(-127, 128, 9 * c, dtype=np.int8)
+    bias, mult, shift = _quant(rng, c)
+    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
+    delta = _planned_delta("depthwise_conv2d", params, (1, h, w, c), (1, h, w, c)) + extra
+
+    def run(lib, xi, y):
+        lib.depthwise_conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, c, h, w, 1, 3, 3, 1, 1,
+                              1, 1, 1, 1, -128, -3, -128, 127)
+
+    _assert_same_in_place(m0, run, x, h * w * c, delta)
+
+
+def test_fully_connected_rows_in_place(m0):
+    rng = np.random.default_rng(5)
+    batches, fin, fout = 5, 40, 70  # three blocks of output features
+    x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
+    wt = rng.integers(-127, 128, fout * fin, dtype=np.int8)
+    bias, mult, shift = _quant(rng, fout)
+    consts = {"w": np.zeros((fout, fin), np.int8)}
+    delta = _planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
+
+    def run(lib, xi, y):
+        lib.fully_connected_s8(xi, wt, bias, mult, shift, y, batches, fin, fout, 0, 2, -128,
+                               127)
+
+    _assert_same_in_place(m0, run, x, batches * fout, delta)
+
+
+@pytest.mark.parametrize("kind", ["avg", "max"])
+def test_pools_in_place(m0, kind):
+    rng = np.random.default_rng(6)
+    h, w, c = 9, 7, 12
+    x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
+    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
+    delta = _planned_delta(kind + "_pool2d", params, (1, h, w, c), (1, h, w, c))
+
+    def run(lib, xi, y):
+        getattr(lib, kind + "_pool_s8")(xi, y, 1, h, w, c, h, w, 3, 3, 1, 1, 1, 1, -128, 127)
+
+    _assert_same_in_place(m0, run, x, h * w * c, delta)
