@@ -3,13 +3,15 @@
     pytest tests/device --board rp2040                # attached board, else a virtual one
     pytest tests/device --board rp2040 --port /dev/ttyACM0
     pytest tests/device --board rp2040 --virtual
+    pytest tests/device --board rp2040 --emulated     # the real firmware on rp2040js
     pytest -p burn.host.pytest_device --board esp32 my_tests/   # your own test files
 
 Each `test_*.py` file is parsed on the host only to find its top-level `def test_*()`
 functions; the file itself is uploaded to the board's `/tests/` and imported there after a
 soft reset (a fresh heap per file). Each function runs on the board over the serial link; a
 failure shows the board's traceback. The core (`burn`) is uploaded once per session to
-`/lib/burn`, compiled to `.mpy` for the board's architecture (`--device-core`).
+`/lib/burn`, compiled to `.mpy` for the board's architecture (`--device-core`), unless the
+firmware has it frozen in (`burn firmware build`), as the emulated board's does.
 """
 
 import ast
@@ -24,19 +26,24 @@ _OPTIONS = (
     (("--port",), {"default": None, "help": "serial port of the board (default: by USB id)"}),
     (("--virtual",), {"action": "store_true", "help": "use a virtual board even if one is "
                                                       "attached"}),
+    (("--emulated",), {"action": "store_true", "help": "use an emulated RP2040 running the "
+                                                       "real firmware (rp2040js)"}),
+    (("--firmware",), {"default": None, "help": "with --emulated: the UF2 it runs (default: "
+                                                "the cached `burn firmware build`)"}),
     (("--device-timeout",), {"type": float, "default": 60.0,
                              "help": "seconds one test may run on the board (default 60)"}),
     (("--device-core",), {"choices": ("mpy", "py", "none"), "default": "mpy",
                           "help": "how the core goes onto the board (default mpy)"}),
 )
-_DEFAULTS = {"board": None, "port": None, "virtual": False, "device_timeout": 60.0,
-             "device_core": "mpy"}
+_DEFAULTS = {"board": None, "port": None, "virtual": False, "emulated": False,
+             "firmware": None, "device_timeout": 60.0, "device_core": "mpy"}
 REMOTE_TESTS = "/tests"
 REMOTE_CORE = "/lib/burn"
 
 
 def pytest_addoption(parser):
-    """--board, --port, --virtual, --device-timeout, --device-core."""
+    """--board, --port, --virtual, --emulated, --firmware, --device-timeout,
+    --device-core."""
     group = parser.getgroup("burn-device", "tests that run on a MicroPython board")
     for names, attrs in _OPTIONS:
         try:
@@ -62,6 +69,7 @@ class BoardSession:
         self.config = config
         self.board = load_board(_option(config, "board") or "rp2040")
         self.link = None
+        self.emulated = None  # the BoardSession of an emulated board
         self.broken = None
         self.where = ""
 
@@ -79,6 +87,8 @@ class BoardSession:
         return self.link
 
     def _connect(self):
+        if _option(self.config, "emulated"):
+            return self._connect_emulated()
         port = _option(self.config, "port")
         if port is None and not _option(self.config, "virtual"):
             try:
@@ -93,10 +103,21 @@ class BoardSession:
             self.where = "%s on %s" % (self.board.name, port)
         return link
 
+    def _connect_emulated(self):
+        from burn.host.board_session import Emulated
+
+        session = Emulated(_option(self.config, "firmware")).open(self.board.name, print)
+        self.emulated = session
+        self.where = session.where
+        return session.link
+
     def _upload_core(self):
+        from burn.host.board_software import ask_board
+
         mode = _option(self.config, "device_core")
-        if mode == "none":
-            return
+        core = ask_board(self.link).get("core")
+        if mode == "none" or (core is not None and not core[0].startswith("/")):
+            return  # frozen in the firmware (a frozen module's __file__ is relative)
         from burn.host import mp_unix
 
         if mode == "py":
@@ -122,7 +143,10 @@ class BoardSession:
         self.broken = exc
 
     def close(self):
-        """Close the link (and stop a virtual board)."""
+        """Close the link (and stop a virtual or emulated board)."""
+        if self.emulated is not None:
+            self.emulated.close()
+            self.emulated = self.link = None
         if self.link is not None:
             self.link.close()
             self.link = None
@@ -136,8 +160,9 @@ def _session(config):
 
 def pytest_report_header(config):
     """Which board the device tests will use."""
-    port = _option(config, "port") or ("virtual" if _option(config, "virtual") else
-                                      "found by USB id, else a virtual board")
+    port = _option(config, "port") or (
+        "emulated" if _option(config, "emulated") else "virtual" if _option(config, "virtual")
+        else "found by USB id, else a virtual board")
     return "burn device tests: board %s, port %s" % (_option(config, "board") or "rp2040", port)
 
 

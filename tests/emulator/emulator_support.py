@@ -7,19 +7,33 @@ from pathlib import Path
 import pytest
 
 from burn.host import vendor
-from burn.host.emulator import EmulatorError, default_firmware
+from burn.host.emulator import EmulatorError
 from burn.host.emulator.runtime import find_node
+
+_BUILT = {}
 
 
 def firmware_or_skip():
-    """A MicroPython UF2 for the RP2040: $BURN_RP2040_FIRMWARE, else the firmware build's."""
-    chosen = os.environ.get("BURN_RP2040_FIRMWARE") or default_firmware("rp2040")
-    if not chosen:
-        pytest.skip("no MicroPython RP2040 firmware: set BURN_RP2040_FIRMWARE to a UF2 (e.g. "
-                    "RPI_PICO v1.28.0) or build one with `burn firmware build --board rp2040`")
-    if not Path(chosen).is_file():
-        pytest.skip("BURN_RP2040_FIRMWARE=%s does not exist" % chosen)
-    return Path(chosen)
+    """A MicroPython UF2 for the RP2040: $BURN_RP2040_FIRMWARE, else the firmware build's
+    (built now, once per test run, unless the cache holds it; skipped with the reason and
+    the install line when the Arm toolchain is missing)."""
+    chosen = os.environ.get("BURN_RP2040_FIRMWARE")
+    if chosen:
+        if not Path(chosen).is_file():
+            pytest.skip("BURN_RP2040_FIRMWARE=%s does not exist" % chosen)
+        return Path(chosen)
+    if "rp2040" not in _BUILT:
+        from burn.host.firmware import FirmwareError
+        from burn.host.firmware.build import build_firmware
+
+        try:
+            _BUILT["rp2040"] = build_firmware("rp2040").uf2
+        except FirmwareError as exc:
+            _BUILT["rp2040"] = exc
+    found = _BUILT["rp2040"]
+    if isinstance(found, Exception):
+        pytest.skip("no RP2040 firmware could be built: %s" % found)
+    return Path(found)
 
 
 def emulator_or_skip():
