@@ -1,0 +1,411 @@
+"""int8 models on the emulated RP2040, one row per (model, runtime): cycles and ms per
+inference, heap in use, flash bytes, bit-exactness with TFLM, and the unicorn kernel
+estimate (benchmarks/flex_cortex_m.py) with the ratio board / estimate.
+
+Models: the MLPerf Tiny KWS and ResNet-8 from $BURN_MODELS_DIR (default ../shared/models),
+the MobileNetV1-0.25 96x96 of tests/mobilenet_model.py, and any .tflite / .bst given on the
+command line. Runtimes:
+
+    plain       burn's firmware, plain Python kernels   (burn.load(path, "plain"))
+    viper       burn's firmware, frozen viper kernels   (burn.load(path, "fast"))
+    flex        burn's firmware, flex C module compiled in
+    flex-stock  stock RPI_PICO firmware, core .mpy files + burnflex.mpy native module
+
+Each firmware runs on its own emulated board (rp2040js) whose flash image is kept in the
+cache (bench/ under $BURN_CACHE_DIR or ~/.cache/burn), so files already on it are not sent
+again. Models go into the ROMFS partition (weights used in place) while they fit, else onto
+the littlefs filesystem (weights streamed into layer buffers); the `where` column says which.
+Cycles: time.ticks_us() around inference times machine.freq() / 1e6 (the emulator's timer
+follows emulated cycles at 125 MHz; flash reads cost nothing extra there). Heap: gc.mem_alloc()
+after loading the model and one inference, minus its value before `import burn`, after a soft
+reset. Goals printed beside the figures:
+
+    KWS and ResNet-8 on flex (both builds)   cycles <= 1.15 x the unicorn estimate
+    MobileNet-class on flex                  <= 55 M cycles (0.44 s at 125 MHz)
+    KWS heap in use                          <= TFLM's arena 24,272 B + 16 KB
+
+The plain runtime is slow on the emulator (about 45 M emulated cycles per wall second: a
+KWS inference takes minutes); every board run is bounded by --timeout.
+
+Run: python benchmarks/rp2040_models.py [--models kws,mobilenet] [--runtimes flex,viper]
+"""
+
+import argparse
+import ast
+import hashlib
+import re
+import sys
+import time
+from pathlib import Path
+
+from burn.bst import BstFile
+from burn.host import romfs
+from burn.host.bst_writer import encode_bst
+from burn.host.cache import cache_dir
+from burn.host.importers.tflite_import import import_tflite
+from burn.host.link import LinkError, LinkTimeout
+from burn.host.link.files import remote_hashes
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
+
+from flex_cortex_m import MODELS_DIR, model_estimate  # noqa: E402
+from mobilenet_model import mobilenet_v1  # noqa: E402
+
+CLOCK_HZ = 125e6
+DEFAULT_MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tflite",
+                  "mobilenet": None}
+# runtime -> (firmware flavour, burn.load variant)
+RUNTIMES = {"plain": ("burn", "plain"), "viper": ("burn", "fast"), "flex": ("burn", "flex"),
+            "flex-stock": ("stock", "flex")}
+ESTIMATE_GOAL = 1.15
+MOBILENET_GOAL = 55e6
+KWS_HEAP_GOAL = 24272 + 16 * 1024
+REMOTE_DIR = "/bench"
+
+
+def say(text):
+    """Progress, on stderr."""
+    print("  " + text, file=sys.stderr, flush=True)
+
+
+# ---- the models ---------------------------------------------------------------------------------
+
+
+class Case:
+    """One model: `name`, the `.bst` bytes, its first reference vector (input bytes, output
+    values) or None, and the unicorn estimate (cycles, MACs) once made."""
+
+    def __init__(self, name, data):
+        self.name = name
+        self.data = data
+        self.reference = _first_vector(data)
+        self.estimate = None
+        self.where = None  # the path the board loads it from
+        self.where_text = None
+
+
+def _first_vector(data):
+    """(input bytes, output list) of the file's first int8 reference vector, or None."""
+    bst = BstFile(data, 64 << 20)
+    bst.parse()
+    if not bst.tests or len(bst.tests[0][0]) != 1 or bst.blob(bst.tests[0][1][0])[2] != "int8":
+        return None
+    ins, outs = bst.tests[0]
+    return bytes(bst.blob_bytes(ins[0])), list(bst.blob_array(outs[0]))
+
+
+def _bst_bytes(path, tests):
+    data = Path(path).read_bytes()
+    if path.suffix == ".bst":
+        return data
+    return encode_bst(import_tflite(data, tests=tests))
+
+
+def load_cases(names, extra, tests):
+    """The Cases of the default models named in `names` and of the files `extra`."""
+    cases = []
+    for name in names:
+        if name == "mobilenet":
+            say("building the MobileNetV1-0.25 96x96 model")
+            cases.append(Case(name, encode_bst(import_tflite(mobilenet_v1(), tests=tests))))
+            continue
+        path = Path(MODELS_DIR, DEFAULT_MODELS[name])
+        if not path.is_file():
+            print("%s: %s not found in %s (set BURN_MODELS_DIR); skipped"
+                  % (name, path.name, MODELS_DIR))
+            continue
+        cases.append(Case(name, _bst_bytes(path, tests)))
+    for path in extra:
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", path.stem)
+        try:
+            cases.append(Case(name, _bst_bytes(path, tests)))
+        except (OSError, ValueError) as exc:
+            print("%s: not benchmarked: %s" % (path, exc))
+    return cases
+
+
+# ---- the boards ---------------------------------------------------------------------------------
+
+
+def firmware(flavour):
+    """The UF2 of burn's (or the stock) RP2040 firmware, built or taken from the cache."""
+    from burn.host.firmware.build import build_firmware
+
+    say("firmware (%s): building or taking it from the cache" % flavour)
+    return build_firmware("rp2040", stock=flavour == "stock",
+                          progress=lambda phase, percent=None: percent is None and say(phase)).uf2
+
+
+def put_files(link, files):
+    """Send the files of {remote path: bytes} whose hash differs on the board."""
+    have = remote_hashes(link, list(files))
+    for remote, data in files.items():
+        if have.get(remote) == hashlib.sha256(data).hexdigest():
+            continue
+        say("sending %s (%d bytes)" % (remote, len(data)))
+        link.put_file(data, remote)
+
+
+def place_models(link, cases):
+    """Put the models in the ROMFS partition in order while they fit, the rest on littlefs;
+    set each case's `where` and `where_text`. Also sends each first reference input."""
+    found = romfs.partition(link)
+    in_rom = {}
+    for case in cases:
+        trial = dict(in_rom, **{case.name + ".bst": case.data})
+        if found is not None and len(romfs.build_image(trial)) <= found[0]:
+            in_rom = trial
+            case.where, case.where_text = "%s/%s.bst" % (romfs.ROM_MOUNT, case.name), "rom"
+        else:
+            case.where = "%s/%s.bst" % (REMOTE_DIR, case.name)
+            case.where_text = "fs (no ROMFS partition)" if found is None else (
+                "fs (over the %d KB ROMFS)" % (found[0] // 1024))
+    if in_rom:
+        say("ROMFS image: %s" % ", ".join(sorted(in_rom)))
+        if romfs.deploy(link, romfs.build_image(in_rom)):
+            say("ROMFS partition written")
+    files = {c.where: c.data for c in cases if c.where.startswith(REMOTE_DIR)}
+    files.update({"%s/%s.in0" % (REMOTE_DIR, c.name): c.reference[0]
+                  for c in cases if c.reference is not None})
+    if files:
+        link.exec("import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % REMOTE_DIR)
+        put_files(link, files)
+
+
+def stock_software(link):
+    """Put the core (.mpy) and burnflex.mpy on a stock firmware's filesystem."""
+    from burn.host.board_software import plan_software
+    from burn.host.flash import probe
+
+    facts = probe(link)
+    soft = plan_software(link, facts, facts.arch, say)
+    if "/lib/burnflex.mpy" not in soft.files:
+        print("flex-stock: no burnflex.mpy for this board: %s" % soft.flex_text)
+    put_files(link, soft.files)
+
+
+# ---- one measurement ----------------------------------------------------------------------------
+
+_MEASURE = """
+import gc, time, machine
+gc.collect()
+_h0 = gc.mem_alloc()
+import burn
+_r = {'freq': machine.freq()}
+try:
+    _m = burn.load(%(path)r, %(variant)r)
+except (MemoryError, ValueError) as _e:
+    _m = None
+    _r['error'] = 'load: %%s: %%s' %% (type(_e).__name__, _e)
+if _m is not None:
+    _r['backend'] = _m.backend
+    if %(self_test)r:
+        try:
+            _r['tests'] = _m.self_test()
+        except ValueError as _e:
+            _r['mismatch'] = str(_e)
+        _t = time.ticks_us()
+        _m.invoke()
+        _r['us'] = time.ticks_diff(time.ticks_us(), _t)
+    else:
+        if %(vector)r:
+            with open(%(vector)r, 'rb') as _f:
+                _f.readinto(_m.input_buffer())
+        _t = time.ticks_us()
+        _m.invoke()
+        _r['us'] = time.ticks_diff(time.ticks_us(), _t)
+        _r['out'] = list(_m.outputs())
+    gc.collect()
+    _r['heap'] = gc.mem_alloc() - _h0
+    _n = 1
+    _t0 = time.ticks_ms()
+    while _n < %(runs)d and time.ticks_diff(time.ticks_ms(), _t0) < 3000:
+        _t = time.ticks_us()
+        _m.invoke()
+        _r['us'] = min(_r['us'], time.ticks_diff(time.ticks_us(), _t))
+        _n += 1
+    _r['runs'] = _n
+print(repr(_r))
+"""
+
+_TIME_ONE = """
+_t = time.ticks_us()
+_m.invoke()
+print(time.ticks_diff(time.ticks_us(), _t))
+"""
+
+
+def measure(link, case, variant, timeout):
+    """The board's figures for `case` under burn.load variant `variant` (a dict), or a dict
+    with 'error'. The plain runtime runs the first reference vector once and is compared
+    here; the others run the file's self-test, then the best of up to 3 timed runs."""
+    plain = variant == "plain"
+    vector = "%s/%s.in0" % (REMOTE_DIR, case.name) if case.reference is not None else None
+    code = _MEASURE % {"path": case.where, "variant": variant, "self_test": not plain,
+                       "vector": vector, "runs": 1 if plain else 3}
+    link.soft_reset()
+    try:
+        found = ast.literal_eval(link.exec(code, timeout=timeout).strip().splitlines()[-1])
+    except LinkTimeout:
+        return {"error": "TIMEOUT: no result within %g s of wall time (raise --timeout)"
+                % timeout}
+    except LinkError as exc:
+        return {"error": "board error: %s" % str(exc).strip().splitlines()[-1]}
+    if "out" in found and case.reference is not None:
+        want = case.reference[1]
+        bad = [i for i, (g, w) in enumerate(zip(found["out"], want)) if g != w]
+        if bad or len(found["out"]) != len(want):
+            found["mismatch"] = "vector 0: output element %d is %r, TFLM's is %r" % (
+                bad[0], found["out"][bad[0]], want[bad[0]]) if bad else "output length"
+        else:
+            found["tests"] = "vector 0"
+    return found
+
+
+def timer_check(board, link):
+    """One more timed inference of the loaded model, bracketed by the emulator's own cycle
+    counter: (cycles from ticks_us, counter delta for the whole REPL exchange)."""
+    before = board.cycles()
+    us = int(link.exec(_TIME_ONE, timeout=600).strip().splitlines()[-1])
+    return round(us * CLOCK_HZ / 1e6), board.cycles() - before
+
+
+# ---- the report ---------------------------------------------------------------------------------
+
+HEADER = "%-10s %-10s %-11s %13s %9s %8s %8s %-24s %-28s %12s %6s  %s" % (
+    "model", "runtime", "backend", "cycles", "ms@125", "heap", "flash", "where", "bit-exact",
+    "estimate", "ratio", "goal")
+
+
+def _goal(case, runtime, cycles, heap):
+    goals = []
+    flex = runtime.startswith("flex")
+    if flex and case.name in ("kws", "resnet8") and case.estimate and cycles:
+        ratio = cycles / case.estimate[0]
+        goals.append("ratio <= %.2f: %s" % (ESTIMATE_GOAL, "met" if ratio <= ESTIMATE_GOAL
+                                             else "MISSED"))
+    if flex and case.name == "mobilenet" and cycles:
+        goals.append("<= 55 M cycles: %s" % ("met" if cycles <= MOBILENET_GOAL else "MISSED"))
+    if case.name == "kws" and heap is not None:
+        goals.append("heap <= %d: %s" % (KWS_HEAP_GOAL, "met" if heap <= KWS_HEAP_GOAL
+                                          else "MISSED"))
+    return "; ".join(goals)
+
+
+def row(case, runtime, found):
+    """One line of the table."""
+    estimate = case.estimate[0] if case.estimate else None
+    if "error" in found:
+        return "%-10s %-10s %s" % (case.name, runtime, found["error"])
+    cycles = round(found["us"] * found["freq"] / 1e6)
+    if "mismatch" in found:
+        exact = "NOT bit-exact: " + found["mismatch"]
+    elif "tests" in found:
+        exact = "yes (%s)" % (found["tests"] if isinstance(found["tests"], str)
+                              else "%d vectors" % found["tests"])
+    else:
+        exact = "no reference vectors"
+    return "%-10s %-10s %-11s %13s %9.1f %8d %8d %-24s %-28s %12s %6s  %s" % (
+        case.name, runtime, found["backend"], "{:,}".format(cycles), cycles / CLOCK_HZ * 1e3,
+        found["heap"], len(case.data), case.where_text, exact,
+        "{:,}".format(estimate) if estimate else "-",
+        "%.2f" % (cycles / estimate) if estimate else "-",
+        _goal(case, runtime, cycles, found["heap"]))
+
+
+# ---- the run ------------------------------------------------------------------------------------
+
+
+def run_firmware(flavour, runtimes, cases, timeout, rows):
+    """Boot the emulated board of `flavour`, place the models and measure every (model,
+    runtime); appends the lines to `rows` as they come."""
+    from burn.host.emulator.board import EmulatedBoard
+    from burn.host.link.link import Link
+
+    image = cache_dir("bench") / ("rp2040-%s.img" % flavour)
+    with EmulatedBoard("rp2040", firmware=firmware(flavour), flash_image=image) as board:
+        link = Link(board.port)
+        try:
+            say("%s firmware running on the emulated RP2040 (flash image %s)" % (flavour, image))
+            if flavour == "stock":
+                stock_software(link)
+            place_models(link, cases)
+            checked = False
+            for case in cases:
+                for runtime in runtimes:
+                    say("%s on %s ..." % (case.name, runtime))
+                    start = time.monotonic()
+                    found = measure(link, case, RUNTIMES[runtime][1], timeout)
+                    say("  done in %.0f s of wall time" % (time.monotonic() - start))
+                    line = row(case, runtime, found)
+                    rows.append(line)
+                    print(line, flush=True)
+                    if not checked and "error" not in found and runtime != "plain":
+                        ticks, counted = timer_check(board, link)
+                        checked = True
+                        print("timer check (%s, %s): ticks_us x 125 = %s cycles; the emulator's "
+                              "counter saw %s for the whole REPL exchange around it"
+                              % (case.name, runtime, "{:,}".format(ticks),
+                                 "{:,}".format(counted)))
+        finally:
+            link.close()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Goals: KWS/ResNet-8 flex <= 1.15x the unicorn estimate, MobileNet-class flex "
+               "<= 55 M cycles, KWS heap <= 40,656 B. Flash images are kept in %s."
+               % cache_dir("bench"))
+    parser.add_argument("files", nargs="*", type=Path,
+                        help="more models to run (.tflite, imported here, or .bst)")
+    parser.add_argument("--models", default=",".join(DEFAULT_MODELS),
+                        help="default models to run, comma-separated, from %s (default all; "
+                             "'' for none)" % ", ".join(DEFAULT_MODELS))
+    parser.add_argument("--runtimes", default=",".join(RUNTIMES),
+                        help="comma-separated, from %s (default all)" % ", ".join(RUNTIMES))
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="wall seconds one board run (load, check, time) may take "
+                             "(default 900; the plain runtime needs minutes per model)")
+    parser.add_argument("--tests", type=int, default=2,
+                        help="TFLM reference vectors put into imported models (default 2)")
+    args = parser.parse_args(argv)
+    names = [n for n in args.models.split(",") if n]
+    runtimes = [r for r in args.runtimes.split(",") if r]
+    unknown = [n for n in names if n not in DEFAULT_MODELS] + [
+        r for r in runtimes if r not in RUNTIMES]
+    if unknown:
+        parser.error("unknown model or runtime: %s" % ", ".join(unknown))
+    cases = load_cases(names, args.files, args.tests)
+    if not cases or not runtimes:
+        print("nothing to run")
+        return 1
+    for case in cases:
+        say("unicorn estimate of %s (flex kernels, Cortex-M0+ -Os)" % case.name)
+        try:
+            case.estimate = model_estimate(case.data)
+        except Exception as exc:  # the board figures stand without it
+            print("%s: no unicorn estimate: %s" % (case.name, exc))
+    rows = []
+    print(HEADER, flush=True)
+    for flavour in ("burn", "stock"):
+        chosen = [r for r in runtimes if RUNTIMES[r][0] == flavour]
+        if not chosen:
+            continue
+        try:
+            run_firmware(flavour, chosen, cases, args.timeout, rows)
+        except Exception as exc:  # report the firmware's failure and go on with the other
+            print("%s firmware: not measured: %s" % (flavour, exc))
+    print("\n" + HEADER)
+    print("\n".join(rows))
+    for case in cases:
+        if case.estimate:
+            print("%s: %s MACs, unicorn estimate %s cycles (%.2f per MAC)" % (
+                case.name, "{:,}".format(case.estimate[1]), "{:,}".format(case.estimate[0]),
+                case.estimate[0] / case.estimate[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
