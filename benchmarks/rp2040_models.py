@@ -140,10 +140,12 @@ def firmware(flavour):
 def put_files(link, files):
     """Send the files of {remote path: bytes} whose hash differs on the board."""
     have = remote_hashes(link, list(files))
-    for remote, data in files.items():
-        if have.get(remote) == hashlib.sha256(data).hexdigest():
-            continue
-        say("sending %s (%d bytes)" % (remote, len(data)))
+    send = {remote: data for remote, data in files.items()
+            if have.get(remote) != hashlib.sha256(data).hexdigest()}
+    if send:
+        say("sending %d files, %d bytes: %s" % (len(send), sum(map(len, send.values())),
+                                                ", ".join(sorted(send))[:200]))
+    for remote, data in send.items():
         link.put_file(data, remote)
 
 
