@@ -24,7 +24,7 @@ from burn.host.importers.tflite_import import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models
-from reference_models import reference_model
+from reference_models import model_path
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def models(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def kws(tmp_path_factory):
-    data = encode_bst(import_tflite(reference_model("kws_ref_model.tflite").read_bytes(),
+    data = encode_bst(import_tflite(model_path("kws_ref_model.tflite").read_bytes(),
                                     tests=2))
     path = tmp_path_factory.mktemp("kws") / "kws.bst"
     path.write_bytes(data)
@@ -93,11 +93,12 @@ m = burn.load('/rom/model.bst')
 x = array('b', bytes(%d))
 y = m(x)
 r = m.run(x)
+a = d = 0
 gc.collect()
 a = gc.mem_alloc()
 m.run(x)
-print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), gc.mem_alloc() - a,
-            m.self_test())))
+d = gc.mem_alloc() - a
+print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test())))
 """
 
 
