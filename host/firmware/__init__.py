@@ -2,7 +2,8 @@
 bytecode, the flex C module compiled in, and a ROMFS partition for models.
 
 `recipe` says what a board's firmware is made of, `toolchain` finds the Arm compiler and
-picotool, `tree` prepares a private copy of the MicroPython source, `inputs` keys the cache,
+picotool, `tree` prepares a private copy of the MicroPython source (with the one change of
+`native_align`), `inputs` keys the cache,
 `build` runs the build and `sizes` reports where the flash and RAM go.
 """
 

@@ -79,6 +79,9 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
                 shutil.rmtree(work / "build", ignore_errors=True)
             progress("configuring")
             _run(_configure_argv(recipe, tree, work), log, log_path, picotool)
+            # makemanifest.py compares only the sources' times with frozen_content.c: removed,
+            # it is made again by the tree's current mpy-tool.py (see native_align).
+            (work / "build" / "frozen_content.c").unlink(missing_ok=True)
             progress("compiling", 0)
             _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
                  lambda percent: progress("compiling", percent))

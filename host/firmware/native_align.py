@@ -1,0 +1,36 @@
+"""Word alignment of frozen Cortex-M0+ native code: the one change the firmware build makes
+to its private copy of MicroPython (tools/mpy-tool.py).
+
+MicroPython's ARMv6-M native emitter (py/asmthumb.c, `asm_thumb_mov_reg_i32`) loads a 32-bit
+constant with `ldr rX, [pc, #0]` from a word placed in the code after a branch, padding
+with a nop so that the word lies at a multiple of 4 from the function's first byte: it
+assumes that the function starts on a word boundary. Code loaded from a .mpy file lives in
+the heap, which is word aligned. `mpy-tool.py` (v1.28.0) freezes ARMv6-M machine code as a
+byte array aligned to 2 bytes only; where the linker puts a function at an address 2 mod 4,
+the load reads the branch and the low half of the constant instead ((low << 16) | 0xE001),
+and viper code computes wrong results without any error (for instance 0x3FFFFFFF reads as
+-8191). ARMv7-M code builds such constants with movw/movt and is not affected. The change
+gives ARMv6-M the 4-byte alignment that mpy-tool already gives ARMv6 and Xtensa code.
+"""
+
+from burn.host.firmware import FirmwareError
+
+MPY_TOOL = ("tools", "mpy-tool.py")
+# The architectures that mpy-tool aligns to 4 bytes, as v1.28.0 lists them.
+_WORD_ALIGNED = "            MP_NATIVE_ARCH_ARMV6,\n            MP_NATIVE_ARCH_XTENSA,\n"
+_WITH_ARMV6M = ("            MP_NATIVE_ARCH_ARMV6,\n            MP_NATIVE_ARCH_ARMV6M,\n"
+                "            MP_NATIVE_ARCH_XTENSA,\n")
+
+
+def align_armv6m_native_code(tree):
+    """Make tree/tools/mpy-tool.py freeze ARMv6-M native code word aligned (see the module
+    docstring). Idempotent; FirmwareError when the tool is not the expected one."""
+    path = tree.joinpath(*MPY_TOOL)
+    text = path.read_text()
+    if _WITH_ARMV6M in text:
+        return
+    if text.count(_WORD_ALIGNED) != 1:
+        raise FirmwareError("%s does not list the word-aligned native architectures as "
+                            "MicroPython v1.28.0 does; frozen Cortex-M0+ viper code could be "
+                            "misaligned (wrong results), so the build stops" % path)
+    path.write_text(text.replace(_WORD_ALIGNED, _WITH_ARMV6M))
