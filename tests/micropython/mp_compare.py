@@ -8,7 +8,10 @@ plain burn.graph kernel, and report per kernel, one JSON line each (prefixed MAR
 
 Usage: micropython mp_compare.py CASES_FILE MODULE_DIR
 Case i of a kernel passes its buffers in one of four containers (i % 4): array, bytes /
-bytearray (int8 inputs), or a memoryview slice of a longer array.
+bytearray (int8 inputs), or a memoryview slice of a longer array. A case whose output is
+marked "below" (kernel_cases.in_place) runs the C kernel twice, the second time with its
+output over its first input as an in-place arena places it, and counts as two; the plain
+kernel computes the reference once, out of place.
 """
 
 import gc
@@ -50,11 +53,26 @@ def output(spec, variant, short=0):
     return array(spec["t"], fill[:n])
 
 
-def build(args, variant, short=0):
-    """(argument list, index of the output, whether the output is float) of a case."""
+def overlapped(data, spec):
+    """(input, output) memoryviews of one array: the output `spec["below"]` elements below
+    the input, which holds `data`."""
+    below, n = spec["below"], spec["out"]
+    shared = array(spec["t"], bytes(max(below + len(data), n)))
+    view = memoryview(shared)
+    view[below:below + len(data)] = data
+    return view[below:below + len(data)], view[:n]
+
+
+def build(args, variant, short=0, in_place=False):
+    """(argument list, index of the output, whether the output is float) of a case; with
+    `in_place`, an output that has a "below" field overlaps the first argument."""
     built, at, is_float = [], -1, False
     for a in args:
-        if isinstance(a, dict) and "out" in a:
+        if isinstance(a, dict) and "out" in a and in_place and "below" in a:
+            at = len(built)
+            built[0], y = overlapped(array(a["t"], unhexlify(args[0]["hex"])), a)
+            built.append(y)
+        elif isinstance(a, dict) and "out" in a:
             at, is_float = len(built), a["t"] == "f"
             built.append(output(a, variant, short))
         elif isinstance(a, dict) and "list" in a:
@@ -139,17 +157,19 @@ def main(cases_path, module_dir):
             plain = getattr(sys.modules["burn.graph." + mod_name], plain_name)
             stats = state[3]
             variant = stats[0] % 4
-            ours, at, is_float = build(args, variant)
-            ref = build(args, variant)[0]
-            getattr(burnflex, kernel)(*ours)
+            ref, at, is_float = build(args, variant)
             plain(*ref)
-            exact, close = same(ref[at], ours[at], is_float)
-            stats[0] += 1
-            stats[1] += exact
-            stats[2] += close
-            if not close and stats[3] is None:
-                stats[3] = "case %d: want %s got %s" % (stats[0] - 1, list(ref[at]),
-                                                         list(ours[at]))
+            for in_place in (False, True) if "below" in args[at] else (False,):
+                ours = build(args, variant, in_place=in_place)[0]
+                getattr(burnflex, kernel)(*ours)
+                exact, close = same(ref[at], ours[at], is_float)
+                stats[0] += 1
+                stats[1] += exact
+                stats[2] += close
+                if not close and stats[3] is None:
+                    stats[3] = "case %d%s: want %s got %s" % (
+                        stats[0] - 1, " (in place)" if in_place else "", list(ref[at]),
+                        list(ours[at]))
             gc.collect()
     if state is not None:
         finish(state)
