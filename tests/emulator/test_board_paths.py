@@ -7,6 +7,7 @@ One emulator serves the module; its flash image is prepared once."""
 
 import ast
 import random
+import re
 import subprocess
 import sys
 import time
@@ -159,3 +160,16 @@ def test_power_lost_mid_transfer_keeps_the_previous_model(firmware, models, tmp_
         assert s.link.sha256(fl.REMOTE_MODEL) == fl.model_facts(models["small"]).sha256
         assert ast.literal_eval(s.link.exec(
             "import burn\nprint(burn.load('/model.bst').self_test())").strip()) == 3
+
+
+def test_burn_demo_runs_on_the_emulated_board(firmware, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from burn.host.cli import main; sys.exit(main())",
+         "demo", "--epochs", "1", "--emulated", "--firmware", str(firmware),
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=400, check=False)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-2000:]
+    assert "results on emulated rp2040" in out and "core: frozen in the firmware" in out
+    assert "359/359 outputs bit-identical, 359/359 same class" in out
+    assert re.search(r"cycles +[\d,]+ per inference at the board's 125 MHz", out)
