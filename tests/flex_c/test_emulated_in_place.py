@@ -6,9 +6,8 @@ later block still reads."""
 
 import numpy as np
 import pytest
+from in_place import assert_same_in_place, planned_delta, random_quant
 
-from burn.host.arena_plan import overlap_delta
-from burn.host.bst_writer import GraphOp, GraphTensor
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 
@@ -18,38 +17,6 @@ HOST = GraphKernels()
 @pytest.fixture(scope="module")
 def m0():
     return GraphKernels(EmulatedLib("cortex-m0plus"))
-
-
-def _planned_delta(kind, params, x_shape, y_shape, consts=None):
-    op = GraphOp(kind, [0], [1], params=params, consts=consts or {})
-    return overlap_delta(op, 0, [GraphTensor("x", x_shape, "int8"),
-                                 GraphTensor("y", y_shape, "int8")])
-
-
-def _overlapped(x, out_count, delta):
-    """(input view, output view) of one buffer, the output `delta` bytes below the input."""
-    buf = np.zeros(delta + max(x.size, out_count - delta), np.int8)
-    xi = buf[delta:delta + x.size]
-    xi[:] = x.ravel()
-    return xi, buf[:out_count]
-
-
-def _quant(rng, oc):
-    bias = rng.integers(-5000, 5000, oc, dtype=np.int32)
-    mult = rng.integers(1 << 29, 1 << 31, oc, dtype=np.int64).astype(np.int32)
-    shift = rng.integers(-10, -6, oc, dtype=np.int32)
-    return bias, mult, shift
-
-
-def _assert_same_in_place(m0, run, x, out_count, delta):
-    """run(lib, input, output) on the M0 build in place equals the host's out of place."""
-    want = np.zeros(out_count, np.int8)
-    run(HOST, x, want)
-    xi, yo = _overlapped(x, out_count, delta)
-    assert np.shares_memory(xi, yo)
-    run(m0, xi, yo)
-    assert np.array_equal(yo, want), "%d of %d outputs differ" % (
-        np.count_nonzero(yo != want), want.size)
 
 
 # (h, w, ic, oc, kernel, stride, extra bytes below the planned position)
@@ -69,15 +36,15 @@ def test_conv_in_place(m0, h, w, ic, oc, k, s, extra):
     oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
     x = rng.integers(-128, 128, h * w * ic, dtype=np.int8)
     wt = rng.integers(-127, 128, oc * k * k * ic, dtype=np.int8)
-    bias, mult, shift = _quant(rng, oc)
+    bias, mult, shift = random_quant(rng, oc)
     params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
-    delta = _planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra
+    delta = planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra
 
     def run(lib, xi, y):
         lib.conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, ic, oh, ow, oc, k, k, 1, s, s, 1, 1,
                     p, p, -5, 3, -128, 127)
 
-    _assert_same_in_place(m0, run, x, oh * ow * oc, delta)
+    assert_same_in_place(m0, HOST, run, x, oh * ow * oc, delta)
 
 
 @pytest.mark.parametrize("extra", [0, 1, 4, 64])
@@ -86,15 +53,15 @@ def test_depthwise_3x3_in_place(m0, extra):
     h, w, c = 25, 5, 64
     x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
     wt = rng.integers(-127, 128, 9 * c, dtype=np.int8)
-    bias, mult, shift = _quant(rng, c)
+    bias, mult, shift = random_quant(rng, c)
     params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
-    delta = _planned_delta("depthwise_conv2d", params, (1, h, w, c), (1, h, w, c)) + extra
+    delta = planned_delta("depthwise_conv2d", params, (1, h, w, c), (1, h, w, c)) + extra
 
     def run(lib, xi, y):
         lib.depthwise_conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, c, h, w, 1, 3, 3, 1, 1,
                               1, 1, 1, 1, -128, -3, -128, 127)
 
-    _assert_same_in_place(m0, run, x, h * w * c, delta)
+    assert_same_in_place(m0, HOST, run, x, h * w * c, delta)
 
 
 def test_fully_connected_rows_in_place(m0):
@@ -102,15 +69,15 @@ def test_fully_connected_rows_in_place(m0):
     batches, fin, fout = 5, 40, 70  # three blocks of output features
     x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
     wt = rng.integers(-127, 128, fout * fin, dtype=np.int8)
-    bias, mult, shift = _quant(rng, fout)
+    bias, mult, shift = random_quant(rng, fout)
     consts = {"w": np.zeros((fout, fin), np.int8)}
-    delta = _planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
+    delta = planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
 
     def run(lib, xi, y):
         lib.fully_connected_s8(xi, wt, bias, mult, shift, y, batches, fin, fout, 0, 2, -128,
                                127)
 
-    _assert_same_in_place(m0, run, x, batches * fout, delta)
+    assert_same_in_place(m0, HOST, run, x, batches * fout, delta)
 
 
 @pytest.mark.parametrize("kind", ["avg", "max"])
@@ -119,9 +86,9 @@ def test_pools_in_place(m0, kind):
     h, w, c = 9, 7, 12
     x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
     params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
-    delta = _planned_delta(kind + "_pool2d", params, (1, h, w, c), (1, h, w, c))
+    delta = planned_delta(kind + "_pool2d", params, (1, h, w, c), (1, h, w, c))
 
     def run(lib, xi, y):
         getattr(lib, kind + "_pool_s8")(xi, y, 1, h, w, c, h, w, 3, 3, 1, 1, 1, 1, -128, 127)
 
-    _assert_same_in_place(m0, run, x, h * w * c, delta)
+    assert_same_in_place(m0, HOST, run, x, h * w * c, delta)

@@ -8,7 +8,8 @@
  *   blocks of output channels that fit the stack. Patch and weight rows are zero-padded to
  *   a multiple of the vector width, so every output channel is an int16 dot product without
  *   a scalar tail (multiply-add of pairs into int32, four channels per pass over the patch).
- *   |sum| <= taps * 255 * 128 < 2^31: exact.
+ *   |sum| <= taps * 255 * 128 < 2^31: exact. An output over its input with several weight
+ *   blocks runs in spans of pixels held on the stack until complete.
  * - depthwise (depth multiplier 1): channels innermost; the input offset enters once per
  *   channel as offset * sum(weights) and taps outside the input read a row of zero points,
  *   so each output pixel is one pass of multiply-adds over contiguous channels (a 3x3
@@ -28,6 +29,7 @@
 #define PATCH_MAX 8192    /* int16 taps of one receptive field */
 #define OC_MAX 1024       /* output channels of conv2d */
 #define WIDE_MAX 32768    /* int16 weights widened at a time (64 KB of stack) */
+#define SPAN_BYTES 16384  /* in place: output pixels held until complete */
 #define LANES 16          /* int16 lanes of the widest vectors: taps are padded to a multiple */
 #define DW_MAX_CHANNELS 1024
 #define DW_MAX_TAPS 64
@@ -97,6 +99,11 @@ FLEX_INLINE void dot_rows(const int16_t *restrict patch, const int16_t *restrict
     }
 }
 
+/* Output channels run in blocks of widened weights, each block over a span of pixels. Out
+ * of place the span is every pixel; when the output overlaps the input (an in-place arena),
+ * a block would overwrite inputs that the next block still reads, so the pixels go in spans
+ * whose every channel is computed in span_buf first (the weights widened again per span),
+ * and each span is copied out once complete, in increasing order (docs/bst-format.md). */
 FLEX_CLONES
 static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
@@ -105,32 +112,44 @@ static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *f
     int16_t patch[PATCH_MAX];
     int16_t wide[WIDE_MAX];
     int32_t acc[OC_MAX], left[OC_MAX], right[OC_MAX];
+    int8_t span_buf[SPAN_BYTES];
     const int32_t taps = win->kernel_h * win->kernel_w * in->c, OC = out->c;
     const int32_t k = (taps + LANES - 1) / LANES * LANES;
     const int32_t block = WIDE_MAX / k < OC ? WIDE_MAX / k : OC;
-    int32_t o0, i, j, b, oy, ox;
+    const int32_t units = out->n * out->h * out->w;
+    int32_t span = units, p0, p1, p, o0, i, j;
+    int8_t *dst = output;
+    if (block < OC && flex__s8_overlap(input, (size_t)in->n * in->h * in->w * in->c, output,
+                                       (size_t)units * OC)) {
+        span = SPAN_BYTES / OC; /* >= 16 pixels: OC <= OC_MAX */
+        dst = span_buf;
+    }
     flex__host_split_shifts(shift, OC, left, right);
     for (i = taps; i < k; i++)
         patch[i] = 0;
-    for (o0 = 0; o0 < OC; o0 += block) {
-        const int32_t count = OC - o0 < block ? OC - o0 : block;
-        int8_t *y = output + o0;
-        for (j = 0; j < count; j++) {
-            const int8_t *restrict w = filter + (o0 + j) * taps;
-            for (i = 0; i < taps; i++)
-                wide[j * k + i] = w[i];
-            for (; i < k; i++)
-                wide[j * k + i] = 0;
+    for (p0 = 0; p0 < units; p0 = p1) {
+        p1 = units - p0 < span ? units : p0 + span;
+        for (o0 = 0; o0 < OC; o0 += block) {
+            const int32_t count = OC - o0 < block ? OC - o0 : block;
+            int8_t *y = dst + o0;
+            for (j = 0; j < count; j++) {
+                const int8_t *restrict w = filter + (o0 + j) * taps;
+                for (i = 0; i < taps; i++)
+                    wide[j * k + i] = w[i];
+                for (; i < k; i++)
+                    wide[j * k + i] = 0;
+            }
+            for (p = p0; p < p1; p++, y += OC) {
+                const int32_t ox = p % out->w, oy = p / out->w % out->h;
+                gather(in, input, win, p / (out->w * out->h), oy, ox, q->input_offset, patch);
+                dot_rows(patch, wide, k, count, acc);
+                flex__host_requant_row(acc, bias ? bias + o0 : 0, multiplier + o0, left + o0,
+                                       right + o0, count, q, y);
+            }
         }
-        for (b = 0; b < out->n; b++)
-            for (oy = 0; oy < out->h; oy++)
-                for (ox = 0; ox < out->w; ox++) {
-                    gather(in, input, win, b, oy, ox, q->input_offset, patch);
-                    dot_rows(patch, wide, k, count, acc);
-                    flex__host_requant_row(acc, bias ? bias + o0 : 0, multiplier + o0,
-                                           left + o0, right + o0, count, q, y);
-                    y += OC;
-                }
+        if (dst != output) /* else this was the only span */
+            for (i = 0; i < (p1 - p0) * OC; i++)
+                output[p0 * OC + i] = dst[i];
     }
 }
 
