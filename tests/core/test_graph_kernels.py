@@ -20,7 +20,7 @@ from burn.graph.s8_fully_connected import (
     fully_connected_s8_fast,
     fully_connected_s8_plain,
 )
-from burn.graph.s8_logistic import logistic_s8
+from burn.graph.s8_logistic import logistic_s8, logistic_s8_fast, logistic_s8_plain
 from burn.graph.s8_mean import mean_s8, mean_s8_fast, mean_s8_plain
 from burn.graph.s8_mul import mul_s8, mul_s8_fast, mul_s8_plain
 from burn.graph.s8_pool import (
@@ -39,8 +39,8 @@ from burn.graph.s8_quantize import (
     requantize_s8_fast,
     requantize_s8_plain,
 )
-from burn.graph.s8_softmax import softmax_s8
-from burn.graph.s8_tanh import tanh_s8
+from burn.graph.s8_softmax import softmax_s8, softmax_s8_fast, softmax_s8_plain
+from burn.graph.s8_tanh import tanh_s8, tanh_s8_fast, tanh_s8_plain
 
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 ONE_MULT, ONE_SHIFT = 1 << 30, 1  # the Q31 encoding of exactly 1.0
@@ -320,6 +320,22 @@ def test_viper_twins_match_plain():
               rng.s8(size), size, rng.next(-128, 127), rng.next(-128, 127), m, s)
         _same(clamp_s8_plain, clamp_s8_fast, (1, zeros(size), zeros(size)), rng.s8(size),
               size, rng.next(-128, 0), rng.next(0, 127))
+
+
+def test_viper_softmax_logistic_tanh_match_plain():
+    if not ON_MICROPYTHON:
+        return
+    rng = Lcg(11)
+    for _ in range(4):  # each round builds three 256-entry tables with the plain kernels
+        rows, depth = rng.next(1, 4), rng.next(1, 12)
+        size = rows * depth
+        in_scale = rng.next(1, 200) / 400
+        _same(softmax_s8_plain, softmax_s8_fast, (1, zeros(size), zeros(size)), rng.s8(size),
+              rows, depth, *fp.softmax_params(rng.next(1, 4) / 2, in_scale))
+        for plain, fast, params in ((logistic_s8_plain, logistic_s8_fast, fp.logistic_params),
+                                    (tanh_s8_plain, tanh_s8_fast, fp.tanh_params)):
+            _same(plain, fast, (1, zeros(size), zeros(size)), rng.s8(size), size,
+                  rng.next(-128, 127), *params(in_scale))
 
 
 def _allocated(fn, *args):

@@ -13,6 +13,7 @@ from burn.host.cli import main
 from burn.host.firmware import FirmwareError, inputs, toolchain
 from burn.host.firmware.build import build_firmware, cached_image
 from burn.host.firmware.recipe import recipe_boards
+from burn.host.flex.elf import Elf
 
 
 def _toolchain_or_skip():
@@ -153,6 +154,17 @@ out = array('i', [0] * 4)
 matmul_viper._matmul_bytes(a, b, out, array('i', [1, 2, 3, 2, 0, 0, 128]))
 print(list(out), burn.__file__, burnflex.__name__)
 """
+
+
+def test_frozen_native_code_is_word_aligned(built):
+    """Cortex-M0+ native code reads its 32-bit constants pc-relative and needs a function to
+    start on a word boundary (burn.host.firmware.native_align): every frozen one does."""
+    elf = Elf(built.elf.read_bytes())
+    native = {s.name: s.value for s in elf.symbols
+              if s.name.startswith("fun_data_burn_") and s.section is not None
+              and s.section.name == ".text"}
+    assert len(native) >= 19  # the core's viper and native functions, frozen as machine code
+    assert {n: hex(a) for n, a in native.items() if a % 4} == {}
 
 
 def test_frozen_viper_kernel_runs_on_the_emulated_rp2040(built):
