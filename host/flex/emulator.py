@@ -32,9 +32,15 @@ _FLOAT_ARGS = [getattr(arm, "UC_ARM_REG_S%d" % i) for i in range(16)]
 
 
 def _root(a):
-    """The numpy array that owns the memory of view `a` (a itself when it owns it)."""
+    """The numpy array that owns the memory of view `a` (a itself when it owns it), or, when
+    that array views a writable Python buffer (a bytearray, array or a memoryview of one, as
+    the runtime's arena), the whole of that buffer as bytes: views taken of one arena by
+    separate frombuffer calls keep their overlap."""
     while isinstance(a.base, np.ndarray):
         a = a.base
+    owner = a.base.obj if isinstance(a.base, memoryview) else a.base
+    if owner is not None and not isinstance(owner, np.ndarray) and not memoryview(owner).readonly:
+        return np.frombuffer(owner, np.uint8)
     return a
 
 
@@ -84,19 +90,18 @@ class EmulatedLib:
         if a is None:
             return 0
         if isinstance(a, np.ndarray):
-            root = _root(a)
-            if root is not a and a.flags.c_contiguous:  # views of one array keep their overlap
-                offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-                return self._put(root, written) + offset
-            for addr, placed in self._placed:
-                if placed is a:
-                    return addr
-            addr = self._alloc(a.nbytes)
-            self.uc.mem_write(addr, a.tobytes())
-            self._placed.append((addr, a))
-            if a.flags.writeable:
-                written.append((addr, a))
-            return addr
+            root = _root(a) if a.flags.c_contiguous else a  # views keep their overlap
+            host = root.__array_interface__["data"][0]
+            offset = a.__array_interface__["data"][0] - host
+            for addr, placed_host, nbytes in self._placed:
+                if (placed_host, nbytes) == (host, root.nbytes):
+                    return addr + offset
+            addr = self._alloc(root.nbytes)
+            self.uc.mem_write(addr, root.tobytes())
+            self._placed.append((addr, host, root.nbytes))
+            if root.flags.writeable:
+                written.append((addr, root))
+            return addr + offset
         if isinstance(a, Struct):
             addr = self._alloc(4 * len(a.values))
             self.uc.mem_write(addr, struct.pack("<%di" % len(a.values), *a.values))

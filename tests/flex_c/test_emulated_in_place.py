@@ -26,16 +26,20 @@ CONVS = [(25, 5, 64, 64, 1, 1, 0),    # the KWS pointwise layers: four channel b
          (6, 6, 16, 200, 1, 1, 5),
          (9, 9, 32, 64, 3, 2, 3),
          (5, 5, 200, 8, 3, 1, 0),     # one block
-         (4, 4, 8, 1100, 1, 1, 0)]    # a pixel larger than the span buffer
+         (4, 4, 8, 1100, 1, 1, 0),    # a pixel larger than the span buffer
+         (10, 10, 2, 38, 3, 1, 0),    # patches from a padded band, k % 4 == 2, 38 channels
+         (12, 12, 3, 40, 3, 1, 2)]    # odd window rows gathered, k odd
 
 
 @pytest.mark.parametrize("h,w,ic,oc,k,s,extra", CONVS)
-def test_conv_in_place(m0, h, w, ic, oc, k, s, extra):
+@pytest.mark.parametrize("w_min", [-127, -128])
+def test_conv_in_place(m0, h, w, ic, oc, k, s, extra, w_min):
+    """w_min -128: the paired dot products cannot take the filter."""
     rng = np.random.default_rng(h * w + ic + oc + k)
     p = k // 2
     oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
     x = rng.integers(-128, 128, h * w * ic, dtype=np.int8)
-    wt = rng.integers(-127, 128, oc * k * k * ic, dtype=np.int8)
+    wt = rng.integers(w_min, 128, oc * k * k * ic, dtype=np.int8)
     bias, mult, shift = random_quant(rng, oc)
     params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
     delta = planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra

@@ -5,13 +5,13 @@
 
 FLEX_HOT
 int flex__m0_rq_block(flex__m0_rq *rq, int32_t n, const int8_t *w, int32_t k,
-                      const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
-                      int32_t quant_step, const flex_s8_quant *q) {
+                      const int32_t *sums, const int32_t *bias, const int32_t *multiplier,
+                      const int32_t *shift, int32_t quant_step, const flex_s8_quant *q) {
     int all_fast = 1;
     int32_t j, i;
     for (j = 0; j < n; j++, w += k) {
-        uint32_t sum = 0;
-        if (q->input_offset != 0)
+        uint32_t sum = sums ? (uint32_t)sums[j] : 0;
+        if (q->input_offset != 0 && !sums)
             for (i = 0; i < k; i++)
                 sum += (uint32_t)w[i];
         flex__m0_rq_init(&rq[j],

@@ -42,13 +42,13 @@ FLEX_INLINE void flex__m0_rq_init(flex__m0_rq *r, int32_t base, int32_t multipli
     r->nudge = r->shift ? (1 << 9) + (1 << (9 + s)) + q->output_offset * (1 << (10 + s)) : 0;
 }
 
-/* Records of n output channels whose weight rows (k each) start at w; bias, multiplier and
- * shift point at the first channel's (bias may be NULL; quant_step 0 repeats one multiplier
- * and shift). The bias gets input_offset * sum(row). Returns whether every channel has the
- * fast form. */
+/* Records of n output channels whose weight rows (k each) start at w, or whose row sums are
+ * sums[0:n] when sums is not NULL; bias, multiplier and shift point at the first channel's
+ * (bias may be NULL; quant_step 0 repeats one multiplier and shift). The bias gets
+ * input_offset * sum(row). Returns whether every channel has the fast form. */
 int flex__m0_rq_block(flex__m0_rq *rq, int32_t n, const int8_t *w, int32_t k,
-                      const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
-                      int32_t quant_step, const flex_s8_quant *q);
+                      const int32_t *sums, const int32_t *bias, const int32_t *multiplier,
+                      const int32_t *shift, int32_t quant_step, const flex_s8_quant *q);
 
 /* The fast form of clamp(MBQM(acc) + output_offset) (acc includes the base). */
 FLEX_INLINE int8_t flex__m0_requant_fast(int32_t acc, const flex__m0_rq *r,

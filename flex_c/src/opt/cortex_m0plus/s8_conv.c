@@ -6,10 +6,10 @@
  * folded with the bias. 3x3 depthwise convolution runs channel by channel over a tile
  * (depthwise_3x3), other depthwise shapes walk channels innermost (s8_depthwise_fast.h).
  * Grouped convolution and patches too large for the stack buffer use the reference kernels,
- * renamed here. An output over its input (the .bst arena's in-place plan) is computed in
- * spans of pixels held on the stack until complete, since the channel blocks each read every
- * input pixel. Stack: about 6 KB for conv2d (patch, packed filter block, span, requantization
- * records), 2.3 KB for the 3x3 depthwise (tile and line sums). */
+ * renamed here. An output over its input (the .bst arena's in-place plan) runs in spans of
+ * pixels, since the channel blocks each read every input pixel (flex_s8_conv2d). Stack:
+ * about 3 KB for conv2d (a 2.2 KB scratch, requantization records), 2.3 KB for the 3x3
+ * depthwise (tile and line sums). */
 #include "m0_depthwise.h"
 #include "m0_dot.h"
 #include "m0_pairs.h"
@@ -25,12 +25,14 @@
 #include "../s8_depthwise_fast.h"
 #undef flex_s8_depthwise_conv2d
 
-#define PATCH_MAX 1152 /* 3 x 3 x 128 */
-#define OC_BLOCK 32
-#define PAIR_K_MAX 192   /* longest patch the paired dot products take */
+#define PATCH_MAX 1152   /* 3 x 3 x 128: longest patch of the fast paths */
+#define OC_BLOCK 16      /* output channels per block (requantization records) */
+#define PAIR_K_MAX 128   /* longest patch the paired dot products take */
 #define PAIR_MIN_ROWS 8  /* fewest rows a paired block may have (unless it holds all) */
-#define PACKED_WORDS 512 /* packed filter rows of one block (2 KB) */
-#define SPAN_BYTES 1024  /* in place: output pixels held until complete */
+#define SCRATCH_WORDS 560 /* 2.2 KB: band or patch, packed rows and patches, or a span */
+#define BAND_MAX 768     /* bytes of the padded band of input rows */
+#define SPAN_ROWS 8      /* in place, paired: filter rows packed at a time */
+#define SPAN_MIN 4       /* in place, paired: fewest pixels a span may hold */
 
 typedef int32_t word_t __attribute__((may_alias));
 
@@ -122,87 +124,157 @@ static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t 
         xp[j] = 0;
 }
 
-/* Output pixels [p0, p1) of the raster (n, oh, ow) and channels [oc0, oc0 + nb) through the
- * paired dot products, the filter block packed in wp; pixel p's channels go to
- * dst + (p - p0) * out->c. Where a window's rows are runs of an even number of inputs, the
- * patches are packed from a padded band of input rows built once per output row (band:
- * `band_bytes` bytes); otherwise each window is gathered, then packed. */
-FLEX_HOT
-static void conv_pairs(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                       const flex__m0_rq *rq, int all_fast, const int32_t *wp, int32_t nb,
-                       const flex_s8_quant *q, const flex_dims4 *out, int32_t p0, int32_t p1,
-                       int8_t *dst, int8_t *band, int32_t band_bytes) {
-    const int32_t C = in->c, row = win->kernel_w * C, k = win->kernel_h * row;
-    const int32_t width = (out->w - 1) * win->stride_w + win->kernel_w;
-    const int32_t words = FLEX_M0_PAIR_WORDS(k), groups = (nb + 3) >> 2;
-    const int8_t fill = (int8_t)(-q->input_offset);
-    const int banded = win->dilation_w == 1 && row % 2 == 0 && k != C &&
-                       win->kernel_h * width * C <= band_bytes;
-    int32_t xp[FLEX_M0_PAIR_WORDS(PAIR_K_MAX)], acc[OC_BLOCK];
-    int32_t p, b = p0 / (out->h * out->w), oy = p0 / out->w % out->h, ox = p0 % out->w;
-    for (p = p0; p < p1; p++, dst += out->c) {
-        if (banded && (ox == 0 || p == p0)) /* the window rows under this output row, padded */
-            padded_rows(in, input + b * in->h * in->w * C, win,
-                        oy * win->stride_h - win->pad_top, -win->pad_left, width, fill, band);
-        if (banded)
-            pack_band_patch(band + ox * win->stride_w * C, win->kernel_h, row, width * C,
-                            words, xp);
-        else
-            flex__m0_pack_x(gather(in, input, win, b, oy, ox, fill, band), k, xp);
-        flex__m0_pair_dot(xp, wp, words, acc, groups);
-        flex__m0_requant_block(acc, rq, nb, all_fast, dst, q);
-        if (++ox == out->w) {
-            ox = 0;
-            if (++oy == out->h) {
-                oy = 0;
-                b++;
-            }
+/* What the per-pixel loops share: the geometry, and where patches come from. */
+typedef struct {
+    const flex_dims4 *in, *out;
+    const int8_t *input;
+    const flex_window *win;
+    const flex_s8_quant *q;
+    int32_t k, words, width; /* patch elements, packed words; band width in pixels */
+    int banded;              /* patches packed from a padded band of input rows */
+    int8_t *band;            /* that band, or the gather patch */
+} conv_geom;
+
+/* Raster position (b, oy, ox) of output pixel p. */
+typedef struct {
+    int32_t b, oy, ox;
+} pixel_at;
+
+static pixel_at locate(const flex_dims4 *out, int32_t p) {
+    pixel_at a;
+    a.b = p / (out->h * out->w);
+    a.oy = p / out->w % out->h;
+    a.ox = p % out->w;
+    return a;
+}
+
+static void advance(const flex_dims4 *out, pixel_at *a) {
+    if (++a->ox == out->w) {
+        a->ox = 0;
+        if (++a->oy == out->h) {
+            a->oy = 0;
+            a->b++;
         }
     }
 }
 
-/* The same through flex__m0_dot_rows over the unpacked filter block w_block (k per row). */
+/* Packs the patch of output pixel a into xp (g->words words). A banded geometry rebuilds its
+ * band at the start of each output row and wherever `fresh` says the band is stale. */
 FLEX_HOT
-static void conv_dots(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                      const flex__m0_rq *rq, int all_fast, const int8_t *w_block, int32_t nb,
-                      const flex_s8_quant *q, const flex_dims4 *out, int32_t p0, int32_t p1,
-                      int8_t *dst, int8_t *patch) {
-    const int32_t k = win->kernel_h * win->kernel_w * in->c;
-    const int8_t fill = (int8_t)(-q->input_offset);
-    int32_t acc[OC_BLOCK];
-    int32_t p, b = p0 / (out->h * out->w), oy = p0 / out->w % out->h, ox = p0 % out->w;
-    for (p = p0; p < p1; p++, dst += out->c) {
-        const int8_t *x = gather(in, input, win, b, oy, ox, fill, patch);
+static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
+    const flex_window *win = g->win;
+    const int32_t C = g->in->c;
+    const int8_t fill = (int8_t)(-g->q->input_offset);
+    if (!g->banded) {
+        flex__m0_pack_x(gather(g->in, g->input, win, a.b, a.oy, a.ox, fill, g->band), g->k,
+                        xp);
+        return;
+    }
+    if (fresh || a.ox == 0) /* the window rows under this output row, padded */
+        padded_rows(g->in, g->input + a.b * g->in->h * g->in->w * C, win,
+                    a.oy * win->stride_h - win->pad_top, -win->pad_left, g->width, fill,
+                    g->band);
+    pack_band_patch(g->band + a.ox * win->stride_w * C, win->kernel_h, win->kernel_w * C,
+                    g->width * C, g->words, xp);
+}
+
+/* Every output pixel's channels [oc0, oc0 + nb) (nb <= OC_BLOCK) through the paired dot
+ * products, the filter block packed in wp; pixel p's channels go to
+ * output + p * out->c + oc0. Each patch is packed into xp once for the block. */
+FLEX_HOT
+static void conv_pairs(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
+                       const int32_t *wp, int32_t nb, int32_t *xp, int32_t *acc,
+                       int8_t *output) {
+    const int32_t units = g->out->n * g->out->h * g->out->w;
+    int32_t p;
+    pixel_at a = {0, 0, 0};
+    for (p = 0; p < units; p++, output += g->out->c, advance(g->out, &a)) {
+        pack_patch(g, a, p == 0, xp);
+        flex__m0_pair_dot(xp, wp, g->words, acc, (nb + 3) >> 2);
+        flex__m0_requant_block(acc, rq, nb, all_fast, output, g->q);
+    }
+}
+
+/* Output pixels [p0, p1) and channels [oc0, oc0 + nb) through flex__m0_dot_rows over the
+ * unpacked filter block w_block (k per row); pixel p's channels go to
+ * dst + (p - p0) * out->c. */
+FLEX_HOT
+static void conv_dots(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
+                      const int8_t *w_block, int32_t nb, int32_t p0, int32_t p1, int32_t *acc,
+                      int8_t *dst) {
+    const int8_t fill = (int8_t)(-g->q->input_offset);
+    const int32_t k = g->k;
+    int32_t p;
+    pixel_at a = locate(g->out, p0);
+    for (p = p0; p < p1; p++, dst += g->out->c, advance(g->out, &a)) {
+        const int8_t *x = gather(g->in, g->input, g->win, a.b, a.oy, a.ox, fill, g->band);
         flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
-        flex__m0_requant_block(acc, rq, nb, all_fast, dst, q);
-        if (++ox == out->w) {
-            ox = 0;
-            if (++oy == out->h) {
-                oy = 0;
-                b++;
+        flex__m0_requant_block(acc, rq, nb, all_fast, dst, g->q);
+    }
+}
+
+/* The per-channel arguments of flex_s8_conv2d. */
+typedef struct {
+    const int8_t *filter;
+    const int32_t *bias, *multiplier, *shift;
+} conv_channels;
+
+/* Requantization records of channels [oc0, oc0 + nb) (row sums given, or taken from the
+ * filter when sums is NULL); returns whether all take the fast form. */
+static int block_rq(const conv_geom *g, const conv_channels *ch, int32_t oc0, int32_t nb,
+                    const int32_t *sums, flex__m0_rq *rq) {
+    return flex__m0_rq_block(rq, nb, ch->filter + oc0 * g->k, g->k, sums,
+                             ch->bias ? ch->bias + oc0 : 0, ch->multiplier + oc0,
+                             ch->shift + oc0, 1, g->q);
+}
+
+/* The paired path with the output over its input: spans of `span` pixels have their patches
+ * packed into xs first, then every filter block (rows of `block`, packed into wp again per
+ * span) runs over them and writes its channels in place. Once a span's patches are packed,
+ * its pixels' outputs overwrite only inputs that no later pixel reads (the arena's plan). */
+static void conv_pairs_spans(const conv_geom *g, const conv_channels *ch, int32_t *xs,
+                             int32_t span, int32_t *wp, int32_t block, flex__m0_rq *rq,
+                             int32_t *acc, int8_t *output) {
+    const int32_t OC = g->out->c, units = g->out->n * g->out->h * g->out->w;
+    int32_t p0, p1, p, oc0, nb;
+    int all_fast;
+    pixel_at a = {0, 0, 0};
+    for (p0 = 0; p0 < units; p0 = p1) {
+        p1 = units - p0 < span ? units : p0 + span;
+        for (p = p0; p < p1; p++, advance(g->out, &a))
+            pack_patch(g, a, p == p0, xs + (p - p0) * g->words);
+        for (oc0 = 0; oc0 < OC; oc0 += nb) {
+            nb = OC - oc0 < block ? OC - oc0 : block;
+            flex__m0_pack_rows(ch->filter + oc0 * g->k, g->k, nb, wp, acc); /* row sums */
+            all_fast = block_rq(g, ch, oc0, nb, acc, rq);
+            for (p = p0; p < p1; p++) {
+                flex__m0_pair_dot(xs + (p - p0) * g->words, wp, g->words, acc, (nb + 3) >> 2);
+                flex__m0_requant_block(acc, rq, nb, all_fast, output + p * OC + oc0, g->q);
             }
         }
     }
 }
 
-/* Output channels run in blocks, each over every output pixel. When the output overlaps the
- * input (an in-place arena), a block would overwrite inputs that the next block still reads:
- * then the pixels go in spans whose every channel is computed in span_buf first, and each
- * span is copied out once complete, in increasing order (docs/bst-format.md). */
-FLEX_HOT
+/* Output channels run in blocks of OC_BLOCK or fewer. Patches of up to PAIR_K_MAX elements
+ * use the paired dot products unless a weight is -128: out of place each filter block is
+ * packed once and runs over every pixel; with the output over its input (an in-place
+ * arena) a block would overwrite inputs that the next block still reads, so the pixels go
+ * in spans (conv_pairs_spans). Other patches take the byte dot products, in place over
+ * spans of pixels whose every channel is computed in the scratch first and copied out once
+ * complete, in increasing order (docs/bst-format.md). All buffers share one 2 KB scratch. */
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
                            const int8_t *filter, size_t filter_len,
                            const int32_t *bias, size_t bias_len,
                            const int32_t *multiplier, const int32_t *shift, size_t quant_len,
                            const flex_window *win, int32_t groups, const flex_s8_quant *q,
                            const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    int32_t patch_words[PATCH_MAX / 4]; /* word-aligned for copy_run */
-    int8_t *patch = (int8_t *)patch_words;
-    int32_t span_words[SPAN_BYTES / 4];
-    int32_t wp[PACKED_WORDS];
-    int all_fast, paired;
+    int32_t scratch[SCRATCH_WORDS];
+    const conv_channels ch = {filter, bias, multiplier, shift};
+    conv_geom g;
     flex__m0_rq rq[OC_BLOCK];
-    int32_t k, oc0, nb, block, units, span, p0, p1, OC;
+    int32_t acc[OC_BLOCK]; /* sums, then each pixel's dot products */
+    int32_t k, oc0, nb, block, units, span, p0, p1, OC, patch_words, rows;
+    int all_fast, overlap;
     int8_t *dst = output;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
@@ -214,35 +286,59 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
         return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
                                    out_dims, output, output_len);
-    /* paired blocks: as many rows (a multiple of four) as wp holds, if that is at least
-     * PAIR_MIN_ROWS or every channel: each block repacks every patch */
-    block = k <= PAIR_K_MAX ? (PACKED_WORDS / FLEX_M0_PAIR_WORDS(k)) & ~3 : 0;
-    paired = block >= PAIR_MIN_ROWS || (block >= 4 && block >= OC);
-    if (!paired || block > OC_BLOCK)
-        block = OC_BLOCK;
+    g.in = in_dims;
+    g.out = out_dims;
+    g.input = input;
+    g.win = win;
+    g.q = q;
+    g.k = k;
+    g.words = FLEX_M0_PAIR_WORDS(k);
+    g.width = (out_dims->w - 1) * win->stride_w + win->kernel_w;
+    g.band = (int8_t *)scratch;
+    overlap = flex__s8_overlap(input, (size_t)in_dims->n * in_dims->h * in_dims->w *
+                                          in_dims->c, output, (size_t)units * OC);
+    if (k <= PAIR_K_MAX && flex__m0_pairable(filter, OC * k)) {
+        /* the band (or gather patch) first, in words, then packed patches and rows */
+        g.banded = win->dilation_w == 1 && win->kernel_w * in_dims->c % 2 == 0 &&
+                   k != in_dims->c && win->kernel_h * g.width * in_dims->c <= BAND_MAX;
+        patch_words = ((g.banded ? win->kernel_h * g.width * in_dims->c : k) + 3) / 4;
+        rows = ((SCRATCH_WORDS - patch_words) / g.words - 1) & ~3; /* and a packed patch */
+        block = rows < OC_BLOCK ? rows : OC_BLOCK;
+        if (block >= OC || (block >= PAIR_MIN_ROWS && !overlap)) {
+            for (oc0 = 0; oc0 < OC; oc0 += nb) {
+                nb = OC - oc0 < block ? OC - oc0 : block;
+                flex__m0_pack_rows(filter + oc0 * k, k, nb, scratch + patch_words, acc);
+                all_fast = block_rq(&g, &ch, oc0, nb, acc, rq);
+                conv_pairs(&g, rq, all_fast, scratch + patch_words, nb,
+                           scratch + SCRATCH_WORDS - g.words, acc, output + oc0);
+            }
+            return FLEX_OK;
+        }
+        block = OC < SPAN_ROWS ? (OC + 3) & ~3 : SPAN_ROWS;
+        span = (SCRATCH_WORDS - patch_words) / g.words - block;
+        if (span >= SPAN_MIN) {
+            conv_pairs_spans(&g, &ch, scratch + patch_words + block * g.words, span,
+                             scratch + patch_words, block, rq, acc, output);
+            return FLEX_OK;
+        }
+    }
+    g.banded = 0;
+    patch_words = (k + 3) / 4;
     span = units;
-    if (block < OC && flex__s8_overlap(input, (size_t)in_dims->n * in_dims->h * in_dims->w *
-                                                  in_dims->c, output, (size_t)units * OC)) {
-        span = SPAN_BYTES / OC;
+    if (OC > OC_BLOCK && overlap) {
+        span = (SCRATCH_WORDS - patch_words) * 4 / OC;
         if (span == 0) /* the reference writes each pixel's channels in turn */
             return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                        bias_len, multiplier, shift, quant_len, win, groups, q,
                                        out_dims, output, output_len);
-        dst = (int8_t *)span_words;
+        dst = (int8_t *)(scratch + patch_words);
     }
     for (p0 = 0; p0 < units; p0 = p1) {
         p1 = units - p0 < span ? units : p0 + span;
         for (oc0 = 0; oc0 < OC; oc0 += nb) {
-            const int8_t *w_block = filter + oc0 * k;
-            nb = OC - oc0 < block ? OC - oc0 : block;
-            all_fast = flex__m0_rq_block(rq, nb, w_block, k, bias ? bias + oc0 : 0,
-                                         multiplier + oc0, shift + oc0, 1, q);
-            if (paired && flex__m0_pack_rows(w_block, k, nb, wp))
-                conv_pairs(in_dims, input, win, rq, all_fast, wp, nb, q, out_dims, p0, p1,
-                           dst + oc0, patch, PATCH_MAX);
-            else
-                conv_dots(in_dims, input, win, rq, all_fast, w_block, nb, q, out_dims, p0, p1,
-                          dst + oc0, patch);
+            nb = OC - oc0 < OC_BLOCK ? OC - oc0 : OC_BLOCK;
+            all_fast = block_rq(&g, &ch, oc0, nb, 0, rq);
+            conv_dots(&g, rq, all_fast, filter + oc0 * k, nb, p0, p1, acc, dst + oc0);
         }
         if (dst != output) /* else this was the only span */
             copy_run(output + p0 * OC, dst, (p1 - p0) * OC);

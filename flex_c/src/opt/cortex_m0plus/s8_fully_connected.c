@@ -44,7 +44,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
         for (o0 = 0; o0 < out_features; o0 += OUT_BLOCK) {
             const int8_t *w_block = filter + o0 * in_features;
             nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
-            all_fast = flex__m0_rq_block(rq, nb, w_block, in_features, bias ? bias + o0 : 0,
+            all_fast = flex__m0_rq_block(rq, nb, w_block, in_features, 0, bias ? bias + o0 : 0,
                                          multiplier + (quant_len == 1 ? 0 : o0),
                                          shift + (quant_len == 1 ? 0 : o0),
                                          quant_len == 1 ? 0 : 1, q);
