@@ -4,7 +4,7 @@
 # Settings (cmake cache variables; the defaults follow the port's chip):
 #   BURNFLEX_OPT    flex_c/src/opt/<name> kernels to build, or "none" for the reference ones
 #   BURNFLEX_FLOAT  ON to include the float32 kernels (CPUs with an FPU), else OFF
-#   BURNFLEX_HOT_RAM ON to run the hot int8 kernels from SRAM (rp2: pico-sdk's
+#   BURNFLEX_HOT_RAM ON to run the int8 kernels' per-MAC inner loops from SRAM (rp2: pico-sdk's
 #                   .time_critical sections, which its startup code copies to RAM)
 # flex_c is compiled into its own static library (the bindings alone are scanned for qstrs).
 

@@ -7,7 +7,6 @@
 #if defined(__ARM_ARCH_6M__)
 /* ARMv6-M has no 32x32->64 multiply: the helper call and the 64-bit division cost more than
  * the whole requantization, so build the magnitude of the product from 16-bit halves. */
-FLEX_HOT
 int32_t flex__srdhm(int32_t a, int32_t b) {
     const uint32_t ua = a < 0 ? 0u - (uint32_t)a : (uint32_t)a;
     const uint32_t ub = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
@@ -27,7 +26,6 @@ int32_t flex__srdhm(int32_t a, int32_t b) {
     return negative ? (int32_t)(0u - m) : (int32_t)m;
 }
 #else
-FLEX_HOT
 int32_t flex__srdhm(int32_t a, int32_t b) {
     int64_t ab, nudge;
     if (a == b && a == INT32_MIN)
@@ -39,7 +37,6 @@ int32_t flex__srdhm(int32_t a, int32_t b) {
 #endif
 
 /* RoundingDivideByPOT: x / 2^exponent rounded half away from zero; exponent in [0, 31]. */
-FLEX_HOT
 int32_t flex__rdbpot(int32_t x, int32_t exponent) {
     int32_t mask = (int32_t)(((uint32_t)1 << exponent) - 1u);
     int32_t remainder = x & mask;
@@ -48,7 +45,6 @@ int32_t flex__rdbpot(int32_t x, int32_t exponent) {
 }
 
 /* MultiplyByQuantizedMultiplier (TFLM's double-rounding form); shift in [-31, 31]. */
-FLEX_HOT
 int32_t flex__mbqm(int32_t x, int32_t multiplier, int32_t shift) {
     int32_t left = shift > 0 ? shift : 0;
     int32_t right = shift > 0 ? 0 : -shift;

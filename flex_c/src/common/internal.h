@@ -9,10 +9,12 @@
 #define FLEX_MAX_KERNEL 4096
 #define FLEX_MAX_STEP 65536
 
-/* Placement of the hot int8 code (the Cortex-M0+ kernels and the requantization they call
- * per element): empty by default. A firmware may set it to a section attribute that its
- * startup code copies to RAM, so those loops do not wait on flash (the rp2 port's
- * micropython/micropython.cmake puts them in pico-sdk's `.time_critical` sections). */
+/* Placement of the hot int8 code: the innermost loops that run per multiply-accumulate (the
+ * Cortex-M0+ dot products, packing, per-output requantization loops), not the entry points
+ * or per-call set-up, so that little RAM is taken. Empty by default. A firmware may set it
+ * to a section attribute that its startup code copies to RAM, so those loops do not wait on
+ * flash (the rp2 port's micropython/micropython.cmake puts them in pico-sdk's
+ * `.time_critical` sections). */
 #ifndef FLEX_HOT
 #define FLEX_HOT
 #endif

@@ -81,7 +81,6 @@ flex_status flex__s8_fc_check(int32_t batches, int32_t in_features, int32_t out_
     return flex__check_s8_quant(q);
 }
 
-FLEX_HOT
 int8_t flex__s8_requant(int32_t acc, int32_t multiplier, int32_t shift,
                         const flex_s8_quant *q) {
     acc = FLEX_WADD(flex__mbqm(acc, multiplier, shift), q->output_offset);

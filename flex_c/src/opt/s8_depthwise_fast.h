@@ -13,7 +13,6 @@
 #define FLEX_DW_MAX_CHANNELS 512
 #endif
 
-FLEX_HOT
 static int flex__s8_depthwise_fast(const flex_dims4 *in, const int8_t *input,
                                    const int8_t *filter, const int32_t *bias,
                                    const int32_t *multiplier, const int32_t *shift,
@@ -53,7 +52,6 @@ static int flex__s8_depthwise_fast(const flex_dims4 *in, const int8_t *input,
 }
 
 
-FLEX_HOT
 flex_status flex_s8_depthwise_conv2d(
     const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
     const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,

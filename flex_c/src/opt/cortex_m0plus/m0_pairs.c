@@ -4,7 +4,6 @@
 #include "m0_pairs.h"
 
 /* w0 + 2^16 w1 in 32-bit two's complement. */
-FLEX_HOT
 static int32_t pair_word(int32_t w0, int32_t w1) {
     return (int32_t)((uint32_t)w0 + ((uint32_t)w1 << 16));
 }
@@ -66,7 +65,6 @@ __attribute__((naked)) static uint32_t pack_row(const int8_t *w, int32_t *dst, i
         "pop {r4-r6, pc}\n");
 }
 
-FLEX_HOT
 void flex__m0_pack_rows(const int8_t *w, int32_t k, int32_t rows, int32_t *dst, int32_t *sums) {
     const int32_t pairs = FLEX_M0_PAIR_WORDS(k);
     int32_t g, r, j;

@@ -3,7 +3,6 @@
 
 #include "m0_requant.h"
 
-FLEX_HOT
 int flex__m0_rq_block(flex__m0_rq *rq, int32_t n, const int8_t *w, int32_t k,
                       const int32_t *sums, const int32_t *bias, const int32_t *multiplier,
                       const int32_t *shift, int32_t quant_step, const flex_s8_quant *q) {

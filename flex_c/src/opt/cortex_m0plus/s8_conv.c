@@ -37,7 +37,6 @@
 typedef int32_t word_t __attribute__((may_alias));
 
 /* dst[0:n] = src[0:n], a word at a time when both are word-aligned. */
-FLEX_HOT
 static void copy_run(int8_t *dst, const int8_t *src, int32_t n) {
     if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
         for (; n >= 4; n -= 4, dst += 4, src += 4)
@@ -47,7 +46,6 @@ static void copy_run(int8_t *dst, const int8_t *src, int32_t n) {
         *dst++ = *src++;
 }
 
-FLEX_HOT
 static void fill_run(int8_t *dst, int8_t value, int32_t n) {
     while (n-- > 0)
         *dst++ = value;
@@ -55,7 +53,6 @@ static void fill_run(int8_t *dst, int8_t value, int32_t n) {
 
 /* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
  * y0 + ky * dilation_h of `image`, with `fill` outside it. */
-FLEX_HOT
 static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
                         int32_t y0, int32_t x0, int32_t width, int8_t fill, int8_t *dst) {
     const int32_t C = in->c, in_w = in->w, row = width * C;
@@ -76,7 +73,6 @@ static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_wi
 
 /* Gather the window of output pixel (b, oy, ox); returns the patch start (the input itself
  * when the window is one contiguous run of it). */
-FLEX_HOT
 static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
                             int32_t b, int32_t oy, int32_t ox, int8_t fill, int8_t *patch) {
     const int32_t y0 = oy * win->stride_h - win->pad_top;
@@ -160,7 +156,6 @@ static void advance(const flex_dims4 *out, pixel_at *a) {
 
 /* Packs the patch of output pixel a into xp (g->words words). A banded geometry rebuilds its
  * band at the start of each output row and wherever `fresh` says the band is stale. */
-FLEX_HOT
 static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
     const flex_window *win = g->win;
     const int32_t C = g->in->c;
@@ -181,7 +176,6 @@ static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
 /* Every output pixel's channels [oc0, oc0 + nb) (nb <= OC_BLOCK) through the paired dot
  * products, the filter block packed in wp; pixel p's channels go to
  * output + p * out->c + oc0. Each patch is packed into xp once for the block. */
-FLEX_HOT
 static void conv_pairs(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
                        const int32_t *wp, int32_t nb, int32_t *xp, int32_t *acc,
                        int8_t *output) {
@@ -198,7 +192,6 @@ static void conv_pairs(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
 /* Output pixels [p0, p1) and channels [oc0, oc0 + nb) through flex__m0_dot_rows over the
  * unpacked filter block w_block (k per row); pixel p's channels go to
  * dst + (p - p0) * out->c. */
-FLEX_HOT
 static void conv_dots(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
                       const int8_t *w_block, int32_t nb, int32_t p0, int32_t p1, int32_t *acc,
                       int8_t *dst) {
@@ -355,7 +348,6 @@ typedef struct {
 
 /* One channel in C, one output at a time: strides other than 1, lines shorter than a strip
  * and channels whose requantization needs the general path. */
-FLEX_HOT
 static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *wk,
                             const flex__m0_rq *rq, const flex_window *win,
                             const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
@@ -373,7 +365,6 @@ static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *w
 
 /* Tile row at `iy` of the image: pw words xs apart from `dst`, each four channels (c0..c0+3)
  * of one pixel offset by +128, or `pad` outside the image. */
-FLEX_HOT
 static void fill_tile_row(uint32_t *dst, int32_t xs, int32_t pw, const int8_t *image,
                           const flex_dims4 *in, int32_t c0, int32_t iy, int32_t pad_left,
                           uint32_t pad) {
@@ -399,7 +390,6 @@ static void fill_tile_row(uint32_t *dst, int32_t xs, int32_t pw, const int8_t *i
  * line by line along the longer output side (the tile is stored along it): strips of four
  * outputs in assembly (flex__m0_dw3_strips, the last strip of a line overlapping its
  * neighbour), then flex__m0_requant_line. Returns 0 for shapes it does not cover. */
-FLEX_HOT
 static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                          const flex_window *win, int32_t depth_multiplier,
@@ -481,7 +471,6 @@ static int depthwise_3x3(const flex_dims4 *in, const int8_t *input, const int8_t
     return 1;
 }
 
-FLEX_HOT
 flex_status flex_s8_depthwise_conv2d(
     const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
     const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,

@@ -13,7 +13,6 @@
 #define TABLE_MIN_ELEMENTS 1024 /* 512 table entries cost about as much as 256 elements */
 
 /* t[v + 128] = the scaled input value v. */
-FLEX_HOT
 static void scale_table(int32_t *t, int32_t offset, int32_t left_shift, int32_t multiplier,
                         int32_t shift) {
     int32_t v;
@@ -22,7 +21,6 @@ static void scale_table(int32_t *t, int32_t offset, int32_t left_shift, int32_t 
                                 shift);
 }
 
-FLEX_HOT
 flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
                         const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
                         const flex_s8_add_params *p,

@@ -13,7 +13,6 @@
 
 #define OUT_BLOCK 32
 
-FLEX_HOT
 flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
                                     const int8_t *input, size_t input_len,
                                     const int8_t *filter, size_t filter_len,
