@@ -14,6 +14,7 @@ from reference_models import model_path
 
 import burn
 from burn.host import mp_unix, mpy
+from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite_import import import_tflite
 
@@ -88,7 +89,8 @@ def test_micropython_matches_tflm_and_allocates_nothing(case, tmp_path):
     data.write_bytes(b"".join(x.tobytes() for x in inputs))
     script = _SCRIPT % {"core": str(core.root), "model": str(model), "inputs": str(data),
                         "count": len(inputs)}
-    proc = subprocess.run([binary, *mp_unix.heap_args("192k"), "-c", script],
+    heap = load_board("rp2040").heap_bytes  # the RP2040 firmware's heap, measured
+    proc = subprocess.run([binary, *mp_unix.heap_args(str(heap)), "-c", script],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     outs = [line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("OUT")]
