@@ -22,6 +22,19 @@ from burn.device import device
 from burn.dtype import dtype_of
 from burn.tensor import Tensor
 
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def ticks_us():
+        """Microseconds of a monotonic clock."""
+        return perf_counter_ns() // 1000
+
+    def ticks_diff(a, b):
+        """a - b of two ticks_us() readings."""
+        return a - b
+
 _STREAMED = ("int8", "float32", "int32")
 _FLAT = (list, tuple, array)
 _CAN_CAST = hasattr(memoryview, "cast")  # CPython; MicroPython's memoryview cannot cast
@@ -64,6 +77,15 @@ def _alloc(typecode, count):
 
 
 _RUNTIMES = ("flex", "viper", "plain")
+
+
+def _cpu_mhz():
+    """The CPU clock in MHz where MicroPython's machine.freq() tells it, else None."""
+    try:
+        import machine
+        return machine.freq() // 1000000
+    except (ImportError, AttributeError, OSError):
+        return None
 
 
 def _backend_name(steps):
@@ -111,6 +133,7 @@ class Model:
             bst_ops.prepare(step, self, variant)
         self._steps = steps
         self.backend = _backend_name(steps)
+        self.last_us = -1  # the last inference's time, set by invoke()
         self._inputs = [(self.view(t), shape, t) for t, shape in bst.inputs]
         self._out_views = [self.view(t) for t, _shape in bst.outputs]
         self._outputs = [_alloc(TYPECODE[self.tensors[t][1]], numel(s)) for t, s in bst.outputs]
@@ -199,10 +222,12 @@ class Model:
 
     def invoke(self):
         """Run every op on the current arena contents (inputs already set)."""
+        start = ticks_us()
         for s in self._steps:
             self._read_layer(s)
             s.k(*s.a)
         self._copy_outputs()
+        self.last_us = ticks_diff(ticks_us(), start)
 
     def _copy_outputs(self):
         first = len(self._inputs)
@@ -247,7 +272,9 @@ class Model:
         (the streaming buffers, file mode), `flash_bytes` (the file), `inputs` / `outputs`
         (shape, dtype, quantization), `labels`, `metadata`, the number of `tests`, and
         `backend` (the kernels' runtimes: flex, viper, plain; each op has its `runtime`),
-        `table_bytes` (constants copied into RAM when the model is read from memory)."""
+        `table_bytes` (constants copied into RAM when the model is read from memory), and
+        `latency` of the last inference: `us`, and on a board that reports its clock the
+        `cycles`, `cpu_mhz`, `ms_at_125mhz` and `ms_at_133mhz` (None before the first)."""
         ops = []
         params = macs = 0
         for s in self._steps:
@@ -261,7 +288,17 @@ class Model:
                         "params": n, "macs": s.macs, "runtime": s.runtime})
             params += n
             macs += s.macs
+        latency = None
+        if self.last_us >= 0:
+            latency = {"us": self.last_us}
+            mhz = _cpu_mhz()
+            if mhz:
+                cycles = self.last_us * mhz
+                latency.update({"cycles": cycles, "cpu_mhz": mhz,
+                                "ms_at_125mhz": cycles / 125000,
+                                "ms_at_133mhz": cycles / 133000})
         return {"ops": ops, "params": params, "macs": macs, "backend": self.backend,
+                "latency": latency,
                 "arena_bytes": self.arena_bytes,
                 "layer_bytes": self.layer_bytes, "table_bytes": self._table_bytes(),
                 "flash_bytes": self._bst.size,

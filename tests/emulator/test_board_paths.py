@@ -99,7 +99,8 @@ gc.collect()
 a = gc.mem_alloc()
 m.run(x)
 d = gc.mem_alloc() - a
-print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test())))
+lat = m.info()['latency']
+print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test(), lat)))
 """
 
 
@@ -109,11 +110,15 @@ def test_repl_inference_on_kws_matches_the_host(session, kws):
     host = burn.load(str(kws))
     n = int(np.prod(host.info()["inputs"][0]["shape"]))
     expected = list(host.run(bytes(n)))
-    backend, mode, first, out, allocated, tests = ast.literal_eval(
+    backend, mode, first, out, allocated, tests, latency = ast.literal_eval(
         session.link.exec(_INFER % n, timeout=120).strip().splitlines()[-1])
     assert backend == "flex" and mode == "mapped"
     assert out == expected and first == expected
     assert allocated == 0 and tests == 2
+    # m.info() gives the last inference's latency in cycles at the board's clock
+    assert latency["cpu_mhz"] == 125 and latency["cycles"] == latency["us"] * 125
+    assert 5e6 < latency["cycles"] < 60e6  # the MLPerf Tiny KWS model on the Cortex-M0+
+    assert latency["ms_at_133mhz"] < latency["ms_at_125mhz"]
 
 
 def test_the_device_suite_passes_on_the_emulated_board(firmware):
