@@ -51,21 +51,26 @@ def test_conv_in_place(m0, h, w, ic, oc, k, s, extra, w_min):
     assert_same_in_place(m0, HOST, run, x, oh * ow * oc, delta)
 
 
+# (h, w, channels, stride, padding): one tile, bands of output rows, bands with stride 2
+DEPTHWISE = [(25, 5, 64, 1, 1), (40, 40, 8, 1, 1), (48, 48, 16, 2, 0), (24, 24, 8, 2, 1)]
+
+
+@pytest.mark.parametrize("h,w,c,s,p", DEPTHWISE)
 @pytest.mark.parametrize("extra", [0, 1, 4, 64])
-def test_depthwise_3x3_in_place(m0, extra):
-    rng = np.random.default_rng(extra)
-    h, w, c = 25, 5, 64
+def test_depthwise_3x3_in_place(m0, h, w, c, s, p, extra):
+    rng = np.random.default_rng(extra + h + c)
+    oh, ow = (h + p + 1 - 3) // s + 1, (w + p + 1 - 3) // s + 1
     x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
     wt = rng.integers(-127, 128, 9 * c, dtype=np.int8)
     bias, mult, shift = random_quant(rng, c)
-    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
-    delta = planned_delta("depthwise_conv2d", params, (1, h, w, c), (1, h, w, c)) + extra
+    params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
+    delta = planned_delta("depthwise_conv2d", params, (1, h, w, c), (1, oh, ow, c)) + extra
 
     def run(lib, xi, y):
-        lib.depthwise_conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, c, h, w, 1, 3, 3, 1, 1,
-                              1, 1, 1, 1, -128, -3, -128, 127)
+        lib.depthwise_conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, c, oh, ow, 1, 3, 3, s, s,
+                              1, 1, p, p, -128, -3, -128, 127)
 
-    assert_same_in_place(m0, HOST, run, x, h * w * c, delta)
+    assert_same_in_place(m0, HOST, run, x, oh * ow * c, delta)
 
 
 def test_fully_connected_rows_in_place(m0):

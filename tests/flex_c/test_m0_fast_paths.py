@@ -95,10 +95,12 @@ def test_conv_with_weight_minus_128_equals_host(m0):
     _conv(m0, rng, 1, 5, 4, 8, 12, 1, 1, 1, 0, w_min=-128)
 
 
-def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1):
+def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1, offset=0):
+    """offset: the input starts that many bytes past a word boundary."""
     oh, ow = (ih + 2 * pad - kh) // stride + 1, (iw + 2 * pad - kw) // stride + 1
     oc = c * dm
-    x = rng.integers(-128, 128, n * ih * iw * c, dtype=np.int8)
+    x = np.zeros(n * ih * iw * c + offset, np.int8)[offset:]
+    x[:] = rng.integers(-128, 128, x.size, dtype=np.int8)
     w = rng.integers(-127, 128, kh * kw * oc, dtype=np.int8)
     mult, shift, bias = _quant(rng, oc, wide)
     q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), int(rng.integers(-20, 20)),
@@ -116,6 +118,12 @@ def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1)
     (2, 6, 6, 12, 1, 0),   # no padding, two images
     (1, 3, 3, 4, 1, 1),    # lines shorter than a strip
     (1, 9, 7, 8, 2, 1),    # stride 2
+    (1, 6, 6, 8, 2, 1),    # stride 2, lines shorter than a strip
+    (1, 40, 40, 8, 1, 1),  # too large for one tile: bands of output rows
+    (1, 48, 48, 16, 2, 1), # bands with stride 2
+    (2, 30, 30, 4, 1, 0),  # bands, no padding, two images
+    (1, 12, 12, 8, 1, 1, False, 3, 3, 1, 1),  # input at an odd address
+    (1, 40, 40, 8, 1, 1, False, 3, 3, 1, 2),  # banded, input at an even one
     (1, 5, 5, 6, 1, 1),    # channels not a multiple of 4: the general kernel
 ])
 def test_depthwise_equals_host(m0, shape):

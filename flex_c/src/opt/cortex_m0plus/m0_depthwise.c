@@ -13,8 +13,8 @@
 #define LAST(w, acc) "muls r0, " w ", r0\n" "add " acc ", r0\n"
 #define LOAD(offset) "ldrb r0, [r2, #" offset "]\n"
 
-/* One pass: weights w0 w1 w2 (r4 r5 r6) over the six bytes the strip's windows span. */
-#define PASS                                                              \
+/* One stride-1 pass: weights w0 w1 w2 (r4 r5 r6) over the six bytes the windows span. */
+#define PASS1                                                             \
     "ldm r3!, {r4, r5, r6}\n"                                            \
     LOAD("0") LAST("r4", "r8")                                           \
     LOAD("4") KEEP("r5", "r8") LAST("r4", "r9")                          \
@@ -23,51 +23,74 @@
     LOAD("16") KEEP("r6", "r10") LAST("r5", "r11")                       \
     LOAD("20") LAST("r6", "r11")
 
+/* One stride-2 pass over nine bytes; the ninth lies beyond LDRB's immediate reach. */
+#define PASS2                                                             \
+    "ldm r3!, {r4, r5, r6}\n"                                            \
+    LOAD("0") LAST("r4", "r8")                                           \
+    LOAD("4") LAST("r5", "r8")                                           \
+    LOAD("8") KEEP("r6", "r8") LAST("r4", "r9")                          \
+    LOAD("12") LAST("r5", "r9")                                          \
+    LOAD("16") KEEP("r6", "r9") LAST("r4", "r10")                        \
+    LOAD("20") LAST("r5", "r10")                                         \
+    LOAD("24") KEEP("r6", "r10") LAST("r4", "r11")                       \
+    LOAD("28") LAST("r5", "r11")                                         \
+    "movs r1, #32\n" "ldrb r0, [r2, r1]\n" LAST("r6", "r11")
+
+/* The strips loop around three passes; `step` bytes from one strip to the next. */
+#define STRIPS(pass, step)                                                \
+    ".syntax unified\n"                                                   \
+    FLEX_M0_ENTER                                                         \
+    "mov r12, r3\n" /* acc */                                             \
+    "mov lr, r2\n"  /* strips left */                                     \
+    "mov r2, r0\n"  /* p */                                               \
+    "mov r7, r1\n"  /* pass stride */                                     \
+    "ldr r3, [sp, #36]\n" /* wk */                                        \
+    "1:\n"                                                                \
+    "ldr r0, [sp, #40]\n" /* base */                                      \
+    "mov r8, r0\n"                                                        \
+    "mov r9, r0\n"                                                        \
+    "mov r10, r0\n"                                                       \
+    "mov r11, r0\n"                                                       \
+    pass                                                                  \
+    "adds r2, r2, r7\n"                                                   \
+    pass                                                                  \
+    "adds r2, r2, r7\n"                                                   \
+    pass                                                                  \
+    "subs r2, r2, r7\n"                                                   \
+    "subs r2, r2, r7\n"                                                   \
+    "adds r2, #" step "\n" /* the next strip */                           \
+    "subs r3, #36\n"                                                      \
+    "mov r0, r12\n"                                                       \
+    "mov r1, r8\n"                                                        \
+    "str r1, [r0, #0]\n"                                                  \
+    "mov r1, r9\n"                                                        \
+    "str r1, [r0, #4]\n"                                                  \
+    "mov r1, r10\n"                                                       \
+    "str r1, [r0, #8]\n"                                                  \
+    "mov r1, r11\n"                                                       \
+    "str r1, [r0, #12]\n"                                                 \
+    "adds r0, #16\n"                                                      \
+    "mov r12, r0\n"                                                       \
+    "mov r0, lr\n"                                                        \
+    "subs r0, #1\n"                                                       \
+    "mov lr, r0\n"                                                        \
+    "beq 5f\n"                                                            \
+    "b 1b\n" /* beyond a conditional branch's reach */                    \
+    "5:\n"                                                                \
+    FLEX_M0_LEAVE
+
 FLEX_HOT
 __attribute__((naked)) void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_stride,
                                                 int32_t strips, int32_t *acc,
                                                 const int32_t *wk, int32_t base) {
-    __asm__ volatile(
-        ".syntax unified\n"
-        FLEX_M0_ENTER
-        "mov r12, r3\n" /* acc */
-        "mov lr, r2\n"  /* strips left */
-        "mov r2, r0\n"  /* p */
-        "mov r7, r1\n"  /* pass stride */
-        "ldr r3, [sp, #36]\n" /* wk */
-        "1:\n"
-        "ldr r0, [sp, #40]\n" /* base */
-        "mov r8, r0\n"
-        "mov r9, r0\n"
-        "mov r10, r0\n"
-        "mov r11, r0\n"
-        PASS
-        "adds r2, r2, r7\n"
-        PASS
-        "adds r2, r2, r7\n"
-        PASS
-        "subs r2, r2, r7\n"
-        "subs r2, r2, r7\n"
-        "adds r2, #16\n" /* the next strip */
-        "subs r3, #36\n"
-        "mov r0, r12\n"
-        "mov r1, r8\n"
-        "str r1, [r0, #0]\n"
-        "mov r1, r9\n"
-        "str r1, [r0, #4]\n"
-        "mov r1, r10\n"
-        "str r1, [r0, #8]\n"
-        "mov r1, r11\n"
-        "str r1, [r0, #12]\n"
-        "adds r0, #16\n"
-        "mov r12, r0\n"
-        "mov r0, lr\n"
-        "subs r0, #1\n"
-        "mov lr, r0\n"
-        "beq 5f\n"
-        "b 1b\n" /* beyond a conditional branch's reach */
-        "5:\n"
-        FLEX_M0_LEAVE);
+    __asm__ volatile(STRIPS(PASS1, "16"));
+}
+
+FLEX_HOT
+__attribute__((naked)) void flex__m0_dw3_strips2(const uint8_t *p, int32_t pass_stride,
+                                                 int32_t strips, int32_t *acc,
+                                                 const int32_t *wk, int32_t base) {
+    __asm__ volatile(STRIPS(PASS2, "32"));
 }
 
 FLEX_HOT

@@ -18,6 +18,10 @@ typedef struct {
 void flex__m0_dw3_strips(const uint8_t *p, int32_t pass_stride, int32_t strips, int32_t *acc,
                          const int32_t *wk, int32_t base);
 
+/* The same with stride 2: window t of strip s starts at p + 32 s + 8 t. */
+void flex__m0_dw3_strips2(const uint8_t *p, int32_t pass_stride, int32_t strips,
+                          int32_t *acc, const int32_t *wk, int32_t base);
+
 /* out[i * out_stride] = clamp(((F + nudge - [F < 0] 2^10) >> shift)) for the n >= 1
  * accumulators, F from the multiplier pieces (the fast form of m0_requant.h; every |acc|
  * must be below FLEX_M0_RQ_LIMIT). */
