@@ -471,28 +471,49 @@ static void dw_channel_init(const int8_t *filter, const int32_t *bias, const int
     d->fast = d->rq.shift != 0 && bound < (uint32_t)FLEX_M0_RQ_LIMIT;
 }
 
+/* Strips of four outputs (assembly) over the n >= 1 outputs of a run of windows s pixels
+ * apart from `lane` into acc[0:n] (the last strip overlapping its neighbour, or reading past
+ * a run shorter than four). */
+FLEX_INLINE void dw_run(const uint8_t *lane, int32_t pass, int32_t n, int32_t s,
+                        const int32_t *wk, int32_t base, int32_t *acc) {
+    void (*strips)(const uint8_t *, int32_t, int32_t, int32_t *, const int32_t *, int32_t) =
+        s == 1 ? flex__m0_dw3_strips : flex__m0_dw3_strips2;
+    strips(lane, pass, n < 4 ? 1 : n / 4, acc, wk, base);
+    if (n > 4 && n % 4)
+        strips(lane + (n - 4) * s * 4, pass, 1, acc + n - 4, wk, base);
+}
+
+/* Strips (and calls, of about a quarter of a strip's cost) of dw_run over n outputs, in
+ * strip units times 4. */
+static int32_t dw_run_cost(int32_t n) {
+    return n <= 4 ? 5 : 4 * (n / 4) + (n % 4 ? 5 : 1);
+}
+
 /* One channel (lane of the tile) over `lines` lines of the band whose outputs start at
- * `output`: strips of four outputs in assembly (the last strip of a line overlapping its
- * neighbour, or reading past a line shorter than four), then flex__m0_requant_line. */
+ * `output`: dw_run line by line, or over all lines at once as one run through the tile
+ * when that costs less (line l's outputs then start at run position l * pitch; the
+ * positions between lines are windows across the tile's edge, computed and dropped), then
+ * flex__m0_requant_line per line. */
 static void dw_channel_strips(const uint8_t *lane, const dw_plan *pl, int32_t lines,
                               int32_t s, const dw_channel *d, flex__m0_line_rq *lrq,
                               int32_t line_step, int8_t *output) {
     int32_t acc[DW_LINE_MAX];
     const int32_t pass = (pl->tall ? pl->t.xs : pl->t.ys) * 4, n = pl->n;
-    const int32_t line_bytes = s * pass, step = s * 4;
+    const int32_t pitch = pass / 4, whole = (lines - 1) * pitch + n;
+    const int flat = whole <= DW_LINE_MAX && dw_run_cost(whole) < lines * dw_run_cost(n);
     int32_t line;
-    void (*strips)(const uint8_t *, int32_t, int32_t, int32_t *, const int32_t *, int32_t) =
-        s == 1 ? flex__m0_dw3_strips : flex__m0_dw3_strips2;
     lrq->m0 = d->rq.m0;
     lrq->m1 = d->rq.m1;
     lrq->m2 = d->rq.m2;
     lrq->shift = d->rq.shift;
     lrq->nudge = d->rq.nudge;
-    for (line = 0; line < lines; line++, lane += line_bytes) {
-        strips(lane, pass, n < 4 ? 1 : n / 4, acc, d->wk, d->base);
-        if (n > 4 && n % 4)
-            strips(lane + (n - 4) * step, pass, 1, acc + n - 4, d->wk, d->base);
-        flex__m0_requant_line(acc, n, output + line * line_step, lrq);
+    if (flat)
+        dw_run(lane, pass, whole, s, d->wk, d->base, acc);
+    for (line = 0; line < lines; line++) {
+        if (!flat)
+            dw_run(lane + line * s * pass, pass, n, s, d->wk, d->base, acc);
+        flex__m0_requant_line(acc + (flat ? line * pitch : 0), n, output + line * line_step,
+                              lrq);
     }
 }
 
