@@ -20,7 +20,9 @@
     X(MP_QSTR_pad_s8, bf_pad_s8_obj)                                           \
     X(MP_QSTR_concat_s8, bf_concat_s8_obj)
 
-#if BURNFLEX_FLOAT
+/* The qstr scan (NO_QSTR defined) must see the float names whatever the build's settings:
+ * it does not get the module's compile definitions on every port. */
+#if BURNFLEX_FLOAT || defined(NO_QSTR)
 #define BF_FLOAT_KERNELS(X)                                                    \
     X(MP_QSTR_quantize_s8, bf_quantize_s8_obj)                                 \
     X(MP_QSTR_dequantize_s8, bf_dequantize_s8_obj)                             \
