@@ -171,6 +171,8 @@ def parse(data):
         expected = 0 if first is None else block.index - first.index
         if first is not None and expected == first.num_blocks:
             first, expected = None, 0  # the section is complete; a new one must start at 0
+        if block.block_no == 0 and first is not None and _errata_block(first, expected):
+            first, expected = None, 0
         if block.block_no != expected:
             raise UF2Error(_numbering(block, expected, first))
         if first is None:
@@ -188,6 +190,12 @@ def parse(data):
         raise UF2Error("the file ends after block %d of %d (section starting at block %d): "
                        "it is truncated" % (done - 1, first.num_blocks, first.index))
     return blocks
+
+
+def _errata_block(first, seen):
+    """Whether a section cut short is picotool's RP2350-E10 workaround: one block for the
+    'absolute' family that says it is 1 of 2, before the image's own section."""
+    return seen == 1 and first.family == FAMILIES["absolute"] and first.num_blocks == 2
 
 
 def _not_uf2(head):

@@ -368,3 +368,20 @@ def test_cli_errors_are_one_clear_line(tmp_path, capsys, fw_uf2, argv, message):
     assert err.startswith("burn uf2: ") and message.format(**names) in err
     assert "Traceback" not in err and err.count("\n") == 1
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(("out", ".burn-"))]
+
+
+def _renumbered(block, number, count):
+    """A UF2 block with its block number and count replaced."""
+    return block[:20] + struct.pack("<II", number, count) + block[28:]
+
+
+def test_picotools_rp2350_errata_block_is_accepted_and_only_it():
+    image = uf2.write_uf2((0x10000000, bytes(range(256)) * 2), "rp2350-arm-s")
+    errata = _renumbered(uf2.write_uf2((0x10FFFF00, b"\xef" * 256), "absolute"), 0, 2)
+    blocks = uf2.parse(errata + image)  # picotool's RP2350-E10 block: 1 of 2, then the image
+    assert uf2.families(blocks) == [uf2.FAMILIES["absolute"], uf2.FAMILIES["rp2350-arm-s"]]
+    assert uf2.image(blocks, uf2.FAMILIES["rp2350-arm-s"]) == {
+        0x10000000: bytes(range(256)) * 2}
+    short = _renumbered(uf2.write_uf2((0x10000000, b"\1" * 256), "rp2350-arm-s"), 0, 2)
+    with pytest.raises(uf2.UF2Error, match="has only 1 of its 2 blocks"):
+        uf2.parse(short + image)  # any other section cut short is still an error
