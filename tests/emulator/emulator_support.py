@@ -1,39 +1,19 @@
 """What the emulated-board tests share: finding the firmware, Node and the bootrom, or the
 reason to skip."""
 
-import os
 from pathlib import Path
 
 import pytest
+from firmware_support import rp2040_firmware_or_skip
 
 from burn.host import vendor
 from burn.host.emulator import EmulatorError
 from burn.host.emulator.runtime import find_node
 
-_BUILT = {}
-
 
 def firmware_or_skip():
-    """A MicroPython UF2 for the RP2040: $BURN_RP2040_FIRMWARE, else the firmware build's
-    (built now, once per test run, unless the cache holds it; skipped with the reason and
-    the install line when the Arm toolchain is missing)."""
-    chosen = os.environ.get("BURN_RP2040_FIRMWARE")
-    if chosen:
-        if not Path(chosen).is_file():
-            pytest.skip("BURN_RP2040_FIRMWARE=%s does not exist" % chosen)
-        return Path(chosen)
-    if "rp2040" not in _BUILT:
-        from burn.host.firmware import FirmwareError
-        from burn.host.firmware.build import build_firmware
-
-        try:
-            _BUILT["rp2040"] = build_firmware("rp2040").uf2
-        except FirmwareError as exc:
-            _BUILT["rp2040"] = exc
-    found = _BUILT["rp2040"]
-    if isinstance(found, Exception):
-        pytest.skip("no RP2040 firmware could be built: %s" % found)
-    return Path(found)
+    """A MicroPython UF2 for the RP2040 (see firmware_support), or skip."""
+    return rp2040_firmware_or_skip()
 
 
 def emulator_or_skip():

@@ -4,10 +4,12 @@ real MicroPython UF2 when one is named by $BURN_RP2040_FIRMWARE."""
 
 import os
 import random
-
-import pytest
+import sys
 
 from burn.host import uf2
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from firmware_support import rp2040_firmware_or_skip
 
 FLASH = uf2.RP2040_FLASH_BASE
 VERSION = "v1.28.0"
@@ -44,12 +46,5 @@ def firmware_uf2(family="rp2040", seed=1):
 
 
 def real_uf2_path():
-    """A real MicroPython RP2040 UF2 named by $BURN_RP2040_FIRMWARE (as for the emulator
-    tests); skips the test without one."""
-    path = os.environ.get("BURN_RP2040_FIRMWARE")
-    if not path:
-        pytest.skip("no real MicroPython UF2: set BURN_RP2040_FIRMWARE to an RPI_PICO "
-                    "firmware.uf2 (ports/rp2 build, or micropython.org/download/RPI_PICO/)")
-    if not os.path.isfile(path):
-        pytest.skip("BURN_RP2040_FIRMWARE=%s is not a file" % path)
-    return path
+    """A real MicroPython RP2040 UF2 (tests/firmware_support.py), or skip the test."""
+    return str(rp2040_firmware_or_skip())
