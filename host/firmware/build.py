@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.host import vendor
-from burn.host.atomic import write_text_atomic
+from burn.host import uf2, vendor
+from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
 from burn.host.firmware import FirmwareError, inputs, sizes, toolchain
 from burn.host.firmware.recipe import REPO, load_recipe
@@ -74,7 +74,7 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             started = time.monotonic()
             progress("preparing the MicroPython source tree")
             tree = prepared_tree(source, log)
-            picotool = toolchain.picotool_dir(tree)
+            picotool = None if _writes_own_uf2(recipe) else toolchain.picotool_dir(tree)
             if force:
                 shutil.rmtree(work / "build", ignore_errors=True)
             progress("configuring")
@@ -85,6 +85,8 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             progress("compiling", 0)
             _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
                  lambda percent: progress("compiling", percent))
+            if picotool is None:
+                _uf2_from_elf(work / "build", recipe)
             seconds = time.monotonic() - started
         if inputs.cache_key(recipe, version, tools.version) != key:
             raise FirmwareError("the sources changed while the firmware was building; run "
@@ -136,10 +138,27 @@ def _build_lock(progress):
         yield
 
 
+def _writes_own_uf2(recipe):
+    """Whether the project writes the board's UF2 itself (RP2040: a plain image, so the
+    pico-sdk needs no picotool, which would otherwise be built from source first)."""
+    return recipe.board.uf2_family == uf2.FAMILIES["rp2040"]
+
+
+def _uf2_from_elf(build, recipe):
+    """firmware.uf2 from firmware.elf's loadable segments, for the board's UF2 family."""
+    try:
+        ranges = uf2.elf_ranges((build / "firmware.elf").read_bytes())
+    except (OSError, ValueError) as e:
+        raise FirmwareError("cannot read %s: %s" % (build / "firmware.elf", e)) from None
+    write_bytes_atomic(build / "firmware.uf2", uf2.write_uf2(ranges, recipe.board.uf2_family))
+
+
 def _configure_argv(recipe, tree, work):
     board = recipe.board
     argv = ["cmake", "-S", str(tree / "ports" / "rp2"), "-B", str(work / "build"),
             "-DPICO_BUILD_DOCS=0", "-DMICROPY_BOARD=" + recipe.board_name]
+    if _writes_own_uf2(recipe):
+        argv.append("-Dpicotool_FOUND=0")  # the pico-sdk then neither builds nor fetches it
     if not recipe.stock:
         stage = inputs.stage_core(work / "frozen")
         module = str(inputs.FLEX_MODULE) if inputs.has_flex_module() else ""
@@ -154,7 +173,9 @@ def _configure_argv(recipe, tree, work):
 
 def _run(argv, log, log_path, picotool, on_percent=None):
     """Run one build command, its output into `log`; FirmwareError with the log's tail."""
-    env = dict(os.environ, PICOTOOL_FETCH_FROM_GIT_PATH=str(picotool))
+    env = dict(os.environ)
+    if picotool is not None:
+        env["PICOTOOL_FETCH_FROM_GIT_PATH"] = str(picotool)
     log.write("$ %s\n" % " ".join(argv))
     log.flush()
     try:
