@@ -20,9 +20,10 @@
     X(MP_QSTR_pad_s8, bf_pad_s8_obj)                                           \
     X(MP_QSTR_concat_s8, bf_concat_s8_obj)
 
-/* The qstr scan (NO_QSTR defined) must see the float names whatever the build's settings:
- * it does not get the module's compile definitions on every port. */
-#if BURNFLEX_FLOAT || defined(NO_QSTR)
+/* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
+ * whatever the build's settings: it does not get the module's compile definitions on every
+ * port. A native module compiles with NO_QSTR too, and finds its qstrs in the source text. */
+#if BURNFLEX_FLOAT || (defined(NO_QSTR) && !defined(MICROPY_ENABLE_DYNRUNTIME))
 #define BF_FLOAT_KERNELS(X)                                                    \
     X(MP_QSTR_quantize_s8, bf_quantize_s8_obj)                                 \
     X(MP_QSTR_dequantize_s8, bf_dequantize_s8_obj)                             \
