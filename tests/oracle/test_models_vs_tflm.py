@@ -68,10 +68,15 @@ def case(request):
     return request.param, encode_bst(graph), inputs, _tflm_outputs(data, inputs)
 
 
+# The plain Python kernels on CPython take seconds per ResNet-8 inference: a few inputs
+# here; the MicroPython run below checks all N_INPUTS with the same kernels' viper twins.
+CPYTHON_INPUTS = 5
+
+
 def test_cpython_matches_tflm(case):
     name, bst, inputs, expected = case
     model = burn.load(bst)
-    for i, (x, want) in enumerate(zip(inputs, expected)):
+    for i, (x, want) in enumerate(zip(inputs[:CPYTHON_INPUTS], expected)):
         got = np.array(model.run(x), dtype=np.int8)
         assert np.array_equal(got, want), "%s input %d: %s != %s" % (name, i, got, want)
 
