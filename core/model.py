@@ -128,9 +128,12 @@ class Model:
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         bst.ops = None  # the steps hold what is needed
         self._plan_streams(steps)
+        flex = bst_ops.flex_module() if bst.mapped is not None else None
         for step in steps:
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
+            if flex is not None and step.runtime == "flex":
+                self._tables_in_place(step, flex)
         self._steps = steps
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
@@ -165,6 +168,20 @@ class Model:
             table = self._bst.blob_array(index)
             self._tables[index] = table
         return table, dtype, shape
+
+    def _tables_in_place(self, step, flex):
+        """A flex step of a model mapped from flash (ROMFS): its int32 tables (bias,
+        multipliers, shifts) are used where they lie, as the C kernels read little-endian
+        words, and their RAM copies go. A table that is not word aligned keeps its copy."""
+        for index in step.consts.values():
+            table = self._tables.get(index)
+            if table is None or self._bst.blob(index)[2] != "int32":
+                continue
+            view = self._bst.blob_bytes(index)
+            if not flex.aligned(view):
+                continue
+            step.a = tuple([view if a is table else a for a in step.a])
+            del self._tables[index]
 
     def _plan_streams(self, steps):
         """In file mode, give each op the span of its blobs of each dtype, which must fit

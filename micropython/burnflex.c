@@ -58,6 +58,7 @@ BF_KERNELS(BF_DECLARE)
 mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args) {
     MP_DYNRUNTIME_INIT_ENTRY
     BF_KERNELS(BF_STORE)
+    mp_store_global(MP_QSTR_aligned, MP_OBJ_FROM_PTR(&bf_aligned_obj));
     mp_store_global(MP_QSTR_version, mp_obj_new_int(flex_version()));
     mp_store_global(MP_QSTR_float, mp_obj_new_bool(BURNFLEX_FLOAT));
     MP_DYNRUNTIME_INIT_EXIT
@@ -71,6 +72,7 @@ static const mp_rom_map_elem_t burnflex_globals_table[] = {
     {MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_burnflex)},
     {MP_ROM_QSTR(MP_QSTR_version), MP_ROM_INT(FLEX_VERSION)},
     {MP_ROM_QSTR(MP_QSTR_float), BURNFLEX_FLOAT ? MP_ROM_TRUE : MP_ROM_FALSE},
+    {MP_ROM_QSTR(MP_QSTR_aligned), MP_ROM_PTR(&bf_aligned_obj)},
     BF_KERNELS(BF_ENTRY)
 };
 static MP_DEFINE_CONST_DICT(burnflex_globals, burnflex_globals_table);

@@ -131,6 +131,10 @@ static inline int32_t bf_neg(int32_t zp) {
     return (int32_t)(0u - (uint32_t)zp);
 }
 
+/* burnflex.aligned(buffer): whether its first byte is word aligned (a table used in place
+ * as int32 words must be). */
+extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;
+
 /* One int32 argument. */
 static inline int32_t bf_int(const char *op, mp_obj_t arg) {
     int32_t v;

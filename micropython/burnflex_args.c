@@ -33,7 +33,7 @@ void bf_check(const char *op, flex_status status) {
 
 static const char *const kind_names[] = {
     " must be an int8 buffer (bytes, bytearray, array('b'))",
-    " must be an int32 buffer (array('i'))",
+    " must be an int32 buffer (array('i'), or bytes of whole words)",
     " must be a float32 buffer (array('f'))",
     " must be a buffer",
     " must be a writable buffer",
@@ -60,6 +60,8 @@ bf_buf bf_buffer(const char *op, const mp_obj_t *args, size_t index, int kind, i
         raise_kind(op, index, BF_ANY + 1);
     b.itemsize = mp_binary_get_size('@', info.typecode, NULL);
     b.is_float = info.typecode == 'f';
+    if (kind == BF_I32 && b.itemsize == 1 && !write && info.len % 4 == 0)
+        b.itemsize = 4; /* raw little-endian words, e.g. a table read in place from flash */
     if (b.itemsize == 0 || (kind == BF_S8 && b.itemsize != 1) ||
         (kind == BF_I32 && (b.itemsize != 4 || b.is_float)) || (kind == BF_F32 && !b.is_float))
         raise_kind(op, index, kind);
@@ -139,3 +141,10 @@ size_t bf_pool_args(const char *op, const mp_obj_t *args, size_t first, bf_pool 
     p->out_count = bf_count4(a[N], a[OH], a[OW], a[C]);
     return first + COUNT;
 }
+
+static mp_obj_t bf_aligned(mp_obj_t buffer) {
+    mp_buffer_info_t info;
+    mp_get_buffer_raise(buffer, &info, MP_BUFFER_READ);
+    return mp_obj_new_bool(((uintptr_t)info.buf & 3) == 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_1(bf_aligned_obj, bf_aligned);

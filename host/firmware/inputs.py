@@ -9,7 +9,9 @@ import shutil
 from burn.host.firmware.recipe import REPO
 
 # Bumped when the build procedure itself changes what it makes from the same inputs.
-PROCEDURE = 3  # 2: frozen Cortex-M0+ native code word aligned (native_align); 3: RP2040 UF2 written from the ELF without picotool
+# 2: frozen Cortex-M0+ native code word aligned (native_align); 3: the RP2040's UF2 written
+# from the ELF by the project, without picotool.
+PROCEDURE = 3
 CORE_DIR = REPO / "core"
 FLEX_MODULE = REPO / "micropython" / "micropython.cmake"
 _SKIP_DIRS = ("__pycache__", ".pytest_cache")

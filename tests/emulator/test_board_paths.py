@@ -100,7 +100,8 @@ a = gc.mem_alloc()
 m.run(x)
 d = gc.mem_alloc() - a
 lat = m.info()['latency']
-print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test(), lat)))
+print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test(), lat,
+            m.info()['table_bytes'])))
 """
 
 
@@ -110,9 +111,10 @@ def test_repl_inference_on_kws_matches_the_host(session, kws):
     host = burn.load(str(kws))
     n = int(np.prod(host.info()["inputs"][0]["shape"]))
     expected = list(host.run(bytes(n)))
-    backend, mode, first, out, allocated, tests, latency = ast.literal_eval(
+    backend, mode, first, out, allocated, tests, latency, in_ram = ast.literal_eval(
         session.link.exec(_INFER % n, timeout=120).strip().splitlines()[-1])
     assert backend == "flex" and mode == "mapped"
+    assert in_ram == 0  # weights and int32 tables all read in place from flash
     assert out == expected and first == expected
     assert allocated == 0 and tests == 2
     # m.info() gives the last inference's latency in cycles at the board's clock
