@@ -84,14 +84,18 @@ def plan_software(link, facts, arch, say):
 
 def _add_natmod(soft, facts, say):
     """Add /lib/burnflex.mpy for the board's architecture when it can be built here."""
-    from burn.host import natmod
+    from burn.host import natmod, vendor
 
     if facts.arch not in natmod.ARCHES:
         soft.flex_text = "none for %s (viper kernels)" % (facts.arch or "this board")
         return
     try:
-        path = natmod.build_natmod(facts.arch, log=lambda text: say("  " + text))
-    except natmod.NatmodError as exc:
+        if not (natmod.BINDINGS / "natmod" / "Makefile").is_file():
+            raise natmod.NatmodError("its sources (micropython/) are not here: a source "
+                                     "checkout of burn has them")
+        tree = vendor.micropython_source(allow_clone=False)  # never a clone while flashing
+        path = natmod.build_natmod(facts.arch, tree, log=lambda text: say("  " + text))
+    except (natmod.NatmodError, vendor.VendorError) as exc:
         soft.flex_text = "not installed, viper kernels instead: %s" % exc
         return
     data = path.read_bytes()
