@@ -1,14 +1,21 @@
 """Checkpoints: model, optimizer and schedule state in one file, written atomically.
 
-A checkpoint is a pickle of plain data (numpy arrays, numbers, strings). It is written to a
-temporary name in the same folder, flushed to disk, then renamed, so a process killed at
-any moment leaves either the previous files or the complete new one. Loading skips files
-that fail to read and falls back to the newest good one.
+A checkpoint is data only, never code: a zip holding `payload.json` (numbers, strings,
+lists, dicts) and one `.npy` member per numpy array, which the JSON names; arrays are read
+back with `allow_pickle=False`. It is written to a temporary name in the same folder,
+flushed to disk, then renamed, so a process killed at any moment leaves either the previous
+files or the complete new one. Loading skips files that fail to read and falls back to the
+newest good one. Checkpoints of older versions were pickles, which can run code when
+loaded: they are refused, and `python -m burn.host.train.checkpoint --trust OLD.ckpt`
+converts one that you trust.
 """
 
+import io
+import json
 import os
-import pickle
 import re
+import sys
+import zipfile
 
 import numpy as np
 
@@ -37,18 +44,85 @@ def load_model_state(model, state):
     model.load_state_dict(converted)
 
 
+_JSON = "payload.json"
+_PICKLE = "it is a pickle (the format of older versions), which can run code when loaded"
+
+
+def _encode(value, arrays):
+    """`value` as JSON data; numpy arrays go to `arrays` and are named in their place."""
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {k: _encode(v, arrays) for k, v in value.items()}
+        return {"__items__": [[_encode(k, arrays), _encode(v, arrays)]
+                              for k, v in value.items()]}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v, arrays) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    array = to_numpy(value) if not isinstance(value, np.ndarray) else value
+    name = "a%d.npy" % len(arrays)
+    arrays[name] = array
+    return {"__array__": name}
+
+
+def _decode(value, arrays):
+    if isinstance(value, list):
+        return [_decode(v, arrays) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "__array__" in value:
+        return arrays[value["__array__"]]
+    if "__items__" in value:
+        return {_decode(k, arrays): _decode(v, arrays) for k, v in value["__items__"]}
+    return {k: _decode(v, arrays) for k, v in value.items()}
+
+
+def encode(payload):
+    """The bytes of a checkpoint file holding `payload` (plain data and numpy arrays)."""
+    arrays = {}
+    doc = json.dumps(_encode(payload, arrays))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(_JSON, doc)
+        for name, array in arrays.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.asarray(array),
+                                      allow_pickle=False)
+            z.writestr(name, member.getvalue())
+    return out.getvalue()
+
+
+def decode(data):
+    """The payload of checkpoint bytes; ValueError for anything else (a pickle included:
+    it is refused, never loaded)."""
+    if data[:1] == b"\x80":
+        raise ValueError(_PICKLE + "; convert a checkpoint you trust with `python -m "
+                         "burn.host.train.checkpoint --trust FILE`")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            doc = json.loads(z.read(_JSON))
+            arrays = {name: np.lib.format.read_array(io.BytesIO(z.read(name)),
+                                                     allow_pickle=False)
+                      for name in z.namelist() if name != _JSON}
+        return _decode(doc, arrays)
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError, OSError, EOFError) as e:
+        raise ValueError("not a burn checkpoint (%s)" % type(e).__name__) from None
+
+
 def write_atomic(path, payload):
-    """Pickle `payload` to `path` atomically."""
-    write_bytes_atomic(path, pickle.dumps(payload, protocol=4))
+    """Write `payload` as a checkpoint file at `path`, atomically."""
+    write_bytes_atomic(path, encode(payload))
 
 
 def read(path):
     """The payload of one checkpoint file; ValueError if it is unreadable."""
     try:
         with open(path, "rb") as f:
-            payload = pickle.load(f)
-    except Exception as e:
-        raise ValueError(str(path) + ": unreadable checkpoint (" + type(e).__name__ + ")") from e
+            payload = decode(f.read())
+    except (OSError, ValueError) as e:
+        raise ValueError("%s: unreadable checkpoint: %s" % (path, e)) from None
     if not isinstance(payload, dict) or "model" not in payload:
         raise ValueError(str(path) + ": not a burn checkpoint")
     return payload
@@ -111,3 +185,31 @@ def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
         "history": history,
         "best_score": best_score,
     }
+
+
+def convert_trusted_pickle(path, out=None):
+    """Rewrite an older, pickled checkpoint that you trust in the data-only format. Loading
+    a pickle can run any code it holds: call this only on files you made yourself."""
+    import pickle
+
+    with open(path, "rb") as f:
+        payload = pickle.load(f)  # the caller vouches for this file (--trust)
+    write_atomic(out or path, payload)
+
+
+def main(argv=None):
+    """`python -m burn.host.train.checkpoint --trust OLD.ckpt [NEW.ckpt]`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "--trust" or len(args) not in (2, 3):
+        print("usage: python -m burn.host.train.checkpoint --trust OLD.ckpt [NEW.ckpt]\n"
+              "Converts a pickled checkpoint of an older burn to the data-only format. "
+              "Loading a pickle can run code: only convert files you made yourself.",
+              file=sys.stderr)
+        return 2
+    convert_trusted_pickle(*args[1:])
+    print("converted %s" % (args[-1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,9 +2,9 @@
 
 Each optimizer updates its parameters in place (`Tensor.copy_`) from their `.grad`, outside
 autodiff recording. Per-parameter state (momentum buffers, moments) is kept as numpy arrays
-keyed by the parameter's position, so `state_dict()` is plain data that pickles and loads
-on any backend. Adam's and AdamW's step is one flex_c call per parameter where the compiled
-library burn._flex is installed, numpy arithmetic otherwise.
+keyed by the parameter's position, so `state_dict()` is plain data that a checkpoint stores
+and loads on any backend. Adam's and AdamW's step is one flex_c call per parameter where the
+compiled library burn._flex is installed, numpy arithmetic otherwise.
 """
 
 import numpy as np
