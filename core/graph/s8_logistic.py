@@ -1,14 +1,16 @@
-"""int8 logistic, bit-exact with TFLM reference_integer_ops::Logistic (gemmlowp, Q4.27)."""
+"""int8 logistic, bit-exact with TFLM reference_integer_ops::Logistic (gemmlowp, Q4.27).
+Tanh (s8_tanh) is the same loop with another function, output shift and offset."""
 
 from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
 from .fixedpoint import rounding_divide_by_pot as _rdbp
 from .fixedpoint_math import logistic as _logistic
-from .s8_lookup import lookup_s8_fast, make_table
+from .s8_lookup import make_table, table_twin
 
 
-def logistic_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
-    """Reference int8 logistic; output scale 1/256, zero point -128. Parameters from
-    fixedpoint.logistic_params."""
+def q4_activation(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, fn, shift,
+                  offset):
+    """TFLM's int8 logistic / tanh loop: the input rescaled to Q4.27, `fn` (gemmlowp's
+    logistic or tanh, Q0.31 out), divided by 2**shift, plus `offset`, saturated."""
     for i in range(size):
         x = ((inp[i] + 128) & 255) - 128 - in_zp
         if x <= -range_radius:
@@ -16,9 +18,16 @@ def logistic_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radiu
         elif x >= range_radius:
             v = 127
         else:
-            v = _rdbp(_logistic(_mbqm(x, in_mult, in_left_shift), 4), 23) - 128
+            v = _rdbp(fn(_mbqm(x, in_mult, in_left_shift), 4), shift) + offset
             v = -128 if v < -128 else (127 if v > 127 else v)
         out[i] = v
+
+
+def logistic_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
+    """Reference int8 logistic; output scale 1/256, zero point -128. Parameters from
+    fixedpoint.logistic_params."""
+    q4_activation(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, _logistic, 23,
+                  -128)
 
 
 def logistic_table(in_zp, in_mult, in_left_shift, range_radius):
@@ -26,15 +35,5 @@ def logistic_table(in_zp, in_mult, in_left_shift, range_radius):
     return make_table(logistic_s8_plain, in_zp, in_mult, in_left_shift, range_radius)
 
 
-logistic_s8_fast = None
-if lookup_s8_fast is not None:
-
-    def logistic_s8_fast(inp, out, size, in_zp, in_mult, in_left_shift, range_radius,
-                     table=None):
-        """Viper twin of logistic_s8_plain: a lookup in `table`, logistic_table of the same
-        parameters (made once by the runtime; here when None)."""
-        if table is None:
-            table = logistic_table(in_zp, in_mult, in_left_shift, range_radius)
-        lookup_s8_fast(inp, out, size, table)
-
+logistic_s8_fast = table_twin(logistic_table)
 logistic_s8 = logistic_s8_fast or logistic_s8_plain

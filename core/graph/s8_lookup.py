@@ -2,7 +2,8 @@
 
 `make_table(kernel, *params)` runs an int8 elementwise kernel `kernel(inp, out, size,
 *params)` once over all 256 int8 values, so a lookup in the table gives that kernel's
-results bit for bit. `lookup_s8(inp, out, size, table)` maps each input byte through it.
+results bit for bit. `lookup_s8(inp, out, size, table)` maps each input byte through it;
+`table_twin(table_of)` makes a kernel's viper twin from its table maker.
 """
 # ruff: noqa: F821  (ptr8 is a viper builtin)
 
@@ -40,3 +41,18 @@ if sys.implementation.name == "micropython":
             i += 1
 
 lookup_s8 = lookup_s8_fast or lookup_s8_plain
+
+
+def table_twin(table_of):
+    """The viper twin of logistic_s8 or tanh_s8, whose table `table_of(in_zp, in_mult,
+    in_left_shift, range_radius)` makes: it looks each input up in `table` (made once by
+    the runtime; here when None). None where viper is not available."""
+    if lookup_s8_fast is None:
+        return None
+
+    def fast(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, table=None):
+        if table is None:
+            table = table_of(in_zp, in_mult, in_left_shift, range_radius)
+        lookup_s8_fast(inp, out, size, table)
+
+    return fast
