@@ -128,7 +128,9 @@ class Model:
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         bst.ops = None  # the steps hold what is needed
         self._plan_streams(steps)
-        flex = bst_ops.flex_module() if bst.mapped is not None else None
+        flex = None
+        if bst.mapped is not None and (variant is None or variant == "flex"):
+            flex = bst_ops.flex_module()
         for step in steps:
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)

@@ -6,7 +6,6 @@ or sent as `.mpy` files to /lib/burn. The flex kernels are either compiled into 
 architecture, when this machine can build one; otherwise the board runs viper kernels.
 """
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +52,7 @@ class BoardSoftware:
 def ask_board(link):
     """{'core': (file, version)?, 'flex': file or '(built in)'?, 'flex_error': text?}: what
     the board imports as `burn` and `burnflex` now."""
-    return ast.literal_eval(link.exec(_ASK, timeout=30.0).strip().splitlines()[-1])
+    return link.exec_literal(_ASK, timeout=30.0)
 
 
 def plan_software(link, facts, arch, say):

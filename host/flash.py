@@ -29,6 +29,7 @@ from burn.host.board_session import is_transport_error
 from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
 from burn.host.link.files import PART_SUFFIX, remote_hashes
+from burn.host.link.link import last_literal
 
 REMOTE_CORE = "/lib/burn"
 # Heap costs measured on the emulated RP2040 (MicroPython 1.28, 32-bit): importing the
@@ -548,7 +549,7 @@ def measure(session, remote_model, runs=50, budget_ms=1000, timeout=300.0):
             if attempt or not is_transport_error(exc):
                 raise
             session.reconnect()
-    found = ast.literal_eval(text.strip().splitlines()[-1])
+    found = last_literal(text)
     return found
 
 

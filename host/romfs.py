@@ -13,7 +13,6 @@ records; a file record holds a varuint name length, the name, then nested record
 padding record (1) when needed and one verbatim data record (2).
 """
 
-import ast
 import base64
 import hashlib
 
@@ -162,12 +161,7 @@ del _d, _b
 
 def partition(link):
     """(bytes, block size) of the board's ROMFS partition, or None when it has none."""
-    return eval_literal(link.exec(_QUERY, timeout=30.0))
-
-
-def eval_literal(text):
-    """The Python literal of the last line a board printed."""
-    return ast.literal_eval(text.strip().splitlines()[-1])
+    return link.exec_literal(_QUERY, timeout=30.0)
 
 
 def board_image_hash(link, size):

@@ -85,6 +85,10 @@ class Link:
                 "the board printed %r for %s, not a literal" % (text, expression)
             ) from None
 
+    def exec_literal(self, code, timeout=10.0):
+        """Run `code`, whose last printed line is a Python literal; that literal."""
+        return last_literal(self.exec(code, timeout))
+
     def _device_error(self, traceback, output):
         if "MemoryError" not in traceback.splitlines()[-1]:
             return DeviceError(traceback, output)
@@ -222,6 +226,16 @@ class Link:
 
     def __repr__(self):
         return "Link(%r)" % self.port
+
+
+def last_literal(text):
+    """The Python literal on the last line of what a board printed (LinkError if none)."""
+    lines = text.strip().splitlines()
+    try:
+        return ast.literal_eval(lines[-1])
+    except (IndexError, ValueError, SyntaxError):
+        raise LinkError("the board printed %r, not a literal on its last line"
+                        % text[-200:]) from None
 
 
 def _text(data):

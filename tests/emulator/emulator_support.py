@@ -10,10 +10,7 @@ from burn.host import vendor
 from burn.host.emulator import EmulatorError
 from burn.host.emulator.runtime import find_node
 
-
-def firmware_or_skip():
-    """A MicroPython UF2 for the RP2040 (see firmware_support), or skip."""
-    return rp2040_firmware_or_skip()
+firmware_or_skip = rp2040_firmware_or_skip  # a MicroPython UF2 for the RP2040, or skip
 
 
 def emulator_or_skip():
