@@ -66,43 +66,11 @@ def flex_module():
         except ImportError:
             burnflex = None
         except ValueError as e:  # MicroPython refuses a .mpy of another arch or version
-            print("burn: burnflex not used:", flex_mismatch() or e)
+            from burn.mpy_abi import mismatch
+            print("burn: burnflex not used:", mismatch("burnflex") or e)
             burnflex = None
         _FLEX.append(burnflex)
     return _FLEX[0]
-
-
-def flex_mismatch():
-    """Why the installed burnflex.mpy cannot load here ('built for armv6m .mpy v6.3, this
-    board runs x64 .mpy v6.3'), or None when no such file is found or it fits."""
-    import sys
-    here = getattr(sys.implementation, "_mpy", 0)
-    for folder in sys.path:
-        try:
-            with open((folder or ".") + "/burnflex.mpy", "rb") as f:
-                head = f.read(4)
-        except OSError:
-            continue
-        if len(head) < 3 or head[0] != 77:
-            return "burnflex.mpy in %s is not a .mpy file" % (folder or ".")
-        got = head[1] | (head[2] << 8)
-        if (got & 0xff) == (here & 0xff) and ((got >> 8) & 3) == ((here >> 8) & 3) and (
-                (got >> 10) == (here >> 10) or not here >> 10):
-            return None
-        return "burnflex.mpy is built for %s, this board runs %s" % (
-            mpy_abi_name(got), mpy_abi_name(here))
-    return None
-
-
-_MPY_ARCH = ("no native code", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em",
-             "armv7emsp", "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
-
-
-def mpy_abi_name(value):
-    """'<arch> .mpy v<version>.<sub-version>' of a `sys.implementation._mpy`-style value."""
-    arch = value >> 10
-    name = _MPY_ARCH[arch] if arch < len(_MPY_ARCH) else "arch %d" % arch
-    return "%s .mpy v%d.%d" % (name, value & 0xff, (value >> 8) & 3)
 
 
 def kernel(module, name, variant=None):

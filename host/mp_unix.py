@@ -8,14 +8,12 @@ import sys
 from pathlib import Path
 
 import burn
+from burn.mpy_abi import ARCHES
 
 DEFAULT_HEAP = "192k"
 
-# Order of MicroPython's MP_NATIVE_ARCH_* values, which is also mpy-cross's -march list.
-NATIVE_ARCHES = (
-    None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp",
-    "xtensa", "xtensawin", "rv32imc", "rv64imc",
-)
+# mpy-cross's -march names by MicroPython's MP_NATIVE_ARCH_* number (None: no native code).
+NATIVE_ARCHES = (None,) + ARCHES[1:]
 
 _INFO_CODE = (
     "import sys\n"
