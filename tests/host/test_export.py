@@ -14,6 +14,7 @@ import burn
 from burn import nn
 from burn.host import mp_unix
 from burn.host.autodiff import autodiff_device, no_grad
+from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
 from burn.host.cli import main as burn_main
 from burn.host.convert import to_numpy, to_tensor
@@ -120,7 +121,8 @@ def test_micropython_gives_the_host_outputs_bit_for_bit(digits, int8_export, tmp
         "    y = m.run(memoryview(data)[i * n:(i + 1) * n])\n"
         "    print(binascii.hexlify(bytes(y)).decode())\n"
     ) % (str(path), str(tmp_path / "inputs.bin"), xs[0].size)
-    proc = mp_unix.run_code(code, paths=[tmp_path], heap="192k", timeout=240)
+    heap = load_board("rp2040").heap_bytes  # the RP2040 firmware's heap, measured
+    proc = mp_unix.run_code(code, paths=[tmp_path], heap=str(heap), timeout=240)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")
     assert lines[0] == "selftest 3"
