@@ -1,7 +1,34 @@
-"""Atomic file writes: a temporary file in the same folder, flushed, then renamed."""
+"""Atomic file writes: a temporary file in the same folder, flushed, then renamed.
+
+The file gets the mode a plain `open(path, "w")` would give it: an existing file keeps its
+mode, a new one gets 0666 minus the process umask (`mkstemp` alone would leave 0600).
+"""
 
 import os
+import stat
 import tempfile
+
+
+def _umask():
+    """The process umask, read without changing it where the system allows."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # no other way to read it: set, then restore at once
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path):
+    """The permission bits `path` should have once written."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def write_bytes_atomic(path, data):
@@ -10,6 +37,7 @@ def write_bytes_atomic(path, data):
     fd, tmp = tempfile.mkstemp(prefix=".burn-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), _mode_for(path))
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
