@@ -5,9 +5,9 @@ lists, dicts) and one `.npy` member per numpy array, which the JSON names; array
 back with `allow_pickle=False`. It is written to a temporary name in the same folder,
 flushed to disk, then renamed, so a process killed at any moment leaves either the previous
 files or the complete new one. Loading skips files that fail to read and falls back to the
-newest good one. Checkpoints of older versions were pickles, which can run code when
-loaded: they are refused, and `python -m burn.host.train.checkpoint --trust OLD.ckpt`
-converts one that you trust.
+newest good one (the Learner refuses to resume when none can be read). Checkpoints of
+older versions were pickles, which can run code when loaded: they are refused, and
+`python -m burn.host.train.checkpoint --trust OLD.ckpt` converts one that you trust.
 """
 
 import io
@@ -157,14 +157,20 @@ class CheckpointDir:
         for old in self.epochs()[:-self.keep_last] if self.keep_last else []:
             os.unlink(self.path(old))
 
-    def latest(self):
-        """The newest readable checkpoint's payload, or None when there is none."""
+    def newest(self):
+        """(payload of the newest readable epoch checkpoint or None, the reasons why each
+        newer one could not be read)."""
+        skipped = []
         for epoch in reversed(self.epochs()):
             try:
-                return read(self.path(epoch))
-            except ValueError:
-                continue
-        return None
+                return read(self.path(epoch)), skipped
+            except ValueError as e:
+                skipped.append(str(e))
+        return None, skipped
+
+    def latest(self):
+        """The newest readable checkpoint's payload, or None when there is none."""
+        return self.newest()[0]
 
     def best(self):
         """The payload of best.ckpt, or None."""

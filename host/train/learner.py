@@ -72,9 +72,25 @@ class Learner:
         return value < best if self.mode == "min" else value > best
 
     def _resume(self):
-        """Restore the newest checkpoint; returns (first epoch, history, best score)."""
-        payload = self.store.latest() if self.store else None
+        """Restore the newest checkpoint; returns (first epoch, history, best score).
+
+        A run folder without checkpoints starts at epoch 1 with an empty log. One whose
+        checkpoints are all unreadable is refused: starting over there would silently throw
+        the run away, and the user must decide."""
+        if self.store is None:
+            return 1, [], None
+        payload, skipped = self.store.newest()
+        if payload is None and skipped:
+            raise ValueError(
+                "cannot resume: no checkpoint in %s can be read:\n  %s\nNothing was changed. "
+                "To start this run again from epoch 1, move those files away or call "
+                "fit(..., resume=False) (which also rewrites metrics.jsonl)."
+                % (self.run_dir, "\n  ".join(skipped)))
+        for problem in skipped:
+            self.progress.message("skipped " + problem)
         if payload is None:
+            log.replace(self.run_dir, [])
+            self.progress.message("no checkpoint in %s: starting at epoch 1" % self.run_dir)
             return 1, [], None
         ckpt.load_model_state(self.model, payload["model"])
         if payload["optimizer"] is not None:
@@ -137,11 +153,13 @@ class Learner:
                 if self.run_dir:
                     log.append(self.run_dir, row)
                 self.progress.epoch(row)
-                if self.patience is not None and stale >= self.patience:
+                if self.patience is not None and stale >= self.patience and epoch < epochs:
                     stop_reason = "early_stopping"
                     self.progress.message("early stopping: %s did not improve for %d epochs"
                                           % (self.monitor, self.patience))
                     break
+            if stop_reason == "completed":
+                self.progress.message("completed: all %d epochs ran" % epochs)
         finally:
             self.progress.close()
         return FitResult(history, stop_reason, self.run_dir)
