@@ -18,7 +18,12 @@ or a run folder of the Learner, whose best.ckpt is used.
 
 Calibration samples are in the model's input layout ([N, C, H, W] or [N, features]):
 'digits' takes the training part of the built-in digits set (random_split 0.8/0.2, seed 0),
-FILE.npy a float array saved with numpy.save."""
+FILE.npy a float array saved with numpy.save.
+
+Class labels (--labels) are either a comma-separated list of at least two names
+(--labels cat,dog,bird) or, for a value without a comma, a UTF-8 text file with one name
+per line (--labels labels.txt). A value without a comma that is not an existing file is an
+error, and so is a value with a comma that is also an existing file's name."""
 
 
 def register(sub):
@@ -43,8 +48,9 @@ def register(sub):
                    help="int8 model's input/output dtype (default int8)")
     p.add_argument("--input-shape", metavar="C,H,W",
                    help="one sample's shape, for a float export without calibration")
-    p.add_argument("--labels", help="class names: comma-separated, or a file with one "
-                                    "per line (digits: 0..9 by default)")
+    p.add_argument("--labels", metavar="A,B,...|FILE",
+                   help="class names: a comma-separated list, or (no comma) a text file "
+                        "with one name per line (digits: 0..9 by default)")
     p.add_argument("--name", help="model name stored in the metadata (default: the "
                                   "factory's name)")
     p.set_defaults(run=run)
@@ -71,13 +77,36 @@ def _calibration(spec, count):
     return x[:count].astype(np.float32)
 
 
+_LABELS_FILE_LIMIT = 1 << 20
+
+
 def _labels(spec, calibration):
+    """The class names --labels gives: a list when it has a comma, else a file's lines."""
     if spec is None:
         return [str(d) for d in range(10)] if calibration == "digits" else []
-    if os.path.isfile(spec):
-        with open(spec, encoding="utf-8") as f:
-            return [line.strip() for line in f if line.strip()]
-    return [s.strip() for s in spec.split(",")]
+    if "," in spec:
+        if os.path.exists(spec):
+            raise ValueError("--labels %r is both a comma-separated list and an existing "
+                             "file; rename the file" % spec)
+        names = [s.strip() for s in spec.split(",")]
+        if not all(names):
+            raise ValueError("--labels %r: an empty name in the comma-separated list" % spec)
+        return names
+    if not os.path.isfile(spec):
+        raise ValueError("--labels %r: no such file (a list of names needs commas: "
+                         "--labels cat,dog)" % spec)
+    with open(spec, "rb") as f:
+        data = f.read(_LABELS_FILE_LIMIT + 1)
+    if len(data) > _LABELS_FILE_LIMIT:
+        raise ValueError("--labels %s: larger than 1 MiB, not a labels file" % spec)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("--labels %s: not UTF-8 text" % spec) from None
+    names = [line.strip() for line in text.splitlines() if line.strip()]
+    if not names:
+        raise ValueError("--labels %s: the file holds no names" % spec)
+    return names
 
 
 def _shape(spec):
@@ -102,6 +131,7 @@ def _export(args, say):
         raise ValueError("--percentile must be in (50, 100], got %g" % args.percentile)
     if args.samples < 1:
         raise ValueError("--samples must be >= 1")
+    labels = _labels(args.labels, args.calibration)
     model, payload, path = load_trained(args.source, args.model)
     say("loaded %s (epoch %s) into %s" % (path, payload.get("epoch"), args.model))
     meta = {"name": args.name or args.model.rpartition(":")[2],
@@ -116,7 +146,7 @@ def _export(args, say):
     method = "minmax" if args.percentile is None else "percentile"
     graph = export_bst(model, args.output, calibration, "float32" if args.float else "int8",
                        method, args.percentile or 99.99, args.io,
-                       _labels(args.labels, args.calibration), meta,
+                       labels, meta,
                        sample_shape=_shape(args.input_shape) if args.input_shape else None,
                        progress=say)
     say("%d ops, %d self-test vectors, input %s %s, output %s" % (
