@@ -4,6 +4,7 @@ Train a small CNN on the 8x8 digits on the host (autodiff<numpy>), quantize it t
 `.bst` file, flash it to a board (an attached one, else a virtual RP2040), classify every
 validation image ON the board over the serial link, and compare: host float accuracy, host
 int8 accuracy, device accuracy, device-host agreement, on-device latency, heap and flash.
+The model file goes to the cache (`cache_dir("demo")`) unless a folder is given.
 """
 
 import base64
@@ -17,9 +18,11 @@ from burn import nn
 
 from .autodiff import autodiff_device
 from .board_session import open_board
+from .board_software import REMOTE_NATMOD
+from .cache import cache_dir
 from .data import DataLoader, load_digits, random_split
 from .export import export_bst, graph_input
-from .flash import flash, report_lines
+from .flash import flash
 from .train.learner import Learner, predict
 from .train.optim import Adam
 from .train.schedule import CosineLR
@@ -27,10 +30,10 @@ from .train.schedule import CosineLR
 DEFAULT_EPOCHS = 6
 BATCH = 60  # images per exchange with the board
 
-# Defined once on the board: classify `n` packed int8 images, return the packed int8 outputs
-# and the microseconds spent in inference.
+# Defined once on the board: classify `n` packed int8 images, print the packed int8 outputs,
+# the microseconds spent in inference and the fastest single inference.
 _SETUP = """
-import burn, binascii, gc, time
+import burn, binascii, time
 _m = burn.load(%r)
 _in = _m.input_buffer()
 _out = _m.outputs()
@@ -41,15 +44,16 @@ def _classify(data, n):
     k = len(_in)
     o = len(_out)
     spent = 0
+    best = 1 << 30
     for i in range(n):
         _in[:] = src[i * k:(i + 1) * k]
         t = time.ticks_us()
         _m.invoke()
-        spent += time.ticks_diff(time.ticks_us(), t)
+        d = time.ticks_diff(time.ticks_us(), t)
+        spent += d
+        best = min(best, d)
         res[i * o:(i + 1) * o] = _out
-    print(binascii.b2a_base64(res[:n * o]).decode().strip(), spent)
-gc.collect()
-print(gc.mem_alloc())
+    print(binascii.b2a_base64(res[:n * o]).decode().strip(), spent, best)
 """
 
 
@@ -84,25 +88,35 @@ def host_int8_outputs(path, graph, images):
 
 
 def device_outputs(link, inputs, outputs_per_image, say):
-    """Classify packed int8 `inputs` on the board in batches; (outputs, total µs)."""
-    results, spent = [], 0
+    """Classify packed int8 `inputs` on the board in batches; (outputs, total µs, fastest
+    single inference in µs)."""
+    results, spent, best = [], 0, None
     for start in range(0, len(inputs), BATCH):
         chunk = inputs[start:start + BATCH]
         packed = base64.b64encode(chunk.tobytes()).decode("ascii")
         text = link.exec("_classify(binascii.a2b_base64(%r), %d)" % (packed, len(chunk)),
                          timeout=600)
-        data, micros = text.split()
+        data, micros, fastest = text.split()
         results.append(np.frombuffer(base64.b64decode(data), np.int8))
         spent += int(micros)
+        best = int(fastest) if best is None else min(best, int(fastest))
         say("  on the board: %d/%d images" % (start + len(chunk), len(inputs)))
-    return np.concatenate(results).reshape(len(inputs), outputs_per_image), spent
+    return np.concatenate(results).reshape(len(inputs), outputs_per_image), spent, best
 
 
-def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_dir="burn-demo",
+def output_dir(out_dir):
+    """The folder the demo writes its model to: `out_dir`, or the cache's demo folder."""
+    folder = Path(out_dir) if out_dir else cache_dir("demo")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_dir=None,
              say=print, progress_stream=None, emulated=None):
     """The whole demo (on an emulated board when `emulated` is a board_session.Emulated);
-    returns a dict of the results (accuracies, agreement, latency, heap,
-    flash) after printing them as a table."""
+    writes digits.bst into `out_dir` (default: the cache's demo folder) and returns a dict
+    of the results (accuracies, agreement, latency, heap, flash) after printing them as a
+    table."""
     t0 = time.monotonic()
     model, train_set, valid_set = train(epochs, say)
     x_valid, y_valid = valid_set.batch(np.arange(len(valid_set)))
@@ -110,8 +124,7 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
     float_acc = float((predict(model, DataLoader(valid_set, 512, device=model_device(model)))
                        == y_valid).mean())
 
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    path = Path(out_dir) / "digits.bst"
+    path = output_dir(out_dir) / "digits.bst"
     say("quantizing to int8 (calibration: 256 training images)")
     graph = export_bst(model, str(path), calibration=x_train[:256],
                        labels=[str(d) for d in range(10)], metadata={"dataset": "digits"},
@@ -124,14 +137,12 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
     with open_board(port, board, virtual, fallback_virtual=True, say=say,
                     emulated=emulated) as session:
         report = flash(session, str(path), say=say, progress_stream=progress_stream)
-        for line in report_lines(report):
-            say("  " + line)
         if not report.ok:
             raise RuntimeError("the self-test failed on the board: " + report.self_test_error)
         say("classifying the %d validation images on the board" % len(x_valid))
         link = session.link
-        heap_loaded = int(link.exec(_SETUP % (report.remote_model, BATCH)).strip())
-        dev_out, micros = device_outputs(link, inputs, host_out.shape[1], say)
+        link.exec(_SETUP % (report.remote_model, BATCH))
+        dev_out, micros, fastest = device_outputs(link, inputs, host_out.shape[1], say)
         where = session.where
     device_acc = float((dev_out.argmax(axis=1) == y_valid).mean())
     m = report.measured
@@ -140,13 +151,15 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
         "device_accuracy": device_acc,
         "identical_outputs": int((dev_out == host_out).all(axis=1).sum()),
         "same_predictions": int((dev_out.argmax(axis=1) == host_out.argmax(axis=1)).sum()),
-        "latency_ms": micros / 1000.0 / len(x_valid),
-        "heap_in_use": heap_loaded + m["heap_inference"],
+        "self_tests": m["tests"], "kernels": m.get("backend", "?"),
+        "latency_ms": micros / 1000.0 / len(x_valid), "latency_best_ms": fastest / 1000.0,
+        "heap_in_use": m["heap_model"] + m["heap_inference"],
         "heap_total": report.facts.heap_total,
         "heap_model": m["heap_model"] - m["heap_kernels"],
         "arena_bytes": report.model.arena_bytes, "model_bytes": report.model.size,
-        "core_bytes": report.software.core_bytes, "where": where,
-        "seconds": time.monotonic() - t0,
+        "core_bytes": report.software.core_bytes,
+        "flex_bytes": len(report.software.files.get(REMOTE_NATMOD, b"")),
+        "model_path": str(path), "where": where, "seconds": time.monotonic() - t0,
     }
     for line in table(results):
         say(line)
@@ -158,6 +171,10 @@ def model_device(model):
     return next(iter(model.parameters())).device
 
 
+def _sent_bytes(count):
+    return "{:,} bytes".format(count) if count else "(in the firmware)"
+
+
 def table(r):
     """The results as printed lines."""
     n = r["images"]
@@ -167,15 +184,17 @@ def table(r):
         ("device accuracy", "%.2f%%" % (100 * r["device_accuracy"])),
         ("device = host int8", "%d/%d outputs bit-identical, %d/%d same class"
          % (r["identical_outputs"], n, r["same_predictions"], n)),
-        ("latency on the device", "%.3f ms per inference (mean over %d)" % (r["latency_ms"], n)),
+        ("self-test on the device", "%d reference vectors passed" % r["self_tests"]),
+        ("latency on the device", "%.3f ms per inference, mean over the %d images (fastest "
+         "%.3f ms; %s kernels)" % (r["latency_ms"], n, r["latency_best_ms"], r["kernels"])),
         ("heap during inference", "%s bytes of %s in use; the model holds %s (arena %s)"
          % tuple("{:,}".format(v) for v in (r["heap_in_use"], r["heap_total"],
                                             r["heap_model"], r["arena_bytes"]))),
-        ("flash used", "model %s + core %s bytes"
-         % ("{:,}".format(r["model_bytes"]), "{:,}".format(r["core_bytes"]))),
+        ("flash used", "model %s + core %s + flex module %s"
+         % tuple(_sent_bytes(r[k]) for k in ("model_bytes", "core_bytes", "flex_bytes"))),
     ]
     width = max(len(name) for name, _ in rows)
-    lines = ["", "results on %s, %d validation images (%.0f s in all):"
-             % (r["where"], n, r["seconds"])]
+    lines = ["", "results on %s, %d validation images (%.0f s in all), model file %s:"
+             % (r["where"], n, r["seconds"], r["model_path"])]
     lines += ["  %s  %s" % (name.ljust(width), value) for name, value in rows]
     return lines

@@ -21,8 +21,9 @@ def register(subparsers):
     where.add_argument("--virtual", action="store_true",
                        help="use a virtual board even if one is attached")
     add_emulated_options(where, p)
-    p.add_argument("--out", default="burn-demo",
-                   help="folder for the model file (default ./burn-demo)")
+    p.add_argument("--out", metavar="FOLDER",
+                   help="folder for the model file digits.bst (default: the cache's demo "
+                        "folder, $BURN_CACHE_DIR/demo or ~/.cache/burn/demo)")
     p.set_defaults(run=run)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import burn
+from burn.host.cache import cache_dir
 from burn.host.data import load_digits, random_split
 from burn.host.export import nhwc, quantize_input
 
@@ -42,23 +43,34 @@ def test_demo_outputs_agree():
 
 
 def test_burn_demo_device_matches_host(tmp_path):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
     proc = subprocess.run(
         [sys.executable, "-c", "import sys; from burn.host.cli import main; sys.exit(main())",
-         "demo", "--epochs", "2", "--virtual", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, check=False)
+         "demo", "--epochs", "2", "--virtual"],
+        capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr
-    for progress in ("epoch 2/2", "sending 100%", "on the board: 359/359 images"):
-        assert progress in out
+    # without --out nothing lands in the current folder: the model goes to the cache
+    assert list(cwd.iterdir()) == []
+    model_path = Path(re.search(r"model file (.+\.bst):$", out, re.M).group(1))
+    assert model_path == cache_dir("demo") / "digits.bst"
+    # the steps in the order they happen, and one latency figure
+    steps = ("epoch 2/2", "sending 100%", "running the self-test",
+             "on the board: 359/359 images", "results on")
+    assert all(step in out for step in steps)
+    assert [out.index(step) for step in steps] == sorted(out.index(step) for step in steps)
+    assert out.count("ms per inference") == 1
     table = dict(re.findall(r"^  (host float32 accuracy|host int8 accuracy|device accuracy)"
                             r" +([\d.]+)%$", out, re.M))
     assert table["device accuracy"] == table["host int8 accuracy"]
     assert "359/359 outputs bit-identical, 359/359 same class" in out
-    assert re.search(r"latency on the device +\d+\.\d+ ms per inference", out)
+    assert re.search(r"latency on the device +\d+\.\d+ ms per inference, mean over the 359 "
+                     r"images \(fastest \d+\.\d+ ms; \w+ kernels\)", out)
     assert re.search(r"heap during inference +[\d,]+ bytes of [\d,]+ in use", out)
 
     # The printed int8 accuracy is the model file's own on the validation split.
-    model = burn.load(str(tmp_path / "digits.bst"))
+    model = burn.load(str(model_path))
     spec = model.info()["inputs"][0]
     _, valid = random_split(load_digits(), [0.8, 0.2], seed=0)
     x, y = valid.batch(np.arange(len(valid)))
