@@ -7,7 +7,8 @@ its print_allocations reports it. Time per inference: TFLM on the host, the core
 kernels on CPython, and the plain and the active kernels (viper where a kernel has a viper
 twin) on the MicroPython unix port (core compiled to .mpy, heap 192 KB, weights read from
 the open file layer by layer).
-Models come from $BURN_MODELS_DIR (default ../shared/models beside the repository).
+Models come from $BURN_MODELS_DIR (benchmarks/model_files.py); the run stops with status 2
+when they are absent.
 """
 
 import argparse
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from model_files import require
 
 import burn
 from burn.host import mp_unix, mpy
@@ -28,7 +30,6 @@ from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite_import import import_tflite
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = Path(os.environ.get("BURN_MODELS_DIR", REPO.parent / "shared" / "models"))
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")
 
 _MP_SCRIPT = """
@@ -102,13 +103,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="inferences timed per setup")
     args = parser.parse_args(argv)
+    sources = require(NAMES)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in NAMES:
-            src = MODELS / name
-            if not src.is_file():
-                print("skipping %s: not found (set BURN_MODELS_DIR)" % src)
-                continue
+        for name, src in zip(NAMES, sources):
             data = src.read_bytes()
             bst = encode_bst(import_tflite(data, tests=0))
             path = Path(tmp) / (src.stem + ".bst")

@@ -1,19 +1,20 @@
 """Cortex-M0+ cost of the int8 flex_c kernels on MLPerf-Tiny-sized layers, in the unicorn
 emulator: instructions and estimated cycles per multiply-accumulate, and the code size of
 the int8 kernels for thumbv6m; then the MLPerf Tiny int8 models end to end (cycles per
-inference and per MAC, milliseconds at the RP2040's 133 MHz) when $BURN_MODELS_DIR (default
-../shared/models) holds them.
+inference and per MAC, milliseconds at the RP2040's 133 MHz), read from $BURN_MODELS_DIR
+(benchmarks/model_files.py; the run stops with status 2 when they are absent, unless
+--kernels-only).
 
 Cycle model (burn.host.flex.m0_timing): loads/stores 2, taken branches 2, MULS 1, RP2040's
 single-cycle multiplier; flash wait states and the XIP cache are ignored.
 
-    python benchmarks/flex_cortex_m.py [--opt -O2]
+    python benchmarks/flex_cortex_m.py [--opt -O2] [--kernels-only]
 """
 
 import argparse
-import os
 
 import numpy as np
+from model_files import require
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -24,8 +25,6 @@ from burn.host.flex.runtime import use_flex
 from burn.host.flex.targets import build
 from burn.host.importers.tflite_import import import_tflite
 
-MODELS_DIR = os.environ.get("BURN_MODELS_DIR", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "models"))
 MODELS = ["kws_ref_model.tflite", "pretrainedResnet_quant.tflite"]
 CLOCK_HZ = 133e6
 
@@ -97,7 +96,10 @@ def model_estimate(bst_data, opt="-Os", lib=None, seed=0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--opt", default="-Os")
+    parser.add_argument("--kernels-only", action="store_true",
+                        help="measure the layers only, not the MLPerf Tiny models")
     args = parser.parse_args()
+    paths = [] if args.kernels_only else require(MODELS)
     rng = np.random.default_rng(0)
     lib = Recording(EmulatedLib("cortex-m0plus", args.opt))
     kernels = GraphKernels(lib)
@@ -111,16 +113,11 @@ def main():
     result = build("cortex-m0plus", args.opt)
     print("int8 kernels code size, thumbv6m %s: %d bytes (goal <= 24576)" % (
         args.opt, result.int8_size()))
-    for name in MODELS:
-        path = os.path.join(MODELS_DIR, name)
-        if not os.path.isfile(path):
-            print("%s: not found in %s (set BURN_MODELS_DIR)" % (name, MODELS_DIR))
-            continue
-        with open(path, "rb") as f:
-            cycles, macs = model_estimate(encode_bst(import_tflite(f.read(), tests=0)),
-                                          lib=lib)
+    for path in paths:
+        cycles, macs = model_estimate(encode_bst(import_tflite(path.read_bytes(), tests=0)),
+                                      lib=lib)
         print("%-32s %10d cycles, %.2f cycles/MAC, %.0f ms at 133 MHz" % (
-            name, cycles, cycles / macs, 1e3 * cycles / CLOCK_HZ))
+            path.name, cycles, cycles / macs, 1e3 * cycles / CLOCK_HZ))
 
 
 if __name__ == "__main__":

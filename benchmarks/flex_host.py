@@ -3,14 +3,15 @@ runtime) against the tflite-micro interpreter and the pure-Python kernels.
 
     python benchmarks/flex_host.py [--runs 20]
 
-Goal: flex <= 0.3x TFLM's time per inference.
+Goal: flex <= 0.3x TFLM's time per inference. Models come from $BURN_MODELS_DIR
+(benchmarks/model_files.py); the run stops with status 2 when they are absent.
 """
 
 import argparse
-import os
 import time
 
 import numpy as np
+from model_files import require
 from tflite_micro.python.tflite_micro import runtime
 
 import burn
@@ -18,8 +19,6 @@ from burn.host.bst_writer import encode_bst
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = os.environ.get("BURN_MODELS_DIR", os.path.join(REPO, "..", "shared", "models"))
 CASES = [("kws_ref_model.tflite", (1, 49, 10, 1)),
          ("pretrainedResnet_quant.tflite", (1, 32, 32, 3))]
 
@@ -61,14 +60,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
+    paths = require([name for name, _shape in CASES])
     print("%-32s %10s %10s %10s %8s" % ("model", "tflm ms", "flex ms", "pure ms", "flex/tflm"))
-    for name, shape in CASES:
-        path = os.path.join(MODELS, name)
-        if not os.path.exists(path):
-            print("%-32s missing (set BURN_MODELS_DIR)" % name)
-            continue
-        with open(path, "rb") as f:
-            tflm, flex, pure, same = measure(f.read(), shape, args.runs)
+    for (name, shape), path in zip(CASES, paths):
+        tflm, flex, pure, same = measure(path.read_bytes(), shape, args.runs)
         print("%-32s %10.3f %10.3f %10.1f %8.2f%s" % (
             name, tflm * 1e3, flex * 1e3, pure * 1e3, flex / tflm,
             "" if same else "  OUTPUTS DIFFER"))

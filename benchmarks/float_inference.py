@@ -31,6 +31,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 from float_models import MODELS, burn_model, onnx_bytes, sample_input, torch_model
+from model_files import MODELS_DIR, missing
 
 import burn
 import burn.host  # (teaches burn.device() the host backends)
@@ -41,8 +42,6 @@ from burn.host.flex.binding import host
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
-MODELS_DIR = os.environ.get("BURN_MODELS_DIR", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "models"))
 # the MLPerf Tiny float TFLite model of each twin's architecture
 TFLITE = {"kws_dscnn": "kws_ref_model_float32.tflite", "resnet8": "pretrainedResnet.tflite"}
 
@@ -63,6 +62,7 @@ def bst_runner(name, twin, x):
     except ExportError:
         path = os.path.join(MODELS_DIR, TFLITE[name])
         if not os.path.isfile(path):
+            print("%s: %s" % (name, missing([TFLITE[name]])))
             return None
         with open(path, "rb") as f:
             data = encode_bst(import_tflite(f.read(), tests=0))

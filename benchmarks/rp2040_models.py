@@ -2,9 +2,10 @@
 inference, heap in use, flash bytes, bit-exactness with TFLM, and the unicorn kernel
 estimate (benchmarks/flex_cortex_m.py) with the ratio board / estimate.
 
-Models: the MLPerf Tiny KWS and ResNet-8 from $BURN_MODELS_DIR (default ../shared/models),
-the MobileNetV1-0.25 96x96 of tests/mobilenet_model.py, and any .tflite / .bst given on the
-command line. Runtimes:
+Models: the MLPerf Tiny KWS and ResNet-8 from $BURN_MODELS_DIR (benchmarks/model_files.py;
+when one that is asked for is absent the run stops with status 2, and `--models mobilenet`
+runs without them), the MobileNetV1-0.25 96x96 of tests/mobilenet_model.py, and any
+.tflite / .bst given on the command line. Runtimes:
 
     plain       burn's firmware, plain Python kernels   (burn.load(path, "plain"))
     viper       burn's firmware, frozen viper kernels   (burn.load(path, "fast"))
@@ -49,8 +50,9 @@ from burn.host.link.files import remote_hashes
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
-from flex_cortex_m import MODELS_DIR, model_estimate  # noqa: E402
+from flex_cortex_m import model_estimate  # noqa: E402
 from mobilenet_model import mobilenet_v1  # noqa: E402
+from model_files import MODELS_DIR, require  # noqa: E402
 
 CLOCK_HZ = 125e6
 DEFAULT_MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tflite",
@@ -111,10 +113,6 @@ def load_cases(names, extra, tests):
             cases.append(Case(name, encode_bst(import_tflite(mobilenet_v1(), tests=tests))))
             continue
         path = Path(MODELS_DIR, DEFAULT_MODELS[name])
-        if not path.is_file():
-            print("%s: %s not found in %s (set BURN_MODELS_DIR); skipped"
-                  % (name, path.name, MODELS_DIR))
-            continue
         cases.append(Case(name, _bst_bytes(path, tests)))
     for path in extra:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", path.stem)
@@ -381,6 +379,7 @@ def main(argv=None):
         r for r in runtimes if r not in RUNTIMES]
     if unknown:
         parser.error("unknown model or runtime: %s" % ", ".join(unknown))
+    require([DEFAULT_MODELS[n] for n in names if DEFAULT_MODELS[n]])
     cases = load_cases(names, args.files, args.tests)
     if not cases or not runtimes:
         print("nothing to run")

@@ -1,18 +1,24 @@
-"""Where the MLPerf Tiny reference models are: $BURN_MODELS_DIR, by default ../shared/models
-beside the repository. Tests that need one skip with the reason when it is absent."""
+"""The MLPerf Tiny reference models for tests: found as the benchmarks find them
+(benchmarks/model_files.py: $BURN_MODELS_DIR, by default ../shared/models beside the
+repository). A test that needs one is skipped when it is absent, with the reason and where
+to get it."""
 
-import os
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-MODELS = Path(os.environ.get("BURN_MODELS_DIR", REPO.parent / "shared" / "models"))
+_spec = importlib.util.spec_from_file_location("burn_bench_model_files",
+                                               REPO / "benchmarks" / "model_files.py")
+_files = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_files)
+MODELS = _files.MODELS_DIR
 
 
 def model_path(name):
-    """Path of reference model `name`, or skip the calling test with a clear reason."""
-    path = MODELS / name
-    if not path.is_file():
-        pytest.skip("reference model %s not found (set BURN_MODELS_DIR)" % path)
-    return path
+    """Path of reference model `name`, or skip the calling test with the reason."""
+    problem = _files.missing([name])
+    if problem:
+        pytest.skip(problem)
+    return MODELS / name
