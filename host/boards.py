@@ -8,9 +8,10 @@ bootloader takes UF2 files also give `uf2_family` (hex text, e.g. "0xe48bff56") 
 
 import json
 from dataclasses import MISSING, dataclass
-from pathlib import Path
 
-BOARDS_DIR = Path(__file__).resolve().parents[1] / "boards"
+from burn.host import project_files
+
+BOARDS_DIR = project_files.tree("boards")
 
 _FS_TYPES = ("littlefs2", "fat")
 

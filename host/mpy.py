@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.host import mp_unix
+from burn.host import mp_unix, project_files
 from burn.host.cache import cache_dir
 
 # mpy-cross's -march values ("host" is the machine mpy-cross runs on).
@@ -73,11 +73,9 @@ def default_cache_dir():
 
 
 def source_files(source):
-    """Paths of the `.py` files of a package folder, relative to it, sorted."""
-    source = Path(source)
-    return sorted(
-        p.relative_to(source) for p in source.rglob("*.py") if "__pycache__" not in p.parts
-    )
+    """Paths of the `.py` files of a package folder, relative to it, sorted (for the core:
+    without burn.host, see burn.host.project_files.core_files)."""
+    return [Path(rel) for rel in project_files.core_files(source)]
 
 
 def compile_core(arch, cache_dir=None, opt=DEFAULT_OPT, source=None, binary=None):

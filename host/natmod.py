@@ -14,13 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from burn.host import vendor
+from burn.host import project_files, vendor
 from burn.host.cache import cache_dir
 from burn.host.mp_unix import NATIVE_ARCHES
 
-REPO = Path(__file__).resolve().parent.parent
-BINDINGS = REPO / "micropython"
-FLEX_C = REPO / "flex_c"
+BINDINGS = project_files.tree("micropython")
+FLEX_C = project_files.tree("flex_c")
 MODULE = "burnflex"
 # natmod architectures that the Makefile knows, with their C compiler
 ARCHES = {"x86": "gcc", "x64": "gcc", "armv6m": "arm-none-eabi-gcc",
@@ -83,7 +82,8 @@ def build_key(arch, tree, cc):
     h.update(("%s\0%s\0%s\0" % (arch, vendor.micropython_version(tree),
                                 version.splitlines()[0] if version else cc)).encode())
     for path in _input_files():
-        h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+        # the trees sit side by side (the Makefile reaches ../../flex_c): name them from there
+        h.update(str(path.relative_to(FLEX_C.parent)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

@@ -13,13 +13,13 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from burn.host import project_files
 from burn.host.cache import cache_dir
 
 MICROPYTHON_VERSION = "1.28.0"
 MICROPYTHON_GIT = "https://github.com/micropython/micropython.git"
 PICOTOOL_VERSION = "2.2.0"
 BOOTROM_NAME = "rp2040-bootrom-b1.bin"
-REPO = Path(__file__).resolve().parent.parent
 
 
 class VendorError(RuntimeError):
@@ -31,8 +31,9 @@ def vendor_dir():
     env = os.environ.get("BURN_VENDOR_DIR")
     if env:
         return Path(env)
-    beside = REPO.parent / "shared" / "vendor"
-    return beside if beside.is_dir() else None
+    root = project_files.checkout_root()
+    beside = root.parent / "shared" / "vendor" if root is not None else None
+    return beside if beside is not None and beside.is_dir() else None
 
 
 def _unpack(archive, name):

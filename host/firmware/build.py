@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.host import uf2, vendor
+from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
 from burn.host.firmware import FirmwareError, inputs, sizes, toolchain
-from burn.host.firmware.recipe import REPO, load_recipe
+from burn.host.firmware.recipe import load_recipe
 from burn.host.firmware.tree import prepared_tree
 
 ARTIFACTS = ("firmware.uf2", "firmware.elf", "firmware.elf.map")
@@ -28,7 +28,7 @@ LOG_TAIL_LINES = 40
 KEEP_IMAGES = 3  # cached images kept per board and flavour (each about 8 MB)
 # Object paths of the flex module in the linker map: the bindings (micropython/burnflex*.c)
 # and flex_c, compiled into the static library libburnflex_flex.a.
-FLEX_MARKERS = ("burnflex", str(REPO / "flex_c").lstrip("/"))
+FLEX_MARKERS = ("burnflex", str(project_files.tree("flex_c")).lstrip("/"))
 
 
 @dataclass(frozen=True)

@@ -3,36 +3,24 @@ the flex C module (micropython/, flex_c/), firmware/, the board description, Mic
 version and the compiler's version. Same inputs, same key, same cached image."""
 
 import hashlib
-import os
 import shutil
+from pathlib import Path
 
-from burn.host.firmware.recipe import REPO
+import burn
+from burn.host import project_files
 
 # Bumped when the build procedure itself changes what it makes from the same inputs.
 # 2: frozen Cortex-M0+ native code word aligned (native_align); 3: the RP2040's UF2 written
 # from the ELF by the project, without picotool.
 PROCEDURE = 3
-CORE_DIR = REPO / "core"
-FLEX_MODULE = REPO / "micropython" / "micropython.cmake"
-_SKIP_DIRS = ("__pycache__", ".pytest_cache")
-_SKIP_SUFFIXES = (".pyc", ".so", ".o", ".a", ".mpy", ".tmp")
-
-
-def _files(folder, suffixes=None):
-    """Relative paths of the source files under `folder`, sorted (build outputs skipped)."""
-    out = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith("build")]
-        for name in names:
-            if name.endswith(_SKIP_SUFFIXES) or (suffixes and not name.endswith(suffixes)):
-                continue
-            out.append(os.path.relpath(os.path.join(root, name), folder))
-    return sorted(out)
+# The package `burn`: core/ in a checkout; installed, its folder also holds burn.host.
+CORE_DIR = Path(burn.__file__).resolve().parent
+FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
 
 
 def core_files():
     """The .py files of the package `burn` (core/) that are frozen, relative to core/."""
-    return _files(CORE_DIR, (".py",))
+    return project_files.core_files(CORE_DIR)
 
 
 def has_flex_module():
@@ -60,13 +48,16 @@ def cache_key(recipe, mp_version, toolchain_version):
             h.update(b"%d:" % len(data) + data)
 
     add(PROCEDURE, recipe.flavor, mp_version, toolchain_version,
-        (REPO / "boards" / (recipe.board.name + ".json")).read_bytes())
+        (project_files.tree("boards") / (recipe.board.name + ".json")).read_bytes())
     if not recipe.stock:
-        trees = [(CORE_DIR, core_files()), (REPO / "firmware", _files(REPO / "firmware"))]
-        if has_flex_module():
-            trees += [(REPO / d, _files(REPO / d)) for d in ("micropython", "flex_c")]
-        for base, names in trees:
-            add(base.name, len(names))
+        folders = ("firmware", "micropython", "flex_c") if has_flex_module() else ("firmware",)
+        trees = [("core", CORE_DIR, core_files())]
+        for name in folders:
+            base = project_files.tree(name)
+            trees.append((name, base, project_files.source_files(base)))
+        # labelled by project name, so a checkout and a wheel of the same sources agree
+        for label, base, names in trees:
+            add(label, len(names))
             for rel in names:
                 add(rel, (base / rel).read_bytes())
     return h.hexdigest()

@@ -2,13 +2,11 @@
 MicroPython board folder under firmware/boards/ and the flash split, all read from data."""
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from burn.host import boards
+from burn.host import boards, project_files
 from burn.host.firmware import FirmwareError
 
-REPO = Path(__file__).resolve().parents[2]
-FIRMWARE_DIR = REPO / "firmware"
+FIRMWARE_DIR = project_files.tree("firmware")
 FLASH_BASE = 0x10000000
 
 
@@ -63,6 +61,7 @@ def load_recipe(name, stock=False):
         raise FirmwareError("board %r has no firmware recipe; boards with one: %s"
                             % (name, known))
     if not stock and not (FIRMWARE_DIR / "boards" / board.firmware_board).is_dir():
-        raise FirmwareError("firmware/boards/%s is missing (needs a source checkout of burn); "
-                            "boards with a recipe: %s" % (board.firmware_board, known))
+        raise FirmwareError("%s is missing (a broken checkout or install of burn); "
+                            "boards with a recipe: %s"
+                            % (FIRMWARE_DIR / "boards" / board.firmware_board, known))
     return Recipe(board, stock)

@@ -9,8 +9,9 @@ import hashlib
 import os
 import subprocess
 
+from burn.host.cache import cache_dir
 from burn.host.flex.binding import HostLib
-from burn.host.flex.targets import CACHE, FLEX_C, source_digest
+from burn.host.flex.targets import FLEX_C, source_digest
 
 FLAGS = ["-std=c99", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-math-errno",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-shared", "-fPIC"]
@@ -32,7 +33,7 @@ def build_sanitized(cc="gcc"):
     srcs, _cdef = _sources_and_cdef()
     h = hashlib.sha256(" ".join([cc] + FLAGS).encode())
     h.update(source_digest().encode())
-    folder = os.path.join(CACHE, "sanitize-" + h.hexdigest()[:16])
+    folder = os.path.join(cache_dir("flex"), "sanitize-" + h.hexdigest()[:16])
     lib = os.path.join(folder, "libflex_san.so")
     if not os.path.exists(lib):
         os.makedirs(folder, exist_ok=True)

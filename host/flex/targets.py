@@ -1,7 +1,8 @@
 """Cross builds of flex_c with `python -m ziglang cc`: a static library per target, its code
 size per kernel, and a check that the objects need nothing from a C library.
 
-Builds are cached under <repo>/.cache/flex/<target>-<hash>/ keyed by the sources and flags.
+Builds are cached under `cache_dir("flex")` (burn.host.cache), in <target><opt>-<hash>/
+folders keyed by the sources and flags, so every checkout and install shares them.
 """
 
 import hashlib
@@ -9,12 +10,12 @@ import os
 import subprocess
 import sys
 
+from burn.host import project_files
+from burn.host.cache import cache_dir
 from burn.host.flex import wasm
 from burn.host.flex.elf import Elf
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FLEX_C = os.path.join(REPO, "flex_c")
-CACHE = os.path.join(REPO, ".cache", "flex")
+FLEX_C = str(project_files.tree("flex_c"))
 COMMON_FLAGS = ["-std=c99", "-ffreestanding", "-fno-builtin", "-fno-math-errno",
                 "-ffunction-sections", "-Wall", "-Werror", "-I" + os.path.join(FLEX_C, "include")]
 
@@ -65,7 +66,8 @@ def _sources(target):
 
 
 def source_digest():
-    """Hash of every file under flex_c/ (sources, headers, linker script)."""
+    """Hash of every file under flex_c/ (sources, headers, linker script), each named by its
+    path inside flex_c/."""
     h = hashlib.sha256()
     for root, dirs, files in sorted(os.walk(FLEX_C)):
         dirs.sort()
@@ -73,7 +75,7 @@ def source_digest():
             if name.endswith((".c", ".h", ".ld")):
                 path = os.path.join(root, name)
                 with open(path, "rb") as f:
-                    h.update(path.encode() + b"\0" + f.read())
+                    h.update(os.path.relpath(path, FLEX_C).encode() + b"\0" + f.read())
     return h.hexdigest()
 
 
@@ -131,7 +133,7 @@ def build(target, opt="-Os", force=False):
     srcs = _sources(target)
     h = hashlib.sha256(" ".join(flags + LINK_FLAGS).encode())
     h.update(source_digest().encode())
-    folder = os.path.join(CACHE, "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
+    folder = os.path.join(cache_dir("flex"), "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
     library = os.path.join(folder, "libflex.a")
     image = os.path.join(folder, "flex.elf") if link else None
     objects = {os.path.splitext(os.path.basename(s))[0]:

@@ -1,9 +1,24 @@
-"""The packages a wheel gets: every folder of Python modules under core/ and host/."""
+"""What the wheel and the sdist get: every Python package of core/ and host/, and the project
+trees (flex_c, micropython, firmware, boards) the host tools read at run time, found by
+burn.host.project_files from the built package. Runs setup.py's build_py and sdist (no C
+compile); .ci/wheel_smoke.sh installs a real wheel."""
 
 import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tarfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+# One file of each project tree that a host tool opens at run time.
+TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/cortex_m.ld",
+              "micropython/micropython.cmake", "micropython/natmod/Makefile",
+              "micropython/package.json", "firmware/manifest.py",
+              "firmware/boards/BURN_RP2040/mpconfigboard.h", "boards/rp2040.json")
 
 
 def _setup_module():
@@ -11,6 +26,21 @@ def _setup_module():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # setup() itself runs only as __main__
     return module
+
+
+def _setup(*args, cwd=REPO):
+    proc = subprocess.run([sys.executable, str(REPO / "setup.py"), "-q", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def build_lib(tmp_path_factory):
+    """The pure-Python part of the wheel: setup.py build_py into a temporary folder."""
+    out = tmp_path_factory.mktemp("build_lib")
+    _setup("build_py", "--build-lib", str(out))
+    return out
 
 
 def test_every_folder_of_modules_is_a_package_of_the_wheel():
@@ -22,3 +52,63 @@ def test_every_folder_of_modules_is_a_package_of_the_wheel():
             assert package in packages, "%s is not in a package of the wheel" % py
     assert {"burn.host.autodiff", "burn.host.backends", "burn.host.data",
             "burn.host.train", "burn.host.emulator", "burn.host.firmware"} <= packages
+
+
+def test_the_build_holds_every_module_of_core_and_host(build_lib):
+    for folder, target in (("core", build_lib / "burn"), ("host", build_lib / "burn" / "host")):
+        for py in (REPO / folder).rglob("*.py"):
+            if "__pycache__" in py.parts:
+                continue
+            built = target / py.relative_to(REPO / folder)
+            assert built.is_file(), "%s is missing from the wheel (%s)" % (py, built)
+    assert list((build_lib / "burn" / "host" / "emulator").glob("*.mjs"))
+
+
+def test_the_build_ships_the_project_trees_without_build_outputs(build_lib):
+    shipped = build_lib / "burn" / "host" / "_project"
+    for rel in TREE_FILES:
+        assert (shipped / rel).read_bytes() == (REPO / rel).read_bytes(), rel
+    leftovers = [p for p in shipped.rglob("*") if p.suffix in (".o", ".a", ".so", ".mpy", ".pyc")
+                 or p.name in ("build", "__pycache__")]
+    assert leftovers == []
+
+
+def test_an_installed_burn_finds_its_trees_in_the_package(build_lib, tmp_path):
+    code = ("import json, burn\n"
+            "from burn.host import boards, project_files\n"
+            "from burn.host.flex import targets\n"
+            "from burn.host.firmware import inputs, recipe\n"
+            "print(json.dumps({'burn': burn.__file__, 'root': str(project_files.checkout_root()),"
+            " 'trees': {n: str(project_files.tree(n)) for n in project_files.TREES},"
+            " 'sources': len(targets._sources('cortex-m0plus')),"
+            " 'boards': boards.board_names(),"
+            " 'manifest': str(recipe.load_recipe('rp2040').manifest),"
+            " 'core': inputs.core_files()}))\n")
+    env = dict(os.environ, PYTHONPATH=str(build_lib))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    shipped = build_lib / "burn" / "host" / "_project"
+    assert Path(found["burn"]).parent == build_lib / "burn"
+    assert found["root"] == "None"
+    assert found["trees"] == {n: str(shipped / n) for n in ("flex_c", "micropython",
+                                                            "firmware", "boards")}
+    assert found["sources"] > 10
+    assert "rp2040" in found["boards"]
+    assert found["manifest"] == str(shipped / "firmware" / "manifest.py")
+    assert "__init__.py" in found["core"]
+    assert not [f for f in found["core"] if f.startswith("host")]
+
+
+def test_the_sdist_holds_what_a_complete_wheel_is_built_from(tmp_path):
+    _setup("sdist", "--dist-dir", str(tmp_path))
+    (archive,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    wanted = set(TREE_FILES) | {"README.md", "setup.py", "pyproject.toml", "MANIFEST.in",
+                                "core/__init__.py", "host/project_files.py",
+                                "flex_c/build_ffi.py", "docs/getting-started.md",
+                                "tests/host/test_packaging.py"}
+    assert wanted <= names, sorted(wanted - names)
+    assert not [n for n in names if n.startswith("micropython/build/") or n.endswith(".so")]
