@@ -6,7 +6,8 @@ as a path or an open binary file (read piece by piece). The fixed header carries
 sizes, so a runtime can allocate its big buffers while the heap is still unfragmented,
 before `parse()` reads the JSON header. Every structural rule of the format is checked
 here; a violation is a ValueError that says what is wrong. The op-specific checks live in
-`burn.bst_ops`.
+`burn.bst_ops`. The checksums and the JSON nesting are checked in pieces of `CHUNK` bytes,
+and the header is at most `MAX_HEADER` bytes, so a hostile file costs bounded memory.
 """
 
 import binascii
@@ -20,12 +21,15 @@ VERSION = 1
 HEADER_STRUCT = "<4sHHIIIIIIIIII"
 HEADER_SIZE = 48
 ALIGN = 16
-MAX_HEADER = 1 << 20
+MAX_HEADER = 1 << 16
+MAX_NESTING = 8  # the format nests 5 levels deep (header, ops, op, params, a list)
+CHUNK = 1024
 MAX_DIM = 1 << 24
 ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4}
 BLOB_DTYPES = ("int8", "int32", "float32")
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f"}
 TENSOR_DTYPES = ("int8", "float32")
+_MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
     """A zero-filled array of `count` elements."""
@@ -120,17 +124,71 @@ class BstFile:
 
     def parse(self):
         """Read and check the JSON header (tensors, ops, blobs, inputs, outputs, tests)."""
+        self._check_nesting()
         try:
             text = self.read_at(HEADER_SIZE, self.header_len)
-            header = json.loads(bytes(text))
+            # MicroPython's json reads a memoryview (of flash) in place; CPython's needs bytes
+            header = json.loads(text if _MP and self.mem is not None else bytes(text))
             del text
-        except (ValueError, MemoryError, RuntimeError) as e:
+        except MemoryError:
+            raise ValueError("not enough memory to read the %d-byte header" %
+                             self.header_len) from None
+        except (ValueError, RuntimeError) as e:
             raise ValueError("header is not valid JSON: " + repr(e)[:80]) from None
         try:
             _check_type(header, dict, "header")
             self._parse(header)
         except (KeyError, IndexError, TypeError, AttributeError) as e:
             raise ValueError("corrupt .bst header: " + repr(e)[:120]) from None
+        except MemoryError:
+            raise ValueError("not enough memory for the %d-byte header's tables" %
+                             self.header_len) from None
+
+    def _check_nesting(self):
+        """Refuse JSON nested deeper than MAX_NESTING before parsing it: a scan in pieces
+        that knows strings and their escapes."""
+        depth = 0
+        in_str = escaped = False
+        for piece in self._pieces(HEADER_SIZE, self.header_len):
+            for c in piece:
+                if in_str:
+                    if escaped:
+                        escaped = False
+                    elif c == 92:  # backslash
+                        escaped = True
+                    elif c == 34:  # quote
+                        in_str = False
+                elif c == 34:
+                    in_str = True
+                elif c == 91 or c == 123:  # [ {
+                    depth += 1
+                    if depth > MAX_NESTING:
+                        raise ValueError("header: JSON nested more than %d levels deep"
+                                         % MAX_NESTING)
+                elif c == 93 or c == 125:  # ] }
+                    depth -= 1
+
+    def _pieces(self, pos, n):
+        """The bytes [pos, pos + n) of the file as memoryviews of at most CHUNK bytes; in
+        file mode each is read into one reused buffer."""
+        if self.mem is not None:
+            for at in range(pos, pos + n, CHUNK):
+                yield self.mem[at:min(at + CHUNK, pos + n)]
+            return
+        view = memoryview(bytearray(CHUNK))
+        self.file.seek(pos)
+        while n > 0:
+            got = self.file.readinto(view[:min(n, CHUNK)])
+            if not got:
+                raise ValueError("file ended early")
+            yield view[:got]
+            n -= got
+
+    def _crc(self, pos, n):
+        crc = 0
+        for piece in self._pieces(pos, n):
+            crc = _crc32(piece, crc)
+        return crc
 
     def close(self):
         """Close the file this reader opened or was given."""
@@ -160,8 +218,10 @@ class BstFile:
         if version != VERSION or flags != 0:
             raise ValueError("unsupported .bst version %d (flags %d); this reader reads "
                              "version %d" % (version, flags, VERSION))
-        if hlen > MAX_HEADER or doff < HEADER_SIZE + hlen or doff % ALIGN:
-            raise ValueError("bad header length %d or data offset %d" % (hlen, doff))
+        if hlen > MAX_HEADER:
+            raise ValueError("JSON header of %d bytes: the limit is %d" % (hlen, MAX_HEADER))
+        if doff < HEADER_SIZE + hlen or doff % ALIGN:
+            raise ValueError("bad data offset %d for a header of %d bytes" % (doff, hlen))
         if doff + dlen != self.size:
             raise ValueError("file size %d != data offset %d + data length %d (truncated?)"
                              % (self.size, doff, dlen))
@@ -171,29 +231,12 @@ class BstFile:
                                                                 dlen))
         self.arena = {"int8": a8, "float32": a32}
         self.layer = {"int8": l8, "float32": l32, "int32": li32}
-        if _crc32(self.read_at(16, doff - 16)) != hcrc:
+        if self._crc(16, doff - 16) != hcrc:
             raise ValueError("header checksum mismatch: the file is corrupt")
         self.header_len = hlen
         self.data_offset = doff
         self.data_len = dlen
-        self._check_data_crc(dcrc)
-
-    def _check_data_crc(self, expected):
-        if self.mem is not None:
-            crc = _crc32(self.mem[self.data_offset:])
-        else:
-            chunk = bytearray(1024)
-            view = memoryview(chunk)
-            self.file.seek(self.data_offset)
-            crc = 0
-            left = self.data_len
-            while left > 0:
-                n = self.file.readinto(view[:min(left, 1024)])
-                if not n:
-                    raise ValueError("file ended early")
-                crc = _crc32(view[:n], crc)
-                left -= n
-        if crc != expected:
+        if self._crc(doff, dlen) != dcrc:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
@@ -272,6 +315,8 @@ class BstFile:
         scale = zp = None
         if "scale" in t:
             scale = check_number(t["scale"], what + " scale")
+            if not scale > 0:
+                raise ValueError(what + " scale: must be positive, got " + repr(scale))
             zp = check_int(t["zero_point"], -128, 127, what + " zero point")
         return (shape, dtype, off, scale, zp, str(t.get("name", "")))
 

@@ -11,12 +11,21 @@ ValueErrors that name the op index and kind.
 """
 
 import gc
+from array import array
 
 from burn.bst import MAX_DIM, check_int, check_number, numel
 
 _I32 = 2147483647
 _SHIFT = 31
 _ZP = (-128, 127)
+# flex_c's limits (flex_c/src/common/internal.h and its kernels), checked here so that every
+# runtime accepts the same files and refuses the others at load time.
+_MAX_KERNEL = 4096  # kernel size and dilation
+_MAX_STEP = 65536  # stride and padding
+_MAX_SOFTMAX_DEPTH = 4095
+_MAX_MEAN_REDUCE = 1 << 23
+_MAX_ADD_LEFT_SHIFT = 22
+_MAX_CONCAT = 32
 
 
 class Step:
@@ -90,6 +99,8 @@ def kernel(module, name, variant=None):
         fast = getattr(mod, name + "_fast", None)
         return getattr(mod, name), "viper" if fast is not None else "plain"
     fn = getattr(mod, name + "_" + variant, None)
+    if fn is None and not hasattr(mod, name + "_fast"):  # no twins: it serves every variant
+        return getattr(mod, name), "plain"
     if fn is None:
         raise ValueError("no %s variant of kernel %s on this interpreter" % (variant, name))
     return fn, "viper" if variant == "fast" else "plain"
@@ -115,8 +126,9 @@ def _layout_kernel(step, name, dtype, variant):
 
 _ACT = (("act", 0, 3),)
 _CLAMP = (("act_min", -128, 127), ("act_max", -128, 127))
-_WINDOW = (("stride_h", 1, MAX_DIM), ("stride_w", 1, MAX_DIM), ("dil_h", 1, MAX_DIM),
-           ("dil_w", 1, MAX_DIM), ("pad_top", 0, MAX_DIM), ("pad_left", 0, MAX_DIM))
+_WINDOW = (("stride_h", 1, _MAX_STEP), ("stride_w", 1, _MAX_STEP), ("dil_h", 1, _MAX_KERNEL),
+           ("dil_w", 1, _MAX_KERNEL), ("pad_top", 0, _MAX_STEP), ("pad_left", 0, _MAX_STEP))
+_POOL_WINDOW = (("kh", 1, _MAX_KERNEL), ("kw", 1, _MAX_KERNEL)) + _WINDOW[:2] + _WINDOW[4:]
 _CONV_Q = (("in_zp",) + _ZP, ("out_zp",) + _ZP) + _CLAMP
 
 
@@ -196,6 +208,30 @@ def _quant_tail(step, dt):
     return q
 
 
+def _axis(step, names, size_in, size_out, k, stride, dil, pad):
+    """One axis of a sliding window: the kernel (k taps, dilation dil) slides with `stride`
+    over the input padded by `pad` before; the trailing padding is what `size_out` windows
+    need. Every window must overlap the input on both ends, and `size_out` must be every
+    window that fits (flex_c's rule). `names`: (kernel, stride, dilation, pad) fields."""
+    if k > _MAX_KERNEL:
+        step.fail("%s %d: more than %d taps" % (names[0], k, _MAX_KERNEL))
+    span = dil * (k - 1) + 1
+    after = (size_out - 1) * stride + span - size_in - pad
+    if pad >= span or after >= span or after > _MAX_STEP or after <= -stride:
+        step.fail("window %s %d, %s %d, %s %d, %s %d does not map %d input to %d output "
+                  "positions" % (names[0], k, names[1], stride, names[2], dil, names[3], pad,
+                                 size_in, size_out))
+
+
+def _window(step, ih, iw, oh, ow, kh, kw, window):
+    """Check a conv-like or pool window: `window` is (stride_h, stride_w, dil_h, dil_w,
+    pad_top, pad_left) as in step.ps(_WINDOW); pools pass dilation 1."""
+    sh, sw, dh, dw, pt, pl = window
+    _axis(step, ("kh", "stride_h", "dil_h", "pad_top"), ih, oh, kh, sh, dh, pt)
+    _axis(step, ("kw", "stride_w", "dil_w", "pad_left"), iw, ow, kw, sw, dw, pl)
+    return window
+
+
 def _nhwc(step, ctx, dt):
     """(n, ih, iw, ic), (oh, ow, oc) of a 4-D input and output with the same batch."""
     n, ih, iw, ic = _shape(step, ctx, step.ins[0], dt, 4)
@@ -230,9 +266,10 @@ def _conv(step, ctx, variant):
     step.macs = n * oh * ow * oc * kh * kw * wic
     x, y = _xy(step, ctx)
     _kernel(step, dt, ("conv", "conv"), variant)
+    window = _window(step, ih, iw, oh, ow, kh, kw, step.ps(_WINDOW))
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
                                                            kw, groups) + \
-        step.ps(_WINDOW) + _quant_tail(step, dt)
+        window + _quant_tail(step, dt)
     _plain_mult_off(step, dt)
 
 
@@ -248,9 +285,10 @@ def _depthwise(step, ctx, variant):
     step.macs = n * oh * ow * oc * kh * kw
     x, y = _xy(step, ctx)
     _kernel(step, dt, ("depthwise_conv", "depthwise_conv"), variant)
+    window = _window(step, ih, iw, oh, ow, kh, kw, step.ps(_WINDOW))
     step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, mult, kh,
                                                            kw) + \
-        step.ps(_WINDOW) + _quant_tail(step, dt)
+        window + _quant_tail(step, dt)
     _plain_mult_off(step, dt)
 
 
@@ -271,10 +309,12 @@ def _fully_connected(step, ctx, variant):
     _plain_mult_off(step, dt)
 
 
-_ADD_Q = (("a_zp",) + _ZP, ("a_mult", 0, _I32), ("a_shift", -_SHIFT, _SHIFT),
-          ("b_zp",) + _ZP, ("b_mult", 0, _I32), ("b_shift", -_SHIFT, _SHIFT),
-          ("out_zp",) + _ZP, ("out_mult", 0, _I32), ("out_shift", -_SHIFT, _SHIFT),
-          ("left_shift", 0, _SHIFT))
+# add's multipliers are below one (TFLite's rule): a left shift could overflow int32 after
+# the input's own left_shift, where the runtimes would disagree
+_ADD_Q = (("a_zp",) + _ZP, ("a_mult", 0, _I32), ("a_shift", -_SHIFT, 0),
+          ("b_zp",) + _ZP, ("b_mult", 0, _I32), ("b_shift", -_SHIFT, 0),
+          ("out_zp",) + _ZP, ("out_mult", 0, _I32), ("out_shift", -_SHIFT, 0),
+          ("left_shift", 0, _MAX_ADD_LEFT_SHIFT))
 _MUL_Q = (("a_zp",) + _ZP, ("b_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
           ("shift", -_SHIFT, _SHIFT))
 
@@ -307,7 +347,9 @@ def _pool(step, ctx, variant):
         step.fail("input channels %d != output channels %d" % (c, oc))
     x, y = _xy(step, ctx)
     _kernel(step, dt, ("pool", step.kind[:3] + "_pool"), variant)
-    window = step.ps((("kh", 1, MAX_DIM), ("kw", 1, MAX_DIM)) + _WINDOW[:2] + _WINDOW[4:])
+    window = step.ps(_POOL_WINDOW)
+    kh, kw, sh, sw, pt, pl = window
+    _window(step, ih, iw, oh, ow, kh, kw, (sh, sw, 1, 1, pt, pl))
     step.a = (x, y, n, ih, iw, c, oh, ow) + window + \
         (step.ps(_ACT) if dt == "float32" else _clamp(step))
 
@@ -315,7 +357,8 @@ def _pool(step, ctx, variant):
 def _mean(step, ctx, variant):
     _arity(step, 1)
     dt = _dtype(step, ctx)
-    dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_DIM), ("inner", 1, MAX_DIM)))
+    dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, _MAX_MEAN_REDUCE),
+                    ("inner", 1, MAX_DIM)))
     outer, reduce, inner = dims
     if numel(_shape(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
             numel(_shape(step, ctx, step.outs[0], dt)) != outer * inner:
@@ -341,12 +384,17 @@ def _softmax(step, ctx, variant):
     dt = _dtype(step, ctx)
     x, y, size = _unary(step, ctx, dt, dt)
     depth = ctx.tensors[step.ins[0]][0][-1]
+    if depth > _MAX_SOFTMAX_DEPTH:
+        step.fail("depth %d: more than %d classes" % (depth, _MAX_SOFTMAX_DEPTH))
     _kernel(step, dt, ("softmax", "softmax"), variant)
     step.a = (x, y, size // depth, depth)
     if dt == "float32":
-        step.a += (step.num("beta"),)
+        beta = step.num("beta")
+        if not beta > 0:  # exp(beta * (x - max)) stays at most 1
+            step.fail("beta must be positive, got %r" % beta)
+        step.a += (beta,)
     else:
-        q = step.ps((("in_mult", 0, _I32), ("in_left_shift", -_SHIFT, _SHIFT),
+        q = step.ps((("in_mult", 0, _I32), ("in_left_shift", 0, _SHIFT),
                      ("diff_min", -_I32, 0)))
         step.a += q
         _table(step, "s8_softmax", "softmax_table", q)
@@ -361,6 +409,9 @@ def _sigmoid_like(step, ctx, variant):
         _bind(step, "s8_" + step.kind, step.kind + "_s8", variant)
         q = step.ps((("in_zp",) + _ZP, ("in_mult", 0, _I32),
                      ("in_left_shift", -_SHIFT, _SHIFT), ("range_radius", 0, _I32)))
+        if q[2] > 0 and (min(q[3], 256) - 1) << q[2] > _I32:  # inputs within the radius
+            step.fail("in_left_shift %d overflows int32 for inputs within range_radius %d"
+                      % (q[2], q[3]))
         step.a += q
         _table(step, "s8_" + step.kind, step.kind + "_table", q)
 
@@ -399,11 +450,12 @@ def _copy(step, ctx, variant):
     _layout_kernel(step, "copy", dt, variant)
 
 
-def _int_list(step, name, count):
+def _int_list(step, name, count, lo, hi):
     v = step.params.get(name)
     if type(v) is not list or len(v) != count:
         step.fail("parameter %s must be a list of %d integers" % (name, count))
-    return tuple([check_int(x, 0, MAX_DIM, "op %d %s" % (step.index, name)) for x in v])
+    return tuple([check_int(x, lo, hi, "op %d (%s) %s" % (step.index, step.kind, name))
+                  for x in v])
 
 
 def _pad(step, ctx, variant):
@@ -413,8 +465,8 @@ def _pad(step, ctx, variant):
     if len(shape) > 4:
         step.fail("pad supports at most 4 dims, got %s" % (shape,))
     dims = (1,) * (4 - len(shape)) + tuple(shape)
-    before = _int_list(step, "before", 4)
-    after = _int_list(step, "after", 4)
+    before = _int_list(step, "before", 4, 0, _MAX_STEP)
+    after = _int_list(step, "after", 4, 0, _MAX_STEP)
     if numel(_shape(step, ctx, step.outs[0], dt)) != numel(
             [dims[i] + before[i] + after[i] for i in range(4)]):
         step.fail("output size does not match the padded input")
@@ -424,17 +476,19 @@ def _pad(step, ctx, variant):
 
 
 def _concat(step, ctx, variant):
-    if not step.ins or len(step.outs) != 1:
-        step.fail("expected at least one input and one output")
+    if not step.ins or len(step.ins) > _MAX_CONCAT or len(step.outs) != 1:
+        step.fail("expected 1 to %d inputs and one output" % _MAX_CONCAT)
     dt = _dtype(step, ctx)
     outer = step.p("outer", 1, MAX_DIM)
-    inner = _int_list(step, "inner_sizes", len(step.ins))
+    inner = _int_list(step, "inner_sizes", len(step.ins), 1, MAX_DIM)
     for tid, n in zip(step.ins, inner):
         if numel(_shape(step, ctx, tid, dt)) != outer * n:
             step.fail("input %d does not hold outer %d x inner %d" % (tid, outer, n))
     if numel(_shape(step, ctx, step.outs[0], dt)) != outer * sum(inner):
         step.fail("output size does not match the inputs")
-    step.a = ([ctx.view(t) for t in step.ins], inner, ctx.view(step.outs[0]), outer)
+    # the flex module reads the sizes as an int32 buffer
+    step.a = ([ctx.view(t) for t in step.ins], array("i", inner), ctx.view(step.outs[0]),
+              outer)
     _layout_kernel(step, "concat", dt, variant)
 
 

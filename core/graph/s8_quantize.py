@@ -9,10 +9,17 @@ from .fixedpoint import mult_offsets, round_half_away, to_f32
 
 
 def quantize_s8(inp, out, size, scale, zp):
-    """TFLM AffineQuantize: clamp(round_half_away(x / scale) + zp), the division in float32."""
+    """TFLM AffineQuantize: clamp(round_half_away(x / scale) + zp), the division in float32;
+    as in flex_c, NaN gives the zero point and values far out of range saturate."""
     for i in range(size):
-        v = round_half_away(to_f32(inp[i] / scale)) + zp
-        out[i] = -128 if v < -128 else (127 if v > 127 else v)
+        r = inp[i] / scale
+        if r != r:
+            out[i] = zp
+        elif r > 1000.0 or r < -1000.0:  # also keeps infinities out of the conversions
+            out[i] = 127 if r > 0 else -128
+        else:
+            v = round_half_away(to_f32(r)) + zp
+            out[i] = -128 if v < -128 else (127 if v > 127 else v)
 
 
 def dequantize_s8(inp, out, size, scale, zp):

@@ -37,13 +37,16 @@ def fc_model():
 GOOD = encode_bst(fc_model())
 
 
-def reencode(data, mutate):
-    """`data` with its JSON header changed by `mutate(header)` and valid checksums."""
+def reencode(data, mutate, edit_text=None):
+    """`data` with its JSON header changed by `mutate(header)`, then its text by
+    `edit_text(text)`, and valid checksums."""
     fields = list(struct.unpack("<4sHHII8I", data[:48]))
     hlen, doff = fields[3], fields[5]
     header = json.loads(data[48:48 + hlen])
     mutate(header)
     text = json.dumps(header).encode()
+    if edit_text is not None:
+        text = edit_text(text)
     new_doff = (48 + len(text) + 15) // 16 * 16
     fields[3], fields[5] = len(text), new_doff
     rest = struct.pack("<8I", *fields[5:])
