@@ -38,10 +38,11 @@ except ImportError:  # CPython
 _STREAMED = ("int8", "float32", "int32")
 _FLAT = (list, tuple, array)
 _CAN_CAST = hasattr(memoryview, "cast")  # CPython; MicroPython's memoryview cannot cast
+_ON_BOARD = sys.implementation.name == "micropython"
 
 
 def _default_max_arena():
-    if sys.implementation.name == "micropython":
+    if _ON_BOARD:
         return gc.mem_free()
     return 64 << 20
 
@@ -65,6 +66,15 @@ def _flat(x):
         return x
     fmt = "b" if mv.format in ("B", "c") else mv.format
     return mv.cast("B").cast(fmt) if mv.ndim != 1 or fmt != mv.format else mv
+
+
+def _settle():
+    """On MicroPython, collect the garbage of a load step before the next one: what the next
+    step keeps then fills the holes at the bottom of the heap instead of being scattered
+    between garbage, which would leave the free heap in pieces too small for the modules
+    that `model(x)` imports on its first call (the Tensor backend)."""
+    if _ON_BOARD:
+        gc.collect()
 
 
 def _alloc(typecode, count):
@@ -121,6 +131,7 @@ class Model:
         self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         bst.parse()
+        _settle()
         self.tensors = bst.tensors
         self.variant = variant
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
@@ -134,6 +145,7 @@ class Model:
         for step in steps:
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
+            _settle()
             if flex is not None and step.runtime == "flex":
                 self._tables_in_place(step, flex)
         self._steps = steps
@@ -202,6 +214,7 @@ class Model:
                         step.fail("constants span %d bytes, more than the %s layer buffer "
                                   "of %d" % (hi - lo, dtype, self._bst.layer[dtype]))
                     step.streams[dtype] = (lo, hi - lo)
+            _settle()
         base = self._bst.data_offset
         for step in steps:
             step.reads = [(base + lo, self._layer[dt][:n // ITEMSIZE[dt]], n)

@@ -57,8 +57,8 @@ def ask_board(link):
 
 def plan_software(link, facts, arch, say):
     """The BoardSoftware for the board on `link` (BoardFacts `facts`; core compiled for
-    `arch` where it must be sent)."""
-    have = ask_board(link)
+    `arch` where it must be sent); `link` None plans for a board with stock MicroPython."""
+    have = {} if link is None else ask_board(link)
     soft = BoardSoftware()
     # A frozen module's __file__ is relative ('burn/__init__.py'); a file's is absolute.
     frozen = "core" in have and not have["core"][0].startswith("/")

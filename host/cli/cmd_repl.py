@@ -1,7 +1,8 @@
 """`burn repl`: the board's own REPL, with the core (and a model) put on the board first.
 
     burn repl --board rp2040 model.bst            # attached board; then at its prompt:
-    >>> import burn; m = burn.load("model.bst"); m(x)
+    >>> import burn; m = burn.load("/model.bst"); x = burn.zeros((1, 8, 8, 1), dtype=burn.int8)
+    >>> m(x).tolist()
     burn repl --virtual model.bst                 # a virtual board for the session
     burn repl --emulated model.bst                # an emulated RP2040 (real firmware)
     burn repl --virtual model.bst -c "import burn; burn.load('model.bst').self_test()"
@@ -53,6 +54,13 @@ def with_printed_value(code):
             "if _ is not None:\n    print(repr(_))\n")
 
 
+def try_line(remote, spec):
+    """A REPL line that loads the model at `remote` on the board and runs it on an input of
+    zeros of the model's input `spec` (a Model.info() input: shape, dtype)."""
+    return ("import burn; m = burn.load(%r); x = burn.zeros(%r, dtype=burn.%s); "
+            "m(x).tolist()" % (remote, tuple(spec["shape"]), spec["dtype"]))
+
+
 def run(args):
     """Prepare the board, then run `-c CODE` or hand the terminal to its REPL."""
     from burn.host.board_session import open_board
@@ -70,7 +78,7 @@ def run(args):
         return 2
     with session:
         try:
-            flash(session, args.model, run_measure=False, say=say)
+            report = flash(session, args.model, run_measure=False, say=say)
         except (FlashError, ValueError, OSError) as exc:
             say("burn repl: %s" % exc)
             return 1
@@ -88,6 +96,8 @@ def run(args):
             return 0
         session.link.close()  # mpremote opens the port; a virtual board keeps running
         if args.model:
-            say('the model is /model.bst: >>> import burn; m = burn.load("model.bst"); m(x)')
+            spec = report.model.inputs[0]
+            say("the model is %s; try it at the prompt (x: zeros of its input's shape):\n"
+                ">>> %s" % (report.remote_model, try_line(report.remote_model, spec)))
         return subprocess.call([sys.executable, "-m", "mpremote", "connect", session.port,
                                 "repl"])

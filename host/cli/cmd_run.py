@@ -2,16 +2,16 @@
 
 import sys
 
-BACKENDS = {"pure": "plain", "viper": "fast", "auto": None}
+from burn.host.bst_runtime import RUNTIME_HELP, RUNTIMES
 
 
 def register(subparsers):
+    """Add `burn run`."""
     p = subparsers.add_parser("run", help="run a .bst model once and print its output")
     p.add_argument("model", help="the .bst file")
-    p.add_argument("--input", help="a .npy file with the input (default: the first "
-                                   "reference test's input, else zeros)")
-    p.add_argument("--backend", default="auto", choices=sorted(BACKENDS),
-                   help="kernels: pure (plain Python), viper (MicroPython only) or auto")
+    p.add_argument("--input", help="a .npy file with the input, of the model's shape and "
+                                   "dtype (`burn info` shows them; default: zeros)")
+    p.add_argument("--backend", default="auto", choices=RUNTIMES, help=RUNTIME_HELP)
     p.add_argument("--self-test", action="store_true",
                    help="also run the file's reference tests")
     p.set_defaults(run=run)
@@ -21,12 +21,16 @@ def _input(model, path):
     import numpy as np
     spec = model.info()["inputs"][0]
     dtype = np.int8 if spec["dtype"] == "int8" else np.float32
+    shape = tuple(spec["shape"])
     if path is None:
-        return np.zeros(spec["shape"], dtype)
-    x = np.load(path)
-    if x.size != int(np.prod(spec["shape"])):
-        raise ValueError("input %s has shape %s; the model takes %s" % (
-            path, x.shape, spec["shape"]))
+        return np.zeros(shape, dtype)
+    try:
+        x = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise ValueError("cannot read the input %s as a .npy array: %s" % (path, exc)) from None
+    if x.shape != shape:
+        raise ValueError("input %s has shape %s; the model takes %s (NHWC)" % (
+            path, x.shape, shape))
     if x.dtype != dtype:
         raise ValueError("input %s is %s; the model takes %s" % (path, x.dtype, spec["dtype"]))
     return x
@@ -34,9 +38,9 @@ def _input(model, path):
 
 def run(args):
     """Load, optionally self-test, run once, print the output (and labels, if any)."""
-    import burn
+    from burn.host.bst_runtime import load
     try:
-        model = burn.load(args.model, variant=BACKENDS[args.backend])
+        model = load(args.model, args.backend)
         if args.self_test:
             print("self-test: %d reference tests passed" % model.self_test())
         y = model(_input(model, args.input))

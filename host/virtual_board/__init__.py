@@ -5,6 +5,6 @@ image of the board's filesystem size) and gives the pty path that pyserial, mpre
 `burn.host.link` open like any serial port.
 """
 
-from burn.host.virtual_board.launcher import VirtualBoard
+from burn.host.virtual_board.launcher import VirtualBoard, VirtualBoardError
 
-__all__ = ["VirtualBoard"]
+__all__ = ["VirtualBoard", "VirtualBoardError"]

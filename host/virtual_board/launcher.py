@@ -10,6 +10,12 @@ import tempfile
 import time
 
 from burn.host.boards import load_board
+from burn.host.link.errors import NoBoardError
+from burn.host.virtual_board.supervisor import flash_folder, micropython_command
+
+
+class VirtualBoardError(NoBoardError):
+    """A virtual board cannot start; the message says why."""
 
 
 class VirtualBoard:
@@ -21,13 +27,21 @@ class VirtualBoard:
 
     def __init__(self, board="rp2040", flash_dir=None):
         self.board = load_board(board)
+        try:
+            micropython_command()
+            if flash_dir is not None:
+                flash_dir = str(flash_folder(flash_dir))
+        except (RuntimeError, ValueError) as exc:
+            raise VirtualBoardError("cannot start a virtual %s: %s" % (self.board.name, exc)) \
+                from None
         self._own_dir = flash_dir is None
         self.flash_dir = flash_dir or tempfile.mkdtemp(prefix="burn-virtual-%s-" % self.board.name)
         self.port = None
         self.proc = None
 
     def start(self, timeout=15.0):
-        """Start the board process and wait for its port; returns self."""
+        """Start the board process and wait for its port; returns self (VirtualBoardError
+        when it does not start)."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "burn.host.virtual_board",
              "--board", self.board.name, "--flash-dir", str(self.flash_dir)],
@@ -41,7 +55,7 @@ class VirtualBoard:
             chunk = os.read(self.proc.stdout.fileno(), 256) if ready else b""
             if not chunk:
                 self.kill()
-                raise RuntimeError(
+                raise VirtualBoardError(
                     "virtual board %s did not start (see the messages above)" % self.board.name
                 )
             line += chunk

@@ -34,10 +34,31 @@ def micropython_command():
     return found
 
 
+def flash_folder(path):
+    """`path` as the absolute folder a virtual board keeps its flash in (the firmware runs
+    in it, so a relative path would point elsewhere), created if absent. ValueError saying
+    why when it is a file or cannot be created or written."""
+    folder = Path(path).expanduser().absolute()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError("the flash folder %s is a file, not a folder: give a folder (it is "
+                         "created if absent)" % folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError("cannot create the flash folder %s: %s" % (
+            folder, exc.strerror or exc)) from None
+    image = folder / FLASH_IMAGE
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+            image.exists() and not os.access(image, os.R_OK | os.W_OK)):
+        raise ValueError("the flash folder %s (or its %s) is not writable: give a folder "
+                         "you can write to" % (folder, FLASH_IMAGE))
+    return folder
+
+
 def prepare_flash(flash_dir, board):
-    """The board's flash image in `flash_dir`, created erased (all 0xff) if absent."""
-    flash_dir = Path(flash_dir)
-    flash_dir.mkdir(parents=True, exist_ok=True)
+    """The board's flash image in `flash_dir` (see flash_folder), created erased (all 0xff)
+    if absent."""
+    flash_dir = flash_folder(flash_dir)
     image = flash_dir / FLASH_IMAGE
     if image.exists():
         size = image.stat().st_size
@@ -59,7 +80,7 @@ class Supervisor:
 
     def __init__(self, board, flash_dir):
         self.board = load_board(board)
-        self.flash_dir = Path(flash_dir)
+        self.flash_dir = flash_folder(flash_dir)
         self.image = prepare_flash(self.flash_dir, self.board)
         self.command = micropython_command()
         self._pty = PtyPort(self.flash_dir / TTY_LINK)

@@ -1,5 +1,6 @@
 """burn.host.mpy: the core compiled to .mpy files by the real mpy-cross, cached on disk."""
 
+import re
 import shutil
 
 import pytest
@@ -63,3 +64,25 @@ def test_bad_input_is_a_clear_error_and_leaves_no_partial_build(tmp_path):
     with pytest.raises(ValueError, match=r"mpy-cross failed on .*__init__\.py"):
         mpy.compile_core("armv6m", cache_dir=tmp_path / "cache", source=source)
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_tracebacks_from_the_mpy_core_name_their_lines():
+    binary = mp_unix.find_micropython()
+    if binary is None:
+        pytest.skip("micropython (the MicroPython unix port) not found")
+    arch = mp_unix.port_info(binary)[2]
+    code = "import burn\nburn.tensor([1.0]).reshape((3,))\n"
+    frames = {}
+    for opt in (mpy.DEFAULT_OPT, 3):
+        build = mpy.compile_core(arch, opt=opt)
+        proc = mp_unix.run_code(code, [build.root], binary=binary)
+        text = proc.stdout + proc.stderr  # the unix port prints tracebacks on stdout
+        assert proc.returncode == 1 and "ValueError: reshape" in text, text
+        found = re.search(r'File "burn/tensor\.py", line (\d+), in reshape', text)
+        assert found, text
+        frames[opt] = int(found.group(1)), build.total_size
+    line, with_lines = frames[mpy.DEFAULT_OPT]
+    source = (mp_unix.core_dir() / "tensor.py").read_text().splitlines()
+    assert line > 1 and "raise" in source[line - 1]
+    assert frames[3][0] == 1  # -O3 drops the line numbers: every frame says line 1
+    assert 0 < with_lines - frames[3][1] < with_lines // 10  # what they cost in .mpy bytes

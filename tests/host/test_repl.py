@@ -2,6 +2,7 @@
 
 import ast
 import os
+import re
 import select
 import subprocess
 import sys
@@ -69,12 +70,22 @@ def test_interactive_session_through_a_terminal(model):
                             stderr=slave, start_new_session=True)
     os.close(slave)
     try:
-        _read_until(master, b"exit this shell")
+        banner = _read_until(master, b"exit this shell")
         os.write(master, b"\r")
         _read_until(master, b">>> ")
         os.write(master, b'import burn; m = burn.load("model.bst"); print(m.self_test())\r')
         answer = _read_until(master, b">>> ")
         assert b"\r\n3\r\n" in answer
+        # The line the banner offers runs as it is: x is defined, the output printed.
+        offered = re.search(rb"\n>>> (import burn; [^\r\n]+)", banner)
+        assert offered, banner
+        line = offered.group(1)
+        assert b"x = burn.zeros((1, 8, 8, 1), dtype=burn.int8)" in line
+        os.write(master, line + b"\r")
+        answer = _read_until(master, b">>> ").decode()
+        assert "Error" not in answer, answer
+        zeros = np.zeros((1, 8, 8, 1), np.int8)
+        assert str(burn.load(model)(zeros).tolist()) in answer
         os.write(master, b"\x1d")  # Ctrl-]: leave the REPL
         assert proc.wait(timeout=30) == 0
     finally:
