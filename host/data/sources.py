@@ -20,26 +20,38 @@ def load_digits(transform=None):
     return ArrayDataset(x, d.target.astype(np.int64), transform)
 
 
+MAX_IDX_BYTES = 1 << 31  # what one IDX file may promise: a compressed file cannot grow past it
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
               0x0E: ">f8"}
 
 
 def read_idx(path):
-    """An ndarray from an IDX file (the MNIST format), gzip-compressed or not."""
+    """An ndarray from an IDX file (the MNIST format), gzip-compressed or not. Only the
+    bytes its header promises are read (at most MAX_IDX_BYTES), so a compressed file that
+    expands without end costs no more."""
     opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    if len(data) < 4 or data[0] != 0 or data[1] != 0:
-        raise ValueError(str(path) + ": not an IDX file (bad magic)")
-    kind, ndim = data[2], data[3]
-    if kind not in _IDX_TYPES:
-        raise ValueError(str(path) + ": unknown IDX element type 0x%02x" % kind)
-    if len(data) < 4 + 4 * ndim:
-        raise ValueError(str(path) + ": truncated IDX header")
-    shape = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    dtype = np.dtype(_IDX_TYPES[kind])
-    count = int(np.prod(shape)) if shape else 1
-    body = data[4 + 4 * ndim:]
+    try:
+        with opener(path, "rb") as f:
+            data = f.read(4)
+            if len(data) < 4 or data[0] != 0 or data[1] != 0:
+                raise ValueError(str(path) + ": not an IDX file (bad magic)")
+            kind, ndim = data[2], data[3]
+            if kind not in _IDX_TYPES:
+                raise ValueError(str(path) + ": unknown IDX element type 0x%02x" % kind)
+            dims = f.read(4 * ndim)
+            if len(dims) < 4 * ndim:
+                raise ValueError(str(path) + ": truncated IDX header")
+            shape = struct.unpack(">" + "I" * ndim, dims)
+            dtype = np.dtype(_IDX_TYPES[kind])
+            count = 1
+            for d in shape:
+                count *= d
+            if count * dtype.itemsize > MAX_IDX_BYTES:
+                raise ValueError("%s: IDX header promises %d bytes, more than the %d allowed"
+                                 % (path, count * dtype.itemsize, MAX_IDX_BYTES))
+            body = f.read(count * dtype.itemsize + 1)  # one more: extra data is an error
+    except (OSError, EOFError) as e:  # gzip's errors for a corrupt stream included
+        raise ValueError("%s: cannot read: %s" % (path, e)) from None
     if len(body) != count * dtype.itemsize:
         raise ValueError(str(path) + ": IDX header promises " + str(count) +
                          " elements but the file holds " + str(len(body) // dtype.itemsize))
@@ -73,7 +85,11 @@ def load_csv(path, label_column=-1, skip_header=None, transform=None):
             raise ValueError(str(path) + ": row " + str(i + 1 + skip_header) +
                              " is not " + str(width) + " numbers: " + repr(r))
         values = [float(v) for v in r]
-        labels.append(int(values.pop(label_column)))
+        label = values.pop(label_column)
+        if not (label == label and abs(label) < 1 << 53 and label == int(label)):
+            raise ValueError("%s: row %d: label %r is not an integer" % (
+                path, i + 1 + skip_header, r[label_column]))
+        labels.append(int(label))
         feats.append(values)
     return ArrayDataset(np.asarray(feats, np.float32), np.asarray(labels, np.int64), transform)
 
@@ -84,6 +100,19 @@ def _numeric(row):
     except ValueError:
         return False
     return True
+
+
+def _read_image(image_module, path, size, grayscale):
+    """One image as a float32 array in [0, 1]; ValueError for a file PIL cannot read or a
+    decompression bomb (PIL's own pixel limit)."""
+    try:
+        with image_module.open(path) as img:
+            img = img.convert("L" if grayscale else "RGB")
+            if size is not None:
+                img = img.resize((size[1], size[0]))
+            return np.asarray(img, dtype=np.float32) / 255.0
+    except (OSError, image_module.DecompressionBombError) as e:
+        raise ValueError("%s: not a readable image: %s" % (path, e)) from None
 
 
 def load_image_folder(root, size=None, grayscale=True, transform=None):
@@ -105,11 +134,7 @@ def load_image_folder(root, size=None, grayscale=True, transform=None):
         for fname in sorted(os.listdir(folder)):
             if not fname.lower().endswith((".png", ".jpg", ".jpeg", ".bmp")):
                 continue
-            with Image.open(os.path.join(folder, fname)) as img:
-                img = img.convert("L" if grayscale else "RGB")
-                if size is not None:
-                    img = img.resize((size[1], size[0]))
-                a = np.asarray(img, dtype=np.float32) / 255.0
+            a = _read_image(Image, os.path.join(folder, fname), size, grayscale)
             xs.append(a[None] if grayscale else a.transpose(2, 0, 1))
             ys.append(label)
     if not xs:
