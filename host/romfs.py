@@ -112,6 +112,9 @@ def read_image(data):
             while inner < pos + size:
                 k, inner = _read_varuint(data, inner, pos + size)
                 n, inner = _read_varuint(data, inner, pos + size)
+                if inner + n > pos + size:
+                    raise RomfsError("a file's record %r runs past its end at byte %d"
+                                     % (name, inner))
                 if k == DATA:
                     found[name] = (inner, n)
                 inner += n
