@@ -3,9 +3,12 @@ trees (flex_c, micropython, firmware, boards) the host tools read at run time, f
 burn.host.project_files from the built package. Runs setup.py's build_py and sdist (no C
 compile); .ci/wheel_smoke.sh installs a real wheel."""
 
+import ast
+import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -19,6 +22,13 @@ TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/cortex_m.ld"
               "micropython/micropython.cmake", "micropython/natmod/Makefile",
               "micropython/package.json", "firmware/manifest.py",
               "firmware/boards/BURN_RP2040/mpconfigboard.h", "boards/rp2040.json")
+# Modules host/ imports that the `host` extra does not bring, and why.
+NOT_FROM_HOST_EXTRA = {
+    "build_ffi": "flex_c/build_ffi.py, loaded from the flex_c tree",
+    "vfs": "MicroPython's own module, in code that runs on the virtual board",
+    "cupy": "the gpu extra", "cupyx": "the gpu extra",
+    "pytest": "the on-device test plugin runs inside pytest (dev extra)",
+}
 
 
 def _setup_module():
@@ -112,3 +122,32 @@ def test_the_sdist_holds_what_a_complete_wheel_is_built_from(tmp_path):
                                 "tests/host/test_packaging.py"}
     assert wanted <= names, sorted(wanted - names)
     assert not [n for n in names if n.startswith("micropython/build/") or n.endswith(".so")]
+
+
+def _host_imports():
+    """Top-level names of the non-standard modules that host/ imports."""
+    found = set()
+    for path in (REPO / "host").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {name for name in found if name not in sys.stdlib_module_names and name != "burn"}
+
+
+def test_the_host_extra_brings_every_module_host_imports():
+    def norm(name):
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11")
+    with open(REPO / "pyproject.toml", "rb") as f:
+        extra = tomllib.load(f)["project"]["optional-dependencies"]["host"]
+    wanted = {norm(re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0]) for req in extra}
+    owners = importlib.metadata.packages_distributions()
+    missing = []
+    for module in sorted(_host_imports() - set(NOT_FROM_HOST_EXTRA)):
+        dists = {norm(d) for d in owners.get(module, [])}
+        if not dists & wanted:
+            missing.append("%s (from %s)" % (module, ", ".join(sorted(dists)) or "nothing"))
+    assert missing == [], "host/ imports modules the host extra does not install: %s" % missing

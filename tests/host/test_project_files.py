@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from burn.host import boards, natmod, project_files
+from burn.host import boards, mpy, natmod, project_files
 from burn.host.firmware import recipe
 from burn.host.flex import targets
 
@@ -61,3 +61,6 @@ def test_core_files_leave_out_the_host_package_an_install_holds(tmp_path):
                 "hosted.py", "_flex.abi3.so"):
         _touch(tmp_path / rel)
     assert project_files.core_files(tmp_path) == ["__init__.py", "hosted.py", "nn/__init__.py"]
+    # what mpy-cross compiles for a board: an installed burn's host code would not compile
+    assert mpy.source_files(tmp_path) == [Path("__init__.py"), Path("hosted.py"),
+                                          Path("nn/__init__.py")]
