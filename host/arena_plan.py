@@ -24,31 +24,55 @@ def tensor_bytes(tensor):
     return _numel(tensor.shape) * ITEMSIZE[tensor.dtype]
 
 
+def _clamped(v, hi):
+    return min(max(0, v), hi)
+
+
+def _near(points, n):
+    """The integers within 2 of each of `points` that lie in [0, n)."""
+    return sorted({q + k for q in points for k in (-2, -1, 0, 1, 2) if 0 <= q + k < n})
+
+
 def _window_delta(op, x, y):
     """delta for ops that slide a window over NHWC input, output pixels in raster order.
-    Only the window's top-left corner matters: it is the first input byte a pixel reads."""
+    Only the window's top-left corner matters: it is the first input byte a pixel reads.
+
+    For output pixel p the delta is (p + 1) * out_pix - m(p) * in_pix, where m(p) is the
+    smallest input pixel read by p or any later pixel. The top-left row and column are
+    clamped linear functions of oy and ox, so the smallest read of a later output row is
+    its first pixel's, and the delta is piecewise linear in (b, oy, ox): its largest value
+    lies at a corner of a piece. Only those corners are evaluated, a constant number."""
     n, ih, iw, ic = (int(d) for d in x.shape)
     oh, ow, oc = (int(d) for d in y.shape[1:])
     sh, sw = op.params["stride_h"], op.params["stride_w"]
     pt, pl = op.params["pad_top"], op.params["pad_left"]
     in_pix = ic * ITEMSIZE[x.dtype]
     out_pix = oc * ITEMSIZE[y.dtype]
-    still_needed = n * ih * iw  # smallest input pixel read by this output pixel or later
+
+    def first_read(b, oy, ox):
+        if oy == oh:  # the first pixel of the next batch's first row
+            b, oy, ox = b + 1, 0, 0
+        if b == n:
+            return n * ih * iw
+        return (b * ih + _clamped(oy * sh - pt, ih - 1)) * iw + _clamped(ox * sw - pl, iw - 1)
+
+    rows = _near((0, oh - 1, -(-pt // sh), (ih - 1 + pt) // sh), oh)
+    cols = _near((0, ow - 1, -(-pl // sw), (iw - 1 + pl) // sw), ow)
     delta = None
-    for p in range(n * oh * ow - 1, -1, -1):
-        b, rest = divmod(p, oh * ow)
-        oy, ox = divmod(rest, ow)
-        row = min(max(0, oy * sh - pt), ih - 1)
-        col = min(max(0, ox * sw - pl), iw - 1)
-        still_needed = min(still_needed, (b * ih + row) * iw + col)
-        d = (p + 1) * out_pix - still_needed * in_pix
-        delta = d if delta is None else max(delta, d)
+    for b in sorted({0, n - 1}):
+        for oy in rows:
+            later = first_read(b, oy + 1, 0)
+            for ox in cols:
+                p = (b * oh + oy) * ow + ox
+                d = (p + 1) * out_pix - min(later, first_read(b, oy, ox)) * in_pix
+                delta = d if delta is None else max(delta, d)
     return delta
 
 
 def _rows_delta(rows, in_row_bytes, out_row_bytes):
-    """delta when output row r is written after reading input row r only."""
-    return max((r + 1) * out_row_bytes - r * in_row_bytes for r in range(rows))
+    """delta when output row r is written after reading input row r only: the largest of
+    (r + 1) * out - r * in, linear in r, so at the first or the last row."""
+    return max(out_row_bytes, rows * out_row_bytes - (rows - 1) * in_row_bytes)
 
 
 def overlap_delta(op, input_index, tensors):

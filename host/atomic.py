@@ -31,8 +31,10 @@ def _mode_for(path):
         return 0o666 & ~_umask()
 
 
-def write_bytes_atomic(path, data):
-    """Write `data` to `path` through a temporary file in the same folder and a rename."""
+def write_bytes_atomic(path, data, check=None):
+    """Write `data` to `path` through a temporary file in the same folder and a rename.
+    `check(temporary_path)`, when given, runs before the rename; if it raises, the
+    temporary file is removed, `path` is left as it was, and the error propagates."""
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".burn-", suffix=".tmp", dir=folder)
     try:
@@ -41,6 +43,8 @@ def write_bytes_atomic(path, data):
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        if check is not None:
+            check(tmp)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

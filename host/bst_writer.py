@@ -163,21 +163,30 @@ def encode_bst(graph):
     return head + text + pad + data
 
 
-def runtime_tests(graph, inputs):
+def runtime_tests(graph, input_sets):
     """Reference tests computed by burn's own `.bst` runtime on this very graph: one
-    (inputs, outputs) pair per input array (graph layout and dtype)."""
-    from burn.host.convert import to_numpy
-
+    (inputs, outputs) pair per input set, a list of one array per graph input (graph layout
+    and dtype)."""
     model = burn.load(encode_bst(graph))
     tests = []
-    for x in inputs:
-        out = to_numpy(model(x)).reshape(graph.outputs[0][1])
-        tests.append(([x], [out]))
+    for ins in input_sets:
+        outs = model.run(ins[0] if len(ins) == 1 else ins)
+        outs = outs if len(graph.outputs) > 1 else (outs,)
+        tests.append((list(ins), [np.array(o).reshape(shape)
+                                  for o, (_t, shape) in zip(outs, graph.outputs)]))
     return tests
 
 
+def _check_loads(path):
+    try:
+        burn.load(path).close()
+    except ValueError as e:
+        raise ValueError("the written .bst does not load, so it was not kept: %s" % e) from e
+
+
 def write_bst(graph, path):
-    """Plan, encode and atomically write `graph` to `path`; returns the bytes written."""
+    """Plan, encode and atomically write `graph` to `path`, checking that `burn.load`
+    accepts the file before it takes the name; returns the bytes written."""
     data = encode_bst(graph)
-    write_bytes_atomic(path, data)
+    write_bytes_atomic(path, data, check=_check_loads)
     return data

@@ -1,21 +1,43 @@
 """`burn import model.tflite -o model.bst`: convert a TFLite model to a `.bst` file."""
 
+import argparse
 import sys
 from pathlib import Path
 
+from burn.host.importers import MAX_TESTS
+
+
+def _test_count(text):
+    """--tests: an integer from 0 to MAX_TESTS (argparse turns the ValueError into a clean
+    usage error)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
+    if not 0 <= n <= MAX_TESTS:
+        raise argparse.ArgumentTypeError("%s is not from 0 to %d" % (text, MAX_TESTS))
+    return n
+
 
 def register(subparsers):
-    p = subparsers.add_parser("import", help="convert a TFLite model to a .bst file")
+    p = subparsers.add_parser(
+        "import", help="convert a TFLite model to a .bst file",
+        description="Convert a TFLite model (int8 or float32) to a .bst file. The file is "
+        "written under a temporary name, checked with burn.load, then renamed; on any "
+        "error nothing is written. Reference tests come from the TFLM interpreter, run in "
+        "a child process with a time and a memory limit.")
     p.add_argument("model", help="the .tflite file")
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst)")
-    p.add_argument("--tests", type=int, default=4,
-                   help="reference tests computed with TFLM and stored (default 4)")
+    p.add_argument("--tests", type=_test_count, default=4, metavar="N",
+                   help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
+                   "0 skips TFLM)" % MAX_TESTS)
     p.add_argument("--labels", help="a text file with one class label per line")
     p.set_defaults(run=run)
 
 
 def run(args):
     """Import, write atomically, report the sizes; exit status 1 with the reason on error."""
+    import burn
     from burn.host.bst_writer import write_bst
     from burn.host.importers.tflite_import import import_tflite
 
@@ -24,14 +46,13 @@ def run(args):
     try:
         data = src.read_bytes()
         labels = Path(args.labels).read_text().splitlines() if args.labels else ()
-        graph = import_tflite(data, tests=max(0, args.tests), labels=labels,
+        graph = import_tflite(data, tests=args.tests, labels=labels,
                               metadata={"source": src.name},
                               progress=lambda m: print("  " + m, file=sys.stderr))
         written = write_bst(graph, out)
     except (OSError, ValueError) as e:
-        print("burn import: %s: %s" % (src, e), file=sys.stderr)
+        print("burn import: %s: %s" % (src, " ".join(str(e).split())), file=sys.stderr)
         return 1
-    import burn
     model = burn.load(written)
     print("wrote %s: %d bytes, %d ops, arena %d bytes, %d reference tests" % (
         out, len(written), len(graph.ops), model.arena_bytes, len(graph.tests)))

@@ -3,19 +3,28 @@
 int8 models keep TFLite's quantization; the requantization multipliers, shifts and clamps
 are computed here exactly as TFLM's Prepare() computes them (`burn.graph.fixedpoint`).
 float32 models keep float weights. Reshape-like ops are folded away (they only rename a
-buffer). Ops the runtime cannot run are all reported at once, each with its node index.
-Reference vectors for the file's self-test come from the TFLM interpreter.
+buffer); where the consumer needs the new shape (a window, a pad, a softmax row) the buffer is
+copied into a tensor of that shape instead, which the arena planner lays over the original.
+Ops the runtime cannot run are all reported at once, each with its node index.
+
+Hostile files: everything is checked before the arena is planned, and every failure is one
+`TFLiteImportError` line naming the node and the problem. Reference vectors for the file's
+self-test come from the TFLM interpreter, run in a child process (`tflm_child`).
 """
 
-import struct
+import math
 
 import numpy as np
 
+import burn
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
-from burn.host.arena_plan import plan_arena
-from burn.host.bst_writer import Graph, GraphOp, GraphTensor, runtime_tests
+from burn.host.arena_plan import plan_arena, tensor_bytes
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
+from burn.host.importers import MAX_TESTS
+from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_read import read_tflite
+from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 _FOLDED = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
@@ -23,6 +32,16 @@ SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL",
              "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SOFTMAX", "LOGISTIC", "TANH",
              "QUANTIZE", "DEQUANTIZE", "PAD", "PADV2", "CONCATENATION") + _FOLDED + \
     tuple(_CLAMPS)
+# Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
+_SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
+           "SOFTMAX")
+# (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
+_ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
+          "MEAN": 2, "PAD": 2, "PADV2": 2}
+MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
+MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
+_MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
+_INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
 def _short(name):
@@ -35,20 +54,38 @@ class _Fail(ValueError):
 
 
 class _Converter:
-    def __init__(self, tf):
+    def __init__(self, tf, alias):
         self.tf = tf
+        self.alias = alias  # reshape output -> the tensor it renames
         self.tensors = []
         self.index = {}   # TFLite tensor index -> graph tensor index
+        self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
+        self.shaped = False  # does the op being converted need its inputs' own shapes?
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
         """The graph tensor of activation t (made on first use)."""
-        if t in self.index:
-            return self.index[t]
+        if t in self.alias:
+            src = self.alias[t]
+            if not self.shaped or self.shape(t) == self.shape(src):
+                return self.act(src)
+            if t not in self.copies:
+                x = self.act(src)
+                self.copies[t] = self._new(t)
+                self.ops.append(GraphOp("copy", [x], [self.copies[t]]))
+            return self.copies[t]
+        if t not in self.index:
+            self.index[t] = self._new(t)
+        return self.index[t]
+
+    def _new(self, t):
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
+        if not all(tt.shape) or tensor_bytes(GraphTensor("", tt.shape, "int8")) > MAX_ARENA:
+            raise _Fail("tensor %d (%s) has shape %s: empty or too large" % (t, tt.name,
+                                                                          tt.shape))
         if tt.dtype == np.int8:
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
@@ -58,15 +95,14 @@ class _Converter:
             raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
-        self.index[t] = len(self.tensors) - 1
-        return self.index[t]
+        return len(self.tensors) - 1
 
     def quant(self, t):
         tt = self.tf.tensors[t]
         if len(tt.scales) != 1 or len(tt.zero_points) != 1:
             raise _Fail("tensor %d (%s) needs one scale and zero point" % (t, tt.name))
         scale, zp = tt.scales[0], tt.zero_points[0]
-        if not scale > 0 or not -128 <= zp <= 127:
+        if not _sane_scale(scale) or not -128 <= zp <= 127:
             raise _Fail("tensor %d (%s): bad quantization %r, %r" % (t, tt.name, scale, zp))
         return scale, zp
 
@@ -78,6 +114,13 @@ class _Converter:
     def shape(self, t):
         return self.tf.tensors[t].shape
 
+    def shape4(self, t):
+        """The NHWC shape of tensor t, which must be 4-D."""
+        shape = self.shape(t)
+        if len(shape) != 4:
+            raise _Fail("tensor %d must be 4-D (NHWC), got shape %s" % (t, shape))
+        return shape
+
     # -- helpers --------------------------------------------------------------------------
     def emit(self, op, node, consts=None, params=None, ins=None):
         inputs = [self.act(t) for t in (ins if ins is not None else node.inputs[:1])]
@@ -88,7 +131,7 @@ class _Converter:
         return self.tf.tensors[node.inputs[0]].dtype == np.int8
 
     def fused(self, node):
-        code = node.options.FusedActivationFunction() if node.options else 0
+        code = node.options["FusedActivationFunction"] if node.options else 0
         if code not in (0, 1, 2, 3):  # NONE, RELU, RELU_N1_TO_1, RELU6: burn's codes too
             raise _Fail("fused activation %d not supported" % code)
         return code
@@ -102,12 +145,17 @@ class _Converter:
         o = node.options
         if o is None:
             raise _Fail("missing options")
-        _n, ih, iw, _c = self.shape(node.inputs[0])
-        _n2, oh, ow, _c2 = self.shape(node.outputs[0])
-        same = o.Padding() == 0
-        sh, sw = o.StrideH(), o.StrideW()
-        if sh < 1 or sw < 1:
-            raise _Fail("bad strides %d, %d" % (sh, sw))
+        n, ih, iw, _c = self.shape4(node.inputs[0])
+        n2, oh, ow, _c2 = self.shape4(node.outputs[0])
+        if n != n2:
+            raise _Fail("input batch %d != output batch %d" % (n, n2))
+        if o["Padding"] not in (0, 1):
+            raise _Fail("unknown padding %d" % o["Padding"])
+        same = o["Padding"] == 0
+        sh, sw = o["StrideH"], o["StrideW"]
+        for what, a, b in (("strides", sh, sw), ("dilation", dil_h, dil_w), ("window", kh, kw)):
+            if not (1 <= a <= _MAX_DIM and 1 <= b <= _MAX_DIM):
+                raise _Fail("bad %s %d, %d" % (what, a, b))
         want = (geometry.out_size(ih, kh, sh, dil_h, same),
                 geometry.out_size(iw, kw, sw, dil_w, same))
         if want != (oh, ow):
@@ -180,12 +228,17 @@ class _Converter:
 
 # -- one function per TFLite op ------------------------------------------------------------
 
+def _dilation(node):
+    o = node.options
+    return (o["DilationHFactor"], o["DilationWFactor"]) if o else (1, 1)
+
+
 def _conv(c, node):
     w = c.const(node.inputs[1], "filter")
-    o = node.options
-    dh, dw = (o.DilationHFactor(), o.DilationWFactor()) if o else (1, 1)
-    ic = c.shape(node.inputs[0])[3]
-    if w.ndim != 4 or w.shape[3] < 1 or ic % w.shape[3]:
+    dh, dw = _dilation(node)
+    ic = c.shape4(node.inputs[0])[3]
+    if w.ndim != 4 or w.shape[3] < 1 or ic % w.shape[3] or w.shape[0] != \
+            c.shape4(node.outputs[0])[3]:
         raise _Fail("filter %s does not fit %d input channels" % (w.shape, ic))
     params = c.window(node, w.shape[1], w.shape[2], dh, dw)
     params.update({"groups": ic // w.shape[3], "dil_h": dh, "dil_w": dw})
@@ -194,10 +247,10 @@ def _conv(c, node):
 
 def _depthwise(c, node):
     w = c.const(node.inputs[1], "filter")
-    o = node.options
-    dh, dw = (o.DilationHFactor(), o.DilationWFactor()) if o else (1, 1)
-    ic = c.shape(node.inputs[0])[3]
-    if w.ndim != 4 or w.shape[3] % ic:
+    dh, dw = _dilation(node)
+    ic = c.shape4(node.inputs[0])[3]
+    if w.ndim != 4 or w.shape[0] != 1 or w.shape[3] % ic or w.shape[3] != \
+            c.shape4(node.outputs[0])[3]:
         raise _Fail("filter %s does not fit %d input channels" % (w.shape, ic))
     params = c.window(node, w.shape[1], w.shape[2], dh, dw)
     params.update({"depth_mult": w.shape[3] // ic, "dil_h": dh, "dil_w": dw})
@@ -206,10 +259,15 @@ def _depthwise(c, node):
 
 def _fully_connected(c, node):
     w = c.const(node.inputs[1], "weights")
-    if node.options is not None and node.options.WeightsFormat() != 0:
+    if node.options is not None and node.options["WeightsFormat"] != 0:
         raise _Fail("shuffled weights are not supported")
     if w.ndim != 2:
         raise _Fail("weights must be 2-D, got %s" % (w.shape,))
+    n_in, n_out = (int(np.prod(c.shape(t), dtype=np.int64)) for t in (node.inputs[0],
+                                                                        node.outputs[0]))
+    if n_in % w.shape[1] or n_out != n_in // w.shape[1] * w.shape[0]:
+        raise _Fail("weights %s do not fit input %s and output %s" % (
+            w.shape, c.shape(node.inputs[0]), c.shape(node.outputs[0])))
     c.weighted("fully_connected", node, w, {})
 
 
@@ -248,9 +306,9 @@ def _pool(c, node):
     o = node.options
     if o is None:
         raise _Fail("missing options")
-    kh, kw = o.FilterHeight(), o.FilterWidth()
-    if kh < 1 or kw < 1:
-        raise _Fail("bad filter %dx%d" % (kh, kw))
+    kh, kw = o["FilterHeight"], o["FilterWidth"]
+    if c.shape4(node.inputs[0])[3] != c.shape4(node.outputs[0])[3]:
+        raise _Fail("input and output channels differ")
     params = c.window(node, kh, kw)
     params.update({"kh": kh, "kw": kw})
     code = c.fused(node)
@@ -267,6 +325,8 @@ def _pool(c, node):
 
 def _mean(c, node):
     shape = c.shape(node.inputs[0])
+    if not shape:
+        raise _Fail("input has no dimensions")
     axes = sorted(int(a) % len(shape) for a in c.const(node.inputs[1], "axes").reshape(-1))
     if not axes or axes != list(range(axes[0], axes[-1] + 1)):
         raise _Fail("mean over axes %s: only one contiguous block of axes" % axes)
@@ -283,7 +343,11 @@ def _mean(c, node):
 
 
 def _softmax(c, node):
-    beta = float(node.options.Beta()) if node.options else 1.0
+    beta = float(node.options["Beta"]) if node.options else 1.0
+    if not math.isfinite(beta) or beta <= 0:
+        raise _Fail("bad beta %r" % beta)
+    if c.shape(node.inputs[0]) != c.shape(node.outputs[0]) or not c.shape(node.inputs[0]):
+        raise _Fail("input and output shapes differ")
     if not c.is_int8(node):
         c.emit("softmax", node, params={"beta": beta})
         return
@@ -337,18 +401,25 @@ def _clamp(c, node):
 
 def _pad(c, node):
     shape = c.shape(node.inputs[0])
-    pads = c.const(node.inputs[1], "paddings").reshape(-1, 2)
-    if len(shape) > 4 or pads.shape[0] != len(shape) or (pads < 0).any():
+    pads = c.const(node.inputs[1], "paddings").reshape(-1)
+    if len(shape) > 4 or pads.size != 2 * len(shape) or (pads < 0).any() or \
+            (pads > _MAX_DIM).any():
         raise _Fail("paddings %s do not fit shape %s" % (pads.tolist(), shape))
-    lead = [[0, 0]] * (4 - len(shape))
-    pads = lead + pads.tolist()
+    pads = [[0, 0]] * (4 - len(shape)) + pads.reshape(-1, 2).tolist()
     params = {"before": [int(p[0]) for p in pads], "after": [int(p[1]) for p in pads]}
+    dims = (1,) * (4 - len(shape)) + tuple(shape)
+    padded = [d + p[0] + p[1] for d, p in zip(dims, pads)]
+    if padded[4 - len(shape):] != list(c.shape(node.outputs[0])):
+        raise _Fail("output %s is not the padded input %s" % (c.shape(node.outputs[0]),
+                                                             padded))
     if c.is_int8(node):
         if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise _Fail("input and output quantization differ")
         value = c.quant(node.outputs[0])[1]
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
             value = int(c.const(node.inputs[2], "pad value").reshape(-1)[0])
+        if not -128 <= value <= 127:
+            raise _Fail("pad value %d is not an int8" % value)
     else:
         value = 0.0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
@@ -359,7 +430,9 @@ def _pad(c, node):
 
 def _concat(c, node):
     shape = c.shape(node.outputs[0])
-    axis = node.options.Axis() % len(shape) if node.options else 0
+    if not shape:
+        raise _Fail("output has no dimensions")
+    axis = node.options["Axis"] % len(shape) if node.options else 0
     if c.fused(node):
         raise _Fail("fused activation on concatenation is not supported")
     if c.is_int8(node):
@@ -381,31 +454,96 @@ _CONVERT = {
 
 
 def _fold_aliases(tf):
-    """Map the output of each reshape-like op to its input; returns {out: in}."""
+    """Map the output of each reshape-like op to the tensor it renames; returns {out: in}."""
     alias = {}
     for node in tf.ops:
         if node.name in _FOLDED:
-            src = node.inputs[0]
-            src = alias.get(src, src)
+            where = "node %d (%s)" % (node.index, node.name)
+            if not node.inputs or node.inputs[0] < 0 or len(node.outputs) != 1:
+                raise TFLiteImportError("%s: needs one input and one output" % where)
+            src = alias.get(node.inputs[0], node.inputs[0])
             a, b = tf.tensors[src], tf.tensors[node.outputs[0]]
             if a.dtype != b.dtype or (a.dtype == np.int8 and
                                       (a.scales, a.zero_points) != (b.scales, b.zero_points)):
-                raise ValueError("node %d (%s): input and output quantization differ"
-                                 % (node.index, node.name))
+                raise TFLiteImportError("%s: input and output quantization differ" % where)
+            if np.prod(a.shape, dtype=np.int64) != np.prod(b.shape, dtype=np.int64):
+                raise TFLiteImportError("%s: %s and %s differ in size" % (where, a.shape,
+                                                                           b.shape))
             alias[node.outputs[0]] = src
     return alias
 
 
-def _rename(node, alias):
-    node.inputs = [alias.get(t, t) for t in node.inputs]
-    return node
-
-
-def _check_supported(tf):
+def _check_structure(tf):
+    """Refuse what no conversion can use: unsupported ops (all named at once), too many
+    ops, missing inputs or outputs, and ops without the tensors they need."""
     bad = [n for n in tf.ops if n.name not in SUPPORTED]
     if bad:
-        raise ValueError("unsupported ops: " + ", ".join(
+        raise TFLiteImportError("unsupported ops: " + ", ".join(
             "node %d (%s)" % (n.index, n.name) for n in bad))
+    if len(tf.ops) > MAX_OPS:
+        raise TFLiteImportError("%d ops: more than %d" % (len(tf.ops), MAX_OPS))
+    if not tf.inputs or not tf.outputs:
+        raise TFLiteImportError("the model needs at least one input and one output")
+    for n in tf.ops:
+        need = _ARITY.get(n.name, 1)
+        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
+                len(n.outputs) != 1 or n.outputs[0] < 0:
+            raise TFLiteImportError("node %d (%s): needs %d inputs and one output, has %s -> %s"
+                                    % (n.index, n.name, need, n.inputs, n.outputs))
+
+
+def _sane_scale(scale):
+    """A quantization scale the fixed-point parameters can represent."""
+    return math.isfinite(scale) and 1e-30 < scale < 1e30
+
+
+def _check_op(op):
+    """Refuse parameters no .bst kernel can take: integers beyond int32, multipliers and
+    shifts out of range, numbers that are not finite."""
+    values = dict(op.params)
+    for name in ("mult", "shift"):
+        if name in op.consts:
+            values[name] = op.consts[name].tolist()
+    for name, v in values.items():
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, float) and not math.isfinite(x):
+                raise _Fail("parameter %s is %r" % (name, x))
+            if isinstance(x, int) and not _INT32[0] <= x <= _INT32[1]:
+                raise _Fail("parameter %s = %d is beyond int32" % (name, x))
+            if name.endswith("shift") and name != "left_shift" and not -31 <= x <= 31:
+                raise _Fail("requantization shift %d out of range (scales too far apart)"
+                            % x)
+            if name.endswith("mult") and not 0 <= x < (1 << 31):
+                raise _Fail("requantization multiplier %d out of range" % x)
+
+
+def _convert(tf, alias):
+    """The graph's tensors and ops; every node that cannot be converted is reported at once."""
+    conv = _Converter(tf, alias)
+    errors = []
+    for node in tf.ops:
+        if node.name in _FOLDED:
+            continue
+        first = len(conv.ops)
+        conv.shaped = node.name in _SHAPED
+        try:
+            _CONVERT[node.name](conv, node)
+            for op in conv.ops[first:]:
+                _check_op(op)
+        except _Fail as e:
+            errors.append("node %d (%s): %s" % (node.index, node.name, e))
+        except _MALFORMED as e:
+            errors.append("node %d (%s): malformed: %s: %s" % (node.index, node.name,
+                                                               type(e).__name__, e))
+    if errors:
+        raise TFLiteImportError("cannot import: " + "; ".join(errors))
+    conv.shaped = False
+    try:
+        inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs]
+        outputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.outputs]
+    except _Fail as e:
+        raise TFLiteImportError("graph inputs/outputs: %s" % e) from e
+    return conv, inputs, outputs
 
 
 def random_inputs(graph, count, seed=0):
@@ -423,67 +561,73 @@ def random_inputs(graph, count, seed=0):
     return sets
 
 
-def reference_tests(data, graph, count, seed=0):
-    """Run `count` random inputs through the TFLM interpreter; returns [(ins, outs)]."""
-    from tflite_micro.python.tflite_micro import runtime
-    interp = runtime.Interpreter.from_bytes(data)
-    tests = []
-    for ins in random_inputs(graph, count, seed):
-        for k, x in enumerate(ins):
-            interp.set_input(x, k)
-        interp.invoke()
-        outs = [np.array(interp.get_output(k)).reshape(shape)
-                for k, (_t, shape) in enumerate(graph.outputs)]
-        tests.append((ins, outs))
+def reference_tests(data, graph, count, arena, seed=0):
+    """Run `count` random input sets through TFLM (in a child process, its arena starting
+    at `arena` bytes); returns ([(ins, outs)], one line of TFLM's stderr or ''). Raises
+    TFLMError."""
+    sets = random_inputs(graph, count, seed)
+    outs, noise = run_tflm(data, sets, len(graph.outputs), arena)
+    shapes = [shape for _t, shape in graph.outputs]
+    tests = [(ins, [np.asarray(o).reshape(s) for o, s in zip(out, shapes)])
+             for ins, out in zip(sets, outs)]
+    return tests, noise
+
+
+def _tflm_arena(graph, arena):
+    """Where TFLM's arena starts: burn's planned arena, doubled, plus room for TFLM's own
+    per-tensor and per-op records (it doubles from there when that is too small)."""
+    return 2 * sum(arena.values()) + 256 * (len(graph.tensors) + len(graph.ops)) + (16 << 10)
+
+
+def _self_tests(data, graph, count, arena, say):
+    """TFLM's reference tests, or burn's runtime's when TFLM refuses the model cleanly."""
+    say("running TFLM for %d reference tests (in a child process)" % count)
+    try:
+        tests, noise = reference_tests(data, graph, count, _tflm_arena(graph, arena))
+    except TFLMError as e:
+        if not e.refused:
+            raise TFLiteImportError("%s; --tests 0 imports without TFLM" % e) from e
+        # TFLM refuses some valid TFLite models (hybrid ones: float ops with int8
+        # weights); their self-test vectors then come from burn's own runtime.
+        say("%s; reference tests come from burn's runtime" % e)
+        return runtime_tests(graph, random_inputs(graph, count))
+    if noise:
+        say(noise)
     return tests
 
 
-# What the lazy flatbuffer accessors raise on hostile bytes (struct.error for offsets
-# that point outside the buffer).
-_MALFORMED = (IndexError, TypeError, ArithmeticError, AttributeError, KeyError, struct.error)
+# What numpy and the conversion functions raise on inconsistent (hostile) models, beyond
+# the checks made on purpose.
+_MALFORMED = (ValueError, IndexError, TypeError, ArithmeticError, KeyError)
 
 
 def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
-    """Convert TFLite bytes into a Graph with `tests` TFLM reference tests. Raises
-    ValueError naming every unsupported op (node index and op name) or malformed part.
-    `progress(message)` is called as the work goes on."""
+    """Convert TFLite bytes into a Graph with `tests` (0 to MAX_TESTS) TFLM reference
+    tests. Raises TFLiteImportError (a ValueError), one line naming every unsupported op
+    (node index and op name) or the malformed part. `progress(message)` is called as the
+    work goes on."""
     say = progress or (lambda message: None)
+    if type(tests) is not int or not 0 <= tests <= MAX_TESTS:
+        raise TFLiteImportError("tests must be an integer from 0 to %d, got %r"
+                                % (MAX_TESTS, tests))
     tf = read_tflite(data)
-    _check_supported(tf)
-    try:
-        alias = _fold_aliases(tf)
-        conv = _Converter(tf)
-    except _MALFORMED as e:
-        raise ValueError("malformed TFLite graph: %s" % e) from e
-    errors = []
+    _check_structure(tf)
     say("converting %d ops" % len(tf.ops))
-    for node in tf.ops:
-        if node.name in _FOLDED:
-            continue
-        try:
-            _CONVERT[node.name](conv, _rename(node, alias))
-        except _Fail as e:
-            errors.append("node %d (%s): %s" % (node.index, node.name, e))
-        except _MALFORMED as e:
-            errors.append("node %d (%s): malformed: %s" % (node.index, node.name, e))
-    if errors:
-        raise ValueError("cannot import: " + "; ".join(errors))
-    try:
-        inputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.inputs]
-        outputs = [(conv.act(alias.get(t, t)), tf.tensors[t].shape) for t in tf.outputs]
-    except (_Fail,) + _MALFORMED as e:
-        raise ValueError("graph inputs/outputs: %s" % e) from e
+    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
     graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels, metadata=meta)
-    plan_arena(graph)  # the data flow is consistent (every read tensor is written first)
+    try:
+        _offsets, arena = plan_arena(graph)
+    except ValueError as e:
+        raise TFLiteImportError("the graph cannot be planned: %s" % e) from e
+    if sum(arena.values()) > MAX_ARENA:
+        raise TFLiteImportError("the activations need %d bytes, more than %d"
+                                % (sum(arena.values()), MAX_ARENA))
+    try:
+        burn.load(encode_bst(graph))
+    except ValueError as e:
+        raise TFLiteImportError("burn's runtime refuses the converted graph: %s" % e) from e
     if tests:
-        say("running TFLM for %d reference tests" % tests)
-        try:
-            graph.tests = reference_tests(data, graph, tests)
-        except RuntimeError:
-            # TFLM refuses some valid TFLite models (hybrid ones: float ops with int8
-            # weights); their self-test vectors then come from burn's own runtime.
-            say("TFLM cannot run this model; reference tests come from burn's runtime")
-            graph.tests = runtime_tests(graph, [ins[0] for ins in random_inputs(graph, tests)])
+        graph.tests = _self_tests(data, graph, tests, arena, say)
     return graph

@@ -1,22 +1,36 @@
 """Read a TFLite flatbuffer (with the `tflite` package) into plain Python objects.
 
 Every vector length is checked against the file size before it is walked, so a hostile file
-cannot make the reader loop or allocate without bound; anything malformed is a ValueError.
+cannot make the reader loop or allocate without bound. Every field the importer uses is read
+here, options included, so the flatbuffer accessors (which fail in many ways on hostile
+bytes) run nowhere else; anything malformed is a `TFLiteImportError`.
 """
+
+import struct
 
 import numpy as np
 import tflite
+from tflite.BuiltinOptions import BuiltinOptions
+
+from burn.host.importers.errors import TFLiteImportError
 
 # TFLite TensorType codes -> numpy dtypes.
 _TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_,
           7: np.int16, 9: np.int8}
 
+_WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
+_DILATION = ("DilationHFactor", "DilationWFactor")
+# The options table of each op the importer reads, and the fields it reads from it.
 _OPTIONS = {
-    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
-    "FULLY_CONNECTED": "FullyConnectedOptions", "ADD": "AddOptions", "MUL": "MulOptions",
-    "AVERAGE_POOL_2D": "Pool2DOptions", "MAX_POOL_2D": "Pool2DOptions",
-    "SOFTMAX": "SoftmaxOptions", "MEAN": "ReducerOptions",
-    "CONCATENATION": "ConcatenationOptions",
+    "CONV_2D": ("Conv2DOptions", _WINDOW + _DILATION),
+    "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", _WINDOW + _DILATION),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat")),
+    "ADD": ("AddOptions", ("FusedActivationFunction",)),
+    "MUL": ("MulOptions", ("FusedActivationFunction",)),
+    "AVERAGE_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
+    "MAX_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
+    "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
+    "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
 }
 
 
@@ -36,7 +50,8 @@ class TfTensor:
 
 class TfOp:
     """An operator: index, name ('CONV_2D', 'CUSTOM(foo)'), input and output tensor indices
-    (-1 marks an omitted optional input) and its builtin options object (or None)."""
+    (-1 marks an omitted optional input) and its builtin options as a dict of the fields the
+    importer uses (None when the file has no options table for it)."""
 
     def __init__(self, index, name, inputs, outputs, options):
         self.index = index
@@ -60,7 +75,7 @@ class TfModel:
 def _count(n, size, what):
     """A vector length `n` that cannot exceed the file (each element takes >= 1 byte)."""
     if n < 0 or n > size:
-        raise ValueError("%s: length %d exceeds the file size" % (what, n))
+        raise TFLiteImportError("%s: length %d exceeds the file size" % (what, n))
     return n
 
 
@@ -76,7 +91,7 @@ def _buffer_data(model, buf, index, size):
     if offset > 1:
         length = b.Size()
         if offset + length > size:
-            raise ValueError("buffer %d lies outside the file" % index)
+            raise TFLiteImportError("buffer %d lies outside the file" % index)
         return memoryview(buf)[offset:offset + length]
     n = _count(b.DataLength(), size, "buffer %d" % index)
     if n == 0:
@@ -89,17 +104,17 @@ def _tensor(model, sg, buf, i, size):
     code = t.Type()
     dtype = _TYPES.get(code)
     if dtype is None:
-        raise ValueError("tensor %d: unsupported TFLite type code %d" % (i, code))
+        raise TFLiteImportError("tensor %d: unsupported TFLite type code %d" % (i, code))
     shape = tuple(_ints(t.Shape, t.ShapeLength(), size, "tensor %d shape" % i))
-    if any(d < 0 or d > (1 << 24) for d in shape):
-        raise ValueError("tensor %d: absurd shape %s" % (i, shape))
+    if len(shape) > 8 or any(d < 0 or d > (1 << 24) for d in shape):
+        raise TFLiteImportError("tensor %d: absurd shape %s" % (i, shape))
     numel = int(np.prod(shape, dtype=np.int64))
     raw = _buffer_data(model, buf, t.Buffer(), size)
     data = None
     if raw is not None:
         data = np.frombuffer(raw, dtype=np.uint8)
         if data.size != numel * np.dtype(dtype).itemsize:
-            raise ValueError("tensor %d: %d bytes of data for shape %s of %s" % (
+            raise TFLiteImportError("tensor %d: %d bytes of data for shape %s of %s" % (
                 i, data.size, shape, np.dtype(dtype).name))
         data = data.view(dtype).reshape(shape)
     scales, zps, qdim = [], [], 0
@@ -116,7 +131,7 @@ def _tensor(model, sg, buf, i, size):
 def _op_name(model, op, size):
     index = op.OpcodeIndex()
     if index >= _count(model.OperatorCodesLength(), size, "operator codes"):
-        raise ValueError("opcode index %d out of range" % index)
+        raise TFLiteImportError("opcode index %d out of range" % index)
     oc = model.OperatorCodes(index)
     code = max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
     if code == 32:
@@ -124,50 +139,66 @@ def _op_name(model, op, size):
     return tflite.BUILTIN_OPCODE2NAME.get(code, "UNKNOWN(%d)" % code)
 
 
-def _options(name, op):
-    cls_name = _OPTIONS.get(name)
-    table = op.BuiltinOptions() if cls_name else None
+def _options(i, name, op):
+    if name not in _OPTIONS:
+        return None
+    cls_name, fields = _OPTIONS[name]
+    table = op.BuiltinOptions()
     if table is None:
         return None
+    if op.BuiltinOptionsType() != getattr(BuiltinOptions, cls_name):
+        raise TFLiteImportError("node %d (%s): options of type %d, expected %s"
+                                % (i, name, op.BuiltinOptionsType(), cls_name))
     opts = getattr(tflite, cls_name)()
     opts.Init(table.Bytes, table.Pos)
-    return opts
+    return {f: getattr(opts, f)() for f in fields}
 
 
-def _read(buf):
+def _read(buf, where):
     size = len(buf)
     if size < 8 or bytes(buf[4:8]) != b"TFL3":
-        raise ValueError("not a TFLite model (no TFL3 identifier)")
+        raise TFLiteImportError("not a TFLite model (no TFL3 identifier)")
     model = tflite.Model.GetRootAsModel(buf, 0)
     if _count(model.SubgraphsLength(), size, "subgraphs") < 1:
-        raise ValueError("the model has no subgraph")
+        raise TFLiteImportError("the model has no subgraph")
     sg = model.Subgraphs(0)
     n_tensors = _count(sg.TensorsLength(), size, "tensors")
-    tensors = [_tensor(model, sg, buf, i, size) for i in range(n_tensors)]
+    tensors = []
+    for i in range(n_tensors):
+        where[0] = "tensor %d" % i
+        tensors.append(_tensor(model, sg, buf, i, size))
     ops = []
     for i in range(_count(sg.OperatorsLength(), size, "operators")):
+        where[0] = "node %d" % i
         op = sg.Operators(i)
         name = _op_name(model, op, size)
         ins = _ints(op.Inputs, op.InputsLength(), size, "node %d inputs" % i)
         outs = _ints(op.Outputs, op.OutputsLength(), size, "node %d outputs" % i)
         for t in ins + outs:
             if t < -1 or t >= n_tensors:
-                raise ValueError("node %d (%s): tensor index %d out of range" % (i, name, t))
-        ops.append(TfOp(i, name, ins, outs, _options(name, op)))
+                raise TFLiteImportError("node %d (%s): tensor index %d out of range"
+                                        % (i, name, t))
+        ops.append(TfOp(i, name, ins, outs, _options(i, name, op)))
+    where[0] = "the subgraph's inputs and outputs"
     inputs = _ints(sg.Inputs, sg.InputsLength(), size, "inputs")
     outputs = _ints(sg.Outputs, sg.OutputsLength(), size, "outputs")
     for t in inputs + outputs:
         if t < 0 or t >= n_tensors:
-            raise ValueError("graph input/output tensor index %d out of range" % t)
+            raise TFLiteImportError("graph input/output tensor index %d out of range" % t)
     desc = (model.Description() or b"").decode("utf-8", "replace")
     return TfModel(tensors, ops, inputs, outputs, desc)
 
 
 def read_tflite(buf):
-    """Parse TFLite bytes into a TfModel; any malformation is a ValueError."""
+    """Parse TFLite bytes into a TfModel; any malformation is a TFLiteImportError."""
+    where = ["the model's tables"]
     try:
-        return _read(buf)
-    except ValueError:
+        return _read(buf, where)
+    except TFLiteImportError:
         raise
+    except struct.error as e:
+        raise TFLiteImportError("malformed TFLite model: in %s, an offset points outside the "
+                                "file" % where[0]) from e
     except Exception as e:  # the flatbuffers accessors fail in many ways on hostile bytes
-        raise ValueError("malformed TFLite model: %s: %s" % (type(e).__name__, e)) from e
+        raise TFLiteImportError("malformed TFLite model: in %s: %s: %s"
+                                % (where[0], type(e).__name__, e)) from e
