@@ -187,6 +187,37 @@ flex_status flex_concat(int32_t elem_size, int32_t n_inputs, const void *const *
                         const int32_t *axis_sizes, int32_t outer, int32_t inner,
                         void *output, size_t output_len);
 
+/* ---- plans: a whole int8 model in one call ---------------------------------------- */
+
+/* Op codes of plan steps: the int8 kernels, the layout kernels and a plain copy. */
+#define FLEX_OP_S8_CONV2D 1
+#define FLEX_OP_S8_DEPTHWISE_CONV2D 2
+#define FLEX_OP_S8_FULLY_CONNECTED 3
+#define FLEX_OP_S8_ADD 4
+#define FLEX_OP_S8_MUL 5
+#define FLEX_OP_S8_AVG_POOL2D 6
+#define FLEX_OP_S8_MAX_POOL2D 7
+#define FLEX_OP_S8_MEAN 8
+#define FLEX_OP_S8_SOFTMAX 9
+#define FLEX_OP_S8_LOGISTIC 10
+#define FLEX_OP_S8_TANH 11
+#define FLEX_OP_S8_REQUANTIZE 12
+#define FLEX_OP_PAD 13
+#define FLEX_OP_CONCAT 14
+#define FLEX_OP_COPY 15 /* bytes; pointers src, dst (they may overlap) */
+#define FLEX_OP_COUNT 16
+
+/* Runs the steps of `plan` in order, stopping at the first that fails. A step is int32
+ * words: op, word count w, pointer count p, then w argument words and p pointer indices.
+ * The words are the kernel's non-pointer parameters in its order: an integer (int32_t or
+ * size_t) one word, a parameter block its int32 fields; the pointer indices select, in
+ * parameter order, entries of `buffers` (-1 for NULL). concat's `inputs` is a word: the
+ * index of the first of n_inputs consecutive entries of `buffers`. Returns FLEX_OK, or the
+ * failing step's status with its index in *failed (when failed is not NULL); a malformed
+ * step (unknown op, wrong counts, an index outside `buffers`) gives FLEX_E_PARAM. */
+flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buffers,
+                          size_t n_buffers, int32_t *failed);
+
 /* ---- float32 kernels (NCHW) ------------------------------------------------------ */
 
 /* c[m, n] = op(a) @ op(b) + beta * c; row-major; op transposes when trans_* is 1. */

@@ -13,6 +13,7 @@ import inspect
 
 from burn.host.flex.binding import raise_for_status
 from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.plan import Plan
 
 # burn.graph kernel name -> GraphKernels method
 _FLEX_KERNELS = {
@@ -44,10 +45,11 @@ class _Recorder:
 
     def __init__(self, lib):
         self.lib = lib
-        self.prepared = None
+        self.prepared = self.args = None
 
     def call(self, name, args):
         self.prepared = (name, *self.lib.prepare(name, args))
+        self.args = args
         return self.prepared[1](*self.prepared[2])
 
 
@@ -58,36 +60,90 @@ class _Replay:
     def __init__(self, lib, method):
         self.lib = lib
         self.method = method
-        self.name = self.fn = self.args = self.keep = None
+        self.name = self.fn = self.args = self.keep = self.kernel_args = None
 
     def __call__(self, *args):
         if self.fn is None:
             recorder = _Recorder(self.lib)
             getattr(GraphKernels(recorder), self.method)(*args)
             self.name, self.fn, self.args, self.keep = recorder.prepared
+            self.kernel_args = recorder.args
             return
         status = self.fn(*self.args)
         if status:
             raise_for_status(self.name, status)
 
 
+def _plan(model, lib):
+    """The model's steps and output copies as one flex_c plan (burn.host.flex.plan), or None
+    when a step has no plan op (a Python kernel, a float kernel)."""
+    plan = Plan(lib)
+    for s in model._steps:
+        if isinstance(s.k, _Replay):
+            if not plan.kernel(s.k.name, s.k.kernel_args):
+                return None
+        elif isinstance(s.k, _BufferCopy):
+            src, dst, size = s.a
+            plan.copy(src, dst, size * memoryview(src).itemsize)
+        else:
+            return None
+    for view, out in zip(model._out_views, model._outputs):
+        plan.copy(view, out, len(view) * memoryview(view).itemsize)
+    plan.finish()
+    return plan
+
+
+class _PlanRun:
+    """`model.run` of a one-input model that runs as a plan: an input that is a buffer of
+    the input's format and length (a flat numpy array, array.array) goes into the arena by
+    one buffer assignment, then the plan runs; any other input takes the model's own `run`,
+    which converts or rejects it as always."""
+
+    def __init__(self, model, plan):
+        self.view = model._inputs[0][0]
+        self.fn, self.args = plan.call
+        self.check = plan.check
+        self.raw = model._raw
+        self.plain = type(model).run.__get__(model)
+
+    def __call__(self, x):
+        try:
+            self.view[:] = x
+        except (TypeError, ValueError):
+            return self.plain(x)
+        status = self.fn(*self.args)
+        if status:
+            self.check(status)
+        return self.raw
+
+
 class _FastInvoke:
     """`model.invoke` for a model whose steps are all in memory: after the first run, which
-    prepares every C call, the steps run as a list of prepared calls, without the generic
-    loop's per-step Python (a file-mode model, which reads layers between its steps, keeps
-    the generic loop)."""
+    prepares every C call, the whole model runs as one flex_c plan (`flex_plan_run`) when
+    every step and output copy has a plan op, else as a list of prepared calls, without the
+    generic loop's per-step Python (a file-mode model, which reads layers between its steps,
+    keeps the generic loop)."""
 
-    def __init__(self, model):
+    def __init__(self, model, lib):
         self.model = model
+        self.lib = lib
         self.plain = model.invoke
         self.calls = None
+        self.plan = None
 
     def __call__(self):
+        if self.plan is not None:
+            self.plan.run()
+            return
         calls = self.calls
         if calls is None:
             self.plain()
             self.calls = [(s.k.name, s.k.fn, s.k.args) if isinstance(s.k, _Replay)
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
+            if hasattr(self.lib.lib, "flex_plan_run"):
+                self.plan = _plan(self.model, self.lib)
+                if self.plan is not None and len(self.model._inputs) == 1:
+                    self.model.run = _PlanRun(self.model, self.plan)
             return
         # fn(*args) with a tuple allocates nothing, so the loop does not wake the GC
         for name, fn, args in calls:
@@ -97,18 +153,19 @@ class _FastInvoke:
         self.model._copy_outputs()
 
 
-def _buffer_copy(plain):
+class _BufferCopy:
     """burn.graph.layout's copy(src, dst, size) as one buffer assignment where both buffers
     expose `size` elements of the same format; `plain` (the kernel it replaces) otherwise,
     which also reports bad sizes as before."""
 
-    def copy(src, dst, size):
+    def __init__(self, plain):
+        self.plain = plain
+
+    def __call__(self, src, dst, size):
         try:
             memoryview(dst)[:size] = memoryview(src)[:size]
         except (TypeError, ValueError):
-            plain(src, dst, size)
-
-    return copy
+            self.plain(src, dst, size)
 
 
 def _arity(method):
@@ -138,9 +195,9 @@ def use_flex(model, lib=None):
                 step.k = getattr(kernels, name)
             moved += 1
         elif base in ("copy", "copy_s8"):
-            step.k = _buffer_copy(step.k)
-    model._copy = [_buffer_copy(copy) for copy in model._copy]
+            step.k = _BufferCopy(step.k)
+    model._copy = [_BufferCopy(copy) for copy in model._copy]
     if hasattr(kernels.lib, "prepare") and not any(s.reads for s in model._steps):
-        model.invoke = _FastInvoke(model)
+        model.invoke = _FastInvoke(model, kernels.lib)
     model.flex_ops = moved
     return model
