@@ -69,11 +69,12 @@ def _flat(x):
 
 
 def _settle():
-    """On MicroPython, collect the garbage of a load step before the next one: what the next
-    step keeps then fills the holes at the bottom of the heap instead of being scattered
-    between garbage, which would leave the free heap in pieces too small for the modules
-    that `model(x)` imports on its first call (the Tensor backend)."""
-    if _ON_BOARD:
+    """On MicroPython with a third of the heap or more in use, collect the garbage of a load
+    step before the next one: what the next step keeps then fills the holes at the bottom
+    of the heap instead of being scattered between garbage, which would leave the free heap
+    in pieces too small for the modules that `model(x)` imports on its first call (the
+    Tensor backend). A collection takes about 9 ms on an RP2040, so a roomy heap skips it."""
+    if _ON_BOARD and gc.mem_free() < 2 * gc.mem_alloc():
         gc.collect()
 
 
@@ -138,11 +139,11 @@ class Model:
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         bst.ops = None  # the steps hold what is needed
-        self._plan_streams(steps)
         flex = None
         if bst.mapped is not None and (variant is None or variant == "flex"):
             flex = bst_ops.flex_module()
         for step in steps:
+            self._plan_streams(step)
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
             _settle()
@@ -197,28 +198,25 @@ class Model:
             step.a = tuple([view if a is table else a for a in step.a])
             del self._tables[index]
 
-    def _plan_streams(self, steps):
-        """In file mode, give each op the span of its blobs of each dtype, which must fit
-        the reusable buffer of that dtype, and the reads that fill it."""
-        for step in steps:
-            step.streams = {}
-            if self._bst.file is None:
-                continue
-            for dtype in _STREAMED:
-                spans = [self._bst.blob(b) for b in step.consts.values()
-                         if self._bst.blob(b)[2] == dtype]
-                if spans:
-                    lo = min([s[0] for s in spans])
-                    hi = max([s[0] + s[1] for s in spans])
-                    if hi - lo > self._bst.layer[dtype]:
-                        step.fail("constants span %d bytes, more than the %s layer buffer "
-                                  "of %d" % (hi - lo, dtype, self._bst.layer[dtype]))
-                    step.streams[dtype] = (lo, hi - lo)
-            _settle()
-        base = self._bst.data_offset
-        for step in steps:
-            step.reads = [(base + lo, self._layer[dt][:n // ITEMSIZE[dt]], n)
-                          for dt, (lo, n) in step.streams.items()]
+    def _plan_streams(self, step):
+        """In file mode, give `step` the span of its blobs of each dtype, which must fit the
+        reusable buffer of that dtype, and the reads that fill it."""
+        step.streams = {}
+        step.reads = []
+        if self._bst.file is None:
+            return
+        for dtype in _STREAMED:
+            spans = [self._bst.blob(b) for b in step.consts.values()
+                     if self._bst.blob(b)[2] == dtype]
+            if spans:
+                lo = min([s[0] for s in spans])
+                hi = max([s[0] + s[1] for s in spans])
+                if hi - lo > self._bst.layer[dtype]:
+                    step.fail("constants span %d bytes, more than the %s layer buffer "
+                              "of %d" % (hi - lo, dtype, self._bst.layer[dtype]))
+                step.streams[dtype] = (lo, hi - lo)
+                step.reads.append((self._bst.data_offset + lo,
+                                   self._layer[dtype][:(hi - lo) // ITEMSIZE[dtype]], hi - lo))
 
     def _read_layer(self, step):
         """File mode: read the constants of `step` into the layer buffers."""

@@ -10,6 +10,7 @@ it there and report latency, heap and flash.
     burn-flash --board rp2040 --firmware firmware.uf2  # MicroPython firmware first
 """
 
+import os
 import sys
 
 from burn.host.board_session import Emulated, add_emulated_options
@@ -67,6 +68,9 @@ def run(args):
     say = print
     if args.firmware and not args.emulated:
         if args.dry_run:
+            if not os.path.isfile(args.firmware):
+                print("%s: no firmware file %s" % (prog, args.firmware), file=sys.stderr)
+                return 2
             say("dry run: the firmware %s would be copied to the board's bootloader drive "
                 "first" % args.firmware)
         else:

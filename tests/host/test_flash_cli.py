@@ -103,3 +103,13 @@ def test_host_self_test_failure_is_reported(tmp_path):
     said = []
     facts = fl.model_facts(bad, said.append)
     assert facts.host_self_test_error and said[1].startswith("  failed: self-test 0")
+
+
+def test_dry_run_with_firmware_copies_nothing(model, tmp_path, no_board, capsys):
+    uf2 = tmp_path / "firmware.uf2"
+    uf2.write_bytes(b"\0" * 512)
+    assert flash_main.main(["--dry-run", "--firmware", str(uf2), model]) == 0
+    out = capsys.readouterr().out
+    assert "the firmware %s would be copied" % uf2 in out and "/model.bst" in out
+    assert flash_main.main(["--dry-run", "--firmware", str(tmp_path / "none.uf2")]) == 2
+    assert "no firmware file" in capsys.readouterr().err
