@@ -169,11 +169,12 @@ class ModelBuilder:
         return bytes(b.Output())
 
 
-def run_tflm(model_bytes, inputs, n_outputs=1):
-    """Run a model in the tflite-micro interpreter; returns the list of output arrays."""
+def run_tflm(model_bytes, inputs, n_outputs=1, arena_size=None):
+    """Run a model in the tflite-micro interpreter (in this process; `arena_size` None is
+    the Python wrapper's default, 10x the file); returns the list of output arrays."""
     from tflite_micro.python.tflite_micro import runtime
 
-    interp = runtime.Interpreter.from_bytes(model_bytes)
+    interp = runtime.Interpreter.from_bytes(model_bytes, arena_size=arena_size)
     for i, x in enumerate(inputs):
         interp.set_input(x, i)
     interp.invoke()

@@ -19,7 +19,7 @@ import numpy as np
 import burn
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
-from burn.host.arena_plan import plan_arena, tensor_bytes
+from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
@@ -83,9 +83,6 @@ class _Converter:
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
-        if not all(tt.shape) or tensor_bytes(GraphTensor("", tt.shape, "int8")) > MAX_ARENA:
-            raise _Fail("tensor %d (%s) has shape %s: empty or too large" % (t, tt.name,
-                                                                          tt.shape))
         if tt.dtype == np.int8:
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
@@ -490,6 +487,19 @@ def _check_structure(tf):
                 len(n.outputs) != 1 or n.outputs[0] < 0:
             raise TFLiteImportError("node %d (%s): needs %d inputs and one output, has %s -> %s"
                                     % (n.index, n.name, need, n.inputs, n.outputs))
+        for t in n.inputs + n.outputs:
+            tt = tf.tensors[t] if t >= 0 else None
+            if tt is not None and tt.data is None and \
+                    not 0 < _numel(tt.shape) * tt.dtype.itemsize <= MAX_ARENA:
+                raise TFLiteImportError("node %d (%s): tensor %d (%s) has shape %s: empty or "
+                                        "too large" % (n.index, n.name, t, tt.name, tt.shape))
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _sane_scale(scale):

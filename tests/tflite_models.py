@@ -1,0 +1,107 @@
+"""Small .tflite models for the importer's tests, built with tests/tflite_builder.py (real
+TFLite flatbuffers that TFLM runs)."""
+
+import numpy as np
+from tflite_builder import ModelBuilder
+
+
+def small_cnn(seed=0):
+    """conv(relu, SAME) -> depthwise(VALID) -> add(skip) -> avg pool -> reshape -> fc ->
+    softmax, all int8 with per-channel weights."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 6, 6, 3), "int8", scale=0.05, zero_point=-3)
+    ws = [0.01 + 0.002 * i for i in range(8)]
+    w = mb.tensor("w", (8, 3, 3, 3), "int8", data=rng.integers(-127, 128, (8, 3, 3, 3)),
+                  scale=ws, zero_point=[0] * 8, quantized_dimension=0)
+    b = mb.tensor("b", (8,), "int32", data=rng.integers(-500, 500, 8),
+                  scale=[0.05 * s for s in ws], zero_point=[0] * 8)
+    c = mb.tensor("c", (1, 6, 6, 8), "int8", scale=0.08, zero_point=-128)
+    mb.op("CONV_2D", [x, w, b], [c], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1,
+          FusedActivationFunction=1)
+    dws = [0.02] * 8
+    dw = mb.tensor("dw", (1, 3, 3, 8), "int8", data=rng.integers(-127, 128, (1, 3, 3, 8)),
+                   scale=dws, zero_point=[0] * 8, quantized_dimension=3)
+    db = mb.tensor("db", (8,), "int32", data=rng.integers(-300, 300, 8),
+                   scale=[0.08 * s for s in dws], zero_point=[0] * 8)
+    d = mb.tensor("d", (1, 6, 6, 8), "int8", scale=0.1, zero_point=4)
+    mb.op("DEPTHWISE_CONV_2D", [c, dw, db], [d], "DepthwiseConv2DOptions", Padding=0,
+          StrideH=1, StrideW=1, DepthMultiplier=1)
+    s = mb.tensor("s", (1, 6, 6, 8), "int8", scale=0.12, zero_point=-5)
+    mb.op("ADD", [c, d], [s], "AddOptions", FusedActivationFunction=0)
+    p = mb.tensor("p", (1, 3, 3, 8), "int8", scale=0.12, zero_point=-5)
+    mb.op("AVERAGE_POOL_2D", [s], [p], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
+          FilterHeight=2, FilterWidth=2)
+    new_shape = mb.tensor("shape", (2,), "int32", data=[1, 72])
+    f = mb.tensor("f", (1, 72), "int8", scale=0.12, zero_point=-5)
+    mb.op("RESHAPE", [p, new_shape], [f])
+    fw = mb.tensor("fw", (4, 72), "int8", data=rng.integers(-127, 128, (4, 72)),
+                   scale=0.01, zero_point=0)
+    fb = mb.tensor("fb", (4,), "int32", data=rng.integers(-100, 100, 4), scale=0.0012,
+                   zero_point=0)
+    logits = mb.tensor("logits", (1, 4), "int8", scale=0.2, zero_point=2)
+    mb.op("FULLY_CONNECTED", [f, fw, fb], [logits], "FullyConnectedOptions")
+    y = mb.tensor("y", (1, 4), "int8", scale=1.0 / 256, zero_point=-128)
+    mb.op("SOFTMAX", [logits], [y], "SoftmaxOptions", Beta=1.0)
+    return mb.finish([x], [y])
+
+
+def reshape_depthwise(seed=2):
+    """A flat (1, 1960) input reshaped to (1, 49, 40, 1) (as the KWS front end is) and fed
+    to a depthwise convolution with depth multiplier 4: the reshape is folded, but the
+    depthwise op needs the 4-D shape."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 1960), "int8", scale=0.06, zero_point=7)
+    r = mb.tensor("r", (1, 49, 40, 1), "int8", scale=0.06, zero_point=7)
+    mb.op("RESHAPE", [x, mb.tensor("shape", (4,), "int32", data=[1, 49, 40, 1])], [r])
+    ws = [0.02, 0.03, 0.025, 0.015]
+    w = mb.tensor("w", (1, 10, 4, 4), "int8", data=rng.integers(-127, 128, (1, 10, 4, 4)),
+                  scale=ws, zero_point=[0] * 4, quantized_dimension=3)
+    b = mb.tensor("b", (4,), "int32", data=rng.integers(-200, 200, 4),
+                  scale=[0.06 * s for s in ws], zero_point=[0] * 4)
+    y = mb.tensor("y", (1, 20, 19, 4), "int8", scale=0.15, zero_point=-20)
+    mb.op("DEPTHWISE_CONV_2D", [r, w, b], [y], "DepthwiseConv2DOptions", Padding=1,
+          StrideH=2, StrideW=2, DepthMultiplier=4, FusedActivationFunction=1)
+    return mb.finish([x], [y])
+
+
+def two_inputs():
+    """Two int8 inputs: y = relu(a + b) * a, with different quantizations."""
+    mb = ModelBuilder()
+    a = mb.tensor("a", (1, 4, 4, 3), "int8", scale=0.05, zero_point=-3)
+    b = mb.tensor("b", (1, 4, 4, 3), "int8", scale=0.08, zero_point=10)
+    s = mb.tensor("s", (1, 4, 4, 3), "int8", scale=0.1, zero_point=-128)
+    mb.op("ADD", [a, b], [s], "AddOptions", FusedActivationFunction=1)
+    y = mb.tensor("y", (1, 4, 4, 3), "int8", scale=0.02, zero_point=4)
+    mb.op("MUL", [s, a], [y], "MulOptions", FusedActivationFunction=0)
+    return mb.finish([a, b], [y])
+
+
+def hybrid_two_inputs(seed=3):
+    """Two float32 inputs added, then a float fully connected layer with int8 weights (a
+    hybrid op, which TFLM refuses with a message on stderr)."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    a = mb.tensor("a", (1, 8), "float32")
+    b = mb.tensor("b", (1, 8), "float32")
+    s = mb.tensor("s", (1, 8), "float32")
+    mb.op("ADD", [a, b], [s], "AddOptions")
+    w = mb.tensor("w", (3, 8), "int8", data=rng.integers(-127, 128, (3, 8)), scale=0.01,
+                  zero_point=0)
+    bias = mb.tensor("bias", (3,), "float32", data=rng.standard_normal(3))
+    y = mb.tensor("y", (1, 3), "float32")
+    mb.op("FULLY_CONNECTED", [s, w, bias], [y], "FullyConnectedOptions")
+    return mb.finish([a, b], [y])
+
+
+def wide_activations(side=96, channels=8):
+    """A few hundred bytes of file with large activations: a max pool whose input is far
+    more than ten times the file, the arena TFLM's Python wrapper would guess."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, side, side, channels), "int8", scale=0.05, zero_point=-3)
+    y = mb.tensor("y", (1, side // 2, side // 2, channels), "int8", scale=0.05,
+                  zero_point=-3)
+    mb.op("MAX_POOL_2D", [x], [y], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
+          FilterHeight=2, FilterWidth=2)
+    return mb.finish([x], [y])
