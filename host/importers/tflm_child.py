@@ -39,7 +39,8 @@ def stderr_summary(text):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:
         return ""
-    more = " (+%d more lines)" % (len(lines) - 1) if len(lines) > 1 else ""
+    more = " (+%d more line%s)" % (len(lines) - 1, "s" if len(lines) > 2 else "") \
+        if len(lines) > 1 else ""
     return "TFLM said: %s%s" % (lines[0][:160], more)
 
 
@@ -117,8 +118,9 @@ def _child(folder):
         answer = _invoke(folder, req)
     except Exception as e:  # every failure is reported in the answer file
         # TFLM's own refusals are RuntimeErrors; anything else means it could not even try.
-        answer = {"error": " ".join(("%s: %s" % (type(e).__name__, e)).split()),
-                  "refused": isinstance(e, RuntimeError)}
+        refused = isinstance(e, RuntimeError)
+        text = str(e) if refused else "%s: %s" % (type(e).__name__, e)
+        answer = {"error": " ".join(text.split()), "refused": refused}
     with open(os.path.join(folder, "answer.json"), "w") as f:
         json.dump(answer, f)
 
