@@ -13,7 +13,7 @@ ValueErrors that name the op index and kind.
 import gc
 from array import array
 
-from burn.bst import MAX_DIM, check_int, check_number, numel
+from burn.bst import ITEMSIZE, MAX_DIM, check_int, check_number, numel
 
 _I32 = 2147483647
 _SHIFT = 31
@@ -80,6 +80,30 @@ def flex_module():
             burnflex = None
         _FLEX.append(burnflex)
     return _FLEX[0]
+
+
+def flex_plan(model):
+    """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
+    after running it once (burnflex.plan runs each step before recording it); None, with
+    nothing run or the run incomplete, when the module has no plan runner, the model streams
+    its layers from a file, or a step is not a flex kernel or a copy."""
+    flex = flex_module()
+    if flex is None or not hasattr(flex, "plan") or model._bst.file is not None:
+        return None
+    steps = []
+    for s in model._steps:
+        if s.kind == "copy":
+            steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
+        elif s.runtime == "flex":
+            steps.append((s.k, s.a))
+        else:
+            return None
+    for (tid, _shape), view, out in zip(model._bst.outputs, model._out_views, model._outputs):
+        steps.append((None, (view, out, len(view) * ITEMSIZE[model.tensors[tid][1]])))
+    try:
+        return flex.plan(steps)
+    except ValueError:  # a float32 kernel: it has no plan step
+        return None
 
 
 def kernel(module, name, variant=None):

@@ -45,6 +45,15 @@
 #define BF_FLOAT_KERNELS(X)
 #endif
 
+/* The plan runner, where the build has it (the same rule for the qstr scan as above). */
+#if BURNFLEX_PLAN || (defined(NO_QSTR) && !defined(MICROPY_ENABLE_DYNRUNTIME))
+#define BF_PLAN_FUNCTIONS(X)                                                   \
+    X(MP_QSTR_plan, bf_plan_obj)                                               \
+    X(MP_QSTR_run_plan, bf_run_plan_obj)
+#else
+#define BF_PLAN_FUNCTIONS(X)
+#endif
+
 #define BF_KERNELS(X) BF_INT8_KERNELS(X) BF_FLOAT_KERNELS(X)
 
 /* the function objects, defined in burnflex_s8.c, burnflex_layout.c and burnflex_f32.c */
@@ -58,6 +67,7 @@ BF_KERNELS(BF_DECLARE)
 mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *args) {
     MP_DYNRUNTIME_INIT_ENTRY
     BF_KERNELS(BF_STORE)
+    BF_PLAN_FUNCTIONS(BF_STORE)
     mp_store_global(MP_QSTR_aligned, MP_OBJ_FROM_PTR(&bf_aligned_obj));
     mp_store_global(MP_QSTR_version, mp_obj_new_int(flex_version()));
     mp_store_global(MP_QSTR_float, mp_obj_new_bool(BURNFLEX_FLOAT));
@@ -74,6 +84,7 @@ static const mp_rom_map_elem_t burnflex_globals_table[] = {
     {MP_ROM_QSTR(MP_QSTR_float), BURNFLEX_FLOAT ? MP_ROM_TRUE : MP_ROM_FALSE},
     {MP_ROM_QSTR(MP_QSTR_aligned), MP_ROM_PTR(&bf_aligned_obj)},
     BF_KERNELS(BF_ENTRY)
+    BF_PLAN_FUNCTIONS(BF_ENTRY)
 };
 static MP_DEFINE_CONST_DICT(burnflex_globals, burnflex_globals_table);
 

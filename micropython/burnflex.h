@@ -17,12 +17,41 @@
 #include "py/runtime.h"
 #endif
 
+/* 1 when plan() and run_plan() are compiled in (burnflex_plan.c, flex_c's common/plan.c);
+ * the armv6m native module leaves them out to stay within its size budget. */
+#ifndef BURNFLEX_PLAN
+#define BURNFLEX_PLAN 1
+#endif
+
+/* With plans, the bindings call the recorders of burnflex_plan.c, which run the kernel or
+ * record its call; renamed here, before flex.h declares them, so the signatures are the
+ * kernels' own. */
+#if BURNFLEX_PLAN && !defined(BF_PLAN_IMPL)
+#define flex_s8_conv2d bf_s8_conv2d
+#define flex_s8_depthwise_conv2d bf_s8_depthwise_conv2d
+#define flex_s8_fully_connected bf_s8_fully_connected
+#define flex_s8_add bf_s8_add
+#define flex_s8_mul bf_s8_mul
+#define flex_s8_avg_pool2d bf_s8_avg_pool2d
+#define flex_s8_max_pool2d bf_s8_max_pool2d
+#define flex_s8_mean bf_s8_mean
+#define flex_s8_softmax bf_s8_softmax
+#define flex_s8_logistic bf_s8_logistic
+#define flex_s8_tanh bf_s8_tanh
+#define flex_s8_requantize bf_s8_requantize
+#define flex_pad bf_pad
+#define flex_concat bf_concat
+#endif
+
 #include "flex.h"
 
 /* 1 when the float kernels are compiled in (CPUs with an FPU); set by the build. */
 #ifndef BURNFLEX_FLOAT
 #define BURNFLEX_FLOAT 0
 #endif
+
+/* At most this many inputs to one concat (their pointers live on the C stack). */
+#define BF_MAX_CONCAT 32
 
 /* Element kinds of a buffer argument. */
 enum { BF_S8, BF_I32, BF_F32, BF_ANY };
@@ -134,6 +163,10 @@ static inline int32_t bf_neg(int32_t zp) {
 /* burnflex.aligned(buffer): whether its first byte is word aligned (a table used in place
  * as int32 words must be). */
 extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;
+
+/* burnflex.plan(steps) and burnflex.run_plan(words, pointers) (burnflex_plan.c). */
+extern const mp_obj_fun_builtin_fixed_t bf_plan_obj;
+extern const mp_obj_fun_builtin_fixed_t bf_run_plan_obj;
 
 /* One int32 argument. */
 static inline int32_t bf_int(const char *op, mp_obj_t arg) {

@@ -2,9 +2,6 @@
  * concat_s8) and, in float builds, for any typed buffer (pad, concat). */
 #include "burnflex.h"
 
-/* At most this many inputs to one concat (their pointers live on the C stack). */
-#define BF_MAX_CONCAT 32
-
 /* (inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value) */
 static mp_obj_t pad(const char *op, const mp_obj_t *args, int kind) {
     enum { D0, D1, D2, D3, B0, B1, B2, B3, A0, A1, A2, A3, COUNT };

@@ -68,6 +68,7 @@ target_sources(usermod_burnflex INTERFACE
     ${BURNFLEX_DIR}/burnflex_s8.c
     ${BURNFLEX_DIR}/burnflex_layout.c
     ${BURNFLEX_DIR}/burnflex_f32.c
+    ${BURNFLEX_DIR}/burnflex_plan.c
 )
 target_include_directories(usermod_burnflex INTERFACE ${BURNFLEX_DIR} ${BURNFLEX_FLEX_C}/include)
 if(BURNFLEX_FLOAT)

@@ -25,7 +25,7 @@ BURNFLEX_SOURCES_FLAGS := --no-float
 endif
 
 SRC_USERMOD_C += $(addprefix $(BURNFLEX_DIR)/, burnflex.c burnflex_args.c burnflex_s8.c \
-                 burnflex_layout.c burnflex_f32.c)
+                 burnflex_layout.c burnflex_f32.c burnflex_plan.c)
 # flex_c itself: compiled, not scanned for qstrs
 SRC_USERMOD_LIB_C += $(shell $(PYTHON) $(BURNFLEX_FLEX_C)/sources.py $(BURNFLEX_OPT) \
                      $(BURNFLEX_SOURCES_FLAGS))
