@@ -13,6 +13,7 @@ from burn.host import bst_runtime
 from burn.host import flash as fl
 from burn.host.cli import flash_main
 from burn.host.virtual_board import VirtualBoard, VirtualBoardError
+from burn.host.virtual_board.supervisor import flash_folder
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flash_models
@@ -40,6 +41,14 @@ def test_relative_flash_dir_of_the_docs(model, tmp_path):
     image = tmp_path / "pico-flash" / "flash.img"
     assert image.is_file() and b"model.bst" in image.read_bytes()
     assert "flash in %s" % (tmp_path / "pico-flash") in proc.stdout
+
+
+def test_flash_folder_is_made_absolute(tmp_path, monkeypatch):
+    # `burn board virtual --flash-dir DIR` hands DIR to the supervisor, which runs the
+    # firmware in that folder: a relative path must not be taken from there.
+    monkeypatch.chdir(tmp_path)
+    folder = flash_folder("pico-flash")
+    assert folder == tmp_path / "pico-flash" and folder.is_dir()
 
 
 def _folders_that_cannot_hold_flash(tmp_path):
