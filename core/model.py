@@ -80,7 +80,7 @@ def _settle():
 
 
 def _alloc(typecode, count):
-    if count > 256:
+    if _ON_BOARD and count > 256:
         gc.collect()  # a big buffer needs one free block: collect the garbage first
     try:
         return zeros(typecode, count)

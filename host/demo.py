@@ -153,6 +153,7 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
         "same_predictions": int((dev_out.argmax(axis=1) == host_out.argmax(axis=1)).sum()),
         "self_tests": m["tests"], "kernels": m.get("backend", "?"),
         "latency_ms": micros / 1000.0 / len(x_valid), "latency_best_ms": fastest / 1000.0,
+        "cpu_mhz": m["freq"] / 1e6 if m.get("freq") else None,
         "heap_in_use": m["heap_model"] + m["heap_inference"],
         "heap_total": report.facts.heap_total,
         "heap_model": m["heap_model"] - m["heap_kernels"],
@@ -193,6 +194,9 @@ def table(r):
         ("flash used", "model %s + core %s + flex module %s"
          % tuple(_sent_bytes(r[k]) for k in ("model_bytes", "core_bytes", "flex_bytes"))),
     ]
+    if r.get("cpu_mhz"):  # the board reported its clock: the same mean latency in cycles
+        rows.insert(6, ("latency in cycles", "{:,} per inference at the board's {:g} MHz".format(
+            round(r["latency_ms"] * 1000 * r["cpu_mhz"]), r["cpu_mhz"])))
     width = max(len(name) for name, _ in rows)
     lines = ["", "results on %s, %d validation images (%.0f s in all), model file %s:"
              % (r["where"], n, r["seconds"], r["model_path"])]

@@ -119,9 +119,11 @@ class BoardSession:
         if mode == "none" or (core is not None and not core[0].startswith("/")):
             return  # frozen in the firmware (a frozen module's __file__ is relative)
         from burn.host import mp_unix
+        from burn.host.project_files import core_files
 
-        if mode == "py":
-            self.link.sync_dir(mp_unix.core_dir(), REMOTE_CORE, "*.py")
+        if mode == "py":  # the core's own files: an installed burn also holds burn/host
+            core = mp_unix.core_dir()
+            self.link.sync_files(core, core_files(core), REMOTE_CORE)
             return
         from burn.host import mpy
 

@@ -190,11 +190,15 @@ class Link:
         Returns the remote paths written.
         """
         local_dir = Path(local_dir)
-        wanted = {}
-        for path in sorted(local_dir.rglob(pattern)):
-            if "__pycache__" not in path.parts:
-                remote = remote_dir.rstrip("/") + "/" + path.relative_to(local_dir).as_posix()
-                wanted[remote] = path.read_bytes()
+        found = [path.relative_to(local_dir).as_posix()
+                 for path in sorted(local_dir.rglob(pattern)) if "__pycache__" not in path.parts]
+        return self.sync_files(local_dir, found, remote_dir)
+
+    def sync_files(self, local_dir, relative_paths, remote_dir):
+        """Upload the files `relative_paths` (relative to `local_dir`, kept relative under
+        `remote_dir`) whose contents differ on the board. Returns the remote paths written."""
+        wanted = {remote_dir.rstrip("/") + "/" + rel: (Path(local_dir) / rel).read_bytes()
+                  for rel in relative_paths}
         present = files.remote_hashes(self, list(wanted))
         written = []
         for remote, data in wanted.items():
