@@ -6,6 +6,8 @@
 #   BURNFLEX_FLOAT  ON to include the float32 kernels (CPUs with an FPU), else OFF
 #   BURNFLEX_HOT_RAM ON to run the int8 kernels' per-MAC inner loops from SRAM (rp2: pico-sdk's
 #                   .time_critical sections, which its startup code copies to RAM)
+#   BURNFLEX_PLAN   ON (default) for burnflex.plan / run_plan, a whole model in one call
+#                   (about 3.7 KB of flash on the RP2040); OFF leaves them out
 # flex_c is compiled into its own static library (the bindings alone are scanned for qstrs).
 
 set(BURNFLEX_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -33,6 +35,7 @@ endif()
 set(BURNFLEX_OPT ${_burnflex_opt} CACHE STRING "flex_c opt kernels of the burnflex module")
 set(BURNFLEX_FLOAT ${_burnflex_float} CACHE BOOL "burnflex: include the float32 kernels")
 set(BURNFLEX_HOT_RAM ${_burnflex_ram} CACHE BOOL "burnflex: hot int8 kernels in SRAM")
+set(BURNFLEX_PLAN ON CACHE BOOL "burnflex: the plan runner (plan, run_plan)")
 
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(_burnflex_args ${BURNFLEX_OPT})
@@ -49,6 +52,9 @@ if(NOT _burnflex_rc EQUAL 0)
 endif()
 string(STRIP "${BURNFLEX_FLEX_SOURCES}" BURNFLEX_FLEX_SOURCES)
 string(REPLACE "\n" ";" BURNFLEX_FLEX_SOURCES "${BURNFLEX_FLEX_SOURCES}")
+if(NOT BURNFLEX_PLAN)
+    list(FILTER BURNFLEX_FLEX_SOURCES EXCLUDE REGEX "/common/plan\\.c$")
+endif()
 # every flex_c file is an input of the configuration: a new or renamed one re-runs cmake
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${BURNFLEX_FLEX_C}/sources.py)
 
@@ -75,6 +81,11 @@ if(BURNFLEX_FLOAT)
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_FLOAT=1)
 else()
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_FLOAT=0)
+endif()
+if(BURNFLEX_PLAN)
+    target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_PLAN=1)
+else()
+    target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_PLAN=0)
 endif()
 target_link_libraries(usermod_burnflex INTERFACE burnflex_flex)
 target_link_libraries(usermod INTERFACE usermod_burnflex)

@@ -6,8 +6,9 @@
 # take every <USER_C_MODULES>/*/micropython.mk, and flex_c/ must sit under that folder too.
 # On the unix port the objects of micropython/*.c go to build-*/micropython/, which is also
 # the default name of the executable: PROG=<another name> avoids the clash.
-# Settings: BURNFLEX_OPT (a flex_c/src/opt folder, or none) and BURNFLEX_FLOAT (1 to build
-# the float kernels, for CPUs with an FPU; 0 for example on Cortex-M0+ ports).
+# Settings: BURNFLEX_OPT (a flex_c/src/opt folder, or none), BURNFLEX_FLOAT (1 to build
+# the float kernels, for CPUs with an FPU; 0 for example on Cortex-M0+ ports) and
+# BURNFLEX_PLAN (1, the default, for burnflex.plan / run_plan; 0 leaves them out).
 
 BURNFLEX_DIR := $(USERMOD_DIR)
 BURNFLEX_FLEX_C := $(abspath $(USERMOD_DIR)/../flex_c)
@@ -18,6 +19,7 @@ else
 BURNFLEX_OPT ?= none
 endif
 BURNFLEX_FLOAT ?= 1
+BURNFLEX_PLAN ?= 1
 ifeq ($(BURNFLEX_FLOAT),1)
 BURNFLEX_SOURCES_FLAGS :=
 else
@@ -27,9 +29,14 @@ endif
 SRC_USERMOD_C += $(addprefix $(BURNFLEX_DIR)/, burnflex.c burnflex_args.c burnflex_s8.c \
                  burnflex_layout.c burnflex_f32.c burnflex_plan.c)
 # flex_c itself: compiled, not scanned for qstrs
-SRC_USERMOD_LIB_C += $(shell $(PYTHON) $(BURNFLEX_FLEX_C)/sources.py $(BURNFLEX_OPT) \
-                     $(BURNFLEX_SOURCES_FLAGS))
-CFLAGS_USERMOD += -I$(BURNFLEX_DIR) -I$(BURNFLEX_FLEX_C)/include -DBURNFLEX_FLOAT=$(BURNFLEX_FLOAT)
+BURNFLEX_LIB_C := $(shell $(PYTHON) $(BURNFLEX_FLEX_C)/sources.py $(BURNFLEX_OPT) \
+                    $(BURNFLEX_SOURCES_FLAGS))
+ifeq ($(BURNFLEX_PLAN),0)
+BURNFLEX_LIB_C := $(filter-out %/common/plan.c,$(BURNFLEX_LIB_C))
+endif
+SRC_USERMOD_LIB_C += $(BURNFLEX_LIB_C)
+CFLAGS_USERMOD += -I$(BURNFLEX_DIR) -I$(BURNFLEX_FLEX_C)/include -DBURNFLEX_FLOAT=$(BURNFLEX_FLOAT) \
+                  -DBURNFLEX_PLAN=$(BURNFLEX_PLAN)
 
 # flex_c is written to its own warning set, not to a port's (unix adds -Wextra,
 # -Wdouble-promotion, -Wfloat-conversion with -Werror)

@@ -109,6 +109,7 @@ f = array('f', [1.0, 2.0, 3.0, 4.0])
 attempt(burnflex.plan, [(burnflex.quantize_s8, (f, y, 4, 0.5, 0))])
 attempt(burnflex.plan, [(burnflex.requantize_s8, (x, y, 5, 0, 0, 1 << 30, 0))])
 attempt(burnflex.plan, [(None, (x, y, 5))])
+attempt(burnflex.plan, [(lambda *a: None, (x, y))])
 attempt(burnflex.run_plan, bytearray(3), bytearray(0))
 x[:] = b'\\x10\\x20\\x30\\x40'
 burnflex.requantize_s8(x, y, 4, 0, 0, 1 << 30, 0)
@@ -122,10 +123,12 @@ print(repr(said))
 
 
 def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
-    float_step, bad_kernel, short_copy, not_a_plan, direct, bad_shift = _run(folder, _MISUSE)
+    said = _run(folder, _MISUSE)
+    float_step, bad_kernel, short_copy, python_fn, not_a_plan, direct, bad_shift = said
     assert float_step == "plan: a kernel without a plan step (float32)"
     assert bad_kernel == "requantize_s8: buffer length does not match shape"
-    assert short_copy == "plan copy: buffer length does not match shape"
+    assert short_copy == "plan: buffer length does not match shape"
+    assert python_fn == "plan: a step is (burnflex kernel, args)"
     assert not_a_plan == "run_plan: not a plan"
     assert direct == bytes([8, 16, 24, 32])  # the kernel runs after a failed plan()
     assert bad_shift == "run_plan step 0: parameter out of range"
