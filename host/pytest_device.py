@@ -39,6 +39,7 @@ _DEFAULTS = {"board": None, "port": None, "virtual": False, "emulated": False,
              "firmware": None, "device_timeout": 60.0, "device_core": "mpy"}
 REMOTE_TESTS = "/tests"
 REMOTE_CORE = "/lib/burn"
+BOARD_GROUP = "burn-board"
 
 
 def pytest_addoption(parser):
@@ -184,7 +185,10 @@ class DeviceModule(pytest.File):
         tree = ast.parse(self.path.read_bytes(), filename=str(self.path))
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-                yield DeviceTest.from_parent(self, name=node.name, lineno=node.lineno)
+                test = DeviceTest.from_parent(self, name=node.name, lineno=node.lineno)
+                # one board, one process: under pytest-xdist every board test runs on one worker
+                test.add_marker(pytest.mark.xdist_group(BOARD_GROUP))
+                yield test
 
     def setup(self):
         """Soft-reset the board, upload this file and import it there."""
