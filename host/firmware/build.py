@@ -55,12 +55,14 @@ def _quiet(phase, percent=None):
     """The default progress callback: says nothing."""
 
 
-def build_firmware(board, micropython=None, force=False, stock=False, progress=_quiet):
+def build_firmware(board, micropython=None, force=False, stock=False, progress=_quiet,
+                   debug=False):
     """Build (or take from the cache) the firmware of `board`; `micropython` is an explicit
-    source tree, `stock` builds the port's own board with nothing of burn, `force` rebuilds
-    from a clean build folder. `progress(phase, percent)` hears about long steps.
+    source tree, `stock` builds the port's own board with nothing of burn, `debug` keeps the
+    line numbers of burn's frozen bytecode, `force` rebuilds from a clean build folder.
+    `progress(phase, percent)` hears about long steps.
     Raises FirmwareError with a clear message on any failure."""
-    recipe, source, tools, key = _locate(board, micropython, stock)
+    recipe, source, tools, key = _locate(board, micropython, stock, debug=debug)
     entry = _entry(board, recipe, key)
     version = vendor.micropython_version(source)
     if not force and (entry / "sizes.json").is_file():
@@ -79,9 +81,11 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
                 shutil.rmtree(work / "build", ignore_errors=True)
             progress("configuring")
             _run(_configure_argv(recipe, tree, work), log, log_path, picotool)
-            # makemanifest.py compares only the sources' times with frozen_content.c: removed,
-            # it is made again by the tree's current mpy-tool.py (see native_align).
+            # makemanifest.py compares only the sources' times with its outputs, so a change of
+            # manifest options (the -O level) or of mpy-tool.py (see native_align) would be
+            # missed: the frozen bytecode and frozen_content.c are made again every build.
             (work / "build" / "frozen_content.c").unlink(missing_ok=True)
+            shutil.rmtree(work / "build" / "frozen_mpy", ignore_errors=True)
             progress("compiling", 0)
             _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
                  lambda percent: progress("compiling", percent))
@@ -96,9 +100,9 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     return BuildResult(entry, report, False)
 
 
-def _locate(board, micropython, stock, allow_clone=True):
+def _locate(board, micropython, stock, allow_clone=True, debug=False):
     """(recipe, source tree, toolchain, input key) of a build, all checked."""
-    recipe = load_recipe(board, stock)
+    recipe = load_recipe(board, stock, debug)
     toolchain.check_build_tools()
     tools = toolchain.find_toolchain()
     try:

@@ -12,10 +12,12 @@ FLASH_BASE = 0x10000000
 
 @dataclass(frozen=True)
 class Recipe:
-    """A firmware recipe. `stock` recipes build the port's own board with nothing of burn."""
+    """A firmware recipe. `stock` recipes build the port's own board with nothing of burn;
+    `debug` ones keep the line numbers of burn's frozen bytecode."""
 
     board: boards.Board
     stock: bool = False
+    debug: bool = False
 
     @property
     def board_name(self):
@@ -30,12 +32,14 @@ class Recipe:
     @property
     def manifest(self):
         """The frozen manifest; None for a stock build (the port's default)."""
-        return None if self.stock else FIRMWARE_DIR / "manifest.py"
+        if self.stock:
+            return None
+        return FIRMWARE_DIR / ("manifest_debug.py" if self.debug else "manifest.py")
 
     @property
     def flavor(self):
-        """'burn' or 'stock': part of the cache and work folder names."""
-        return "stock" if self.stock else "burn"
+        """'burn', 'burn-debug' or 'stock': part of the cache and work folder names."""
+        return "stock" if self.stock else "burn-debug" if self.debug else "burn"
 
     @property
     def code_limit(self):
@@ -50,8 +54,9 @@ def recipe_boards():
             if b.firmware_board and (FIRMWARE_DIR / "boards" / b.firmware_board).is_dir()]
 
 
-def load_recipe(name, stock=False):
-    """The `Recipe` of board `name`; FirmwareError naming the boards that have one if none."""
+def load_recipe(name, stock=False, debug=False):
+    """The `Recipe` of board `name` (`stock`, `debug`: see Recipe); FirmwareError naming the
+    boards that have one if none."""
     try:
         board = boards.load_board(name)
     except ValueError as e:
@@ -64,4 +69,6 @@ def load_recipe(name, stock=False):
         raise FirmwareError("%s is missing (a broken checkout or install of burn); "
                             "boards with a recipe: %s"
                             % (FIRMWARE_DIR / "boards" / board.firmware_board, known))
-    return Recipe(board, stock)
+    if stock and debug:
+        raise FirmwareError("a stock build has no burn to debug: choose --stock or --debug")
+    return Recipe(board, stock, debug)
