@@ -12,7 +12,7 @@ from burn.host import uf2
 from burn.host.cli import main
 from burn.host.firmware import FirmwareError, inputs, toolchain
 from burn.host.firmware.build import build_firmware, cached_image
-from burn.host.firmware.recipe import recipe_boards
+from burn.host.firmware.recipe import load_recipe, recipe_boards
 from burn.host.flex.elf import Elf
 
 
@@ -111,6 +111,18 @@ def test_board_without_recipe_names_those_with_one(capsys, tmp_path):
                  "no firmware recipe")
     assert recipe_boards() == ["rp2040", "rp2350"]
     assert "rp2040, rp2350" in err
+
+
+def test_stock_and_debug_exclude_each_other(capsys, tmp_path):
+    _fails(["firmware", "build", "--stock", "--debug"], capsys, tmp_path, "--stock or --debug")
+
+
+def test_debug_recipe_keeps_line_numbers_in_its_own_cache_entry():
+    release, debug = load_recipe("rp2040"), load_recipe("rp2040", debug=True)
+    assert (release.flavor, debug.flavor) == ("burn", "burn-debug")
+    assert "opt=None if options.debug else 3" in release.manifest.read_text()
+    assert 'include("manifest.py", debug=True)' in debug.manifest.read_text()
+    assert inputs.cache_key(release, "1.28.0", "12") != inputs.cache_key(debug, "1.28.0", "12")
 
 
 def test_wrong_micropython_version_is_refused(capsys, tmp_path):
