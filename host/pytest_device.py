@@ -15,6 +15,9 @@ firmware has it frozen in (`burn firmware build`), as the emulated board's does.
 """
 
 import ast
+import fcntl
+import os
+import tempfile
 
 import pytest
 
@@ -39,7 +42,6 @@ _DEFAULTS = {"board": None, "port": None, "virtual": False, "emulated": False,
              "firmware": None, "device_timeout": 60.0, "device_core": "mpy"}
 REMOTE_TESTS = "/tests"
 REMOTE_CORE = "/lib/burn"
-BOARD_GROUP = "burn-board"
 
 
 def pytest_addoption(parser):
@@ -73,6 +75,7 @@ class BoardSession:
         self.emulated = None  # the BoardSession of an emulated board
         self.broken = None
         self.where = ""
+        self.port_lock = None
 
     def get(self):
         """The open link; the first call connects and uploads the core."""
@@ -100,6 +103,7 @@ class BoardSession:
             link = connect(virtual=True, board=self.board.name)
             self.where = "virtual %s on %s" % (self.board.name, link.port)
         else:
+            self.port_lock = _hold_port(port)
             link = connect(port, board=self.board.name)
             self.where = "%s on %s" % (self.board.name, port)
         return link
@@ -153,6 +157,19 @@ class BoardSession:
         if self.link is not None:
             self.link.close()
             self.link = None
+        if self.port_lock is not None:
+            self.port_lock.close()
+            self.port_lock = None
+
+
+def _hold_port(port):
+    """An open lock file that this process alone holds for serial port `port`, waiting while
+    another holds it: under pytest-xdist each worker has its own session, and one board
+    serves one worker at a time (a virtual board is a worker's own and needs no lock)."""
+    name = "burn-board-%s.lock" % os.path.realpath(port).strip("/").replace("/", "-")
+    lock = open(os.path.join(tempfile.gettempdir(), name), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
 
 
 def _session(config):
@@ -185,10 +202,7 @@ class DeviceModule(pytest.File):
         tree = ast.parse(self.path.read_bytes(), filename=str(self.path))
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-                test = DeviceTest.from_parent(self, name=node.name, lineno=node.lineno)
-                # one board, one process: under pytest-xdist every board test runs on one worker
-                test.add_marker(pytest.mark.xdist_group(BOARD_GROUP))
-                yield test
+                yield DeviceTest.from_parent(self, name=node.name, lineno=node.lineno)
 
     def setup(self):
         """Soft-reset the board, upload this file and import it there."""

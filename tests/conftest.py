@@ -29,14 +29,3 @@ def pytest_configure(config):
         raise pytest.UsageError("--mp-heap: expected a size such as 192k or 2m")
     if config.getoption("mp_only") and config.getoption("cpython_only"):
         raise pytest.UsageError("--mp-only and --cpython-only exclude each other")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`--dist loadgroup`, see pyproject.toml) a test file's tests stay on
-    one worker, so its module fixtures (a built firmware, a started emulator) are made once.
-    Tests that already name a group keep it: the board tests share one board. (Files of the
-    same name in two folders share a group, which only keeps them on one worker.)"""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
