@@ -152,9 +152,11 @@ def build(target, opt="-Os", force=False):
             _zig(["cc", "-target", triple] + cpu + [opt] + LINK_FLAGS +
                  ["-o", os.path.join(tmp, "flex.elf")] + objs)
         open(os.path.join(tmp, "done"), "w").close()
-        if os.path.exists(folder):
-            import shutil
+        import shutil
 
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
+        if not force and os.path.exists(done):
+            shutil.rmtree(tmp)  # another process built the same inputs meanwhile: keep theirs
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            os.replace(tmp, folder)
     return Build(target, opt, folder, objects, library, image)
