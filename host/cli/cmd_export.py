@@ -5,6 +5,9 @@ import argparse
 import os
 import sys
 
+from burn.host.cli.labels_arg import HELP as LABELS_HELP
+from burn.host.cli.labels_arg import class_labels
+
 _DESCRIPTION = """\
 Build the model with a factory function, load a Learner checkpoint into it, and write it
 as a .bst file: int8 after post-training quantization with a calibration set (default),
@@ -49,8 +52,7 @@ def register(sub):
     p.add_argument("--input-shape", metavar="C,H,W",
                    help="one sample's shape, for a float export without calibration")
     p.add_argument("--labels", metavar="A,B,...|FILE",
-                   help="class names: a comma-separated list, or (no comma) a text file "
-                        "with one name per line (digits: 0..9 by default)")
+                   help=LABELS_HELP + " (digits: 0..9 by default)")
     p.add_argument("--name", help="model name stored in the metadata (default: the "
                                   "factory's name)")
     p.set_defaults(run=run)
@@ -77,36 +79,11 @@ def _calibration(spec, count):
     return x[:count].astype(np.float32)
 
 
-_LABELS_FILE_LIMIT = 1 << 20
-
-
 def _labels(spec, calibration):
-    """The class names --labels gives: a list when it has a comma, else a file's lines."""
+    """The class names --labels gives (labels_arg's rule); 0..9 for the digits set."""
     if spec is None:
         return [str(d) for d in range(10)] if calibration == "digits" else []
-    if "," in spec:
-        if os.path.exists(spec):
-            raise ValueError("--labels %r is both a comma-separated list and an existing "
-                             "file; rename the file" % spec)
-        names = [s.strip() for s in spec.split(",")]
-        if not all(names):
-            raise ValueError("--labels %r: an empty name in the comma-separated list" % spec)
-        return names
-    if not os.path.isfile(spec):
-        raise ValueError("--labels %r: no such file (a list of names needs commas: "
-                         "--labels cat,dog)" % spec)
-    with open(spec, "rb") as f:
-        data = f.read(_LABELS_FILE_LIMIT + 1)
-    if len(data) > _LABELS_FILE_LIMIT:
-        raise ValueError("--labels %s: larger than 1 MiB, not a labels file" % spec)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError("--labels %s: not UTF-8 text" % spec) from None
-    names = [line.strip() for line in text.splitlines() if line.strip()]
-    if not names:
-        raise ValueError("--labels %s: the file holds no names" % spec)
-    return names
+    return class_labels(spec)
 
 
 def _shape(spec):

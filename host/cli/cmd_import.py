@@ -4,6 +4,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from burn.host.cli.labels_arg import HELP as LABELS_HELP
+from burn.host.cli.labels_arg import class_labels
 from burn.host.importers import MAX_TESTS
 
 
@@ -31,7 +33,7 @@ def register(subparsers):
     p.add_argument("--tests", type=_test_count, default=4, metavar="N",
                    help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
                    "0 skips TFLM)" % MAX_TESTS)
-    p.add_argument("--labels", help="a text file with one class label per line")
+    p.add_argument("--labels", metavar="A,B,...|FILE", help=LABELS_HELP)
     p.set_defaults(run=run)
 
 
@@ -45,7 +47,7 @@ def run(args):
     out = Path(args.output) if args.output else src.with_suffix(".bst")
     try:
         data = src.read_bytes()
-        labels = Path(args.labels).read_text().splitlines() if args.labels else ()
+        labels = class_labels(args.labels) if args.labels is not None else ()
         graph = import_tflite(data, tests=args.tests, labels=labels,
                               metadata={"source": src.name},
                               progress=lambda m: print("  " + m, file=sys.stderr))
