@@ -2,7 +2,7 @@
 against PyTorch CPU eager, same model, batch size, optimizer and data, in one run.
 
 usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
-       [--batch 32] [--torch-device cpu|cuda] [--threads N]
+       [--batch 32] [--torch-device cpu|cuda] [--threads N] [--launches]
 The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
 hits both alike; PyTorch's idle OpenMP threads wait passively (unless OMP_WAIT_POLICY says
 otherwise) instead of spinning on the cores burn's epoch needs. Prints the median epoch
@@ -95,6 +95,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--torch-device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--launches", action="store_true",
+                    help="also count GPU kernels, copies and fills per step (CUDA only)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads (0: leave torch's default)")
     args = ap.parse_args()
@@ -112,6 +114,21 @@ def main():
     print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
         args.torch_device, theirs, torch.get_num_threads()))
     print("  ratio burn/pytorch   %8.2fx" % (ours / theirs))
+    if args.launches:
+        print_launches(args.backend, data, args.batch, args.torch_device)
+
+
+def print_launches(backend, data, batch, device):
+    """Kernels, copies and fills per training step of each, counted over one epoch."""
+    from burn.host.cuda.launches import count_gpu_work
+
+    steps = -(-len(data) // batch)
+    for name, epochs in (("burn", burn_epochs(backend, data, batch)),
+                         ("pytorch", torch_epochs(data, batch, device))):
+        next(epochs)
+        counts = count_gpu_work(lambda e=epochs: next(e))
+        print("  %-8s per step: %s" % (name, {k: round(v / steps, 1)
+                                               for k, v in counts.items()}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""GPU helpers for the cupy backend: counting kernel launches and whole-step CUDA graphs."""
