@@ -139,6 +139,7 @@ class Model:
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
+        params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
         bst.ops = None  # the steps hold what is needed
         flex = None
         if bst.mapped is not None and (variant is None or variant == "flex"):
@@ -150,6 +151,8 @@ class Model:
             _settle()
             if flex is not None and step.runtime == "flex":
                 self._tables_in_place(step, flex)
+        self._check_plan(steps, params)
+        params = None
         self._steps = steps
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
@@ -162,6 +165,26 @@ class Model:
         layout = __import__("burn.graph.layout", None, None, ["copy"])
         self._copy = [getattr(layout, "copy_s8" if self.tensors[t][1] == "int8" else "copy")
                       for t, _s in bst.inputs + bst.outputs]
+
+    def _check_plan(self, steps, params):
+        """Refuse an arena plan that overwrites a tensor still needed (burn.graph.in_place);
+        `params`: each op's parameters, checked by bst_ops.prepare."""
+        from burn.graph import in_place
+
+        tensors = self.tensors
+
+        def delta(i, k):
+            s = steps[i]
+            x, y = tensors[s.ins[k]], tensors[s.outs[0]]
+            if x[1] != y[1]:
+                return None
+            w = s.consts.get("w")
+            return in_place.overlap_delta(s.kind, params[i], x[0], y[0], ITEMSIZE[x[1]],
+                                          None if w is None else self._bst.blob(w)[3])
+
+        in_place.check_plan(tensors, [(s.kind, s.ins, s.outs) for s in steps],
+                            [t for t, _s in self._bst.inputs],
+                            [t for t, _s in self._bst.outputs], delta)
 
     # -- the context bst_ops.prepare reads ------------------------------------------------
     def view(self, tid):

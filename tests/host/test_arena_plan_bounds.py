@@ -1,14 +1,18 @@
-"""The arena planner's overlap deltas are computed in closed form (a constant number of
-points per op), so a hostile window cannot make planning loop; they must equal the
-pixel-by-pixel definition."""
+"""The arena planner's overlap deltas (burn.graph.in_place) are computed in closed form (a
+constant number of points per op), so a hostile window cannot make planning loop; they must
+equal the pixel-by-pixel definition."""
 
 import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from burn.host.arena_plan import ITEMSIZE, _rows_delta, _window_delta
+from burn.graph.in_place import ITEMSIZE, rows_delta, window_delta
 from burn.host.bst_writer import GraphOp, GraphTensor
+
+
+def _window_delta(op, x, y):
+    return window_delta(x.shape, y.shape, ITEMSIZE[x.dtype], op.params)
 
 
 def window_delta_by_pixel(op, x, y):
@@ -55,7 +59,7 @@ def test_window_delta_matches_the_pixel_definition(n, ih, iw, ic, oh, ow, oc, sh
 
 @given(rows=st.integers(1, 50), a=st.integers(1, 64), b=st.integers(1, 64))
 def test_rows_delta_matches_its_definition(rows, a, b):
-    assert _rows_delta(rows, a, b) == max((r + 1) * b - r * a for r in range(rows))
+    assert rows_delta(rows, a, b) == max((r + 1) * b - r * a for r in range(rows))
 
 
 def test_huge_windows_plan_at_once():
@@ -63,5 +67,5 @@ def test_huge_windows_plan_at_once():
     op, x, y = _op(4, 1 << 24, 1 << 24, 3, 1 << 24, 1 << 24, 8, 1, 1, 1, 1)
     t0 = time.monotonic()
     assert _window_delta(op, x, y) > 0
-    assert _rows_delta(1 << 40, 7, 9) == (1 << 40) * 9 - ((1 << 40) - 1) * 7
+    assert rows_delta(1 << 40, 7, 9) == (1 << 40) * 9 - ((1 << 40) - 1) * 7
     assert time.monotonic() - t0 < 0.1
