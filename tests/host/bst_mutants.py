@@ -5,16 +5,17 @@ Usage: <python or micropython> bst_mutants.py MODEL SEED COUNT [VARIANT ...]
 
 Mutations: bit flips anywhere, bit flips with the checksums made right again (in the JSON
 header or the data section), truncations, fixed-header fields set to edge values, JSON
-header values replaced by edge values, and JSON keys or list items dropped; every edit of
-the JSON header is written back with right checksums, so the reader's own checks meet it.
-Tensors' arena offsets are left alone: the reader does not check the arena plan's overlaps
-yet (docs/bst-format.md, "Reading").
+header values replaced by edge values, JSON keys or list items dropped, and tensors moved in
+the arena (onto or near another tensor, or anywhere they fit), which the reader's plan check
+must refuse unless every runtime computes the same; every edit of the JSON header is
+written back with right checksums, so the reader's own checks meet it.
 Each mutant is loaded with every VARIANT (default: plain and flex); a load must succeed or
 raise ValueError, and every variant must agree. An accepted mutant runs one inference per
 variant, which must not fail, and the outputs must be equal (int8) or close (float32).
 
 Output: one line per failure, `MARK kind index mutation message`, and last a line
-`MARK {summary as JSON}`.
+`MARK {summary as JSON}`: the count of each outcome, and of each outcome of the arena moves
+alone ("moved, refused", ...).
 """
 
 import binascii
@@ -89,8 +90,7 @@ def leaves(node, path, out, containers):
     elif isinstance(node, list):
         items = list(enumerate(node))
     else:
-        if path[-1] != "arena":
-            out.append(path)
+        out.append(path)
         return
     if path:
         containers.append(path)
@@ -116,8 +116,10 @@ def edge(rng, old):
 def mutate(rng, base, header, scalars, containers):
     """One mutant of `base`: (bytes, description); `scalars` and `containers` are the
     paths in `header` (see `leaves`)."""
-    kind = rng.below(10)
+    kind = rng.below(12)
     data = bytearray(base)
+    if kind >= 10:
+        return move_tensor(rng, data, header)
     if kind == 0:
         bits = 1 + rng.below(4)
         for _ in range(bits):
@@ -161,11 +163,40 @@ def mutate(rng, base, header, scalars, containers):
         node[path[-1]] = saved
 
 
+def move_tensor(rng, data, header):
+    """`data` with one tensor's arena offset moved onto or near another tensor of its dtype,
+    or to any aligned offset where it fits: (bytes, description)."""
+    tensors = header["tensors"]
+    t = tensors[rng.below(len(tensors))]
+    size = 1 if t["dtype"] == "int8" else 4
+    arena = struct.unpack_from("<I", data, 28 if size == 1 else 32)[0]
+    room = arena - size * numel(t["shape"])
+    peers = [u for u in tensors if u["dtype"] == t["dtype"] and u is not t]
+    if peers and rng.below(3):
+        offset = peers[rng.below(len(peers))]["arena"] + size * (rng.below(17) - 8)
+    else:
+        offset = size * rng.below(room // size + 1)
+    offset = min(max(offset, 0), room)
+    saved = t["arena"]
+    t["arena"] = offset
+    try:
+        return with_header(data, header), "move tensor %d from %d to %d" % (
+            tensors.index(t), saved, offset)
+    finally:
+        t["arena"] = saved
+
+
+def numel(shape):
+    """Element count of `shape`."""
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def sample(spec):
     """A fixed input for one input spec of Model.info()."""
-    n = 1
-    for d in spec["shape"]:
-        n *= d
+    n = numel(spec["shape"])
     if spec["dtype"] == "int8":
         return array("b", [(i * 37) % 256 - 128 for i in range(n)])
     return array("f", [((i * 37) % 256 - 128) / 64.0 for i in range(n)])
@@ -246,6 +277,8 @@ def main(argv):
         data = None
         gc.collect()
         counts[kind] = counts.get(kind, 0) + 1
+        if what.startswith("move"):
+            counts["moved, " + kind] = counts.get("moved, " + kind, 0) + 1
         if kind not in ("refused", "accepted"):
             print(MARK, kind, i, what, "|", message[:200])
     counts["mutants"] = count
