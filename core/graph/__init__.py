@@ -106,8 +106,8 @@ s8_tanh: tanh_s8(inp, out, size, in_zp, in_mult, in_left_shift, range_radius)
     output scale 1/128, zero point 0.
     softmax, logistic and tanh's viper twins take a trailing `table` (see Parameters);
     logistic and tanh are then a byte lookup (s8_lookup.lookup_s8(inp, out, size, table)).
-s8_quantize: quantize_s8(inp_f32, out, size, scale, zp)         float32 -> int8 (TFLM round)
-             dequantize_s8(inp, out_f32, size, scale, zp)       int8 -> float32
+s8_quantize: quantize_s8(inp, out, size, scale, zp)     inp float32 -> int8 (TFLM round)
+             dequantize_s8(inp, out, size, scale, zp)   int8 -> out float32
              (these two touch floats, so they are plain only and do allocate on MicroPython)
              requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
              clamp_s8(inp, out, size, act_min, act_max)         a lone RELU/RELU6 on int8

@@ -32,21 +32,50 @@ def pad_after(in_size, out_size, k, stride, dilation, pad_before):
     return max(0, (out_size - 1) * stride + eff - in_size - pad_before)
 
 
-def window(ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left):
+# flex.h's parameter structs, field by field in the struct's order: "field=arg" fills the
+# field from the burn.graph.ops argument `arg` ("-arg": minus it, flex_c takes offsets where
+# burn has zero points); a lone "field" is the argument of that name. Checked against flex.h
+# by tests/core/test_op_table.py.
+STRUCTS = {
+    "flex_dims4": "n h w c",
+    "flex_window": "kernel_h=kh kernel_w=kw stride_h stride_w dilation_h=dil_h "
+                   "dilation_w=dil_w pad_top pad_bottom pad_left pad_right",
+    "flex_s8_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
+    "flex_s8_add_params": "input1_offset=-a_zp input1_multiplier=a_mult input1_shift=a_shift "
+                          "input2_offset=-b_zp input2_multiplier=b_mult input2_shift=b_shift "
+                          "left_shift output_offset=out_zp output_multiplier=out_mult "
+                          "output_shift=out_shift act_min act_max",
+    "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
+                          "output_multiplier=mult output_shift=shift act_min act_max",
+}
+
+
+def struct(name, args):
+    """flex.h parameter struct `name` filled from `args`, a kernel's arguments by name, in
+    the field order of STRUCTS."""
+    fields = []
+    for spec in STRUCTS[name].split():
+        arg = spec.split("=")[-1]
+        value = args[arg.lstrip("-")]
+        fields.append(-value if arg[0] == "-" else value)
+    return Struct(name, tuple(fields))
+
+
+def window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left):
     """A flex_window parameter block from burn.graph's geometry arguments."""
-    return Struct("flex_window", (kh, kw, sh, sw, dh, dw, pad_top,
-                                  pad_after(ih, oh, kh, sh, dh, pad_top), pad_left,
-                                  pad_after(iw, ow, kw, sw, dw, pad_left)))
+    pad_bottom = pad_after(ih, oh, kh, stride_h, dil_h, pad_top)
+    pad_right = pad_after(iw, ow, kw, stride_w, dil_w, pad_left)
+    return struct("flex_window", locals())
 
 
 def dims(n, h, w, c):
     """A flex_dims4 parameter block."""
-    return Struct("flex_dims4", (n, h, w, c))
+    return struct("flex_dims4", locals())
 
 
 def quant(in_zp, out_zp, act_min, act_max):
     """A flex_s8_quant parameter block."""
-    return Struct("flex_s8_quant", (-in_zp, out_zp, act_min, act_max))
+    return struct("flex_s8_quant", locals())
 
 
 def _i8(buf, n):
@@ -132,19 +161,16 @@ class GraphKernels:
     def add_s8(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
                out_zp, out_mult, out_shift, left_shift, act_min, act_max):
         """int8 ADD with b broadcast along the innermost dims (burn.graph.s8_add)."""
+        params = struct("flex_s8_add_params", locals())
         da, db = self._broadcast_dims(size, b_size)
-        params = Struct("flex_s8_add_params", (-a_zp, a_mult, a_shift, -b_zp, b_mult, b_shift,
-                                               left_shift, out_zp, out_mult, out_shift,
-                                               act_min, act_max))
         self._run("flex_s8_add", [da, _i8(a, size), size, db, _i8(b, b_size), b_size, params,
                                   da, _i8(out, size), size], "size %d, b_size %d" % (size, b_size))
 
     def mul_s8(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
                act_max):
         """int8 MUL with b broadcast along the innermost dims (burn.graph.s8_mul)."""
+        params = struct("flex_s8_mul_params", locals())
         da, db = self._broadcast_dims(size, b_size)
-        params = Struct("flex_s8_mul_params", (-a_zp, -b_zp, out_zp, mult, shift, act_min,
-                                               act_max))
         self._run("flex_s8_mul", [da, _i8(a, size), size, db, _i8(b, b_size), b_size, params,
                                   da, _i8(out, size), size], "size %d, b_size %d" % (size, b_size))
 

@@ -9,26 +9,26 @@ the host each op's C arguments are converted on its first run and replayed after
 step always passes the same arena views, weights and parameters.
 """
 
-import inspect
-
+from burn.graph.ops import KERNELS, kernel_args
 from burn.host.flex.binding import raise_for_status
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.plan import Plan
 
-# burn.graph kernel name -> GraphKernels method
-_FLEX_KERNELS = {
-    "conv_s8": "conv_s8", "depthwise_conv_s8": "depthwise_conv_s8",
-    "fully_connected_s8": "fully_connected_s8", "add_s8": "add_s8", "mul_s8": "mul_s8",
-    "avg_pool_s8": "avg_pool_s8", "max_pool_s8": "max_pool_s8", "mean_s8": "mean_s8",
-    "softmax_s8": "softmax_s8", "logistic_s8": "logistic_s8", "tanh_s8": "tanh_s8",
-    "quantize_s8": "quantize_s8", "dequantize_s8": "dequantize_s8",
-    "requantize_s8": "requantize_s8", "pad_s8": "pad", "concat_s8": "concat",
-    "conv_f32": "conv_f32", "depthwise_conv_f32": "depthwise_conv_f32",
-    "fully_connected_f32": "fully_connected_f32", "add_f32": "add_f32", "mul_f32": "mul_f32",
-    "clamp_f32": "clamp_f32", "logistic_f32": "logistic_f32", "tanh_f32": "tanh_f32",
-    "avg_pool_f32": "avg_pool_f32", "max_pool_f32": "max_pool_f32", "mean_f32": "mean_f32",
-    "softmax_f32": "softmax_f32", "pad": "pad", "concat": "concat",
-}
+
+def _flex_kernels():
+    """burn.graph kernel name -> (GraphKernels method, argument count): every kernel of
+    burn.graph.ops that the binding has; an int8 layout kernel (pad_s8) shares the method of
+    its generic twin (pad)."""
+    kernels = {}
+    for module, names, _args in KERNELS:
+        for name in names.split():
+            method = name[:-3] if module == "layout" and name.endswith("_s8") else name
+            if hasattr(GraphKernels, method):
+                kernels[name] = (method, len(kernel_args(name)[1]))
+    return kernels
+
+
+_FLEX_KERNELS = _flex_kernels()
 
 
 def _base_name(fn):
@@ -168,12 +168,6 @@ class _BufferCopy:
             self.plain(src, dst, size)
 
 
-def _arity(method):
-    """How many arguments a bound GraphKernels method takes; None when it takes *args."""
-    code = method.__code__
-    return None if code.co_flags & inspect.CO_VARARGS else code.co_argcount - 1
-
-
 def use_flex(model, lib=None):
     """Make the int8 and float32 ops of `model` (a burn.load() result) run in flex_c library
     `lib` (the host build by default); returns the model. Returns how many ops moved as
@@ -182,13 +176,11 @@ def use_flex(model, lib=None):
     moved = 0
     for step in model._steps:
         base = _base_name(step.k)
-        name = _FLEX_KERNELS.get(base)
-        if name is not None:
-            # The plain int8 kernels take a trailing argument of their own (their
-            # multipliers as offsets, burn.bst_ops): the C kernels do not.
-            arity = _arity(getattr(kernels, name))
-            if arity is not None:
-                step.a = tuple(step.a)[:arity]
+        if base in _FLEX_KERNELS:
+            name, arity = _FLEX_KERNELS[base]
+            # The Python twins may take a trailing argument of their own (multiplier
+            # offsets, lookup tables: burn.bst_ops): the C kernels do not.
+            step.a = tuple(step.a)[:arity]
             if hasattr(kernels.lib, "prepare"):
                 step.k = _Replay(kernels.lib, name)
             else:

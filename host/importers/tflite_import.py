@@ -19,6 +19,7 @@ import numpy as np
 import burn
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
+from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
@@ -26,12 +27,10 @@ from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_read import read_tflite
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
-_FOLDED = ("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
+# the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
+SUPPORTED = tuple(sorted({name for op in OPS for name in op[2].split()}))
+_FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
-SUPPORTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL",
-             "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SOFTMAX", "LOGISTIC", "TANH",
-             "QUANTIZE", "DEQUANTIZE", "PAD", "PADV2", "CONCATENATION") + _FOLDED + \
-    tuple(_CLAMPS)
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
            "SOFTMAX")

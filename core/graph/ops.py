@@ -1,0 +1,94 @@
+"""The ops of a `.bst` graph, described once (docs/adding-an-op.md).
+
+OPS: one row per graph op kind: (kind, in-place rule, TFLite ops it is imported from,
+kernels). The in-place rule tells the arena planner how the output may overlap an input
+that dies at the op: "e" element by element (same size, read before written), "w" a
+sliding window over NHWC rows, "r" row by row, "" never.
+
+KERNELS: one row per argument list: (module of burn.graph, kernel names, arguments). This
+order is the kernels' contract on every runtime: the plain and viper twins, the burnflex
+module's functions and the host binding (burn.host.flex.graph_kernels). A word "*x" stands
+for the arguments GROUPS["x"]. Where a group ends up in one of flex.h's parameter structs,
+its order is that struct's field order (checked by tests/core/test_op_table.py).
+
+Plain strings and tuples only: the module is frozen into the firmware.
+"""
+
+OPS = (
+    ("conv2d", "w", "CONV_2D", "conv_s8 conv_f32"),
+    ("depthwise_conv2d", "w", "DEPTHWISE_CONV_2D", "depthwise_conv_s8 depthwise_conv_f32"),
+    ("fully_connected", "r", "FULLY_CONNECTED", "fully_connected_s8 fully_connected_f32"),
+    ("add", "e", "ADD", "add_s8 add_f32"),
+    ("mul", "e", "MUL", "mul_s8 mul_f32"),
+    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32"),
+    ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32"),
+    ("mean", "r", "MEAN", "mean_s8 mean_f32"),
+    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32"),
+    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
+    ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
+    ("quantize", "", "QUANTIZE", "quantize_s8"),
+    ("dequantize", "", "DEQUANTIZE", "dequantize_s8"),
+    ("requantize", "e", "QUANTIZE", "requantize_s8"),
+    ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32"),
+    ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
+    ("pad", "", "PAD PADV2", "pad_s8 pad"),
+    ("concat", "", "CONCATENATION", "concat_s8 concat"),
+)
+
+GROUPS = {
+    "nhwc": "n ih iw ic oh ow",
+    "win": "stride_h stride_w dil_h dil_w pad_top pad_left",
+    "pool": "inp out n ih iw c oh ow kh kw stride_h stride_w pad_top pad_left",
+    "q": "in_zp out_zp act_min act_max",
+    "ab": "a b out size b_size",
+    "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+}
+
+KERNELS = (
+    ("s8_conv", "conv_s8", "inp w bias mult shift out *nhwc oc kh kw groups *win *q"),
+    ("s8_depthwise_conv", "depthwise_conv_s8",
+     "inp w bias mult shift out *nhwc depth_mult kh kw *win *q"),
+    ("s8_fully_connected", "fully_connected_s8",
+     "inp w bias mult shift out batches in_features out_features *q"),
+    ("s8_add", "add_s8", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp out_mult out_shift"
+     " left_shift act_min act_max"),
+    ("s8_mul", "mul_s8", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
+    ("s8_pool", "avg_pool_s8 max_pool_s8", "*pool act_min act_max"),
+    ("s8_mean", "mean_s8", "inp out outer reduce inner in_zp out_zp mult shift"),
+    ("s8_softmax", "softmax_s8", "inp out rows depth in_mult in_left_shift diff_min"),
+    ("s8_logistic", "logistic_s8", "*sig"),
+    ("s8_tanh", "tanh_s8", "*sig"),
+    ("s8_quantize", "quantize_s8 dequantize_s8", "inp out size scale zp"),
+    ("s8_quantize", "requantize_s8", "inp out size in_zp out_zp mult shift"),
+    ("s8_quantize", "clamp_s8", "inp out size act_min act_max"),
+    ("layout", "copy copy_s8", "src dst size"),
+    ("layout", "pad pad_s8", "inp out d0 d1 d2 d3 b0 b1 b2 b3 a0 a1 a2 a3 value"),
+    ("layout", "concat concat_s8", "inputs inner_sizes out outer"),
+    ("f32_conv", "conv_f32", "inp w bias out *nhwc oc kh kw groups *win act"),
+    ("f32_depthwise_conv", "depthwise_conv_f32",
+     "inp w bias out *nhwc depth_mult kh kw *win act"),
+    ("f32_fully_connected", "fully_connected_f32",
+     "inp w bias out batches in_features out_features act"),
+    ("f32_elementwise", "add_f32 mul_f32", "*ab act"),
+    ("f32_elementwise", "clamp_f32", "inp out size act"),
+    ("f32_elementwise", "logistic_f32 tanh_f32", "inp out size"),
+    ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
+    ("f32_mean", "mean_f32", "inp out outer reduce inner"),
+    ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+)
+
+
+def kinds(rule=None):
+    """The op kinds, in table order; only those with in-place rule `rule` when given."""
+    return [op[0] for op in OPS if rule is None or op[1] == rule]
+
+
+def kernel_args(name):
+    """(module, argument names) of kernel `name`; KeyError when the table lacks it."""
+    for module, names, args in KERNELS:
+        if name in names.split():
+            out = []
+            for a in args.split():
+                out += GROUPS[a[1:]].split() if a[0] == "*" else [a]
+            return module, out
+    raise KeyError(name)

@@ -1,0 +1,184 @@
+"""Every list of ops and every kernel argument order agrees with burn.graph.ops.
+
+The table is the one description of the ops (docs/adding-an-op.md): the prepare step
+(burn.bst_ops), the kernels (plain and viper twins), the burnflex C module, the host flex
+binding and its flex.h structs, the TFLite importer, the arena planner and the docs table
+in burn/graph/__init__.py must all say the same thing.
+"""
+
+import ast
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import burn.graph
+from burn import bst_ops
+from burn.bst import BstFile
+from burn.graph.ops import GROUPS, KERNELS, OPS, kernel_args, kinds
+from burn.host import arena_plan
+from burn.host.bst_writer import GraphOp, GraphTensor
+from burn.host.flex import graph_kernels, runtime
+from burn.host.importers import tflite_import
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNEL_NAMES = [n for _m, names, _a in KERNELS for n in names.split()]
+# kernels that no flex binding has: copies are buffer assignments; an int8 clamp has no C
+# kernel yet (a fused activation does the same in every C kernel)
+NO_FLEX = ("copy", "copy_s8", "clamp_s8")
+# trailing arguments of the Python twins that the C kernels do without (burn.graph)
+PY_EXTRAS = ("mult_off", "table")
+# GraphKernels methods that take *args and hand them to a helper after the flex.h name
+DELEGATES = {"avg_pool_s8": "_pool", "max_pool_s8": "_pool",
+             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32"}
+
+
+def test_every_list_of_ops_is_the_tables():
+    assert len(set(kinds())) == len(OPS)
+    assert set(bst_ops.PREPARE) == set(kinds())
+    assert {op[1] for op in OPS} <= {"e", "w", "r", ""}
+    importers = {n for op in OPS for n in op[2].split()}
+    assert set(tflite_import._CONVERT) | set(tflite_import._FOLDED) == importers
+    assert not set(tflite_import._CONVERT) & set(tflite_import._FOLDED)
+    named = {n for op in OPS for n in op[3].split()}
+    assert named == set(KERNEL_NAMES) and len(KERNEL_NAMES) == len(set(KERNEL_NAMES))
+    assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(NO_FLEX)
+    for word in (w for _m, _n, args in KERNELS for w in args.split()):
+        assert word[0] != "*" or word[1:] in GROUPS
+
+
+@pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])
+def test_arena_planner_overlaps_the_tables_in_place_ops(kind, rule):
+    """An op overlaps its dying input in the arena exactly when the table gives it an
+    in-place rule: an input and output of one shape and dtype, with every parameter a
+    windowed, row-by-row or elementwise rule reads."""
+    tensors = [GraphTensor("x", (1, 4, 4, 2), "int8", 0.1, 0),
+               GraphTensor("y", (1, 4, 4, 2), "int8", 0.1, 0)]
+    params = {"stride_h": 1, "stride_w": 1, "pad_top": 0, "pad_left": 0, "outer": 16,
+              "reduce": 1, "inner": 2}
+    op = GraphOp(kind, [0], [1], consts={"w": np.zeros((32, 32), np.int8)}, params=params)
+    delta = arena_plan.overlap_delta(op, 0, tensors)
+    assert (delta is None) == (rule == "")
+    if rule == "e":
+        assert delta == 0
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_python_kernels_take_the_tables_arguments(name):
+    module, args = kernel_args(name)
+    mod = importlib.import_module("burn.graph." + module)
+    plain = getattr(mod, name + "_plain", None) or getattr(mod, name)
+    params = list(inspect.signature(plain).parameters.values())
+    assert [p.name for p in params[:len(args)]] == args
+    assert all(p.name in PY_EXTRAS and p.default is None for p in params[len(args):])
+    # the viper twins run on MicroPython only: read their signatures from the source
+    tree = ast.parse(Path(mod.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name + "_fast":
+            names = [a.arg for a in node.args.args]
+            assert names[:len(args)] == args and set(names[len(args):]) <= set(PY_EXTRAS)
+
+
+@pytest.mark.parametrize("name", sorted(runtime._FLEX_KERNELS))
+def test_flex_binding_takes_the_tables_arguments(name):
+    method, count = runtime._FLEX_KERNELS[name]
+    args = kernel_args(name)[1]
+    assert count == len(args)
+    if method in DELEGATES:
+        fn = getattr(graph_kernels.GraphKernels, DELEGATES[method])
+        names = list(inspect.signature(fn).parameters)[2:]  # self, the flex_c name
+    else:
+        names = list(inspect.signature(getattr(graph_kernels.GraphKernels, method)).parameters)[1:]
+    assert names == args
+
+
+def _flex_h_structs():
+    text = (ROOT / "flex_c/include/flex.h").read_text()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    structs = {}
+    for body, name in re.findall(r"typedef struct\s*\{(.*?)\}\s*(\w+);", text, flags=re.S):
+        fields = []
+        for decl in body.split(";"):
+            decl = decl.strip()
+            if decl:
+                fields += [f.strip() for f in decl.split(None, 1)[1].split(",")]
+        structs[name] = fields
+    return structs
+
+
+def test_flex_structs_follow_flex_h():
+    structs = _flex_h_structs()
+    arg_names = {a for name in KERNEL_NAMES for a in kernel_args(name)[1]}
+    computed = {"pad_bottom", "pad_right", "h", "w", "c"}  # made by the binding
+    assert set(graph_kernels.STRUCTS) <= set(structs)
+    for name, spec in graph_kernels.STRUCTS.items():
+        fields = [s.split("=")[0] for s in spec.split()]
+        assert fields == structs[name], name
+        for s in spec.split():
+            assert s.split("=")[-1].lstrip("-") in arg_names | computed, (name, s)
+
+
+def test_burnflex_module_takes_the_tables_argument_counts():
+    found = {}
+    for path in (ROOT / "micropython").glob("burnflex*.c"):
+        for name, lo, hi in re.findall(
+                r"MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN\(bf_(\w+)_obj,\s*(\d+),\s*(\d+)",
+                path.read_text()):
+            found[name] = (int(lo), int(hi))
+    for name in runtime._FLEX_KERNELS:
+        if name.endswith("_s8") or name.endswith("_f32") or name in ("pad", "concat"):
+            count = len(kernel_args(name)[1])
+            assert found.get(name) == (count, count), name
+
+
+def _doc_signatures():
+    """{kernel: [argument names]} of the docs table in burn/graph/__init__.py."""
+    doc = burn.graph.__doc__
+    sigs = {}
+    for name, args in re.findall(r"\b(\w+)\(([^()]*)\)", doc):
+        if name in KERNEL_NAMES and "same" not in args and name not in sigs:
+            sigs[name] = [a.strip() for a in args.split(",")]
+    return sigs
+
+
+def test_docs_table_matches():
+    sigs = _doc_signatures()
+    assert len(sigs) >= 25
+    for name, args in sigs.items():
+        assert args == kernel_args(name)[1], name
+    doc = burn.graph.__doc__
+    for name in KERNEL_NAMES:
+        assert re.search(r"\b%s\b" % name, doc), name
+
+
+def _models(tmp_path_factory):
+    from bst_fuzz_models import cnn, others
+
+    d = tmp_path_factory.mktemp("op_table")
+    return [cnn(d / "cnn.bst"), others(d / "others.bst")]
+
+
+def test_prepare_passes_arguments_in_table_order(tmp_path_factory):
+    """Every parameter of an op that is also a kernel argument (by name) reaches the
+    kernel at the table's position (the viper twins take the same tuple)."""
+    checked = set()
+    for path in _models(tmp_path_factory):
+        f = BstFile(path, 1 << 26)
+        f.parse()
+        ops = f.ops
+        f.close()
+        model = burn.load(path, variant="plain")
+        assert len(model._steps) == len(ops)
+        for step, (kind, _ins, _outs, _consts, params) in zip(model._steps, ops):
+            base = runtime._base_name(step.k)
+            args = kernel_args(base)[1]
+            assert base in [n for op in OPS if op[0] == kind for n in op[3].split()]
+            assert len(step.a) >= len(args)
+            for i, a in enumerate(args):
+                if a in params and not isinstance(params[a], list):
+                    assert step.a[i] == params[a], (kind, a)
+                    checked.add((kind, a))
+    assert len({k for k, _a in checked}) >= 12 and len(checked) >= 50
