@@ -1,16 +1,17 @@
 """Calibration: run the float model on sample inputs and record the range of every value.
 
-The model runs module by module (the Trace's steps) in eval mode without gradient
-recording, so each graph value is observed exactly as the float model computes it; the
-range of a value is taken after the last module that writes it (a convolution's output
-after its folded BatchNorm and fused ReLU). Ranges come from the min/max over all samples
+The model's forward runs in eval mode, recorded as when it was traced, so each graph value
+is observed exactly as the float model computes it; the range of a value is taken from the
+last recorded op that writes it (a convolution's output after its folded BatchNorm and
+fused ReLU). Ranges come from the min/max over all samples
 or, with `method="percentile"`, from the `percentile` / `100 - percentile` percentiles,
 which ignores rare outliers at the price of clipping them.
 """
 
 import numpy as np
 
-from ..convert import to_numpy, to_tensor
+from ..convert import to_numpy
+from .record import ExportError, record
 
 METHODS = ("minmax", "percentile")
 
@@ -46,40 +47,24 @@ def as_batches(calibration, max_samples=None):
     return batches
 
 
-def _model_device(model):
-    for p in model.parameters():
-        return p.device
-    return None
-
-
 def observe(model, trace, batches, method="minmax", percentile=99.99, progress=None):
     """{value index: (lo, hi)} of every traced value over the calibration batches."""
     if method not in METHODS:
         raise ValueError("calibration method must be one of %s, got %r" % (METHODS, method))
     if method == "percentile" and not 50.0 < percentile <= 100.0:
         raise ValueError("percentile must be in (50, 100], got %r" % (percentile,))
-    from ..autodiff import no_grad
-
-    device = _model_device(model)
-    was_training = model.training
-    model.eval()
     extremes = {}
     samples = {}
-    try:
-        with no_grad():
-            for k, xb in enumerate(batches):
-                if progress:
-                    progress("calibration batch %d/%d" % (k + 1, len(batches)))
-                seen = {trace.input: xb}
-                x = to_tensor(xb, device)
-                for module, value in trace.steps:
-                    x = module(x)
-                    seen[value] = x
-                for value, t in seen.items():
-                    a = t if isinstance(t, np.ndarray) else to_numpy(t)
-                    _record(extremes, samples, value, a, method)
-    finally:
-        model.train(was_training)
+    for k, xb in enumerate(batches):
+        if progress:
+            progress("calibration batch %d/%d" % (k + 1, len(batches)))
+        nodes, _out = record(model, xb)
+        if len(nodes) != trace.nodes:
+            raise ExportError("the model's forward ran %d ops on calibration batch %d but %d "
+                              "when traced; export needs the same ops for every input"
+                              % (len(nodes), k + 1, trace.nodes))
+        for v in trace.values:
+            _record(extremes, samples, v.index, nodes[v.node].value, method)
     if method == "minmax":
         return extremes
     return {v: _percentile_range(np.concatenate(parts), percentile)

@@ -4,7 +4,8 @@ TensorFlow Lite does it.
 int8: weights symmetric per output channel in [-127, 127]; biases int32 at scale
 `in_scale * w_scale[c]`; activations asymmetric per tensor (the range widened to hold 0,
 the zero point nudged to an integer); pools and lone clamps keep their input's
-quantization; softmax / logistic / tanh outputs have TFLM's fixed scales. Requantization
+quantization (a concatenation's inputs and output share one, covering all their ranges);
+softmax / logistic / tanh outputs have TFLM's fixed scales. Requantization
 multipliers, shifts and clamps come from `burn.graph.fixedpoint`, so the file holds the
 integers TFLM's Prepare() would compute. Every scale is rounded to float32 first, as a
 TFLite file stores it.
@@ -16,7 +17,7 @@ from burn.graph import fixedpoint as fp
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
 
-_SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp")
+_SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
                 "tanh": (1.0 / 128, 0)}
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected")
@@ -74,21 +75,38 @@ def quantize_input(x, scale, zero_point):
 
 
 def _quantization(trace, ranges):
-    """[(scale, zero_point)] of every value."""
-    qp = [None] * len(trace.values)
-    qp[trace.input] = activation_qparams(*ranges[trace.input])
+    """[(scale, zero_point)] of every value: values that must share a quantization (a
+    pool's input and output, a concatenation's inputs and output, ...) form one group whose
+    range covers all of theirs; a group holding a softmax / logistic / tanh output takes
+    that op's fixed quantization."""
+    group = list(range(len(trace.values)))
+
+    def root(v):
+        while group[v] != v:
+            group[v] = group[group[v]]
+            v = group[v]
+        return v
+
+    fixed = {}
     for layer in trace.layers:
         if layer.kind in _SHARED_QUANT:
-            qp[layer.dst] = qp[layer.src]
-        elif layer.kind in _FIXED_QUANT:
-            qp[layer.dst] = _FIXED_QUANT[layer.kind]
-        else:
-            qp[layer.dst] = activation_qparams(*ranges[layer.dst])
-    return qp
+            for v in layer.ins:
+                group[root(v)] = root(layer.dst)
+    for layer in trace.layers:
+        if layer.kind in _FIXED_QUANT:
+            fixed[root(layer.dst)] = _FIXED_QUANT[layer.kind]
+    span = {}
+    for v in range(len(trace.values)):
+        lo, hi = ranges[v]
+        old = span.get(root(v), (lo, hi))
+        span[root(v)] = (min(old[0], lo), max(old[1], hi))
+    return [fixed.get(root(v)) or activation_qparams(*span[root(v)])
+            for v in range(len(trace.values))]
 
 
 def _int8_op(layer, qp):
     (in_scale, in_zp), (out_scale, out_zp) = qp[layer.src], qp[layer.dst]
+    ins = list(layer.ins)
     params = dict(layer.params)
     consts = {}
     kind = layer.kind
@@ -99,8 +117,23 @@ def _int8_op(layer, qp):
         consts = {"w": w, "bias": quantize_bias(layer.b, in_scale, w_scales),
                   "mult": np.array(mult, np.int32), "shift": np.array(shift, np.int32)}
         params.update({"in_zp": in_zp, "out_zp": out_zp, "act_min": lo, "act_max": hi})
-    elif kind in _SHARED_QUANT:
+    elif kind in ("max_pool2d", "avg_pool2d", "clamp"):
         params.update({"act_min": lo, "act_max": hi})
+    elif kind == "pad":
+        params["value"] = int(quantize_input(params["value"], in_scale, in_zp))
+    elif kind == "add":
+        (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
+        left, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale)
+        params.update({"a_zp": a_zp, "a_mult": am, "a_shift": ash, "b_zp": b_zp,
+                       "b_mult": bm, "b_shift": bsh, "out_zp": out_zp, "out_mult": om,
+                       "out_shift": osh, "left_shift": left, "act_min": lo, "act_max": hi})
+    elif kind == "mul":
+        (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
+        mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
+        params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
+                       "shift": shift, "act_min": lo, "act_max": hi})
+    elif kind in ("concat", "copy"):
+        pass
     elif kind == "mean":
         params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale,
                                                          params["reduce"])
@@ -115,7 +148,7 @@ def _int8_op(layer, qp):
                        "range_radius": radius})
     else:
         raise ValueError("no int8 lowering for op %s (%s)" % (kind, layer.path))
-    return GraphOp(kind, [layer.src], [layer.dst], consts, params)
+    return GraphOp(kind, ins, [layer.dst], consts, params)
 
 
 def _float_op(layer):
@@ -123,11 +156,11 @@ def _float_op(layer):
     consts = {}
     if layer.kind in _WEIGHTED:
         consts = {"w": layer.w, "bias": layer.b}
-    if layer.kind in _WEIGHTED + _SHARED_QUANT:
+    if layer.kind in _WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul"):
         params["act"] = layer.act
     elif layer.kind == "softmax":
         params["beta"] = 1.0
-    return GraphOp(layer.kind, [layer.src], [layer.dst], consts, params)
+    return GraphOp(layer.kind, layer.ins, [layer.dst], consts, params)
 
 
 def _io(trace):

@@ -1,53 +1,67 @@
 """Trace a `burn.nn` model into a float inference graph in NHWC, ready to quantize.
 
-A Sequential (nested ones included) is walked leaf by leaf. BatchNorm2d is folded into the
-convolution before it (or becomes a 1x1 depthwise convolution where there is none), ReLU
-and ReLU6 become the fused activation of the op before them, Dropout and Identity vanish,
-and Flatten only renames a buffer: the PyTorch (C, H, W) element order it implies is kept
-by permuting the columns of the Linear layer that reads it. The result is a `Trace`: the
-values (activation tensors, graph shapes) and the layers between them, with float32
-weights already in the layouts of the `burn.graph` kernels, plus the list of (module,
-value) steps that the calibration runs to observe every value on real data.
+The model's real forward pass is recorded (`record.py`), then lowered node by node into
+graph layers and folded:
+- BatchNorm2d goes into the convolution before it (or becomes a 1x1 depthwise one);
+- ReLU, ReLU6 and clamps to [-1, 1] become the fused activation of the op before them;
+- `x * c`, `x / c`, `x + c` go into the weights and bias of the op before them where it
+  has no other user (else a 1x1 depthwise op, or a diagonal fully connected one);
+- a sum over dims followed by the division by their size is one `mean` op;
+- zero padding before a convolution becomes the convolution's own padding;
+- reshapes rename a buffer: the PyTorch (C, H, W) element order of a flattened feature map
+  is kept by permuting the columns of the Linear that reads it, and a copy is made only
+  where a kernel needs the new shape and the buffer's producer cannot write it.
+Dropout and Identity leave nothing. Any other operation raises ExportError naming the
+module and the op. The result is a `Trace`: the values (graph shapes, each with the
+recorded node whose result it holds, which calibration observes) and the layers between
+them, with float32 weights in the layouts of the `burn.graph` kernels.
 """
 
 import numpy as np
 
 from burn import nn
 from burn import shape as _sh
-from burn.graph.fixedpoint import ACT_NONE, ACT_RELU, ACT_RELU6
+from burn.graph.fixedpoint import ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1
 
 from ..convert import to_numpy
+from .record import ExportError, record
 
-_ELEMENTWISE = {"Sigmoid": "logistic", "Tanh": "tanh"}
-SUPPORTED = ("Sequential", "Conv2d", "BatchNorm2d", "ReLU", "ReLU6", "MaxPool2d",
-             "AvgPool2d", "AdaptiveAvgPool2d", "Flatten", "Linear", "Dropout", "Identity",
-             "Softmax", "Sigmoid", "Tanh")
+SUPPORTED = ("Sequential and any module whose forward uses the ops below", "Conv2d",
+             "BatchNorm2d", "Linear", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+             "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "Flatten", "Dropout", "Identity",
+             "x + y", "x * y", "x + c", "x - c", "x * c", "x / c", "mean", "cat", "reshape",
+             "flatten", "relu", "relu6", "clamp", "sigmoid", "tanh", "softmax", "pad")
 # Ops whose output may take a fused activation clamp.
-_FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d")
-
-
-class ExportError(ValueError):
-    """A model (or a part of it, named by its path) that cannot be exported."""
+_FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
+              "add", "mul")
+_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected")
+# Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
+_ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
+              "concat")
+_CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
+TRACE_BATCH = 2
 
 
 class Value:
-    """An activation: its graph shape (NHWC, or [1, features]) and the name of the module
-    that produced it."""
+    """An activation: its graph shape (NHWC, or [1, features]), the name of the module
+    that produced it and `node`, the recorded node whose result it holds."""
 
-    def __init__(self, index, shape, name):
+    def __init__(self, index, shape, name, node=0):
         self.index = index
         self.shape = tuple(int(d) for d in shape)
         self.name = name
+        self.node = node
 
 
 class Layer:
-    """One graph op over float weights: `kind` (a .bst op name), input and output value
-    indices, weights `w` / bias `b` (numpy float32, graph layout) or None, integer
-    `params`, the fused activation code `act`, and `path`, the modules it came from."""
+    """One graph op over float weights: `kind` (a .bst op name), input value indices `ins`
+    (`src` is the first), output value index `dst`, weights `w` / bias `b` (numpy float32,
+    graph layout) or None, `params`, the fused activation code `act`, and `path`, the
+    modules it came from."""
 
-    def __init__(self, kind, src, dst, path, w=None, b=None, params=None):
+    def __init__(self, kind, ins, dst, path, w=None, b=None, params=None):
         self.kind = kind
-        self.src = src
+        self.ins = list(ins) if isinstance(ins, (list, tuple)) else [ins]
         self.dst = dst
         self.path = path
         self.w = w
@@ -55,101 +69,182 @@ class Layer:
         self.params = dict(params or {})
         self.act = ACT_NONE
 
+    @property
+    def src(self):
+        """The first input value."""
+        return self.ins[0]
+
 
 class Trace:
-    """The traced model: `values`, `layers` in execution order, `steps` [(module, value
-    index)], the graph input and output value indices, and `output_shape`, the graph
-    output's shape ([1, features] when the model ends flattened)."""
+    """The traced model: `values`, `layers` in execution order, the graph input and output
+    value indices, `output_shape` (the graph output's shape, [1, features] when the model
+    returns [N, features]) and `nodes`, the count of recorded nodes (a calibration run
+    must record as many)."""
 
     def __init__(self):
         self.values = []
         self.layers = []
-        self.steps = []
         self.input = 0
         self.output = 0
         self.output_shape = ()
+        self.nodes = 0
 
-    def value(self, shape, name):
-        self.values.append(Value(len(self.values), shape, name))
+    def value(self, shape, name, node=0):
+        self.values.append(Value(len(self.values), shape, name, node))
         return len(self.values) - 1
-
-
-def _leaves(module, path):
-    """(dotted path, module) of every non-container module, depth first."""
-    if type(module).forward is nn.Sequential.forward:
-        for name, child in module.named_children():
-            yield from _leaves(child, path + "." + name if path else name)
-    else:
-        yield path, module
 
 
 def _array(t):
     return to_numpy(t).astype(np.float64)
 
 
-class _Tracer:
-    def __init__(self, sample_shape):
+def _nhwc_order(c, h, w):
+    """Model (C, H, W) element index of each NHWC graph element."""
+    return np.arange(c * h * w).reshape(c, h, w).transpose(1, 2, 0).reshape(-1)
+
+
+class _At:
+    """How a recorded node lives in the graph: value `vid`, the graph shape its users see,
+    and for [N, features] nodes the feature order `perm` (graph element j holds model
+    feature perm[j]; None when they agree)."""
+
+    def __init__(self, vid, gshape, flat, perm=None):
+        self.vid = vid
+        self.gshape = tuple(int(d) for d in gshape)
+        self.flat = flat
+        self.perm = perm
+
+
+class _Lowering:
+    def __init__(self, nodes):
+        self.nodes = nodes
         self.t = Trace()
-        self.sample_shape = tuple(sample_shape)
-        if len(sample_shape) == 3:
-            c, h, w = sample_shape
-            self.cur = self.t.value((1, h, w, c), "input")
-            self.flat = False
-        elif len(sample_shape) == 1:
-            self.cur = self.t.value((1, sample_shape[0]), "input")
-            self.flat = True
-        else:
-            raise ExportError("input samples must be [C, H, W] or [features], got shape %s"
-                              % (self.sample_shape,))
-        self.perm = None  # graph element j holds model feature perm[j] (after Flatten)
-        self.last = None  # the layer that produced self.cur, while it may still fuse
+        self.t.nodes = len(nodes)
+        self.at = {}
+        self.pending_sum = {}
+        self.pending_pad = {}
+        self.producer = {}
+        self.users = [[] for _ in nodes]
+        for i, n in enumerate(nodes):
+            for j in n.ins:
+                self.users[j].append(i)
+        self.path = "input"
+        self.module = None
 
     # -- bookkeeping ----------------------------------------------------------------------
-    def fail(self, path, module, why):
-        raise ExportError("cannot export module '%s' (%s): %s" % (path, type(module).__name__,
-                                                                  why))
+    def fail(self, why):
+        kind = " (%s)" % type(self.module).__name__ if self.module is not None else ""
+        raise ExportError("cannot export module '%s'%s: %s" % (self.path, kind, why))
 
-    def add(self, kind, module, path, shape, **fields):
-        dst = self.t.value(shape, path)
-        layer = Layer(kind, self.cur, dst, path, **fields)
+    def graph_shape(self, shape):
+        if shape[0] != TRACE_BATCH:
+            self.fail("an op changes the batch dimension (shape %s)" % (shape,))
+        if len(shape) == 4:
+            _n, c, h, w = shape
+            return (1, h, w, c), False
+        if len(shape) == 2:
+            return (1, shape[1]), True
+        self.fail("values of rank %d are not exported (only [N, C, H, W] and "
+                  "[N, features])" % len(shape))
+
+    def src(self, i, k=0):
+        """The _At of input k of node i."""
+        j = self.nodes[i].ins[k]
+        if j in self.pending_sum:
+            self.fail("a sum is exported only as part of a mean (sum, then divide by the "
+                      "count)")
+        if j in self.pending_pad:
+            self.fail("internal: padding folded into a convolution is read elsewhere")
+        return self.at[j]
+
+    def real_users(self, j):
+        """The users of node j, looking through reshapes."""
+        for u in self.users[j]:
+            if self.nodes[u].kind == "reshape":
+                yield from self.real_users(u)
+            else:
+                yield u
+
+    def sole_user(self, i, k=0):
+        """True when node i is the only user of its input k's elements (reshapes
+        included)."""
+        j = self.nodes[i].ins[k]
+        while self.nodes[j].kind == "reshape":
+            j = self.nodes[j].ins[0]
+        return list(self.real_users(j)) == [i]
+
+    def new_value(self, i, gshape, flat, perm=None):
+        vid = self.t.value(gshape, self.nodes[i].path, i)
+        self.at[i] = _At(vid, gshape, flat, perm)
+        return vid
+
+    def add(self, kind, i, ins, **fields):
+        """Append a layer computing node i from values `ins`; its output is a new value of
+        node i's graph shape."""
+        gshape, flat = self.graph_shape(self.nodes[i].shape)
+        dst = self.new_value(i, gshape, flat)
+        layer = Layer(kind, ins, dst, self.nodes[i].path, **fields)
         self.t.layers.append(layer)
-        self.t.steps.append((module, dst))
-        self.cur = dst
-        self.last = layer
+        self.producer[dst] = layer
         return layer
 
-    def alias(self, module):
-        """A module that changes no element of the current value."""
-        self.t.steps.append((module, self.cur))
+    def alias(self, i, at):
+        """Node i holds the same elements as `at`, in the same graph value."""
+        self.at[i] = at
+        self.t.values[at.vid].node = i
 
-    def nhwc(self, path, module):
-        if self.flat:
-            self.fail(path, module, "needs a [N, C, H, W] input, got a flattened one")
-        return self.t.values[self.cur].shape
+    def fusable(self, i, kinds):
+        """The layer producing node i's input when node i may fold into it, else None."""
+        at = self.src(i)
+        layer = self.producer.get(at.vid)
+        if layer is None or layer.kind not in kinds or not self.sole_user(i):
+            return None
+        return layer
 
-    # -- one method per module type --------------------------------------------------------
-    def conv(self, path, m):
-        n, ih, iw, ic = self.nhwc(path, m)
-        if ic != m.in_channels:
-            self.fail(path, m, "expects %d input channels, gets %d" % (m.in_channels, ic))
+    def shaped(self, at, gshape):
+        """A value holding `at`'s elements with graph shape `gshape`: the same one,
+        reshaped in place when its producer allows, else a copy."""
+        v = self.t.values[at.vid]
+        if v.shape == tuple(gshape):
+            return at.vid
+        layer = self.producer.get(at.vid)
+        if layer is not None and layer.kind in _ANY_SHAPE and at.vid != self.t.input:
+            v.shape = tuple(gshape)
+            return at.vid
+        dst = self.t.value(gshape, v.name + "/reshape", v.node)
+        self.t.layers.append(Layer("copy", [at.vid], dst, v.name))
+        self.producer[dst] = self.t.layers[-1]
+        return dst
+
+    def nhwc_src(self, i):
+        at = self.src(i)
+        if at.flat:
+            self.fail("needs a [N, C, H, W] input, got a flattened one")
+        return self.shaped(at, at.gshape), at.gshape
+
+    # -- leaf modules ------------------------------------------------------------------------
+    def conv(self, i, m):
+        j = self.nodes[i].ins[0]
+        extra = self.pending_pad.pop(j, None)
+        at, et, el = extra if extra is not None else (self.src(i), 0, 0)
+        if at.flat:
+            self.fail("needs a [N, C, H, W] input, got a flattened one")
+        src = self.shaped(at, at.gshape)
+        ic = at.gshape[3]
         kh, kw = m.kernel_size
         (sh, sw), (dh, dw) = m.stride, m.dilation
+        # the bottom and right padding follow from the output size
         if m.padding == "same":
-            (pt, pb), (pl, pr) = _sh.same_padding(kh, dh), _sh.same_padding(kw, dw)
+            pt, pl = _sh.same_padding(kh, dh)[0], _sh.same_padding(kw, dw)[0]
         elif m.padding == "valid":
-            pt = pb = pl = pr = 0
+            pt = pl = 0
         else:
-            pt = pb = m.padding[0]
-            pl = pr = m.padding[1]
-        oh = _sh.conv_out(ih, kh, sh, pt, pb, dh)
-        ow = _sh.conv_out(iw, kw, sw, pl, pr, dw)
-        if oh < 1 or ow < 1:
-            self.fail(path, m, "a %dx%d input gives an empty output" % (ih, iw))
+            pt, pl = m.padding
         w = _array(m.weight)  # [oc, ic / groups, kh, kw]
         oc = w.shape[0]
         b = _array(m.bias) if m.bias is not None else np.zeros(oc)
-        params = {"stride_h": sh, "stride_w": sw, "dil_h": dh, "dil_w": dw, "pad_top": pt,
-                  "pad_left": pl}
+        params = {"stride_h": sh, "stride_w": sw, "dil_h": dh, "dil_w": dw,
+                  "pad_top": pt + et, "pad_left": pl + el}
         if m.groups == ic and ic > 1:
             params["depth_mult"] = oc // ic
             w = w.reshape(oc, kh, kw).transpose(1, 2, 0)[None]  # [1, kh, kw, oc]
@@ -158,172 +253,313 @@ class _Tracer:
             params["groups"] = m.groups
             w = w.transpose(0, 2, 3, 1)  # [oc, kh, kw, ic / groups]
             kind = "conv2d"
-        self.add(kind, m, path, (n, oh, ow, oc), w=w, b=b, params=params)
+        self.add(kind, i, [src], w=w, b=b, params=params)
 
-    def batch_norm(self, path, m):
-        n, h, w, c = self.nhwc(path, m)
+    def batch_norm(self, i, m):
+        src, (_n, _h, _w, c) = self.nhwc_src(i)
         if m.running_mean is None:
-            self.fail(path, m, "without running statistics it normalises with the batch's "
-                               "own, which an exported model cannot")
-        if c != m.num_features:
-            self.fail(path, m, "expects %d channels, gets %d" % (m.num_features, c))
+            self.fail("without running statistics it normalises with the batch's own, "
+                      "which an exported model cannot")
         scale = 1.0 / np.sqrt(_array(m.running_var) + m.eps)
         if m.weight is not None:
             scale = scale * _array(m.weight)
         shift = -_array(m.running_mean) * scale
         if m.bias is not None:
             shift = shift + _array(m.bias)
-        last = self.last
-        if last is not None and last.kind in ("conv2d", "depthwise_conv2d") and \
-                last.act == ACT_NONE:
-            channel_axis = 0 if last.kind == "conv2d" else 3
+        last = self.fusable(i, ("conv2d", "depthwise_conv2d"))
+        if last is not None and last.act == ACT_NONE:
             shape = [1, 1, 1, 1]
-            shape[channel_axis] = c
+            shape[0 if last.kind == "conv2d" else 3] = c
             last.w = last.w * scale.reshape(shape)
             last.b = last.b * scale + shift
-            self.alias(m)
-            last.path += "+" + path
+            last.path += "+" + self.path
+            self.alias(i, self.src(i))
             return
+        self.depthwise_affine(i, src, scale, shift)
+
+    def depthwise_affine(self, i, src, scale, shift):
+        c = len(shift)
         params = {"depth_mult": 1, "stride_h": 1, "stride_w": 1, "dil_h": 1, "dil_w": 1,
                   "pad_top": 0, "pad_left": 0}
-        self.add("depthwise_conv2d", m, path, (n, h, w, c), w=scale.reshape(1, 1, 1, c),
-                 b=shift, params=params)
+        self.add("depthwise_conv2d", i, [src], w=np.asarray(scale).reshape(1, 1, 1, c),
+                 b=np.asarray(shift), params=params)
 
-    def relu(self, path, m, code):
-        last = self.last
-        if last is not None and last.kind in _FUSES_ACT:
-            last.act = ACT_RELU6 if ACT_RELU6 in (last.act, code) else ACT_RELU
-            last.path += "+" + path
-            self.alias(m)
-            return
-        layer = self.add("clamp", m, path, self.t.values[self.cur].shape)
-        layer.act = code
-
-    def pool(self, path, m, kind):
-        n, ih, iw, c = self.nhwc(path, m)
-        kh, kw = _sh.pair(path, "kernel_size", m.kernel_size)
-        sh, sw = _sh.pair(path, "stride", m.stride)
-        ph, pw = _sh.pair(path, "padding", m.padding)
-        dil = _sh.pair(path, "dilation", getattr(m, "dilation", 1))
-        if dil != (1, 1):
-            self.fail(path, m, "dilated pooling is not supported")
-        oh = _sh.pool_out(ih, kh, sh, ph, 1, m.ceil_mode)
-        ow = _sh.pool_out(iw, kw, sw, pw, 1, m.ceil_mode)
+    def pool(self, i, m, kind):
+        src, (_n, ih, iw, _c) = self.nhwc_src(i)
+        kh, kw = _sh.pair(self.path, "kernel_size", m.kernel_size)
+        sh, sw = _sh.pair(self.path, "stride", m.stride)
+        ph, pw = _sh.pair(self.path, "padding", m.padding)
+        if _sh.pair(self.path, "dilation", getattr(m, "dilation", 1)) != (1, 1):
+            self.fail("dilated pooling is not supported")
         if kind == "avg_pool2d":
             floor = (_sh.pool_out(ih, kh, sh, ph, 1, False),
                      _sh.pool_out(iw, kw, sw, pw, 1, False))
-            if (oh, ow) != floor:
-                self.fail(path, m, "ceil_mode changes the output size; the exported average "
-                                   "counts only in-bounds cells")
+            if self.nodes[i].shape[2:] != floor:
+                self.fail("ceil_mode changes the output size; the exported average counts "
+                          "only in-bounds cells")
             if (ph or pw) and m.count_include_pad:
-                self.fail(path, m, "padding with count_include_pad=True is not supported "
-                                   "(the exported average counts only in-bounds cells)")
-        if oh < 1 or ow < 1:
-            self.fail(path, m, "a %dx%d input gives an empty output" % (ih, iw))
+                self.fail("padding with count_include_pad=True is not supported (the "
+                          "exported average counts only in-bounds cells)")
         params = {"kh": kh, "kw": kw, "stride_h": sh, "stride_w": sw, "pad_top": ph,
                   "pad_left": pw}
-        self.add(kind, m, path, (n, oh, ow, c), params=params)
+        self.add(kind, i, [src], params=params)
 
-    def adaptive(self, path, m):
-        n, h, w, c = self.nhwc(path, m)
-        size = m.output_size
-        oh, ow = size if isinstance(size, (tuple, list)) else (size, size)
-        oh, ow = h if oh is None else oh, w if ow is None else ow
+    def adaptive(self, i, m):
+        src, (_n, h, w, c) = self.nhwc_src(i)
+        oh, ow = self.nodes[i].shape[2:]
         if (oh, ow) == (h, w):
-            self.alias(m)
+            self.alias(i, self.src(i))
         elif (oh, ow) == (1, 1):
-            params = {"outer": n, "reduce": h * w, "inner": c}
-            self.add("mean", m, path, (n, 1, 1, c), params=params)
+            self.add("mean", i, [src], params={"outer": 1, "reduce": h * w, "inner": c})
         elif h % oh == 0 and w % ow == 0:
-            params = {"kh": h // oh, "kw": w // ow, "stride_h": h // oh, "stride_w": w // ow,
-                      "pad_top": 0, "pad_left": 0}
-            self.add("avg_pool2d", m, path, (n, oh, ow, c), params=params)
+            params = {"kh": h // oh, "kw": w // ow, "stride_h": h // oh,
+                      "stride_w": w // ow, "pad_top": 0, "pad_left": 0}
+            self.add("avg_pool2d", i, [src], params=params)
         else:
-            self.fail(path, m, "output size %s does not divide the %dx%d input" % (size, h, w))
+            self.fail("output size %s does not divide the %dx%d input" % ((oh, ow), h, w))
 
-    def flatten(self, path, m):
-        if (m.start_dim, m.end_dim) not in ((1, -1), (1, 3)) and not self.flat:
-            self.fail(path, m, "only Flatten(start_dim=1) (the default) is supported")
-        if not self.flat:
-            _n, h, w, c = self.t.values[self.cur].shape
-            # graph (NHWC) element (y, x, ch) is model (NCHW) feature ch * h * w + y * w + x
-            order = np.arange(c * h * w).reshape(c, h, w).transpose(1, 2, 0).reshape(-1)
-            self.perm = None if min(c, h * w) == 1 else order
-            self.flat = True
-        self.alias(m)
-
-    def linear(self, path, m):
-        if not self.flat:
-            self.fail(path, m, "needs a flattened [N, features] input; add nn.Flatten()")
-        features = int(np.prod(self.t.values[self.cur].shape))
-        if features != m.in_features:
-            self.fail(path, m, "expects %d input features, gets %d" % (m.in_features, features))
+    def linear(self, i, m):
+        at = self.src(i)
+        if not at.flat:
+            self.fail("needs a flattened [N, features] input; add nn.Flatten()")
         w = _array(m.weight)
-        if self.perm is not None:
-            w = w[:, self.perm]
-            self.perm = None
+        if at.perm is not None:
+            w = w[:, at.perm]
         b = _array(m.bias) if m.bias is not None else np.zeros(m.out_features)
-        self.add("fully_connected", m, path, (1, m.out_features), w=w, b=b)
+        self.add("fully_connected", i, [at.vid], w=w, b=b)
 
-    def softmax(self, path, m):
-        rank = 2 if self.flat else 4
-        dim = 1 if m.dim is None else m.dim
-        if dim % rank != 1:
-            self.fail(path, m, "softmax over dim %d; only the channel/feature dim 1 is "
-                               "supported" % m.dim)
-        self.elementwise(path, m, "softmax")
-
-    def elementwise(self, path, m, kind):
-        if kind == "softmax" and self.perm is not None:
-            self.fail(path, m, "softmax over a flattened feature map is not supported")
-        self.add(kind, m, path, self.t.values[self.cur].shape)
-
-    def module(self, path, m):
-        name = type(m).__name__
+    def leaf(self, i):
+        m = self.nodes[i].module
         if isinstance(m, nn.Conv2d):
-            self.conv(path, m)
+            self.conv(i, m)
         elif isinstance(m, nn.BatchNorm2d):
-            self.batch_norm(path, m)
-        elif isinstance(m, (nn.ReLU, nn.ReLU6)):
-            self.relu(path, m, ACT_RELU6 if isinstance(m, nn.ReLU6) else ACT_RELU)
-        elif isinstance(m, nn.MaxPool2d):
-            self.pool(path, m, "max_pool2d")
-        elif isinstance(m, nn.AvgPool2d):
-            self.pool(path, m, "avg_pool2d")
-        elif isinstance(m, nn.AdaptiveAvgPool2d):
-            self.adaptive(path, m)
-        elif isinstance(m, nn.Flatten):
-            self.flatten(path, m)
+            self.batch_norm(i, m)
         elif isinstance(m, nn.Linear):
-            self.linear(path, m)
-        elif isinstance(m, (nn.Dropout, nn.Identity)):
-            self.alias(m)
-        elif isinstance(m, nn.Softmax):
-            self.softmax(path, m)
-        elif isinstance(m, (nn.Sigmoid, nn.Tanh)):
-            self.elementwise(path, m, _ELEMENTWISE[name])
+            self.linear(i, m)
+        elif isinstance(m, nn.MaxPool2d):
+            self.pool(i, m, "max_pool2d")
+        elif isinstance(m, nn.AvgPool2d):
+            self.pool(i, m, "avg_pool2d")
         else:
-            self.fail(path, m, "not supported; the exporter handles " + ", ".join(SUPPORTED))
+            self.adaptive(i, m)
+
+    # -- tensor operations -------------------------------------------------------------------
+    def clamp(self, i, code):
+        at = self.src(i)
+        last = self.fusable(i, _FUSES_ACT)
+        if last is not None and (last.act == ACT_NONE or
+                                 {last.act, code} <= {ACT_RELU, ACT_RELU6}):
+            last.act = code if last.act == ACT_NONE else \
+                (ACT_RELU6 if ACT_RELU6 in (last.act, code) else ACT_RELU)
+            last.path += "+" + self.path
+            self.alias(i, at)
+            return
+        self.elementwise(i, "clamp").act = code
+
+    def elementwise(self, i, kind):
+        at = self.src(i)
+        layer = self.add(kind, i, [at.vid])
+        self.at[i] = _At(layer.dst, at.gshape, at.flat, at.perm)
+        self.t.values[layer.dst].shape = self.t.values[at.vid].shape
+        return layer
+
+    def softmax(self, i):
+        at = self.src(i)
+        rank = 2 if at.flat else 4
+        if self.nodes[i].attrs["dim"] % rank != 1:
+            self.fail("softmax over dim %d; only the channel/feature dim 1 is supported"
+                      % self.nodes[i].attrs["dim"])
+        if at.perm is not None:
+            self.fail("softmax over a flattened feature map is not supported")
+        self.add("softmax", i, [self.shaped(at, at.gshape)])
+
+    def binary(self, i, kind):
+        a, b = self.src(i, 0), self.src(i, 1)
+        if a.flat != b.flat or (a.flat and a.gshape != b.gshape):
+            self.fail("%s of values of shapes %s and %s" % (kind, self.nodes[i].shape,
+                                                            self.nodes[self.nodes[i].ins[1]].shape))
+        if int(np.prod(a.gshape)) < int(np.prod(b.gshape)):
+            a, b = b, a
+        if a.gshape != b.gshape and not (not a.flat and b.gshape == (1, 1, 1, a.gshape[3])):
+            self.fail("%s broadcasts only a per-channel [N, C, 1, 1] value over a feature "
+                      "map, got %s and %s" % (kind, a.gshape, b.gshape))
+        if a.perm is not None and not np.array_equal(a.perm, b.perm):
+            self.fail("%s of two differently flattened values" % kind)
+        self.add(kind, i, [a.vid, b.vid])
+        self.at[i].perm = a.perm
+
+    def affine(self, i, s, c):
+        """Node i = input * s + c."""
+        j = self.nodes[i].ins[0]
+        if j in self.pending_sum and c == 0.0:
+            return self.mean(i, s)
+        at = self.src(i)
+        last = self.fusable(i, _WEIGHTED)
+        if last is not None and last.act == ACT_NONE:
+            last.w, last.b = last.w * s, last.b * s + c
+            last.path += "+" + self.path
+            self.alias(i, at)
+        elif not at.flat:
+            ch = at.gshape[3]
+            self.depthwise_affine(i, self.shaped(at, at.gshape), np.full(ch, s),
+                                  np.full(ch, c))
+        else:
+            f = at.gshape[1]
+            self.add("fully_connected", i, [at.vid], w=np.eye(f) * s, b=np.full(f, c))
+            self.at[i].perm = at.perm
+
+    def sum(self, i):
+        j = self.nodes[i].ins[0]
+        dim = self.nodes[i].attrs["dim"]
+        if j in self.pending_sum and self.sole_user(i):
+            at, dims = self.pending_sum.pop(j)
+        else:
+            at, dims = self.src(i), ()
+        if dim == 0:
+            self.fail("a sum over the batch dimension is not exported")
+        self.pending_sum[i] = (at, dims + (dim,))
+
+    def mean(self, i, s):
+        at, dims = self.pending_sum.pop(self.nodes[i].ins[0])
+        dims = tuple(sorted(set(dims)))
+        if at.flat:
+            _n, f = at.gshape
+            if at.perm is not None and dims != (1,):
+                self.fail("mean over part of a flattened feature map")
+            outer, reduce, inner = 1, f, 1
+        else:
+            _n, h, w, c = at.gshape
+            sizes = {(2, 3): (1, h * w, c), (1,): (h * w, c, 1), (1, 2, 3): (1, h * w * c, 1)}
+            if dims not in sizes:
+                self.fail("mean over dims %s; the exported mean reduces (2, 3), (1) or "
+                          "(1, 2, 3) of [N, C, H, W]" % (dims,))
+            outer, reduce, inner = sizes[dims]
+        if abs(s * reduce - 1.0) > 1e-6:
+            self.fail("a sum is exported only as part of a mean (sum, then divide by the "
+                      "count)")
+        self.add("mean", i, [self.shaped(at, at.gshape)],
+                 params={"outer": outer, "reduce": reduce, "inner": inner})
+
+    def concat(self, i):
+        ats = [self.src(i, k) for k in range(len(self.nodes[i].ins))]
+        dim = self.nodes[i].attrs["dim"]
+        shapes = [self.nodes[j].shape for j in self.nodes[i].ins]
+        if ats[0].flat:
+            outer, inner = 1, [s[1] for s in shapes]
+            perms = [a.perm if a.perm is not None else np.arange(s[1])
+                     for a, s in zip(ats, shapes)]
+            offsets = np.cumsum([0] + inner[:-1])
+            perm = np.concatenate([p + o for p, o in zip(perms, offsets)])
+        else:
+            _n, _c, h, w = shapes[0]
+            if dim == 1:
+                outer, inner = h * w, [s[1] for s in shapes]
+            elif dim == 2:
+                outer, inner = 1, [s[1] * s[2] * s[3] for s in shapes]
+            else:
+                outer, inner = h, [s[1] * s[3] for s in shapes]
+            perm = None
+        ins = [self.shaped(a, a.gshape) for a in ats]
+        self.add("concat", i, ins, params={"outer": outer, "inner_sizes": inner})
+        if perm is not None and not np.array_equal(perm, np.arange(len(perm))):
+            self.at[i].perm = perm
+
+    def pad(self, i):
+        node = self.nodes[i]
+        pads, value = node.attrs["pads"], node.attrs["value"]
+        if len(pads) != 4 or pads[0] != (0, 0):
+            self.fail("padding of a %d-D value or of the batch is not exported" % len(pads))
+        users = self.users[i]
+        at = self.src(i)
+        user = self.nodes[users[0]] if len(users) == 1 else None
+        if user is not None and user.kind == "module" and isinstance(user.module, nn.Conv2d) \
+                and value == 0.0 and pads[1] == (0, 0) and user.module.padding != "same":
+            self.pending_pad[i] = (at, pads[2][0], pads[3][0])
+            return
+        (cb, ca), (pt, pb), (pl, pr) = pads[1], pads[2], pads[3]
+        self.add("pad", i, [self.shaped(at, at.gshape)],
+                 params={"before": [0, pt, pl, cb], "after": [0, pb, pr, ca],
+                         "value": value})
+
+    def reshape(self, i):
+        at = self.src(i)
+        src_shape = self.nodes[self.nodes[i].ins[0]].shape
+        if at.flat:
+            order = at.perm if at.perm is not None else np.arange(src_shape[1])
+        else:
+            _n, c, h, w = src_shape
+            order = _nhwc_order(c, h, w)
+        gshape, flat = self.graph_shape(self.nodes[i].shape)
+        if flat:
+            same = np.array_equal(order, np.arange(len(order)))
+            self.at[i] = _At(at.vid, gshape, True, None if same else order)
+            return
+        _n, c, h, w = self.nodes[i].shape
+        if not np.array_equal(order, _nhwc_order(c, h, w)):
+            self.fail("a reshape to %s that reorders the elements of the NHWC graph (it "
+                      "would need a transpose, which the runtime lacks)"
+                      % (self.nodes[i].shape,))
+        self.at[i] = _At(at.vid, gshape, False)
+
+    # -- driver ------------------------------------------------------------------------------
+    def lower(self, i):
+        node = self.nodes[i]
+        self.path, self.module = node.path, node.module
+        kind = node.kind
+        if kind == "input":
+            gshape, flat = self.graph_shape(node.shape)
+            self.t.input = self.new_value(i, gshape, flat)
+            self.t.values[self.t.input].name = "input"
+        elif kind == "module":
+            self.leaf(i)
+        elif kind == "relu":
+            self.clamp(i, ACT_RELU)
+        elif kind == "clamp":
+            lo, hi = node.attrs["lo"], node.attrs["hi"]
+            key = (None if lo is None else float(lo), None if hi is None else float(hi))
+            if key not in _CLAMPS:
+                self.fail("clamp to [%s, %s]; only [0, inf), [0, 6] and [-1, 1] are "
+                          "exported" % key)
+            self.clamp(i, _CLAMPS[key])
+        elif kind in ("logistic", "tanh"):
+            self.elementwise(i, kind)
+        elif kind in ("add", "mul"):
+            self.binary(i, kind)
+        elif kind == "scale":
+            self.affine(i, node.attrs["s"], 0.0)
+        elif kind == "add_const":
+            self.affine(i, 1.0, node.attrs["c"])
+        else:
+            getattr(self, kind)(i)
 
 
 def trace(model, sample_shape):
     """Trace `model` for inputs of `sample_shape` (one sample, no batch axis: [C, H, W] or
-    [features]) into a Trace. Raises ExportError naming the first module it cannot
-    export, with its dotted path."""
+    [features]) into a Trace. Raises ExportError naming the module and op it cannot
+    export, with the module's dotted path."""
     if not isinstance(model, nn.Module):
         raise TypeError("export: expected a burn.nn Module, got " + type(model).__name__)
-    tracer = _Tracer(sample_shape)
-    for path, m in _leaves(model, ""):
-        tracer.module(path or "<model>", m)
-    t = tracer.t
+    sample_shape = tuple(int(d) for d in sample_shape)
+    if len(sample_shape) not in (1, 3):
+        raise ExportError("input samples must be [C, H, W] or [features], got shape %s"
+                          % (sample_shape,))
+    batch = np.random.default_rng(0).standard_normal((TRACE_BATCH,) + sample_shape)
+    nodes, out = record(model, batch.astype(np.float32))
+    low = _Lowering(nodes)
+    for i in range(len(nodes)):
+        low.lower(i)
+    t = low.t
+    if out in low.pending_sum or out not in low.at:
+        low.path, low.module = nodes[out].path, nodes[out].module
+        low.fail("the model's output is a sum; only a mean is exported")
+    at = low.at[out]
     if not t.layers:
         raise ExportError("the model computes nothing to export (no ops after tracing)")
-    t.output = tracer.cur
-    shape = t.values[t.output].shape
-    t.output_shape = (1, int(np.prod(shape))) if tracer.flat else shape
-    if tracer.perm is not None:
+    if at.perm is not None:
         raise ExportError("the model ends with a Flatten of a feature map; its (C, H, W) "
                           "element order has no graph equivalent without a Linear after it")
+    t.output = at.vid
+    t.output_shape = at.gshape
     for layer in t.layers:
         if layer.w is not None:
             layer.w = np.ascontiguousarray(layer.w, dtype=np.float32)

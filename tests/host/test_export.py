@@ -224,9 +224,12 @@ def test_unsupported_modules_are_named_with_their_path():
                           nn.Sequential(nn.ReLU(), nn.LeakyReLU(0.1)))
     with pytest.raises(ExportError, match=r"'1\.1' \(LeakyReLU\)"):
         trace(model, (1, 8, 8))
-    flat_missing = nn.Sequential(nn.Conv2d(1, 4, 3), nn.Linear(36, 2))
+    flat_missing = nn.Sequential(nn.Conv2d(1, 4, 3), nn.Linear(6, 2))
     with pytest.raises(ExportError, match=r"'1' \(Linear\).*Flatten"):
         trace(flat_missing, (1, 8, 8))
+    wrong_size = nn.Sequential(nn.Conv2d(1, 4, 3), nn.Flatten(), nn.Linear(36, 2))
+    with pytest.raises(ExportError, match=r"'2' \(Linear\).*does not match"):
+        trace(wrong_size, (1, 8, 8))
     with pytest.raises(ValueError, match="no samples"):
         quantize(nn.Sequential(nn.Flatten(), nn.Linear(4, 2)), np.zeros((0, 4), np.float32))
 

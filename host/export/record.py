@@ -1,0 +1,291 @@
+"""Record a model's real forward pass as a list of nodes, the input of export tracing.
+
+The model runs on its own device with tensors whose backend is a `_Recorder`: it computes
+every primitive with the model's backend and, when an operand descends from the input,
+records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are recorded whole:
+while a model is recorded, `Module.__call__` runs them on plain tensors and records one
+node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
+its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
+products, clamps, sigmoid, softmax, padding) become nodes named after the innermost module
+that ran them. An operation the `.bst` graph has no counterpart for raises ExportError
+naming that module and the operation.
+
+A reshape costs no primitive, so it is found where a value is used with another shape than
+it was made with; a `reshape` node is inserted there.
+"""
+
+import numpy as np
+
+import burn
+from burn.backend import Backend
+from burn.device import Device
+from burn.nn.module import Module
+from burn.tensor import Tensor
+
+from ..convert import to_numpy, to_tensor
+
+_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad")
+# Every other primitive of burn.backend.Backend; with an operand from the input it fails.
+_OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
+                      not n.startswith("_") and n not in _RECORDED))
+_UNARY = {"relu": "relu", "sigmoid": "logistic", "tanh": "tanh"}
+
+
+class ExportError(ValueError):
+    """A model (or a part of it, named by its path) that cannot be exported."""
+
+
+def leaf_types():
+    """The layer classes recorded whole, as one node each."""
+    from burn import nn
+    return (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d,
+            nn.AdaptiveAvgPool2d)
+
+
+class Node:
+    """One recorded operation: `kind`, input node indices `ins`, the model-layout `shape`
+    of its result (batch first), `attrs`, the `path` and `module` it came from, and
+    `value`, its result on the recording's inputs (a numpy array)."""
+
+    def __init__(self, kind, ins, shape, attrs, path, module, value):
+        self.kind = kind
+        self.ins = list(ins)
+        self.shape = tuple(int(d) for d in shape)
+        self.attrs = attrs
+        self.path = path
+        self.module = module
+        self.value = value
+
+
+class _H:
+    """A handle of the recording backend: the node it holds (None for a constant) and the
+    model backend's handle."""
+
+    def __init__(self, node, inner):
+        self.node = node
+        self.inner = inner
+
+
+class _Recorder:
+    def __init__(self, device, paths):
+        self.device = device
+        self.inner = device.backend
+        self.name = "export-record<" + self.inner.name + ">"
+        self.paths = paths
+        self.stack = []
+        self.nodes = []
+        self.reshaped = {}
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def where(self):
+        return self.stack[-1] if self.stack else ("<model>", None)
+
+    def fail(self, what):
+        path, module = self.where()
+        kind = " (%s)" % type(module).__name__ if module is not None else ""
+        raise ExportError("cannot export module '%s'%s: %s" % (path, kind, what))
+
+    def node(self, kind, ins, shape, inner, dtype, attrs=None, module=None, path=None):
+        if dtype is not burn.float32:
+            self.fail("op %s on %s values; only float32 is exported" % (kind, dtype))
+        value = to_numpy(Tensor(inner, tuple(shape), dtype, self.device))
+        here, _m = self.where()
+        self.nodes.append(Node(kind, ins, shape, attrs or {}, path or here, module, value))
+        return _H(len(self.nodes) - 1, inner)
+
+    def use(self, h, shape):
+        """The node index of traced handle `h` used with `shape` (a reshape node when the
+        shape is not the one it was made with)."""
+        shape = tuple(int(d) for d in shape)
+        n = self.nodes[h.node]
+        if n.shape == shape:
+            return h.node
+        key = (h.node, shape)
+        if key not in self.reshaped:
+            self.nodes.append(Node("reshape", [h.node], shape, {}, self.where()[0], None,
+                                   n.value.reshape(shape)))
+            self.reshaped[key] = len(self.nodes) - 1
+        return self.reshaped[key]
+
+    def shape_of(self, h):
+        return self.nodes[h.node].shape
+
+    def const(self, h, shape, op):
+        """The float of a constant operand that holds one number."""
+        if not isinstance(h, _H):
+            return float(h)
+        vals = list(self.inner.to_flat(h.inner, int(np.prod(shape)), burn.float32))
+        if len(set(vals)) != 1:
+            self.fail("op %s with a constant tensor operand; only a number is exported" % op)
+        return float(vals[0])
+
+    @staticmethod
+    def traced(h):
+        return isinstance(h, _H) and h.node is not None
+
+    @staticmethod
+    def raw(h):
+        return h.inner if isinstance(h, _H) else h
+
+    # -- storage: constants -----------------------------------------------------------------
+    def __getattr__(self, name):
+        if name not in _OTHER:
+            raise AttributeError(name)
+        fn = getattr(self.inner, name)
+
+        def primitive(*args):
+            if any(self.traced(a) for a in args) or \
+                    any(isinstance(a, (list, tuple)) and any(self.traced(x) for x in a)
+                        for a in args):
+                self.fail("op %s is not supported by the .bst runtime" % name)
+            out = fn(*[self.raw(a) for a in args])
+            return _H(None, out) if name not in ("to_flat", "to_bytes") else out
+        return primitive
+
+    def to_flat(self, h, n, dtype):
+        return self.inner.to_flat(h.inner, n, dtype)
+
+    def to_bytes(self, h, n, dtype):
+        return self.inner.to_bytes(h.inner, n, dtype)
+
+    # -- recorded primitives ----------------------------------------------------------------
+    def unary(self, op, h, n, dtype):
+        out = self.inner.unary(op, h.inner, n, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        if op not in _UNARY:
+            self.fail("op %s is not supported by the .bst runtime" % op)
+        return self.node(_UNARY[op], [h.node], self.shape_of(h), out, dtype)
+
+    def binary(self, op, a, a_shape, b, b_shape, out_shape, dtype):
+        out = self.inner.binary(op, self.raw(a), a_shape, self.raw(b), b_shape, out_shape,
+                                dtype)
+        ta, tb = self.traced(a), self.traced(b)
+        if not (ta or tb):
+            return _H(None, out)
+        if ta and tb:
+            if op not in ("add", "mul"):
+                self.fail("op %s of two computed values is not supported (add and mul are)"
+                          % op)
+            return self.node(op, [self.use(a, a_shape), self.use(b, b_shape)], out_shape,
+                             out, dtype)
+        x, shape, c, c_shape = (a, a_shape, b, b_shape) if ta else (b, b_shape, a, a_shape)
+        if tuple(out_shape) != tuple(shape):
+            self.fail("op %s broadcasts a value against a constant" % op)
+        value = self.const(c, c_shape, op)
+        if op == "add" or (op == "sub" and ta):
+            kind, attrs = "add_const", {"c": value if op == "add" else -value}
+        elif op == "mul" or (op == "div" and ta and value != 0):
+            kind, attrs = "scale", {"s": value if op == "mul" else 1.0 / value}
+        else:
+            self.fail("op %s with a constant operand is not supported (x + c, x - c, x * c "
+                      "and x / c are)" % op)
+        return self.node(kind, [self.use(x, shape)], out_shape, out, dtype, attrs)
+
+    def clamp(self, h, n, lo, hi, dtype):
+        out = self.inner.clamp(h.inner, n, lo, hi, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        return self.node("clamp", [h.node], self.shape_of(h), out, dtype,
+                         {"lo": lo, "hi": hi})
+
+    def reduce(self, op, h, shape, dim, dtype):
+        out = self.inner.reduce(op, h.inner, shape, dim, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        if op != "sum":
+            self.fail("reduction %s is not supported (mean is)" % op)
+        out_shape = tuple(shape[:dim]) + (1,) + tuple(shape[dim + 1:])
+        return self.node("sum", [self.use(h, shape)], out_shape, out, dtype, {"dim": dim})
+
+    def cat(self, hs, shapes, dim, dtype):
+        out = self.inner.cat([self.raw(h) for h in hs], shapes, dim, dtype)
+        flags = [self.traced(h) for h in hs]
+        if not any(flags):
+            return _H(None, out)
+        if not all(flags):
+            self.fail("concatenation of a computed value with a constant is not supported")
+        shape = list(shapes[0])
+        shape[dim] = sum(s[dim] for s in shapes)
+        return self.node("concat", [self.use(h, s) for h, s in zip(hs, shapes)], shape, out,
+                         dtype, {"dim": dim})
+
+    def pad(self, h, shape, pads, value, dtype):
+        out = self.inner.pad(h.inner, shape, pads, value, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        out_shape = [s + p[0] + p[1] for s, p in zip(shape, pads)]
+        return self.node("pad", [self.use(h, shape)], out_shape, out, dtype,
+                         {"pads": [tuple(p) for p in pads], "value": float(value)})
+
+    def softmax(self, x, dim):
+        """Softmax as one node (Tensor.softmax looks this override up by name)."""
+        inner = burn.softmax(Tensor(x.handle.inner, x.shape, x.dtype, self.device), dim)
+        if not self.traced(x.handle):
+            return Tensor(_H(None, inner.handle), x.shape, x.dtype, x.device)
+        h = self.node("softmax", [self.use(x.handle, x.shape)], x.shape, inner.handle,
+                      x.dtype, {"dim": dim})
+        return Tensor(h, x.shape, x.dtype, x.device)
+
+    # -- modules ------------------------------------------------------------------------------
+    def call(self, module, args, kwargs, leaves):
+        path = self.paths.get(id(module), type(module).__name__)
+        x = args[0] if args else None
+        leaf = isinstance(module, leaves) and isinstance(x, Tensor) and \
+            self.traced(x.handle) and len(args) == 1 and not kwargs
+        self.stack.append((path, module))
+        try:
+            if not leaf:
+                return module.forward(*args, **kwargs)
+            y = module.forward(Tensor(x.handle.inner, x.shape, x.dtype, self.device))
+            h = self.node("module", [self.use(x.handle, x.shape)], y.shape, y.handle,
+                          y.dtype, module=module)
+            return Tensor(h, y.shape, y.dtype, x.device)
+        except ExportError:
+            raise
+        except (ValueError, TypeError) as e:
+            self.fail("its forward failed while traced: %s" % e)
+        finally:
+            self.stack.pop()
+
+
+def _model_device(model):
+    for p in model.parameters():
+        return p.device
+    return burn.device("numpy")
+
+
+def record(model, batch):
+    """(nodes, output node index): `model` run in eval mode on `batch` (a float32 numpy
+    array, batch first) with every operation recorded. Node 0 is the input."""
+    from ..autodiff import no_grad
+
+    if not isinstance(model, Module):
+        raise TypeError("export: expected a burn.nn Module, got " + type(model).__name__)
+    device = _model_device(model)
+    paths = {id(m): name for name, m in model.named_modules() if name}
+    paths[id(model)] = "<model>"
+    rec = _Recorder(device, paths)
+    here = Device.__new__(Device)
+    here.name, here.backend = rec.name, rec
+    x = to_tensor(np.asarray(batch, np.float32), device)
+    rec.nodes.append(Node("input", [], x.shape, {}, "input", None, np.asarray(batch)))
+    leaves = leaf_types()
+    saved = Module.__call__
+    was_training = model.training
+    model.eval()
+
+    def call(module, *args, **kwargs):
+        return rec.call(module, args, kwargs, leaves)
+
+    Module.__call__ = call
+    try:
+        with no_grad():
+            y = call(model, Tensor(_H(0, x.handle), x.shape, x.dtype, here))
+    finally:
+        Module.__call__ = saved
+        model.train(was_training)
+    if not isinstance(y, Tensor) or not rec.traced(y.handle):
+        raise ExportError("the model's forward must return one tensor computed from its "
+                          "input, got " + type(y).__name__)
+    return rec.nodes, rec.use(y.handle, y.shape)
