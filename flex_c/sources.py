@@ -1,10 +1,14 @@
 """Which C files make up one build of flex_c: the single selection rule that the cffi host
 build, the cross builds, the sanitizer build, the MicroPython module and the firmware share.
 
-A build compiles common/, then every ref/ kernel file, replaced by opt/<target>/ of the same
-name where that exists, then the opt/ files that have no ref/ twin (their helpers). Builds
-for a CPU without a floating-point unit leave out the float files (`is_float`); builds
-without a C library add freestanding/ (memcpy and friends).
+A build compiles common/ and every ref/ file (the reference kernels). The kernels that a
+target may optimise are compiled in ref/ under their own names (flex__ref_*, ref/ref.h); each
+entry/ file gives them their public names, unless opt/<target>/ has a file of the same name,
+which then defines those public kernels itself (calling the flex__ref_* ones for the cases
+it leaves to the reference). The opt/<target>/ files that have no entry/ twin are its
+helpers. Builds for a CPU without a floating-point unit leave out the float files
+(`is_float`); builds without a C library add freestanding/ (memcpy and friends). Files of
+different folders may share a name: `object_name` tells their objects apart.
 
 No dependency beyond the standard library, so make and cmake can call it:
 
@@ -38,21 +42,29 @@ def _c_files(folder):
     return sorted(f for f in os.listdir(folder) if f.endswith(".c"))
 
 
+def object_name(path):
+    """Name of a source's object, unique within a build: its path under src/ without .c
+    ("ref/s8_conv", "opt/cortex_m0plus/s8_conv")."""
+    return os.path.splitext(os.path.relpath(path, SRC))[0].replace(os.sep, "/")
+
+
 def sources(opt_target=None, float_kernels=True, freestanding=False):
     """Absolute paths of the C files of one build (see the module docstring). `opt_target`
     names an opt/ folder; None, or a target with no folder yet, gives the reference
     kernels alone."""
-    common = [os.path.join(SRC, "common", f) for f in _c_files(os.path.join(SRC, "common"))]
-    ref_dir = os.path.join(SRC, "ref")
+    def folder(name):
+        path = os.path.join(SRC, name)
+        return [os.path.join(path, f) for f in _c_files(path)]
+
+    entry_dir = os.path.join(SRC, "entry")
     opt_dir = os.path.join(SRC, "opt", opt_target) if opt_target else None
     opt = set(_c_files(opt_dir)) if opt_dir and os.path.isdir(opt_dir) else set()
-    ref = _c_files(ref_dir)
-    kernels = [os.path.join(opt_dir if f in opt else ref_dir, f) for f in ref]
-    extra = [os.path.join(opt_dir, f) for f in sorted(opt - set(ref))]
-    paths = common + kernels + extra
+    entry = _c_files(entry_dir)
+    entries = [os.path.join(opt_dir if f in opt else entry_dir, f) for f in entry]
+    helpers = [os.path.join(opt_dir, f) for f in sorted(opt - set(entry))]
+    paths = folder("common") + folder("ref") + entries + helpers
     if freestanding:
-        folder = os.path.join(SRC, "freestanding")
-        paths += [os.path.join(folder, f) for f in _c_files(folder)]
+        paths += folder("freestanding")
     return paths if float_kernels else [p for p in paths if not is_float(p)]
 
 

@@ -1,4 +1,5 @@
-"""`burn flex build --target NAME`: cross-compile flex_c, report code size per kernel."""
+"""`burn flex build --target NAME`: cross-compile flex_c, report code size per object and per
+op group."""
 
 import os
 import shutil
@@ -27,15 +28,20 @@ def run_build(args):
         print(str(e))
         return 1
     total = 0
-    print("%-22s %8s" % ("object", "bytes"))
+    print("%-38s %8s" % ("object", "bytes"))
     for name, size, functions in result.sizes():
         total += size
-        print("%-22s %8d" % (name, size))
+        print("%-38s %8d" % (name, size))
         if args.functions:
             for fn, fsize in sorted(functions.items()):
                 print("    %-32s %6d" % (fn, fsize))
-    print("%-22s %8d" % ("total", total))
-    print("%-22s %8d" % ("int8 kernels", result.int8_size()))
+    print("%-38s %8d" % ("total", total))
+    print("%-38s %8d" % ("int8 kernels", result.int8_size()))
+    print()
+    print("%-22s %8s %8s" % ("op group", "int8", "float"))
+    for group, int8, fp in result.group_sizes():
+        print("%-22s %8d %8d" % (group, int8, fp))
+    print()
     library = result.library
     if args.output:
         tmp = args.output + ".tmp"

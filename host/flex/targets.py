@@ -12,7 +12,7 @@ import sys
 
 from burn.host import project_files
 from burn.host.cache import cache_dir
-from burn.host.flex import wasm
+from burn.host.flex import op_groups, wasm
 from burn.host.flex.elf import Elf
 
 FLEX_C = str(project_files.tree("flex_c"))
@@ -80,8 +80,8 @@ def source_digest():
 
 
 class Build:
-    """A finished build: `objects` {source name: .o path}, `library` (.a), `image` (linked
-    ELF for the emulator, or None), `target`, `opt`."""
+    """A finished build: `objects` {object name (flex_c/sources.py `object_name`): .o path},
+    `library` (.a), `image` (linked ELF for the emulator, or None), `target`, `opt`."""
 
     def __init__(self, target, opt, folder, objects, library, image):
         self.target, self.opt, self.folder = target, opt, folder
@@ -105,6 +105,10 @@ class Build:
         ones (flex_c/sources.py `is_float`: f32_*, fmath, s8_quantize)."""
         is_float = _flex_sources().is_float
         return sum(size for name, size, _f in self.sizes() if not is_float(name))
+
+    def group_sizes(self):
+        """[(op group, int8 bytes, float bytes)] of the objects (burn.host.flex.op_groups)."""
+        return op_groups.group_sizes(self.sizes(), _flex_sources().is_float)
 
     def libc_symbols(self):
         """Undefined symbols of the objects that a C library would have to provide
@@ -136,17 +140,17 @@ def build(target, opt="-Os", force=False):
     folder = os.path.join(cache_dir("flex"), "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
     library = os.path.join(folder, "libflex.a")
     image = os.path.join(folder, "flex.elf") if link else None
-    objects = {os.path.splitext(os.path.basename(s))[0]:
-               os.path.join(folder, os.path.splitext(os.path.basename(s))[0] + ".o")
-               for s in srcs}
+    names = {src: _flex_sources().object_name(src) for src in srcs}
+    # one flat folder and archive: "ref/s8_conv" is ref-s8_conv.o
+    objects = {n: os.path.join(folder, n.replace("/", "-") + ".o") for n in names.values()}
     done = os.path.join(folder, "done")
     if force or not os.path.exists(done):
         tmp = folder + ".tmp%d" % os.getpid()
         os.makedirs(tmp, exist_ok=True)
         for src in srcs:
-            name = os.path.splitext(os.path.basename(src))[0]
-            _zig(["cc"] + flags + ["-c", src, "-o", os.path.join(tmp, name + ".o")])
-        objs = [os.path.join(tmp, n + ".o") for n in sorted(objects)]
+            obj = os.path.basename(objects[names[src]])
+            _zig(["cc"] + flags + ["-c", src, "-o", os.path.join(tmp, obj)])
+        objs = [os.path.join(tmp, os.path.basename(objects[n])) for n in sorted(objects)]
         _zig(["ar", "rcs", os.path.join(tmp, "libflex.a")] + objs)
         if link:
             _zig(["cc", "-target", triple] + cpu + [opt] + LINK_FLAGS +

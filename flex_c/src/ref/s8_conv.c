@@ -1,12 +1,14 @@
-/* int8 convolution and depthwise convolution, NHWC, as TFLM's reference_integer_ops. */
-#include "../common/s8_checks.h"
+/* int8 convolution and depthwise convolution, NHWC, as TFLM's reference_integer_ops
+ * (flex__ref_*: entry/s8_conv.c or an opt/<target>/s8_conv.c names them flex_*). */
+#include "ref.h"
 
-flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                           const int8_t *filter, size_t filter_len,
-                           const int32_t *bias, size_t bias_len,
-                           const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-                           const flex_window *win, int32_t groups, const flex_s8_quant *q,
-                           const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+flex_status flex__ref_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input,
+                                size_t input_len, const int8_t *filter, size_t filter_len,
+                                const int32_t *bias, size_t bias_len,
+                                const int32_t *multiplier, const int32_t *shift,
+                                size_t quant_len, const flex_window *win, int32_t groups,
+                                const flex_s8_quant *q, const flex_dims4 *out_dims,
+                                int8_t *output, size_t output_len) {
     int32_t b, oy, ox, oc, ky, kx, ic, fic, per_group;
     const int32_t H = in_dims ? in_dims->h : 0, W = in_dims ? in_dims->w : 0;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
@@ -46,7 +48,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     return FLEX_OK;
 }
 
-flex_status flex_s8_depthwise_conv2d(
+flex_status flex__ref_s8_depthwise_conv2d(
     const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
     const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
     const int32_t *multiplier, const int32_t *shift, size_t quant_len,

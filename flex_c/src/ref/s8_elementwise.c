@@ -1,5 +1,5 @@
-/* int8 broadcasting ADD and MUL, as TFLM's reference kernels. */
-#include "../common/internal.h"
+/* int8 broadcasting ADD and MUL, as TFLM's reference kernels (ADD as flex__ref_s8_add). */
+#include "ref.h"
 
 /* Element strides of `in` read as `out` (0 on broadcast axes); checks the shapes agree. */
 static flex_status broadcast_strides(const flex_dims4 *in, size_t in_len,
@@ -31,12 +31,11 @@ static flex_status check_binary(const flex_dims4 *in1_dims, const int8_t *in1, s
     return broadcast_strides(in2_dims, in2_len, out_dims, s2);
 }
 
-/* All checks of flex_s8_add; fills the broadcast strides. */
-static flex_status check_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
-                             const int8_t *output, size_t output_len, int32_t s1[4],
-                             int32_t s2[4]) {
+flex_status flex__s8_add_check(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                               const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                               const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                               const int8_t *output, size_t output_len, int32_t s1[4],
+                               int32_t s2[4]) {
     FLEX_TRY(check_binary(in1_dims, in1, in1_len, in2_dims, in2, in2_len, out_dims, output,
                           output_len, s1, s2));
     if (!p)
@@ -70,13 +69,13 @@ static int8_t mul_one(const flex_s8_mul_params *p, int32_t a, int32_t b) {
     return (int8_t)flex__clamp(out, p->act_min, p->act_max);
 }
 
-flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                        const flex_s8_add_params *p,
-                        const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                             int8_t *output, size_t output_len) {
     int32_t s1[4], s2[4], n, h, w, c;
-    FLEX_TRY(check_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,
-                       output_len, s1, s2));
+    FLEX_TRY(flex__s8_add_check(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
+                                output, output_len, s1, s2));
     for (n = 0; n < out_dims->n; n++)
         for (h = 0; h < out_dims->h; h++)
             for (w = 0; w < out_dims->w; w++)

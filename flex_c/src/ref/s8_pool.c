@@ -1,11 +1,12 @@
-/* int8 average / max pooling (NHWC) and MEAN, as TFLM's reference kernels. */
-#include "../common/internal.h"
+/* int8 average / max pooling (NHWC) and MEAN, as TFLM's reference kernels (average pool
+ * as flex__ref_s8_avg_pool2d). */
+#include "ref.h"
 
 /* Pools need every window to hold a real element: dilation 1, padding below the kernel. */
-static flex_status check_pool(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                              const flex_window *win, int32_t act_min, int32_t act_max,
-                              const flex_dims4 *out_dims, const int8_t *output,
-                              size_t output_len) {
+flex_status flex__s8_pool_check(const flex_dims4 *in_dims, const int8_t *input,
+                                size_t input_len, const flex_window *win, int32_t act_min,
+                                int32_t act_max, const flex_dims4 *out_dims,
+                                const int8_t *output, size_t output_len) {
     int32_t in_count, out_count;
     if (!input || !output)
         return FLEX_E_NULL;
@@ -49,12 +50,13 @@ static void pool(const flex_dims4 *in, const int8_t *input, const flex_window *w
             }
 }
 
-flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
-                               size_t input_len, const flex_window *win,
-                               int32_t act_min, int32_t act_max,
-                               const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
-                        output_len));
+flex_status flex__ref_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
+                                    size_t input_len, const flex_window *win,
+                                    int32_t act_min, int32_t act_max,
+                                    const flex_dims4 *out_dims, int8_t *output,
+                                    size_t output_len) {
+    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
+                                 output, output_len));
     pool(in_dims, input, win, act_min, act_max, out_dims, output, 0);
     return FLEX_OK;
 }
@@ -63,8 +65,8 @@ flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                size_t input_len, const flex_window *win,
                                int32_t act_min, int32_t act_max,
                                const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
-                        output_len));
+    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
+                                 output, output_len));
     pool(in_dims, input, win, act_min, act_max, out_dims, output, 1);
     return FLEX_OK;
 }

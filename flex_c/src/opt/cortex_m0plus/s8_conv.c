@@ -4,26 +4,18 @@
  * flex__m0_dot_rows runs every output channel of a block over it and m0_requant.h turns the
  * sums into int8. The input offset enters once per channel as input_offset * sum(weights),
  * folded with the bias. 3x3 depthwise convolution runs channel by channel over a tile
- * (depthwise_3x3), other depthwise shapes walk channels innermost (s8_depthwise_fast.h).
- * Grouped convolution and patches too large for the stack buffer use the reference kernels,
- * renamed here. An output over its input (the .bst arena's in-place plan) runs in spans of
+ * (depthwise_3x3), other depthwise shapes walk channels innermost (m0_dw_channels.c).
+ * Grouped convolution and patches too large for the stack buffer use the reference kernels
+ * (ref/ref.h). An output over its input (the .bst arena's in-place plan) runs in spans of
  * pixels, since the channel blocks each read every input pixel (flex_s8_conv2d). Stack:
  * about 3 KB for conv2d (a 2.2 KB scratch, requantization records), 2.3 KB for the 3x3
  * depthwise (tile and line sums). */
+#include "../../ref/ref.h"
 #include "m0_depthwise.h"
 #include "m0_dot.h"
+#include "m0_dw_channels.h"
 #include "m0_pairs.h"
 #include "m0_requant.h"
-
-#define flex_s8_conv2d flex__ref_s8_conv2d
-#define flex_s8_depthwise_conv2d flex__ref_s8_depthwise_conv2d
-#include "../../ref/s8_conv.c"
-#undef flex_s8_conv2d
-#undef flex_s8_depthwise_conv2d
-#define FLEX_DW_MAX_CHANNELS 256
-#define flex_s8_depthwise_conv2d flex__dw_s8_depthwise_conv2d
-#include "../s8_depthwise_fast.h"
-#undef flex_s8_depthwise_conv2d
 
 #define PATCH_MAX 1152   /* 3 x 3 x 128: longest patch of the fast paths */
 #define OC_BLOCK 16      /* output channels per block (requantization records) */
@@ -602,9 +594,11 @@ flex_status flex_s8_depthwise_conv2d(
                                       bias_len, multiplier, shift, quant_len, win,
                                       depth_multiplier, q, out_dims, output, output_len));
     if (depthwise_3x3(in_dims, input, filter, bias, multiplier, shift, win, depth_multiplier,
-                      q, out_dims, output))
+                      q, out_dims, output) ||
+        flex__m0_dw_channels(in_dims, input, filter, bias, multiplier, shift, win,
+                             depth_multiplier, q, out_dims, output))
         return FLEX_OK;
-    return flex__dw_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                        bias_len, multiplier, shift, quant_len, win,
-                                        depth_multiplier, q, out_dims, output, output_len);
+    return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len, bias,
+                                         bias_len, multiplier, shift, quant_len, win,
+                                         depth_multiplier, q, out_dims, output, output_len);
 }

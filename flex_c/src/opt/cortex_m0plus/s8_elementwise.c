@@ -2,13 +2,9 @@
  * MultiplyByQuantizedMultiplier) depends on its int8 value alone, so a large ADD tabulates
  * both once per call (256 entries each, 2 KB of stack) and pays only the output
  * requantization per element: on ARMv6-M every MultiplyByQuantizedMultiplier builds a
- * 64-bit product from 16-bit halves. Small ADDs, MUL and the checks are the reference's,
- * included here renamed. */
-#include "../../common/internal.h"
-
-#define flex_s8_add flex__ref_s8_add
-#include "../../ref/s8_elementwise.c"
-#undef flex_s8_add
+ * 64-bit product from 16-bit halves. Small ADDs and the checks are the reference's
+ * (ref/ref.h). */
+#include "../../ref/ref.h"
 
 #define TABLE_MIN_ELEMENTS 1024 /* 512 table entries cost about as much as 256 elements */
 
@@ -27,8 +23,8 @@ flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in
                         const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t t1[256], t2[256];
     int32_t s1[4], s2[4], count, n, h, w, c, sum, v;
-    FLEX_TRY(check_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,
-                       output_len, s1, s2));
+    FLEX_TRY(flex__s8_add_check(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
+                                output, output_len, s1, s2));
     FLEX_TRY(flex__count(out_dims, &count));
     if (count < TABLE_MIN_ELEMENTS)
         return flex__ref_s8_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,

@@ -1,15 +1,12 @@
 /* Cortex-M0+ int8 fully connected: blocks of output rows through flex__m0_dot_rows, then
  * m0_requant.h. The input offset enters as input_offset * sum(row), folded with the bias;
  * callers that fold it into the bias at prepare time (input offset 0) skip that pass. A
- * non-zero filter offset uses the reference kernel. An output that overlaps its input takes
- * the rows one at a time (each row's blocks set up again), so that no row is overwritten
- * before every block has read it. */
+ * non-zero filter offset uses the reference kernel (ref/ref.h). An output that overlaps its
+ * input takes the rows one at a time (each row's blocks set up again), so that no row is
+ * overwritten before every block has read it. */
+#include "../../ref/ref.h"
 #include "m0_dot.h"
 #include "m0_requant.h"
-
-#define flex_s8_fully_connected flex__ref_s8_fully_connected
-#include "../../ref/s8_fully_connected.c"
-#undef flex_s8_fully_connected
 
 #define OUT_BLOCK 32
 

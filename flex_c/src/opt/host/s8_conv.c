@@ -16,15 +16,9 @@
  *   window has its nine taps unrolled).
  * - Requantization runs over each output pixel's row of channels (s8_requant.h).
  *
- * Other shapes use the reference kernels, renamed here. */
-#include "../../common/s8_checks.h"
+ * Other shapes use the reference kernels (ref/ref.h). */
+#include "../../ref/ref.h"
 #include "s8_requant.h"
-
-#define flex_s8_conv2d flex__ref_s8_conv2d
-#define flex_s8_depthwise_conv2d flex__ref_s8_depthwise_conv2d
-#include "../../ref/s8_conv.c"
-#undef flex_s8_conv2d
-#undef flex_s8_depthwise_conv2d
 
 #define PATCH_MAX 8192    /* int16 taps of one receptive field */
 #define OC_MAX 1024       /* output channels of conv2d */

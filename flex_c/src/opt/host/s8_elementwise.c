@@ -1,13 +1,9 @@
 /* Host int8 ADD: the reference arithmetic (three MultiplyByQuantizedMultiplier per element)
  * over contiguous runs of the innermost axis, in the vectorizable form of s8_requant.h, so
- * that a run of 8 elements takes a few dozen vector instructions. MUL and the checks are
- * the reference's, included here renamed. */
-#include "../../common/internal.h"
+ * that a run of 8 elements takes a few dozen vector instructions. The checks are the
+ * reference's (ref/ref.h). */
+#include "../../ref/ref.h"
 #include "s8_requant.h"
-
-#define flex_s8_add flex__ref_s8_add
-#include "../../ref/s8_elementwise.c"
-#undef flex_s8_add
 
 /* out[i] = add_one(p, a[i * sa], b[i * sb]) for i < n. */
 FLEX_INLINE void add_run(const flex_s8_add_params *p, const int8_t *restrict a, int32_t sa,
@@ -72,8 +68,8 @@ flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in
                         const flex_s8_add_params *p,
                         const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t s1[4], s2[4];
-    FLEX_TRY(check_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,
-                       output_len, s1, s2));
+    FLEX_TRY(flex__s8_add_check(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
+                                output, output_len, s1, s2));
     add_fast(p, in1, s1, in2, s2, out_dims, output);
     return FLEX_OK;
 }

@@ -1,11 +1,7 @@
 /* Host int8 average pool: channels innermost, so each window cell adds a contiguous row of
  * channels to the int32 sums (|sum| <= 2^16 * 128: exact) before the reference's rounded
- * division. Max pool and MEAN are the reference's, included here renamed. */
-#include "../../common/internal.h"
-
-#define flex_s8_avg_pool2d flex__ref_s8_avg_pool2d
-#include "../../ref/s8_pool.c"
-#undef flex_s8_avg_pool2d
+ * division. More channels than the stack holds take the reference kernel (ref/ref.h). */
+#include "../../ref/ref.h"
 
 #define POOL_MAX_CHANNELS 1024
 
@@ -39,12 +35,11 @@ flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                size_t input_len, const flex_window *win,
                                int32_t act_min, int32_t act_max,
                                const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(check_pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,
-                        output_len));
-    if (in_dims->c > POOL_MAX_CHANNELS) {
-        pool(in_dims, input, win, act_min, act_max, out_dims, output, 0);
-        return FLEX_OK;
-    }
+    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
+                                 output, output_len));
+    if (in_dims->c > POOL_MAX_CHANNELS)
+        return flex__ref_s8_avg_pool2d(in_dims, input, input_len, win, act_min, act_max,
+                                       out_dims, output, output_len);
     avg_pool_fast(in_dims, input, win, act_min, act_max, out_dims, output);
     return FLEX_OK;
 }

@@ -1,0 +1,18 @@
+/* Depthwise convolution that walks channels innermost (m0_dw_channels.c), for s8_conv.c. */
+#ifndef FLEX_M0_DW_CHANNELS_H
+#define FLEX_M0_DW_CHANNELS_H
+
+#include "../../common/s8_checks.h"
+
+/* Most channels it takes: one int32 accumulator each on the stack. */
+#define FLEX_M0_DW_MAX_CHANNELS 256
+
+/* Depthwise convolution of checked arguments (flex__s8_depthwise_check) with depth
+ * multiplier 1 and at most FLEX_M0_DW_MAX_CHANNELS channels; returns 0, writing nothing,
+ * for other shapes. */
+int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                         const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                         const flex_window *win, int32_t depth_multiplier,
+                         const flex_s8_quant *q, const flex_dims4 *out, int8_t *output);
+
+#endif

@@ -1,0 +1,41 @@
+"""Op groups of flex_c's objects, for code-size reports: which part of a build each object
+(named as flex_c/sources.py `object_name` names it) belongs to."""
+
+import posixpath
+
+# group: object file names (without folder), reference, optimised and helper files alike
+GROUPS = {
+    "conv": ("s8_conv", "f32_conv", "f32_winograd", "m0_pairs", "m0_depthwise",
+             "m0_dw_channels"),
+    "fully connected": ("s8_fully_connected", "f32_gemm"),
+    "conv/fc shared": ("m0_dot", "m0_requant"),
+    "elementwise": ("s8_elementwise", "f32_elementwise"),
+    "pool/reduce": ("s8_pool", "f32_pool", "f32_reduce"),
+    "softmax/activations": ("s8_activation",),
+    "layout": ("layout",),
+    "quantize": ("s8_quantize", "s8_requantize"),
+    "float graph ops": ("f32_graph",),
+    "training": ("f32_norm", "f32_optim"),
+    "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
+                "mem"),
+}
+_GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
+
+
+def op_group(object_name):
+    """The group of an object ("opt/cortex_m0plus/s8_conv" -> "conv"); "other" for a file
+    that GROUPS does not list yet."""
+    return _GROUP_OF.get(posixpath.basename(object_name), "other")
+
+
+def group_sizes(rows, is_float):
+    """[(group, int8 bytes, float bytes)] in GROUPS order ("other" last), from `rows` of
+    (object name, bytes, ...) and the predicate that tells float objects apart; groups
+    with no bytes are left out."""
+    totals = {}
+    for row in rows:
+        name, size = row[0], row[1]
+        pair = totals.setdefault(op_group(name), [0, 0])
+        pair[1 if is_float(name) else 0] += size
+    order = list(GROUPS) + ["other"]
+    return [(g, totals[g][0], totals[g][1]) for g in order if g in totals]
