@@ -1,5 +1,5 @@
 """`burn export CHECKPOINT_OR_RUN_DIR --model MODULE:FACTORY -o model.bst`: a trained
-model as an int8 (default) or float32 `.bst` file."""
+model as an int8 (default) or float32 `.bst` file, or `.tflite` with --format tflite."""
 
 import argparse
 import os
@@ -12,7 +12,9 @@ _DESCRIPTION = """\
 Build the model with a factory function, load a Learner checkpoint into it, and write it
 as a .bst file: int8 after post-training quantization with a calibration set (default),
 or float32 with --float. BatchNorm is folded into the convolution before it and
-ReLU/ReLU6 are fused.
+ReLU/ReLU6 are fused. --format tflite writes the same graph as a TFLite flatbuffer
+instead, which TFLite Micro runs with the .bst file's outputs, bit for bit (labels and
+self-test vectors are .bst features and are left out).
 
 The architecture comes from MODULE:FACTORY, a function taking no arguments that returns
 the burn.nn model, named as package.module:function (importable from the current folder)
@@ -31,14 +33,16 @@ error, and so is a value with a comma that is also an existing file's name."""
 
 def register(sub):
     """Add the `export` subcommand."""
-    p = sub.add_parser("export", help="quantize and export a trained model to .bst",
+    p = sub.add_parser("export", help="quantize and export a trained model to .bst or .tflite",
                        description=_DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", metavar="CHECKPOINT_OR_RUN_DIR",
                    help="a checkpoint file or a Learner run folder (best.ckpt)")
     p.add_argument("--model", required=True, metavar="MODULE:FACTORY",
                    help="function that builds the model, e.g. mypkg.models:build_cnn")
-    p.add_argument("-o", "--output", required=True, help="the .bst file to write")
+    p.add_argument("-o", "--output", required=True, help="the .bst (or .tflite) file to write")
+    p.add_argument("--format", choices=("bst", "tflite"), default="bst",
+                   help="file format: burn's .bst (default) or a TFLite flatbuffer")
     p.add_argument("--float", action="store_true", help="export float32 instead of int8")
     p.add_argument("--calibration", metavar="digits|FILE.npy",
                    help="calibration samples (required for int8)")
@@ -108,6 +112,11 @@ def _export(args, say):
         raise ValueError("--percentile must be in (50, 100], got %g" % args.percentile)
     if args.samples < 1:
         raise ValueError("--samples must be >= 1")
+    extension = os.path.splitext(args.output)[1].lower()
+    if extension in (".bst", ".tflite") and extension != "." + args.format:
+        raise ValueError("-o %s with --format %s: give the file the .%s extension (or "
+                         "--format %s)" % (args.output, args.format, args.format,
+                                           extension[1:]))
     labels = _labels(args.labels, args.calibration)
     model, payload, path = load_trained(args.source, args.model)
     say("loaded %s (epoch %s) into %s" % (path, payload.get("epoch"), args.model))
@@ -121,13 +130,22 @@ def _export(args, say):
         calibration = _calibration(args.calibration, args.samples)
         say("calibration: %d samples of shape %s" % (len(calibration), calibration.shape[1:]))
     method = "minmax" if args.percentile is None else "percentile"
-    graph = export_bst(model, args.output, calibration, "float32" if args.float else "int8",
-                       method, args.percentile or 99.99, args.io,
-                       labels, meta,
-                       sample_shape=_shape(args.input_shape) if args.input_shape else None,
-                       progress=say)
-    say("%d ops, %d self-test vectors, input %s %s, output %s" % (
-        len(graph.ops), len(graph.tests), graph.tensors[graph.inputs[0][0]].dtype,
+    dtype = "float32" if args.float else "int8"
+    sample_shape = _shape(args.input_shape) if args.input_shape else None
+    if args.format == "tflite":
+        from burn.host.export.tflite import export_tflite
+
+        graph = export_tflite(model, args.output, calibration, dtype, method,
+                              args.percentile or 99.99, args.io, sample_shape=sample_shape,
+                              metadata=meta, progress=say)
+        tests = "no self-test vectors (.tflite)"
+    else:
+        graph = export_bst(model, args.output, calibration, dtype, method,
+                           args.percentile or 99.99, args.io, labels, meta,
+                           sample_shape=sample_shape, progress=say)
+        tests = "%d self-test vectors" % len(graph.tests)
+    say("%d ops, %s, input %s %s, output %s" % (
+        len(graph.ops), tests, graph.tensors[graph.inputs[0][0]].dtype,
         list(graph.inputs[0][1]), list(graph.outputs[0][1])))
 
 
