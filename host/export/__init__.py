@@ -19,6 +19,7 @@ from ..atomic import write_bytes_atomic
 from ..bst_writer import encode_bst, runtime_tests
 from .calibrate import METHODS, as_batches, observe
 from .lower import IO_DTYPES, float_graph, int8_graph, quantize_input
+from .qat import QATModel, prepare_qat, qat_parts
 from .trace import SUPPORTED, ExportError, trace
 
 DTYPES = ("int8", "float32")
@@ -78,18 +79,25 @@ def quantize(model, calibration, method="minmax", percentile=99.99, io="int8",
     array, a list of batches, or a DataLoader yielding (inputs, labels)); `method`
     "minmax" or "percentile" (activation ranges from the `percentile` and
     `100 - percentile` percentiles); `io` "int8" or "float32" (the graph's input and
-    output dtype); `tests` calibration samples become the file's self-test vectors."""
+    output dtype); `tests` calibration samples become the file's self-test vectors.
+    A QATModel (`prepare_qat`) keeps the ranges its observers froze: the graph is the one
+    its eval-mode forward runs."""
     say = _say(progress)
     if method not in METHODS:
         raise ValueError("method must be one of %s, got %r" % (METHODS, method))
     if io not in IO_DTYPES:
         raise ValueError("io must be one of %s, got %r" % (IO_DTYPES, io))
     batches = as_batches(calibration, max_samples)
+    qat, model = qat_parts(model, batches[0].shape[1:])
     t = trace(model, batches[0].shape[1:])
     count = sum(len(b) for b in batches)
-    say("tracing: %d ops; calibrating on %d samples (%s)" % (len(t.layers), count, method))
-    ranges = observe(model, t, batches, method, percentile, say)
-    meta = _metadata(model, "int8", metadata, method, percentile, count)
+    if qat is None:
+        say("tracing: %d ops; calibrating on %d samples (%s)" % (len(t.layers), count, method))
+        ranges = observe(model, t, batches, method, percentile, say)
+        meta = _metadata(model, "int8", metadata, method, percentile, count)
+    else:
+        ranges = qat.ranges
+        meta = _metadata(model, "int8", dict(metadata or {}, calibration="qat"))
     graph = int8_graph(t, ranges, io, meta)
     graph.labels = [str(label) for label in labels]
     if tests:
@@ -138,6 +146,6 @@ def export_bst(model, path, calibration=None, dtype="int8", method="minmax",
     return graph
 
 
-__all__ = ["DTYPES", "IO_DTYPES", "METHODS", "SUPPORTED", "ExportError", "add_reference_tests",
-           "export_bst", "float_graph", "graph_input", "int8_graph", "nhwc", "quantize",
-           "quantize_input", "to_float_graph", "trace"]
+__all__ = ["DTYPES", "IO_DTYPES", "METHODS", "SUPPORTED", "ExportError", "QATModel",
+           "add_reference_tests", "export_bst", "float_graph", "graph_input", "int8_graph",
+           "nhwc", "prepare_qat", "quantize", "quantize_input", "to_float_graph", "trace"]

@@ -1,0 +1,306 @@
+"""Quantization-aware training (QAT) whose evaluation forward is the exported int8 model.
+
+    qat = prepare_qat(model, calibration=x_train[:256], observe_batches=90)
+    Learner(qat, Adam(qat.parameters(), lr=5e-4)).fit(train_loader, valid_loader, epochs=2)
+    export_bst(qat, "model.bst", calibration=x_train[:256])   # the graph qat.eval() runs
+
+Training mode runs the model's own modules with fake quantization where the exported graph
+quantizes: weights per output channel, symmetric in [-127, 127] (a convolution followed by
+BatchNorm has the folded weight `w * gamma / sqrt(running_var + eps)` quantized, expressed
+back in the convolution's units, so BatchNorm keeps normalising with batch statistics while
+the grid is the exported one), and every activation the graph stores as int8 asymmetric per
+tensor. Gradients pass by the straight-through estimator (zero outside the clamped range
+for activations). Observers widen each activation's [min, max] during the first
+`observe_batches` training batches, then freeze.
+
+Eval mode runs the int8 graph itself: the model is traced and lowered exactly as
+`export_bst` does it (BatchNorm folded with its running statistics, TFLite's scale, zero
+point and multiplier arithmetic), and the graph is executed over the batch by
+`int8_numpy.run_int8`, the runtime's integer arithmetic in numpy. Its outputs are the
+exported file's outputs, bit for bit, returned dequantized as float32.
+"""
+
+import numpy as np
+
+import burn
+from burn import nn
+
+from ..autodiff import Autodiff
+from ..convert import to_numpy, to_tensor
+from .calibrate import as_batches, observe
+from .int8_numpy import check_supported, run_int8
+from .lower import _quantization, int8_graph, quantize_input
+from .trace import trace
+
+# Ops whose int8 output holds only values of their (already quantized) input.
+_EXACT = ("max_pool2d", "clamp")
+
+
+def _fake_quant_values(a, scale, zero_point, lo, hi):
+    """(dequantized float32 values, in-range mask) of float32 `a` on the int8 grid. Ties
+    round to even here; the exact half-away rounding of the runtime is the eval forward's
+    business (see int8_numpy), this is the differentiable stand-in that trains."""
+    q = np.rint(a / scale)
+    if zero_point:
+        q += zero_point
+    clipped = np.clip(q, lo, hi)
+    inside = clipped == q
+    if zero_point:
+        clipped -= zero_point
+    clipped *= scale
+    return clipped, inside
+
+
+def fake_quant(t, scale, zero_point=0, lo=-128, hi=127):
+    """`t` rounded to the int8 grid of `scale` (a number, or an array broadcasting against
+    t's shape for per-channel scales) and `zero_point`, clamped to [lo, hi] and
+    dequantized. Under Autodiff the gradient passes straight through where the value was
+    in range and is zero where it was clamped."""
+    backend = t.backend
+    handle = t.handle
+    if isinstance(backend, Autodiff) and isinstance(handle.value, np.ndarray):
+        raw = handle.value
+        y, inside = _fake_quant_values(raw.reshape(t.shape), scale, zero_point, lo, hi)
+        node = backend._out(y.reshape(raw.shape), handle.size, (handle,),
+                            lambda g: (np.where(inside.reshape(np.shape(g)), g, 0),))
+        return burn.Tensor(node, t.shape, t.dtype, t.device)
+    a = to_numpy(t)
+    y, _inside = _fake_quant_values(a, scale, zero_point, lo, hi)
+    if not t.requires_grad:
+        return to_tensor(y, t.device)
+    return t + to_tensor(y - a, t.device)  # any other backend: identity gradient
+
+
+def _bn_scale(bn):
+    """gamma / sqrt(running_var + eps) per channel (numpy float64)."""
+    scale = 1.0 / np.sqrt(to_numpy(bn.running_var, copy=False).astype(np.float64) + bn.eps)
+    if bn.weight is not None:
+        scale = scale * to_numpy(bn.weight, copy=False)
+    return scale
+
+
+def _weight_grid(module, bn):
+    """Per-output-channel scales (shaped to broadcast over the weight) of the grid the
+    exported graph quantizes `module`'s weight on, in the weight's own units."""
+    w = to_numpy(module.weight, copy=False)
+    peak = np.abs(w.reshape(len(w), -1)).max(axis=1).astype(np.float64)
+    if bn is not None:
+        fold = np.abs(_bn_scale(bn))
+        peak = peak * fold
+    scales = np.where(peak > 0, (peak / 127.0).astype(np.float32), 1.0).astype(np.float64)
+    if bn is not None:
+        scales = scales / np.where(fold == 0, 1.0, fold)
+    return scales.astype(np.float32).reshape((-1,) + (1,) * (w.ndim - 1))
+
+
+class _Calls:
+    """Per-instance `forward` overrides on every module of a model for one forward pass:
+    each call goes to `hook(module, call number, original forward, args)`."""
+
+    def __init__(self, model, hook):
+        self.modules = list(model.modules())
+        self.hook = hook
+        self.count = {}
+
+    def __enter__(self):
+        for m in self.modules:
+            object.__setattr__(m, "forward", self._wrap(m, type(m).forward.__get__(m)))
+        return self
+
+    def _wrap(self, m, original):
+        def forward(*args, **kwargs):
+            k = self.count.get(id(m), 0)
+            self.count[id(m)] = k + 1
+            return self.hook(m, k, original, args, kwargs)
+        return forward
+
+    def __exit__(self, *exc):
+        for m in self.modules:
+            object.__delattr__(m, "forward")
+        return False
+
+
+class QATModel(nn.Module):
+    """A model under quantization-aware training (made by `prepare_qat`). `model` is the
+    float model whose parameters train; `ranges` the activation ranges by traced value
+    (as calibration gives them); `observing` whether the observers still widen them."""
+
+    def __init__(self, model, batches, observe_batches, ranges):
+        super().__init__()
+        self.model = model
+        sample_shape = tuple(int(d) for d in batches[0].shape[1:])
+        t = trace(model, sample_shape)
+        graph = int8_graph(t, ranges)
+        check_supported(graph)
+        setter = object.__setattr__
+        setter(self, "sample_shape", sample_shape)
+        setter(self, "observe_batches", int(observe_batches))
+        setter(self, "observed_batches", 0)
+        setter(self, "ranges", dict(ranges))
+        setter(self, "_trace", t)
+        setter(self, "_exact", {layer.dst for layer in t.layers if layer.kind in _EXACT})
+        setter(self, "_qp", None)
+        setter(self, "_points", {})
+        setter(self, "_folds", {})
+        self._probe(batches[0][:8])
+
+    def _probe(self, xb):
+        """Find, on one calibration batch in eval mode, which module call returns which
+        traced value (by its [min, max] and size: the calibration's own numbers), and
+        which convolution's output goes straight into a BatchNorm (folded on export)."""
+        from ..autodiff import no_grad
+
+        ranges = observe(self.model, self._trace, [xb])
+        sizes = {v.index: int(np.prod(v.shape)) for v in self._trace.values}
+        seen, outputs, alive = set(), {}, []
+
+        def hook(m, k, original, args, kwargs):
+            out = original(*args, **kwargs)
+            if isinstance(m, nn.BatchNorm2d) and id(args[0]) in outputs:
+                conv = outputs[id(args[0])]
+                if isinstance(conv, nn.Conv2d):
+                    self._folds[id(conv)] = m
+            if id(out) in outputs or not isinstance(out, burn.Tensor):
+                return out  # a container handing on its child's output
+            outputs[id(out)] = m
+            alive.append(out)  # ids stay unique while the tensors live
+            a = to_numpy(out, copy=False)
+            key = (float(a.min()), float(a.max()), a.size // len(a))
+            for v, (lo, hi) in ranges.items():
+                if v not in seen and (lo, hi, sizes[v]) == key and v != self._trace.input:
+                    seen.add(v)
+                    self._points[(id(m), k)] = v
+                    break
+            return out
+
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with no_grad(), _Calls(self.model, hook):
+                self.model(to_tensor(xb, _device(self.model)))
+        finally:
+            self.model.train(was_training)
+
+    @property
+    def observing(self):
+        """True while the observers still widen the activation ranges."""
+        return self.observed_batches < self.observe_batches
+
+    def freeze(self):
+        """Stop observing: the activation ranges (hence scales and zero points) stay."""
+        object.__setattr__(self, "observe_batches", self.observed_batches)
+        return self
+
+    def qparams(self):
+        """[(scale, zero_point)] of every traced value under the current ranges, as the
+        exported graph has them."""
+        if self._qp is None or self.observing:
+            object.__setattr__(self, "_qp", _quantization(self._trace, self.ranges))
+        return self._qp
+
+    # -- forward passes ---------------------------------------------------------------
+    def forward(self, x):
+        """Fake-quantized float forward in training mode; in eval mode the exported int8
+        graph's outputs for `x`, dequantized (model layout, float32)."""
+        if self.training:
+            return self._train_forward(x)
+        return self._int8_forward(x)
+
+    def _train_forward(self, x):
+        observing = self.observing
+        x = self._quantize(self._trace.input, x, observing)
+        points, folds = self._points, self._folds
+
+        def hook(m, k, original, args, kwargs):
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                out = self._weighted(m, folds.get(id(m)), args[0])
+            else:
+                out = original(*args, **kwargs)
+            value = points.get((id(m), k))
+            return out if value is None else self._quantize(value, out, observing)
+
+        with _Calls(self.model, hook):
+            y = self.model(x)
+        if observing:
+            object.__setattr__(self, "observed_batches", self.observed_batches + 1)
+        return y
+
+    def _quantize(self, value, x, observing):
+        if observing:
+            a = to_numpy(x, copy=False)
+            lo, hi = self.ranges[value]
+            self.ranges[value] = (min(lo, float(a.min())), max(hi, float(a.max())))
+        if value in self._exact:
+            return x
+        scale, zp = self.qparams()[value]
+        return fake_quant(x, np.float32(scale), zp)
+
+    def _weighted(self, m, bn, x):
+        w = fake_quant(m.weight, _weight_grid(m, bn), 0, -127, 127)
+        if isinstance(m, nn.Linear):
+            return burn.linear(x, w, m.bias)
+        return burn.conv2d(x, w, m.bias, m.stride, m.padding, m.dilation, m.groups)
+
+    def int8_graph(self, io="int8", metadata=None):
+        """The int8 Graph that `export_bst(self, ...)` writes (no reference tests)."""
+        return int8_graph(trace(self.model, self.sample_shape), self.ranges, io, metadata)
+
+    def int8_outputs(self, x):
+        """(int8 outputs, Graph): the exported graph's outputs for float inputs `x` (model
+        layout, [N, ...], a numpy array or tensor), [N] + the graph's output shape
+        without its batch axis."""
+        graph = self.int8_graph()
+        a = np.asarray(x if isinstance(x, np.ndarray) else to_numpy(x), np.float32)
+        if a.shape[1:] != self.sample_shape:
+            raise ValueError("QAT model: inputs of sample shape %s expected, got %s"
+                             % (self.sample_shape, a.shape[1:]))
+        tin = graph.tensors[graph.inputs[0][0]]
+        nhwc = a.transpose(0, 2, 3, 1) if a.ndim == 4 else a
+        return run_int8(graph, quantize_input(nhwc, tin.scale, tin.zero_point)), graph
+
+    def _int8_forward(self, x):
+        q, graph = self.int8_outputs(x)
+        tout = graph.tensors[graph.outputs[0][0]]
+        y = (q.astype(np.float32) - tout.zero_point) * np.float32(tout.scale)
+        if y.ndim == 4:
+            y = y.transpose(0, 3, 1, 2)
+        return to_tensor(np.ascontiguousarray(y), getattr(x, "device", None))
+
+
+def _device(model):
+    for p in model.parameters():
+        return p.device
+    return None
+
+
+def prepare_qat(model, calibration, observe_batches=100, method="minmax", percentile=99.99,
+                max_samples=512):
+    """Wrap a (trained) float `model` for quantization-aware training; returns a QATModel
+    in the model's training mode.
+
+    `calibration` (samples in the model layout, as for `quantize`) gives the observers
+    their starting ranges, as post-training quantization would (`method`, `percentile`);
+    the observers keep widening them for `observe_batches` training batches, then freeze.
+    The model keeps its own parameters: it trains in place."""
+    if not isinstance(model, nn.Module):
+        raise TypeError("prepare_qat: expected a burn.nn Module, got " + type(model).__name__)
+    if isinstance(model, QATModel):
+        raise TypeError("prepare_qat: the model is already prepared for QAT")
+    if observe_batches < 0:
+        raise ValueError("prepare_qat: observe_batches must be >= 0, got %r"
+                         % (observe_batches,))
+    batches = as_batches(calibration, max_samples)
+    ranges = observe(model, trace(model, batches[0].shape[1:]), batches, method, percentile)
+    qat = QATModel(model, batches, observe_batches, ranges)
+    return qat.train(model.training)
+
+
+def qat_parts(model, sample_shape):
+    """(QATModel or None, the float model to trace) for an export of `model` with inputs
+    of `sample_shape`."""
+    if not isinstance(model, QATModel):
+        return None, model
+    if tuple(sample_shape) != model.sample_shape:
+        raise ValueError("QAT model prepared for samples of shape %s, exported with %s"
+                         % (model.sample_shape, tuple(sample_shape)))
+    return model, model.model

