@@ -24,10 +24,10 @@ from burn.host.train.optim import Adam
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent / "scripts"))
 import tflite_models
-from tflite_builder import ModelBuilder
+from tflite_builder import ModelBuilder, run_tflm
 from train_digits import build
 
-SAMPLES = 40
+SAMPLES = 30
 
 
 def tflm_outputs(data, input_sets):
@@ -238,3 +238,17 @@ def test_cli_format_tflite(trained, digits, digits_int8, tmp_path, capsys):
     assert burn_main(args + ["-o", str(tmp_path / "x.tflite")]) == 1
     assert "give the file the .bst extension (or --format tflite)" in capsys.readouterr().err
     assert not (tmp_path / "x.tflite").exists()
+
+
+def test_a_flattened_output_keeps_its_shape(digits):
+    """A model ending in a global mean and Flatten: the graph's output is [1, C] while its
+    tensor is [1, 1, 1, C]; the file reshapes it, and it imports back the same."""
+    burn.seed(3)
+    model = nn.Sequential(nn.Conv2d(1, 6, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                          nn.Flatten()).to(autodiff_device("numpy")).eval()
+    graph = quantize(model, digits[1][:32], tests=0)
+    data = tflite_bytes(graph)
+    sets = [[graph_input(graph, x)] for x in digits[1][32:40]]
+    assert run_tflm(data, sets[0])[0].shape == (1, 6)
+    np.testing.assert_array_equal(tflm_outputs(data, sets), bst_outputs(graph, sets))
+    assert import_tflite(data, tests=0).outputs == graph.outputs
