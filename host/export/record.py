@@ -10,8 +10,9 @@ products, clamps, sigmoid, softmax, padding) become nodes named after the innerm
 that ran them. An operation the `.bst` graph has no counterpart for raises ExportError
 naming that module and the operation.
 
-A reshape costs no primitive, so it is found where a value is used with another shape than
-it was made with; a `reshape` node is inserted there.
+A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
+a `reshape` node while a model is recorded, and a value used with another shape than it
+was made with gets one where it is used.
 """
 
 import numpy as np
@@ -44,7 +45,8 @@ def leaf_types():
 
 class Node:
     """One recorded operation: `kind`, input node indices `ins`, the model-layout `shape`
-    of its result (batch first), `attrs`, the `path` and `module` it came from, and
+    of its result (batch first), `attrs`, the `path` and `module` it came from (the layer
+    itself for a "module" node, else the module whose forward ran it), and
     `value`, its result on the recording's inputs (a numpy array)."""
 
     def __init__(self, kind, ins, shape, attrs, path, module, value):
@@ -89,20 +91,23 @@ class _Recorder:
         if dtype is not burn.float32:
             self.fail("op %s on %s values; only float32 is exported" % (kind, dtype))
         value = to_numpy(Tensor(inner, tuple(shape), dtype, self.device))
-        here, _m = self.where()
-        self.nodes.append(Node(kind, ins, shape, attrs or {}, path or here, module, value))
+        here, owner = self.where()
+        self.nodes.append(Node(kind, ins, shape, attrs or {}, path or here, module or owner,
+                               value))
         return _H(len(self.nodes) - 1, inner)
 
-    def use(self, h, shape):
-        """The node index of traced handle `h` used with `shape` (a reshape node when the
-        shape is not the one it was made with)."""
+    def use(self, h, shape, by=None):
+        """The node index of traced handle `h` used with `shape` (a reshape node, named
+        after the module running or else `by`, when the shape is not the one it was made
+        with)."""
         shape = tuple(int(d) for d in shape)
         n = self.nodes[h.node]
         if n.shape == shape:
             return h.node
         key = (h.node, shape)
         if key not in self.reshaped:
-            self.nodes.append(Node("reshape", [h.node], shape, {}, self.where()[0], None,
+            path, owner = self.where() if self.stack or by is None else (by.path, by.module)
+            self.nodes.append(Node("reshape", [h.node], shape, {}, path, owner,
                                    n.value.reshape(shape)))
             self.reshaped[key] = len(self.nodes) - 1
         return self.reshaped[key]
@@ -278,14 +283,22 @@ def record(model, batch):
     def call(module, *args, **kwargs):
         return rec.call(module, args, kwargs, leaves)
 
-    Module.__call__ = call
+    def reshape(t, *shape):
+        out = saved_reshape(t, *shape)
+        if not rec.traced(out.handle):
+            return out
+        h = _H(rec.use(out.handle, out.shape), out.handle.inner)
+        return Tensor(h, out.shape, out.dtype, out.device)
+
+    saved_reshape = Tensor.reshape
+    Module.__call__, Tensor.reshape = call, reshape
     try:
         with no_grad():
             y = call(model, Tensor(_H(0, x.handle), x.shape, x.dtype, here))
     finally:
-        Module.__call__ = saved
+        Module.__call__, Tensor.reshape = saved, saved_reshape
         model.train(was_training)
     if not isinstance(y, Tensor) or not rec.traced(y.handle):
         raise ExportError("the model's forward must return one tensor computed from its "
                           "input, got " + type(y).__name__)
-    return rec.nodes, rec.use(y.handle, y.shape)
+    return rec.nodes, rec.use(y.handle, y.shape, rec.nodes[y.handle.node])

@@ -2,7 +2,8 @@
 
 The model's real forward pass is recorded (`record.py`), then lowered node by node into
 graph layers and folded:
-- BatchNorm2d goes into the convolution before it (or becomes a 1x1 depthwise one);
+- BatchNorm2d goes into the convolution (or the Linear, through a reshape to
+  [N, features, 1, 1]) before it, or else becomes a 1x1 depthwise convolution;
 - ReLU, ReLU6 and clamps to [-1, 1] become the fused activation of the op before them;
 - `x * c`, `x / c`, `x + c` go into the weights and bias of the op before them where it
   has no other user (else a 1x1 depthwise op, or a diagonal fully connected one);
@@ -256,7 +257,10 @@ class _Lowering:
         self.add(kind, i, [src], w=w, b=b, params=params)
 
     def batch_norm(self, i, m):
-        src, (_n, _h, _w, c) = self.nhwc_src(i)
+        at = self.src(i)
+        if at.flat:
+            self.fail("needs a [N, C, H, W] input, got a flattened one")
+        c = at.gshape[3]
         if m.running_mean is None:
             self.fail("without running statistics it normalises with the batch's own, "
                       "which an exported model cannot")
@@ -266,16 +270,16 @@ class _Lowering:
         shift = -_array(m.running_mean) * scale
         if m.bias is not None:
             shift = shift + _array(m.bias)
-        last = self.fusable(i, ("conv2d", "depthwise_conv2d"))
+        last = self.fusable(i, _WEIGHTED)
         if last is not None and last.act == ACT_NONE:
-            shape = [1, 1, 1, 1]
-            shape[0 if last.kind == "conv2d" else 3] = c
+            shape = [1] * last.w.ndim
+            shape[3 if last.kind == "depthwise_conv2d" else 0] = c
             last.w = last.w * scale.reshape(shape)
             last.b = last.b * scale + shift
             last.path += "+" + self.path
-            self.alias(i, self.src(i))
+            self.alias(i, at)
             return
-        self.depthwise_affine(i, src, scale, shift)
+        self.depthwise_affine(i, self.shaped(at, at.gshape), scale, shift)
 
     def depthwise_affine(self, i, src, scale, shift):
         c = len(shift)

@@ -1,0 +1,220 @@
+"""The model zoo and export of custom forwards: ResNet-8 (reduced width) and DS-CNN train a
+few steps on synthetic data, export to int8, and the `.bst` gives identical outputs on the
+pure and flex runtimes; every zoo model at full size quantizes into the op kinds and shapes
+of its reference (the MLPerf Tiny ResNet-8 and KWS files, the MobileNetV1-0.25 that
+tests/mobilenet_model.py builds, the published autoencoder layer list); a custom forward
+with residual adds, gates, concatenation, means and padding exports exactly; a construct
+the runtime lacks is refused naming the module and the op."""
+
+import itertools
+
+import numpy as np
+import pytest
+from mobilenet_model import mobilenet_v1 as mobilenet_tflite
+from reference_models import model_path
+
+import burn
+import burn.nn.functional as F
+from burn import nn
+from burn.graph.fixedpoint import ACT_NONE, ACT_RELU
+from burn.host import zoo
+from burn.host.autodiff import autodiff_device
+from burn.host.bst_runtime import flex_available, load
+from burn.host.bst_writer import encode_bst
+from burn.host.convert import to_numpy, to_tensor
+from burn.host.export import ExportError, graph_input, quantize, to_float_graph, trace
+from burn.host.importers.tflite_import import import_tflite
+from burn.host.train.losses import cross_entropy
+from burn.host.train.optim import Adam
+
+_WINDOW = ("stride_h", "stride_w", "pad_top", "pad_left")
+
+
+def _signature(graph):
+    """(op, input shapes, output shapes, weight shape, window) of every compute op."""
+    rows = []
+    for op in graph.ops:
+        if op.op in ("quantize", "dequantize"):
+            continue
+        w = op.consts.get("w")
+        rows.append((op.op, [graph.tensors[i].shape for i in op.inputs],
+                     [graph.tensors[i].shape for i in op.outputs],
+                     None if w is None else w.shape,
+                     [op.params.get(k) for k in _WINDOW] if w is not None else None))
+    return rows
+
+
+def _quantized(name, **kwargs):
+    burn.seed(0)
+    model = zoo.BUILDERS[name](**kwargs).to(burn.device("numpy"))
+    x = np.random.default_rng(0).standard_normal((4,) + zoo.INPUT_SHAPES[name])
+    return quantize(model, x.astype(np.float32), tests=0)
+
+
+def _reference(data):
+    return import_tflite(data, tests=0)
+
+
+def test_resnet8_has_the_reference_ops_and_shapes():
+    ref = _reference(model_path("pretrainedResnet_quant.tflite").read_bytes())
+    assert _signature(_quantized("resnet8", softmax=True)) == _signature(ref)
+
+
+def test_ds_cnn_has_the_reference_ops_and_shapes():
+    ref = _reference(model_path("kws_ref_model.tflite").read_bytes())
+    assert _signature(_quantized("ds_cnn", softmax=True)) == _signature(ref)
+
+
+def test_mobilenet_v1_has_the_reference_ops_and_shapes():
+    ours = _signature(_quantized("mobilenet_v1", softmax=True))
+    ref = _signature(_reference(mobilenet_tflite(seed=0)))
+    # a 3x3 average pool over a 3x3 map: its stride (3 here, 1 there) changes nothing
+    assert [r[:4] for r in ours] == [r[:4] for r in ref]
+    assert len(ours) == 30 and ours[-3][0] == "avg_pool2d"
+
+
+def test_autoencoder_has_the_published_layers():
+    graph = _quantized("autoencoder")
+    sizes = zoo.AUTOENCODER_LAYERS
+    layers = [("fully_connected", (1, a), (1, b), (b, a)) for a, b in itertools.pairwise(sizes)]
+    assert [(op.op, graph.tensors[op.inputs[0]].shape, graph.tensors[op.outputs[0]].shape,
+             op.consts["w"].shape) for op in graph.ops] == layers
+    # BatchNorm folded and ReLU fused into every hidden layer, none after the last
+    model = zoo.autoencoder().to(burn.device("numpy"))
+    acts = [op.params["act"] for op in to_float_graph(model, sample_shape=(640,)).ops]
+    assert acts == [ACT_RELU] * 9 + [ACT_NONE]
+
+
+def _train(model, shape, classes, steps=3, batch=8):
+    """A few Adam steps on seeded random inputs and labels; returns the eval-mode model on
+    the numpy device."""
+    dev = autodiff_device("numpy")
+    model = model.to(dev)
+    rng = np.random.default_rng(1)
+    opt = Adam(model.parameters(), lr=1e-2)
+    losses = []
+    for _ in range(steps):
+        x = to_tensor(rng.standard_normal((batch,) + shape).astype(np.float32), dev)
+        y = burn.tensor(rng.integers(0, classes, batch).tolist()).to(dev)
+        opt.zero_grad()
+        loss = cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    assert all(np.isfinite(losses))
+    return model.to(burn.device("numpy")).eval()
+
+
+def _runtime_outputs(graph, samples, runtime):
+    model = load(encode_bst(graph), runtime)
+    return np.stack([to_numpy(model(graph_input(graph, s))).reshape(-1) for s in samples])
+
+
+@pytest.mark.parametrize("name, kwargs, classes", [
+    ("resnet8", {"width": 0.25}, 10),
+    ("ds_cnn", {"width": 0.25}, 12),
+])
+def test_trained_zoo_model_runs_identically_on_pure_and_flex(name, kwargs, classes):
+    if not flex_available():
+        pytest.skip("burn._flex is not built (pip install -e . builds it)")
+    shape = zoo.INPUT_SHAPES[name]
+    burn.seed(0)
+    model = _train(zoo.BUILDERS[name](**kwargs), shape, classes)
+    x = np.random.default_rng(2).standard_normal((16,) + shape).astype(np.float32)
+    graph = quantize(model, x, tests=2)
+    samples = x[:3]
+    pure = _runtime_outputs(graph, samples, "pure")
+    flex = _runtime_outputs(graph, samples, "flex")
+    assert pure.dtype == np.int8 and np.array_equal(pure, flex)
+    out = graph.tensors[graph.outputs[0][0]]
+    ref = to_numpy(model(to_tensor(samples, burn.device("numpy"))))
+    got = (pure.astype(np.float64) - out.zero_point) * out.scale
+    assert np.abs(got - ref).max() <= 0.1 * np.abs(ref).max() + 3 * out.scale
+
+
+class _Gated(nn.Module):
+    """Residual add, a squeeze-and-excitation gate (mean, 1x1 convs, sigmoid, product), a
+    hard-swish, a side branch concatenated, TF-style padding, a flatten by reshape."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 8, 3, stride=2)
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.squeeze = nn.Conv2d(8, 4, 1)
+        self.excite = nn.Conv2d(4, 8, 1)
+        self.side = nn.Conv2d(2, 4, 3, stride=2)
+        self.head = nn.Sequential(nn.Linear(12 * 8 * 8, 16), nn.ReLU())
+        self.out = nn.Linear(16, 5)
+
+    def forward(self, x):
+        a = self.stem(F.pad(x, (0, 1, 0, 1)))
+        a = a * F.relu6(a + 3) / 6
+        y = F.relu(self.bn(self.conv(a)))
+        gate = self.excite(F.relu(self.squeeze(y.mean((2, 3), keepdim=True)))).sigmoid()
+        y = F.relu(y * gate + a)
+        z = burn.cat([y, self.side(F.pad(x, (0, 1, 0, 1)))], 1)
+        return self.out(self.head(z.reshape((z.shape[0], -1))))
+
+
+def test_custom_forward_exports_float_exactly_and_int8_identically():
+    burn.seed(3)
+    model = _Gated().to(burn.device("numpy")).eval()
+    x = np.random.default_rng(3).standard_normal((8, 2, 16, 16)).astype(np.float32)
+    ref = to_numpy(model(to_tensor(x, burn.device("numpy"))))
+    graph = to_float_graph(model, x, tests=0)
+    kinds = [op.op for op in graph.ops]
+    assert kinds.count("add") == 1 and kinds.count("mul") == 2 and "concat" in kinds
+    assert "mean" in kinds and "logistic" in kinds and "pad" not in kinds
+    assert "copy" not in kinds and len([k for k in kinds if k == "fully_connected"]) == 2
+    runtimes = ("pure", "flex") if flex_available() else ("pure",)
+    for runtime in runtimes:
+        np.testing.assert_allclose(_runtime_outputs(graph, x[:2], runtime), ref[:2],
+                                   rtol=1e-4, atol=1e-5)
+    q = quantize(model, x, tests=0)
+    outs = [_runtime_outputs(q, x[:4], r) for r in runtimes]
+    assert all(np.array_equal(outs[0], o) for o in outs)
+    out = q.tensors[q.outputs[0][0]]
+    got = (outs[0].astype(np.float64) - out.zero_point) * out.scale
+    assert np.abs(got - ref[:4]).max() <= 0.05 * np.abs(ref).max() + 3 * out.scale
+
+
+class _Unsupported(nn.Module):
+    def __init__(self, op):
+        super().__init__()
+        self.op = op
+        self.conv = nn.Conv2d(1, 2, 3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.op(y)
+
+
+class _Outer(nn.Module):
+    def __init__(self, op):
+        super().__init__()
+        self.block = _Unsupported(op)
+
+    def forward(self, x):
+        return self.block(x)
+
+
+@pytest.mark.parametrize("op, message", [
+    (lambda y: y.exp(), r"'block' \(_Unsupported\): op exp is not supported"),
+    (lambda y: y - y.relu(), r"'block' \(_Unsupported\): op sub of two computed values"),
+    (lambda y: y.permute((0, 2, 3, 1)), r"'block' \(_Unsupported\): op permute"),
+    (lambda y: y.sum((2, 3)),
+     r"'block' \(_Unsupported\): a sum is exported only as part of a mean"),
+    (lambda y: y.reshape((y.shape[0], 2, -1)),
+     r"'block' \(_Unsupported\): values of rank 3"),
+    (lambda y: y.clamp(-2, 2), r"'block' \(_Unsupported\): clamp to \[-2.0, 2.0\]"),
+])
+def test_unsupported_constructs_name_the_module_and_the_op(op, message):
+    with pytest.raises(ExportError, match=message):
+        trace(_Outer(op), (1, 6, 6))
+
+
+def test_layer_norm_is_refused_inside_its_own_module():
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.Flatten(), nn.LayerNorm(32))
+    with pytest.raises(ExportError, match=r"'2' \(LayerNorm\): op"):
+        trace(model, (1, 6, 6))
