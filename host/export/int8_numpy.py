@@ -4,14 +4,21 @@ The same integers as the `burn.graph` s8 kernels: int32 accumulators of (input -
 point) x weight products (formed in float64, exact far beyond any int8 layer's range), the
 int32 bias, TFLM's fixed-point requantization (`multiply_by_quantized_multiplier`:
 saturating rounding doubling high multiply, then a rounding right shift) vectorized in
-int64, the output zero point and the fused activation clamp. Quantization-aware training
+int64, the output zero point and the fused activation clamp; pools, mean, add and mul with
+the kernels' integer rounding; logistic and tanh through the runtime's 256-entry tables and
+softmax through its plain kernel (both exact by construction). Quantization-aware training
 runs its evaluation forward through this, so the QAT model in eval mode and its exported
 file agree exactly.
 """
 
+from array import array
+
 import numpy as np
 
 from burn.graph.fixedpoint import INT32_MAX, INT32_MIN
+from burn.graph.s8_logistic import logistic_table
+from burn.graph.s8_softmax import softmax_s8_plain
+from burn.graph.s8_tanh import tanh_table
 
 
 class Int8EmulationError(ValueError):
@@ -54,7 +61,8 @@ def _epilogue(acc, op):
     return np.clip(out, p["act_min"], p["act_max"])
 
 
-def _conv(x, op, out_shape):
+def _conv(ins, op, out_shape):
+    x, = ins
     p, w = op.params, op.consts["w"].astype(np.float64)  # [oc, kh, kw, ic / groups]
     oc, kh, kw, gic = w.shape
     _n, oh, ow, _oc = out_shape
@@ -67,7 +75,8 @@ def _conv(x, op, out_shape):
     return _epilogue(np.rint(acc.reshape(acc.shape[:3] + (oc,))).astype(np.int64), op)
 
 
-def _depthwise(x, op, out_shape):
+def _depthwise(ins, op, out_shape):
+    x, = ins
     p, w = op.params, op.consts["w"].astype(np.float64)  # [1, kh, kw, oc]
     _one, kh, kw, oc = w.shape
     _n, oh, ow, _oc = out_shape
@@ -78,18 +87,20 @@ def _depthwise(x, op, out_shape):
     return _epilogue(np.rint(acc).astype(np.int64), op)
 
 
-def _fully_connected(x, op, out_shape):
+def _fully_connected(ins, op, out_shape):
+    x, = ins
     w = op.consts["w"].astype(np.float64)  # [out, in]
     flat = (x.reshape(len(x), -1) - op.params["in_zp"]).astype(np.float64)
     return _epilogue(np.rint(flat @ w.T).astype(np.int64), op)
 
 
-def _pool(x, op, out_shape, kind):
+def _pool(ins, op, out_shape):
+    x, = ins
     p = op.params
     _n, oh, ow, _c = out_shape
     args = (p["kh"], p["kw"], p["stride_h"], p["stride_w"], 1, 1, p["pad_top"], p["pad_left"],
             oh, ow)
-    if kind == "max_pool2d":
+    if op.op == "max_pool2d":
         out = _windows(x, *args, -128).max(axis=(4, 5))
     else:
         total = _windows(x, *args, 0).sum(axis=(4, 5))
@@ -99,22 +110,84 @@ def _pool(x, op, out_shape, kind):
     return np.clip(out, p["act_min"], p["act_max"])
 
 
-def _mean(x, op, out_shape):
+def _mean(ins, op, out_shape):
+    x, = ins
     p = op.params
     blocks = x.reshape(len(x), p["outer"], p["reduce"], p["inner"])
     acc = blocks.sum(axis=2) - p["in_zp"] * p["reduce"]
-    out = requantize(acc, p["mult"], p["shift"]) + p["out_zp"]
-    return np.clip(out, -128, 127)
+    return np.clip(requantize(acc, p["mult"], p["shift"]) + p["out_zp"], -128, 127)
 
 
-def _clamp(x, op, out_shape):
-    return np.clip(x, op.params["act_min"], op.params["act_max"])
+def _operands(ins):
+    """The two operands of a binary op as [N, size], the second repeated to the size of
+    the first (the kernels' b[i % b_size])."""
+    a, b = (v.reshape(len(v), -1) for v in ins)
+    return a, np.tile(b, a.shape[1] // b.shape[1])
+
+
+def _add(ins, op, out_shape):
+    p = op.params
+    a, b = _operands(ins)
+    x = requantize((a - p["a_zp"]) << p["left_shift"], p["a_mult"], p["a_shift"])
+    y = requantize((b - p["b_zp"]) << p["left_shift"], p["b_mult"], p["b_shift"])
+    out = requantize(x + y, p["out_mult"], p["out_shift"]) + p["out_zp"]
+    return np.clip(out, p["act_min"], p["act_max"])
+
+
+def _mul(ins, op, out_shape):
+    p = op.params
+    a, b = _operands(ins)
+    out = requantize((a - p["a_zp"]) * (b - p["b_zp"]), p["mult"], p["shift"]) + p["out_zp"]
+    return np.clip(out, p["act_min"], p["act_max"])
+
+
+def _clamp(ins, op, out_shape):
+    return np.clip(ins[0], op.params["act_min"], op.params["act_max"])
+
+
+def _copy(ins, op, out_shape):
+    return ins[0]
+
+
+def _pad(ins, op, out_shape):
+    x, = ins
+    p = op.params
+    dims = (1,) * (4 - (x.ndim - 1)) + x.shape[1:]
+    if p["before"][0] or p["after"][0] or dims[0] != 1:
+        raise Int8EmulationError("pad along the batch axis is not emulated")
+    widths = [(0, 0)] + [(p["before"][i], p["after"][i]) for i in (1, 2, 3)]
+    return np.pad(x.reshape((len(x),) + dims[1:]), widths, constant_values=p["value"])
+
+
+def _concat(ins, op, out_shape):
+    outer = op.params["outer"]
+    return np.concatenate([v.reshape(len(v), outer, -1) for v in ins], axis=2)
+
+
+def _table(ins, op, out_shape):
+    p = op.params
+    maker = logistic_table if op.op == "logistic" else tanh_table
+    table = np.frombuffer(maker(p["in_zp"], p["in_mult"], p["in_left_shift"],
+                                p["range_radius"]), np.int8).astype(np.int64)
+    return table[ins[0] & 255]
+
+
+def _softmax(ins, op, out_shape):
+    x, = ins
+    p = op.params
+    depth = out_shape[-1]
+    flat = array("b", x.astype(np.int8).tobytes())
+    out = array("b", bytes(len(flat)))
+    softmax_s8_plain(flat, out, len(flat) // depth, depth, p["in_mult"], p["in_left_shift"],
+                     p["diff_min"])
+    return np.frombuffer(out, np.int8).astype(np.int64)
 
 
 _KERNELS = {"conv2d": _conv, "depthwise_conv2d": _depthwise,
             "fully_connected": _fully_connected, "mean": _mean, "clamp": _clamp,
-            "max_pool2d": lambda x, op, s: _pool(x, op, s, "max_pool2d"),
-            "avg_pool2d": lambda x, op, s: _pool(x, op, s, "avg_pool2d")}
+            "max_pool2d": _pool, "avg_pool2d": _pool, "add": _add, "mul": _mul,
+            "copy": _copy, "pad": _pad, "concat": _concat, "logistic": _table,
+            "tanh": _table, "softmax": _softmax}
 SUPPORTED_OPS = tuple(sorted(_KERNELS))
 
 
@@ -138,8 +211,8 @@ def run_int8(graph, x):
     n = len(x)
     values = {tin: x.reshape((n,) + tuple(in_shape[1:])).astype(np.int64)}
     for op in graph.ops:
-        src, = op.inputs
         dst, = op.outputs
         shape = (n,) + graph.tensors[dst].shape[1:]
-        values[dst] = _KERNELS[op.op](values[src], op, shape).reshape(shape)
+        result = _KERNELS[op.op]([values[t] for t in op.inputs], op, shape)
+        values[dst] = result.reshape(shape)
     return values[tout].reshape((n,) + tuple(out_shape[1:])).astype(np.int8)

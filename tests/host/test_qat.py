@@ -11,9 +11,10 @@ import pytest
 
 import burn
 from burn import nn
+from burn.graph import fixedpoint as fp
 from burn.host import mp_unix
 from burn.host.autodiff import autodiff_device
-from burn.host.bst_writer import encode_bst
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.data import DataLoader
 from burn.host.demo import train
@@ -167,10 +168,51 @@ def test_numpy_int8_emulation_matches_the_runtime_on_every_op():
 
 
 def test_unsupported_op_and_wrong_shape_give_clear_errors(digits_qat):
-    model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
-    with pytest.raises(Int8EmulationError, match="softmax"):
-        prepare_qat(model, np.zeros((4, 4), np.float32))
+    graph = _binary_graph()
+    graph.ops.append(GraphOp("dequantize", [4], [4], params={"scale": 0.2, "zp": 1}))
+    with pytest.raises(Int8EmulationError, match="op dequantize"):
+        run_int8(graph, np.zeros((1, 4, 4, 3), np.int8))
     with pytest.raises(TypeError, match="a burn\\.nn Module"):
         prepare_qat(object(), np.zeros((4, 4), np.float32))
     with pytest.raises(ValueError, match="prepared for samples of shape"):
         quantize(digits_qat["qat"], np.zeros((2, 1, 6, 6), np.float32))
+
+
+def test_numpy_int8_emulation_matches_the_runtime_on_activations():
+    burn.seed(4)
+    model = nn.Sequential(nn.Linear(6, 16), nn.Sigmoid(), nn.Linear(16, 12), nn.Tanh(),
+                          nn.Linear(12, 7), nn.Softmax(dim=1)).eval()
+    x = np.random.default_rng(1).standard_normal((60, 6)).astype(np.float32) * 3
+    graph = quantize(model, x, tests=0)
+    assert {"logistic", "tanh", "softmax"} <= {op.op for op in graph.ops}
+    inputs = np.stack([graph_input(graph, s) for s in x])
+    runtime = _runtime_outputs(burn.load(encode_bst(graph)), inputs)
+    np.testing.assert_array_equal(run_int8(graph, inputs).reshape(runtime.shape), runtime)
+
+
+def _binary_graph():
+    """A hand-made int8 graph of add, mul, pad and concat over one [1, 4, 4, 3] input."""
+    scales = [(0.05, 3), (0.08, -5), (0.2, 1), (0.2, 1), (0.2, 1)]
+    shapes = [(1, 4, 4, 3), (1, 4, 4, 3), (1, 4, 4, 3), (1, 5, 6, 3), (1, 2, 24 + 45)]
+    tensors = [GraphTensor("t%d" % i, s, "int8", *q) for i, (s, q) in
+               enumerate(zip(shapes, scales))]
+    left, am, ash, bm, bsh, om, osh = fp.add_params(0.05, 0.05, 0.08)
+    mult, shift = fp.mul_params(0.08, 0.05, 0.2)
+    ops = [GraphOp("add", [0, 0], [1], params={
+               "a_zp": 3, "a_mult": am, "a_shift": ash, "b_zp": 3, "b_mult": bm,
+               "b_shift": bsh, "out_zp": -5, "out_mult": om, "out_shift": osh,
+               "left_shift": left, "act_min": -128, "act_max": 127}),
+           GraphOp("mul", [1, 0], [2], params={"a_zp": -5, "b_zp": 3, "out_zp": 1,
+                                               "mult": mult, "shift": shift,
+                                               "act_min": -100, "act_max": 127}),
+           GraphOp("pad", [2], [3], params={"before": [0, 1, 2, 0], "after": [0, 0, 0, 0],
+                                            "value": 1}),
+           GraphOp("concat", [2, 3], [4], params={"outer": 2, "inner_sizes": [24, 45]})]
+    return Graph(tensors, ops, [(0, shapes[0])], [(4, shapes[4])])
+
+
+def test_numpy_int8_emulation_matches_the_runtime_on_binary_and_layout_ops():
+    graph = _binary_graph()
+    inputs = np.random.default_rng(2).integers(-128, 128, (20, 4, 4, 3)).astype(np.int8)
+    runtime = _runtime_outputs(burn.load(encode_bst(graph)), inputs)
+    np.testing.assert_array_equal(run_int8(graph, inputs).reshape(runtime.shape), runtime)
