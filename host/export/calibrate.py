@@ -58,7 +58,7 @@ def observe(model, trace, batches, method="minmax", percentile=99.99, progress=N
     for k, xb in enumerate(batches):
         if progress:
             progress("calibration batch %d/%d" % (k + 1, len(batches)))
-        nodes, _out = record(model, xb)
+        nodes, _out = record(model, xb, {v.node for v in trace.values})
         if len(nodes) != trace.nodes:
             raise ExportError("the model's forward ran %d ops on calibration batch %d but %d "
                               "when traced; export needs the same ops for every input"

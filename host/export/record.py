@@ -69,8 +69,9 @@ class _H:
 
 
 class _Recorder:
-    def __init__(self, device, paths):
+    def __init__(self, device, paths, keep):
         self.device = device
+        self.keep = keep
         self.inner = device.backend
         self.name = "export-record<" + self.inner.name + ">"
         self.paths = paths
@@ -90,7 +91,9 @@ class _Recorder:
     def node(self, kind, ins, shape, inner, dtype, attrs=None, module=None, path=None):
         if dtype is not burn.float32:
             self.fail("op %s on %s values; only float32 is exported" % (kind, dtype))
-        value = to_numpy(Tensor(inner, tuple(shape), dtype, self.device))
+        value = None
+        if self.keep is None or len(self.nodes) in self.keep:
+            value = to_numpy(Tensor(inner, tuple(shape), dtype, self.device))
         here, owner = self.where()
         self.nodes.append(Node(kind, ins, shape, attrs or {}, path or here, module or owner,
                                value))
@@ -107,8 +110,8 @@ class _Recorder:
         key = (h.node, shape)
         if key not in self.reshaped:
             path, owner = self.where() if self.stack or by is None else (by.path, by.module)
-            self.nodes.append(Node("reshape", [h.node], shape, {}, path, owner,
-                                   n.value.reshape(shape)))
+            value = None if n.value is None else n.value.reshape(shape)
+            self.nodes.append(Node("reshape", [h.node], shape, {}, path, owner, value))
             self.reshaped[key] = len(self.nodes) - 1
         return self.reshaped[key]
 
@@ -117,9 +120,10 @@ class _Recorder:
 
     def const(self, h, shape, op):
         """The float of a constant operand that holds one number."""
-        if not isinstance(h, _H):
+        if isinstance(h, (int, float)):
             return float(h)
-        vals = list(self.inner.to_flat(h.inner, int(np.prod(shape)), burn.float32))
+        inner = h.inner if isinstance(h, _H) else h  # a parameter or buffer of the model
+        vals = list(self.inner.to_flat(inner, int(np.prod(shape)), burn.float32))
         if len(set(vals)) != 1:
             self.fail("op %s with a constant tensor operand; only a number is exported" % op)
         return float(vals[0])
@@ -260,9 +264,10 @@ def _model_device(model):
     return burn.device("numpy")
 
 
-def record(model, batch):
+def record(model, batch, keep=None):
     """(nodes, output node index): `model` run in eval mode on `batch` (a float32 numpy
-    array, batch first) with every operation recorded. Node 0 is the input."""
+    array, batch first) with every operation recorded. Node 0 is the input. With `keep` (a
+    set of node indices), only those nodes keep their `value`."""
     from ..autodiff import no_grad
 
     if not isinstance(model, Module):
@@ -270,9 +275,11 @@ def record(model, batch):
     device = _model_device(model)
     paths = {id(m): name for name, m in model.named_modules() if name}
     paths[id(model)] = "<model>"
-    rec = _Recorder(device, paths)
+    rec = _Recorder(device, paths, keep)
+    # The model's own name: its parameters and buffers mix with recorded values (as
+    # constants), and .to(its device) leaves a recorded value as it is.
     here = Device.__new__(Device)
-    here.name, here.backend = rec.name, rec
+    here.name, here.backend = device.name, rec
     x = to_tensor(np.asarray(batch, np.float32), device)
     rec.nodes.append(Node("input", [], x.shape, {}, "input", None, np.asarray(batch)))
     leaves = leaf_types()

@@ -218,3 +218,30 @@ def test_layer_norm_is_refused_inside_its_own_module():
     model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.Flatten(), nn.LayerNorm(32))
     with pytest.raises(ExportError, match=r"'2' \(LayerNorm\): op"):
         trace(model, (1, 6, 6))
+
+
+class _Scaled(nn.Module):
+    """A learned scalar and a per-channel parameter used directly in a forward."""
+
+    def __init__(self, per_channel):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 3, 3)
+        self.alpha = nn.Parameter(burn.tensor([[[[0.5]]]] if not per_channel else
+                                              [[[[1.0]], [[2.0]], [[3.0]]]]))
+
+    def forward(self, x):
+        return (self.conv(x) * self.alpha).relu()
+
+
+def test_a_scalar_parameter_folds_and_a_per_channel_one_is_refused():
+    burn.seed(4)
+    model = _Scaled(False).to(burn.device("numpy"))
+    x = np.random.default_rng(4).standard_normal((2, 1, 6, 6)).astype(np.float32)
+    graph = to_float_graph(model, x, tests=0)
+    assert [op.op for op in graph.ops] == ["conv2d"] and graph.ops[0].params["act"] == ACT_RELU
+    ref = to_numpy(model(to_tensor(x, burn.device("numpy"))))
+    np.testing.assert_allclose(_runtime_outputs(graph, x, "pure"),
+                               ref.transpose(0, 2, 3, 1).reshape(2, -1), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ExportError, match=r"'<model>' \(_Scaled\): op mul with a constant "
+                                          r"tensor operand"):
+        trace(_Scaled(True), (1, 6, 6))
