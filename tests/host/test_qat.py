@@ -12,7 +12,7 @@ import pytest
 import burn
 from burn import nn
 from burn.graph import fixedpoint as fp
-from burn.host import mp_unix
+from burn.host import mp_unix, zoo
 from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.convert import to_numpy, to_tensor
@@ -23,6 +23,7 @@ from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
 from burn.host.flex.runtime import use_flex
 from burn.host.train.learner import Learner, predict
+from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
 
 SAMPLES = 100
@@ -216,3 +217,30 @@ def test_numpy_int8_emulation_matches_the_runtime_on_binary_and_layout_ops():
     inputs = np.random.default_rng(2).integers(-128, 128, (20, 4, 4, 3)).astype(np.int8)
     runtime = _runtime_outputs(burn.load(encode_bst(graph)), inputs)
     np.testing.assert_array_equal(run_int8(graph, inputs).reshape(runtime.shape), runtime)
+
+
+def test_qat_resnet8_with_residual_adds_exports_its_eval_forward():
+    """ResNet-8 (quarter width): custom forwards with residual adds, BatchNorm folded
+    into every convolution; a few QAT steps, then the flex runtime gives the eval-mode
+    outputs bit for bit."""
+    dev = autodiff_device("numpy")
+    burn.seed(0)
+    model = zoo.resnet8(width=0.25).to(dev)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((48, 3, 32, 32)).astype(np.float32)
+    y = rng.integers(0, 10, 48).astype(np.int32)
+    qat = prepare_qat(model, x[:16], observe_batches=2)
+    assert len(qat._folds) == 7  # every conv_bn of the architecture
+    opt = Adam(qat.parameters(), lr=1e-3)
+    for i in range(3):
+        loss = cross_entropy(qat(to_tensor(x[16 * i:16 * (i + 1)], dev)),
+                             to_tensor(y[16 * i:16 * (i + 1)], dev))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    graph = quantize(qat, x[:16], tests=0)
+    assert sum(op.op == "add" for op in graph.ops) == 3
+    q_eval, _graph = qat.eval().int8_outputs(x[:12])
+    inputs = np.stack([graph_input(graph, s) for s in x[:12]])
+    flex = _runtime_outputs(use_flex(burn.load(encode_bst(graph))), inputs)
+    np.testing.assert_array_equal(q_eval.reshape(flex.shape), flex)
