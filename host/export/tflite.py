@@ -56,9 +56,11 @@ def _check(op, name, want):
 
 def _weight_scale(in_scale, out_scale, mult, shift):
     """The float32 weight scale whose TFLM multiplier is (mult, shift), or None."""
-    if mult <= 0:
+    if mult < 0:
         return None
-    guess = np.float32(mult * 2.0 ** (shift - 31) * out_scale / in_scale)
+    # (0, 0): a scale ratio below 2**-32 (vanishing activations); any such scale will do.
+    real = mult * 2.0 ** (shift - 31) if mult else 2.0 ** -40
+    guess = np.float32(real * out_scale / in_scale)
     for k in range(_ULPS + 1):
         for step in (k, -k):
             s = guess

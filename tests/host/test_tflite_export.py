@@ -11,9 +11,11 @@ import pytest
 
 import burn
 from burn import nn
+from burn.host import zoo
 from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.cli import main as burn_main
+from burn.host.convert import to_tensor
 from burn.host.data import DataLoader, load_digits, random_split
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph
 from burn.host.export.tflite import tflite_bytes, write_tflite
@@ -148,6 +150,31 @@ def test_float_model_agrees_with_tflm(trained, digits):
     np.testing.assert_array_equal(bst_outputs(back, sets), bst_outputs(graph, sets))
 
 
+@pytest.mark.parametrize("name, samples", [("resnet8", 3), ("ds_cnn", 4)])
+def test_zoo_models_run_bit_exact_in_tflm(name, samples):
+    """ResNet-8 (its residual adds) and DS-CNN at a quarter width, their BatchNorm
+    statistics taken from synthetic inputs of varied scale."""
+    burn.seed(0)
+    dev = burn.device("numpy")
+    model = zoo.BUILDERS[name](width=0.25).to(dev)
+    shape = zoo.INPUT_SHAPES[name]
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((16 + samples,) + shape) *
+         rng.uniform(0.1, 2, (16 + samples, 1, 1, 1))).astype(np.float32)
+    model.train()
+    for _ in range(8):
+        model(to_tensor(x[:16], dev))
+    graph = quantize(model.eval(), x[:16], tests=0)
+    data = tflite_bytes(graph)
+    sets = [[graph_input(graph, s)] for s in x[16:]]
+    ours = bst_outputs(graph, sets)
+    np.testing.assert_array_equal(tflm_outputs(data, sets), ours)
+    assert len({row.tobytes() for row in ours}) == samples
+    back = import_tflite(data, tests=0)
+    assert [op.op for op in back.ops] == [op.op for op in graph.ops]
+    assert ("add" in [op.op for op in graph.ops]) == (name == "resnet8")
+
+
 def concat_model():
     """Two inputs concatenated on channels, then reshaped and added to a third input."""
     mb = ModelBuilder()
@@ -210,6 +237,11 @@ def test_unmappable_graphs_are_refused_with_the_op_named(tmp_path):
     assert not list(tmp_path.iterdir())
     with pytest.raises(ExportError, match=r"op 0 \(conv2d\): output channel 1: its multiplier"):
         tflite_bytes(_conv_graph(mult=[1 << 30, 12345]))
+    # a multiplier that underflowed to (0, 0) (vanishing activations) is TFLM's too
+    vanishing = _conv_graph(mult=[1 << 30, 0])
+    sets = random_inputs(vanishing, 3)
+    np.testing.assert_array_equal(tflm_outputs(tflite_bytes(vanishing), sets),
+                                  bst_outputs(vanishing, sets))
     pool = _conv_graph()
     pool.ops[0] = GraphOp("avg_pool2d", [0], [1], params=dict(
         kh=2, kw=2, stride_h=2, stride_w=2, pad_top=1, pad_left=1, act_min=-128,
