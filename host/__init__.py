@@ -1,7 +1,7 @@
 """burn.host: the workstation side (backends, training, export, devices, CLIs).
 
 Importing it teaches `burn.device()` the host backends' names: "numpy", "cupy"/"cuda",
-"flex" and "autodiff<NAME>" for any of them (or "pure").
+"flex", "autodiff<NAME>" and "fusion<NAME>" for any of them (or "pure").
 """
 
 import importlib
@@ -22,6 +22,11 @@ def _find_backend(name):
         from burn.host.autodiff import autodiff_device
 
         autodiff_device(name[len("autodiff<"):-1])
+        return
+    if name.startswith("fusion<") and name.endswith(">"):
+        from burn.host.backends.fusion import fusion_device
+
+        fusion_device(name[len("fusion<"):-1])
         return
     module = _MODULES.get(name.split(":")[0])
     if module is not None:

@@ -23,12 +23,14 @@ from burn import backend as _backend
 from burn.dtype import float32
 from burn.host.autodiff import autodiff_device
 from burn.host.autodiff.helpers import Inner
+from burn.host.backends.fusion import fusion_device
 from burn.host.backends.window import pool_divisors
 
 PRIMITIVES = tuple(sorted(name for name, v in vars(_backend.Backend).items()
                           if callable(v) and not name.startswith("_")))
-BACKENDS = ("numpy", "flex", "cupy", "autodiff<pure>", "autodiff<numpy>", "autodiff<flex>",
-            "autodiff<cupy>")
+BACKENDS = ("numpy", "flex", "cupy", "fusion<numpy>", "fusion<cupy>", "autodiff<pure>",
+            "autodiff<numpy>", "autodiff<flex>", "autodiff<cupy>", "autodiff<fusion<numpy>>",
+            "autodiff<fusion<cupy>>")
 DEVICES = ("pure", "numpy", "flex", "cupy", "autodiff<pure>", "autodiff<numpy>")
 GRAD_FAST_PATHS = ("conv2d_grad_input", "conv2d_grad_weight", "max_pool_grad",
                    "avg_pool_grad")
@@ -44,6 +46,10 @@ def load(name):
         inner = name[len("autodiff<"):-1]
         load(inner)
         return autodiff_device(inner).backend
+    if name.startswith("fusion<"):
+        inner = name[len("fusion<"):-1]
+        load(inner)
+        return fusion_device(inner).backend
     if name == "pure":
         return burn.device("pure").backend
     if name == "numpy":
@@ -180,7 +186,7 @@ def _run_grad(backend, fast, args):
 
 
 @pytest.mark.parametrize("fast_path", GRAD_FAST_PATHS)
-@pytest.mark.parametrize("name", ("numpy", "flex", "cupy"))
+@pytest.mark.parametrize("name", ("numpy", "flex", "cupy", "fusion<numpy>", "fusion<cupy>"))
 def test_gradient_fast_path_matches_generic(name, fast_path):
     backend = load(name)
     fast = getattr(backend, fast_path, None)
