@@ -7,12 +7,11 @@ arena planner (`burn.host.arena_plan`) places tensors with `overlap_delta`, and 
 reader refuses, with `check_plan`, any plan that overwrites a tensor still needed.
 """
 
-from burn.graph.ops import kinds
-
 ITEMSIZE = {"int8": 1, "float32": 4}  # bytes per element of each arena's tensors
-# the op kinds whose in-place rule (burn.graph.ops) is elementwise and windowed
-ELEMENTWISE = kinds("e")
-WINDOWED = kinds("w")
+# the op kinds whose in-place rule is elementwise / windowed in the op table burn.graph.ops
+# (which the firmware leaves out; tests/host/test_op_table.py checks these against it)
+ELEMENTWISE = ("add", "mul", "clamp", "copy", "logistic", "tanh", "requantize")
+WINDOWED = ("conv2d", "depthwise_conv2d", "avg_pool2d", "max_pool2d")
 
 
 def _numel(shape):

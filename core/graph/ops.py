@@ -11,7 +11,9 @@ module's functions and the host binding (burn.host.flex.graph_kernels). A word "
 for the arguments GROUPS["x"]. Where a group ends up in one of flex.h's parameter structs,
 its order is that struct's field order (checked by tests/core/test_op_table.py).
 
-Plain strings and tuples only: the module is frozen into the firmware.
+MicroPython-safe (plain strings and tuples), but nothing on a board imports it: the host
+tools derive from it and tests/host/test_op_table.py checks the rest against it, so the
+firmware leaves it out of its frozen modules (burn.host.firmware.inputs.NOT_FROZEN).
 """
 
 OPS = (

@@ -18,9 +18,15 @@ CORE_DIR = Path(burn.__file__).resolve().parent
 FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
 
 
+# Core modules that nothing on a board imports, left out of the frozen image to save flash:
+# the op table (burn.graph.ops, about 4 KB frozen) describes the ops for the host tools and
+# tests/host/test_op_table.py.
+NOT_FROZEN = ("graph/ops.py",)
+
+
 def core_files():
     """The .py files of the package `burn` (core/) that are frozen, relative to core/."""
-    return project_files.core_files(CORE_DIR)
+    return [rel for rel in project_files.core_files(CORE_DIR) if rel not in NOT_FROZEN]
 
 
 def has_flex_module():

@@ -18,6 +18,7 @@ import pytest
 import burn.graph
 from burn import bst_ops
 from burn.bst import BstFile
+from burn.graph import in_place
 from burn.graph.ops import GROUPS, KERNELS, OPS, kernel_args, kinds
 from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
@@ -36,10 +37,30 @@ DELEGATES = {"avg_pool_s8": "_pool", "max_pool_s8": "_pool",
              "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32"}
 
 
+def test_no_core_module_imports_the_table():
+    """The firmware leaves the table out (flash): a core module that imported it would
+    fail on the board."""
+    from burn.host.firmware import inputs
+
+    assert "graph/ops.py" in inputs.NOT_FROZEN and "graph/ops.py" not in inputs.core_files()
+    for path in (ROOT / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [(node.module or "") + "." + a.name for a in node.names]
+            else:
+                continue
+            assert not [n for n in names if n.endswith("graph.ops") or n in (".ops", "ops")
+                        or n.startswith(("burn.graph.ops.", "ops."))], path
+
+
 def test_every_list_of_ops_is_the_tables():
     assert len(set(kinds())) == len(OPS)
     assert set(bst_ops.PREPARE) == set(kinds())
     assert {op[1] for op in OPS} <= {"e", "w", "r", ""}
+    assert set(in_place.ELEMENTWISE) == set(kinds("e"))
+    assert set(in_place.WINDOWED) == set(kinds("w"))
     importers = {n for op in OPS for n in op[2].split()}
     assert set(tflite_import._CONVERT) | set(tflite_import._FOLDED) == importers
     assert not set(tflite_import._CONVERT) & set(tflite_import._FOLDED)
