@@ -21,18 +21,9 @@ import numpy as np
 import burn
 from burn.host.data import DataLoader
 from burn.host.demo import build_model, train
-from burn.host.export import graph_input, prepare_qat, quantize
-from burn.host.export.int8_numpy import run_int8
-from burn.host.train.learner import Learner, predict
+from burn.host.export.qat_finetune import finetune_qat
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
-from burn.host.train.schedule import CosineLR
-
-
-def int8_accuracy(graph, images, labels):
-    """Accuracy of the int8 graph over model-layout `images`."""
-    q = np.stack([graph_input(graph, image) for image in images])
-    return float((run_int8(graph, q).argmax(axis=1) == labels).mean())
 
 
 def epoch_seconds(model, loader, opt):
@@ -57,24 +48,15 @@ def main():
 
     model, train_set, valid_set = train(args.epochs, lambda s: None)
     dev = next(iter(model.parameters())).device
-    x_train, _ = train_set.batch(np.arange(len(train_set)))
+    x_train, y_train = train_set.batch(np.arange(len(train_set)))
     x_valid, y_valid = valid_set.batch(np.arange(len(valid_set)))
-    valid = DataLoader(valid_set, 512, device=dev)
-    float_acc = float((predict(model, valid) == y_valid).mean())
-    calibration = x_train[:256]
-    ptq_acc = int8_accuracy(quantize(model, calibration, tests=0), x_valid, y_valid)
     plain = build_model().to(dev)
     plain.load_state_dict(model.state_dict())
-
-    loader = DataLoader(train_set, 32, shuffle=True, device=dev)
-    qat = prepare_qat(model, calibration, observe_batches=len(loader))
-    opt = Adam(qat.parameters(), lr=args.lr)
-    Learner(qat, opt, schedule=CosineLR(opt, total=args.qat_epochs),
-            dashboard="plain").fit(loader, epochs=args.qat_epochs)
-    qat_acc = int8_accuracy(quantize(qat, calibration, tests=0), x_valid, y_valid)
-    assert float((predict(qat, valid) == y_valid).mean()) == qat_acc
+    qat, scores = finetune_qat(model, x_train, y_train, x_train[:256], x_valid, y_valid,
+                               args.qat_epochs, args.lr)
 
     burn.seed(1)
+    loader = DataLoader(train_set, 32, shuffle=True, device=dev)
     plain_opt, qat_opt = Adam(plain.parameters(), lr=1e-5), Adam(qat.parameters(), lr=1e-5)
     plain_s, qat_s = [], []
     for _ in range(args.timing):
@@ -83,7 +65,7 @@ def main():
     p, q = statistics.median(plain_s), statistics.median(qat_s)
     print("validation images: %d" % len(y_valid))
     print("accuracy  float %.2f%%  PTQ int8 %.2f%%  QAT int8 %.2f%%"
-          % (100 * float_acc, 100 * ptq_acc, 100 * qat_acc))
+          % (100 * scores["float"], 100 * scores["ptq"], 100 * scores["qat"]))
     print("epoch time  plain %.3f s  QAT %.3f s  ratio %.2f (goal <= 1.5)" % (p, q, q / p))
 
 

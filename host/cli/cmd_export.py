@@ -25,6 +25,13 @@ Calibration samples are in the model's input layout ([N, C, H, W] or [N, feature
 'digits' takes the training part of the built-in digits set (random_split 0.8/0.2, seed 0),
 FILE.npy a float array saved with numpy.save.
 
+--qat fine-tunes the model with quantization-aware training before the export (--ptq,
+post-training quantization alone, is the default): --qat-epochs epochs of Adam at --qat-lr
+on labeled samples, 'digits' (its training part; the validation part then scores float,
+PTQ int8 and QAT int8 side by side) or FILE.npz with arrays x and y (x_valid and y_valid
+optional, for the scores); the first --samples of x calibrate. The file written gives
+exactly the fine-tuned model's int8 outputs (docs/quantization.md).
+
 Class labels (--labels) are either a comma-separated list of at least two names
 (--labels cat,dog,bird) or, for a value without a comma, a UTF-8 text file with one name
 per line (--labels labels.txt). A value without a comma that is not an existing file is an
@@ -45,12 +52,22 @@ def register(sub):
                    help="file format: burn's .bst (default) or a TFLite flatbuffer")
     p.add_argument("--float", action="store_true", help="export float32 instead of int8")
     p.add_argument("--calibration", metavar="digits|FILE.npy",
-                   help="calibration samples (required for int8)")
+                   help="calibration samples (required for int8; with --qat, digits or "
+                        "FILE.npz)")
     p.add_argument("--samples", type=int, default=256,
                    help="calibration samples to use (default 256)")
     p.add_argument("--percentile", type=float, metavar="P",
                    help="activation ranges from the P-th percentile (e.g. 99.99) "
                         "instead of min/max")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--ptq", action="store_true",
+                     help="post-training quantization of the checkpoint (the default)")
+    how.add_argument("--qat", action="store_true",
+                     help="quantization-aware fine-tuning first (--calibration: digits or "
+                          "FILE.npz with x, y)")
+    p.add_argument("--qat-epochs", type=int, default=2, help="QAT epochs (default 2)")
+    p.add_argument("--qat-lr", type=float, default=5e-4,
+                   help="QAT learning rate (default 5e-4)")
     p.add_argument("--io", choices=("int8", "float32"), default="int8",
                    help="int8 model's input/output dtype (default int8)")
     p.add_argument("--input-shape", metavar="C,H,W",
@@ -100,6 +117,26 @@ def _shape(spec):
     return shape
 
 
+def _qat(args, model, meta, say):
+    """(QAT model, calibration samples): the model fine-tuned with --qat; the accuracies
+    go to `meta` and are shown side by side."""
+    from burn.host.export.qat_finetune import finetune_qat, labeled_data
+
+    if args.float:
+        raise ValueError("--qat makes an int8 model; leave out --float")
+    x, y, x_valid, y_valid = labeled_data(args.calibration)
+    calibration = x[:args.samples]
+    say("quantization-aware training: %d epochs on %d samples" % (args.qat_epochs, len(x)))
+    qat, scores = finetune_qat(model, x, y, calibration, x_valid, y_valid, args.qat_epochs,
+                               args.qat_lr)
+    if scores:
+        say("accuracy on %d validation samples: float %.2f%%  PTQ int8 %.2f%%  QAT int8 "
+            "%.2f%%" % (len(y_valid), 100 * scores["float"], 100 * scores["ptq"],
+                        100 * scores["qat"]))
+        meta.update({"ptq_accuracy": scores["ptq"], "qat_accuracy": scores["qat"]})
+    return qat, calibration
+
+
 def _export(args, say):
     from burn.host.export import export_bst
     from burn.host.export.source import checkpoint_accuracy, load_trained
@@ -126,7 +163,9 @@ def _export(args, say):
     if accuracy is not None:
         meta["float_accuracy"] = accuracy
     calibration = None
-    if args.calibration is not None:
+    if args.qat:
+        model, calibration = _qat(args, model, meta, say)
+    elif args.calibration is not None:
         calibration = _calibration(args.calibration, args.samples)
         say("calibration: %d samples of shape %s" % (len(calibration), calibration.shape[1:]))
     method = "minmax" if args.percentile is None else "percentile"

@@ -15,10 +15,11 @@ from burn.graph import fixedpoint as fp
 from burn.host import mp_unix, zoo
 from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.cli import main as burn_main
 from burn.host.convert import to_numpy, to_tensor
-from burn.host.data import DataLoader
-from burn.host.demo import train
-from burn.host.export import export_bst, graph_input, prepare_qat, quantize
+from burn.host.data import DataLoader, load_digits, random_split
+from burn.host.demo import build_model, train
+from burn.host.export import export_bst, graph_input, prepare_qat, quantize, quantize_input
 from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
 from burn.host.flex.runtime import use_flex
@@ -244,3 +245,52 @@ def test_qat_resnet8_with_residual_adds_exports_its_eval_forward():
     inputs = np.stack([graph_input(graph, s) for s in x[:12]])
     flex = _runtime_outputs(use_flex(burn.load(encode_bst(graph))), inputs)
     np.testing.assert_array_equal(q_eval.reshape(flex.shape), flex)
+
+
+@pytest.fixture(scope="module")
+def digits_run(tmp_path_factory):
+    """A Learner run folder of the demo CNN trained for one epoch on the digits."""
+    run_dir = tmp_path_factory.mktemp("qat_run")
+    dev = autodiff_device("numpy")
+    burn.seed(0)
+    model = build_model().to(dev)
+    train_set, valid_set = random_split(load_digits(), [0.8, 0.2], seed=0)
+    Learner(model, Adam(model.parameters(), lr=5e-3), run_dir=str(run_dir),
+            dashboard="plain").fit(DataLoader(train_set, 32, shuffle=True, device=dev),
+                                   DataLoader(valid_set, 512, device=dev), epochs=1)
+    return run_dir
+
+
+def test_cli_export_qat_reports_the_files_own_accuracy(digits_run, tmp_path, capsys):
+    out = tmp_path / "qat.bst"
+    code = burn_main(["export", str(digits_run), "--model", "burn.host.demo:build_model",
+                      "-o", str(out), "--qat", "--calibration", "digits", "--qat-epochs", "1"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "QAT int8" in printed.out and "PTQ int8" in printed.out
+    model = use_flex(burn.load(str(out)))
+    assert model.self_test() == 3
+    meta = model.info()["metadata"]
+    assert meta["calibration"] == "qat"
+    _train, valid = random_split(load_digits(), [0.8, 0.2], seed=0)
+    x, y = valid.batch(np.arange(len(valid)))
+    graph_in = model.info()["inputs"][0]
+    inputs = [quantize_input(s.transpose(1, 2, 0), graph_in["scale"], graph_in["zero_point"])
+              for s in x]
+    accuracy = float((_runtime_outputs(model, inputs).argmax(1) == y).mean())
+    assert accuracy == pytest.approx(meta["qat_accuracy"])
+    assert meta["qat_accuracy"] >= meta["ptq_accuracy"] - 0.01
+
+
+def test_cli_export_qat_refuses_unlabeled_data_and_float(digits_run, tmp_path, capsys):
+    base = ["export", str(digits_run), "--model", "burn.host.demo:build_model", "-o",
+            str(tmp_path / "x.bst"), "--qat"]
+    np.save(tmp_path / "calib.npy", np.zeros((4, 1, 8, 8), np.float32))
+    assert burn_main(base + ["--calibration", str(tmp_path / "calib.npy")]) == 1
+    assert "needs labeled samples" in capsys.readouterr().err
+    np.savez(tmp_path / "nolabels.npz", x=np.zeros((4, 1, 8, 8), np.float32))
+    assert burn_main(base + ["--calibration", str(tmp_path / "nolabels.npz")]) == 1
+    assert "no array y" in capsys.readouterr().err
+    assert burn_main(base + ["--calibration", "digits", "--float"]) == 1
+    assert "leave out --float" in capsys.readouterr().err
+    assert not (tmp_path / "x.bst").exists()
