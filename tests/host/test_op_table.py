@@ -116,6 +116,22 @@ def test_flex_binding_takes_the_tables_arguments(name):
     assert names == args
 
 
+def test_board_kernel_cases_follow_the_table():
+    """tests/micropython's cases (burnflex against the Python kernels on MicroPython) name
+    each kernel's module as the table does and pass the table's argument count."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "micropython"))
+    try:
+        import kernel_cases
+    finally:
+        sys.path.pop(0)
+    rng = np.random.default_rng(0)
+    for name, (module, _fn, make) in kernel_cases.KERNELS.items():
+        assert kernel_args(name)[0] == module, name
+        assert len(make(rng)) == len(kernel_args(name)[1]), name
+
+
 def _flex_h_structs():
     text = (ROOT / "flex_c/include/flex.h").read_text()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
