@@ -110,7 +110,10 @@ def to_float_graph(model, calibration=None, sample_shape=None, tests=3, labels=(
                    metadata=None):
     """The float32 Graph of `model` (BatchNorm folded, activations fused). The input shape
     comes from `calibration` (whose first samples become the self-test vectors) or from
-    `sample_shape` (then the tests use seeded random inputs)."""
+    `sample_shape` (then the tests use seeded random inputs). A QATModel gives the float
+    model it trains."""
+    if isinstance(model, QATModel):
+        model = model.model
     if calibration is not None:
         samples = np.concatenate(as_batches(calibration, tests or 1))
     elif sample_shape is not None:

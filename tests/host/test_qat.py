@@ -19,7 +19,14 @@ from burn.host.cli import main as burn_main
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.data import DataLoader, load_digits, random_split
 from burn.host.demo import build_model, train
-from burn.host.export import export_bst, graph_input, prepare_qat, quantize, quantize_input
+from burn.host.export import (
+    export_bst,
+    graph_input,
+    prepare_qat,
+    quantize,
+    quantize_input,
+    to_float_graph,
+)
 from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
 from burn.host.flex.runtime import use_flex
@@ -294,3 +301,10 @@ def test_cli_export_qat_refuses_unlabeled_data_and_float(digits_run, tmp_path, c
     assert burn_main(base + ["--calibration", "digits", "--float"]) == 1
     assert "leave out --float" in capsys.readouterr().err
     assert not (tmp_path / "x.bst").exists()
+
+
+def test_float_export_of_a_qat_model_is_its_float_model(digits_qat):
+    d = digits_qat
+    graph = to_float_graph(d["qat"], d["calibration"][:2], tests=0)
+    assert [op.op for op in graph.ops] == ["conv2d", "max_pool2d", "conv2d", "fully_connected"]
+    assert graph.tensors[graph.inputs[0][0]].dtype == "float32"
