@@ -111,7 +111,7 @@ class _At:
 
     def __init__(self, vid, gshape, flat, perm=None):
         self.vid = vid
-        self.gshape = tuple(int(d) for d in gshape)
+        self.gshape = None if gshape is None else tuple(int(d) for d in gshape)
         self.flat = flat
         self.perm = perm
 
@@ -156,7 +156,38 @@ class _Lowering:
                       "count)")
         if j in self.pending_pad:
             self.fail("internal: padding folded into a convolution is read elsewhere")
-        return self.at[j]
+        at = self.at[j]
+        if at.flat is None:
+            self.fail("values of rank %d are not exported (only [N, C, H, W] and "
+                      "[N, features])" % len(self.nodes[j].shape))
+        return at
+
+    def place(self, i, vid, order):
+        """The _At of node i held in value `vid`, whose graph element k is node i's model
+        element order[k]. A node of another rank than 2 or 4 is only a step between
+        reshapes."""
+        shape = self.nodes[i].shape
+        if shape[0] != TRACE_BATCH:
+            self.fail("an op changes the batch dimension (shape %s)" % (shape,))
+        if len(shape) == 2:
+            same = np.array_equal(order, np.arange(len(order)))
+            return _At(vid, (1, shape[1]), True, None if same else order)
+        if len(shape) == 4:
+            _n, c, h, w = shape
+            if not np.array_equal(order, _nhwc_order(c, h, w)):
+                self.fail("a reshape to %s that reorders the elements of the NHWC graph (it "
+                          "would need a transpose, which the runtime lacks)" % (shape,))
+            return _At(vid, (1, h, w, c), False)
+        return _At(vid, None, None, order)
+
+    def order(self, j):
+        """Node j's model element index of each element of its graph value."""
+        at, shape = self.at[j], self.nodes[j].shape
+        if at.flat is None or (at.flat and at.perm is not None):
+            return at.perm
+        if at.flat:
+            return np.arange(shape[1])
+        return _nhwc_order(*shape[1:])
 
     def real_users(self, j):
         """The users of node j, looking through reshapes."""
@@ -183,7 +214,14 @@ class _Lowering:
         """Append a layer computing node i from values `ins`; its output is a new value of
         node i's graph shape."""
         gshape, flat = self.graph_shape(self.nodes[i].shape)
-        dst = self.new_value(i, gshape, flat)
+        layer = self.emit(kind, i, ins, gshape, **fields)
+        self.at[i] = _At(layer.dst, gshape, flat)
+        return layer
+
+    def emit(self, kind, i, ins, gshape, **fields):
+        """Append a layer computing node i from values `ins` into a new value of graph
+        shape `gshape`."""
+        dst = self.t.value(gshape, self.nodes[i].path, i)
         layer = Layer(kind, ins, dst, self.nodes[i].path, **fields)
         self.t.layers.append(layer)
         self.producer[dst] = layer
@@ -413,9 +451,11 @@ class _Lowering:
             self.at[i].perm = at.perm
 
     def sum(self, i):
+        """A sum waits for the division that makes it a mean (over several dims, a chain of
+        sums with the dims kept)."""
         j = self.nodes[i].ins[0]
         dim = self.nodes[i].attrs["dim"]
-        if j in self.pending_sum and self.sole_user(i):
+        if j in self.pending_sum and self.nodes[j].kind == "sum" and self.sole_user(i):
             at, dims = self.pending_sum.pop(j)
         else:
             at, dims = self.src(i), ()
@@ -428,21 +468,24 @@ class _Lowering:
         dims = tuple(sorted(set(dims)))
         if at.flat:
             _n, f = at.gshape
-            if at.perm is not None and dims != (1,):
-                self.fail("mean over part of a flattened feature map")
-            outer, reduce, inner = 1, f, 1
+            if dims != (1,):
+                self.fail("mean over dims %s of [N, features]" % (dims,))
+            outer, reduce, inner, out = 1, f, 1, (1, 1)
         else:
             _n, h, w, c = at.gshape
-            sizes = {(2, 3): (1, h * w, c), (1,): (h * w, c, 1), (1, 2, 3): (1, h * w * c, 1)}
+            sizes = {(2, 3): (1, h * w, c, (1, 1, 1, c)), (1,): (h * w, c, 1, (1, h, w, 1)),
+                     (1, 2, 3): (1, h * w * c, 1, (1, 1, 1, 1))}
             if dims not in sizes:
                 self.fail("mean over dims %s; the exported mean reduces (2, 3), (1) or "
                           "(1, 2, 3) of [N, C, H, W]" % (dims,))
-            outer, reduce, inner = sizes[dims]
+            outer, reduce, inner, out = sizes[dims]
         if abs(s * reduce - 1.0) > 1e-6:
             self.fail("a sum is exported only as part of a mean (sum, then divide by the "
                       "count)")
-        self.add("mean", i, [self.shaped(at, at.gshape)],
-                 params={"outer": outer, "reduce": reduce, "inner": inner})
+        layer = self.emit("mean", i, [self.shaped(at, at.gshape)], out,
+                          params={"outer": outer, "reduce": reduce, "inner": inner})
+        # with the reduced dims kept or not, the mean's elements are in graph order
+        self.at[i] = self.place(i, layer.dst, np.arange(outer * inner))
 
     def concat(self, i):
         ats = [self.src(i, k) for k in range(len(self.nodes[i].ins))]
@@ -463,8 +506,8 @@ class _Lowering:
             else:
                 outer, inner = h, [s[1] * s[3] for s in shapes]
             perm = None
-        ins = [self.shaped(a, a.gshape) for a in ats]
-        self.add("concat", i, ins, params={"outer": outer, "inner_sizes": inner})
+        self.add("concat", i, [a.vid for a in ats],
+                 params={"outer": outer, "inner_sizes": inner})
         if perm is not None and not np.array_equal(perm, np.arange(len(perm))):
             self.at[i].perm = perm
 
@@ -486,24 +529,13 @@ class _Lowering:
                          "value": value})
 
     def reshape(self, i):
-        at = self.src(i)
-        src_shape = self.nodes[self.nodes[i].ins[0]].shape
-        if at.flat:
-            order = at.perm if at.perm is not None else np.arange(src_shape[1])
-        else:
-            _n, c, h, w = src_shape
-            order = _nhwc_order(c, h, w)
-        gshape, flat = self.graph_shape(self.nodes[i].shape)
-        if flat:
-            same = np.array_equal(order, np.arange(len(order)))
-            self.at[i] = _At(at.vid, gshape, True, None if same else order)
+        j = self.nodes[i].ins[0]
+        if j in self.pending_sum and self.users[j] == [i]:  # a sum without keepdim
+            self.pending_sum[i] = self.pending_sum.pop(j)
             return
-        _n, c, h, w = self.nodes[i].shape
-        if not np.array_equal(order, _nhwc_order(c, h, w)):
-            self.fail("a reshape to %s that reorders the elements of the NHWC graph (it "
-                      "would need a transpose, which the runtime lacks)"
-                      % (self.nodes[i].shape,))
-        self.at[i] = _At(at.vid, gshape, False)
+        if j in self.pending_sum or j in self.pending_pad:
+            self.src(i)  # raises
+        self.at[i] = self.place(i, self.at[j].vid, self.order(j))
 
     # -- driver ------------------------------------------------------------------------------
     def lower(self, i):
@@ -553,10 +585,13 @@ def trace(model, sample_shape):
     for i in range(len(nodes)):
         low.lower(i)
     t = low.t
+    low.path, low.module = nodes[out].path, nodes[out].module
     if out in low.pending_sum or out not in low.at:
-        low.path, low.module = nodes[out].path, nodes[out].module
         low.fail("the model's output is a sum; only a mean is exported")
     at = low.at[out]
+    if at.flat is None:
+        low.fail("values of rank %d are not exported (only [N, C, H, W] and [N, features])"
+                 % len(nodes[out].shape))
     if not t.layers:
         raise ExportError("the model computes nothing to export (no ops after tracing)")
     if at.perm is not None:
