@@ -105,13 +105,18 @@ class _Writer:
         return self.mb.tensor(name, shape, t.dtype, scale=t.scale, zero_point=t.zero_point)
 
     # -- shared pieces ---------------------------------------------------------------------
-    def fused(self, op):
-        """The TFLite fused activation of op's clamp (float: its `act`)."""
+    def fused(self, op, relu_first=True):
+        """The TFLite fused activation of op's clamp (float: its `act`). Where several give
+        the same clamp (a ReLU after which the zero point is -128 clamps nothing), the
+        first of RELU, RELU6, NONE (NONE first for `relu_first` False), as TFLite's
+        converter writes convolutions and pools; the arithmetic is the same."""
         if not self.int8(op):
             return int(op.params.get("act", fp.ACT_NONE))
         scale, zp = self.quant(op.outputs[0])
         clamp = (op.params["act_min"], op.params["act_max"])
-        for code in (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6, fp.ACT_RELU_N1_TO_1):
+        codes = [fp.ACT_RELU, fp.ACT_RELU6, fp.ACT_RELU_N1_TO_1]
+        codes.insert(0 if not relu_first else 2, fp.ACT_NONE)
+        for code in codes:
             if fp.quant_activation_range(code, scale, zp) == clamp:
                 return code
         raise _Fail("clamp [%d, %d] is none of TFLite's fused activations" % clamp)
@@ -121,15 +126,15 @@ class _Writer:
                                  for t in op.inputs):
             raise _Fail("input and output quantization differ")
 
-    def window(self, op, kh, kw, dh=1, dw=1, pad_value=None):
+    def window(self, op, kh, kw, dh=1, dw=1, pad_value=None, same_first=True):
         """(TFLite padding code, the op's input tensor): SAME or VALID where the graph's
-        padding is TFLite's, else VALID after an explicit PAD/PADV2 of `pad_value`
-        (None: refused)."""
+        padding is TFLite's (the first of them that is, where both are), else VALID after
+        an explicit PAD/PADV2 of `pad_value` (None: refused)."""
         x, p = op.inputs[0], op.params
         n, ih, iw, c = self.t(x).shape
         _n, oh, ow, _c = self.t(op.outputs[0]).shape
         sh, sw = p["stride_h"], p["stride_w"]
-        for code, same in ((0, True), (1, False)):
+        for code, same in ((0, True), (1, False))[::1 if same_first else -1]:
             sizes = (geometry.out_size(ih, kh, sh, dh, same),
                      geometry.out_size(iw, kw, sw, dw, same))
             pads = (geometry.pad_before(ih, kh, sh, dh, oh),
@@ -193,8 +198,8 @@ class _Writer:
             tb = self.const(name + "/bias", bias, "float32")
         act = self.fused(op)
         if kind == "fully_connected":
-            self.mb.op("FULLY_CONNECTED", [op.inputs[0], tw, tb], op.outputs,
-                       "FullyConnectedOptions", FusedActivationFunction=act)
+            self.mb.op("FULLY_CONNECTED", [self.flat(op.inputs[0], w.shape[1]), tw, tb],
+                       op.outputs, "FullyConnectedOptions", FusedActivationFunction=act)
             return
         kh, kw = w.shape[1], w.shape[2]
         dh, dw = p["dil_h"], p["dil_w"]
@@ -213,11 +218,12 @@ class _Writer:
         self.same_quant(op)
         lowest = -128 if self.int8(op) else _FLOAT_LOWEST
         padding, x = self.window(op, p["kh"], p["kw"],
-                                 pad_value=lowest if op.op == "max_pool2d" else None)
+                                 pad_value=lowest if op.op == "max_pool2d" else None,
+                                 same_first=False)
         self.mb.op("MAX_POOL_2D" if op.op == "max_pool2d" else "AVERAGE_POOL_2D", [x],
                    op.outputs, "Pool2DOptions", Padding=padding, StrideH=p["stride_h"],
                    StrideW=p["stride_w"], FilterHeight=p["kh"], FilterWidth=p["kw"],
-                   FusedActivationFunction=self.fused(op))
+                   FusedActivationFunction=self.fused(op, relu_first=False))
 
     def clamp(self, op):
         self.same_quant(op)
@@ -322,20 +328,29 @@ class _Writer:
 
     def copy(self, op):
         self.same_quant(op)
-        shape = self.t(op.outputs[0]).shape
-        ts = self.const(self.t(op.outputs[0]).name + "/shape", list(shape), "int32")
-        self.mb.op("RESHAPE", [op.inputs[0], ts], op.outputs, "ReshapeOptions",
-                   NewShape=list(shape))
+        self.reshape(op.inputs[0], op.outputs[0], self.t(op.outputs[0]).shape)
+
+    def flat(self, x, features):
+        """Tensor `x` as [batches, features]: itself when 2-D, else a RESHAPE of it (the
+        converter's form before a fully connected layer; the data does not move)."""
+        shape = self.t(x).shape
+        if len(shape) == 2:
+            return x
+        flat = (_prod(shape) // features, features)
+        return self.reshape(x, self.like(x, self.t(x).name + "/flat", flat), flat)
+
+    def reshape(self, x, y, shape):
+        """RESHAPE of tensor x into y (both writer tensor indices); returns y."""
+        ts = self.const(self.mb.tensors[y]["name"] + "/shape", list(shape), "int32")
+        self.mb.op("RESHAPE", [x, ts], [y], "ReshapeOptions", NewShape=list(shape))
+        return y
 
     def output(self, tid, shape):
         """The subgraph output of graph output `tid`: a RESHAPE where the graph gives the
         output a shape of its own (a flattened feature map)."""
         if tuple(shape) == self.t(tid).shape:
             return tid
-        y = self.like(tid, self.t(tid).name + "/output", shape)
-        ts = self.const(self.t(tid).name + "/output_shape", list(shape), "int32")
-        self.mb.op("RESHAPE", [tid, ts], [y], "ReshapeOptions", NewShape=list(shape))
-        return y
+        return self.reshape(tid, self.like(tid, self.t(tid).name + "/output", shape), shape)
 
 
 _METHODS = {

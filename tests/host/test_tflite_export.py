@@ -20,12 +20,14 @@ from burn.host.data import DataLoader, load_digits, random_split
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph
 from burn.host.export.tflite import tflite_bytes, write_tflite
 from burn.host.importers.tflite_import import import_tflite, random_inputs
+from burn.host.importers.tflite_read import read_tflite
 from burn.host.train.learner import Learner
 from burn.host.train.optim import Adam
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent / "scripts"))
 import tflite_models
+from reference_models import model_path
 from tflite_builder import ModelBuilder, run_tflm
 from train_digits import build
 
@@ -173,6 +175,31 @@ def test_zoo_models_run_bit_exact_in_tflm(name, samples):
     back = import_tflite(data, tests=0)
     assert [op.op for op in back.ops] == [op.op for op in graph.ops]
     assert ("add" in [op.op for op in graph.ops]) == (name == "resnet8")
+
+
+def _structure(data):
+    """(op, options, input shapes, output shape, scales per input) of every op of a file."""
+    tf = read_tflite(data)
+    return [(n.name, dict(n.options or {}), [tf.tensors[t].shape for t in n.inputs],
+             tf.tensors[n.outputs[0]].shape, [len(tf.tensors[t].scales) for t in n.inputs])
+            for n in tf.ops]
+
+
+@pytest.mark.parametrize("name, reference", [("resnet8", "pretrainedResnet_quant.tflite"),
+                                             ("ds_cnn", "kws_ref_model.tflite")])
+def test_zoo_files_have_the_structure_of_the_references(name, reference):
+    """Op for op the MLPerf Tiny file's builtins, options (padding, strides, fused
+    activations) and shapes; only the dense layer's weights are per channel here."""
+    burn.seed(0)
+    model = zoo.BUILDERS[name](softmax=True).to(burn.device("numpy")).eval()
+    x = np.random.default_rng(0).standard_normal((4,) + zoo.INPUT_SHAPES[name])
+    ours = _structure(tflite_bytes(quantize(model, x.astype(np.float32), tests=0)))
+    theirs = _structure(model_path(reference).read_bytes())
+    assert ours[-2][0] == theirs[-2][0] == "FULLY_CONNECTED"
+    classes = ours[-2][3][1]
+    assert ours[-2][4] == [1, classes, classes]
+    theirs[-2] = theirs[-2][:4] + (ours[-2][4],)
+    assert ours == theirs
 
 
 def concat_model():
