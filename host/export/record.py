@@ -6,7 +6,7 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, padding) become nodes named after the innermost module
+products, clamps, sigmoid, softmax, padding, pools) become nodes named after the innermost module
 that ran them. An operation the `.bst` graph has no counterpart for raises ExportError
 naming that module and the operation.
 
@@ -25,7 +25,7 @@ from burn.tensor import Tensor
 
 from ..convert import to_numpy, to_tensor
 
-_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad")
+_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d")
 # Every other primitive of burn.backend.Backend; with an operand from the input it fails.
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
@@ -226,6 +226,17 @@ class _Recorder:
         out_shape = [s + p[0] + p[1] for s, p in zip(shape, pads)]
         return self.node("pad", [self.use(h, shape)], out_shape, out, dtype,
                          {"pads": [tuple(p) for p in pads], "value": float(value)})
+
+    def pool2d(self, op, h, shape, kernel, stride, padding, dilation, ceil_mode,
+               count_include_pad, out_shape, dtype):
+        out = self.inner.pool2d(op, h.inner, shape, kernel, stride, padding, dilation,
+                                ceil_mode, count_include_pad, out_shape, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        attrs = {"op": op, "kernel": tuple(kernel), "stride": tuple(stride),
+                 "padding": tuple(padding), "dilation": tuple(dilation),
+                 "count_include_pad": bool(count_include_pad)}
+        return self.node("pool2d", [self.use(h, shape)], out_shape, out, dtype, attrs)
 
     def softmax(self, x, dim):
         """Softmax as one node (Tensor.softmax looks this override up by name)."""

@@ -27,11 +27,11 @@ from burn.graph.fixedpoint import ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_
 from ..convert import to_numpy
 from .record import ExportError, record
 
-SUPPORTED = ("Sequential and any module whose forward uses the ops below", "Conv2d",
-             "BatchNorm2d", "Linear", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-             "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "Flatten", "Dropout", "Identity",
-             "x + y", "x * y", "x + c", "x - c", "x * c", "x / c", "mean", "cat", "reshape",
-             "flatten", "relu", "relu6", "clamp", "sigmoid", "tanh", "softmax", "pad")
+# The burn.nn layers that export; any other module exports when its forward uses only the
+# tensor operations listed in docs/export.md.
+SUPPORTED = ("Sequential", "Conv2d", "BatchNorm2d", "Linear", "MaxPool2d", "AvgPool2d",
+             "AdaptiveAvgPool2d", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "Flatten",
+             "Dropout", "Identity")
 # Ops whose output may take a fused activation clamp.
 _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
               "add", "mul")
@@ -327,11 +327,19 @@ class _Lowering:
                  b=np.asarray(shift), params=params)
 
     def pool(self, i, m, kind):
+        kernel = _sh.pair(self.path, "kernel_size", m.kernel_size)
+        stride = _sh.pair(self.path, "stride", m.stride)
+        pad = _sh.pair(self.path, "padding", m.padding)
+        dilation = _sh.pair(self.path, "dilation", getattr(m, "dilation", 1))
+        self.window(i, kind, kernel, stride, pad, dilation,
+                    kind == "avg_pool2d" and m.count_include_pad)
+
+    def window(self, i, kind, kernel, stride, pad, dilation, count_include_pad):
+        """A max or average pool: `pad` is (top, left); the bottom and right padding follow
+        from the output size, which an average may not enlarge (ceil_mode)."""
         src, (_n, ih, iw, _c) = self.nhwc_src(i)
-        kh, kw = _sh.pair(self.path, "kernel_size", m.kernel_size)
-        sh, sw = _sh.pair(self.path, "stride", m.stride)
-        ph, pw = _sh.pair(self.path, "padding", m.padding)
-        if _sh.pair(self.path, "dilation", getattr(m, "dilation", 1)) != (1, 1):
+        (kh, kw), (sh, sw), (ph, pw) = kernel, stride, pad
+        if tuple(dilation) != (1, 1):
             self.fail("dilated pooling is not supported")
         if kind == "avg_pool2d":
             floor = (_sh.pool_out(ih, kh, sh, ph, 1, False),
@@ -339,12 +347,19 @@ class _Lowering:
             if self.nodes[i].shape[2:] != floor:
                 self.fail("ceil_mode changes the output size; the exported average counts "
                           "only in-bounds cells")
-            if (ph or pw) and m.count_include_pad:
+            if (ph or pw) and count_include_pad:
                 self.fail("padding with count_include_pad=True is not supported (the "
                           "exported average counts only in-bounds cells)")
         params = {"kh": kh, "kw": kw, "stride_h": sh, "stride_w": sw, "pad_top": ph,
                   "pad_left": pw}
         self.add(kind, i, [src], params=params)
+
+    def pool2d(self, i):
+        """A pool from burn.max_pool2d / avg_pool2d in a forward."""
+        a = self.nodes[i].attrs
+        pt, _pb, pl, _pr = a["padding"]
+        self.window(i, a["op"] + "_pool2d", a["kernel"], a["stride"], (pt, pl), a["dilation"],
+                    a["count_include_pad"])
 
     def adaptive(self, i, m):
         src, (_n, h, w, c) = self.nhwc_src(i)

@@ -134,7 +134,8 @@ def test_trained_zoo_model_runs_identically_on_pure_and_flex(name, kwargs, class
 
 class _Gated(nn.Module):
     """Residual add, a squeeze-and-excitation gate (mean, 1x1 convs, sigmoid, product), a
-    hard-swish, a side branch concatenated, TF-style padding, a flatten by reshape."""
+    hard-swish, a side branch concatenated, TF-style padding, a functional pool, a flatten
+    by reshape."""
 
     def __init__(self):
         super().__init__()
@@ -144,7 +145,7 @@ class _Gated(nn.Module):
         self.squeeze = nn.Conv2d(8, 4, 1)
         self.excite = nn.Conv2d(4, 8, 1)
         self.side = nn.Conv2d(2, 4, 3, stride=2)
-        self.head = nn.Sequential(nn.Linear(12 * 8 * 8, 16), nn.ReLU())
+        self.head = nn.Sequential(nn.Linear(12 * 4 * 4, 16), nn.ReLU())
         self.out = nn.Linear(16, 5)
 
     def forward(self, x):
@@ -153,7 +154,7 @@ class _Gated(nn.Module):
         y = F.relu(self.bn(self.conv(a)))
         gate = self.excite(F.relu(self.squeeze(y.mean((2, 3), keepdim=True)))).sigmoid()
         y = F.relu(y * gate + a)
-        z = burn.cat([y, self.side(F.pad(x, (0, 1, 0, 1)))], 1)
+        z = F.max_pool2d(burn.cat([y, self.side(F.pad(x, (0, 1, 0, 1)))], 1), 2)
         return self.out(self.head(z.reshape((z.shape[0], -1))))
 
 
@@ -165,7 +166,8 @@ def test_custom_forward_exports_float_exactly_and_int8_identically():
     graph = to_float_graph(model, x, tests=0)
     kinds = [op.op for op in graph.ops]
     assert kinds.count("add") == 1 and kinds.count("mul") == 2 and "concat" in kinds
-    assert "mean" in kinds and "logistic" in kinds and "pad" not in kinds
+    assert "mean" in kinds and "logistic" in kinds and "max_pool2d" in kinds
+    assert "pad" not in kinds
     assert "copy" not in kinds and len([k for k in kinds if k == "fully_connected"]) == 2
     runtimes = ("pure", "flex") if flex_available() else ("pure",)
     for runtime in runtimes:
