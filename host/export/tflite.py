@@ -307,12 +307,27 @@ class _Writer:
                    FusedActivationFunction=self.fused(op))
 
     def concat(self, op):
+        """CONCATENATION along the axis that (outer, inner_sizes) names; inputs of other
+        shapes (flattened feature maps) are joined as [outer, inner] rows by RESHAPEs."""
         self.same_quant(op)
+        outer, inner = op.params["outer"], op.params["inner_sizes"]
+        y = op.outputs[0]
         shapes = [self.t(i).shape for i in op.inputs]
-        axis = _concat_axis(self.t(op.outputs[0]).shape, shapes, op.params["outer"],
-                            op.params["inner_sizes"])
-        self.mb.op("CONCATENATION", op.inputs, op.outputs, "ConcatenationOptions", Axis=axis,
+        axis = _concat_axis(self.t(y).shape, shapes, outer, inner)
+        ins, out = op.inputs, y
+        if axis is None:
+            if sum(inner) * outer != _prod(self.t(y).shape):
+                raise _Fail("outer %d, inner sizes %s do not fill the output %s"
+                            % (outer, inner, self.t(y).shape))
+            ins = [self.reshape(x, self.like(x, self.t(x).name + "/rows", (outer, n)),
+                                (outer, n)) for x, n in zip(ins, inner)]
+            axis, rows = 1, (outer, sum(inner))
+            if self.t(y).shape != rows:
+                out = self.like(y, self.t(y).name + "/rows", rows)
+        self.mb.op("CONCATENATION", ins, [out], "ConcatenationOptions", Axis=axis,
                    FusedActivationFunction=0)
+        if out != y:
+            self.reshape(out, y, self.t(y).shape)
 
     def pad(self, op):
         self.same_quant(op)
@@ -384,14 +399,15 @@ def _reduced_axes(shape, outer, reduce, inner):
 
 
 def _concat_axis(out_shape, shapes, outer, inner_sizes):
-    """The axis along which `shapes` join into `out_shape` as (outer, inner_sizes) says."""
+    """The axis along which `shapes` join into `out_shape` as (outer, inner_sizes) says,
+    or None."""
     for axis in range(len(out_shape)):
         if _prod(out_shape[:axis]) == outer and all(
-                len(s) == len(out_shape) and _prod(s[axis:]) == n
+                len(s) == len(out_shape) and _prod(s[axis:]) == n and
+                s[:axis] == out_shape[:axis] and s[axis + 1:] == out_shape[axis + 1:]
                 for s, n in zip(shapes, inner_sizes)):
             return axis
-    raise _Fail("outer %d, inner sizes %s match no axis of %s" % (outer, inner_sizes,
-                                                                 out_shape))
+    return None
 
 
 def tflite_bytes(graph, description=None):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import burn
+import burn.nn.functional as F
 from burn import nn
 from burn.host import zoo
 from burn.host.autodiff import autodiff_device
@@ -175,6 +176,44 @@ def test_zoo_models_run_bit_exact_in_tflm(name, samples):
     back = import_tflite(data, tests=0)
     assert [op.op for op in back.ops] == [op.op for op in graph.ops]
     assert ("add" in [op.op for op in graph.ops]) == (name == "resnet8")
+
+
+class _Custom(nn.Module):
+    """A custom forward: a residual add, a squeeze-and-excitation gate (a channel mean,
+    1x1 convolutions, a sigmoid and a broadcast product), a hard-swish, a mean over the
+    channels and flattened maps concatenated before a Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 8, 3, padding=1)
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.squeeze = nn.Conv2d(8, 4, 1)
+        self.excite = nn.Conv2d(4, 8, 1)
+        self.side = nn.Conv2d(1, 2, 3, stride=2)
+        self.fc = nn.Linear(8 * 64 + 2 * 9 + 64, 10)
+
+    def forward(self, x):
+        a = self.stem(x)
+        a = a * F.relu6(a + 3) / 6
+        y = F.relu(self.conv(a))
+        gate = self.excite(F.relu(self.squeeze(y.mean((2, 3), keepdim=True)))).sigmoid()
+        y = F.relu(y * gate + a)
+        flat = [y.flatten(1), self.side(x).flatten(1), y.mean(1).flatten(1)]
+        return self.fc(burn.cat(flat, 1))
+
+
+def test_a_custom_forward_runs_bit_exact_in_tflm(digits):
+    train, xv = digits
+    burn.seed(6)
+    model = _Custom().to(burn.device("numpy")).eval()
+    graph = quantize(model, train.batch(np.arange(64))[0], tests=0)
+    kinds = [op.op for op in graph.ops]
+    assert {"add", "mul", "concat", "mean", "logistic"} <= set(kinds)
+    data = tflite_bytes(graph)
+    sets = [[graph_input(graph, x)] for x in xv[:6]]
+    ours = bst_outputs(graph, sets)
+    np.testing.assert_array_equal(tflm_outputs(data, sets), ours)
+    assert len({row.tobytes() for row in ours}) == 6
 
 
 def _structure(data):
