@@ -242,12 +242,13 @@ class _Lowering:
 
     def shaped(self, at, gshape):
         """A value holding `at`'s elements with graph shape `gshape`: the same one,
-        reshaped in place when its producer allows, else a copy."""
+        reshaped in place when its producer allows and no op reads it yet, else a copy."""
         v = self.t.values[at.vid]
         if v.shape == tuple(gshape):
             return at.vid
         layer = self.producer.get(at.vid)
-        if layer is not None and layer.kind in _ANY_SHAPE and at.vid != self.t.input:
+        read = any(at.vid in other.ins for other in self.t.layers)
+        if layer is not None and layer.kind in _ANY_SHAPE and not read:
             v.shape = tuple(gshape)
             return at.vid
         dst = self.t.value(gshape, v.name + "/reshape", v.node)

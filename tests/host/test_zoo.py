@@ -301,3 +301,29 @@ def test_a_forward_that_changes_between_calls_is_refused():
     x = np.zeros((2, 1, 6, 6), np.float32)
     with pytest.raises(ExportError, match="ran 4 ops on calibration batch 1 but 3 when traced"):
         quantize(model, x, tests=0)
+
+
+class _TwoShapes(nn.Module):
+    """One Linear output read as features by a softmax and as a 1x1 map by a conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+        self.conv = nn.Conv2d(6, 2, 1)
+
+    def forward(self, x):
+        y = self.fc(x)
+        z = self.conv(y.reshape((y.shape[0], 6, 1, 1))).reshape((y.shape[0], 2))
+        return burn.cat([y.softmax(1), z], 1)
+
+
+def test_a_value_read_in_two_shapes_is_copied_once():
+    burn.seed(6)
+    model = _TwoShapes().to(burn.device("numpy"))
+    x = np.random.default_rng(6).standard_normal((3, 4)).astype(np.float32)
+    graph = to_float_graph(model, x, tests=0)
+    # the conv reads the Linear's output as [1, 1, 1, 6]; the softmax gets a [1, 6] copy
+    assert [op.op for op in graph.ops] == ["fully_connected", "conv2d", "copy", "softmax",
+                                           "concat"]
+    ref = to_numpy(model(to_tensor(x, burn.device("numpy"))))
+    np.testing.assert_allclose(_runtime_outputs(graph, x, "pure"), ref, rtol=1e-5, atol=1e-6)
