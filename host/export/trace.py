@@ -205,11 +205,6 @@ class _Lowering:
             j = self.nodes[j].ins[0]
         return list(self.real_users(j)) == [i]
 
-    def new_value(self, i, gshape, flat, perm=None):
-        vid = self.t.value(gshape, self.nodes[i].path, i)
-        self.at[i] = _At(vid, gshape, flat, perm)
-        return vid
-
     def add(self, kind, i, ins, **fields):
         """Append a layer computing node i from values `ins`; its output is a new value of
         node i's graph shape."""
@@ -560,8 +555,8 @@ class _Lowering:
         kind = node.kind
         if kind == "input":
             gshape, flat = self.graph_shape(node.shape)
-            self.t.input = self.new_value(i, gshape, flat)
-            self.t.values[self.t.input].name = "input"
+            self.t.input = self.t.value(gshape, "input", i)
+            self.at[i] = _At(self.t.input, gshape, flat)
         elif kind == "module":
             self.leaf(i)
         elif kind == "relu":
