@@ -10,7 +10,7 @@ GROUPS = {
     "fully connected": ("s8_fully_connected", "f32_gemm"),
     "conv/fc shared": ("m0_dot", "m0_requant"),
     "elementwise": ("s8_elementwise", "f32_elementwise"),
-    "pool/reduce": ("s8_pool", "f32_pool", "f32_reduce"),
+    "pool/reduce": ("s8_pool", "s8_mean", "f32_pool", "f32_reduce"),
     "softmax/activations": ("s8_activation",),
     "layout": ("layout",),
     "quantize": ("s8_quantize", "s8_requantize"),
