@@ -30,6 +30,7 @@ from ..convert import to_numpy, to_tensor
 from .calibrate import as_batches, observe
 from .int8_numpy import check_supported, run_int8
 from .lower import _quantization, int8_graph, quantize_input
+from .qat_hooks import ForwardHooks
 from .trace import trace
 
 # Ops whose int8 output holds only values of their (already quantized) input.
@@ -51,18 +52,27 @@ def _fake_quant_values(a, scale, zero_point, lo, hi):
     return clipped, inside
 
 
+def _numpy_autodiff(backend, handle):
+    return isinstance(backend, Autodiff) and isinstance(getattr(handle, "value", None),
+                                                         np.ndarray)
+
+
+def _fake_quant_node(ad, h, shape, scale, zero_point, lo=-128, hi=127):
+    """The Autodiff node of `fake_quant` for the handle `h` (numpy inner) viewed as
+    `shape` (the layout per-channel scales broadcast against)."""
+    raw = h.value
+    y, inside = _fake_quant_values(raw.reshape(shape), scale, zero_point, lo, hi)
+    return ad._out(y.reshape(raw.shape), h.size, (h,),
+                   lambda g: (np.where(inside.reshape(np.shape(g)), g, 0),))
+
+
 def fake_quant(t, scale, zero_point=0, lo=-128, hi=127):
     """`t` rounded to the int8 grid of `scale` (a number, or an array broadcasting against
     t's shape for per-channel scales) and `zero_point`, clamped to [lo, hi] and
     dequantized. Under Autodiff the gradient passes straight through where the value was
     in range and is zero where it was clamped."""
-    backend = t.backend
-    handle = t.handle
-    if isinstance(backend, Autodiff) and isinstance(handle.value, np.ndarray):
-        raw = handle.value
-        y, inside = _fake_quant_values(raw.reshape(t.shape), scale, zero_point, lo, hi)
-        node = backend._out(y.reshape(raw.shape), handle.size, (handle,),
-                            lambda g: (np.where(inside.reshape(np.shape(g)), g, 0),))
+    if _numpy_autodiff(t.backend, t.handle):
+        node = _fake_quant_node(t.backend, t.handle, t.shape, scale, zero_point, lo, hi)
         return burn.Tensor(node, t.shape, t.dtype, t.device)
     a = to_numpy(t)
     y, _inside = _fake_quant_values(a, scale, zero_point, lo, hi)
@@ -93,33 +103,6 @@ def _weight_grid(module, bn):
     return scales.astype(np.float32).reshape((-1,) + (1,) * (w.ndim - 1))
 
 
-class _Calls:
-    """Per-instance `forward` overrides on every module of a model for one forward pass:
-    each call goes to `hook(module, call number, original forward, args)`."""
-
-    def __init__(self, model, hook):
-        self.modules = list(model.modules())
-        self.hook = hook
-        self.count = {}
-
-    def __enter__(self):
-        for m in self.modules:
-            object.__setattr__(m, "forward", self._wrap(m, type(m).forward.__get__(m)))
-        return self
-
-    def _wrap(self, m, original):
-        def forward(*args, **kwargs):
-            k = self.count.get(id(m), 0)
-            self.count[id(m)] = k + 1
-            return self.hook(m, k, original, args, kwargs)
-        return forward
-
-    def __exit__(self, *exc):
-        for m in self.modules:
-            object.__delattr__(m, "forward")
-        return False
-
-
 class QATModel(nn.Module):
     """A model under quantization-aware training (made by `prepare_qat`). `model` is the
     float model whose parameters train; `ranges` the activation ranges by traced value
@@ -145,39 +128,47 @@ class QATModel(nn.Module):
         self._probe(batches[0][:8])
 
     def _probe(self, xb):
-        """Find, on one calibration batch in eval mode, which module call returns which
-        traced value (by its [min, max] and size: the calibration's own numbers), and
-        which convolution's output goes straight into a BatchNorm (folded on export)."""
+        """Find, on one calibration batch in eval mode, which module call or functional
+        operation returns which traced value (by its [min, max] and size per sample: the
+        calibration's own numbers), and which convolution's output goes straight into a
+        BatchNorm (folded on export)."""
         from ..autodiff import no_grad
 
         ranges = observe(self.model, self._trace, [xb])
         sizes = {v.index: int(np.prod(v.shape)) for v in self._trace.values}
-        seen, outputs, alive = set(), {}, []
+        seen, producers, alive = {self._trace.input}, {}, []
 
-        def hook(m, k, original, args, kwargs):
-            out = original(*args, **kwargs)
-            if isinstance(m, nn.BatchNorm2d) and id(args[0]) in outputs:
-                conv = outputs[id(args[0])]
-                if isinstance(conv, nn.Conv2d):
-                    self._folds[id(conv)] = m
-            if id(out) in outputs or not isinstance(out, burn.Tensor):
-                return out  # a container handing on its child's output
-            outputs[id(out)] = m
-            alive.append(out)  # ids stay unique while the tensors live
-            a = to_numpy(out, copy=False)
-            key = (float(a.min()), float(a.max()), a.size // len(a))
+        def match(key, a):
+            alive.append(a)  # ids stay unique while the results live
+            stats = (float(a.min()), float(a.max()), a.size // len(xb))
             for v, (lo, hi) in ranges.items():
-                if v not in seen and (lo, hi, sizes[v]) == key and v != self._trace.input:
+                if v not in seen and (lo, hi, sizes[v]) == stats:
                     seen.add(v)
-                    self._points[(id(m), k)] = v
-                    break
+                    self._points[key] = v
+                    return
+
+        def on_module(m, key, original, args, kwargs):
+            out = original(*args, **kwargs)
+            if isinstance(m, nn.BatchNorm2d) and isinstance(producers.get(id(args[0])),
+                                                            nn.Conv2d):
+                self._folds[id(producers[id(args[0])])] = m
+            if isinstance(out, burn.Tensor) and id(out) not in producers:
+                producers[id(out)] = m
+                alive.append(out)
+                match(key, to_numpy(out, copy=False))
             return out
+
+        def on_primitive(key, h):
+            if isinstance(getattr(h, "value", None), np.ndarray) and h.value.size:
+                match(key, h.value)
+            return h
 
         was_training = self.model.training
         self.model.eval()
+        x = to_tensor(xb, _device(self.model))
         try:
-            with no_grad(), _Calls(self.model, hook):
-                self.model(to_tensor(xb, _device(self.model)))
+            with no_grad(), ForwardHooks(self.model, _autodiff(x), on_module, on_primitive):
+                self.model(x)
         finally:
             self.model.train(was_training)
 
@@ -210,36 +201,56 @@ class QATModel(nn.Module):
         observing = self.observing
         x = self._quantize(self._trace.input, x, observing)
         points, folds = self._points, self._folds
+        ad = _autodiff(x)
 
-        def hook(m, k, original, args, kwargs):
+        def on_module(m, key, original, args, kwargs):
             if isinstance(m, (nn.Conv2d, nn.Linear)):
-                out = self._weighted(m, folds.get(id(m)), args[0])
+                hooks.paused = True
+                try:
+                    w = fake_quant(m.weight, _weight_grid(m, folds.get(id(m))), 0, -127, 127)
+                finally:
+                    hooks.paused = False
+                out = _weighted(m, w, args[0])
             else:
                 out = original(*args, **kwargs)
-            value = points.get((id(m), k))
-            return out if value is None else self._quantize(value, out, observing)
+            value = points.get(key)
+            if value is None:
+                return out
+            hooks.paused = True  # another backend's fake_quant runs primitives
+            try:
+                return self._quantize(value, out, observing)
+            finally:
+                hooks.paused = False
 
-        with _Calls(self.model, hook):
+        def on_primitive(key, h):
+            value = points.get(key)
+            if value is None or ad is None or not _numpy_autodiff(ad, h):
+                return h
+            if observing:
+                self._observe(value, h.value)
+            if value in self._exact:
+                return h
+            scale, zp = self.qparams()[value]
+            return _fake_quant_node(ad, h, h.value.shape, np.float32(scale), zp)
+
+        hooks = ForwardHooks(self.model, ad, on_module, on_primitive)
+        with hooks:
             y = self.model(x)
         if observing:
             object.__setattr__(self, "observed_batches", self.observed_batches + 1)
         return y
 
+    def _observe(self, value, a):
+        lo, hi = self.ranges[value]
+        self.ranges[value] = (min(lo, float(a.min())), max(hi, float(a.max())))
+
     def _quantize(self, value, x, observing):
         if observing:
-            a = to_numpy(x, copy=False)
-            lo, hi = self.ranges[value]
-            self.ranges[value] = (min(lo, float(a.min())), max(hi, float(a.max())))
+            self._observe(value, to_numpy(x, copy=False))
         if value in self._exact:
             return x
         scale, zp = self.qparams()[value]
         return fake_quant(x, np.float32(scale), zp)
-
-    def _weighted(self, m, bn, x):
-        w = fake_quant(m.weight, _weight_grid(m, bn), 0, -127, 127)
-        if isinstance(m, nn.Linear):
-            return burn.linear(x, w, m.bias)
-        return burn.conv2d(x, w, m.bias, m.stride, m.padding, m.dilation, m.groups)
 
     def int8_graph(self, io="int8", metadata=None):
         """The int8 Graph that `export_bst(self, ...)` writes (no reference tests)."""
@@ -265,6 +276,18 @@ class QATModel(nn.Module):
         if y.ndim == 4:
             y = y.transpose(0, 3, 1, 2)
         return to_tensor(np.ascontiguousarray(y), getattr(x, "device", None))
+
+
+def _weighted(m, w, x):
+    """Conv2d or Linear `m` applied to `x` with the weight `w`."""
+    if isinstance(m, nn.Linear):
+        return burn.linear(x, w, m.bias)
+    return burn.conv2d(x, w, m.bias, m.stride, m.padding, m.dilation, m.groups)
+
+
+def _autodiff(t):
+    """The Autodiff backend of tensor `t`, or None."""
+    return t.backend if isinstance(t.backend, Autodiff) else None
 
 
 def _device(model):

@@ -308,3 +308,45 @@ def test_float_export_of_a_qat_model_is_its_float_model(digits_qat):
     graph = to_float_graph(d["qat"], d["calibration"][:2], tests=0)
     assert [op.op for op in graph.ops] == ["conv2d", "max_pool2d", "conv2d", "fully_connected"]
     assert graph.tensors[graph.inputs[0][0]].dtype == "float32"
+
+
+class _Gates(nn.Module):
+    """A custom forward: functional ReLU, residual add, sigmoid gate product, tanh branch,
+    concatenation, flatten by reshape, softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(4, 4, 3, padding=1)
+        self.b = nn.Conv2d(4, 4, 1)
+        self.c = nn.Conv2d(4, 2, 1)
+        self.fc = nn.Linear(10 * 36, 6)
+
+    def forward(self, x):
+        y = self.a(x).relu() + x
+        z = self.b(y).sigmoid() * y
+        u = burn.cat([z, self.c(z).tanh(), y], dim=1)
+        return self.fc(u.reshape((u.shape[0], -1))).softmax(dim=1)
+
+
+def test_custom_forward_values_are_fake_quantized_where_the_graph_quantizes():
+    """Every graph value of a custom forward, also those of tensor expressions, is found
+    and fake-quantized while training: the training forward stays within one output step
+    of the integer graph, which the flex runtime reproduces exactly."""
+    dev = autodiff_device("numpy")
+    burn.seed(2)
+    model = _Gates().to(dev)
+    x = np.random.default_rng(0).standard_normal((30, 4, 6, 6)).astype(np.float32)
+    qat = prepare_qat(model, x, observe_batches=1)
+    assert sorted(qat._points.values()) == list(range(1, len(qat._trace.values)))
+    xt = to_tensor(x, dev)
+    loss = cross_entropy(qat(xt), to_tensor(np.arange(30, dtype=np.int32) % 6, dev))
+    loss.backward()
+    assert all(p.grad is not None for p in qat.parameters())
+    simulated = to_numpy(qat(xt))
+    q, graph = qat.eval().int8_outputs(x)
+    out = graph.tensors[graph.outputs[0][0]]
+    step = np.abs(simulated - (q.astype(np.float32) - out.zero_point) * out.scale) / out.scale
+    assert step.max() <= 1.01 and step.mean() < 0.1, (step.max(), step.mean())
+    inputs = np.stack([graph_input(graph, s) for s in x])
+    flex = _runtime_outputs(use_flex(burn.load(encode_bst(graph))), inputs)
+    np.testing.assert_array_equal(q.reshape(flex.shape), flex)
