@@ -350,3 +350,28 @@ def test_a_flattened_output_keeps_its_shape(digits):
     assert run_tflm(data, sets[0])[0].shape == (1, 6)
     np.testing.assert_array_equal(tflm_outputs(data, sets), bst_outputs(graph, sets))
     assert import_tflite(data, tests=0).outputs == graph.outputs
+
+
+def test_a_qat_model_runs_in_tflm_as_its_eval_forward(digits):
+    """Quantization-aware training, then .tflite: TFLM's int8 outputs are the QAT model's
+    eval-mode forward, bit for bit."""
+    from burn.host.export import prepare_qat
+    from burn.host.train.losses import cross_entropy
+
+    train, xv = digits
+    x, y = train.batch(np.arange(96))
+    dev = autodiff_device("numpy")
+    burn.seed(2)
+    qat = prepare_qat(build("cnn").to(dev), x[:32], observe_batches=1)
+    opt = Adam(qat.parameters(), lr=1e-3)
+    for i in range(3):
+        loss = cross_entropy(qat(to_tensor(x[32 * i:32 * (i + 1)], dev)),
+                             to_tensor(y[32 * i:32 * (i + 1)].astype(np.int32), dev))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    graph = quantize(qat, x[:32], tests=0)
+    q_eval, _graph = qat.eval().int8_outputs(xv[:8])
+    sets = [[graph_input(graph, s)] for s in xv[:8]]
+    np.testing.assert_array_equal(tflm_outputs(tflite_bytes(graph), sets),
+                                  np.asarray(q_eval).reshape(8, -1))
