@@ -430,8 +430,9 @@ def tflite_bytes(graph, description=None):
         raise ExportError("cannot write .tflite: " + "; ".join(errors))
     outputs = [w.output(tid, shape) for tid, shape in graph.outputs]
     if description is None:
-        description = "burn export: %s %s" % (graph.metadata.get("model", "model"),
-                                              graph.metadata.get("dtype", ""))
+        meta = graph.metadata
+        description = "burn export: %s %s" % (meta.get("name") or meta.get("model", "model"),
+                                              meta.get("dtype", ""))
     return w.mb.finish([tid for tid, _shape in graph.inputs], outputs,
                        description.strip())
 
