@@ -4,14 +4,16 @@
     Learner(qat, Adam(qat.parameters(), lr=5e-4)).fit(train_loader, valid_loader, epochs=2)
     export_bst(qat, "model.bst", calibration=x_train[:256])   # the graph qat.eval() runs
 
-Training mode runs the model's own modules with fake quantization where the exported graph
+Training mode runs the model's own forward with fake quantization where the exported graph
 quantizes: weights per output channel, symmetric in [-127, 127] (a convolution followed by
 BatchNorm has the folded weight `w * gamma / sqrt(running_var + eps)` quantized, expressed
 back in the convolution's units, so BatchNorm keeps normalising with batch statistics while
 the grid is the exported one), and every activation the graph stores as int8 asymmetric per
-tensor. Gradients pass by the straight-through estimator (zero outside the clamped range
-for activations). Observers widen each activation's [min, max] during the first
-`observe_batches` training batches, then freeze.
+tensor, whether a module returns it or a tensor expression of a custom forward computes it
+(`qat_hooks` finds them once, on a calibration batch). Gradients pass by the
+straight-through estimator (zero outside the clamped range for activations). Observers
+widen each activation's [min, max] during the first `observe_batches` training batches,
+then freeze.
 
 Eval mode runs the int8 graph itself: the model is traced and lowered exactly as
 `export_bst` does it (BatchNorm folded with its running statistics, TFLite's scale, zero
