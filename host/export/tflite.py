@@ -60,16 +60,14 @@ def _weight_scale(in_scale, out_scale, mult, shift):
         return None
     # (0, 0): a scale ratio below 2**-32 (vanishing activations); any such scale will do.
     real = mult * 2.0 ** (shift - 31) if mult else 2.0 ** -40
-    guess = np.float32(real * out_scale / in_scale)
-    for k in range(_ULPS + 1):
-        for step in (k, -k):
-            s = guess
-            toward = np.float32(np.inf if step > 0 else 0)
-            for _ in range(abs(step)):
-                s = np.nextafter(s, toward)
-            if s > 0 and fp.quantize_multiplier(in_scale * float(s) / out_scale) == \
-                    (mult, shift):
-                return float(s)
+    up = down = np.float32(real * out_scale / in_scale)
+    candidates = [up]
+    for _ in range(_ULPS):
+        up, down = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(0))
+        candidates += [up, down]
+    for s in candidates:
+        if s > 0 and fp.quantize_multiplier(in_scale * float(s) / out_scale) == (mult, shift):
+            return float(s)
     return None
 
 
