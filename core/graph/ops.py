@@ -34,7 +34,7 @@ OPS = (
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32"),
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
-    ("concat", "", "CONCATENATION", "concat_s8 concat"),
+    ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
 )
 
 GROUPS = {

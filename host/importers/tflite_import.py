@@ -425,11 +425,15 @@ def _pad(c, node):
 
 
 def _concat(c, node):
+    """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
     if not shape:
         raise _Fail("output has no dimensions")
+    pack = node.name == "PACK"
     axis = node.options["Axis"] % len(shape) if node.options else 0
-    if c.fused(node):
+    if pack and (node.options is None or node.options["ValuesCount"] != len(node.inputs)):
+        raise _Fail("values_count does not match the %d inputs" % len(node.inputs))
+    if not pack and c.fused(node):
         raise _Fail("fused activation on concatenation is not supported")
     if c.is_int8(node):
         q = c.quant(node.outputs[0])
@@ -445,7 +449,8 @@ _CONVERT = {
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
     "MEAN": _mean, "SOFTMAX": _softmax, "LOGISTIC": _sigmoid_like, "TANH": _sigmoid_like,
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
-    "CONCATENATION": _concat, "RELU": _clamp, "RELU6": _clamp, "RELU_N1_TO_1": _clamp,
+    "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
+    "RELU_N1_TO_1": _clamp,
 }
 
 

@@ -31,6 +31,7 @@ _OPTIONS = {
     "MAX_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
+    "PACK": ("PackOptions", ("ValuesCount", "Axis")),
 }
 
 
