@@ -1,5 +1,6 @@
 """TFLite PACK imports as a concat along the new axis: bit for bit with TFLM on the plain
-kernels, the flex C kernels (host) and the viper kernels (MicroPython unix port)."""
+kernels, the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the
+viper kernels (MicroPython unix port)."""
 
 import json
 
@@ -10,6 +11,7 @@ from tflite_builder import ModelBuilder, run_tflm
 import burn
 from burn.host import mp_unix
 from burn.host.bst_writer import encode_bst
+from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
@@ -55,12 +57,14 @@ def cases():
 
 
 def test_pack_is_a_concat_matching_tflm_on_plain_and_flex(cases):
+    m0 = EmulatedLib("cortex-m0plus")
     for _data, xs, want, bst in cases:
         plain = burn.load(bst, variant="plain")
         assert [s["op"] for s in plain.info()["ops"]] == ["concat"]
         flex = use_flex(burn.load(bst))
-        assert flex.flex_ops == 1
-        for model in (plain, flex):
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
             flat = [x.reshape(-1) for x in xs]
             got = model.run(flat[0] if len(flat) == 1 else flat)
             assert np.array(got).reshape(-1).tolist() == want.tolist()
