@@ -201,11 +201,27 @@ def test_bst_format_lists_every_op():
     assert sorted(documented) == sorted(kinds())
 
 
+def _float_cnn(path):
+    """A float32 CNN (conv, depthwise, pools, clamp, fully connected, softmax) as a .bst."""
+    from burn import nn
+    from burn.host.bst_writer import write_bst
+    from burn.host.export import to_float_graph
+
+    burn.seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.ReLU6(),
+                          nn.Conv2d(4, 8, 3, padding=1, groups=4), nn.ReLU(),
+                          nn.AvgPool2d(2), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8, 3),
+                          nn.Softmax(dim=1))
+    samples = np.random.default_rng(0).random((4, 1, 8, 8), dtype=np.float32)
+    write_bst(to_float_graph(model, samples, tests=1), path)
+    return str(path)
+
+
 def _models(tmp_path_factory):
     from bst_fuzz_models import cnn, others
 
     d = tmp_path_factory.mktemp("op_table")
-    return [cnn(d / "cnn.bst"), others(d / "others.bst")]
+    return [cnn(d / "cnn.bst"), others(d / "others.bst"), _float_cnn(d / "float.bst")]
 
 
 def test_prepare_passes_arguments_in_table_order(tmp_path_factory):
@@ -229,3 +245,4 @@ def test_prepare_passes_arguments_in_table_order(tmp_path_factory):
                     assert step.a[i] == params[a], (kind, a)
                     checked.add((kind, a))
     assert len({k for k, _a in checked}) >= 12 and len(checked) >= 50
+    assert ("conv2d", "act") in checked and ("avg_pool2d", "act") in checked
