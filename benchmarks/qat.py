@@ -1,29 +1,41 @@
-"""Quantization-aware training on the 8x8 digits: float, PTQ int8 and QAT int8 accuracy of
-the demo CNN, and the time of a QAT epoch against a plain training epoch.
+"""Quantization-aware training on the digits: float, PTQ int8 and QAT int8 accuracy, the
+time of a QAT epoch against a plain training epoch, and the export time.
 
-usage: python benchmarks/qat.py [--epochs 6] [--qat-epochs 3] [--lr 5e-4] [--timing 5]
+usage: python benchmarks/qat.py [--model cnn|resnet8] [--epochs N] [--qat-epochs 3]
+       [--lr 5e-4] [--timing N]
 
-The float model trains as `burn demo` trains it (autodiff<numpy>, Adam, cosine schedule);
-PTQ quantizes it with 256 training images; QAT starts from the same float model, takes its
-starting ranges from the same 256 images, observes during its first epoch and fine-tunes
-for --qat-epochs. The int8 accuracies are those of the exported graph (run in numpy, the
-runtime's arithmetic bit for bit) over the validation split. The timing alternates one
-plain epoch and one QAT epoch (same data, batch 32) --timing times and prints the medians
-and their ratio (goal: <= 1.5).
+--model cnn (default): the demo CNN on the 8x8 digits, trained as `burn demo` trains it
+(autodiff<numpy>, Adam, cosine schedule, 6 epochs). --model resnet8: the MLPerf Tiny
+ResNet-8 at full width (burn.host.zoo) on 32x32x3 inputs built from the digits (each pixel
+repeated 4x4, the gray level in all three channels), 4 epochs. PTQ quantizes the float model
+with 256 training images; QAT starts from the same float model and the same 256 images,
+observes during its first epoch and fine-tunes for --qat-epochs (finetune_qat). The int8
+accuracies are those of the exported graphs (run in numpy, the runtime's arithmetic bit for
+bit) over the validation split. The timing alternates one plain epoch and one QAT epoch
+(same data, batch 32) --timing times and prints the medians and their ratio (goal:
+<= 1.5); the export time is that of export_bst on the QAT model (trace, lowering, three
+self-test vectors, the file).
 """
 
 import argparse
+import os
 import statistics
+import tempfile
 import time
 
 import numpy as np
 
 import burn
-from burn.host.data import DataLoader
+from burn.host import zoo
+from burn.host.autodiff import autodiff_device
+from burn.host.data import ArrayDataset, DataLoader, load_digits, random_split
 from burn.host.demo import build_model, train
+from burn.host.export import export_bst
 from burn.host.export.qat_finetune import finetune_qat
+from burn.host.train.learner import Learner
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
+from burn.host.train.schedule import CosineLR
 
 
 def epoch_seconds(model, loader, opt):
@@ -38,35 +50,64 @@ def epoch_seconds(model, loader, opt):
     return time.perf_counter() - t0
 
 
+def _digits_32(dataset):
+    x, y = dataset.batch(np.arange(len(dataset)))
+    x = np.repeat(np.repeat(x, 4, axis=2), 4, axis=3)
+    return ArrayDataset(np.repeat(x, 3, axis=1).astype(np.float32), y)
+
+
+def float_model(name, epochs):
+    """(trained float model, its builder, train set, validation set)."""
+    if name == "cnn":
+        return train(epochs, lambda s: None) + (build_model,)
+    dev = autodiff_device("numpy")
+    burn.seed(0)
+    train_set, valid_set = (_digits_32(d) for d in random_split(load_digits(), [0.8, 0.2],
+                                                                 seed=0))
+    model = zoo.resnet8().to(dev)
+    opt = Adam(model.parameters(), lr=2e-3)
+    Learner(model, opt, schedule=CosineLR(opt, total=epochs), dashboard="plain").fit(
+        DataLoader(train_set, 32, shuffle=True, device=dev), epochs=epochs)
+    return model, train_set, valid_set, zoo.resnet8
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--epochs", type=int, default=6, help="float training epochs")
+    ap.add_argument("--model", choices=("cnn", "resnet8"), default="cnn")
+    ap.add_argument("--epochs", type=int, help="float training epochs (6 cnn, 4 resnet8)")
     ap.add_argument("--qat-epochs", type=int, default=3, help="QAT fine-tuning epochs")
     ap.add_argument("--lr", type=float, default=5e-4, help="QAT learning rate")
-    ap.add_argument("--timing", type=int, default=5, help="timed epochs of each kind")
+    ap.add_argument("--timing", type=int, help="timed epochs of each kind (5 cnn, 1 resnet8)")
     args = ap.parse_args()
+    cnn = args.model == "cnn"
 
-    model, train_set, valid_set = train(args.epochs, lambda s: None)
+    model, train_set, valid_set, builder = float_model(
+        args.model, args.epochs or (6 if cnn else 4))
     dev = next(iter(model.parameters())).device
     x_train, y_train = train_set.batch(np.arange(len(train_set)))
     x_valid, y_valid = valid_set.batch(np.arange(len(valid_set)))
-    plain = build_model().to(dev)
+    plain = builder().to(dev)
     plain.load_state_dict(model.state_dict())
     qat, scores = finetune_qat(model, x_train, y_train, x_train[:256], x_valid, y_valid,
                                args.qat_epochs, args.lr)
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = time.perf_counter()
+        export_bst(qat, os.path.join(folder, "qat.bst"), calibration=x_train[:256])
+        export_s = time.perf_counter() - t0
 
     burn.seed(1)
     loader = DataLoader(train_set, 32, shuffle=True, device=dev)
     plain_opt, qat_opt = Adam(plain.parameters(), lr=1e-5), Adam(qat.parameters(), lr=1e-5)
     plain_s, qat_s = [], []
-    for _ in range(args.timing):
+    for _ in range(args.timing or (5 if cnn else 1)):
         plain_s.append(epoch_seconds(plain, loader, plain_opt))
         qat_s.append(epoch_seconds(qat, loader, qat_opt))
     p, q = statistics.median(plain_s), statistics.median(qat_s)
-    print("validation images: %d" % len(y_valid))
+    print("%s, validation images: %d" % (args.model, len(y_valid)))
     print("accuracy  float %.2f%%  PTQ int8 %.2f%%  QAT int8 %.2f%%"
           % (100 * scores["float"], 100 * scores["ptq"], 100 * scores["qat"]))
     print("epoch time  plain %.3f s  QAT %.3f s  ratio %.2f (goal <= 1.5)" % (p, q, q / p))
+    print("export of the QAT model: %.2f s" % export_s)
 
 
 if __name__ == "__main__":
