@@ -22,11 +22,15 @@ FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
 # the op table (burn.graph.ops, about 4 KB frozen) describes the ops for the host tools and
 # tests/host/test_op_table.py.
 NOT_FROZEN = ("graph/ops.py",)
+# burn.mpy_abi only explains a burnflex.mpy that the board refuses. With the flex C module
+# built in, `import burnflex` finds that module first and never tries a file.
+NOT_FROZEN_WITH_FLEX = ("mpy_abi.py",)
 
 
 def core_files():
     """The .py files of the package `burn` (core/) that are frozen, relative to core/."""
-    return [rel for rel in project_files.core_files(CORE_DIR) if rel not in NOT_FROZEN]
+    skip = NOT_FROZEN + (NOT_FROZEN_WITH_FLEX if has_flex_module() else ())
+    return [rel for rel in project_files.core_files(CORE_DIR) if rel not in skip]
 
 
 def has_flex_module():
