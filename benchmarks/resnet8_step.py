@@ -3,7 +3,8 @@ burn (autodiff over the cupy backend, optionally through Fusion) against PyTorch
 eager, same model, optimizer and batch, in one run.
 
 usage: python benchmarks/resnet8_step.py [--backend cuda|fusion<cupy>|numpy] [--batch 256]
-       [--steps 30] [--torch-device cuda] [--launches]
+       [--steps 30] [--torch-device cuda] [--gpu-adam] [--capture] [--direct-blas]
+       [--launches]
 Prints the median step time of each, the ratio burn / PyTorch (goal: <= 1.0), the GPU
 memory each used, and with --launches the kernels, copies and fills of one step.
 """
@@ -91,21 +92,38 @@ def random_batch(batch):
     return x, rng.integers(0, 10, batch).astype(np.int32)
 
 
-def burn_step(backend, x, y):
-    """A function running one training step of burn on autodiff<backend>, and a sync."""
+def burn_step(backend, x, y, gpu_adam=False, capture=False):
+    """A function running one training step of burn on autodiff<backend>; `gpu_adam`
+    updates on the GPU, `capture` replays the step as a CUDA graph (with the GPU Adam)."""
     dev = autodiff_device(backend)
     burn.seed(0)
     model = burn_model().to(dev)
-    opt = Adam(model.parameters(), lr=1e-3)
+    if gpu_adam or capture:
+        from burn.host.cuda.optim import Adam as GpuAdam
+
+        opt = GpuAdam(model.parameters(), lr=1e-3)
+    else:
+        opt = Adam(model.parameters(), lr=1e-3)
     xb, yb = to_tensor(x, dev), to_tensor(y, dev)
 
-    def step():
+    def step(xb, yb):
         loss = cross_entropy(model(xb), yb)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        return loss
 
-    return step
+    recorded = None
+    if capture:
+        from burn.host.cuda.graph import graph
+
+        recorded = step = graph(step, list(model.parameters()) + list(model.buffers()))
+
+    def run():
+        return step(xb, yb)
+
+    run.graph = recorded
+    return run
 
 
 def torch_step(x, y, device):
@@ -145,14 +163,17 @@ def median_time(step, steps):
     return statistics.median(times)
 
 
-def gpu_memory_mib():
-    """(CuPy pool bytes in use, PyTorch's peak allocation) in MiB, where each is present."""
+def gpu_memory_mib(graph=None):
+    """CuPy's pool, the recorded graphs' pools and PyTorch's peak allocation, in MiB, where
+    each is present."""
     out = {}
     try:
         import cupy
         out["cupy pool"] = cupy.get_default_memory_pool().total_bytes() / 2 ** 20
     except ImportError:
         pass
+    if graph is not None:
+        out["graph pools"] = graph.memory_bytes() / 2 ** 20
     if torch.cuda.is_available():
         out["torch peak"] = torch.cuda.max_memory_allocated() / 2 ** 20
     return out
@@ -164,19 +185,32 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--torch-device", default="cuda", help="cpu or cuda")
+    ap.add_argument("--gpu-adam", action="store_true",
+                    help="update on the GPU (burn.host.cuda.optim.Adam)")
+    ap.add_argument("--capture", action="store_true",
+                    help="replay each step as a CUDA graph (implies --gpu-adam)")
+    ap.add_argument("--direct-blas", action="store_true",
+                    help="float32 products through burn.host.cuda.cublas also uncaptured")
     ap.add_argument("--launches", action="store_true",
                     help="also count kernels, copies and fills of one step")
     args = ap.parse_args()
+    if args.direct_blas:
+        from burn.host.cuda import cublas
+
+        cublas.ALWAYS[0] = True
     x, y = random_batch(args.batch)
-    ours = burn_step(args.backend, x, y)
+    ours = burn_step(args.backend, x, y, args.gpu_adam, args.capture)
     theirs = torch_step(x, y, args.torch_device)
     t_ours, t_theirs = median_time(ours, args.steps), median_time(theirs, args.steps)
     print("ResNet-8, batch %d, 32x32x3 random data, median of %d steps" % (
         args.batch, args.steps))
-    print("  burn autodiff<%s>  %8.2f ms/step" % (args.backend, t_ours * 1e3))
+    print("  burn autodiff<%s>%s  %8.2f ms/step" % (
+        args.backend, " captured" if args.capture else " gpu-adam" if args.gpu_adam else "",
+        t_ours * 1e3))
     print("  pytorch %-12s %8.2f ms/step" % (args.torch_device, t_theirs * 1e3))
     print("  ratio burn/pytorch   %8.2fx" % (t_ours / t_theirs))
-    print("  GPU memory: " + ", ".join("%s %.1f MiB" % kv for kv in gpu_memory_mib().items()))
+    print("  GPU memory: " + ", ".join("%s %.1f MiB" % kv
+                                       for kv in gpu_memory_mib(ours.graph).items()))
     if args.launches:
         from burn.host.cuda.launches import count_gpu_work
 

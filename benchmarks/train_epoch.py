@@ -2,7 +2,8 @@
 against PyTorch CPU eager, same model, batch size, optimizer and data, in one run.
 
 usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
-       [--batch 32] [--torch-device cpu|cuda] [--threads N] [--launches]
+       [--batch 32] [--torch-device cpu|cuda] [--threads N] [--gpu-adam] [--capture]
+       [--launches]
 The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
 hits both alike; PyTorch's idle OpenMP threads wait passively (unless OMP_WAIT_POLICY says
 otherwise) instead of spinning on the cores burn's epoch needs. Prints the median epoch
@@ -39,21 +40,44 @@ def torch_model():
         t.Conv2d(16, 32, 3, padding=1), t.ReLU(), t.Flatten(), t.Linear(32 * 16, 10))
 
 
-def burn_epochs(backend, data, batch):
-    """Generator: trains burn on `backend` one epoch per step, yielding its seconds."""
+def burn_epochs(backend, data, batch, gpu_adam=False, capture=False):
+    """Generator: trains burn on `backend` one epoch per step, yielding its seconds. On the
+    GPU, `gpu_adam` updates there (burn.host.cuda.optim.Adam) and `capture` replays each
+    step as a CUDA graph (which needs gpu_adam)."""
     dev = autodiff_device(backend)
     burn.seed(0)
     model = burn_model().to(dev)
-    opt = Adam(model.parameters(), lr=1e-3)
+    if gpu_adam or capture:
+        from burn.host.cuda.optim import Adam as GpuAdam
+
+        opt = GpuAdam(model.parameters(), lr=1e-3)
+    else:
+        opt = Adam(model.parameters(), lr=1e-3)
     loader = DataLoader(data, batch, shuffle=True, device=dev)
+
+    def step(x, y):
+        loss = cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    if capture:
+        from burn.host.cuda.graph import graph
+
+        step = graph(step, list(model.parameters()) + list(model.buffers()))
     while True:
         t0 = time.perf_counter()
         for x, y in loader:
-            loss = cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            step(x, y)
+        sync()
         yield time.perf_counter() - t0
+
+
+def sync():
+    """Wait for the GPU, where there is one."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
 
 
 def torch_epochs(data, batch, device="cpu"):
@@ -80,11 +104,14 @@ def torch_epochs(data, batch, device="cpu"):
         yield time.perf_counter() - t0
 
 
-def time_both(backend, data, epochs, batch, device="cpu"):
-    """(burn seconds, PyTorch seconds) per epoch, alternating, after one warm-up epoch each."""
-    ours, theirs = burn_epochs(backend, data, batch), torch_epochs(data, batch, device)
-    next(ours)
-    next(theirs)
+def time_both(backend, data, epochs, batch, device="cpu", **gpu):
+    """(burn seconds, PyTorch seconds) per epoch, alternating, after two warm-up epochs each
+    (a captured step records its graph on the second sight of a batch shape). `gpu`:
+    burn_epochs' GPU options."""
+    ours, theirs = burn_epochs(backend, data, batch, **gpu), torch_epochs(data, batch, device)
+    for _ in range(2):
+        next(ours)
+        next(theirs)
     times = [(next(ours), next(theirs)) for _ in range(epochs)]
     return [t[0] for t in times], [t[1] for t in times]
 
@@ -95,6 +122,10 @@ def main():
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--torch-device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--gpu-adam", action="store_true",
+                    help="update on the GPU (burn.host.cuda.optim.Adam)")
+    ap.add_argument("--capture", action="store_true",
+                    help="replay each step as a CUDA graph (implies --gpu-adam)")
     ap.add_argument("--launches", action="store_true",
                     help="also count GPU kernels, copies and fills per step (CUDA only)")
     ap.add_argument("--threads", type=int, default=0,
@@ -104,27 +135,32 @@ def main():
         torch.set_num_threads(args.threads)
     data = load_digits()
     load = os.getloadavg()
-    ours, theirs = time_both(args.backend, data, args.epochs, args.batch, args.torch_device)
+    gpu = {"gpu_adam": args.gpu_adam, "capture": args.capture}
+    ours, theirs = time_both(args.backend, data, args.epochs, args.batch, args.torch_device,
+                             **gpu)
     ours, theirs = statistics.median(ours), statistics.median(theirs)
     print("digits CNN, %d samples, batch %d, median of %d epochs (alternating)" % (
         len(data), args.batch, args.epochs))
     print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (
         load + os.getloadavg()))
-    print("  burn autodiff<%s>  %8.3f s/epoch" % (args.backend, ours))
+    print("  burn autodiff<%s>%s  %8.3f s/epoch" % (
+        args.backend, " captured" if args.capture else " gpu-adam" if args.gpu_adam else "",
+        ours))
     print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
         args.torch_device, theirs, torch.get_num_threads()))
     print("  ratio burn/pytorch   %8.2fx" % (ours / theirs))
     if args.launches:
-        print_launches(args.backend, data, args.batch, args.torch_device)
+        print_launches(args.backend, data, args.batch, args.torch_device, gpu)
 
 
-def print_launches(backend, data, batch, device):
+def print_launches(backend, data, batch, device, gpu):
     """Kernels, copies and fills per training step of each, counted over one epoch."""
     from burn.host.cuda.launches import count_gpu_work
 
     steps = -(-len(data) // batch)
-    for name, epochs in (("burn", burn_epochs(backend, data, batch)),
+    for name, epochs in (("burn", burn_epochs(backend, data, batch, **gpu)),
                          ("pytorch", torch_epochs(data, batch, device))):
+        next(epochs)
         next(epochs)
         counts = count_gpu_work(lambda e=epochs: next(e))
         print("  %-8s per step: %s" % (name, {k: round(v / steps, 1)

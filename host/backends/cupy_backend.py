@@ -2,8 +2,12 @@
 
 Registered as "cupy", "cuda" and "cuda:0" when this module is imported on a machine with
 CuPy and a GPU (one GPU: the current CUDA device). Importing it elsewhere raises
-ImportError with the reason.
+ImportError with the reason. While a CUDA graph is recorded, float32 matrix products
+(matmul, and the convolutions built on them) go through burn.host.cuda.cublas, whose
+products a graph can hold (CuPy refuses cuBLAS calls during a capture).
 """
+
+import numpy as np
 
 from burn import backend as _backend
 
@@ -21,6 +25,33 @@ except cupy.cuda.runtime.CUDARuntimeError as e:  # pragma: no cover
 if _GPUS < 1:  # pragma: no cover
     raise ImportError("the cupy backend needs a CUDA GPU; none was found")
 
-BACKEND = _backend.register(NumpyBackend(xp=cupy, name="cupy"))
+
+class _CupyModule:
+    """CuPy as the numpy backend sees it (`xp`), with float32 matmul through our cuBLAS
+    handle when burn.host.cuda.cublas.active()."""
+
+    __name__ = "cupy"
+
+    def __init__(self):
+        from ..cuda import cublas
+
+        self.cublas = cublas
+
+    def __getattr__(self, name):
+        return getattr(cupy, name)
+
+    def matmul(self, a, b):
+        """numpy's matmul; float32 operands of rank 2 or 3 through cuBLAS directly."""
+        if not self.cublas.active() or a.dtype != np.float32 or b.dtype != np.float32 or \
+                not 2 <= a.ndim == b.ndim <= 3:
+            return cupy.matmul(a, b)
+        blas = self.cublas.shared(cupy)
+        if a.ndim == 2:
+            return blas.matmul(a[None], b[None])[0]
+        return blas.matmul(a, b)
+
+
+_XP = _CupyModule()
+BACKEND = _backend.register(NumpyBackend(xp=_XP, name="cupy"))
 for _alias in ("cuda", "cuda:0"):
-    _backend.register(NumpyBackend(xp=cupy, name=_alias))
+    _backend.register(NumpyBackend(xp=_XP, name=_alias))

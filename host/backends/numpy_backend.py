@@ -37,6 +37,16 @@ class NumpyBackend(_backend.Backend):
     def __init__(self, xp=np, name="numpy"):
         self.xp = xp
         self.name = name
+        self.constants = {}
+
+    def constant(self, values, dtype, shape):
+        """An array of the host `values`, made once per content: a CUDA graph being
+        recorded may not copy from the host, and a step re-sends the same divisors."""
+        key = (tuple(values), dtype, tuple(shape))
+        array = self.constants.get(key)
+        if array is None:
+            array = self.constants[key] = self.xp.asarray(values, dtype=dtype).reshape(shape)
+        return array
 
     # -- storage -----------------------------------------------------------------------
     def from_flat(self, values, dtype):
@@ -217,7 +227,7 @@ class NumpyBackend(_backend.Backend):
 
     def avg_pool_grad(self, g, divisors, x_shape, kernel, stride, padding, dilation,
                       out_shape):
-        div = self.xp.asarray(divisors, dtype=np.float32).reshape(out_shape[2:])
+        div = self.constant(divisors, np.float32, out_shape[2:])
         out = _conv.avg_pool_grad(self.xp, g.reshape(out_shape), div, x_shape, kernel,
                                   stride, padding, dilation)
         return self.xp.ascontiguousarray(out).reshape(-1)
@@ -234,9 +244,8 @@ class NumpyBackend(_backend.Backend):
         acc = np.float32 if dtype.is_float else np.int64
         xpad = _conv.padded(xp, x.reshape(x_shape).astype(acc), pads, 0)
         total = _conv.windows(xp, xpad, kernel, stride, dilation, out_hw).sum(axis=(4, 5))
-        count = xp.asarray(pool_divisors(x_shape, kernel, stride, padding, dilation,
-                                         out_shape, count_include_pad),
-                           dtype=np.float64).reshape(out_hw)
+        count = self.constant(pool_divisors(x_shape, kernel, stride, padding, dilation,
+                                            out_shape, count_include_pad), np.float64, out_hw)
         if dtype.is_float:
             out = total / count
         else:  # round half away from zero, as the pure backend and TFLite do

@@ -42,12 +42,16 @@ class Learner:
       metrics.csv go; None keeps nothing on disk.
     - `monitor`/`mode` choose the best checkpoint; `patience` enables early stopping.
     - `dashboard`: 'auto', 'live', 'plain' or an object with the dashboard events.
+    - `capture=True` (cupy backend): each training step, forward, backward and update, is
+      recorded once per batch shape and replayed as a CUDA graph (burn.host.cuda.graph);
+      it needs an optimizer that runs on the GPU (burn.host.cuda.optim.Adam) and no
+      gradient clipping. A non-finite loss stops training after that step's update.
     """
 
     def __init__(self, model, optimizer, loss_fn=cross_entropy, schedule=None,
                  schedule_per="epoch", run_dir=None, keep_last=3, monitor="valid_loss",
                  mode="min", patience=None, clip_grad_norm=None, dashboard="auto",
-                 classification=True):
+                 classification=True, capture=False):
         if mode not in ("min", "max"):
             raise ValueError("Learner: mode must be 'min' or 'max', got " + repr(mode))
         if schedule_per not in ("epoch", "batch"):
@@ -65,6 +69,11 @@ class Learner:
         self.clip = clip_grad_norm
         self.progress = make_progress(dashboard) if isinstance(dashboard, str) else dashboard
         self.classification = classification
+        if capture and (clip_grad_norm or not getattr(optimizer, "on_device", False)):
+            raise ValueError("Learner: capture=True needs an optimizer that runs on the GPU "
+                             "(burn.host.cuda.optim.Adam) and no clip_grad_norm")
+        self.capture = capture
+        self._graph = None
 
     def _better(self, value, best):
         if best is None:
@@ -171,16 +180,21 @@ class Learner:
         self.model.train()
         total, count, correct = 0.0, 0, 0
         for index, (x, y) in enumerate(loader, 1):
-            out = self.model(x)
-            loss = self.loss_fn(out, y)
-            value = loss.item()
+            if self.capture:
+                out, loss = self._captured_step(x, y)
+                value = loss.item()
+            else:
+                out = self.model(x)
+                loss = self.loss_fn(out, y)
+                value = loss.item()
             if not math.isfinite(value):
                 return {"loss": value}, "diverged"
-            self.optimizer.zero_grad()
-            loss.backward()
-            if self.clip:
-                clip_grad_norm_(self.optimizer.params, self.clip)
-            self.optimizer.step()
+            if not self.capture:
+                self.optimizer.zero_grad()
+                loss.backward()
+                if self.clip:
+                    clip_grad_norm_(self.optimizer.params, self.clip)
+                self.optimizer.step()
             if self.schedule is not None and self.schedule_per == "batch":
                 self.schedule.step()
             n = y.shape[0]
@@ -195,6 +209,23 @@ class Learner:
         if self.classification:
             row["train_accuracy"] = correct / max(count, 1)
         return row, "completed"
+
+    def _captured_step(self, x, y):
+        """(outputs, loss) of one training step, replayed as a CUDA graph."""
+        if self._graph is None:
+            from ..cuda.graph import graph
+
+            def step(x, y):
+                out = self.model(x)
+                loss = self.loss_fn(out, y)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                return out, loss
+
+            state = list(self.model.parameters()) + list(self.model.buffers())
+            self._graph = graph(step, state, key=lambda: self.optimizer.lr)
+        return self._graph(x, y)
 
     def _evaluate(self, loader, prefix):
         """Mean loss (and accuracy) over a loader, in eval mode without recording."""
