@@ -4,7 +4,7 @@ eager, same model, optimizer and batch, in one run.
 
 usage: python benchmarks/resnet8_step.py [--backend cuda|fusion<cupy>|numpy] [--batch 256]
        [--steps 30] [--torch-device cuda] [--gpu-adam] [--capture] [--direct-blas]
-       [--launches]
+       [--launches] [--profile]
 Prints the median step time of each, the ratio burn / PyTorch (goal: <= 1.0), the GPU
 memory each used, and with --launches the kernels, copies and fills of one step.
 """
@@ -193,6 +193,8 @@ def main():
                     help="float32 products through burn.host.cuda.cublas also uncaptured")
     ap.add_argument("--launches", action="store_true",
                     help="also count kernels, copies and fills of one step")
+    ap.add_argument("--profile", action="store_true",
+                    help="also list burn's kernels by GPU time per step")
     args = ap.parse_args()
     if args.direct_blas:
         from burn.host.cuda import cublas
@@ -216,6 +218,11 @@ def main():
 
         for name, step in (("burn", ours), ("pytorch", theirs)):
             print("  %-8s per step: %s" % (name, count_gpu_work(step, 3)))
+    if args.profile:
+        from burn.host.cuda.launches import gpu_time_by_kernel
+
+        for name, count, us in gpu_time_by_kernel(ours, 3):
+            print("  %8.1f us %5.1fx  %s" % (us, count, name))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,25 @@ import tempfile
 def count_gpu_work(fn, repeat=1):
     """Run `fn()` `repeat` times under the profiler; returns a dict of counts per call:
     `kernels`, `memcpy` and `memset`. Needs PyTorch with CUDA."""
+    counts = {"kernels": 0, "memcpy": 0, "memset": 0}
+    kinds = {"kernel": "kernels", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+    for event in _gpu_events(fn, repeat):
+        counts[kinds[event["cat"]]] += 1
+    return {k: v / repeat for k, v in counts.items()}
+
+
+def gpu_time_by_kernel(fn, repeat=1, top=12):
+    """The `top` kernels by GPU time of one call of `fn`: (name, launches, microseconds)."""
+    total = {}
+    for event in _gpu_events(fn, repeat):
+        count, us = total.get(event["name"], (0, 0.0))
+        total[event["name"]] = (count + 1, us + float(event.get("dur", 0.0)))
+    rows = sorted(total.items(), key=lambda kv: -kv[1][1])[:top]
+    return [(name[:60], count / repeat, us / repeat) for name, (count, us) in rows]
+
+
+def _gpu_events(fn, repeat):
+    """The kernel, copy and fill events of `repeat` calls of `fn`."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -26,10 +45,5 @@ def count_gpu_work(fn, repeat=1):
             events = json.load(f).get("traceEvents", [])
     finally:
         os.unlink(path)
-    counts = {"kernels": 0, "memcpy": 0, "memset": 0}
-    kinds = {"kernel": "kernels", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
-    for event in events:
-        key = kinds.get(event.get("cat"))
-        if key is not None and event.get("ph") == "X":
-            counts[key] += 1
-    return {k: v / repeat for k, v in counts.items()}
+    return [e for e in events if e.get("ph") == "X" and
+            e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
