@@ -1,7 +1,8 @@
 """Quantization-aware training: the digits CNN fine-tuned with fake quantization keeps its
 float accuracy in int8, and the exported `.bst` gives exactly the QAT model's eval-mode
-outputs on the pure, flex and MicroPython runtimes; the numpy int8 emulation against the
-runtime on every op it covers; the straight-through gradient; observers that freeze; clear
+outputs on the pure, flex and MicroPython runtimes (and its `.tflite` on TFLM); ResNet-8
+and a gated custom forward; the numpy int8 emulation against the runtime on every op it
+covers; the straight-through gradient; observers that freeze; `burn export --qat`; clear
 errors."""
 
 import binascii
@@ -29,6 +30,7 @@ from burn.host.export import (
 )
 from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
+from burn.host.export.tflite import tflite_bytes
 from burn.host.flex.runtime import use_flex
 from burn.host.train.learner import Learner, predict
 from burn.host.train.losses import cross_entropy
@@ -350,3 +352,17 @@ def test_custom_forward_values_are_fake_quantized_where_the_graph_quantizes():
     inputs = np.stack([graph_input(graph, s) for s in x])
     flex = _runtime_outputs(use_flex(burn.load(encode_bst(graph))), inputs)
     np.testing.assert_array_equal(q.reshape(flex.shape), flex)
+
+
+def test_tflite_of_the_qat_model_runs_its_eval_forward_on_tflm(digits_qat):
+    from tflite_micro.python.tflite_micro import runtime
+
+    d = digits_qat
+    q_eval, graph = d["qat"].eval().int8_outputs(d["x"][:SAMPLES])
+    interp = runtime.Interpreter.from_bytes(tflite_bytes(graph))
+    tflm = []
+    for s in d["x"][:SAMPLES]:
+        interp.set_input(graph_input(graph, s), 0)
+        interp.invoke()
+        tflm.append(np.array(interp.get_output(0)).reshape(-1))
+    np.testing.assert_array_equal(np.stack(tflm), q_eval.reshape(SAMPLES, -1))
