@@ -132,8 +132,8 @@ class QATModel(nn.Module):
     def _probe(self, xb):
         """Find, on one calibration batch in eval mode, which module call or functional
         operation returns which traced value (by its [min, max] and size per sample: the
-        calibration's own numbers), and which convolution's output goes straight into a
-        BatchNorm (folded on export)."""
+        calibration's own numbers), and which convolution's or Linear's output goes
+        straight into a BatchNorm (folded on export)."""
         from ..autodiff import no_grad
 
         ranges = observe(self.model, self._trace, [xb])
@@ -151,11 +151,13 @@ class QATModel(nn.Module):
 
         def on_module(m, key, original, args, kwargs):
             out = original(*args, **kwargs)
-            if isinstance(m, nn.BatchNorm2d) and isinstance(producers.get(id(args[0])),
-                                                            nn.Conv2d):
-                self._folds[id(producers[id(args[0])])] = m
-            if isinstance(out, burn.Tensor) and id(out) not in producers:
-                producers[id(out)] = m
+            # Producers by storage handle: a reshape between a layer and its BatchNorm
+            # keeps it; a container returning its last child's result hands it on.
+            source = producers.get(id(getattr(args[0], "handle", None)))
+            if isinstance(m, nn.BatchNorm2d) and isinstance(source, (nn.Conv2d, nn.Linear)):
+                self._folds[id(source)] = m
+            if isinstance(out, burn.Tensor) and id(out.handle) not in producers:
+                producers[id(out.handle)] = m
                 alive.append(out)
                 match(key, to_numpy(out, copy=False))
             return out

@@ -366,3 +366,33 @@ def test_tflite_of_the_qat_model_runs_its_eval_forward_on_tflm(digits_qat):
         interp.invoke()
         tflm.append(np.array(interp.get_output(0)).reshape(-1))
     np.testing.assert_array_equal(np.stack(tflm), q_eval.reshape(SAMPLES, -1))
+
+
+def test_autoencoder_folds_batchnorm_into_its_dense_layers_while_training():
+    """MLPerf Tiny's autoencoder: BatchNorm after each hidden Linear (through a reshape)
+    is folded into the Linear's quantized weights during QAT as on export, so with
+    BatchNorm on running statistics the training forward is within one output step of the
+    integer graph."""
+    dev = autodiff_device("numpy")
+    burn.seed(0)
+    model = zoo.autoencoder().to(dev)
+    x = np.random.default_rng(0).standard_normal((64, 640)).astype(np.float32)
+    qat = prepare_qat(model, x, observe_batches=2)
+    assert len(qat._folds) == 9
+    assert sorted(qat._points.values()) == list(range(1, len(qat._trace.values)))
+    opt = Adam(qat.parameters(), lr=1e-3)
+    for i in range(3):
+        xt = to_tensor(x[16 * i:16 * (i + 1)], dev)
+        out = qat(xt)
+        loss = ((out - xt) * (out - xt)).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    simulated = to_numpy(qat(to_tensor(x, dev)))
+    q, graph = qat.eval().int8_outputs(x)
+    out = graph.tensors[graph.outputs[0][0]]
+    step = np.abs(simulated - (q.astype(np.float32) - out.zero_point) * out.scale) / out.scale
+    assert step.max() <= 1.01 and step.mean() < 0.1, (step.max(), step.mean())
