@@ -121,7 +121,7 @@ class QATModel(nn.Module):
         setter(self, "sample_shape", sample_shape)
         setter(self, "observe_batches", int(observe_batches))
         setter(self, "observed_batches", 0)
-        setter(self, "ranges", dict(ranges))
+        setter(self, "ranges", {v: (_f32(lo), _f32(hi)) for v, (lo, hi) in ranges.items()})
         setter(self, "_trace", t)
         setter(self, "_exact", {layer.dst for layer in t.layers if layer.kind in _EXACT})
         setter(self, "_qp", None)
@@ -193,6 +193,45 @@ class QATModel(nn.Module):
             object.__setattr__(self, "_qp", _quantization(self._trace, self.ranges))
         return self._qp
 
+    # -- state (a Learner checkpoint resumes QAT where it stopped) ----------------------
+    def state_dict(self):
+        """The float model's state (keys `model.*`) plus `qat_ranges` ([values, 2]: each
+        traced value's [min, max], float32 as they are kept) and `qat_observed` (training
+        batches observed, batches to observe)."""
+        state = nn.Module.state_dict(self)
+        dev = _device(self.model)
+        ranges = [self.ranges[v.index] for v in self._trace.values]
+        state["qat_ranges"] = to_tensor(np.array(ranges, np.float32), dev)
+        state["qat_observed"] = to_tensor(
+            np.array([self.observed_batches, self.observe_batches], np.int32), dev)
+        return state
+
+    def load_state_dict(self, state, strict=True):
+        """Load what `state_dict` gives (see nn.Module.load_state_dict); the ranges and
+        observer counts too, checked before anything changes."""
+        state = dict(state)
+        extra = [state.pop(k, None) for k in ("qat_ranges", "qat_observed")]
+        arrays = [None if e is None else to_numpy(e) if isinstance(e, burn.Tensor) else
+                  np.asarray(e) for e in extra]
+        if strict and any(a is None for a in arrays):
+            raise ValueError("load_state_dict: a QAT state needs qat_ranges and qat_observed")
+        ranges, observed = arrays
+        if ranges is not None and ranges.shape != (len(self._trace.values), 2):
+            raise ValueError("load_state_dict: qat_ranges of shape %s, expected %s" % (
+                ranges.shape, (len(self._trace.values), 2)))
+        if observed is not None and observed.shape != (2,):
+            raise ValueError("load_state_dict: qat_observed of shape %s, expected (2,)"
+                             % (observed.shape,))
+        result = nn.Module.load_state_dict(self, state, strict)
+        if ranges is not None:
+            self.ranges.update({i: (float(lo), float(hi)) for i, (lo, hi) in
+                                enumerate(ranges.astype(np.float32))})
+            object.__setattr__(self, "_qp", None)
+        if observed is not None:
+            object.__setattr__(self, "observed_batches", int(observed[0]))
+            object.__setattr__(self, "observe_batches", int(observed[1]))
+        return result
+
     # -- forward passes ---------------------------------------------------------------
     def forward(self, x):
         """Fake-quantized float forward in training mode; in eval mode the exported int8
@@ -246,7 +285,7 @@ class QATModel(nn.Module):
 
     def _observe(self, value, a):
         lo, hi = self.ranges[value]
-        self.ranges[value] = (min(lo, float(a.min())), max(hi, float(a.max())))
+        self.ranges[value] = (min(lo, _f32(a.min())), max(hi, _f32(a.max())))
 
     def _quantize(self, value, x, observing):
         if observing:
@@ -280,6 +319,11 @@ class QATModel(nn.Module):
         if y.ndim == 4:
             y = y.transpose(0, 3, 1, 2)
         return to_tensor(np.ascontiguousarray(y), getattr(x, "device", None))
+
+
+def _f32(x):
+    """A range bound as float32 keeps it (so a checkpoint holds it exactly)."""
+    return float(np.float32(x))
 
 
 def _weighted(m, w, x):

@@ -18,7 +18,7 @@ from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.cli import main as burn_main
 from burn.host.convert import to_numpy, to_tensor
-from burn.host.data import DataLoader, load_digits, random_split
+from burn.host.data import DataLoader, Subset, load_digits, random_split
 from burn.host.demo import build_model, train
 from burn.host.export import (
     export_bst,
@@ -32,6 +32,7 @@ from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
 from burn.host.export.tflite import tflite_bytes
 from burn.host.flex.runtime import use_flex
+from burn.host.train import checkpoint as ckpt
 from burn.host.train.learner import Learner, predict
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
@@ -396,3 +397,28 @@ def test_autoencoder_folds_batchnorm_into_its_dense_layers_while_training():
     out = graph.tensors[graph.outputs[0][0]]
     step = np.abs(simulated - (q.astype(np.float32) - out.zero_point) * out.scale) / out.scale
     assert step.max() <= 1.01 and step.mean() < 0.1, (step.max(), step.mean())
+
+
+def test_a_checkpoint_of_a_qat_run_restores_ranges_and_observers(tmp_path):
+    dev = autodiff_device("numpy")
+    burn.seed(5)
+    model = build_model().to(dev)
+    train_set, _valid = random_split(load_digits(), [0.8, 0.2], seed=0)
+    x, _y = train_set.batch(np.arange(256))
+    qat = prepare_qat(model, x[:64], observe_batches=3)
+    run = tmp_path / "run"
+    Learner(qat, Adam(qat.parameters(), lr=5e-4), run_dir=str(run), dashboard="plain").fit(
+        DataLoader(Subset(train_set, range(160)), 32, shuffle=True, device=dev), epochs=1)
+    assert not qat.observing
+    burn.seed(6)
+    again = prepare_qat(build_model().to(dev), x[:8], observe_batches=50)
+    assert again.ranges != qat.ranges
+    ckpt.load_model_state(again, ckpt.read(ckpt.CheckpointDir(str(run)).path(1))["model"])
+    assert again.ranges == qat.ranges and not again.observing
+    q1, _g = qat.eval().int8_outputs(x)
+    q2, _g = again.eval().int8_outputs(x)
+    np.testing.assert_array_equal(q1, q2)
+    with pytest.raises(ValueError, match="qat_ranges of shape"):
+        again.load_state_dict(dict(again.state_dict(), qat_ranges=np.zeros((3, 2))))
+    with pytest.raises(ValueError, match="needs qat_ranges"):
+        again.load_state_dict(build_model().state_dict())
