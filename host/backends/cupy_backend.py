@@ -11,6 +11,7 @@ import numpy as np
 
 from burn import backend as _backend
 
+from . import channel_norm
 from .numpy_backend import NumpyBackend
 
 try:
@@ -51,7 +52,19 @@ class _CupyModule:
         return blas.matmul(a, b)
 
 
+class CupyBackend(NumpyBackend):
+    """The numpy backend over CuPy, with batch normalisation that keeps the layout."""
+
+    def batch_norm_forward(self, x, shape, mean, var, weight, bias, eps):
+        """See burn.host.autodiff.helpers.Inner.batch_norm_forward."""
+        return channel_norm.forward(self.xp, x, shape, mean, var, weight, bias, eps)
+
+    def batch_norm_backward(self, g, saved, weight, need_x):
+        """See burn.host.autodiff.helpers.Inner.batch_norm_backward."""
+        return channel_norm.backward(self.xp, g, saved, weight, need_x)
+
+
 _XP = _CupyModule()
-BACKEND = _backend.register(NumpyBackend(xp=_XP, name="cupy"))
+BACKEND = _backend.register(CupyBackend(xp=_XP, name="cupy"))
 for _alias in ("cuda", "cuda:0"):
-    _backend.register(NumpyBackend(xp=_XP, name=_alias))
+    _backend.register(CupyBackend(xp=_XP, name=_alias))
