@@ -29,8 +29,12 @@ def gpu_time_by_kernel(fn, repeat=1, top=12):
 
 def _gpu_events(fn, repeat):
     """The kernel, copy and fill events of `repeat` calls of `fn`."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
+    try:
+        import torch
+        from torch.profiler import ProfilerActivity, profile
+    except ImportError:
+        raise RuntimeError("counting GPU kernels uses PyTorch's profiler: pip install torch "
+                           "(a CUDA build)") from None
 
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
