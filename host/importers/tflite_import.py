@@ -267,6 +267,16 @@ def _fully_connected(c, node):
     c.weighted("fully_connected", node, w, {})
 
 
+def _trailing(small, big):
+    """Whether `small` broadcast over `big` repeats with its own period, as the runtime's
+    binary kernels read it: `small` without its leading 1s is the tail of `big` (a scalar,
+    or (1, 1, 1, C) per channel against (1, H, W, C))."""
+    dims = list(small)
+    while dims and dims[0] == 1:
+        dims.pop(0)
+    return not dims or tuple(big[len(big) - len(dims):]) == tuple(dims)
+
+
 def _binary(c, node):
     kind = node.name.lower()
     a, b = node.inputs[:2]
@@ -279,7 +289,7 @@ def _binary(c, node):
     sa, sb = c.shape(a), c.shape(b)
     if int(np.prod(c.shape(node.outputs[0]))) != na:
         raise _Fail("broadcast of %s with %s is not supported" % (sa, sb))
-    if na != nb and tuple(sa[len(sa) - len(sb):]) != tuple(sb) and nb != 1:
+    if na != nb and not _trailing(sb, sa):
         raise _Fail("broadcast of %s over %s is not supported" % (sb, sa))
     code = c.fused(node)
     if not c.is_int8(node):

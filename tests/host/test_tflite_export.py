@@ -216,6 +216,9 @@ def test_a_custom_forward_runs_bit_exact_in_tflm(digits):
     ours = bst_outputs(graph, sets)
     np.testing.assert_array_equal(tflm_outputs(data, sets), ours)
     assert len({row.tobytes() for row in ours}) == 6
+    back = import_tflite(data, tests=0)
+    assert [op.op for op in back.ops] == kinds
+    np.testing.assert_array_equal(bst_outputs(back, sets), ours)
 
 
 def _structure(data):

@@ -30,6 +30,31 @@ def test_small_cnn_matches_tflm_bit_for_bit():
     assert model.info()["labels"] == ["a", "b", "c", "d"]
 
 
+def _gate_mul(gate_shape):
+    """y = x * g with x (1, 4, 4, 3) and g of `gate_shape`, both int8 inputs."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 4, 4, 3), "int8", scale=0.05, zero_point=-3)
+    g = mb.tensor("g", gate_shape, "int8", scale=1 / 256, zero_point=-128)
+    y = mb.tensor("y", (1, 4, 4, 3), "int8", scale=0.03, zero_point=2)
+    mb.op("MUL", [x, g], [y], "MulOptions", FusedActivationFunction=0)
+    return mb.finish([x, g], [y])
+
+
+def test_per_channel_gate_mul_matches_tflm():
+    """A squeeze-and-excite gate (1, 1, 1, C) over (1, H, W, C) repeats with the channel
+    period, as the runtime reads it; a gate over the rows does not and is refused."""
+    data = _gate_mul((1, 1, 1, 3))
+    model = burn.load(encode_bst(import_tflite(data, tests=0)))
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        x = rng.integers(-128, 128, (1, 4, 4, 3), dtype=np.int8)
+        g = rng.integers(-128, 128, (1, 1, 1, 3), dtype=np.int8)
+        want = run_tflm(data, [x, g])[0].reshape(-1)
+        assert np.array(model.run([x, g]), np.int8).tolist() == want.tolist()
+    with pytest.raises(TFLiteImportError, match=r"broadcast of \(1, 4, 1, 1\)"):
+        import_tflite(_gate_mul((1, 4, 1, 1)), tests=0)
+
+
 def test_unsupported_ops_are_all_named():
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 4), "float32")
