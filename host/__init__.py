@@ -2,6 +2,8 @@
 
 Importing it teaches `burn.device()` the host backends' names: "numpy", "cupy"/"cuda",
 "flex", "autodiff<NAME>" and "fusion<NAME>" for any of them (or "pure").
+`from_dlpack(obj)` makes a burn tensor that shares the memory of a PyTorch, numpy or CuPy
+array (burn.host.backends.dlpack).
 """
 
 import importlib
@@ -38,3 +40,10 @@ def _find_backend(name):
 
 if _find_backend not in FINDERS:
     FINDERS.append(_find_backend)
+
+
+def from_dlpack(obj, device=None, copy=None):
+    """A burn tensor sharing the memory of `obj`; see burn.host.backends.dlpack."""
+    from burn.host.backends.dlpack import from_dlpack as share
+
+    return share(obj, device, copy)

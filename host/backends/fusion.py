@@ -69,6 +69,12 @@ class Fusion(_backend.Backend):
         h.value, h.call, h.ops = value, None, 0
         return value
 
+    unwrap = run
+
+    def wrap(self, value, n):
+        """A Fusion handle around the inner handle `value` (of n elements)."""
+        return Lazy(value)
+
     def _replay(self, h, done):
         """Run `h`'s chain call by call on the inner backend (`done`: results by node)."""
         if h.call is None:

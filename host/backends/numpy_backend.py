@@ -10,6 +10,7 @@ import numpy as np
 from burn import backend as _backend
 from burn import dtype as _dt
 
+from . import dlpack as _dlpack
 from . import numpy_conv as _conv
 from .blas import small_gemm
 from .window import pool_divisors, pool_frame
@@ -324,3 +325,4 @@ _ARITH = {
 
 
 BACKEND = _backend.register(NumpyBackend())
+_dlpack.install()
