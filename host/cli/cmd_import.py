@@ -1,4 +1,5 @@
-"""`burn import model.tflite -o model.bst`: convert a TFLite model to a `.bst` file."""
+"""`burn import model.tflite -o model.bst`: convert a TFLite model to a `.bst` file;
+`burn import model.onnx -o model.py|model.bst`: see import_onnx.py."""
 
 import argparse
 import sys
@@ -23,12 +24,14 @@ def _test_count(text):
 
 def register(subparsers):
     p = subparsers.add_parser(
-        "import", help="convert a TFLite model to a .bst file",
-        description="Convert a TFLite model (int8 or float32) to a .bst file. The file is "
+        "import", help="convert a TFLite or ONNX model to a .bst file (or ONNX to Python)",
+        description="Convert a TFLite model (int8 or float32) to a .bst file, or an ONNX "
+        "model (opsets 13-21) to a Python module using burn.nn (-o model.py, with "
+        "model.npz) or to a float32 .bst file (-o model.bst). The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
         "error nothing is written. Reference tests come from the TFLM interpreter, run in "
         "a child process with a time and a memory limit.")
-    p.add_argument("model", help="the .tflite file")
+    p.add_argument("model", help="the .tflite or .onnx file")
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst)")
     p.add_argument("--tests", type=_test_count, default=4, metavar="N",
                    help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
@@ -39,6 +42,9 @@ def register(subparsers):
 
 def run(args):
     """Import, write atomically, report the sizes; exit status 1 with the reason on error."""
+    if Path(args.model).suffix.lower() == ".onnx":
+        from burn.host.cli.import_onnx import run_onnx
+        return run_onnx(args)
     import burn
     from burn.host.bst_writer import write_bst
     from burn.host.importers.tflite_import import import_tflite

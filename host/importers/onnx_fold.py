@@ -1,0 +1,112 @@
+"""Constant folding of ONNX nodes with numpy: a node whose inputs are all constants (and a
+`Shape` of a value whose shape is known) becomes a constant before conversion. These are
+the shape computations exporters emit (`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`)
+and weight preprocessing (a `Transpose` or `Mul` of an initializer)."""
+
+import numpy as np
+
+from .onnx_read import ONNXImportError, check_dims
+
+AxisError = getattr(np, "exceptions", np).AxisError
+
+
+def _axes(node, consts, index):
+    """Axes from input `index` (opset 13+) or the `axes` attribute; None when absent."""
+    if len(node.inputs) > index and node.inputs[index]:
+        return [int(a) for a in np.asarray(consts[index]).reshape(-1)]
+    return node.attrs.get("axes")
+
+
+def _unsqueeze(node, c):
+    x = c[0]
+    axes = _axes(node, c, 1)
+    rank = x.ndim + len(axes)
+    for a in sorted(a % rank for a in axes):
+        x = np.expand_dims(x, a)
+    return x
+
+
+def _squeeze(node, c):
+    axes = _axes(node, c, 1)
+    return np.squeeze(c[0], tuple(a % c[0].ndim for a in axes)) if axes else np.squeeze(c[0])
+
+
+def _slice(node, c):
+    x = c[0]
+    starts, ends = c[1].reshape(-1), c[2].reshape(-1)
+    axes = c[3].reshape(-1) if len(c) > 3 and c[3] is not None else range(len(starts))
+    steps = c[4].reshape(-1) if len(c) > 4 and c[4] is not None else [1] * len(starts)
+    index = [slice(None)] * x.ndim
+    for s, e, a, st in zip(starts, ends, axes, steps):
+        index[int(a) % x.ndim] = slice(int(s), int(e), int(st))
+    return x[tuple(index)]
+
+
+def _reshape(node, c):
+    x, shape = c[0], [int(d) for d in c[1].reshape(-1)]
+    if not node.attrs.get("allowzero", 0):
+        shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    return x.reshape(shape)
+
+
+def _cast(node, c):
+    import onnx
+    return c[0].astype(onnx.helper.tensor_dtype_to_np_dtype(node.attrs["to"]))
+
+
+def _binary(fn):
+    def run(node, c):
+        a, b = c[0], c[1]
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and fn is np.divide:
+            return (a // b).astype(a.dtype)
+        return fn(a, b).astype(np.result_type(a, b))
+    return run
+
+
+FOLDS = {
+    "Constant": None,  # handled by `constant`
+    "Identity": lambda n, c: c[0],
+    "Shape": lambda n, c: np.asarray(
+        c[0].shape[n.attrs.get("start", 0):n.attrs.get("end")], np.int64),
+    "Cast": _cast,
+    "Gather": lambda n, c: np.take(c[0], c[1], axis=n.attrs.get("axis", 0)),
+    "Unsqueeze": _unsqueeze,
+    "Squeeze": _squeeze,
+    "Concat": lambda n, c: np.concatenate(c, axis=n.attrs.get("axis", 0)),
+    "Reshape": _reshape,
+    "Flatten": lambda n, c: c[0].reshape(
+        (int(np.prod(c[0].shape[:n.attrs.get("axis", 1)])), -1)),
+    "Transpose": lambda n, c: np.transpose(c[0], n.attrs.get("perm")),
+    "Slice": _slice,
+    "Add": _binary(np.add),
+    "Sub": _binary(np.subtract),
+    "Mul": _binary(np.multiply),
+    "Div": _binary(np.divide),
+}
+
+
+def constant(node):
+    """The value of a `Constant` node, from whichever attribute holds it."""
+    a = node.attrs
+    if "value" in a and isinstance(a["value"], np.ndarray):
+        return a["value"]
+    for key, dtype in (("value_float", np.float32), ("value_floats", np.float32),
+                       ("value_int", np.int64), ("value_ints", np.int64)):
+        if key in a:
+            return np.asarray(a[key], dtype)
+    raise ONNXImportError("%s: no supported value attribute" % node.where())
+
+
+def fold(node, consts):
+    """The folded output of `node` over the constant inputs `consts` (None for an absent
+    optional input); a numpy failure becomes ONNXImportError naming the node."""
+    fn = FOLDS[node.op]
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(node, consts))
+    except (ValueError, IndexError, TypeError, KeyError, ZeroDivisionError, AxisError) as e:
+        raise ONNXImportError("%s: cannot fold its constant inputs (%s)"
+                              % (node.where(), e)) from None
+    check_dims(node.where(), out.shape)
+    return out
+
