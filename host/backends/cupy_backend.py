@@ -29,14 +29,25 @@ if _GPUS < 1:  # pragma: no cover
 
 class _CupyModule:
     """CuPy as the numpy backend sees it (`xp`), with float32 matmul through our cuBLAS
-    handle when burn.host.cuda.cublas.active()."""
+    handle when burn.host.cuda.cublas.active(), and the convolution windows of
+    burn.host.cuda.windows (one kernel each) for numpy_conv."""
 
     __name__ = "cupy"
 
     def __init__(self):
-        from ..cuda import cublas
+        from ..cuda import cublas, windows
 
         self.cublas = cublas
+        self.windows = windows
+
+    def im2col(self, x, kernel, stride, padding, dilation, out_hw):
+        """burn.host.cuda.windows.im2col."""
+        return self.windows.im2col(cupy, x, kernel, stride, padding, dilation, out_hw)
+
+    def scatter_windows(self, blocks, shape, kernel, stride, padding, dilation, out_hw):
+        """burn.host.cuda.windows.scatter_windows."""
+        return self.windows.scatter_windows(cupy, blocks, shape, kernel, stride, padding,
+                                            dilation, out_hw)
 
     def __getattr__(self, name):
         return getattr(cupy, name)

@@ -55,7 +55,11 @@ def window_max(xp, xpad, kernel, stride, dilation, out_hw):
 
 def im2col(xp, x, kernel, stride, padding, dilation, out_hw):
     """Columns [c, kh, kw, n, oh, ow] of the zero-padded input: one strided slice copy per
-    kernel offset, which numpy does far faster than copying a 6-d window view."""
+    kernel offset, which numpy does far faster than copying a 6-d window view (an array
+    module with its own one-kernel `im2col` does float32 there)."""
+    fast = getattr(xp, "im2col", None)
+    if fast is not None and x.dtype == np.float32:
+        return fast(x, kernel, stride, padding, dilation, out_hw)
     n, c = x.shape[:2]
     kh, kw = kernel
     oh, ow = out_hw
@@ -111,23 +115,23 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
         cols = xp.matmul(wm, gm).reshape(c, kh, kw, n, oh, ow)
     # Scatter channel-first, where every kernel offset's block cols[:, i, j] is contiguous.
-    grid = _scatter_windows(xp, lambda i, j: cols[:, i, j], (c, n) + tuple(x_shape[2:]),
-                            (kh, kw), stride, padding, dilation, (oh, ow))
+    grid = _scatter_windows(xp, cols, (c, n) + tuple(x_shape[2:]), (kh, kw), stride,
+                            padding, dilation, (oh, ow))
     return grid.transpose(1, 0, 2, 3)
 
 
-def _scatter_windows(xp, part, shape, kernel, stride, padding, dilation, out_hw):
+def _scatter_windows(xp, blocks, shape, kernel, stride, padding, dilation, out_hw):
     """Sum window contributions back onto an input grid of `shape` [a, b, h, w]:
-    part(i, j) is the [a, b, oh, ow] contribution of kernel offset (i, j)."""
+    blocks[:, i, j] ([a, kh, kw, b, oh, ow]) is the contribution of kernel offset (i, j).
+    An array module with its own one-kernel `scatter_windows` does float32 there."""
+    fast = getattr(xp, "scatter_windows", None)
+    if fast is not None and blocks.dtype == np.float32:
+        return fast(blocks, shape, kernel, stride, padding, dilation, out_hw)
     pads = pool_frame(shape, kernel, stride, padding, dilation, out_hw)
     a, b, h, w = shape
-    grid = None
+    grid = xp.zeros((a, b, h + pads[0] + pads[1], w + pads[2] + pads[3]), dtype=blocks.dtype)
     for i, j, rows, cols in _offset_slices(kernel, stride, dilation, out_hw):
-        block = part(i, j)
-        if grid is None:
-            grid = xp.zeros((a, b, h + pads[0] + pads[1], w + pads[2] + pads[3]),
-                            dtype=block.dtype)
-        grid[:, :, rows, cols] += block
+        grid[:, :, rows, cols] += blocks[:, i, j]
     return grid[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
 
 
@@ -161,5 +165,6 @@ def max_pool_grad(xp, g, x, kernel, stride, padding, dilation):
 def avg_pool_grad(xp, g, divisors, x_shape, kernel, stride, padding, dilation):
     """Gradient of average pooling given each output position's divisor [oh, ow]."""
     share = g / divisors
-    return _scatter_windows(xp, lambda i, j: share, x_shape, kernel, stride, padding,
-                            dilation, g.shape[2:])
+    n, c, oh, ow = share.shape
+    blocks = xp.broadcast_to(share[:, None, None], (n, kernel[0], kernel[1], c, oh, ow))
+    return _scatter_windows(xp, blocks, x_shape, kernel, stride, padding, dilation, (oh, ow))

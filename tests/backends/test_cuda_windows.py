@@ -1,0 +1,61 @@
+"""The one-kernel convolution windows of burn.host.cuda.windows give the bits of the numpy
+versions in burn.host.backends.numpy_conv (strided inputs, stride, dilation, uneven
+padding, broadcast contributions). Needs CuPy and a GPU; skipped otherwise."""
+
+import numpy as np
+import pytest
+
+from burn.host.backends import numpy_conv
+
+GEOMETRIES = [  # kernel, stride, padding (top, bottom, left, right), dilation
+    ((3, 3), (1, 1), (1, 1, 1, 1), (1, 1)),
+    ((3, 3), (2, 2), (1, 1, 1, 1), (1, 1)),
+    ((1, 1), (2, 2), (0, 0, 0, 0), (1, 1)),
+    ((2, 3), (2, 1), (0, 1, 2, 0), (2, 1)),
+    ((3, 3), (3, 3), (1, 2, 0, 1), (1, 1)),
+]
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    try:
+        from burn.host.backends import cupy_backend  # noqa: F401
+    except ImportError as e:
+        pytest.skip("cupy: %s (the GPU tests need CuPy and a CUDA GPU)" % e)
+    import cupy
+
+    return cupy
+
+
+def _out_hw(h, w, kernel, stride, padding, dilation):
+    return tuple((size + lo + hi - d * (k - 1) - 1) // s + 1 for size, lo, hi, k, s, d in
+                 ((h, padding[0], padding[1], kernel[0], stride[0], dilation[0]),
+                  (w, padding[2], padding[3], kernel[1], stride[1], dilation[1])))
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation", GEOMETRIES)
+def test_im2col_and_scatter_equal_numpy(cupy, kernel, stride, padding, dilation):
+    from burn.host.cuda import windows
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 9, 8)).astype(np.float32).transpose(1, 0, 2, 3)
+    out_hw = _out_hw(9, 8, kernel, stride, padding, dilation)
+    want = numpy_conv.im2col(np, x, kernel, stride, padding, dilation, out_hw)
+    got = windows.im2col(cupy, cupy.asarray(x), kernel, stride, padding, dilation, out_hw)
+    assert got.shape == want.shape and np.array_equal(got.get(), want)
+
+    blocks = rng.standard_normal((3, *kernel, 2, *out_hw)).astype(np.float32)
+    want = numpy_conv._scatter_windows(np, blocks, (3, 2, 9, 8), kernel, stride, padding,
+                                       dilation, out_hw)
+    got = windows.scatter_windows(cupy, cupy.asarray(blocks), (3, 2, 9, 8), kernel, stride,
+                                  padding, dilation, out_hw)
+    assert got.get().tobytes() == np.ascontiguousarray(want).tobytes()
+
+    share = rng.standard_normal((3, 2, *out_hw)).astype(np.float32)
+    wide = (3, *kernel, 2, *out_hw)
+    want = numpy_conv._scatter_windows(np, np.broadcast_to(share[:, None, None], wide),
+                                       (3, 2, 9, 8), kernel, stride, padding, dilation, out_hw)
+    got = windows.scatter_windows(cupy, cupy.broadcast_to(cupy.asarray(share)[:, None, None],
+                                                          wide),
+                                  (3, 2, 9, 8), kernel, stride, padding, dilation, out_hw)
+    assert got.get().tobytes() == np.ascontiguousarray(want).tobytes()
