@@ -160,3 +160,35 @@ def test_cublas_products_match_cupy(cuda):
         want = np.matmul(a.get(), b.get())
         assert got.shape == want.shape
         assert np.allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("decoupled, weight_decay", [(False, 0.0), (False, 0.1), (True, 0.01)])
+def test_multi_tensor_adam_equals_one_kernel_per_parameter(cuda, decoupled, weight_decay):
+    import cupy
+
+    from burn.host.cuda import optim
+
+    rng = np.random.default_rng(5)
+    sizes = [1, 7, 300, 2, 4096] * 9  # more parameters than one launch holds
+    params = [burn.tensor(rng.standard_normal(n).astype(np.float32).tolist(), device="cupy")
+              for n in sizes]
+    grads = [rng.standard_normal(n).astype(np.float32) for n in sizes]
+    reference = cupy.ElementwiseKernel(
+        "float32 g, float64 lr, float64 b1, float64 b2, float64 eps, float64 wd, "
+        "bool decoupled, raw int32 t", "float32 p, float32 m, float32 v", optim._BODY,
+        "burn_adam_reference", options=("--fmad=false",))
+    want = [(cupy.asarray(to_numpy(p)), cupy.zeros(n, np.float32), cupy.zeros(n, np.float32))
+            for p, n in zip(params, sizes)]
+    cls = optim.AdamW if decoupled else optim.Adam
+    opt = cls(params, lr=1e-2, weight_decay=weight_decay)
+    counter = cupy.zeros(1, np.int32)
+    for _ in range(3):
+        for p, g in zip(params, grads):
+            p.grad = to_tensor(g, "cupy")
+        opt.step()
+        counter += 1
+        for (value, m, v), g in zip(want, grads):
+            reference(cupy.asarray(g), 1e-2, 0.9, 0.999, 1e-8, weight_decay, decoupled,
+                      counter, value, m, v)
+    for p, (value, _, _) in zip(params, want):
+        assert to_numpy(p).tobytes() == value.get().tobytes()
