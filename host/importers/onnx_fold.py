@@ -63,12 +63,27 @@ def _binary(fn):
     return run
 
 
+def _constant_of_shape(node, c):
+    dims = check_dims(node.where(), c[0].reshape(-1))
+    value = node.attrs.get("value")
+    value = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(-1)[:1]
+    return np.full(dims, value[0], value.dtype)
+
+
+def _expand(node, c):
+    shape = np.broadcast_shapes(c[0].shape, tuple(int(d) for d in c[1].reshape(-1)))
+    check_dims(node.where(), shape)
+    return np.broadcast_to(c[0], shape).copy()
+
+
 FOLDS = {
     "Constant": None,  # handled by `constant`
     "Identity": lambda n, c: c[0],
     "Shape": lambda n, c: np.asarray(
         c[0].shape[n.attrs.get("start", 0):n.attrs.get("end")], np.int64),
     "Cast": _cast,
+    "ConstantOfShape": _constant_of_shape,
+    "Expand": _expand,
     "Gather": lambda n, c: np.take(c[0], c[1], axis=n.attrs.get("axis", 0)),
     "Unsqueeze": _unsqueeze,
     "Squeeze": _squeeze,

@@ -46,8 +46,9 @@ class Imported:
         write_bytes_atomic(str(path), self.code(name, os.path.basename(weights)).encode())
         return str(path), weights
 
-    def model(self):
-        """A fresh model built by running the generated module's code, weights loaded."""
+    def model(self, device=None):
+        """A fresh model built by running the generated module's code, weights loaded, on
+        `device` (default: the default device)."""
         from ..convert import to_tensor
         mod = types.ModuleType("burn_onnx_imported")
         mod.__file__ = "<burn import>"
@@ -55,7 +56,7 @@ class Imported:
              mod.__dict__)
         m = mod.Model()
         m.load_state_dict({k: to_tensor(v) for k, v in self.builder.weights.items()})
-        return m.eval()
+        return (m.to(device) if device is not None else m).eval()
 
     def sample_output(self):
         """The outputs the model gave on a zero input while it was imported."""

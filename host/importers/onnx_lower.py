@@ -57,8 +57,9 @@ class Builder:
     """The model under construction: `layers` [(attribute, constructor source)],
     `weights` {state_dict key: numpy array}, `lines` of the forward."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, device):
         self.graph = graph
+        self.device = device
         self.model = _Imported()
         self.layers = []
         self.weights = {}
@@ -113,7 +114,7 @@ class Builder:
         name = self.fresh("const")
         self.layers.append((name, None))
         self.weights[name] = np.asarray(v, np.float32)
-        self.model.register_buffer(name, to_tensor(self.weights[name]))
+        self.model.register_buffer(name, to_tensor(self.weights[name], self.device))
         return "self." + name
 
     # -- emitting -----------------------------------------------------------------------
@@ -124,6 +125,7 @@ class Builder:
         try:
             module = eval(source, {"nn": nn})  # source built here from numbers only
             module.load_state_dict({k: to_tensor(np.asarray(w)) for k, w in weights.items()})
+            module.to(self.device)
         except (ValueError, TypeError) as e:
             self.fail("cannot build %s: %s" % (source, e))
         self.model.add_module(name, module)
@@ -204,8 +206,11 @@ def sample_output(builder):
     return [to_numpy(builder.values[o].tensor) for o in builder.graph.outputs]
 
 
-def lower(graph):
-    """A Builder holding the lowered graph (its model ran once on a zero sample)."""
+def lower(graph, device="numpy"):
+    """A Builder holding the lowered graph (its model ran once on a zero sample on
+    `device`)."""
+    import burn.host  # registers the host backends' names
+
     from . import onnx_ops  # noqa: F401  (registers the handlers)
     _, shape = graph.inputs[0]
-    return Builder(graph).run(burn.zeros(shape))
+    return Builder(graph, device).run(burn.zeros(shape, device=device))

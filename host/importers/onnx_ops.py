@@ -283,7 +283,8 @@ def pad(b, node):
         b.fail("pads must be non-negative, two per axis")
     per_dim = {a: (pads[i], pads[i + len(axes)]) for i, a in enumerate(axes)}
     flat = []
-    for d in range(rank - 1, min(per_dim, default=rank) - 1, -1):
+    padded = [d for d, p in per_dim.items() if p != (0, 0)]
+    for d in range(rank - 1, min(padded, default=rank) - 1, -1):
         flat += list(per_dim.get(d, (0, 0)))
     b.emit("F.pad(%s, %r, %r)" % (x.name, tuple(flat), value))
 

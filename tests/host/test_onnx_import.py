@@ -1,0 +1,120 @@
+"""ONNX import of PyTorch-made models: outputs against onnxruntime, the generated Python
+module (imports, trains a step under Autodiff, exports to .bst) and `burn import`."""
+
+import importlib.util
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx_models import MODELS, export
+
+import burn
+from burn.host.autodiff import autodiff_device
+from burn.host.cli import build_parser
+from burn.host.convert import to_numpy, to_tensor
+from burn.host.export import export_bst, graph_input
+from burn.host.importers.onnx_import import import_onnx
+from burn.host.train.losses import mse_loss
+from burn.host.train.optim import SGD
+
+# (model, opset, BatchNormalization nodes kept): every model, opsets 13 to 21.
+CASES = [("small_cnn", 13, True), ("ds_cnn", 17, False), ("resnet8", 18, False),
+         ("autoencoder", 20, True), ("op_mix", 13, True), ("op_mix", 21, True)]
+
+
+@pytest.fixture(scope="module")
+def onnx_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("onnx")
+    files = {}
+    for name, opset, fold in CASES:
+        path = folder / ("%s_%d.onnx" % (name, opset))
+        export(name, path, min(opset, 20), fold)
+        if opset > 20:  # the TorchScript exporter stops at 20
+            onnx.save(onnx.version_converter.convert_version(onnx.load(path), opset), path)
+        files[name, opset] = path
+    return files
+
+
+def _batch(name, n=2, seed=1):
+    shape = (n,) + MODELS[name][1][1:]
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _reference(path, x):
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+
+
+def _close(out, ref):
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("name,opset,fold", CASES)
+def test_imported_model_matches_onnxruntime(onnx_files, name, opset, fold):
+    path = onnx_files[name, opset]
+    ops = {n.op_type for n in onnx.load(path).graph.node}
+    assert fold or "BatchNormalization" in ops
+    imported = import_onnx(path)
+    x = _batch(name)
+    _close(to_numpy(imported.model("numpy")(to_tensor(x, "numpy"))), _reference(path, x))
+
+
+def _load_generated(tmp_path, imported):
+    code, _ = imported.write_python(tmp_path / "imported_net.py")
+    spec = importlib.util.spec_from_file_location("imported_net", code)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["ds_cnn", "autoencoder"])
+def test_generated_module_trains_and_exports(onnx_files, tmp_path, name):
+    opset = next(c[1] for c in CASES if c[0] == name)
+    path = onnx_files[name, opset]
+    module = _load_generated(tmp_path, import_onnx(path))
+    model = module.load().to("numpy")
+    x = _batch(name)
+    _close(to_numpy(model(to_tensor(x, "numpy"))), _reference(path, x))
+
+    home = next(iter(model.parameters())).device
+    dev = autodiff_device("numpy")
+    model = model.train().to(dev)
+    opt = SGD(model.parameters(), lr=0.05)
+    before = {k: to_numpy(v).copy() for k, v in model.state_dict().items()}
+    xs = to_tensor(x).to(dev)
+    loss = mse_loss(model(xs), to_tensor(np.zeros_like(_reference(path, x))).to(dev))
+    loss.backward()
+    opt.step()
+    after = {k: to_numpy(v) for k, v in model.state_dict().items()}
+    changed = [k for k in before if k.endswith("weight") and not np.array_equal(before[k],
+                                                                                after[k])]
+    assert changed, "one SGD step changed no weight"
+
+    model = model.eval().to(home)
+    graph = export_bst(model, tmp_path / "net.bst", dtype="float32",
+                       sample_shape=x.shape[1:], tests=1)
+    runtime = burn.load(str(tmp_path / "net.bst"))
+    got = np.asarray(runtime(graph_input(graph, x[0])).tolist(), np.float32).reshape(-1)
+    want = to_numpy(model(to_tensor(x[:1], home))).reshape(-1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):
+    path = onnx_files["ds_cnn", 17]
+    parser = build_parser()
+    out = tmp_path / "ds.bst"
+    args = parser.parse_args(["import", str(path), "-o", str(out), "--tests", "2"])
+    assert args.run(args) == 0
+    x = _batch("ds_cnn", 1)
+    runtime = burn.load(str(out))
+    got = np.asarray(runtime(burn.tensor(x.transpose(0, 2, 3, 1).reshape(-1).tolist())
+                             .reshape((1, 20, 10, 1))).tolist(), np.float32).reshape(-1)
+    ref = _reference(path, x).reshape(-1)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    args = parser.parse_args(["import", str(path), "-o", str(tmp_path / "ds.py")])
+    assert args.run(args) == 0
+    assert (tmp_path / "ds.npz").is_file()
+    assert "class Model(nn.Module)" in (tmp_path / "ds.py").read_text()
+    assert "wrote" in capsys.readouterr().out

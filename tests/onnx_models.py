@@ -1,0 +1,136 @@
+"""PyTorch models for the ONNX importer tests, exported with `torch.onnx.export` (CPU):
+a small CNN, a DS-CNN (depthwise-separable), a ResNet-8 style network with residual adds,
+an MLP autoencoder, and an op-coverage network that uses the other supported ops."""
+
+import warnings
+
+import torch
+from torch import nn
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.fc = nn.Linear(16 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.bn(self.c1(x))), 2)
+        x = torch.clamp(self.c2(x), 0, 6)
+        return torch.softmax(self.fc(x.view(x.size(0), -1)), dim=1)
+
+
+def _ds_block(cin, cout, stride):
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin),
+        nn.ReLU(), nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+
+class DSCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(1, 16, (5, 3), (2, 1), (2, 1)),
+                                  nn.BatchNorm2d(16), nn.ReLU())
+        self.blocks = nn.Sequential(_ds_block(16, 16, 1), _ds_block(16, 24, 1))
+        self.head = nn.Linear(24, 12)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(x))
+        return self.head(nn.functional.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class Residual(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.short = nn.Sequential() if stride == 1 and cin == cout else nn.Sequential(
+            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = self.b2(self.c2(torch.relu(self.b1(self.c1(x)))))
+        return torch.relu(y + self.short(x))
+
+
+class ResNet8(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, 1, 1, bias=False), nn.BatchNorm2d(8),
+                                  nn.ReLU())
+        self.stages = nn.Sequential(Residual(8, 8, 1), Residual(8, 16, 2), Residual(16, 32, 2))
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.stages(self.stem(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+class Autoencoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 8), nn.ReLU())
+        self.dec = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 64), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.dec(self.enc(x))
+
+
+class OpMix(nn.Module):
+    """Sub, Div, Mul/Add by constants, HardSwish, HardSigmoid, LeakyRelu, Tanh, Pad,
+    AveragePool, Concat, Slice, Gather, Transpose, ReduceMean, Squeeze/Unsqueeze, MatMul."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 6, 3, padding=1)
+        self.w = nn.Parameter(torch.randn(12, 5))
+        self.register_buffer("offset", torch.randn(1, 6, 1, 1))
+
+    def forward(self, x):
+        y = nn.functional.hardswish(self.c(x)) - self.offset
+        z = nn.functional.hardsigmoid(y) / 2.0 + torch.tanh(y) * 0.5
+        z = nn.functional.leaky_relu(nn.functional.pad(z, (1, 0, 0, 1)), 0.1)
+        z = nn.functional.avg_pool2d(z, 3, 2, 1, count_include_pad=False)
+        z = torch.cat([z, z[:, 1:3] * 2.0], dim=1)[:, :, 1:, :]
+        g = z[:, 4]                                   # Gather on the channels
+        m = z.mean(dim=(2, 3)) + g.mean(dim=(1, 2)).unsqueeze(1)
+        t = z.permute(0, 2, 3, 1).mean(dim=(1, 2), keepdim=True).squeeze(1).squeeze(1)
+        return torch.sigmoid(torch.cat([m + t, (m - t)[:, :4]], dim=1) @ self.w)
+
+
+MODELS = {  # name -> (constructor, input shape with batch 1)
+    "small_cnn": (SmallCNN, (1, 1, 16, 16)),
+    "ds_cnn": (DSCNN, (1, 1, 20, 10)),
+    "resnet8": (ResNet8, (1, 3, 16, 16)),
+    "autoencoder": (Autoencoder, (1, 64)),
+    "op_mix": (OpMix, (1, 4, 9, 9)),
+}
+
+
+def _randomise_batchnorm(model):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.3, 0.3)
+
+
+def export(name, path, opset=17, fold=True):
+    """Build the model `name` (seeded), export it to `path`; returns the torch model.
+    `fold=False` keeps BatchNormalization nodes in the file."""
+    ctor, shape = MODELS[name]
+    torch.manual_seed(0)
+    model = ctor()
+    _randomise_batchnorm(model)
+    model.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, torch.randn(shape), str(path), opset_version=opset,
+                          input_names=["x"], output_names=["y"], dynamo=False,
+                          dynamic_axes={"x": {0: "n"}, "y": {0: "n"}},
+                          do_constant_folding=fold)
+    return model
