@@ -1,6 +1,7 @@
 """Fine-tune a trained float model with quantization-aware training and compare it with
-post-training quantization: the float, PTQ int8 and QAT int8 accuracies side by side (the
-int8 ones are the exported graphs' own outputs, run by `int8_numpy`)."""
+post-training quantization: the float, PTQ int8 and QAT int8 accuracies (or reconstruction
+errors) side by side (the int8 ones are the exported graphs' own outputs, run by
+`int8_numpy`)."""
 
 import numpy as np
 
@@ -11,30 +12,64 @@ from . import graph_input, prepare_qat, quantize
 from .int8_numpy import run_int8
 
 
-def int8_accuracy(graph, x, y):
-    """Accuracy of an int8 graph's argmax over model-layout samples `x` with labels `y`."""
+def int8_outputs(graph, x):
+    """The float values of an int8 graph's outputs [N, ...] for model-layout samples `x`
+    (the raw int8 outputs, dequantized with the output tensor's scale and zero point)."""
     q = np.stack([graph_input(graph, s) for s in x])
-    return float((run_int8(graph, q).reshape(len(x), -1).argmax(axis=1) == y).mean())
+    out = run_int8(graph, q).reshape(len(x), -1).astype(np.float32)
+    t = graph.tensors[graph.outputs[0][0]]
+    return (out - t.zero_point) * t.scale if t.dtype == "int8" else out
 
 
-def float_accuracy(model, x, y, batch=512):
-    """Accuracy of `model` in eval mode over `x` with labels `y`."""
+def float_outputs(model, x, batch=512):
+    """`model`'s outputs [N, ...] in eval mode for samples `x`."""
     from ..autodiff import no_grad
 
     dev = next(iter(model.parameters())).device
     model.eval()
     with no_grad():
         out = [to_numpy(model(to_tensor(x[i:i + batch], dev))) for i in range(0, len(x), batch)]
-    return float((np.concatenate(out).reshape(len(x), -1).argmax(axis=1) == y).mean())
+    return np.concatenate(out).reshape(len(x), -1)
+
+
+def score(outputs, y, metric="accuracy"):
+    """'accuracy' of the argmax of `outputs` against labels `y`, or the 'mse' of `outputs`
+    against targets `y`."""
+    if metric == "accuracy":
+        return float((outputs.argmax(axis=1) == y).mean())
+    if metric == "mse":
+        return float(((outputs - np.asarray(y).reshape(len(y), -1)) ** 2).mean())
+    raise ValueError("metric must be 'accuracy' or 'mse', got %r" % (metric,))
+
+
+def int8_accuracy(graph, x, y):
+    """Accuracy of an int8 graph's argmax over model-layout samples `x` with labels `y`."""
+    return score(int8_outputs(graph, x), y)
+
+
+def float_accuracy(model, x, y, batch=512):
+    """Accuracy of `model` in eval mode over `x` with labels `y`."""
+    return score(float_outputs(model, x, batch), y)
+
+
+def ptq_scores(model, calibration, x_valid, y_valid, metric="accuracy"):
+    """{"float", "ptq"}: `metric` of the float model and of its post-training int8 graph
+    (calibrated on `calibration`) on the validation data."""
+    return {"float": score(float_outputs(model, x_valid), y_valid, metric),
+            "ptq": score(int8_outputs(quantize(model, calibration, tests=0), x_valid),
+                         y_valid, metric)}
 
 
 def finetune_qat(model, x_train, y_train, calibration, x_valid=None, y_valid=None, epochs=2,
-                 lr=5e-4, batch=32, observe_epochs=1, backend="numpy", dashboard="plain"):
+                 lr=5e-4, batch=32, observe_epochs=1, backend="numpy", dashboard="plain",
+                 metric="accuracy"):
     """Fine-tune `model` (trained, float) with QAT on (`x_train`, `y_train`) for `epochs`
     epochs of Adam at `lr`, observers active during the first `observe_epochs`; returns
-    (QATModel in eval mode, {"float", "ptq", "qat"} accuracies on the validation data, or
-    an empty dict without it)."""
+    (QATModel in eval mode, {"float", "ptq", "qat"} scores on the validation data, or an
+    empty dict without it). `metric` 'accuracy' trains with cross-entropy on labels,
+    'mse' with the mean squared error on targets (an autoencoder's inputs)."""
     from ..train.learner import Learner
+    from ..train.losses import cross_entropy, mse_loss
     from ..train.optim import Adam
     from ..train.schedule import CosineLR
 
@@ -42,22 +77,23 @@ def finetune_qat(model, x_train, y_train, calibration, x_valid=None, y_valid=Non
         raise ValueError("QAT epochs must be >= 1, got %r" % (epochs,))
     if not lr > 0:
         raise ValueError("QAT learning rate must be positive, got %r" % (lr,))
+    classify = metric == "accuracy"
     dev = autodiff_device(backend)
     model = model.to(dev)
     scores = {}
     if x_valid is not None:
-        scores["float"] = float_accuracy(model, x_valid, y_valid)
-        scores["ptq"] = int8_accuracy(quantize(model, calibration, tests=0), x_valid, y_valid)
-    loader = DataLoader(ArrayDataset(np.asarray(x_train, np.float32),
-                                     np.asarray(y_train, np.int32)),
+        scores = ptq_scores(model, calibration, x_valid, y_valid, metric)
+    targets = np.asarray(y_train, np.int32 if classify else np.float32)
+    loader = DataLoader(ArrayDataset(np.asarray(x_train, np.float32), targets),
                         batch, shuffle=True, device=dev)
     qat = prepare_qat(model.train(), calibration, observe_batches=observe_epochs * len(loader))
     opt = Adam(qat.parameters(), lr=lr)
-    Learner(qat, opt, schedule=CosineLR(opt, total=epochs), dashboard=dashboard).fit(
-        loader, epochs=epochs)
+    Learner(qat, opt, loss_fn=cross_entropy if classify else mse_loss,
+            schedule=CosineLR(opt, total=epochs), dashboard=dashboard,
+            classification=classify).fit(loader, epochs=epochs)
     qat.eval()
     if x_valid is not None:
-        scores["qat"] = int8_accuracy(qat.int8_graph(), x_valid, y_valid)
+        scores["qat"] = score(int8_outputs(qat.int8_graph(), x_valid), y_valid, metric)
     return qat, scores
 
 

@@ -63,3 +63,30 @@ def metric_names(rows):
                 if k.startswith(prefix) and k[len(prefix):] not in names:
                     names.append(k[len(prefix):])
     return names
+
+
+FINAL = "final"
+KINDS = (("float", "float"), ("ptq_int8", "PTQ int8"), ("qat_int8", "QAT int8"))
+
+
+def final_row(epoch, metric, scores, **extra):
+    """The closing record of a run: `scores` {"float", "ptq", "qat"} (those measured) of
+    `metric` ('accuracy' or 'mse') as float_<metric>, ptq_int8_<metric>, qat_int8_<metric>,
+    marked {"final": "quantization"}, plus `extra` (e.g. the exported file)."""
+    row = {"epoch": epoch, FINAL: "quantization", "metric": metric}
+    for (key, _label), name in zip(KINDS, ("float", "ptq", "qat")):
+        if name in scores:
+            row["%s_%s" % (key, metric)] = scores[name]
+    row.update(extra)
+    return row
+
+
+def final_scores(rows):
+    """(metric, [(label, value)] in float, PTQ, QAT order) of the run's last closing
+    record, or None when it has none."""
+    for r in reversed(rows):
+        if r.get(FINAL) == "quantization":
+            metric = r["metric"]
+            return metric, [(label, r["%s_%s" % (key, metric)]) for key, label in KINDS
+                            if "%s_%s" % (key, metric) in r]
+    return None
