@@ -29,14 +29,21 @@ def _base(backend):
     return chain
 
 
-def native(t):
-    """The numpy or CuPy array that stores `t`, in `t`'s shape: a view of its storage (a
-    copy only where the backend holds the values in another layout, after a permute, say).
-    Pending Fusion chains are run first."""
+def storage(t):
+    """(backend, handle) that hold `t`'s values under its decorators (Autodiff, Fusion);
+    pending Fusion chains are run."""
     backend, h = t.backend, t.handle
     while getattr(backend, "inner", None) is not None:
         h = backend.unwrap(h)
         backend = backend.inner
+    return backend, h
+
+
+def native(t):
+    """The numpy or CuPy array that stores `t`, in `t`'s shape: a view of its storage (a
+    copy only where the backend holds the values in another layout, after a permute, say).
+    Pending Fusion chains are run first."""
+    backend, h = storage(t)
     if getattr(backend, "xp", None) is None:
         raise TypeError("DLPack: tensors on device " + repr(t.device.name) + " have no "
                         "DLPack storage; move the tensor first: t.to('numpy') or "

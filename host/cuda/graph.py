@@ -14,21 +14,14 @@ run reads and writes the same arrays. A state tensor rebound from outside (a che
 loaded, say) is copied back before the next call.
 """
 
-from ..backends.fusion import Fusion
+from ..backends.dlpack import storage
 from .cublas import direct_blas, shared
 
 
 def device_array(t):
     """The CuPy array under a burn tensor of the cupy backend, through Autodiff and Fusion
     (running a pending Fusion chain)."""
-    h, backend = t.handle, t.backend
-    while True:
-        if isinstance(backend, Fusion):
-            h, backend = backend.run(h), backend.inner
-        elif hasattr(backend, "unwrap"):
-            h, backend = backend.unwrap(h), backend.inner
-        else:
-            return h
+    return storage(t)[1]
 
 
 class graph:
