@@ -2,7 +2,7 @@
 time of a QAT epoch against a plain training epoch, and the export time.
 
 usage: python benchmarks/qat.py [--model cnn|resnet8] [--epochs N] [--qat-epochs 3]
-       [--lr 5e-4] [--timing N]
+       [--lr 5e-4] [--timing N] [--data digits|synthetic]
 
 --model cnn (default): the demo CNN on the 8x8 digits, trained as `burn demo` trains it
 (autodiff<numpy>, Adam, cosine schedule, 6 epochs). --model resnet8: the MLPerf Tiny
@@ -14,7 +14,17 @@ accuracies are those of the exported graphs (run in numpy, the runtime's arithme
 bit) over the validation split. The timing alternates one plain epoch and one QAT epoch
 (same data, batch 32) --timing times and prints the medians and their ratio (goal:
 <= 1.5); the export time is that of export_bst on the QAT model (trace, lowering, three
-self-test vectors, the file).
+self-test vectors, the file), and that of export_tflite.
+
+Arena: burn's is the planned activation arena of the exported .bst (`burn info`'s arena;
+a model loaded from a file also holds one buffer of the largest layer's constants, shown
+as "layer"). TFLM's is the smallest `arena_size` with which the tflite-micro interpreter
+still allocates the exported .tflite and runs it, found by bisection to 16 bytes; it holds
+the activations plus TFLM's own per-tensor and per-op records (quantization multipliers,
+scratch buffers).
+
+--data synthetic (resnet8 only) trains on random 32x32x3 images labelled by a fixed random
+linear teacher instead of upscaled digits (burn.host.data.zoo_data, as `burn train`).
 """
 
 import argparse
@@ -28,10 +38,12 @@ import numpy as np
 import burn
 from burn.host import zoo
 from burn.host.autodiff import autodiff_device
-from burn.host.data import ArrayDataset, DataLoader, load_digits, random_split
+from burn.host.data import DataLoader
+from burn.host.data.zoo_data import zoo_data
 from burn.host.demo import build_model, train
-from burn.host.export import export_bst
+from burn.host.export import export_bst, graph_input
 from burn.host.export.qat_finetune import finetune_qat
+from burn.host.export.tflite import export_tflite
 from burn.host.train.learner import Learner
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
@@ -50,20 +62,43 @@ def epoch_seconds(model, loader, opt):
     return time.perf_counter() - t0
 
 
-def _digits_32(dataset):
-    x, y = dataset.batch(np.arange(len(dataset)))
-    x = np.repeat(np.repeat(x, 4, axis=2), 4, axis=3)
-    return ArrayDataset(np.repeat(x, 3, axis=1).astype(np.float32), y)
+def tflm_min_arena(data, inputs, lo=256, hi=64 << 20):
+    """The smallest arena (to 16 bytes) with which TFLM allocates the model `data` and
+    runs it on `inputs`; TFLM's complaints about the smaller ones are silenced."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    def runs(size):
+        try:
+            interp = runtime.Interpreter.from_bytes(data, arena_size=size)
+            for i, x in enumerate(inputs):
+                interp.set_input(x, i)
+            interp.invoke()
+        except RuntimeError:
+            return False
+        return True
+
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            if not runs(hi):
+                raise RuntimeError("TFLM cannot run the model in %d bytes" % hi)
+            while hi - lo > 16:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if runs(mid) else (mid, hi)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+    return hi
 
 
-def float_model(name, epochs):
+def float_model(name, epochs, data="digits"):
     """(trained float model, its builder, train set, validation set)."""
     if name == "cnn":
         return train(epochs, lambda s: None) + (build_model,)
     dev = autodiff_device("numpy")
     burn.seed(0)
-    train_set, valid_set = (_digits_32(d) for d in random_split(load_digits(), [0.8, 0.2],
-                                                                 seed=0))
+    train_set, valid_set = zoo_data("resnet8", data)
     model = zoo.resnet8().to(dev)
     opt = Adam(model.parameters(), lr=2e-3)
     Learner(model, opt, schedule=CosineLR(opt, total=epochs), dashboard="plain").fit(
@@ -78,11 +113,13 @@ def main():
     ap.add_argument("--qat-epochs", type=int, default=3, help="QAT fine-tuning epochs")
     ap.add_argument("--lr", type=float, default=5e-4, help="QAT learning rate")
     ap.add_argument("--timing", type=int, help="timed epochs of each kind (5 cnn, 1 resnet8)")
+    ap.add_argument("--data", choices=("digits", "synthetic"), default="digits",
+                    help="resnet8's images: upscaled digits (default) or synthetic")
     args = ap.parse_args()
     cnn = args.model == "cnn"
 
     model, train_set, valid_set, builder = float_model(
-        args.model, args.epochs or (6 if cnn else 4))
+        args.model, args.epochs or (6 if cnn else 4), args.data)
     dev = next(iter(model.parameters())).device
     x_train, y_train = train_set.batch(np.arange(len(train_set)))
     x_valid, y_valid = valid_set.batch(np.arange(len(valid_set)))
@@ -92,8 +129,14 @@ def main():
                                args.qat_epochs, args.lr)
     with tempfile.TemporaryDirectory() as folder:
         t0 = time.perf_counter()
-        export_bst(qat, os.path.join(folder, "qat.bst"), calibration=x_train[:256])
+        graph = export_bst(qat, os.path.join(folder, "qat.bst"), calibration=x_train[:256])
         export_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        export_tflite(qat, os.path.join(folder, "qat.tflite"), calibration=x_train[:256])
+        tflite_s = time.perf_counter() - t0
+        info = burn.load(os.path.join(folder, "qat.bst")).info()
+        with open(os.path.join(folder, "qat.tflite"), "rb") as f:
+            tflm_arena = tflm_min_arena(f.read(), [graph_input(graph, x_valid[0])])
 
     burn.seed(1)
     loader = DataLoader(train_set, 32, shuffle=True, device=dev)
@@ -103,11 +146,16 @@ def main():
         plain_s.append(epoch_seconds(plain, loader, plain_opt))
         qat_s.append(epoch_seconds(qat, loader, qat_opt))
     p, q = statistics.median(plain_s), statistics.median(qat_s)
-    print("%s, validation images: %d" % (args.model, len(y_valid)))
+    print("%s on %s, validation images: %d" % (
+        args.model, args.data if not cnn else "digits", len(y_valid)))
     print("accuracy  float %.2f%%  PTQ int8 %.2f%%  QAT int8 %.2f%%"
           % (100 * scores["float"], 100 * scores["ptq"], 100 * scores["qat"]))
     print("epoch time  plain %.3f s  QAT %.3f s  ratio %.2f (goal <= 1.5)" % (p, q, q / p))
-    print("export of the QAT model: %.2f s" % export_s)
+    print("gap float - int8  PTQ %.2f points  QAT %.2f points" % (
+        100 * (scores["float"] - scores["ptq"]), 100 * (scores["float"] - scores["qat"])))
+    print("export of the QAT model: .bst %.2f s  .tflite %.2f s" % (export_s, tflite_s))
+    print("arena  burn .bst %d bytes (+ layer buffer %d)  TFLM on the .tflite %d bytes"
+          % (info["arena_bytes"], info["layer_bytes"], tflm_arena))
 
 
 if __name__ == "__main__":

@@ -52,6 +52,11 @@ class TrainOptions:
                 os.path.splitext(self.export)[1].lower() not in FORMATS:
             raise ValueError("--export %s: the file name must end in .bst or .tflite"
                              % self.export)
+        try:
+            burn.device(self.backend)
+        except ValueError:
+            raise ValueError("--backend %r: no such backend (numpy, flex, cupy or pure)"
+                             % self.backend) from None
         if self.qat and self.export is None:
             raise ValueError("--qat fine-tunes for the int8 export: give --export FILE")
         if self.export is not None:

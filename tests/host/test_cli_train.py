@@ -54,6 +54,7 @@ def test_autoencoder_ptq_to_tflite_records_mse(tmp_path):
     (["autoencoder", "--width", "0.5"], "autoencoder has the reference's fixed"),
     (["ds_cnn", "--epochs", "0"], "--epochs must be >= 1"),
     (["ds_cnn", "--limit", "2"], "limit must be >= 4"),
+    (["ds_cnn", "--backend", "bogus"], "--backend 'bogus': no such backend"),
 ])
 def test_bad_options_are_refused_before_any_work(tmp_path, capsys, extra, message):
     run = tmp_path / "run"
