@@ -132,15 +132,16 @@ def _readline(proc, deadline):
     return proc.stdout.readline()
 
 
-def fuzz(model, cases, seed=1, tflm_every=10, case_timeout=20.0):
-    """Run the fuzz over `model` (a path); returns ({outcome: count}, [bad cases])."""
+def fuzz(model, cases, seed=1, tflm_every=10, case_timeout=20.0, script=None):
+    """Run the fuzz over `model` (a path); returns ({outcome: count}, [bad cases]).
+    `script` is the child's program (default this file; tests/onnx_fuzz.py for ONNX)."""
     counts = dict.fromkeys(OUTCOMES, 0)
     bad = []
     case = 0
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(TESTS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     while case < cases:
-        cmd = [sys.executable, __file__, "--child", "--model", str(model), "--cases",
+        cmd = [sys.executable, script or __file__, "--child", "--model", str(model), "--cases",
                str(cases), "--first", str(case), "--seed", str(seed), "--tflm-every",
                str(tflm_every)]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -8,6 +8,9 @@ lines are the generated module's forward, exactly as they ran. Constants fold fi
 `x.shape[0]`, so the model takes any batch size, as it must to train and to export.
 """
 
+import math
+import warnings
+
 import numpy as np
 
 import burn
@@ -65,6 +68,7 @@ class Builder:
         self.weights = {}
         self.lines = []
         self.values = dict(graph.constants)
+        self.computed = {}  # Python name -> its tensor on the sample input
         self.counts = {}
         self.node = None
 
@@ -105,12 +109,19 @@ class Builder:
             self.fail("input %d must be a constant" % i)
         return v
 
+    def number(self, value):
+        """Python source for a finite float (NaN and infinities are refused)."""
+        value = float(value)
+        if not math.isfinite(value):
+            self.fail("constant %r is not a finite number" % value)
+        return repr(value)
+
     def operand(self, v):
         """Python source for an operand: a name, a number, or a registered buffer."""
         if isinstance(v, Var):
             return v.name
         if v.size == 1:
-            return repr(float(v.reshape(-1)[0]))
+            return self.number(v.reshape(-1)[0])
         name = self.fresh("const")
         self.layers.append((name, None))
         self.weights[name] = np.asarray(v, np.float32)
@@ -141,12 +152,14 @@ class Builder:
     def compute(self, expr):
         """A new forward line `xN = expr`, run on the sample input now; returns its Var."""
         name = self.fresh("x")
-        scope = {"self": self.model, "burn": burn, "F": F}
-        scope.update({v.name: v.tensor for v in self.values.values() if isinstance(v, Var)})
+        scope = dict(self.computed, self=self.model, burn=burn, F=F)
         try:
-            tensor = eval(expr, scope)  # expr built here from names and numbers only
-        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                tensor = eval(expr, scope)  # expr built here from names and numbers only
+        except (ValueError, TypeError, IndexError, ArithmeticError) as e:
             self.fail(" ".join(str(e).split()))
+        self.computed[name] = tensor
         self.lines.append((name, expr, self.node))
         return Var(name, tensor)
 
@@ -175,10 +188,17 @@ class Builder:
                 len(unsupported), ", ".join(n.where() for n in unsupported)))
         name, _ = self.graph.inputs[0]
         self.values[name] = Var("x", sample)
+        self.computed["x"] = sample
         self.model.eval()
         for node in self.graph.nodes:
             self.node = node
-            self._lower(node)
+            try:
+                self._lower(node)
+            except ONNXImportError:
+                raise
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+                # attributes of the wrong kind or count (a mutated or hand-made file)
+                self.fail("malformed node (%s: %s)" % (type(e).__name__, e))
         for out in self.graph.outputs:
             if not isinstance(self.values.get(out), Var):
                 raise ONNXImportError("graph output %s is a constant" % ascii(out))

@@ -4,6 +4,7 @@ line of burn tensor operations (NCHW, as ONNX and PyTorch)."""
 import numpy as np
 
 from .onnx_lower import Var, lowers
+from .onnx_read import MAX_ACTIVATION, check_dims
 
 
 def _pair(values, what, b):
@@ -13,7 +14,18 @@ def _pair(values, what, b):
 
 
 def _window(b, node, x, kernel, dilations=(1, 1)):
-    """(strides, (pad top, left, bottom, right)) of a 2-D window op, auto_pad included."""
+    """(strides, (pad top, left, bottom, right)) of a 2-D window op, auto_pad included;
+    the padded input is bounded before anything is allocated."""
+    strides, pads = _window_pads(b, node, x, kernel, dilations)
+    n, c, h, w = x.shape
+    check_dims(node.where() + " padded input",
+               (n, c, h + pads[0] + pads[2], w + pads[1] + pads[3]), MAX_ACTIVATION)
+    if min(strides) < 1:
+        b.fail("strides must be positive, got %r" % (strides,))
+    return strides, pads
+
+
+def _window_pads(b, node, x, kernel, dilations):
     a = node.attrs
     strides = _pair(a.get("strides", [1, 1]), "strides", b)
     auto = a.get("auto_pad", "NOTSET")
@@ -57,7 +69,12 @@ def conv(b, node):
     groups = node.attrs.get("group", 1)
     out_c, in_g, kh, kw = (int(d) for d in w.shape)
     dil = _pair(node.attrs.get("dilations", [1, 1]), "dilations", b)
+    if groups < 1 or out_c % groups or x.shape[1] != in_g * groups or min(dil) < 1:
+        b.fail("weights %s, group %d and dilations %r do not fit input %s"
+               % (w.shape, groups, dil, x.shape))
     strides, pads = _window(b, node, x, (kh, kw), dil)
+    check_dims(node.where() + " output", (x.shape[0], out_c, x.shape[2] + pads[0] + pads[2],
+                                          x.shape[3] + pads[1] + pads[3]), MAX_ACTIVATION)
     src, padding = _padded(b, x, pads)
     source = "nn.Conv2d(%d, %d, (%d, %d), stride=%r, padding=%r, dilation=%r, groups=%d, " \
         "bias=%s)" % (in_g * groups, out_c, kh, kw, strides, padding, dil, groups,
@@ -134,7 +151,8 @@ def clip(b, node):
     x, lo, hi = b.var(0), _scalar(b, 1, None), _scalar(b, 2, None)
     if lo == 0.0 and hi is None:
         return b.emit("F.relu(%s)" % x.name)
-    b.emit("burn.clamp(%s, %r, %r)" % (x.name, lo, hi))
+    bounds = ["None" if v is None else b.number(v) for v in (lo, hi)]
+    b.emit("burn.clamp(%s, %s, %s)" % (x.name, bounds[0], bounds[1]))
 
 
 for _op, _fn in (("Sigmoid", "F.sigmoid"), ("Tanh", "F.tanh")):
@@ -144,15 +162,15 @@ for _op, _fn in (("Sigmoid", "F.sigmoid"), ("Tanh", "F.tanh")):
 @lowers("LeakyRelu")
 def leaky_relu(b, node):
     """LeakyRelu -> F.leaky_relu."""
-    b.emit("F.leaky_relu(%s, %r)" % (b.var(0).name, node.attrs.get("alpha", 0.01)))
+    b.emit("F.leaky_relu(%s, %s)" % (b.var(0).name, b.number(node.attrs.get("alpha", 0.01))))
 
 
 @lowers("HardSigmoid")
 def hard_sigmoid(b, node):
     """HardSigmoid -> clamp(alpha * x + beta, 0, 1)."""
     a = node.attrs
-    b.emit("burn.clamp(%s * %r + %r, 0.0, 1.0)" % (b.var(0).name, a.get("alpha", 0.2),
-                                                  a.get("beta", 0.5)))
+    b.emit("burn.clamp(%s * %s + %s, 0.0, 1.0)" % (b.var(0).name, b.number(a.get("alpha", 0.2)),
+                                                  b.number(a.get("beta", 0.5))))
 
 
 @lowers("HardSwish")
@@ -176,6 +194,8 @@ def pool(b, node):
     _rank4(b, x)
     kernel = _pair(a.get("kernel_shape"), "kernel_shape", b)
     dil = _pair(a.get("dilations", [1, 1]), "dilations", b)
+    if min(kernel) < 1 or min(dil) < 1:
+        b.fail("kernel_shape and dilations must be positive")
     strides, pads = _window(b, node, x, kernel, dil)
     if pads[:2] != pads[2:]:
         b.fail("only the same padding on both sides is supported, got %r" % (pads,))
@@ -207,8 +227,9 @@ def batch_norm(b, node):
     scale, bias, mean, var = (b.const(i) for i in range(1, 5))
     if any(v is None or v.shape != (x.shape[1],) for v in (scale, bias, mean, var)):
         b.fail("scale, B, mean and var must be constants of shape (%d,)" % x.shape[1])
-    source = "nn.BatchNorm2d(%d, eps=%r, momentum=%r)" % (
-        x.shape[1], node.attrs.get("epsilon", 1e-5), 1.0 - node.attrs.get("momentum", 0.9))
+    source = "nn.BatchNorm2d(%d, eps=%s, momentum=%s)" % (
+        x.shape[1], b.number(node.attrs.get("epsilon", 1e-5)),
+        b.number(1.0 - node.attrs.get("momentum", 0.9)))
     weights = {"weight": scale, "bias": bias, "running_mean": mean, "running_var": var,
                "num_batches_tracked": np.asarray(0, np.int32)}
     layer = b.layer("bn", source, {k: v.astype(np.float32) if v.ndim else v
@@ -286,7 +307,9 @@ def pad(b, node):
     padded = [d for d, p in per_dim.items() if p != (0, 0)]
     for d in range(rank - 1, min(padded, default=rank) - 1, -1):
         flat += list(per_dim.get(d, (0, 0)))
-    b.emit("F.pad(%s, %r, %r)" % (x.name, tuple(flat), value))
+    check_dims(node.where(), [d + sum(per_dim.get(i, (0, 0))) for i, d in enumerate(x.shape)],
+               MAX_ACTIVATION)
+    b.emit("F.pad(%s, %r, %s)" % (x.name, tuple(flat), b.number(value)))
 
 
 @lowers("ReduceMean")

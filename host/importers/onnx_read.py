@@ -15,7 +15,8 @@ MIN_OPSET, MAX_OPSET = 13, 21
 MAX_FILE = 512 << 20       # bytes of protobuf (external data not included)
 MAX_NODES = 4096
 MAX_DIM = 1 << 24
-MAX_ELEMENTS = 1 << 26     # of any one tensor (256 MiB of float32)
+MAX_ELEMENTS = 1 << 26     # of any one constant (256 MiB of float32)
+MAX_ACTIVATION = 1 << 22   # elements of any computed value at batch 1 (16 MiB of float32)
 
 
 class ONNXImportError(ValueError):
@@ -52,18 +53,23 @@ class OnnxGraph:
         self.opset = opset
 
 
-def check_dims(what, dims):
+def _s(value):
+    """A protobuf string field as str (invalid UTF-8 comes back as bytes)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def check_dims(what, dims, limit=MAX_ELEMENTS):
     """The dims as ints, refused (before anything is allocated) when a dim is negative or
-    above MAX_DIM or the element count above MAX_ELEMENTS."""
+    above MAX_DIM or the element count above `limit`."""
     dims = [int(d) for d in dims]
     count = 1
     for d in dims:
         if not 0 <= d <= MAX_DIM:
             raise ONNXImportError("%s: dim %d is out of range [0, %d]" % (what, d, MAX_DIM))
         count *= d
-        if count > MAX_ELEMENTS:
+        if count > limit:
             raise ONNXImportError("%s: shape %s has more than %d elements"
-                                  % (what, dims, MAX_ELEMENTS))
+                                  % (what, dims, limit))
     return dims
 
 
@@ -83,7 +89,7 @@ def _parse(data):
 
 
 def _opset(model):
-    versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    versions = [o.version for o in model.opset_import if _s(o.domain) in ("", "ai.onnx")]
     if not versions:
         raise ONNXImportError("the model imports no version of the default ONNX opset")
     v = int(versions[0])
@@ -95,7 +101,7 @@ def _opset(model):
 
 def _external_path(tensor, folder):
     """The file of an external tensor, refused unless it is inside `folder`."""
-    entries = {e.key: e.value for e in tensor.external_data}
+    entries = {_s(e.key): _s(e.value) for e in tensor.external_data}
     location = entries.get("location", "")
     if not location or folder is None:
         raise ONNXImportError("tensor %s: external data needs the model's folder and a "
@@ -151,21 +157,21 @@ def _attrs(node, folder):
     import onnx
     out = {}
     for a in node.attribute:
-        t = a.type
+        t, name = a.type, _s(a.name)
         if t == onnx.AttributeProto.INT:
-            out[a.name] = int(a.i)
+            out[name] = int(a.i)
         elif t == onnx.AttributeProto.FLOAT:
-            out[a.name] = float(a.f)
+            out[name] = float(a.f)
         elif t == onnx.AttributeProto.INTS:
-            out[a.name] = [int(v) for v in a.ints]
+            out[name] = [int(v) for v in a.ints]
         elif t == onnx.AttributeProto.FLOATS:
-            out[a.name] = [float(v) for v in a.floats]
+            out[name] = [float(v) for v in a.floats]
         elif t == onnx.AttributeProto.STRING:
-            out[a.name] = a.s.decode("utf-8", "replace")
+            out[name] = a.s.decode("utf-8", "replace")
         elif t == onnx.AttributeProto.TENSOR:
-            out[a.name] = _tensor(a.t, folder)
+            out[name] = _tensor(a.t, folder)
         else:
-            out[a.name] = None  # graphs and other kinds: no supported op reads them
+            out[name] = None  # graphs and other kinds: no supported op reads them
     return out
 
 
@@ -185,7 +191,7 @@ def _input_shape(vi):
     if not 2 <= len(dims) <= 4:
         raise ONNXImportError("input %s: rank %d is not supported (2 to 4 are)"
                               % (ascii(vi.name), len(dims)))
-    return tuple(check_dims("input %s" % ascii(vi.name), dims))
+    return tuple(check_dims("input %s" % ascii(vi.name), dims, MAX_ACTIVATION))
 
 
 def _order(nodes, known, outputs):
@@ -240,18 +246,20 @@ def read_onnx(data, folder=None):
         raise ONNXImportError("%d nodes, more than %d" % (len(g.node), MAX_NODES))
     constants = {}
     for t in g.initializer:
-        constants[t.name] = _tensor(t, folder)
-    inputs = [(vi.name, _input_shape(vi)) for vi in g.input if vi.name not in constants]
+        constants[_s(t.name)] = _tensor(t, folder)
+    inputs = [(_s(vi.name), _input_shape(vi)) for vi in g.input
+              if _s(vi.name) not in constants]
     if len(inputs) != 1:
         raise ONNXImportError("the model has %d inputs; one is supported" % len(inputs))
     nodes = []
     for i, n in enumerate(g.node):
-        node = Node(i, n.op_type, n.name, list(n.input), list(n.output), None)
-        if n.domain not in ("", "ai.onnx"):
-            node.op = n.domain + "." + n.op_type
+        node = Node(i, _s(n.op_type), _s(n.name), [_s(v) for v in n.input],
+                    [_s(v) for v in n.output], None)
+        if _s(n.domain) not in ("", "ai.onnx"):
+            node.op = _s(n.domain) + "." + node.op
         nodes.append(node)
     known = set(constants) | {name for name, _ in inputs}
-    outputs = [o.name for o in g.output]
+    outputs = [_s(o.name) for o in g.output]
     order = _order(nodes, known, outputs)
     for node in order:
         node.attrs = _attrs(g.node[node.index], folder)

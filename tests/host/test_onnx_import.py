@@ -101,6 +101,27 @@ def test_generated_module_trains_and_exports(onnx_files, tmp_path, name):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
 
+def test_asymmetric_and_same_padding_match_onnxruntime(tmp_path):
+    # Conv with more padding after than before (an F.pad runs first), auto_pad SAME_UPPER
+    rng = np.random.default_rng(3)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((3, 2, 3, 3)).astype(np.float32), "w")
+    nodes = [onnx.helper.make_node("Conv", ["x", "w"], ["a"], pads=[0, 1, 1, 2]),
+             onnx.helper.make_node("Conv", ["a", "w2"], ["y"], auto_pad="SAME_UPPER",
+                                   strides=[2, 2])]
+    w2 = onnx.numpy_helper.from_array(rng.standard_normal((4, 3, 2, 2)).astype(np.float32),
+                                      "w2")
+    graph = onnx.helper.make_graph(
+        nodes, "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                        ["n", 2, 7, 6])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w, w2])
+    path = tmp_path / "pads.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 15)]),
+              path)
+    x = rng.standard_normal((2, 2, 7, 6)).astype(np.float32)
+    _close(to_numpy(import_onnx(path).model("numpy")(to_tensor(x, "numpy"))),
+           _reference(path, x))
+
+
 def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):
     path = onnx_files["ds_cnn", 17]
     parser = build_parser()
