@@ -35,6 +35,7 @@ def lowers(*ops):
 
 def supported_ops():
     """The ONNX ops the importer converts, sorted."""
+    from . import onnx_ops  # noqa: F401  (registers the handlers)
     return sorted(set(LOWERED) | set(FOLDS))
 
 
