@@ -13,7 +13,10 @@ the emulated RP2040 (`burn.host.emulator`), the heap free after boot and after
 
 Both builds are cached by their inputs: the first run takes minutes, later runs seconds.
 
-Run: python benchmarks/firmware_size.py [--board rp2040] [--no-emulator]
+With --ops-from MODEL.bst (repeatable) it also builds the firmware that keeps only those
+models' kernels (`burn firmware build --ops-from`) and prints its share beside the full one.
+
+Run: python benchmarks/firmware_size.py [--board rp2040] [--no-emulator] [--ops-from M.bst]
 """
 
 import argparse
@@ -84,8 +87,7 @@ def sizes(board):
         p = b["parts"][part]
         print("%-28s %9d %9d" % (label, p["text"] + p["data"], p["data"] + p["bss"]))
     delta = (b["total"]["text"] + b["total"]["data"]) - (s["total"]["text"] + s["total"]["data"])
-    share = sum(b["parts"][p]["text"] + b["parts"][p]["data"]
-                for p in ("frozen_core", "flex_module"))
+    share = _share(b)
     print("burn image - stock image: %d bytes of flash, %d of static RAM"
           % (delta, (b["total"]["data"] + b["total"]["bss"])
              - (s["total"]["data"] + s["total"]["bss"])))
@@ -94,6 +96,27 @@ def sizes(board):
     for name, addr, size in b["ram_code"]:
         print("  flex kernel in SRAM: %-36s 0x%08x %5d bytes" % (name, addr, size))
     return stock, burn
+
+
+def _share(report):
+    return sum(report["parts"][p]["text"] + report["parts"][p]["data"]
+               for p in ("frozen_core", "flex_module"))
+
+
+def selection_sizes(board, models, burn):
+    """Build the firmware with only the kernels of `models`; print its parts against the
+    full build `burn`."""
+    from burn.host.firmware.ops_select import kernels_of
+
+    kernels = kernels_of(models)
+    sel = build_firmware(board, progress=_progress, ops=kernels).report
+    print("--ops-from %s: kernels %s" % (" ".join(models), " ".join(kernels)))
+    for part, label in (("frozen_core", "  burn frozen core"), ("flex_module", "  flex C module")):
+        full, kept = (sum(r["parts"][part][k] for k in ("text", "data"))
+                      for r in (burn.report, sel))
+        print("%-28s %9d (full build %d, %d less)" % (label, kept, full, full - kept))
+    print("burn's flash share with --ops-from %.1f KB (full build %.1f KB)"
+          % (_share(sel) / KB, _share(burn.report) / KB))
 
 
 def natmod_sizes():
@@ -128,9 +151,13 @@ def main(argv=None):
     parser.add_argument("--board", default="rp2040")
     parser.add_argument("--no-emulator", action="store_true",
                         help="skip the heap figures (they boot the emulated RP2040)")
+    parser.add_argument("--ops-from", metavar="MODEL.bst", action="append",
+                        help="also build the firmware with only these models' kernels")
     args = parser.parse_args(argv)
     try:
         stock, burn = sizes(args.board)
+        if args.ops_from:
+            selection_sizes(args.board, args.ops_from, burn)
     except FirmwareError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1

@@ -15,6 +15,13 @@ from array import array
 
 from burn.bst import ITEMSIZE, MAX_DIM, check_int, check_number, numel
 
+# A firmware built for given models (`burn firmware build --ops-from`) freezes
+# burn._firmware_ops, whose check(step, kernel) fails an op whose kernel it left out.
+try:
+    from burn._firmware_ops import check as _check_built
+except ImportError:
+    _check_built = None
+
 _I32 = 2147483647
 _SHIFT = 31
 _ZP = (-128, 127)
@@ -132,10 +139,14 @@ def kernel(module, name, variant=None):
 
 def _bind(step, module, name, variant):
     """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`)."""
+    if _check_built:
+        _check_built(step, name)
     step.k, step.runtime = kernel(module, name, variant)
 
 
 def _layout_kernel(step, name, dtype, variant):
+    if _check_built:
+        _check_built(step, name + "_s8" if dtype == "int8" else name)
     # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
     if dtype == "int8" and variant != "plain":
         _bind(step, "layout", name + "_s8", variant)

@@ -8,6 +8,9 @@
 #                   .time_critical sections, which its startup code copies to RAM)
 #   BURNFLEX_PLAN   ON (default) for burnflex.plan / run_plan, a whole model in one call
 #                   (about 3.7 KB of flash on the RP2040); OFF leaves them out
+#   BURNFLEX_OPS    the kernels to keep, by burn.graph's names (conv_s8;softmax_s8;...): the
+#                   others are left out of the module's table and of the plan runner, and
+#                   the linker drops their code; empty (default) keeps them all
 # flex_c is compiled into its own static library (the bindings alone are scanned for qstrs).
 
 set(BURNFLEX_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -36,6 +39,7 @@ set(BURNFLEX_OPT ${_burnflex_opt} CACHE STRING "flex_c opt kernels of the burnfl
 set(BURNFLEX_FLOAT ${_burnflex_float} CACHE BOOL "burnflex: include the float32 kernels")
 set(BURNFLEX_HOT_RAM ${_burnflex_ram} CACHE BOOL "burnflex: hot int8 kernels in SRAM")
 set(BURNFLEX_PLAN ON CACHE BOOL "burnflex: the plan runner (plan, run_plan)")
+set(BURNFLEX_OPS "" CACHE STRING "burnflex: the kernels to keep (empty: all)")
 
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(_burnflex_args ${BURNFLEX_OPT})
@@ -86,6 +90,16 @@ if(BURNFLEX_PLAN)
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_PLAN=1)
 else()
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_PLAN=0)
+endif()
+if(BURNFLEX_OPS)
+    set(_burnflex_keep BURNFLEX_OPS=1)
+    set(_burnflex_steps FLEX_PLAN_ONLY=1)
+    foreach(_kernel IN LISTS BURNFLEX_OPS)
+        list(APPEND _burnflex_keep BURNFLEX_OP_${_kernel}=1)
+        list(APPEND _burnflex_steps FLEX_PLAN_${_kernel}=1)
+    endforeach()
+    target_compile_definitions(usermod_burnflex INTERFACE ${_burnflex_keep})
+    target_compile_definitions(burnflex_flex PRIVATE ${_burnflex_steps})
 endif()
 target_link_libraries(usermod_burnflex INTERFACE burnflex_flex)
 target_link_libraries(usermod INTERFACE usermod_burnflex)

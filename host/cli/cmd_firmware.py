@@ -4,7 +4,7 @@ C module compiled in, built in the cache (reused while its inputs are unchanged)
 import sys
 
 from burn.host.atomic import write_bytes_atomic
-from burn.host.firmware import FirmwareError
+from burn.host.firmware import FirmwareError, ops_select
 from burn.host.firmware.build import build_firmware
 from burn.host.firmware.recipe import recipe_boards
 from burn.host.firmware.sizes import report_lines
@@ -37,17 +37,28 @@ def register(subparsers):
                    help="keep the line numbers of burn's frozen bytecode, so tracebacks on the "
                    "board name real lines (about 7 KB more flash; the release build has "
                    "'line 1' in burn's frames)")
+    b.add_argument("--ops-from", metavar="MODEL.bst", action="append",
+                   help="keep only the kernels these models use (repeat for several models): "
+                   "the other ops' C kernels and Python modules are left out, saving flash. "
+                   "A model with another op then fails to load on the board with a message "
+                   "that names it; default: every op")
     b.set_defaults(run=run_build)
 
 
 def run_build(args):
     """Build with a progress bar, write the .uf2, print the size report; 1 on failure."""
-    output = args.output or "firmware-%s%s.uf2" % (
-        args.board, "-stock" if args.stock else "-debug" if args.debug else "")
+    try:
+        ops = ops_select.kernels_of(args.ops_from) if args.ops_from else None
+    except FirmwareError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    output = args.output or "firmware-%s%s%s.uf2" % (
+        args.board, "-stock" if args.stock else "-debug" if args.debug else "",
+        "" if ops is None else "-ops-" + ops_select.label(ops))
     try:
         with _Progress() as progress:
             result = build_firmware(args.board, args.micropython, args.force, args.stock,
-                                    progress, debug=args.debug)
+                                    progress, debug=args.debug, ops=ops)
         write_bytes_atomic(output, result.uf2.read_bytes())
     except FirmwareError as e:
         print("error: %s" % e, file=sys.stderr)
@@ -61,6 +72,8 @@ def run_build(args):
           % (report["board"], report["micropython"], report["flavor"], how, output))
     if not report["flex_module"] and report["flavor"] != "stock":
         print("note: no flex C module (micropython/micropython.cmake is missing)")
+    if report.get("ops") is not None:
+        print("kernels: %s" % " ".join(report["ops"]))
     print("\n".join(report_lines(report)))
     print("build folder: %s" % result.folder)
     return 0

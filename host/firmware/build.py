@@ -56,13 +56,14 @@ def _quiet(phase, percent=None):
 
 
 def build_firmware(board, micropython=None, force=False, stock=False, progress=_quiet,
-                   debug=False):
+                   debug=False, ops=None):
     """Build (or take from the cache) the firmware of `board`; `micropython` is an explicit
     source tree, `stock` builds the port's own board with nothing of burn, `debug` keeps the
-    line numbers of burn's frozen bytecode, `force` rebuilds from a clean build folder.
+    line numbers of burn's frozen bytecode, `ops` (kernel names, see ops_select.kernels_of)
+    keeps only those kernels, `force` rebuilds from a clean build folder.
     `progress(phase, percent)` hears about long steps.
     Raises FirmwareError with a clear message on any failure."""
-    recipe, source, tools, key = _locate(board, micropython, stock, debug=debug)
+    recipe, source, tools, key = _locate(board, micropython, stock, debug=debug, ops=ops)
     entry = _entry(board, recipe, key)
     version = vendor.micropython_version(source)
     if not force and (entry / "sizes.json").is_file():
@@ -70,7 +71,7 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     with _build_lock(progress):
         if not force and (entry / "sizes.json").is_file():  # built while we waited
             return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
-        work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.flavor))
+        work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.work_flavor))
         log_path = work / "build.log"
         with open(log_path, "w") as log:
             started = time.monotonic()
@@ -100,9 +101,9 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     return BuildResult(entry, report, False)
 
 
-def _locate(board, micropython, stock, allow_clone=True, debug=False):
+def _locate(board, micropython, stock, allow_clone=True, debug=False, ops=None):
     """(recipe, source tree, toolchain, input key) of a build, all checked."""
-    recipe = load_recipe(board, stock, debug)
+    recipe = load_recipe(board, stock, debug, ops)
     toolchain.check_build_tools()
     tools = toolchain.find_toolchain()
     try:
@@ -118,11 +119,12 @@ def _entry(board, recipe, key):
     return cache_dir("firmware", "images") / ("%s-%s-%s" % (board, recipe.flavor, key[:16]))
 
 
-def cached_image(board, stock=False):
-    """The cached UF2 of `board` for the current inputs, or None when it is not built (or
-    cannot be: no toolchain, no source tree). Never builds anything."""
+def cached_image(board, stock=False, ops=None):
+    """The cached UF2 of `board` (with kernels `ops`, None for all) for the current inputs,
+    or None when it is not built (or cannot be: no toolchain, no source tree). Never builds
+    anything."""
     try:
-        recipe, _source, _tools, key = _locate(board, None, stock, allow_clone=False)
+        recipe, _source, _tools, key = _locate(board, None, stock, allow_clone=False, ops=ops)
     except FirmwareError:
         return None
     entry = _entry(board, recipe, key)
@@ -164,12 +166,13 @@ def _configure_argv(recipe, tree, work):
     if _writes_own_uf2(recipe):
         argv.append("-Dpicotool_FOUND=0")  # the pico-sdk then neither builds nor fetches it
     if not recipe.stock:
-        stage = inputs.stage_core(work / "frozen")
+        stage = inputs.stage_core(work / "frozen", recipe.ops)
         module = str(inputs.FLEX_MODULE) if inputs.has_flex_module() else ""
         argv += ["-DMICROPY_BOARD_DIR=%s" % recipe.board_dir,
                  "-DMICROPY_FROZEN_MANIFEST=%s" % recipe.manifest,
                  "-DMICROPY_MANIFEST_BURN_FROZEN=%s" % stage,
                  "-DUSER_C_MODULES=" + module,
+                 "-DBURNFLEX_OPS=" + ";".join(recipe.ops or ()),
                  "-DBURN_FS_BYTES=%d" % board.fs_bytes,
                  "-DBURN_ROMFS_BYTES=%d" % board.romfs_bytes]
     return argv
@@ -218,6 +221,7 @@ def _report(recipe, build, version, toolchain_version, seconds):
     report.update(board=recipe.board.name, flavor=recipe.flavor, micropython=version,
                   toolchain=toolchain_version, flex_module=inputs.has_flex_module()
                   and not recipe.stock, code_limit=recipe.code_limit,
+                  ops=None if recipe.ops is None else list(recipe.ops),
                   build_seconds=round(seconds, 1))
     if report["flash_end"] > recipe.code_limit:
         raise FirmwareError(

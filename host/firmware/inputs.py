@@ -8,6 +8,8 @@ from pathlib import Path
 
 import burn
 from burn.host import project_files
+from burn.host.atomic import write_text_atomic
+from burn.host.firmware import ops_select
 
 # Bumped when the build procedure itself changes what it makes from the same inputs.
 # 2: frozen Cortex-M0+ native code word aligned (native_align); 3: the RP2040's UF2 written
@@ -27,10 +29,12 @@ NOT_FROZEN = ("graph/ops.py",)
 NOT_FROZEN_WITH_FLEX = ("mpy_abi.py",)
 
 
-def core_files():
-    """The .py files of the package `burn` (core/) that are frozen, relative to core/."""
+def core_files(ops=None):
+    """The .py files of the package `burn` (core/) that are frozen, relative to core/; with
+    `ops` (kernel names, see Recipe.ops) only the burn.graph modules those kernels need."""
     skip = NOT_FROZEN + (NOT_FROZEN_WITH_FLEX if has_flex_module() else ())
-    return [rel for rel in project_files.core_files(CORE_DIR) if rel not in skip]
+    files = [rel for rel in project_files.core_files(CORE_DIR) if rel not in skip]
+    return files if ops is None else ops_select.kept_core_files(CORE_DIR, files, ops)
 
 
 def has_flex_module():
@@ -38,13 +42,16 @@ def has_flex_module():
     return FLEX_MODULE.is_file()
 
 
-def stage_core(dest):
-    """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it."""
+def stage_core(dest, ops=None):
+    """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it; with
+    `ops`, only those the kernels need, and the module that lists the kernels."""
     target = dest / "burn"
     shutil.rmtree(target, ignore_errors=True)
-    for rel in core_files():
+    for rel in core_files(ops):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(CORE_DIR / rel, target / rel)
+    if ops is not None:
+        write_text_atomic(target / ops_select.BUILT_MODULE, ops_select.built_module_text(ops))
     return dest
 
 
@@ -61,7 +68,9 @@ def cache_key(recipe, mp_version, toolchain_version):
         (project_files.tree("boards") / (recipe.board.name + ".json")).read_bytes())
     if not recipe.stock:
         folders = ("firmware", "micropython", "flex_c") if has_flex_module() else ("firmware",)
-        trees = [("core", CORE_DIR, core_files())]
+        if recipe.ops is not None:
+            add("ops", ops_select.built_module_text(recipe.ops))
+        trees = [("core", CORE_DIR, core_files(recipe.ops))]
         for name in folders:
             base = project_files.tree(name)
             trees.append((name, base, project_files.source_files(base)))

@@ -4,7 +4,7 @@ MicroPython board folder under firmware/boards/ and the flash split, all read fr
 from dataclasses import dataclass
 
 from burn.host import boards, project_files
-from burn.host.firmware import FirmwareError
+from burn.host.firmware import FirmwareError, ops_select
 
 FIRMWARE_DIR = project_files.tree("firmware")
 FLASH_BASE = 0x10000000
@@ -13,11 +13,13 @@ FLASH_BASE = 0x10000000
 @dataclass(frozen=True)
 class Recipe:
     """A firmware recipe. `stock` recipes build the port's own board with nothing of burn;
-    `debug` ones keep the line numbers of burn's frozen bytecode."""
+    `debug` ones keep the line numbers of burn's frozen bytecode; `ops`, a sorted tuple of
+    kernel names (burn.host.firmware.ops_select), keeps only those kernels (None: all)."""
 
     board: boards.Board
     stock: bool = False
     debug: bool = False
+    ops: tuple = None
 
     @property
     def board_name(self):
@@ -38,8 +40,18 @@ class Recipe:
 
     @property
     def flavor(self):
-        """'burn', 'burn-debug' or 'stock': part of the cache and work folder names."""
-        return "stock" if self.stock else "burn-debug" if self.debug else "burn"
+        """'burn', 'burn-debug' or 'stock', then '-ops-<label of the selection>' when it keeps
+        only some kernels: part of the cache folder names and of the input key."""
+        if self.ops is None:
+            return self.work_flavor
+        return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
+
+    @property
+    def work_flavor(self):
+        """The flavor less the selection's label: builds of every selection share a work
+        folder ('burn-ops', 'burn-debug-ops')."""
+        base = "stock" if self.stock else "burn-debug" if self.debug else "burn"
+        return base if self.ops is None else base + "-ops"
 
     @property
     def code_limit(self):
@@ -54,9 +66,9 @@ def recipe_boards():
             if b.firmware_board and (FIRMWARE_DIR / "boards" / b.firmware_board).is_dir()]
 
 
-def load_recipe(name, stock=False, debug=False):
-    """The `Recipe` of board `name` (`stock`, `debug`: see Recipe); FirmwareError naming the
-    boards that have one if none."""
+def load_recipe(name, stock=False, debug=False, ops=None):
+    """The `Recipe` of board `name` (`stock`, `debug`, `ops`: see Recipe); FirmwareError
+    naming the boards that have one if none."""
     try:
         board = boards.load_board(name)
     except ValueError as e:
@@ -71,4 +83,7 @@ def load_recipe(name, stock=False, debug=False):
                             % (FIRMWARE_DIR / "boards" / board.firmware_board, known))
     if stock and debug:
         raise FirmwareError("a stock build has no burn to debug: choose --stock or --debug")
-    return Recipe(board, stock, debug)
+    if stock and ops is not None:
+        raise FirmwareError("a stock build has no burn ops to choose: choose --stock or "
+                            "--ops-from")
+    return Recipe(board, stock, debug, None if ops is None else tuple(sorted(set(ops))))

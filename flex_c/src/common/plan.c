@@ -11,10 +11,25 @@ static const uint8_t step_words[FLEX_OP_COUNT] = {0, 28, 28, 13, 27, 22, 22, 22,
 static const uint8_t step_ptrs[FLEX_OP_COUNT] = {0, 6, 6, 6, 3, 3, 2, 2, 2, 2, 2, 2,
                                                  2, 4, 2, 2};
 
+/* A build may keep only some steps (a firmware made for given models): with FLEX_PLAN_ONLY
+ * defined, the step of a kernel is compiled in when FLEX_PLAN_<kernel> is defined as 1,
+ * with burn.graph's kernel names (conv_s8, pad_s8 or pad, ...); a left-out step fails with
+ * FLEX_E_PARAM, like an unknown op, and its kernel is not linked. */
+#ifdef FLEX_PLAN_ONLY
+#define HAS(kernel) FLEX_PLAN_##kernel
+#else
+#define HAS(kernel) 1
+#endif
+
 #define D4(k) ((const flex_dims4 *)(w + (k)))
 #define WIN(k) ((const flex_window *)(w + (k)))
 #define Q(k) ((const flex_s8_quant *)(w + (k)))
 #define N(k) ((size_t)(uint32_t)w[k])
+/* the arguments of the conv-like and pool steps */
+#define CONV_ARGS                                                                              \
+    D4(0), p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7), WIN(8), w[18], Q(19), D4(23), \
+        p[5], N(27)
+#define POOL_ARGS D4(0), p[0], N(4), WIN(5), w[15], w[16], D4(17), p[1], N(21)
 
 static flex_status copy_bytes(int32_t bytes, const void *src, void *dst) {
     const unsigned char *s = (const unsigned char *)src;
@@ -38,44 +53,73 @@ static flex_status copy_bytes(int32_t bytes, const void *src, void *dst) {
 static flex_status run_step(int32_t op, const int32_t *w, void *const *p,
                             void *const *buffers, size_t n_buffers) {
     switch (op) {
+#if HAS(conv_s8)
     case FLEX_OP_S8_CONV2D:
+        return flex_s8_conv2d(CONV_ARGS);
+#endif
+#if HAS(depthwise_conv_s8)
     case FLEX_OP_S8_DEPTHWISE_CONV2D:
-        return (op == FLEX_OP_S8_CONV2D ? flex_s8_conv2d : flex_s8_depthwise_conv2d)(
-            D4(0), p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7), WIN(8), w[18], Q(19),
-            D4(23), p[5], N(27));
+        return flex_s8_depthwise_conv2d(CONV_ARGS);
+#endif
+#if HAS(fully_connected_s8)
     case FLEX_OP_S8_FULLY_CONNECTED:
         return flex_s8_fully_connected(w[0], w[1], w[2], p[0], N(3), p[1], N(4), w[5], p[2],
                                        N(6), p[3], p[4], N(7), Q(8), p[5], N(12));
+#endif
+#if HAS(add_s8)
     case FLEX_OP_S8_ADD:
         return flex_s8_add(D4(0), p[0], N(4), D4(5), p[1], N(9),
                            (const flex_s8_add_params *)(w + 10), D4(22), p[2], N(26));
+#endif
+#if HAS(mul_s8)
     case FLEX_OP_S8_MUL:
         return flex_s8_mul(D4(0), p[0], N(4), D4(5), p[1], N(9),
                            (const flex_s8_mul_params *)(w + 10), D4(17), p[2], N(21));
+#endif
+#if HAS(avg_pool_s8)
     case FLEX_OP_S8_AVG_POOL2D:
+        return flex_s8_avg_pool2d(POOL_ARGS);
+#endif
+#if HAS(max_pool_s8)
     case FLEX_OP_S8_MAX_POOL2D:
-        return (op == FLEX_OP_S8_AVG_POOL2D ? flex_s8_avg_pool2d : flex_s8_max_pool2d)(
-            D4(0), p[0], N(4), WIN(5), w[15], w[16], D4(17), p[1], N(21));
+        return flex_s8_max_pool2d(POOL_ARGS);
+#endif
+#if HAS(mean_s8)
     case FLEX_OP_S8_MEAN:
         return flex_s8_mean(w[0], w[1], w[2], p[0], N(3), w[4], w[5], w[6], w[7], p[1], N(8));
+#endif
+#if HAS(softmax_s8)
     case FLEX_OP_S8_SOFTMAX:
         return flex_s8_softmax(w[0], w[1], p[0], N(2), w[3], w[4], w[5], p[1], N(6));
+#endif
+#if HAS(logistic_s8)
     case FLEX_OP_S8_LOGISTIC:
         return flex_s8_logistic(N(0), p[0], w[1], w[2], w[3], w[4], p[1]);
+#endif
+#if HAS(tanh_s8)
     case FLEX_OP_S8_TANH:
         return flex_s8_tanh(N(0), p[0], w[1], w[2], w[3], w[4], p[1]);
+#endif
+#if HAS(requantize_s8)
     case FLEX_OP_S8_REQUANTIZE:
         return flex_s8_requantize(N(0), p[0], w[1], w[2], w[3], w[4], p[1]);
+#endif
+#if HAS(pad_s8) || HAS(pad)
     case FLEX_OP_PAD:
         return flex_pad(w[0], D4(1), p[0], N(5), p[1], p[2], p[3], N(6));
+#endif
+#if HAS(concat_s8) || HAS(concat)
     case FLEX_OP_CONCAT:
         if (w[1] < 0 || w[2] < 0 || (size_t)w[2] > n_buffers ||
             (size_t)w[1] > n_buffers - (size_t)w[2])
             return FLEX_E_PARAM;
         return flex_concat(w[0], w[1], (const void *const *)(buffers + w[2]), p[0], w[3],
                            w[4], p[1], N(5));
-    default: /* FLEX_OP_COPY: the op was range-checked */
+#endif
+    case FLEX_OP_COPY:
         return copy_bytes(w[0], p[0], p[1]);
+    default: /* a step this build left out (the op was range-checked) */
+        return FLEX_E_PARAM;
     }
 }
 

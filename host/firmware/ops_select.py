@@ -1,0 +1,117 @@
+"""A firmware made for given models (`burn firmware build --ops-from MODEL.bst`): the kernels
+those models bind, and what that selection keeps of the flex C module (the cmake setting
+BURNFLEX_OPS) and of the frozen core (the burn.graph modules those kernels need). Kernels
+are named as in the op table (burn.graph.ops): conv_s8, softmax_f32, copy_s8, ..."""
+
+import ast
+import hashlib
+import posixpath
+
+from burn.bst import BstFile
+from burn.graph import ops as op_table
+from burn.host.firmware import FirmwareError
+
+# The frozen module that tells the board which kernels it has (burn.bst_ops reads it; a
+# firmware with every op has none).
+BUILT_MODULE = "_firmware_ops.py"
+_MAX_ARENA = 1 << 31
+
+
+def step_kernel(kind, dtype):
+    """The kernel an op of `kind` whose first input is `dtype` binds (burn.bst_ops' rule: an
+    op with one kernel always binds it; else int8 takes the _s8 twin, other types the
+    other); ValueError for a kind the op table lacks."""
+    for row in op_table.OPS:
+        if row[0] == kind:
+            names = row[3].split()
+            if len(names) == 1:
+                return names[0]
+            return next(n for n in names if n.endswith("_s8") == (dtype == "int8"))
+    raise ValueError("unknown op %r" % kind)
+
+
+def model_kernels(path):
+    """The set of kernels the .bst file at `path` binds; FirmwareError for a file that is
+    not a readable .bst model."""
+    try:
+        bst = BstFile(str(path), _MAX_ARENA)
+        try:
+            bst.parse()
+            return {step_kernel(op[0], bst.tensors[op[1][0]][1]) for op in bst.ops}
+        finally:
+            bst.close()
+    except OSError as e:
+        raise FirmwareError("cannot read %s: %s" % (path, e.strerror or e)) from None
+    except (ValueError, IndexError, KeyError) as e:
+        raise FirmwareError("%s is not a model burn can load: %s" % (path, e)) from None
+
+
+def kernels_of(paths):
+    """The sorted tuple of kernels the models at `paths` bind, together."""
+    kernels = set()
+    for path in paths:
+        kernels |= model_kernels(path)
+    return tuple(sorted(kernels))
+
+
+def label(kernels):
+    """A short stable name of a selection, for cache and file names."""
+    return hashlib.sha256(" ".join(kernels).encode()).hexdigest()[:8]
+
+
+def _graph_imports(core_dir, rel):
+    """The burn.graph modules (as graph/<name>.py) that core file `rel` imports, at any
+    depth of its code: by absolute or relative import statement, or by a literal
+    __import__("burn.graph.x")."""
+    tree = ast.parse((core_dir / rel).read_text(), rel)
+    package = ["burn"] + [p for p in posixpath.dirname(rel).split("/") if p]
+    modules = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1]) if node.level else ""
+            full = ".".join(p for p in (base, node.module) if p)
+            modules.append(full)
+            modules += [full + "." + a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            modules += [a.name for a in node.names]
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "__import__"
+              and node.args and isinstance(node.args[0], ast.Constant)):
+            modules.append(str(node.args[0].value))
+    return {"graph/%s.py" % m[len("burn.graph."):] for m in modules
+            if m.startswith("burn.graph.") and "." not in m[len("burn.graph."):]}
+
+
+def kept_core_files(core_dir, files, kernels):
+    """The subset of core `files` (paths relative to core/) a firmware with `kernels`
+    freezes: every file outside burn.graph, graph/__init__.py, the modules of the kernels,
+    and the burn.graph modules any of those import, transitively."""
+    graph = {f for f in files if posixpath.dirname(f) == "graph"
+             and f != "graph/__init__.py"}
+    keep = set(files) - graph
+    keep.update("graph/%s.py" % op_table.kernel_args(k)[0] for k in kernels)
+    todo = list(keep)
+    while todo:
+        for dep in _graph_imports(core_dir, todo.pop()) & graph:
+            if dep not in keep:
+                keep.add(dep)
+                todo.append(dep)
+    return [f for f in files if f in keep]
+
+
+_BUILT_TEXT = '''"""The kernels this firmware was built with (burn firmware build
+--ops-from), and the check burn.bst_ops makes before it binds one."""
+
+KERNELS = (%s)
+
+
+def check(step, kernel):
+    """Fail `step` when its kernel was left out of this firmware."""
+    if kernel not in KERNELS:
+        step.fail("this firmware was built without op %%s (kernel %%s); rebuild it with "
+                  "burn firmware build --ops-from and this model" %% (step.kind, kernel))
+'''
+
+
+def built_module_text(kernels):
+    """The source of burn._firmware_ops for a firmware with `kernels`."""
+    return _BUILT_TEXT % "".join("%r, " % k for k in kernels)

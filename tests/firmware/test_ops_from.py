@@ -1,0 +1,181 @@
+"""`burn firmware build --ops-from MODEL.bst`: the kernels a model binds, what the firmware
+keeps of the frozen core for them, the recipe and cache key of a selection, the board's
+error for a model with a left-out op (on the MicroPython unix port, with the frozen subset
+staged as the firmware stages it), and one real build for the MLPerf Tiny KWS model, run on
+the emulated RP2040 (cached by its inputs, like the full build)."""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+import burn
+from burn import bst_ops
+from burn.graph import ops as op_table
+from burn.host import mp_unix
+from burn.host.bst_writer import encode_bst
+from burn.host.cli import main
+from burn.host.firmware import FirmwareError, inputs, ops_select
+from burn.host.firmware.recipe import FLASH_BASE, load_recipe
+from burn.host.importers.tflite_import import import_tflite
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
+import flash_models
+from reference_models import model_path
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """small: conv, max pool, fully connected; wide: conv alone; kws: the MLPerf Tiny KWS
+    model (conv, depthwise conv, average pool, fully connected, softmax)."""
+    folder = tmp_path_factory.mktemp("models")
+    kws = folder / "kws.bst"
+    kws.write_bytes(encode_bst(import_tflite(model_path("kws_ref_model.tflite").read_bytes(),
+                                             tests=0)))
+    return {"small": Path(flash_models.small(folder / "small.bst")),
+            "wide": Path(flash_models.wide(folder / "wide.bst", 20)), "kws": kws}
+
+
+def test_the_kernels_of_a_model_are_those_the_runtime_checks(models, monkeypatch):
+    seen = set()
+    monkeypatch.setattr(bst_ops, "_check_built", lambda step, name: seen.add(name))
+    for path in models.values():
+        burn.load(str(path), variant="plain")
+    assert seen == set(ops_select.kernels_of(models.values()))
+    assert ops_select.kernels_of([models["kws"]]) == (
+        "avg_pool_s8", "conv_s8", "depthwise_conv_s8", "fully_connected_s8", "softmax_s8")
+
+
+def test_every_op_kind_maps_to_one_of_its_kernels():
+    for kind, _rule, _tflite, kernels in op_table.OPS:
+        for dtype in ("int8", "float32"):
+            name = ops_select.step_kernel(kind, dtype)
+            assert name in kernels.split()
+            assert op_table.kernel_args(name)  # its module is known
+    with pytest.raises(ValueError, match="unknown op"):
+        ops_select.step_kernel("fft", "int8")
+
+
+def test_the_frozen_core_keeps_the_kernels_modules_and_their_imports(models):
+    every = inputs.core_files()
+    kept = inputs.core_files(ops_select.kernels_of([models["kws"]]))
+    assert set(kept) < set(every)
+    assert {f for f in every if not f.startswith("graph/")} <= set(kept)
+    assert {"graph/s8_conv.py", "graph/s8_softmax.py", "graph/layout.py"} <= set(kept)
+    assert "graph/fixedpoint_math.py" in kept  # imported by s8_softmax (relative import)
+    assert not {"graph/f32_conv.py", "graph/s8_add.py", "graph/s8_tanh.py"} & set(kept)
+
+
+def test_the_selection_is_part_of_the_flavor_and_the_cache_key():
+    full = load_recipe("rp2040")
+    a = load_recipe("rp2040", ops=("softmax_s8", "conv_s8"))
+    b = load_recipe("rp2040", ops=("conv_s8",))
+    debug = load_recipe("rp2040", debug=True, ops=("conv_s8",))
+    assert a.ops == ("conv_s8", "softmax_s8")
+    assert full.flavor == "burn" and a.flavor.startswith("burn-ops-")
+    assert a.flavor != b.flavor and debug.flavor.startswith("burn-debug-ops-")
+    assert a.work_flavor == b.work_flavor == "burn-ops"
+    keys = {inputs.cache_key(r, "1.28.0", "gcc") for r in (full, a, b, debug)}
+    assert len(keys) == 4
+    with pytest.raises(FirmwareError, match="stock"):
+        load_recipe("rp2040", stock=True, ops=("conv_s8",))
+
+
+def test_a_file_that_is_no_model_is_refused_before_building(tmp_path, capsys):
+    bad = tmp_path / "bad.bst"
+    bad.write_bytes(b"not a model")
+    assert main(["firmware", "build", "--ops-from", str(bad)]) == 1
+    assert "bad.bst is not a model burn can load" in capsys.readouterr().err
+    assert main(["firmware", "build", "--ops-from", str(tmp_path / "none.bst")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+_LOAD_BOTH = """
+import burn
+m = burn.load(%r)
+print(repr(m.self_test()))
+try:
+    burn.load(%r)
+    print("loaded")
+except ValueError as e:
+    print(repr(str(e)))
+"""
+
+
+def test_the_staged_subset_runs_its_model_and_names_a_missing_op(tmp_path, models):
+    """The frozen core of a conv-only firmware, staged as the build stages it, on the unix
+    port: its model passes its self-test, a model with more ops is refused clearly."""
+    inputs.stage_core(tmp_path, ops_select.kernels_of([models["wide"]]))
+    assert not (tmp_path / "burn" / "graph" / "s8_pool.py").exists()
+    proc = mp_unix.run_code(_LOAD_BOTH % (str(models["wide"]), str(models["small"])),
+                            paths=[tmp_path], heap="2m")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    tests, refusal = [ast.literal_eval(x) for x in proc.stdout.strip().splitlines()[-2:]]
+    assert tests == 1  # wide's one reference test passes
+    assert "this firmware was built without op" in refusal and "--ops-from" in refusal
+
+
+_ON_BOARD = """
+import burn
+from array import array
+m = burn.load('/rom/kws.bst')
+out = list(m.run(array('b', bytes(%d))))
+try:
+    burn.load('/rom/small.bst')
+    refusal = None
+except ValueError as e:
+    refusal = str(e)
+print(repr((m.backend, m.info()['mode'], out, refusal)))
+"""
+
+
+def _flash_with_romfs(path, recipe, uf2, files):
+    """A flash image at `path` holding the firmware `uf2` and a ROMFS of `files` in the
+    recipe's ROMFS partition (what burn-flash would write there, without the slow link)."""
+    from burn.host import romfs
+    from burn.host.emulator import flash_image
+
+    flash_image.prepare(path, recipe.board, uf2)
+    data = bytearray(path.read_bytes())
+    rom = romfs.build_image({name: Path(f).read_bytes() for name, f in files.items()})
+    at = recipe.code_limit - FLASH_BASE
+    data[at:at + len(rom)] = rom
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
+    """One real build with the KWS model's kernels: its flex module within 24 KB, the model
+    runs on its flex kernels from ROMFS with the host's outputs, and a model with a left-out
+    op is refused by name."""
+    from burn.host import vendor
+    from burn.host.board_session import Emulated, open_board
+    from burn.host.emulator import EmulatorError
+    from burn.host.emulator.runtime import find_node
+    from burn.host.firmware import toolchain
+    from burn.host.firmware.build import build_firmware
+
+    try:
+        find_node()
+        vendor.bootrom()
+        toolchain.check_build_tools()
+        toolchain.find_toolchain()
+    except (EmulatorError, vendor.VendorError, FirmwareError) as e:
+        pytest.skip("no emulator or no Arm toolchain for firmware builds: %s" % e)
+    kernels = ops_select.kernels_of([models["kws"]])
+    built = build_firmware("rp2040", ops=kernels)
+    assert built.report["ops"] == list(kernels)
+    assert built.report["parts"]["flex_module"]["text"] < 24 * 1024
+    host = burn.load(str(models["kws"]))
+    size = 1
+    for d in host.info()["inputs"][0]["shape"]:
+        size *= d
+    image = _flash_with_romfs(tmp_path / "flash.img", load_recipe("rp2040", ops=kernels),
+                              built.uf2, {"kws.bst": models["kws"], "small.bst": models["small"]})
+    with open_board(emulated=Emulated(built.uf2, image)) as session:
+        backend, mode, out, refusal = ast.literal_eval(
+            session.link.exec(_ON_BOARD % size, timeout=120).strip().splitlines()[-1])
+    assert (backend, mode) == ("flex", "mapped")
+    assert out == list(host.run(bytes(size)))
+    assert "this firmware was built without op" in refusal
