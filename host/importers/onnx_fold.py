@@ -112,14 +112,33 @@ def constant(node):
     raise ONNXImportError("%s: no supported value attribute" % node.where())
 
 
+def _grown_shape(node, c):
+    """The output shape of the folds whose output may be larger than every input, known
+    before it is computed; None for the others."""
+    if node.op in ("Add", "Sub", "Mul", "Div"):
+        return np.broadcast_shapes(c[0].shape, c[1].shape)
+    if node.op == "Concat":
+        axis = node.attrs.get("axis", 0) % max(c[0].ndim, 1)
+        return c[0].shape[:axis] + (sum(x.shape[axis] for x in c),) + c[0].shape[axis + 1:]
+    if node.op == "Gather":
+        axis = node.attrs.get("axis", 0) % max(c[0].ndim, 1)
+        return c[0].shape[:axis] + c[1].shape + c[0].shape[axis + 1:]
+    return None
+
+
 def fold(node, consts):
     """The folded output of `node` over the constant inputs `consts` (None for an absent
-    optional input); a numpy failure becomes ONNXImportError naming the node."""
+    optional input); a numpy failure becomes ONNXImportError naming the node. An output
+    that would be too large is refused before it is allocated."""
     fn = FOLDS[node.op]
     try:
+        shape = _grown_shape(node, consts)
+        if shape is not None:
+            check_dims(node.where(), shape)
         with np.errstate(all="ignore"):
             out = np.asarray(fn(node, consts))
-    except (ValueError, IndexError, TypeError, KeyError, ZeroDivisionError, AxisError) as e:
+    except (ValueError, IndexError, TypeError, KeyError, AttributeError, ZeroDivisionError,
+            AxisError) as e:
         raise ONNXImportError("%s: cannot fold its constant inputs (%s)"
                               % (node.where(), e)) from None
     check_dims(node.where(), out.shape)

@@ -22,6 +22,7 @@ from .onnx_fold import FOLDS, constant, fold
 from .onnx_read import ONNXImportError
 
 LOWERED = {}  # ONNX op -> handler(builder, node)
+QDQ_OPS = ("QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul")
 
 
 def lowers(*ops):
@@ -185,8 +186,11 @@ class Builder:
         unsupported = [n for n in self.graph.nodes
                        if n.op not in LOWERED and n.op not in FOLDS]
         if unsupported:
-            raise ONNXImportError("unsupported ONNX ops in %d nodes: %s" % (
-                len(unsupported), ", ".join(n.where() for n in unsupported)))
+            qdq = any(n.op in QDQ_OPS for n in unsupported)
+            raise ONNXImportError("unsupported ONNX ops in %d nodes: %s%s" % (
+                len(unsupported), ", ".join(n.where() for n in unsupported),
+                "; quantized (QDQ) graphs are not supported: import the float model and "
+                "quantize it with burn export" if qdq else ""))
         name, _ = self.graph.inputs[0]
         self.values[name] = Var("x", sample)
         self.computed["x"] = sample

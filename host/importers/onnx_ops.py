@@ -6,6 +6,8 @@ import numpy as np
 from .onnx_lower import Var, lowers
 from .onnx_read import MAX_ACTIVATION, check_dims
 
+MAX_GATHER = 4096  # indices of a Gather on a computed value (one slice each in the code)
+
 
 def _pair(values, what, b):
     if values is None or len(values) != 2:
@@ -122,7 +124,11 @@ def matmul(b, node):
 
 def _binary(symbol):
     def lower(b, node):
-        b.emit("%s %s %s" % (b.operand(b.get(0)), symbol, b.operand(b.get(1))))
+        x, y = b.get(0), b.get(1)
+        if x is None or y is None:
+            b.fail("needs two inputs")
+        check_dims(node.where(), np.broadcast_shapes(x.shape, y.shape), MAX_ACTIVATION)
+        b.emit("%s %s %s" % (b.operand(x), symbol, b.operand(y)))
     return lower
 
 
@@ -357,8 +363,8 @@ def gather(b, node):
     """Gather of a computed value at constant indices -> indexing (a scalar index) or a
     concatenation of one-wide slices."""
     x, idx = b.var(0), b.const(1)
-    if idx is None or idx.ndim > 1:
-        b.fail("only constant scalar or 1-D indices are supported")
+    if idx is None or idx.ndim > 1 or idx.size > MAX_GATHER:
+        b.fail("only constant scalar or 1-D indices (at most %d) are supported" % MAX_GATHER)
     axis = node.attrs.get("axis", 0) % len(x.shape)
     size = x.shape[axis]
     if any(not -size <= int(i) < size for i in idx.reshape(-1)):

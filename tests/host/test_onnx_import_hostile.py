@@ -122,3 +122,25 @@ def test_cli_gives_one_line(tmp_path, capsys):
     assert err[-1].startswith("burn import: ") and "Erf" in err[-1]
     assert "Traceback" not in "".join(err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
+def test_broadcasts_that_would_explode_are_refused(tmp_path):
+    a = numpy_helper.from_array(np.ones((4096, 1), np.float32), "a")
+    b = numpy_helper.from_array(np.ones((1, 1 << 15), np.float32), "b")
+    nodes = [helper.make_node("Add", ["a", "b"], ["ab"]),  # folded: 2^27 elements
+             helper.make_node("Add", ["x", "ab"], ["y"])]
+    _import_error(tmp_path, _model(nodes, [a, b]), "more than")
+    s1 = numpy_helper.from_array(np.array([1, 4096, 1], np.int64), "s1")
+    s2 = numpy_helper.from_array(np.array([1, 1, 4096], np.int64), "s2")
+    nodes = [helper.make_node("Reshape", ["x", "s1"], ["c"]),
+             helper.make_node("Reshape", ["x", "s2"], ["r"]),
+             helper.make_node("Mul", ["c", "r"], ["y"])]  # computed: 2^24 elements
+    _import_error(tmp_path, _model(nodes, [s1, s2], shape=(1, 4096)), "more than")
+
+
+def test_qdq_graph_is_refused_with_a_hint(tmp_path):
+    s = numpy_helper.from_array(np.array(0.1, np.float32), "s")
+    z = numpy_helper.from_array(np.array(0, np.int8), "z")
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
+    _import_error(tmp_path, _model(nodes, [s, z]), r"in 2 nodes.*burn export")
