@@ -1,10 +1,12 @@
 """`burn import model.tflite -o model.bst`: convert a TFLite model to a `.bst` file;
-`burn import model.onnx -o model.py|model.bst`: see import_onnx.py."""
+`burn import model.onnx -o model.py|model.bst`: see import_onnx.py;
+`burn import model.pth|model.safetensors -o weights.safetensors`: see import_weights.py."""
 
 import argparse
 import sys
 from pathlib import Path
 
+from burn.host.cli import import_weights
 from burn.host.cli.labels_arg import HELP as LABELS_HELP
 from burn.host.cli.labels_arg import class_labels
 from burn.host.importers import MAX_TESTS
@@ -24,19 +26,22 @@ def _test_count(text):
 
 def register(subparsers):
     p = subparsers.add_parser(
-        "import", help="convert a TFLite or ONNX model to a .bst file (or ONNX to Python)",
+        "import", help="convert a TFLite or ONNX model to a .bst file (or ONNX to Python), "
+        "PyTorch or safetensors weights to a burn.nn state dict",
         description="Convert a TFLite model (int8 or float32) to a .bst file, or an ONNX "
         "model (opsets 13-21) to a Python module using burn.nn (-o model.py, with "
         "model.npz) or to a float32 .bst file (-o model.bst). The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
         "error nothing is written. Reference tests come from the TFLM interpreter, run in "
         "a child process with a time and a memory limit.")
-    p.add_argument("model", help="the .tflite or .onnx file")
-    p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst)")
+    p.add_argument("model", help="the .tflite, .onnx, .pt, .pth or .safetensors file")
+    p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst; "
+                   ".safetensors for weights)")
     p.add_argument("--tests", type=_test_count, default=4, metavar="N",
                    help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
                    "0 skips TFLM)" % MAX_TESTS)
     p.add_argument("--labels", metavar="A,B,...|FILE", help=LABELS_HELP)
+    import_weights.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -45,6 +50,8 @@ def run(args):
     if Path(args.model).suffix.lower() == ".onnx":
         from burn.host.cli.import_onnx import run_onnx
         return run_onnx(args)
+    if Path(args.model).suffix.lower() in import_weights.SUFFIXES:
+        return import_weights.run_weights(args)
     import burn
     from burn.host.bst_writer import write_bst
     from burn.host.importers.tflite_import import import_tflite

@@ -42,7 +42,9 @@ class LoadReport:
         return "\n".join(lines)
 
 
-def _compiled(remap):
+def compile_remap(remap):
+    """[(compiled pattern, replacement)] of (regex, replacement) pairs; ValueError for a
+    bad pair or pattern."""
     rules = []
     for rule in remap:
         if not (isinstance(rule, (tuple, list)) and len(rule) == 2):
@@ -86,7 +88,7 @@ def close_gaps(names, model_names):
 
 
 def _renamed(state, model_keys, remap, gaps):
-    rules = _compiled(remap)
+    rules = compile_remap(remap)
     names = {k: k for k in state}
     if names and all(k.startswith("module.") for k in names) and not any(
             k.startswith("module.") for k in model_keys):

@@ -201,7 +201,7 @@ EVIL = [(payload, zip_format) for payload in (_System, _Eval) for zip_format in 
 @pytest.fixture(scope="module")
 def evil_files(tmp_path_factory):
     """{(payload, zip_format): (file, marker)}: hostile checkpoints, each shown to run its
-    command under an unrestricted torch.load (one child process for all), markers removed."""
+    command under an unrestricted torch.load, the markers then removed."""
     folder = tmp_path_factory.mktemp("evil")
     made = {}
     for payload, zip_format in EVIL:
@@ -210,10 +210,8 @@ def evil_files(tmp_path_factory):
         torch.save({"fc.weight": torch.ones(2), "x": payload(str(marker))}, path,
                    _use_new_zipfile_serialization=zip_format)
         made[payload, zip_format] = (path, marker)
-    subprocess.run([sys.executable, "-c", "import sys, torch\nfor p in sys.argv[1:]:\n"
-                    "    torch.load(p, weights_only=False)"] +
-                   [str(p) for p, _ in made.values()], capture_output=True, timeout=120,
-                   check=False)
+    for path, _ in made.values():
+        torch.load(path, weights_only=False)
     for _, marker in made.values():
         assert marker.exists()  # the file is truly hostile
         marker.unlink()
@@ -248,3 +246,32 @@ def test_the_mutation_fuzz_ends_every_case_cleanly(files):
     assert counts["traceback"] == 0 and counts["hang"] == 0, proc.stderr[-3000:]
     assert counts["read"] + counts["clean"] == 300 and counts["clean"] > 200
     assert counts["seconds"] < 10
+
+
+def _burn_import(*argv):
+    return subprocess.run([sys.executable, "-c", "import sys; from burn.host.cli import main; "
+                           "sys.exit(main())", "import", *map(str, argv)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_cli_loads_a_checkpoint_into_the_model_and_writes_safetensors(files, tmp_path):
+    out = tmp_path / "cnn.safetensors"
+    proc = _burn_import(files[0] / "cnn_legacy.pt", "--model",
+                        os.path.join(SCRIPTS, "imported_models.py") + ":burn_cnn", "-o", out,
+                        "--strict")
+    assert proc.returncode == 0, proc.stderr
+    assert "applied 11 tensors, 0 missing, 0 unexpected" in proc.stderr
+    assert "5.weight -> 4.weight" in proc.stderr and "wrote %s" % out in proc.stdout
+    from burn.host.importers import safetensors_file
+
+    state, meta = safetensors_file.read(out)
+    assert "4.weight" in state and meta == {"source": "cnn_legacy.pt"}
+    np.testing.assert_array_equal(state["7.bias"], tc.read(files[0] / "cnn.pt")["8.bias"])
+
+
+def test_cli_refuses_a_hostile_checkpoint_in_one_line(evil_files, tmp_path):
+    path, marker = evil_files[_System, True]
+    proc = _burn_import(path, "-o", tmp_path / "w.safetensors", "--remap", "^x=y")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "refused: the pickle asks for the global posix.system" in proc.stderr
+    assert not marker.exists() and not (tmp_path / "w.safetensors").exists()
