@@ -74,14 +74,17 @@ def check_dims(what, dims, limit=MAX_ELEMENTS):
 
 
 def _parse(data):
-    import onnx
-    from google.protobuf.message import DecodeError
+    try:
+        import onnx
+    except ImportError:
+        raise ONNXImportError("reading ONNX needs the onnx package: pip install "
+                              "'onnx>=1.16' (part of burn's host extra)") from None
     if len(data) > MAX_FILE:
         raise ONNXImportError("the file is larger than %d bytes" % MAX_FILE)
     model = onnx.ModelProto()
     try:
         model.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as e:
+    except Exception as e:  # protobuf's DecodeError and whatever its C parser raises
         raise ONNXImportError("malformed ONNX protobuf: %s" % e) from None
     if not model.HasField("graph") or not model.graph.output:
         raise ONNXImportError("malformed ONNX model: no graph or no graph output")
