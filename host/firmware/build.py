@@ -172,10 +172,18 @@ def _configure_argv(recipe, tree, work):
                  "-DMICROPY_FROZEN_MANIFEST=%s" % recipe.manifest,
                  "-DMICROPY_MANIFEST_BURN_FROZEN=%s" % stage,
                  "-DUSER_C_MODULES=" + module,
-                 "-DBURNFLEX_OPS=" + ";".join(recipe.ops or ()),
+                 "-DBURNFLEX_OPS=" + _cmake_ops(recipe.ops),
                  "-DBURN_FS_BYTES=%d" % board.fs_bytes,
                  "-DBURN_ROMFS_BYTES=%d" % board.romfs_bytes]
     return argv
+
+
+def _cmake_ops(ops):
+    """The BURNFLEX_OPS setting of kernels `ops`: empty keeps every kernel, so a selection
+    of none is spelled by a name that matches no kernel."""
+    if ops is None:
+        return ""
+    return ";".join(ops) or "none"
 
 
 def _run(argv, log, log_path, picotool, on_percent=None):

@@ -82,6 +82,14 @@ def test_the_selection_is_part_of_the_flavor_and_the_cache_key():
         load_recipe("rp2040", stock=True, ops=("conv_s8",))
 
 
+def test_cmake_gets_the_kernels_and_an_empty_selection_keeps_none():
+    from burn.host.firmware.build import _cmake_ops
+
+    assert _cmake_ops(None) == ""  # every kernel
+    assert _cmake_ops(("conv_s8", "softmax_s8")) == "conv_s8;softmax_s8"
+    assert _cmake_ops(()) == "none"
+
+
 def test_a_file_that_is_no_model_is_refused_before_building(tmp_path, capsys):
     bad = tmp_path / "bad.bst"
     bad.write_bytes(b"not a model")
@@ -126,7 +134,14 @@ try:
     refusal = None
 except ValueError as e:
     refusal = str(e)
-print(repr((m.backend, m.info()['mode'], out, refusal)))
+import burnflex
+gone = [n for n in ('add_s8', 'mean_s8', 'max_pool_s8') if hasattr(burnflex, n)]
+try:
+    import burn.graph.s8_add
+    gone.append('burn.graph.s8_add')
+except ImportError:
+    pass
+print(repr((m.backend, m.info()['mode'], out, refusal, gone)))
 """
 
 
@@ -174,8 +189,9 @@ def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
     image = _flash_with_romfs(tmp_path / "flash.img", load_recipe("rp2040", ops=kernels),
                               built.uf2, {"kws.bst": models["kws"], "small.bst": models["small"]})
     with open_board(emulated=Emulated(built.uf2, image)) as session:
-        backend, mode, out, refusal = ast.literal_eval(
+        backend, mode, out, refusal, kept_anyway = ast.literal_eval(
             session.link.exec(_ON_BOARD % size, timeout=120).strip().splitlines()[-1])
     assert (backend, mode) == ("flex", "mapped")
     assert out == list(host.run(bytes(size)))
     assert "this firmware was built without op" in refusal
+    assert kept_anyway == []  # neither their bindings nor their Python kernels are in
