@@ -275,3 +275,45 @@ def test_cli_refuses_a_hostile_checkpoint_in_one_line(evil_files, tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "refused: the pickle asks for the global posix.system" in proc.stderr
     assert not marker.exists() and not (tmp_path / "w.safetensors").exists()
+
+
+def _ops(value):
+    """The pickle opcodes that push `value` (protocol 2, without header and STOP)."""
+    import pickle
+
+    return pickle.dumps(value, protocol=2)[2:-1]
+
+
+def _crafted(path, size, stride, offset=0, numel=4, stored=16):
+    """A zip checkpoint holding one tensor "w" with the given view of a FloatStorage of
+    `numel` elements, whose member holds `stored` bytes."""
+    import zipfile
+
+    pkl = (b"\x80\x02}(X\x01\x00\x00\x00wctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00"
+           b"\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpu" +
+           _ops(numel) + b"tQ" + _ops(offset) + _ops(tuple(size)) + _ops(tuple(stride)) +
+           b"\x89ccollections\nOrderedDict\n)RtRu.")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("w/data.pkl", pkl)
+        z.writestr("w/data/0", b"\0" * stored)
+    return path
+
+
+def test_a_crafted_checkpoint_reads_when_it_is_sound(tmp_path):
+    got = tc.read(_crafted(tmp_path / "ok.pt", (2, 2), (1, 2)))
+    assert got["w"].shape == (2, 2) and not got["w"].flags.writeable
+
+
+@pytest.mark.parametrize("view,message", [
+    ({"size": (2 ** 40, 2 ** 40), "stride": (1, 1)}, "reaches element"),
+    ({"size": (10 ** 6, 10 ** 6), "stride": (0, 0)}, "over a storage of 4 elements"),
+    ({"size": (2, 2), "stride": (1, 2), "offset": 1}, "reaches element 4 of a storage of 4"),
+    ({"size": (2, -2), "stride": (1, 1)}, "not a non-negative int"),
+    ({"size": (2,), "stride": (1, 1)}, "but stride"),
+    ({"size": (1,) * 65, "stride": (1,) * 65}, "at most 64"),
+    ({"size": (4,), "stride": (1,), "numel": 2 ** 50}, "needs 4503599627370496"),
+    ({"size": (4,), "stride": (1,), "stored": 8}, "8 bytes, needs 16"),
+])
+def test_absurd_shapes_and_storages_are_refused_before_allocation(tmp_path, view, message):
+    with pytest.raises(CheckpointError, match=message):
+        tc.read(_crafted(tmp_path / "bad.pt", **view))
