@@ -132,7 +132,7 @@ def read_bytes(data):
     try:
         if data[:4] == b"PK\x03\x04":
             obj, storages = _read_zip(data)
-        elif data[:2] == b"\x80\x02":
+        elif data[:1] == b"\x80":  # a pickle's PROTO opcode
             obj, storages = _read_legacy(data)
         elif data[257:262] == b"ustar":
             raise CheckpointError("the tar format of PyTorch before 0.4 is not supported")

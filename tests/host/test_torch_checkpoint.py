@@ -129,8 +129,9 @@ def test_views_dtypes_and_parameters_come_out_as_torch_saved_them(tmp_path):
     saved = {"transposed": t.t(), "slice": t[1:, 2:], "param": torch.nn.Parameter(t[0]),
              "half": t.half(), "bf16": t.bfloat16(), "long": torch.arange(5),
              "flag": torch.tensor([True, False]), "empty": torch.zeros(0, 3)}
-    for fmt in (True, False):
-        torch.save(saved, tmp_path / "v.pt", _use_new_zipfile_serialization=fmt)
+    for fmt, protocol in ((True, 2), (False, 2), (True, 4), (False, 4)):
+        torch.save(saved, tmp_path / "v.pt", _use_new_zipfile_serialization=fmt,
+                   pickle_protocol=protocol)
         got = tc.read(tmp_path / "v.pt")
         for k, v in saved.items():
             np.testing.assert_array_equal(got[k], v.detach().float().numpy()
