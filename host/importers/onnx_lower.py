@@ -183,8 +183,7 @@ class Builder:
     # -- the whole graph ----------------------------------------------------------------
     def run(self, sample):
         """Lower every node; `sample` is the input tensor (batch 1)."""
-        unsupported = [n for n in self.graph.nodes
-                       if n.op not in LOWERED and n.op not in FOLDS]
+        unsupported = _unsupported(self.graph)
         if unsupported:
             qdq = any(n.op in QDQ_OPS for n in unsupported)
             raise ONNXImportError("unsupported ONNX ops in %d nodes: %s%s" % (
@@ -224,6 +223,20 @@ class Builder:
         if node.op not in LOWERED:
             self.fail("only constant inputs are supported")
         LOWERED[node.op](self, node)
+
+
+def _unsupported(graph):
+    """The nodes no handler converts: unknown ops, and ops that only fold (Cast, Expand,
+    ...) with an input computed from the graph input."""
+    computed = {graph.inputs[0][0]}
+    found = []
+    for n in graph.nodes:
+        dynamic = n.op != "Shape" and any(v in computed for v in n.inputs)
+        if dynamic:
+            computed.update(n.outputs)
+        if n.op not in LOWERED and (n.op not in FOLDS or dynamic):
+            found.append(n)
+    return found
 
 
 def sample_output(builder):
