@@ -147,3 +147,11 @@ def test_qdq_graph_is_refused_with_a_hint(tmp_path):
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
     _import_error(tmp_path, _model(nodes, [s, z]), r"in 2 nodes.*burn export")
+
+
+def test_missing_onnx_package_is_one_clear_error(tmp_path, monkeypatch):
+    path = tmp_path / "m.onnx"
+    path.write_bytes(_model([helper.make_node("Relu", ["x"], ["y"])]).SerializeToString())
+    monkeypatch.setitem(__import__("sys").modules, "onnx", None)  # `import onnx` now fails
+    with pytest.raises(ONNXImportError, match="needs the onnx package"):
+        import_onnx(path)
