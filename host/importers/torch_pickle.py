@@ -212,9 +212,10 @@ def unpickle_bytes(data, storage=None):
 def _view(pending, arrays):
     ref, offset, size, stride, dtype = pending
     base = arrays[ref[0]]
-    if dtype is not None:  # an untyped (byte) storage read as `dtype`
-        n = base.size // dtype.dtype.itemsize
-        base = base[:n * dtype.dtype.itemsize].view(dtype.dtype)
+    if dtype is not None:  # the storage's bytes read as `dtype` (an untyped storage)
+        raw = base.view(np.uint8)
+        n = raw.size // dtype.dtype.itemsize
+        base = raw[:n * dtype.dtype.itemsize].view(dtype.dtype)
     numel = 1
     for s in size:
         numel *= s

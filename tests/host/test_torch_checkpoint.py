@@ -318,3 +318,16 @@ def test_a_crafted_checkpoint_reads_when_it_is_sound(tmp_path):
 def test_absurd_shapes_and_storages_are_refused_before_allocation(tmp_path, view, message):
     with pytest.raises(CheckpointError, match=message):
         tc.read(_crafted(tmp_path / "bad.pt", **view))
+
+
+def test_rebuild_tensor_v3_reads_the_storage_bytes_as_its_dtype(tmp_path):
+    import zipfile
+
+    pkl = (b"\x80\x02}(X\x01\x00\x00\x00wctorch._utils\n_rebuild_tensor_v3\n((X\x07\x00\x00"
+           b"\x00storagectorch\nUntypedStorage\nX\x01\x00\x00\x000X\x03\x00\x00\x00cpu" +
+           _ops(8) + b"tQ" + _ops(1) + _ops((1,)) + _ops((1,)) +
+           b"\x89ccollections\nOrderedDict\n)Rctorch\nfloat32\ntRu.")
+    with zipfile.ZipFile(tmp_path / "v3.pt", "w") as z:
+        z.writestr("w/data.pkl", pkl)
+        z.writestr("w/data/0", np.array([1.5, -2.0], np.float32).tobytes())
+    assert tc.read(tmp_path / "v3.pt")["w"].tolist() == [-2.0]
