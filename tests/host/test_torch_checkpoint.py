@@ -331,3 +331,16 @@ def test_rebuild_tensor_v3_reads_the_storage_bytes_as_its_dtype(tmp_path):
         z.writestr("w/data.pkl", pkl)
         z.writestr("w/data/0", np.array([1.5, -2.0], np.float32).tobytes())
     assert tc.read(tmp_path / "v3.pt")["w"].tolist() == [-2.0]
+
+
+def test_cli_without_a_model_converts_the_state_dict_with_its_remaps(files, tmp_path, capsys):
+    from burn.host.cli import main
+    from burn.host.importers import safetensors_file
+
+    out = tmp_path / "mlp.safetensors"
+    assert main(["import", str(files[0] / "mlp.pth"), "-o", str(out),
+                 "--remap", r"^fc(\d)\.=layer\1."]) == 0
+    state, _ = safetensors_file.read(out)
+    assert sorted(state) == ["layer1.bias", "layer1.weight", "layer2.bias", "layer2.weight"]
+    assert main(["import", str(files[0] / "mlp.pth"), "-o", str(out), "--remap", r"^fc\d\.="]) == 1
+    assert "two keys become" in capsys.readouterr().err
