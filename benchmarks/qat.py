@@ -23,8 +23,9 @@ still allocates the exported .tflite and runs it, found by bisection to 16 bytes
 the activations plus TFLM's own per-tensor and per-op records (quantization multipliers,
 scratch buffers).
 
---data synthetic (resnet8 only) trains on random 32x32x3 images labelled by a fixed random
-linear teacher instead of upscaled digits (burn.host.data.zoo_data, as `burn train`).
+--data synthetic (resnet8 only) trains on 32x32x3 images made of one fixed random pattern
+per class under strong noise instead of upscaled digits (burn.host.data.zoo_data, as
+`burn train`).
 """
 
 import argparse

@@ -15,8 +15,8 @@ Data (--data) comes in each model's input shape, 10 classes, split 0.8/0.2 with 
              repeated, gray in all channels), ds_cnn 49x10x1 (rows and columns stretched
              like an MFCC map), autoencoder 640 features (the 64 pixels tiled ten times;
              it learns to reproduce them)
-  synthetic  random inputs labelled by a fixed random linear rule: the right shape and a
-             learnable task, nothing more
+  synthetic  one fixed random pattern per class under strong Gaussian noise: the right
+             shape and a learnable task, nothing more
 --limit N keeps N training samples (and N/4 validation samples) for a quick run.
 
 --export FILE.bst or FILE.tflite ends the run with an int8 export of the best epoch:

@@ -70,3 +70,22 @@ def test_help_explains_the_data_and_the_comparison(capsys):
         burn_main(["train", "--help"])
     text = capsys.readouterr().out
     assert "synthetic" in text and "quantization.png" in text and "49x10x1" in text
+
+
+@pytest.mark.parametrize("source", ["digits", "synthetic"])
+def test_zoo_data_has_each_models_shape(source):
+    from burn.host.zoo import INPUT_SHAPES
+
+    for name in ("resnet8", "ds_cnn", "autoencoder"):
+        train, valid = zoo_data(name, source, 8)
+        assert train.x.shape == (8,) + INPUT_SHAPES[name] and len(valid) == 2
+        assert train.x.dtype == np.float32
+        if name == "autoencoder":
+            np.testing.assert_array_equal(train.x, train.y)
+        else:
+            assert train.y.dtype == np.int64 and set(train.y) <= set(range(10))
+    if source == "digits":  # the same digit pixels, stretched to 49x10 and to 32x32
+        kws = zoo_data("ds_cnn", "digits", 8)[0].x[:, 0]
+        r8 = zoo_data("resnet8", "digits", 8)[0].x
+        rows, cols = np.arange(49) * 8 // 49, np.arange(10) * 8 // 10
+        np.testing.assert_array_equal(kws, r8[:, 0][:, 4 * rows][:, :, 4 * cols])
