@@ -131,12 +131,13 @@ def _refusal(module, name):
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, storage):
+    def __init__(self, file, storage, allowed):
         super().__init__(file)
         self._storage = storage
+        self._allowed = allowed
 
     def find_class(self, module, name):
-        found = _ALLOWED.get((module, name))
+        found = self._allowed.get((module, name))
         if found is None:
             raise CheckpointError(_refusal(module, name))
         return found
@@ -188,15 +189,16 @@ _MALFORMED = (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError,
               struct.error)
 
 
-def unpickle(file, storage=None):
+def unpickle(file, storage=None, allowed=None):
     """The object of one pickle read from the binary `file` (left just past it).
 
     `storage(kind, key, numel)` is called for each storage the pickle names and returns a
-    StorageRef; without it a storage is an error. Raises CheckpointError for a refused
-    global or a malformed pickle."""
+    StorageRef; without it a storage is an error. `allowed` maps (module, name) to the
+    stand-in of each admitted global (default: PyTorch's tensor-rebuilding ones). Raises
+    CheckpointError for a refused global or a malformed pickle."""
     try:
         _prescan(file)
-        return _Unpickler(file, storage).load()
+        return _Unpickler(file, storage, _ALLOWED if allowed is None else allowed).load()
     except CheckpointError:
         raise
     except _MALFORMED as e:

@@ -7,9 +7,11 @@ flushed to disk, then renamed, so a process killed at any moment leaves either t
 files or the complete new one. Loading skips files that fail to read and falls back to the
 newest good one (the Learner refuses to resume when none can be read). Checkpoints of
 older versions were pickles, which can run code when loaded: they are refused, and
-`python -m burn.host.train.checkpoint --trust OLD.ckpt` converts one that you trust.
+`python -m burn.host.train.checkpoint --trust OLD.ckpt` converts one through a restricted
+loader that admits only numpy arrays and plain data, so a hostile file runs nothing.
 """
 
+import collections
 import io
 import json
 import os
@@ -98,8 +100,8 @@ def decode(data):
     """The payload of checkpoint bytes; ValueError for anything else (a pickle included:
     it is refused, never loaded)."""
     if data[:1] == b"\x80":
-        raise ValueError(_PICKLE + "; convert a checkpoint you trust with `python -m "
-                         "burn.host.train.checkpoint --trust FILE`")
+        raise ValueError(_PICKLE + "; convert it with `python -m burn.host.train.checkpoint "
+                         "--trust FILE` (a restricted loader: numpy arrays and plain data)")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             doc = json.loads(z.read(_JSON))
@@ -193,13 +195,53 @@ def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
     }
 
 
+_NDARRAY = object()  # what the pickle's `numpy.ndarray` stands for: never called
+
+
+def _array(cls, shape, dtype):
+    """numpy's `_reconstruct(ndarray, (0,), dtype)`: an empty array that the pickle's state
+    then fills, with numpy checking the data's length against the shape it gives."""
+    if cls is not _NDARRAY or tuple(shape) != (0,):
+        raise ValueError("refused: a pickled array rebuilt in a way numpy never writes")
+    return np.ndarray((0,), _dtype(dtype))
+
+
+def _dtype(*args):
+    dtype = np.dtype(*args)
+    if dtype.hasobject:
+        raise ValueError("refused: a numpy array of Python objects")
+    return dtype
+
+
+def _latin1(text, encoding):
+    """Protocol 2's spelling of bytes: `_codecs.encode(str, 'latin1')`, and nothing else."""
+    if not isinstance(text, str) or encoding != "latin1":
+        raise ValueError("refused: _codecs.encode used for anything but bytes")
+    return text.encode("latin1")
+
+
+def _scalar(dtype, data):
+    return np.frombuffer(data, _dtype(dtype), count=1)[0]
+
+
+# What a pickled checkpoint of an older burn holds besides plain data: numpy arrays and
+# scalars (numpy 1 and 2 name their reconstructors differently), OrderedDicts and, in
+# protocol 2, bytes.
+_OLD_CHECKPOINT_GLOBALS = {("collections", "OrderedDict"): collections.OrderedDict,
+                           ("_codecs", "encode"): _latin1,
+                           ("numpy", "ndarray"): _NDARRAY, ("numpy", "dtype"): _dtype}
+for _core in ("numpy.core.multiarray", "numpy._core.multiarray"):
+    _OLD_CHECKPOINT_GLOBALS.update({(_core, "_reconstruct"): _array, (_core, "scalar"): _scalar})
+
+
 def convert_trusted_pickle(path, out=None):
-    """Rewrite an older, pickled checkpoint that you trust in the data-only format. Loading
-    a pickle can run any code it holds: call this only on files you made yourself."""
-    import pickle
+    """Rewrite an older, pickled checkpoint in the data-only format. The pickle is read by a
+    restricted loader that admits only numpy arrays, numpy scalars and plain data, so a
+    file that tries to run code is refused (ValueError) and nothing runs."""
+    from burn.host.importers.torch_pickle import unpickle
 
     with open(path, "rb") as f:
-        payload = pickle.load(f)  # the caller vouches for this file (--trust)
+        payload = unpickle(f, allowed=_OLD_CHECKPOINT_GLOBALS)
     write_atomic(out or path, payload)
 
 
@@ -208,11 +250,15 @@ def main(argv=None):
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] != "--trust" or len(args) not in (2, 3):
         print("usage: python -m burn.host.train.checkpoint --trust OLD.ckpt [NEW.ckpt]\n"
-              "Converts a pickled checkpoint of an older burn to the data-only format. "
-              "Loading a pickle can run code: only convert files you made yourself.",
+              "Converts a pickled checkpoint of an older burn to the data-only format. The "
+              "pickle is read by a loader that admits only numpy arrays and plain data.",
               file=sys.stderr)
         return 2
-    convert_trusted_pickle(*args[1:])
+    try:
+        convert_trusted_pickle(*args[1:])
+    except (OSError, ValueError) as e:
+        print("error: %s: %s" % (args[1], e), file=sys.stderr)
+        return 1
     print("converted %s" % (args[-1]))
     return 0
 

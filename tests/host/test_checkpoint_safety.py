@@ -1,7 +1,9 @@
 """Checkpoints are data only: a pickled checkpoint that would run a command is refused by
 `burn export` and by `Learner.fit(resume=True)`, and nothing runs; a checkpoint round trips
-every kind of value the Learner stores; a trusted old pickle converts."""
+every kind of value the Learner stores; an old pickle converts through a loader that runs
+nothing but numpy arrays and plain data."""
 
+import collections
 import os
 import pickle
 import subprocess
@@ -72,6 +74,31 @@ def test_a_trusted_pickle_converts(tmp_path):
     assert checkpoint.main(["--trust", str(old)]) == 0
     assert checkpoint.read(str(old))["epoch"] == 2
     assert checkpoint.main([str(old)]) == 2  # without --trust: usage, nothing loaded
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_old_pickles_convert_with_arrays_scalars_and_ordered_dicts(tmp_path, protocol):
+    old = tmp_path / "old.ckpt"
+    weights = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    payload = {"model": collections.OrderedDict(w=weights), "steps": np.int64(7),
+               "lr": np.float32(0.5), "history": [{"loss": 1.5}]}
+    old.write_bytes(pickle.dumps(payload, protocol=protocol))
+    assert checkpoint.main(["--trust", str(old)]) == 0
+    back = checkpoint.read(str(old))
+    assert np.array_equal(back["model"]["w"], weights) and back["model"]["w"].dtype == np.float32
+    assert back["steps"] == 7 and back["lr"] == 0.5 and back["history"] == [{"loss": 1.5}]
+
+
+@pytest.mark.parametrize("hostile", ["command", "object array"])
+def test_converting_a_hostile_pickle_runs_nothing(tmp_path, capsys, hostile):
+    marker = tmp_path / "ran"
+    old = _evil_checkpoint(tmp_path, marker)
+    if hostile == "object array":
+        old.write_bytes(pickle.dumps({"model": np.array([1, "x"], dtype=object)}))
+    assert checkpoint.main(["--trust", str(old)]) == 1
+    assert "refused" in capsys.readouterr().err
+    assert not marker.exists()
+    assert old.read_bytes()[:1] == b"\x80"  # left as it was
 
 
 @pytest.mark.parametrize("seed", range(3))
