@@ -70,55 +70,65 @@ def mutate(data, structure, seed, case):
     return bytes(out)
 
 
-def _run_case(parser, data, tests, folder):
-    """(outcome, detail) of importing `data` through the `burn import` command."""
-    import burn
-
-    src = Path(folder) / "m.tflite"
-    out = Path(folder) / "m.bst"
+def run_import(parser, data, folder, source, output, extra, check):
+    """(outcome, detail) of `burn import SOURCE -o OUTPUT EXTRA...` with `data` as the
+    source file, in `folder`. `check(out)` raises when a written file is wrong and returns
+    the names of the files the import should have left."""
+    src = Path(folder) / source
+    out = Path(folder) / output
     src.write_bytes(data)
     err = io.StringIO()
     try:
         with redirect_stderr(err):
-            args = parser.parse_args(["import", str(src), "-o", str(out), "--tests",
-                                      str(tests)])
+            args = parser.parse_args(["import", str(src), "-o", str(out), *extra])
             rc = args.run(args)
     except BaseException as e:  # any escape is what this fuzz counts
         return "traceback", "%s: %s" % (type(e).__name__, str(e)[:200])
-    left = sorted(p.name for p in Path(folder).iterdir() if p.name != "m.tflite")
+    left = sorted(p.name for p in Path(folder).iterdir() if p.name != source)
     lines = [ln for ln in err.getvalue().splitlines() if not ln.startswith("  ")]
     if "Traceback" in err.getvalue():
         return "traceback", err.getvalue()[-300:]
     if rc == 0:
         try:
-            burn.load(str(out))
+            wanted = check(out)
         except Exception as e:  # the check reports every failure
-            return "traceback", "written .bst rejected: %s: %s" % (type(e).__name__, e)
-        out.unlink()
-        if left != ["m.bst"]:
-            return "traceback", "files left: %s" % left
-        return "bst", ""
+            return "traceback", "written file rejected: %s: %s" % (type(e).__name__, e)
+        return ("bst", "") if left == wanted else ("traceback", "files left: %s" % left)
     if rc != 1 or left or len(lines) != 1 or not lines[0].startswith("burn import: "):
         return "traceback", "rc %r, files %s, stderr %r" % (rc, left, err.getvalue()[-300:])
     return "error", lines[0][:300]
 
 
-def child(args):
-    """Loop over cases [first, cases), printing BEGIN/END lines for the watching parent."""
+def check_bst(out):
+    """A written .bst must load."""
+    import burn
+
+    burn.load(str(out))
+    return [out.name]
+
+
+def child(args, positions=None, run_case=None):
+    """Loop over cases [first, cases), printing BEGIN/END lines for the watching parent.
+    `positions(data)` and `run_case(parser, data, case, folder)` default to this file's
+    .tflite ones."""
     from burn.host.cli import build_parser
+
+    def tflite_case(parser, data, case, folder):
+        tests = 1 if args.tflm_every and case % args.tflm_every == 0 else 0
+        return run_import(parser, data, folder, "m.tflite", "m.bst", ["--tests", str(tests)],
+                          check_bst)
 
     # The protocol gets its own copy of stdout; what the command prints goes nowhere.
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
     data = Path(args.model).read_bytes()
-    structure = structure_positions(data)
+    structure = (positions or structure_positions)(data)
     parser = build_parser()
     with tempfile.TemporaryDirectory() as folder:
         for case in range(args.first, args.cases):
             print("BEGIN %d" % case, file=proto, flush=True)
-            tests = 1 if args.tflm_every and case % args.tflm_every == 0 else 0
-            outcome, detail = _run_case(parser, mutate(data, structure, args.seed, case),
-                                        tests, folder)
+            outcome, detail = (run_case or tflite_case)(
+                parser, mutate(data, structure, args.seed, case), case, folder)
             for p in Path(folder).iterdir():
                 p.unlink()
             print("END %d %s" % (case, json.dumps([outcome, detail])), file=proto, flush=True)

@@ -11,15 +11,9 @@ tests/importer_fuzz.py (`fuzz(..., script=this file)`).
 """
 
 import argparse
-import io
-import json
-import os
 import sys
-import tempfile
-from contextlib import redirect_stderr
-from pathlib import Path
 
-from importer_fuzz import fuzz, mutate
+from importer_fuzz import check_bst, child, fuzz, run_import
 
 
 def structure_positions(data):
@@ -35,55 +29,16 @@ def structure_positions(data):
 
 
 def _run_case(parser, data, case, folder):
-    """(outcome, detail) of importing `data` through the `burn import` command."""
-    import burn
-
-    src = Path(folder) / "m.onnx"
-    out = Path(folder) / ("m.py" if case % 2 else "m.bst")
-    src.write_bytes(data)
-    err = io.StringIO()
-    try:
-        with redirect_stderr(err):
-            args = parser.parse_args(["import", str(src), "-o", str(out), "--tests", "0"])
-            rc = args.run(args)
-    except BaseException as e:  # any escape is what this fuzz counts
-        return "traceback", "%s: %s" % (type(e).__name__, str(e)[:200])
-    left = sorted(p.name for p in Path(folder).iterdir() if p.name != "m.onnx")
-    lines = [ln for ln in err.getvalue().splitlines() if not ln.startswith("  ")]
-    if "Traceback" in err.getvalue():
-        return "traceback", err.getvalue()[-300:]
-    if rc == 0:
-        try:
-            if out.suffix == ".bst":
-                burn.load(str(out))
-            else:
-                compile(out.read_text(), str(out), "exec")
-        except Exception as e:  # the check reports every failure
-            return "traceback", "written file rejected: %s: %s" % (type(e).__name__, e)
-        want = ["m.bst"] if out.suffix == ".bst" else ["m.npz", "m.py"]
-        return ("bst", "") if left == want else ("traceback", "files left: %s" % left)
-    if rc != 1 or left or len(lines) != 1 or not lines[0].startswith("burn import: "):
-        return "traceback", "rc %r, files %s, stderr %r" % (rc, left, err.getvalue()[-300:])
-    return "error", lines[0][:300]
+    """(outcome, detail) of importing `data` to a .bst (even cases) or a .py (odd cases)."""
+    output = "m.py" if case % 2 else "m.bst"
+    return run_import(parser, data, folder, "m.onnx", output, ["--tests", "0"],
+                      check_bst if case % 2 == 0 else _check_module)
 
 
-def child(args):
-    """Loop over cases [first, cases), printing BEGIN/END lines for the watching parent."""
-    from burn.host.cli import build_parser
-
-    proto = os.fdopen(os.dup(1), "w")
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-    data = Path(args.model).read_bytes()
-    structure = structure_positions(data)
-    parser = build_parser()
-    with tempfile.TemporaryDirectory() as folder:
-        for case in range(args.first, args.cases):
-            print("BEGIN %d" % case, file=proto, flush=True)
-            outcome, detail = _run_case(parser, mutate(data, structure, args.seed, case),
-                                        case, folder)
-            for p in Path(folder).iterdir():
-                p.unlink()
-            print("END %d %s" % (case, json.dumps([outcome, detail])), file=proto, flush=True)
+def _check_module(out):
+    """A written module must compile, with its weights beside it."""
+    compile(out.read_text(), str(out), "exec")
+    return [out.stem + ".npz", out.name]
 
 
 def main():
@@ -97,7 +52,7 @@ def main():
     p.add_argument("--tflm-every", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args)
+        child(args, structure_positions, _run_case)
         return 0
     counts, bad = fuzz(args.model, args.cases, args.seed, 0, args.case_timeout,
                        script=__file__)
