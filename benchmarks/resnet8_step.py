@@ -20,6 +20,7 @@ import burn
 from burn import nn
 from burn.host.autodiff import autodiff_device
 from burn.host.convert import to_tensor
+from burn.host.cuda.graph import training_step
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
 
@@ -106,18 +107,8 @@ def burn_step(backend, x, y, gpu_adam=False, capture=False):
         opt = Adam(model.parameters(), lr=1e-3)
     xb, yb = to_tensor(x, dev), to_tensor(y, dev)
 
-    def step(xb, yb):
-        loss = cross_entropy(model(xb), yb)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-
-    recorded = None
-    if capture:
-        from burn.host.cuda.graph import graph
-
-        recorded = step = graph(step, list(model.parameters()) + list(model.buffers()))
+    step = training_step(model, opt, cross_entropy, capture)
+    recorded = step if capture else None
 
     def run():
         return step(xb, yb)

@@ -22,6 +22,7 @@ import torch
 import burn
 from burn import nn
 from burn.host.autodiff import autodiff_device
+from burn.host.cuda.graph import training_step
 from burn.host.data import DataLoader, load_digits
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
@@ -55,17 +56,7 @@ def burn_epochs(backend, data, batch, gpu_adam=False, capture=False):
         opt = Adam(model.parameters(), lr=1e-3)
     loader = DataLoader(data, batch, shuffle=True, device=dev)
 
-    def step(x, y):
-        loss = cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-
-    if capture:
-        from burn.host.cuda.graph import graph
-
-        step = graph(step, list(model.parameters()) + list(model.buffers()))
+    step = training_step(model, opt, cross_entropy, capture)
     while True:
         t0 = time.perf_counter()
         for x, y in loader:

@@ -18,6 +18,21 @@ from ..backends.dlpack import storage
 from .cublas import direct_blas, shared
 
 
+def training_step(model, optimizer, loss_fn, capture=False):
+    """The step `(x, y) -> loss` that runs `loss_fn(model(x), y)`, its backward pass and
+    the optimizer's update; with `capture`, a `graph` of it over the model's parameters and
+    buffers (which the caller may keep, e.g. for `memory_bytes`)."""
+
+    def step(x, y):
+        loss = loss_fn(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return graph(step, list(model.parameters()) + list(model.buffers())) if capture else step
+
+
 def device_array(t):
     """The CuPy array under a burn tensor of the cupy backend, through Autodiff and Fusion
     (running a pending Fusion chain)."""

@@ -9,6 +9,7 @@ import burn
 from burn import nn
 from burn.host.autodiff import autodiff_device
 from burn.host.convert import to_numpy, to_tensor
+from burn.host.cuda.graph import training_step
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam as HostAdam
 
@@ -53,17 +54,7 @@ def _train(backend, optimizer, capture, sizes):
     model = _model(dev)
     opt = optimizer(model.parameters(), lr=1e-2)
 
-    def step(x, y):
-        loss = cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-
-    if capture:
-        from burn.host.cuda.graph import graph
-
-        step = graph(step, list(model.parameters()) + list(model.buffers()))
+    step = training_step(model, opt, cross_entropy, capture)
     losses = [step(to_tensor(x, dev), to_tensor(y, dev)).item() for x, y in _batches(sizes)]
     state = [to_numpy(t) for t in list(model.parameters()) + list(model.buffers())]
     return losses, state
