@@ -6,7 +6,14 @@ later block still reads."""
 
 import numpy as np
 import pytest
-from in_place import assert_same_in_place, planned_delta, random_quant
+from in_place import (
+    assert_same_in_place,
+    conv_case,
+    fully_connected_case,
+    planned_delta,
+    pool_case,
+    random_quant,
+)
 
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
@@ -35,20 +42,7 @@ CONVS = [(25, 5, 64, 64, 1, 1, 0),    # the KWS pointwise layers: four channel b
 @pytest.mark.parametrize("w_min", [-127, -128])
 def test_conv_in_place(m0, h, w, ic, oc, k, s, extra, w_min):
     """w_min -128: the paired dot products cannot take the filter."""
-    rng = np.random.default_rng(h * w + ic + oc + k)
-    p = k // 2
-    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-    x = rng.integers(-128, 128, h * w * ic, dtype=np.int8)
-    wt = rng.integers(w_min, 128, oc * k * k * ic, dtype=np.int8)
-    bias, mult, shift = random_quant(rng, oc)
-    params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
-    delta = planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra
-
-    def run(lib, xi, y):
-        lib.conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, ic, oh, ow, oc, k, k, 1, s, s, 1, 1,
-                    p, p, -5, 3, -128, 127)
-
-    assert_same_in_place(m0, HOST, run, x, oh * ow * oc, delta)
+    assert_same_in_place(m0, HOST, *conv_case(h, w, ic, oc, k, s, extra, w_min))
 
 
 # (h, w, channels, stride, padding): one tile, bands of output rows, bands with stride 2
@@ -74,30 +68,9 @@ def test_depthwise_3x3_in_place(m0, h, w, c, s, p, extra):
 
 
 def test_fully_connected_rows_in_place(m0):
-    rng = np.random.default_rng(5)
-    batches, fin, fout = 5, 40, 70  # three blocks of output features
-    x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
-    wt = rng.integers(-127, 128, fout * fin, dtype=np.int8)
-    bias, mult, shift = random_quant(rng, fout)
-    consts = {"w": np.zeros((fout, fin), np.int8)}
-    delta = planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
-
-    def run(lib, xi, y):
-        lib.fully_connected_s8(xi, wt, bias, mult, shift, y, batches, fin, fout, 0, 2, -128,
-                               127)
-
-    assert_same_in_place(m0, HOST, run, x, batches * fout, delta)
+    assert_same_in_place(m0, HOST, *fully_connected_case())
 
 
 @pytest.mark.parametrize("kind", ["avg", "max"])
 def test_pools_in_place(m0, kind):
-    rng = np.random.default_rng(6)
-    h, w, c = 9, 7, 12
-    x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
-    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
-    delta = planned_delta(kind + "_pool2d", params, (1, h, w, c), (1, h, w, c))
-
-    def run(lib, xi, y):
-        getattr(lib, kind + "_pool_s8")(xi, y, 1, h, w, c, h, w, 3, 3, 1, 1, 1, 1, -128, 127)
-
-    assert_same_in_place(m0, HOST, run, x, h * w * c, delta)
+    assert_same_in_place(m0, HOST, *pool_case(kind))

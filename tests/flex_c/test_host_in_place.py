@@ -5,7 +5,14 @@ stack buffer; in place it must still finish every channel of a pixel before writ
 
 import numpy as np
 import pytest
-from in_place import assert_same_in_place, planned_delta, random_quant
+from in_place import (
+    assert_same_in_place,
+    conv_case,
+    fully_connected_case,
+    planned_delta,
+    pool_case,
+    random_quant,
+)
 
 from burn.host.flex.graph_kernels import GraphKernels
 
@@ -22,20 +29,7 @@ CONVS = [(8, 8, 64, 64, 3, 1, 0),       # k x oc = 36,864: two weight blocks (Re
 
 @pytest.mark.parametrize("h,w,ic,oc,k,s,extra", CONVS)
 def test_conv_in_place(h, w, ic, oc, k, s, extra):
-    rng = np.random.default_rng(h * w + ic + oc + k)
-    p = k // 2
-    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-    x = rng.integers(-128, 128, h * w * ic, dtype=np.int8)
-    wt = rng.integers(-128, 128, oc * k * k * ic, dtype=np.int8)
-    bias, mult, shift = random_quant(rng, oc)
-    params = {"stride_h": s, "stride_w": s, "pad_top": p, "pad_left": p}
-    delta = planned_delta("conv2d", params, (1, h, w, ic), (1, oh, ow, oc)) + extra
-
-    def run(lib, xi, y):
-        lib.conv_s8(xi, wt, bias, mult, shift, y, 1, h, w, ic, oh, ow, oc, k, k, 1, s, s, 1, 1,
-                    p, p, -5, 3, -128, 127)
-
-    assert_same_in_place(HOST, HOST, run, x, oh * ow * oc, delta)
+    assert_same_in_place(HOST, HOST, *conv_case(h, w, ic, oc, k, s, extra))
 
 
 @pytest.mark.parametrize("k", [3, 5])
@@ -71,29 +65,8 @@ def test_add_in_place():
 
 @pytest.mark.parametrize("kind", ["avg", "max"])
 def test_pools_in_place(kind):
-    rng = np.random.default_rng(6)
-    h, w, c = 9, 7, 12
-    x = rng.integers(-128, 128, h * w * c, dtype=np.int8)
-    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": 1}
-    delta = planned_delta(kind + "_pool2d", params, (1, h, w, c), (1, h, w, c))
-
-    def run(lib, xi, y):
-        getattr(lib, kind + "_pool_s8")(xi, y, 1, h, w, c, h, w, 3, 3, 1, 1, 1, 1, -128, 127)
-
-    assert_same_in_place(HOST, HOST, run, x, h * w * c, delta)
+    assert_same_in_place(HOST, HOST, *pool_case(kind))
 
 
 def test_fully_connected_in_place():
-    rng = np.random.default_rng(5)
-    batches, fin, fout = 5, 40, 70
-    x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
-    wt = rng.integers(-127, 128, fout * fin, dtype=np.int8)
-    bias, mult, shift = random_quant(rng, fout)
-    consts = {"w": np.zeros((fout, fin), np.int8)}
-    delta = planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
-
-    def run(lib, xi, y):
-        lib.fully_connected_s8(xi, wt, bias, mult, shift, y, batches, fin, fout, 0, 2, -128,
-                               127)
-
-    assert_same_in_place(HOST, HOST, run, x, batches * fout, delta)
+    assert_same_in_place(HOST, HOST, *fully_connected_case())
