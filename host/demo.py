@@ -188,15 +188,17 @@ def table(r):
         ("self-test on the device", "%d reference vectors passed" % r["self_tests"]),
         ("latency on the device", "%.3f ms per inference, mean over the %d images (fastest "
          "%.3f ms; %s kernels)" % (r["latency_ms"], n, r["latency_best_ms"], r["kernels"])),
+    ]
+    if r.get("cpu_mhz"):  # the board reported its clock: the same mean latency in cycles
+        rows.append(("latency in cycles", "{:,} per inference at the board's {:g} MHz".format(
+            round(r["latency_ms"] * 1000 * r["cpu_mhz"]), r["cpu_mhz"])))
+    rows += [
         ("heap during inference", "%s bytes of %s in use; the model holds %s (arena %s)"
          % tuple("{:,}".format(v) for v in (r["heap_in_use"], r["heap_total"],
                                             r["heap_model"], r["arena_bytes"]))),
         ("flash used", "model %s + core %s + flex module %s"
          % tuple(_sent_bytes(r[k]) for k in ("model_bytes", "core_bytes", "flex_bytes"))),
     ]
-    if r.get("cpu_mhz"):  # the board reported its clock: the same mean latency in cycles
-        rows.insert(6, ("latency in cycles", "{:,} per inference at the board's {:g} MHz".format(
-            round(r["latency_ms"] * 1000 * r["cpu_mhz"]), r["cpu_mhz"])))
     width = max(len(name) for name, _ in rows)
     lines = ["", "results on %s, %d validation images (%.0f s in all), model file %s:"
              % (r["where"], n, r["seconds"], r["model_path"])]
