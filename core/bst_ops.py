@@ -537,9 +537,17 @@ PREPARE = {
 
 
 def prepare(step, ctx, variant=None):
-    """Check and bind `step` (see the module docstring); `variant` picks the kernel twin."""
+    """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
+    A PREPARE entry that is a string names the burn.graph module whose `prepare` does it:
+    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out."""
     fn = PREPARE.get(step.kind)
     if fn is None:
         step.fail("unknown op")
+    if isinstance(fn, str):
+        try:
+            fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare
+        except ImportError:
+            step.fail("this firmware was built without this op; rebuild it with "
+                      "burn firmware build --ops-from and this model, or --all-ops")
     fn(step, ctx, variant)
     step.params = None  # bound into step.a now; the heap is scarce on a board
