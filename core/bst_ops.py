@@ -354,7 +354,9 @@ _MUL_Q = (("a_zp",) + _ZP, ("b_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32)
           ("shift", -_SHIFT, _SHIFT))
 
 
-def _binary(step, ctx, variant):
+def binary_head(step, ctx):
+    """(dtype, (a, b, out, size, b_size)) of a two-input elementwise op whose second input
+    repeats along the first's innermost dims."""
     _arity(step, 2)
     dt = _dtype(step, ctx)
     a = numel(_shape(step, ctx, step.ins[0], dt))
@@ -363,7 +365,11 @@ def _binary(step, ctx, variant):
     if a != size or size % b:
         step.fail("operand sizes %d and %d do not broadcast to the output size %d"
                   % (a, b, size))
-    head = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, b)
+    return dt, (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, b)
+
+
+def _binary(step, ctx, variant):
+    dt, head = binary_head(step, ctx)
     _kernel(step, dt, ("elementwise" if dt == "float32" else step.kind, step.kind),
                      variant)
     if dt == "float32":
@@ -533,6 +539,8 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
+    "sub": "s8_arith", "squared_difference": "s8_arith", "maximum": "s8_arith",
+    "minimum": "s8_arith",
 }
 
 

@@ -19,7 +19,11 @@
     X(MP_QSTR_tanh_s8, tanh_s8)                                                \
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
-    X(MP_QSTR_concat_s8, concat_s8)
+    X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_sub_s8, sub_s8)                                                  \
+    X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
+    X(MP_QSTR_maximum_s8, maximum_s8)                                          \
+    X(MP_QSTR_minimum_s8, minimum_s8)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -41,7 +45,11 @@
     X(MP_QSTR_mean_f32, mean_f32)                                              \
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
-    X(MP_QSTR_concat, concat)
+    X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_sub_f32, sub_f32)                                                \
+    X(MP_QSTR_squared_difference_f32, squared_difference_f32)                  \
+    X(MP_QSTR_maximum_f32, maximum_f32)                                        \
+    X(MP_QSTR_minimum_f32, minimum_f32)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

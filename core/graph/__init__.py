@@ -111,6 +111,16 @@ s8_quantize: quantize_s8(inp, out, size, scale, zp)     inp float32 -> int8 (TFL
              (these two touch floats, so they are plain only and do allocate on MicroPython)
              requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
              clamp_s8(inp, out, size, act_min, act_max)         a lone RELU/RELU6 on int8
+s8_arith (optional ops: SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM; broadcasting as add):
+    sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp,
+        out_mult, out_shift, left_shift, act_min, act_max, swap)
+        out[i] = a[i] - b[i % b_size] (b - a when swap is 1) with add's scaling; parameters
+        from burn.host.importers.arith_params.sub_params (TFLM's, in float32).
+    squared_difference_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
+        b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max)
+        (a - b)**2; left_shift 7, parameters from squared_difference_params.
+    maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_size)
+        of the stored int8 values, whatever the scales (as TFLM).
 
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
@@ -139,4 +149,6 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+f32_arith: sub_f32(a, b, out, size, b_size, act, swap); squared_difference_f32(a, b, out,
+        size, b_size); maximum_f32(a, b, out, size, b_size); minimum_f32(same)
 """

@@ -41,9 +41,14 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("sub", "e", "SUB", "sub_s8 sub_f32"),
+    ("squared_difference", "e", "SQUARED_DIFFERENCE",
+     "squared_difference_s8 squared_difference_f32"),
+    ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
+    ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
 )
 
-OPTIONAL = ()
+OPTIONAL = ("sub", "squared_difference", "maximum", "minimum")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -52,6 +57,8 @@ GROUPS = {
     "q": "in_zp out_zp act_min act_max",
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+    "arith": "a_zp a_mult a_shift b_zp b_mult b_shift out_zp out_mult out_shift left_shift "
+             "act_min act_max",
 }
 
 KERNELS = (
@@ -85,6 +92,11 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("s8_arith", "sub_s8", "*ab *arith swap"),
+    ("s8_arith", "squared_difference_s8", "*ab *arith"),
+    ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
+    ("f32_arith", "sub_f32", "*ab act swap"),
+    ("f32_arith", "squared_difference_f32 maximum_f32 minimum_f32", "*ab"),
 )
 
 

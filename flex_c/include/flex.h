@@ -403,6 +403,35 @@ flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *inpu
                                   size_t input_len, float beta, float *output,
                                   size_t output_len);
 
+/* ---- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------- */
+
+/* int8 SUB (in1 - in2) and SQUARED_DIFFERENCE ((in1 - in2)^2) as TFLM's reference kernels:
+ * ADD's scaling of each input (left_shift 20 for SUB, 7 for SQUARED_DIFFERENCE, whose
+ * output multiplier and shift come from QuantizeMultiplier). Broadcasting as flex_s8_add. */
+flex_status flex_s8_sub(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                        const flex_s8_add_params *p,
+                        const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_s8_squared_difference(const flex_dims4 *in1_dims, const int8_t *in1,
+                                       size_t in1_len, const flex_dims4 *in2_dims,
+                                       const int8_t *in2, size_t in2_len,
+                                       const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                                       int8_t *output, size_t output_len);
+/* output[i] = op(a[i], b[i % b_len]) (b broadcast along the innermost dims; b_len divides
+ * n), TFLM's MAXIMUM / MINIMUM (el1 > el2 ? el1 : el2), SUB, SUB with the operands swapped
+ * (b - a) and SQUARED_DIFFERENCE. The int8 kernel compares the stored values (TFLM does the
+ * same, whatever the scales) and takes the MAXIMUM and MINIMUM codes only; the float32
+ * kernel then applies a fused activation `act` (FLEX_ACT_*). */
+#define FLEX_ARITH_MAXIMUM 0
+#define FLEX_ARITH_MINIMUM 1
+#define FLEX_ARITH_SUB 2
+#define FLEX_ARITH_SUB_SWAPPED 3
+#define FLEX_ARITH_SQUARED_DIFFERENCE 4
+flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b,
+                          size_t b_len, int8_t *output);
+flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
+                           int32_t act, float *output);
+
 #ifdef __cplusplus
 }
 #endif

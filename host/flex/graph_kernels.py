@@ -50,6 +50,10 @@ STRUCTS = {
 }
 
 
+# flex.h's FLEX_ARITH_* codes, in order (checked against flex.h by tests/host/test_arith_ops.py)
+ARITH = ("maximum", "minimum", "sub", "sub_swapped", "squared_difference")
+
+
 def struct(name, args):
     """flex.h parameter struct `name` filled from `args`, a kernel's arguments by name, in
     the field order of STRUCTS."""
@@ -336,6 +340,65 @@ class GraphKernels:
         x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
+
+    # -- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------------
+
+    def _add_like(self, name, args):
+        """flex_s8_sub or flex_s8_squared_difference (flex_s8_add's arguments) from the
+        burn.graph arguments `args`; a swap (SUB's b - a) passes b as flex's first input."""
+        size, b_size = args["size"], args["b_size"]
+        da, db = self._broadcast_dims(size, b_size)
+        first, second = (da, _i8(args["a"], size)), (db, _i8(args["b"], b_size))
+        if args.get("swap"):
+            first, second = second, first
+            args = dict(args)
+            for field in ("zp", "mult", "shift"):
+                args["a_" + field], args["b_" + field] = args["b_" + field], args["a_" + field]
+        self._run(name, [first[0], first[1], first[1].size, second[0], second[1],
+                         second[1].size, struct("flex_s8_add_params", args), da,
+                         _i8(args["out"], size), size], "size %d, b_size %d" % (size, b_size))
+
+    def sub_s8(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+               out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap):
+        """int8 SUB, a - b (b - a when swap is 1), b broadcast (burn.graph.s8_arith)."""
+        self._add_like("flex_s8_sub", locals())
+
+    def squared_difference_s8(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp,
+                              b_mult, b_shift, out_zp, out_mult, out_shift, left_shift,
+                              act_min, act_max):
+        """int8 SQUARED_DIFFERENCE, b broadcast (burn.graph.s8_arith)."""
+        self._add_like("flex_s8_squared_difference", locals())
+
+    def _arith(self, name, op, a, b, out, size, b_size, dtype, *act):
+        self._run(name, [ARITH.index(op), size, view(a, dtype, size), view(b, dtype, b_size),
+                         b_size, *act, view(out, dtype, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def maximum_s8(self, a, b, out, size, b_size):
+        """int8 MAXIMUM of the stored values, b broadcast (burn.graph.s8_arith)."""
+        self._arith("flex_s8_arith", "maximum", a, b, out, size, b_size, np.int8)
+
+    def minimum_s8(self, a, b, out, size, b_size):
+        """int8 MINIMUM of the stored values, b broadcast (burn.graph.s8_arith)."""
+        self._arith("flex_s8_arith", "minimum", a, b, out, size, b_size, np.int8)
+
+    def sub_f32(self, a, b, out, size, b_size, act, swap):
+        """float32 SUB, a - b (b - a when swap is 1), b broadcast (burn.graph.f32_arith)."""
+        self._arith("flex_f32_arith", "sub_swapped" if swap else "sub", a, b, out, size,
+                    b_size, np.float32, act)
+
+    def squared_difference_f32(self, a, b, out, size, b_size):
+        """float32 SQUARED_DIFFERENCE, b broadcast (burn.graph.f32_arith)."""
+        self._arith("flex_f32_arith", "squared_difference", a, b, out, size, b_size,
+                    np.float32, 0)
+
+    def maximum_f32(self, a, b, out, size, b_size):
+        """float32 MAXIMUM, b broadcast (burn.graph.f32_arith)."""
+        self._arith("flex_f32_arith", "maximum", a, b, out, size, b_size, np.float32, 0)
+
+    def minimum_f32(self, a, b, out, size, b_size):
+        """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
+        self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
 
 
 def _is_float(buf):

@@ -22,7 +22,7 @@ from burn.graph import geometry
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS
+from burn.host.importers import MAX_TESTS, arith_params
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_read import read_tflite
 from burn.host.importers.tflm_child import TFLMError, run_tflm
@@ -36,7 +36,8 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
            "SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2,
+          "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -277,8 +278,9 @@ def _trailing(small, big):
     return not dims or tuple(big[len(big) - len(dims):]) == tuple(dims)
 
 
-def _binary(c, node):
-    kind = node.name.lower()
+def _operands(c, node):
+    """(a, b): the two inputs of a binary op, the one that repeats (as the runtime's binary
+    kernels read it) second."""
     a, b = node.inputs[:2]
     for t in (a, b):
         if c.tf.tensors[t].data is not None:
@@ -291,6 +293,12 @@ def _binary(c, node):
         raise _Fail("broadcast of %s with %s is not supported" % (sa, sb))
     if na != nb and not _trailing(sb, sa):
         raise _Fail("broadcast of %s over %s is not supported" % (sb, sa))
+    return a, b
+
+
+def _binary(c, node):
+    kind = node.name.lower()
+    a, b = _operands(c, node)
     code = c.fused(node)
     if not c.is_int8(node):
         c.emit(kind, node, params={"act": code}, ins=[a, b])
@@ -305,6 +313,30 @@ def _binary(c, node):
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
         params["mult"], params["shift"] = fp.mul_params(a_scale, b_scale, out_scale)
+    c.emit(kind, node, params=params, ins=[a, b])
+
+
+def _arith(c, node):
+    """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith)."""
+    kind = node.name.lower()
+    a, b = _operands(c, node)
+    types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
+    if len(types) != 1:
+        raise _Fail("input and output types differ")
+    code = c.fused(node)
+    params = {"act": code, "swap": int(a != node.inputs[0])} if kind == "sub" else {}
+    if c.is_int8(node) and kind in ("sub", "squared_difference"):
+        (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
+        out_scale, _ = c.quant(node.outputs[0])
+        params = {"swap": params["swap"]} if kind == "sub" else {}
+        params.update(c.out_quant_params(node, code))
+        ls, am, ash, bm, bsh, om, osh = arith_params.PARAMS[kind](a_scale, b_scale, out_scale)
+        if osh > 0:
+            raise _Fail("output scale %g is below (2 x the larger input scale)^2 / 2^14: "
+                        "the squared differences overflow int32" % out_scale)
+        params.update({"a_zp": a_zp, "b_zp": b_zp, "left_shift": ls, "a_mult": am,
+                       "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
+                       "out_shift": osh})
     c.emit(kind, node, params=params, ins=[a, b])
 
 
@@ -461,6 +493,7 @@ _CONVERT = {
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
+    "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
 }
 
 

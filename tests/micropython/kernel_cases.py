@@ -18,6 +18,7 @@ from burn.graph import fixedpoint as fp
 from burn.graph.geometry import out_size, pad_before
 from burn.host.arena_plan import overlap_delta
 from burn.host.bst_writer import GraphOp, GraphTensor
+from burn.host.importers import arith_params
 
 ACTS = (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6, fp.ACT_RELU_N1_TO_1)
 
@@ -261,6 +262,34 @@ def softmax_f32(rng):
             _f32(rng.uniform(0.5, 2.0))]
 
 
+def sub_like_s8(rng, squared=False):
+    """SUB (with a random swap) or SQUARED_DIFFERENCE, parameters as TFLM's Prepare()."""
+    size, b_size = _broadcast(rng)
+    a_scale, b_scale, out_scale = _scales(rng, 3)
+    if squared:  # an output scale fit for squares, so that the output shift stays <= 0
+        out_scale = _f32(max(a_scale, b_scale) ** 2 * rng.uniform(20, 400))
+    a_zp, b_zp, out_zp = (_int(rng, -128, 127) for _ in range(3))
+    params = (arith_params.squared_difference_params if squared else
+              arith_params.sub_params)(a_scale, b_scale, out_scale)
+    left, a_mult, a_shift, b_mult, b_shift, o_mult, o_shift = params
+    act = fp.ACT_NONE if squared else int(rng.choice(ACTS))
+    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+    return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size, a_zp, a_mult,
+            a_shift, b_zp, b_mult, b_shift, out_zp, o_mult, o_shift, left, lo, hi] + \
+        ([] if squared else [_int(rng, 0, 1)])
+
+
+def extreme(rng, typecode):
+    """MAXIMUM or MINIMUM: two buffers, b broadcast."""
+    size, b_size = _broadcast(rng)
+    make = s8 if typecode == "b" else f32
+    return [make(rng, size), make(rng, b_size), out(typecode, size), size, b_size]
+
+
+def sub_f32(rng):
+    return binary_f32(rng) + [_int(rng, 0, 1)]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -279,6 +308,11 @@ INT8 = {
     "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+    "sub_s8": ("s8_arith", "sub_s8_plain", sub_like_s8),
+    "squared_difference_s8": ("s8_arith", "squared_difference_s8_plain",
+                              lambda rng: sub_like_s8(rng, squared=True)),
+    "maximum_s8": ("s8_arith", "maximum_s8_plain", lambda rng: extreme(rng, "b")),
+    "minimum_s8": ("s8_arith", "minimum_s8_plain", lambda rng: extreme(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -299,6 +333,11 @@ FLOAT = {
     "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+    "sub_f32": ("f32_arith", "sub_f32", sub_f32),
+    "squared_difference_f32": ("f32_arith", "squared_difference_f32",
+                               lambda rng: extreme(rng, "f")),
+    "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
+    "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 

@@ -32,6 +32,16 @@ flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size
                              const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
                              const flex_s8_add_params *p, const flex_dims4 *out_dims,
                              int8_t *output, size_t output_len);
+/* flex__ref_s8_add's arithmetic combining the scaled inputs as `op` says: their sum
+ * (FLEX__S8_ADD), difference (FLEX__S8_SUB) or squared difference (TFLM's int8 SUB and
+ * SQUARED_DIFFERENCE; the optional ops' kernels, flex_c/src/extra/s8_arith.c). */
+#define FLEX__S8_ADD 0
+#define FLEX__S8_SUB 1
+#define FLEX__S8_SQUARED_DIFFERENCE 2
+flex_status flex__ref_s8_add_op(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                                const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                                const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                                int8_t *output, size_t output_len, int32_t op);
 flex_status flex__ref_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                     size_t input_len, const flex_window *win,
                                     int32_t act_min, int32_t act_max,

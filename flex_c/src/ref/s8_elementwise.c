@@ -1,4 +1,5 @@
-/* int8 broadcasting ADD and MUL, as TFLM's reference kernels (ADD as flex__ref_s8_add). */
+/* int8 broadcasting ADD and MUL, as TFLM's reference kernels (ADD as flex__ref_s8_add; its
+ * arithmetic with SUB's and SQUARED_DIFFERENCE's as flex__ref_s8_add_op). */
 #include "ref.h"
 
 /* Element strides of `in` read as `out` (0 on broadcast axes); checks the shapes agree. */
@@ -52,14 +53,18 @@ flex_status flex__s8_add_check(const flex_dims4 *in1_dims, const int8_t *in1, si
     return FLEX_OK;
 }
 
-static int8_t add_one(const flex_s8_add_params *p, int32_t a, int32_t b) {
+/* ADD, or with `op` SUB or SQUARED_DIFFERENCE: TFLM scales both inputs alike for all three
+ * and differs only in how it combines them. */
+static int8_t add_one(const flex_s8_add_params *p, int32_t a, int32_t b, int32_t op) {
     const int32_t x1 = (int32_t)((uint32_t)(p->input1_offset + a) << p->left_shift);
     const int32_t x2 = (int32_t)((uint32_t)(p->input2_offset + b) << p->left_shift);
-    const int32_t sum = FLEX_WADD(flex__mbqm(x1, p->input1_multiplier, p->input1_shift),
-                                  flex__mbqm(x2, p->input2_multiplier, p->input2_shift));
-    const int32_t out = FLEX_WADD(flex__mbqm(sum, p->output_multiplier, p->output_shift),
-                                  p->output_offset);
-    return (int8_t)flex__clamp(out, p->act_min, p->act_max);
+    const int32_t s1 = flex__mbqm(x1, p->input1_multiplier, p->input1_shift);
+    const int32_t s2 = flex__mbqm(x2, p->input2_multiplier, p->input2_shift);
+    int32_t raw = op == FLEX__S8_ADD ? FLEX_WADD(s1, s2) : FLEX_WSUB(s1, s2);
+    if (op == FLEX__S8_SQUARED_DIFFERENCE)
+        raw = FLEX_WMUL(raw, raw);
+    raw = FLEX_WADD(flex__mbqm(raw, p->output_multiplier, p->output_shift), p->output_offset);
+    return (int8_t)flex__clamp(raw, p->act_min, p->act_max);
 }
 
 static int8_t mul_one(const flex_s8_mul_params *p, int32_t a, int32_t b) {
@@ -69,10 +74,10 @@ static int8_t mul_one(const flex_s8_mul_params *p, int32_t a, int32_t b) {
     return (int8_t)flex__clamp(out, p->act_min, p->act_max);
 }
 
-flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
-                             int8_t *output, size_t output_len) {
+flex_status flex__ref_s8_add_op(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                                const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                                const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                                int8_t *output, size_t output_len, int32_t op) {
     int32_t s1[4], s2[4], n, h, w, c;
     FLEX_TRY(flex__s8_add_check(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
                                 output, output_len, s1, s2));
@@ -81,8 +86,17 @@ flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size
             for (w = 0; w < out_dims->w; w++)
                 for (c = 0; c < out_dims->c; c++)
                     *output++ = add_one(p, in1[n * s1[0] + h * s1[1] + w * s1[2] + c * s1[3]],
-                                        in2[n * s2[0] + h * s2[1] + w * s2[2] + c * s2[3]]);
+                                        in2[n * s2[0] + h * s2[1] + w * s2[2] + c * s2[3]],
+                                        op);
     return FLEX_OK;
+}
+
+flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
+                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
+                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
+                             int8_t *output, size_t output_len) {
+    return flex__ref_s8_add_op(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
+                               output, output_len, FLEX__S8_ADD);
 }
 
 flex_status flex_s8_mul(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,

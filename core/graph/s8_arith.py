@@ -1,0 +1,194 @@
+"""int8 SUB, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM, bit-exact with TFLM, and the prepare
+step of these optional ops (burn.graph.ops.OPTIONAL) for int8 and float32 alike.
+
+SUB and SQUARED_DIFFERENCE scale each input as ADD does (burn.graph.s8_add: the input's
+offset, a left shift, then its multiplier) and subtract the scaled values; SQUARED_DIFFERENCE
+squares the difference (left shift 7 instead of 20). `swap` 1 makes SUB compute b - a: the
+second input is always the one that repeats, so a TFLite SUB whose first operand repeats is
+imported with its operands swapped. MAXIMUM and MINIMUM compare the stored int8 values, as
+TFLM does whatever the scales.
+"""
+# ruff: noqa: F821  (ptr8 is a viper builtin)
+
+import sys
+
+from burn.bst_ops import _ACT, _ADD_Q, _bind, _clamp, _plain_mult_off, binary_head
+
+from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
+
+_SQUARE = 2  # the `op` of _arith_plain that squares; 0 and 1 subtract (b - a for 1)
+_SWAP = (("swap", 0, 1),)
+# the input multipliers stay at most one half, so the square of the difference of two
+# scaled int8 values (left shift at most 7) fits int32
+_SQUARED_Q = _ADD_Q[:-1] + (("left_shift", 0, 7),)
+_HALF = 1 << 30
+
+
+def _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, op, mult_off):
+    if mult_off is None:
+        mult_off = mult_offsets(a_mult, b_mult, out_mult)
+    a_mult, b_mult, out_mult = mult_off
+    j = 0
+    for i in range(size):
+        x = _mbqm((((a[i] + 128) & 255) - 128 - a_zp) << left_shift, a_mult, a_shift)
+        y = _mbqm((((b[j] + 128) & 255) - 128 - b_zp) << left_shift, b_mult, b_shift)
+        j += 1
+        if j == b_size:
+            j = 0
+        d = y - x if op == 1 else x - y
+        if op == _SQUARE:
+            d *= d
+        r = _mbqm(d, out_mult, out_shift) + out_zp
+        if r < act_min:
+            r = act_min
+        elif r > act_max:
+            r = act_max
+        out[i] = r
+
+
+def sub_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap,
+                 mult_off=None):
+    """Reference int8 SUB: out[i] = a[i] - b[i % b_size] in real values (b - a when swap
+    is 1), requantized. mult_off: the three multipliers as offsets (see s8_add)."""
+    _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap, mult_off)
+
+
+def squared_difference_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
+                                b_shift, out_zp, out_mult, out_shift, left_shift, act_min,
+                                act_max, mult_off=None):
+    """Reference int8 SQUARED_DIFFERENCE: out[i] = (a[i] - b[i % b_size])**2 in real
+    values, requantized."""
+    _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, _SQUARE, mult_off)
+
+
+def _extreme_plain(a, b, out, size, b_size, minimum):
+    j = 0
+    for i in range(size):
+        x = ((a[i] + 128) & 255) - 128
+        y = ((b[j] + 128) & 255) - 128
+        j += 1
+        if j == b_size:
+            j = 0
+        out[i] = x if (x < y if minimum else x > y) else y
+
+
+def maximum_s8_plain(a, b, out, size, b_size):
+    """out[i] = max(a[i], b[i % b_size]) of the stored int8 values."""
+    _extreme_plain(a, b, out, size, b_size, False)
+
+
+def minimum_s8_plain(a, b, out, size, b_size):
+    """out[i] = min(a[i], b[i % b_size]) of the stored int8 values."""
+    _extreme_plain(a, b, out, size, b_size, True)
+
+
+sub_s8_fast = squared_difference_s8_fast = maximum_s8_fast = minimum_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    from .fixedpoint import mbqm_fast
+
+    @micropython.viper
+    def _arith_fast(a, b, out, size: int, b_size: int, a_zp: int, a_mult: int, a_shift: int,
+                    b_zp: int, b_mult: int, b_shift: int, out_zp: int, out_mult: int,
+                    out_shift: int, left_shift: int, act_min: int, act_max: int, op: int):
+        pa = ptr8(a)
+        pb = ptr8(b)
+        po = ptr8(out)
+        # Multipliers travel to mbqm_fast offset by -2**30, as small ints (see fixedpoint).
+        am = a_mult - 0x3FFFFFFF - 1
+        bm = b_mult - 0x3FFFFFFF - 1
+        om = out_mult - 0x3FFFFFFF - 1
+        j = 0
+        i = 0
+        while i < size:
+            x = int(mbqm_fast((((int(pa[i]) ^ 0x80) - 0x80) - a_zp) << left_shift, am,
+                              a_shift))
+            y = int(mbqm_fast((((int(pb[j]) ^ 0x80) - 0x80) - b_zp) << left_shift, bm,
+                              b_shift))
+            j += 1
+            if j == b_size:
+                j = 0
+            d = x - y
+            if op == 1:
+                d = y - x
+            elif op == 2:
+                d = d * d
+            r = int(mbqm_fast(d, om, out_shift)) + out_zp
+            if r < act_min:
+                r = act_min
+            elif r > act_max:
+                r = act_max
+            po[i] = r
+            i += 1
+
+    def sub_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap):
+        """Viper twin of sub_s8_plain."""
+        _arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
+
+    def squared_difference_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp,
+                                   b_mult, b_shift, out_zp, out_mult, out_shift, left_shift,
+                                   act_min, act_max):
+        """Viper twin of squared_difference_s8_plain."""
+        _arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, _SQUARE)
+
+    @micropython.viper
+    def _extreme_fast(a, b, out, size: int, b_size: int, minimum: int):
+        pa = ptr8(a)
+        pb = ptr8(b)
+        po = ptr8(out)
+        j = 0
+        i = 0
+        while i < size:
+            x = (int(pa[i]) ^ 0x80) - 0x80
+            y = (int(pb[j]) ^ 0x80) - 0x80
+            j += 1
+            if j == b_size:
+                j = 0
+            if minimum:
+                if y < x:
+                    x = y
+            elif y > x:
+                x = y
+            po[i] = x
+            i += 1
+
+    def maximum_s8_fast(a, b, out, size, b_size):
+        """Viper twin of maximum_s8_plain."""
+        _extreme_fast(a, b, out, size, b_size, 0)
+
+    def minimum_s8_fast(a, b, out, size, b_size):
+        """Viper twin of minimum_s8_plain."""
+        _extreme_fast(a, b, out, size, b_size, 1)
+
+sub_s8 = sub_s8_fast or sub_s8_plain
+squared_difference_s8 = squared_difference_s8_fast or squared_difference_s8_plain
+maximum_s8 = maximum_s8_fast or maximum_s8_plain
+minimum_s8 = minimum_s8_fast or minimum_s8_plain
+
+
+def prepare(step, ctx, variant):
+    """Check and bind a sub, squared_difference, maximum or minimum op (burn.bst_ops)."""
+    dt, head = binary_head(step, ctx)
+    kind = step.kind
+    if dt == "float32":
+        _bind(step, "f32_arith", kind + "_f32", variant)
+        step.a = head + (step.ps(_ACT + _SWAP) if kind == "sub" else ())
+        return
+    _bind(step, "s8_arith", kind + "_s8", variant)
+    if kind in ("maximum", "minimum"):
+        step.a = head
+        return
+    q = step.ps(_ADD_Q if kind == "sub" else _SQUARED_Q) + _clamp(step)
+    if kind != "sub" and ((q[2] == 0 and q[1] > _HALF) or (q[5] == 0 and q[4] > _HALF)):
+        step.fail("an input multiplier above one half: the squared difference overflows int32")
+    step.a = head + q + (step.ps(_SWAP) if kind == "sub" else ())
+    _plain_mult_off(step, dt, q[1], q[4], q[7])

@@ -1,0 +1,32 @@
+"""The int8 parameters TFLM's Prepare() computes for SUB and SQUARED_DIFFERENCE, from the
+tensor scales: (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift).
+
+SUB's Prepare divides in single precision (ADD's, `burn.graph.fixedpoint.add_params`, in
+double); SQUARED_DIFFERENCE's divides in double, shifts by 7 and quantizes the output
+multiplier without the smaller-than-one rule."""
+
+from burn.graph.fixedpoint import quantize_multiplier, to_f32
+
+
+def sub_params(a_scale, b_scale, out_scale):
+    """TFLM SUB Prepare (int8): left shift 20, the scales' ratios rounded to float32."""
+    left_shift = 20
+    twice_max = to_f32(2.0 * max(a_scale, b_scale))
+    a = quantize_multiplier(to_f32(to_f32(a_scale) / twice_max))
+    b = quantize_multiplier(to_f32(to_f32(b_scale) / twice_max))
+    out = quantize_multiplier(to_f32(twice_max / to_f32((1 << left_shift) * out_scale)))
+    return (left_shift,) + a + b + out
+
+
+def squared_difference_params(a_scale, b_scale, out_scale):
+    """TFLM SQUARED_DIFFERENCE Prepare (int8): left shift 7, double precision."""
+    left_shift = 7
+    twice_max = 2.0 * max(a_scale, b_scale)
+    a = quantize_multiplier(a_scale / twice_max)
+    b = quantize_multiplier(b_scale / twice_max)
+    out = quantize_multiplier(twice_max * twice_max /
+                              to_f32((1 << (2 * left_shift)) * out_scale))
+    return (left_shift,) + a + b + out
+
+
+PARAMS = {"sub": sub_params, "squared_difference": squared_difference_params}

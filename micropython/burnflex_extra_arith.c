@@ -1,0 +1,134 @@
+/* The optional elementwise arithmetic ops of burn.graph (s8_arith, f32_arith): SUB,
+ * SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, each mapped onto one flex_c call as the host's
+ * burn.host.flex.graph_kernels maps them. */
+#include "burnflex.h"
+
+/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
+ *  out_shift, left_shift, act_min, act_max[, swap]): flex_s8_add's arguments; a swap (SUB's
+ *  b - a) passes b as flex's first input. */
+typedef flex_status (*add_like_fn)(const flex_dims4 *, const int8_t *, size_t,
+                                   const flex_dims4 *, const int8_t *, size_t,
+                                   const flex_s8_add_params *, const flex_dims4 *, int8_t *,
+                                   size_t);
+
+static mp_obj_t add_like(const char *op, const mp_obj_t *args, int has_swap,
+                         add_like_fn kernel) {
+    enum { SIZE, B_SIZE, A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT,
+           OUT_SHIFT, LEFT_SHIFT, ACT_MIN, ACT_MAX, SWAP, COUNT };
+    int32_t a[COUNT];
+    const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
+    bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0), t;
+    flex_dims4 d1, d2, dt;
+    int32_t n1, n2, first = A_ZP, second = B_ZP, k;
+    flex_s8_add_params p;
+    bf_ints(op, args, 3, COUNT - 1 + has_swap, a);
+    if (a[B_SIZE] < 1 || a[SIZE] < 0 || a[SIZE] % a[B_SIZE])
+        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
+    d1 = bf_dims(1, 1, a[SIZE] / a[B_SIZE], a[B_SIZE]);
+    d2 = bf_dims(1, 1, 1, a[B_SIZE]);
+    n1 = a[SIZE];
+    n2 = a[B_SIZE];
+    if (has_swap && a[SWAP]) {
+        t = x1, x1 = x2, x2 = t;
+        dt = d1, d1 = d2, d2 = dt;
+        k = n1, n1 = n2, n2 = k;
+        first = B_ZP, second = A_ZP;
+    }
+    p.input1_offset = bf_neg(a[first]);
+    p.input1_multiplier = a[first + 1];
+    p.input1_shift = a[first + 2];
+    p.input2_offset = bf_neg(a[second]);
+    p.input2_multiplier = a[second + 1];
+    p.input2_shift = a[second + 2];
+    p.left_shift = a[LEFT_SHIFT];
+    p.output_offset = a[OUT_ZP];
+    p.output_multiplier = a[OUT_MULT];
+    p.output_shift = a[OUT_SHIFT];
+    p.act_min = a[ACT_MIN];
+    p.act_max = a[ACT_MAX];
+    bf_check(op, kernel(&d1, x1.data, bf_len(&x1, n1), &d2, x2.data, bf_len(&x2, n2), &p,
+                        has_swap && a[SWAP] ? &d2 : &d1, y.data, bf_len(&y, a[SIZE])));
+    return mp_const_none;
+}
+
+static mp_obj_t sub_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return add_like("sub_s8", args, 1, flex_s8_sub);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_sub_s8_obj, 18, 18, sub_s8);
+
+static mp_obj_t squared_difference_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return add_like("squared_difference_s8", args, 0, flex_s8_squared_difference);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_squared_difference_s8_obj, 17, 17,
+                                    squared_difference_s8);
+
+/* (a, b, out, size, b_size[, act[, swap]]) of flex_s8_arith / flex_f32_arith: `op` a
+ * FLEX_ARITH_* code, `kind` the buffers' element kind. */
+static mp_obj_t arith(const char *op, const mp_obj_t *args, int32_t code, int kind, int32_t act) {
+    enum { SIZE, B_SIZE, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x1 = bf_buffer(op, args, 0, kind, 0), x2 = bf_buffer(op, args, 1, kind, 0);
+    const bf_buf y = bf_buffer(op, args, 2, kind, 1);
+    bf_ints(op, args, 3, COUNT, a);
+    if (a[SIZE] < 1 || a[B_SIZE] < 1)
+        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
+    bf_need(op, &x1, a[SIZE]);
+    bf_need(op, &x2, a[B_SIZE]);
+    bf_need(op, &y, a[SIZE]);
+    if (kind == BF_S8)
+        bf_check(op, flex_s8_arith(code, (size_t)a[SIZE], x1.data, x2.data, (size_t)a[B_SIZE],
+                                   y.data));
+#if BURNFLEX_FLOAT
+    else
+        bf_check(op, flex_f32_arith(code, (size_t)a[SIZE], x1.data, x2.data,
+                                    (size_t)a[B_SIZE], act, y.data));
+#endif
+    return mp_const_none;
+}
+
+static mp_obj_t maximum_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arith("maximum_s8", args, FLEX_ARITH_MAXIMUM, BF_S8, 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_maximum_s8_obj, 5, 5, maximum_s8);
+
+static mp_obj_t minimum_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arith("minimum_s8", args, FLEX_ARITH_MINIMUM, BF_S8, 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_minimum_s8_obj, 5, 5, minimum_s8);
+
+#if BURNFLEX_FLOAT
+
+static mp_obj_t sub_f32(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "sub_f32";
+    int32_t act_swap[2];
+    (void)n_args;
+    bf_ints(op, args, 5, 2, act_swap);
+    return arith(op, args, act_swap[1] ? FLEX_ARITH_SUB_SWAPPED : FLEX_ARITH_SUB, BF_F32,
+                 act_swap[0]);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_sub_f32_obj, 7, 7, sub_f32);
+
+static mp_obj_t squared_difference_f32(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arith("squared_difference_f32", args, FLEX_ARITH_SQUARED_DIFFERENCE, BF_F32, 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_squared_difference_f32_obj, 5, 5,
+                                    squared_difference_f32);
+
+static mp_obj_t maximum_f32(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arith("maximum_f32", args, FLEX_ARITH_MAXIMUM, BF_F32, 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_maximum_f32_obj, 5, 5, maximum_f32);
+
+static mp_obj_t minimum_f32(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arith("minimum_f32", args, FLEX_ARITH_MINIMUM, BF_F32, 0);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_minimum_f32_obj, 5, 5, minimum_f32);
+
+#endif
