@@ -7,8 +7,8 @@ from .f32_activation import apply_act
 def sub_f32(a, b, out, size, b_size, act, swap):
     """out[i] = act(a[i] - b[i % b_size]), or act(b[i % b_size] - a[i]) when swap is 1."""
     for i in range(size):
-        d = a[i] - b[i % b_size]
-        out[i] = apply_act(-d if swap else d, act)
+        x, y = a[i], b[i % b_size]
+        out[i] = apply_act(y - x if swap else x - y, act)
 
 
 def squared_difference_f32(a, b, out, size, b_size):

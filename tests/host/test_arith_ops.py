@@ -160,13 +160,19 @@ def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
 
 
 def test_swapped_sub_keeps_tflms_order():
-    """SUB whose first operand repeats: b - a per element, not a - b."""
+    """SUB whose first operand repeats: a - b per element as TFLM computes it, down to the
+    sign of a zero (1 - 1 is +0.0, where -(1 - 1) would be -0.0)."""
     data = _model("SUB", ((3,), (2, 3)), (2, 3), "float32")
     graph = import_tflite(data, tests=0)
     assert graph.ops[0].params == {"act": 0, "swap": 1}
-    got = _run(burn.load(encode_bst(graph)), [np.array([1, 2, 3], np.float32),
-                                              np.array([[10, 20, 30], [5, 5, 5]], np.float32)])
-    assert got.tolist() == [-9, -18, -27, -4, -3, -2]
+    xs = [np.array([1, 2, 3], np.float32), np.array([[1, 20, 30], [5, 2, 5]], np.float32)]
+    want = run_tflm(data, xs)[0].reshape(-1)
+    assert want.tolist() == [0, -18, -27, -4, 0, -2]
+    bst = encode_bst(graph)
+    for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+        got = _run(model, xs)
+        assert got.tolist() == want.tolist()
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
 
 
 @pytest.mark.parametrize("op,build,message", [
