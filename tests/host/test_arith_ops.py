@@ -1,8 +1,8 @@
 """TFLite SUB, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM (the optional ops of burn.graph.s8_arith
 and f32_arith) against TFLM on one-op models: int8 bit for bit on the plain kernels, the
 flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
-(MicroPython unix port); float32 within 1e-5 relative. Also the import-time refusals and
-the .bst reader's refusal of hostile parameters."""
+(MicroPython unix port); float32 within 1e-5 relative on the same runtimes. Also the
+import-time refusals and the .bst reader's refusal of hostile parameters."""
 
 import json
 import re
@@ -114,10 +114,12 @@ def test_int8_matches_tflm_on_plain_flex_and_emulated_m0(cases):
 
 
 def test_float_matches_tflm_on_plain_and_flex(cases):
+    m0 = EmulatedLib("cortex-m0plus")  # soft-float
     for op, _data, xs, want, bst in cases["float32"]:
         flex = use_flex(burn.load(bst))
-        assert flex.flex_ops == 1
-        for model in (burn.load(bst, variant="plain"), flex):
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (burn.load(bst, variant="plain"), flex, emulated):
             np.testing.assert_allclose(_run(model, xs), want, rtol=1e-5, atol=0,
                                        err_msg=op)
 
