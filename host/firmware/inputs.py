@@ -44,13 +44,16 @@ def has_flex_module():
 
 def stage_core(dest, ops=None):
     """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it; with
-    `ops`, only those the kernels need, and the module that lists the kernels."""
+    `ops`, only those the kernels need, and the module that lists the kernels, except for
+    the default selection (every op but the optional ones): there the missing prepare
+    module of an optional op already refuses it with the rebuild message (burn.bst_ops),
+    and the list would cost the default firmware's flash."""
     target = dest / "burn"
     shutil.rmtree(target, ignore_errors=True)
     for rel in core_files(ops):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(CORE_DIR / rel, target / rel)
-    if ops is not None:
+    if ops is not None and tuple(ops) != ops_select.default_kernels():
         write_text_atomic(target / ops_select.BUILT_MODULE, ops_select.built_module_text(ops))
     return dest
 

