@@ -30,7 +30,8 @@ def register(subparsers):
         "PyTorch or safetensors weights to a burn.nn state dict",
         description="Convert a TFLite model (int8 or float32) to a .bst file, or an ONNX "
         "model (opsets 13-21) to a Python module using burn.nn (-o model.py, with "
-        "model.npz) or to a float32 .bst file (-o model.bst). The file is "
+        "model.npz) or to a float32 .bst file (-o model.bst); a quantized ONNX model "
+        "(QDQ or QLinearConv/QLinearMatMul, int8) becomes an int8 .bst file. The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
         "error nothing is written. Reference tests come from the TFLM interpreter, run in "
         "a child process with a time and a memory limit.")

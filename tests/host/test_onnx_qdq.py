@@ -1,0 +1,149 @@
+"""Quantized ONNX import: PyTorch models exported with torch.onnx.export and quantized by
+onnxruntime's quantize_static (QDQ, int8 activations and weights, per tensor and per
+channel; and the QLinear operator form) become int8 `.bst` graphs whose outputs, on the
+plain runtime and on flex, match onnxruntime's within 1 LSB of the output scale."""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx_models import MODELS, QLINEAR, export, quantize
+
+import burn
+from burn.host.bst_writer import encode_bst
+from burn.host.cli import build_parser
+from burn.host.export import nhwc
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.onnx_import import read
+from burn.host.importers.onnx_qdq import int8_graph
+from burn.host.importers.onnx_read import ONNXImportError
+
+# name -> (per-channel weights, QLinear operator form, graph ops the import must contain)
+CASES = {
+    "small_cnn": (True, False, {"conv2d", "max_pool2d", "fully_connected", "softmax"}),
+    "ds_cnn": (False, False, {"depthwise_conv2d", "conv2d", "mean"}),
+    "resnet8": (True, False, {"add", "conv2d", "mean"}),
+    "autoencoder": (False, False, {"fully_connected", "logistic"}),
+    "qlinear": (True, True, {"conv2d", "max_pool2d", "fully_connected"}),
+}
+RUNS = 10  # random inputs per model
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("qdq")
+    files = {}
+    for name, (per_channel, operator_form, _ops) in CASES.items():
+        export(name, folder / (name + "_f32.onnx"))
+        files[name] = folder / (name + ".onnx")
+        quantize(folder / (name + "_f32.onnx"), files[name], per_channel, operator_form)
+    return files
+
+
+def _shape(name):
+    return (MODELS[name] if name in MODELS else QLINEAR[name])[1]
+
+
+def _lsb_differences(path, graph, shape):
+    """|burn - onnxruntime| in LSBs of the output scale over RUNS seeded inputs; the plain
+    runtime and flex must agree exactly."""
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    plain = burn.load(encode_bst(graph))
+    flex = use_flex(burn.load(encode_bst(graph)))
+    dq = [op for op in graph.ops if op.op == "dequantize"][-1]
+    scale = graph.tensors[dq.inputs[0]].scale
+    rng = np.random.default_rng(5)
+    diffs = []
+    for _ in range(RUNS):
+        x = rng.standard_normal(shape).astype(np.float32)
+        ref = nhwc(session.run(None, {"x": x})[0]).reshape(-1)
+        ins = nhwc(x).reshape(graph.inputs[0][1])
+        a = np.asarray(plain.run(ins), np.float32).reshape(-1)
+        b = np.asarray(flex.run(ins), np.float32).reshape(-1)
+        assert np.array_equal(a, b)
+        diffs.append(np.rint(np.abs(a - ref) / scale).astype(int))
+    return np.concatenate(diffs)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_int8_import_matches_onnxruntime(models, name):
+    graph = int8_graph(read(models[name]), tests=2)
+    kinds = [op.op for op in graph.ops]
+    assert kinds[0] == "quantize" and kinds[-1] == "dequantize"  # float in, float out
+    assert CASES[name][2] <= set(kinds), kinds
+    assert {t.dtype for t in graph.tensors} == {"int8", "float32"}
+    assert burn.load(encode_bst(graph)).self_test() == 2
+    d = _lsb_differences(models[name], graph, _shape(name))
+    print("%s: %d outputs, %.1f%% exact, %.1f%% off by 1 LSB"
+          % (name, d.size, 100 * (d == 0).mean(), 100 * (d == 1).mean()))
+    assert d.max() <= 1
+    assert (d == 0).mean() >= 0.5
+
+
+def test_cli_writes_int8_bst_and_refuses_python(models, tmp_path, capsys):
+    parser = build_parser()
+    out = tmp_path / "ds.bst"
+    args = parser.parse_args(["import", str(models["ds_cnn"]), "-o", str(out), "--tests", "2"])
+    assert args.run(args) == 0
+    model = burn.load(str(out))
+    assert model.self_test() == 2
+    assert "wrote" in capsys.readouterr().out
+    args = parser.parse_args(["import", str(models["ds_cnn"]), "-o", str(tmp_path / "ds.py")])
+    assert args.run(args) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "imports only to an int8 .bst" in err
+    assert not (tmp_path / "ds.py").exists()
+
+
+def test_uint8_model_is_refused_naming_every_node(models, tmp_path):
+    path = tmp_path / "u8.onnx"
+    quantize(models["ds_cnn"].with_name("ds_cnn_f32.onnx"), path, uint8=True)
+    quantizes = [n for n in onnx.load(path).graph.node if n.op_type == "QuantizeLinear"]
+    with pytest.raises(ONNXImportError) as e:
+        int8_graph(read(path))
+    message = str(e.value)
+    assert "\n" not in message and "uint8 is not supported" in message
+    assert message.count("(QuantizeLinear ") == len(quantizes) > 3
+
+
+def _conv_model(path, w_zero_point=0, bias=True):
+    """x -> Q -> DQ -> Conv (DequantizeLinear weights) -> Q -> DQ -> y, made by hand."""
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array(np.float32(0.02), "s"),
+             numpy_helper.from_array(np.int8(3), "z"),
+             numpy_helper.from_array(rng.integers(-127, 128, (4, 2, 3, 3)).astype(np.int8),
+                                     "wq"),
+             numpy_helper.from_array(np.full(4, 0.01, np.float32), "ws"),
+             numpy_helper.from_array(np.full(4, w_zero_point, np.int8), "wz"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b"),
+             numpy_helper.from_array(np.float32(0.05), "so"),
+             numpy_helper.from_array(np.int8(-5), "zo")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0),
+             helper.make_node("Conv", ["xd", "w"] + (["b"] if bias else []), ["c"],
+                              pads=[0, 1, 1, 1], strides=[2, 1]),
+             helper.make_node("QuantizeLinear", ["c", "so", "zo"], ["cq"]),
+             helper.make_node("DequantizeLinear", ["cq", "so", "zo"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 7, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_hand_made_conv_with_float_bias_and_uneven_pads(tmp_path):
+    path = _conv_model(tmp_path / "conv.onnx")
+    graph = int8_graph(read(path), tests=0)
+    conv = next(op for op in graph.ops if op.op == "conv2d")
+    assert (conv.params["pad_top"], conv.params["pad_left"]) == (0, 1)
+    assert conv.consts["bias"].dtype == np.int32
+    d = _lsb_differences(path, graph, (1, 2, 7, 6))
+    assert d.max() <= 1
+
+
+def test_asymmetric_weights_are_refused(tmp_path):
+    path = _conv_model(tmp_path / "asym.onnx", w_zero_point=2)
+    with pytest.raises(ONNXImportError, match=r"node 3 \(Conv ''\).*symmetric"):
+        int8_graph(read(path))
