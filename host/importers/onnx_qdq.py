@@ -27,7 +27,7 @@ from burn.host.bst_writer import runtime_tests
 
 from .errors import TFLiteImportError
 from .onnx_fold import FOLDS, constant, fold
-from .onnx_read import ONNXImportError
+from .onnx_read import MAX_ACTIVATION, ONNXImportError
 from .tflite_import import build_graph, random_inputs
 from .tflite_read import TfModel, TfOp, TfTensor
 
@@ -72,6 +72,18 @@ class Pending:
         self.emit = emit
         self.order = order
         self.code = code
+
+
+def checked(shape):
+    """`shape`, refused (before anything of that size is made) when a dim is below 1 or the
+    elements exceed MAX_ACTIVATION."""
+    count = 1
+    for d in shape:
+        count *= int(d)
+        if d < 1 or count > MAX_ACTIVATION:
+            raise Fail("a value of shape %s: empty or more than %d elements"
+                       % (tuple(shape), MAX_ACTIVATION))
+    return shape
 
 
 def graph_shape(shape):
@@ -127,7 +139,7 @@ class Translator:
 
     def activation(self, shape, scale, zp):
         """A new int8 activation tensor of ONNX `shape`."""
-        return self.tensor(graph_shape(shape), np.int8, ([float(scale)], [int(zp)]))
+        return self.tensor(graph_shape(checked(shape)), np.int8, ([float(scale)], [int(zp)]))
 
     def const(self, data, quant=None, qdim=0):
         """A constant tensor holding `data` as it is."""
@@ -210,7 +222,7 @@ class Translator:
         name = self.node.outputs[0]
         if self.uses.get(name, 0) != 1:
             raise Fail("its float output must be read by one QuantizeLinear only")
-        p = Pending(self.node, shape, emit, order)
+        p = Pending(self.node, checked(shape), emit, order)
         self.pending[id(p)] = (p, name)
         self.set(p)
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .onnx_qdq import Act, Fail, Pending, QConst, graph_shape, order_for
+from .onnx_qdq import Act, Fail, Pending, QConst, checked, graph_shape, order_for
 
 HANDLERS = {}
 _CODES = {(0.0, None): 1, (-1.0, 1.0): 2, (0.0, 6.0): 3}  # clamp -> TFLite activation code
@@ -154,8 +154,8 @@ def _window(node, spatial, kernel, ceil_ok=False):
         pads = list(a.get("pads") or [0] * 4)
     else:
         raise Fail("unknown auto_pad %s" % ascii(auto))
-    if len(pads) != 4:
-        raise Fail("needs 4 pads, got %d" % len(pads))
+    if len(pads) != 4 or any(not 0 <= p < eff[i % 2] for i, p in enumerate(pads)):
+        raise Fail("pads %s: 4 pads, each shorter than the window" % (pads,))
     out = [(spatial[i] + pads[i] + pads[i + 2] - eff[i]) // strides[i] + 1 for i in range(2)]
     if min(out) < 1:
         raise Fail("the window is larger than the padded input")
@@ -478,7 +478,7 @@ def _pad(tr, node):
 
 def _reshaped(tr, x, shape):
     """Bind the node's output to Act `x` reshaped to ONNX `shape` (a renamed buffer)."""
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(int(d) for d in checked(shape))
     if int(np.prod(shape)) != int(np.prod(x.shape)):
         raise Fail("cannot reshape %s to %s" % (x.shape, shape))
     if shape == x.shape:
