@@ -178,8 +178,7 @@ def quantize(src, dst, per_channel=False, operator_form=False, samples=8, uint8=
             return next(batches, None)
 
     kind = QuantType.QUInt8 if uint8 else QuantType.QInt8
-    ops = ["Conv", "MatMul", "MaxPool"] if operator_form else None
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on preprocessing
     quantize_static(str(src), str(dst), Reader(), activation_type=kind, weight_type=kind,
                     quant_format=QuantFormat.QOperator if operator_form else QuantFormat.QDQ,
-                    per_channel=per_channel, op_types_to_quantize=ops)
+                    per_channel=per_channel)

@@ -35,9 +35,10 @@ def lowers(*ops):
 
 
 def supported_ops():
-    """The ONNX ops the importer converts, sorted."""
+    """The ONNX ops the importer converts (the quantized ones into int8 graphs: onnx_qdq),
+    sorted."""
     from . import onnx_ops  # noqa: F401  (registers the handlers)
-    return sorted(set(LOWERED) | set(FOLDS))
+    return sorted(set(LOWERED) | set(FOLDS) | set(QDQ_OPS))
 
 
 class Var:

@@ -27,11 +27,11 @@ from burn.host.bst_writer import runtime_tests
 
 from .errors import TFLiteImportError
 from .onnx_fold import FOLDS, constant, fold
+from .onnx_lower import QDQ_OPS
 from .onnx_read import MAX_ACTIVATION, ONNXImportError
 from .tflite_import import build_graph, random_inputs
 from .tflite_read import TfModel, TfOp, TfTensor
 
-QUANTIZED_OPS = ("QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul")
 _BAD = object()  # the value of an output whose node could not be translated
 
 
@@ -267,7 +267,8 @@ class Translator:
         for node in self.graph.nodes:
             self.node = node
             try:
-                self._node(node, HANDLERS, PRECHECKS)
+                with np.errstate(all="ignore"):  # overflows are refused where they matter
+                    self._node(node, HANDLERS, PRECHECKS)
             except Fail as e:
                 errors.append("%s: %s" % (node.where(), e))
                 for o in node.outputs:
@@ -322,7 +323,8 @@ class Translator:
 
 def is_quantized(graph):
     """Whether an OnnxGraph holds quantized ops (it then imports only to an int8 .bst)."""
-    return any(n.op in QUANTIZED_OPS for n in graph.nodes)
+    from .onnx_qlinear import QLINEAR
+    return any(n.op in QDQ_OPS or n.op in QLINEAR for n in graph.nodes)
 
 
 def int8_graph(graph, tests=3, labels=(), metadata=None):

@@ -22,7 +22,7 @@ def handles(*ops):
     return register
 
 
-def _scalar_quant(tr, i_scale, i_zp):
+def scalar_quant(tr, i_scale, i_zp):
     """(scale, zero point) of a per-tensor int8 QuantizeLinear / DequantizeLinear."""
     scale = tr.constant(i_scale, "scale")
     zp = tr.constant(i_zp, "zero point")
@@ -43,7 +43,7 @@ def _check_quantize(tr, node):
         raise Fail("blocked quantization is not supported")
     if node.attrs.get("output_dtype", 3) != 3:
         raise Fail("output type %d is not int8" % node.attrs["output_dtype"])
-    return _scalar_quant(tr, 1, 2)
+    return scalar_quant(tr, 1, 2)
 
 
 @handles("QuantizeLinear")
@@ -51,7 +51,7 @@ def _quantize(tr, node):
     scale, zp = _check_quantize(tr, node)
     x = tr.get(0)
     if isinstance(x, np.ndarray):
-        tr.set(np.clip(np.rint(x / scale) + zp, -128, 127).astype(np.int8))
+        tr.set(np.clip(np.nan_to_num(np.rint(x / scale)) + zp, -128, 127).astype(np.int8))
     elif isinstance(x, Pending):
         tr.set(tr.resolve(x, scale, zp))
     elif isinstance(x, Act) and tr.is_float(x.t):
@@ -89,7 +89,7 @@ def _dequantize(tr, node):
         return
     if not isinstance(x, Act) or x.view or tr.is_float(x.t):
         raise Fail("input 0 must be an int8 value (QuantizeLinear's or a constant)")
-    if _scalar_quant(tr, 1, 2) != tr.quant(x.t):
+    if scalar_quant(tr, 1, 2) != tr.quant(x.t):
         raise Fail("its scale and zero point differ from the int8 value's")
     tr.set(Act(x.t, x.shape, True, x.order))
 
@@ -125,7 +125,7 @@ def _bias(tr, b, oc, in_scale, w_scales):
     if real.size != oc:
         raise Fail("bias has %d values for %d output channels" % (real.size, oc))
     q = np.rint(real / want.astype(np.float64))
-    if np.abs(q).max(initial=0) >= 2 ** 31:
+    if not np.isfinite(q).all() or np.abs(q).max(initial=0) >= 2 ** 31:
         raise Fail("bias does not fit int32 at scale input x weight")
     return tr.const(q.astype(np.int32))
 
@@ -228,58 +228,6 @@ def _gemm(tr, node):
 @handles("MatMul")
 def _matmul(tr, node):
     tr.defer(*_fc_emit(tr, tr.view(0), tr.weights(1, "the second operand"), None, 1))
-
-
-@handles("QLinearConv")
-def _qlinear_conv(tr, node):
-    x = tr.int8(0)
-    _same_quant(tr, x, 1, 2)
-    w = tr.get(3)
-    b = tr.constant(8, "bias")
-    shape, emit = _conv_emit(tr, x, _qconst(tr, w, 4, 5, 0), None if b is None else
-                             _int32_bias(tr, b, x, 4))
-    tr.set(_emit_int8(tr, shape, emit, 6, 7))
-
-
-@handles("QLinearMatMul")
-def _qlinear_matmul(tr, node):
-    x = tr.int8(0)
-    _same_quant(tr, x, 1, 2)
-    shape, emit = _fc_emit(tr, x, _qconst(tr, tr.get(3), 4, 5, 1), None, 1)
-    tr.set(_emit_int8(tr, shape, emit, 6, 7))
-
-
-def _same_quant(tr, x, i_scale, i_zp):
-    if _scalar_quant(tr, i_scale, i_zp) != tr.quant(x.t):
-        raise Fail("input scale and zero point differ from those of the int8 value")
-
-
-def _qconst(tr, w, i_scale, i_zp, axis):
-    """QConst of a QLinear op's constant int8 weights with their scale and zero point."""
-    if not isinstance(w, np.ndarray) or w.dtype != np.int8:
-        raise Fail("weights must be an int8 constant")
-    scales = np.asarray(tr.constant(i_scale, "weight scale"), np.float64).reshape(-1)
-    zps = np.asarray(tr.constant(i_zp, "weight zero point"), np.int64).reshape(-1)
-    if scales.size != zps.size:
-        raise Fail("weight scales and zero points differ in count")
-    return QConst(w, scales, zps, axis)
-
-
-def _int32_bias(tr, b, x, i_w_scale):
-    """A QLinearConv's int32 bias as a QConst at scale x_scale * w_scale."""
-    if b.dtype != np.int32:
-        raise Fail("bias must be int32")
-    w_scale = np.asarray(tr.constant(i_w_scale, "weight scale"), np.float32).reshape(-1)
-    scales = (np.float32(tr.quant(x.t)[0]) * w_scale * np.ones(b.size, np.float32))
-    return QConst(b, scales.astype(np.float64), np.zeros(b.size, np.int64), 0)
-
-
-def _emit_int8(tr, shape, emit, i_scale, i_zp):
-    """Act of an op whose output quantization comes from inputs i_scale, i_zp."""
-    scale, zp = _scalar_quant(tr, i_scale, i_zp)
-    out = tr.activation(shape, scale, zp)
-    emit(out, 0)
-    return Act(out, shape, False)
 
 
 # -- elementwise and reductions ----------------------------------------------------------
@@ -543,3 +491,6 @@ def _identity(tr, node):
     if isinstance(tr.get(0), Pending):
         raise Fail("a float output must go straight to its QuantizeLinear")
     tr.set(tr.get(0))
+
+
+from . import onnx_qlinear  # noqa: E402,F401  (registers the QLinear ops)
