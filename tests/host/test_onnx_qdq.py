@@ -167,7 +167,7 @@ def test_asymmetric_weights_are_refused(tmp_path):
 
 def test_bias_scale_that_underflows_is_one_clean_error(tmp_path):
     # input scale x weight scale is 0 in float32: refused without a numpy warning
-    path = _conv_model(tmp_path / "tiny.onnx", w_scale=1e-38)
+    path = _conv_model(tmp_path / "tiny.onnx", w_scale=1e-45)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ONNXImportError, match="bias does not fit int32"):
