@@ -33,14 +33,15 @@ def register(subparsers):
         "model.npz) or to a float32 .bst file (-o model.bst); a quantized ONNX model "
         "(QDQ or QLinearConv/QLinearMatMul, int8) becomes an int8 .bst file. The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
-        "error nothing is written. Reference tests come from the TFLM interpreter, run in "
-        "a child process with a time and a memory limit.")
+        "error nothing is written. A TFLite model's reference tests come from the TFLM "
+        "interpreter, run in a child process with a time and a memory limit; an ONNX "
+        "model's from burn's own runtime.")
     p.add_argument("model", help="the .tflite, .onnx, .pt, .pth or .safetensors file")
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst; "
                    ".safetensors for weights)")
     p.add_argument("--tests", type=_test_count, default=4, metavar="N",
-                   help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
-                   "0 skips TFLM)" % MAX_TESTS)
+                   help="reference tests stored in the file, 0 to %d (default 4); TFLite: "
+                   "computed with TFLM (0 skips it)" % MAX_TESTS)
     p.add_argument("--labels", metavar="A,B,...|FILE", help=LABELS_HELP)
     import_weights.add_arguments(p)
     p.set_defaults(run=run)
