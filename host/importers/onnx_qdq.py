@@ -138,8 +138,9 @@ class Translator:
         return len(self.tensors) - 1
 
     def activation(self, shape, scale, zp):
-        """A new int8 activation tensor of ONNX `shape`."""
-        return self.tensor(graph_shape(checked(shape)), np.int8, ([float(scale)], [int(zp)]))
+        """A new int8 activation tensor of ONNX `shape`, named after the node's output."""
+        return self.tensor(graph_shape(checked(shape)), np.int8, ([float(scale)], [int(zp)]),
+                           name=str(self.node.outputs[0]) if self.node.outputs else "")
 
     def const(self, data, quant=None, qdim=0):
         """A constant tensor holding `data` as it is."""
@@ -233,6 +234,8 @@ class Translator:
         node, self.node = self.node, p.node
         try:
             p.emit(out, p.code)
+        except Fail as e:
+            raise Fail("%s: %s" % (p.node.where(), e)) from None
         finally:
             self.node = node
         return Act(out, p.shape, False, p.order)

@@ -264,11 +264,12 @@ def _clip(tr, node):
         raise Fail("clip to %s: only Relu, [0, 6] and [-1, 1] are supported" % (bounds,))
     x = tr.get(0)
     if isinstance(x, Pending):
-        if x.code not in (0, code) and not (x.code == 3 and code == 1):
+        both = {x.code, code} - {0}
+        if len(both) > 1 and both != {1, 3}:  # Relu and Clip(0, 6) make Relu6
             raise Fail("two different activations in a row")
         if tr.uses.get(node.outputs[0], 0) != 1:
             raise Fail("its float output must be read by one QuantizeLinear only")
-        x.code = x.code or code
+        x.code = max(both)
         tr.set(x)
         return
     x = tr.view(0)

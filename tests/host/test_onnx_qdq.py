@@ -123,8 +123,9 @@ def test_uint8_model_is_refused_naming_every_node(models, tmp_path):
     assert message.count("(QuantizeLinear ") == len(quantizes) > 3
 
 
-def _conv_model(path, w_zero_point=0, bias=True, w_scale=0.01):
-    """x -> Q -> DQ -> Conv (DequantizeLinear weights) -> Q -> DQ -> y, made by hand."""
+def _conv_model(path, w_zero_point=0, bias=True, w_scale=0.01, relu6=False):
+    """x -> Q -> DQ -> Conv (DequantizeLinear weights) [-> Relu -> Clip(0, 6)] -> Q -> DQ -> y,
+    made by hand."""
     rng = np.random.default_rng(2)
     inits = [numpy_helper.from_array(np.float32(0.02), "s"),
              numpy_helper.from_array(np.int8(3), "z"),
@@ -134,14 +135,19 @@ def _conv_model(path, w_zero_point=0, bias=True, w_scale=0.01):
              numpy_helper.from_array(np.full(4, w_zero_point, np.int8), "wz"),
              numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b"),
              numpy_helper.from_array(np.float32(0.05), "so"),
-             numpy_helper.from_array(np.int8(-5), "zo")]
+             numpy_helper.from_array(np.int8(-5), "zo"),
+             numpy_helper.from_array(np.float32(0), "lo"),
+             numpy_helper.from_array(np.float32(6), "hi")]
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
              helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0),
-             helper.make_node("Conv", ["xd", "w"] + (["b"] if bias else []), ["c"],
-                              pads=[0, 1, 1, 1], strides=[2, 1]),
-             helper.make_node("QuantizeLinear", ["c", "so", "zo"], ["cq"]),
-             helper.make_node("DequantizeLinear", ["cq", "so", "zo"], ["y"])]
+             helper.make_node("Conv", ["xd", "w"] + (["b"] if bias else []),
+                              ["a" if relu6 else "c"], pads=[0, 1, 1, 1], strides=[2, 1]),
+             helper.make_node("QuantizeLinear", ["c", "so", "zo"], ["cq"])]
+    if relu6:
+        nodes += [helper.make_node("Relu", ["a"], ["r"]),
+                  helper.make_node("Clip", ["r", "lo", "hi"], ["c"])]
+    nodes.append(helper.make_node("DequantizeLinear", ["cq", "so", "zo"], ["y"]))
     graph = helper.make_graph(
         nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 7, 6])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
@@ -157,6 +163,15 @@ def test_hand_made_conv_with_float_bias_and_uneven_pads(tmp_path):
     assert conv.consts["bias"].dtype == np.int32
     d = _lsb_differences(path, graph, (1, 2, 7, 6))
     assert d.max() <= 1
+
+
+def test_relu_then_clip_fuse_into_the_conv_as_relu6(tmp_path):
+    path = _conv_model(tmp_path / "relu6.onnx", relu6=True)
+    graph = int8_graph(read(path), tests=0)
+    assert [op.op for op in graph.ops] == ["quantize", "conv2d", "dequantize"]
+    conv = graph.ops[1]
+    assert (conv.params["act_min"], conv.params["act_max"]) == (-5, -5 + 120)  # [0, 6] / 0.05
+    assert _lsb_differences(path, graph, (1, 2, 7, 6)).max() <= 1
 
 
 def test_asymmetric_weights_are_refused(tmp_path):
