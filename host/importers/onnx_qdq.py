@@ -93,8 +93,8 @@ def graph_shape(shape):
 
 
 def canonical_order(shape):
-    """ONNX position of each element in the graph layout of `shape`; None when it is the
-    identity."""
+    """ONNX position of each element in the graph layout of `shape` (NHWC for 4-D); None
+    when it is the identity."""
     if len(shape) != 4 or shape[1] == 1 or shape[2] * shape[3] == 1:
         return None
     return np.arange(int(np.prod(shape))).reshape(shape).transpose(0, 2, 3, 1).reshape(-1)
@@ -121,7 +121,7 @@ class Translator:
         self.tensors = []
         self.ops = []
         self.node = None
-        self.pending = {}  # id -> (Pending, value name) not yet quantized
+        self.pending = {}  # id -> Pending not yet quantized
         self.uses = {}
         for n in graph.nodes:
             for v in n.inputs:
@@ -146,11 +146,10 @@ class Translator:
         """A constant tensor holding `data` as it is."""
         return self.tensor(data.shape, data.dtype, quant, np.ascontiguousarray(data), qdim)
 
-    def op(self, name, inputs, outputs, options=None, node=None):
+    def op(self, name, inputs, outputs, options=None):
         """Append a TfModel op named by the ONNX node it comes from."""
-        node = node or self.node
-        self.ops.append(TfOp(node.index, name, list(inputs), list(outputs), options,
-                             node.where()))
+        self.ops.append(TfOp(self.node.index, name, list(inputs), list(outputs), options,
+                             self.node.where()))
 
     def quant(self, t):
         """(scale, zero point) of int8 tensor t."""
@@ -224,7 +223,7 @@ class Translator:
         if self.uses.get(name, 0) != 1:
             raise Fail("its float output must be read by one QuantizeLinear only")
         p = Pending(self.node, checked(shape), emit, order)
-        self.pending[id(p)] = (p, name)
+        self.pending[id(p)] = p
         self.set(p)
 
     def resolve(self, p, scale, zp):
@@ -276,11 +275,15 @@ class Translator:
                 errors.append("%s: %s" % (node.where(), e))
                 for o in node.outputs:
                     self.values[o] = _BAD
+            except ONNXImportError as e:  # from folding: it names the node
+                errors.append(str(e))
+                for o in node.outputs:
+                    self.values[o] = _BAD
             except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
                 errors.append("%s: malformed (%s: %s)" % (node.where(), type(e).__name__, e))
                 for o in node.outputs:
                     self.values[o] = _BAD
-        for p, _name in self.pending.values():
+        for p in self.pending.values():
             errors.append("%s: its float output is not quantized (no QuantizeLinear reads "
                           "it)" % p.node.where())
         outputs = [] if errors else [self._output(o) for o in self.graph.outputs]

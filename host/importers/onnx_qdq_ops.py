@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .onnx_qdq import Act, Fail, Pending, QConst, checked, graph_shape, order_for
+from .onnx_qdq import Act, Fail, Pending, QConst, canonical_order, checked, graph_shape, order_for
 
 HANDLERS = {}
 _CODES = {(0.0, None): 1, (-1.0, 1.0): 2, (0.0, 6.0): 3}  # clamp -> TFLite activation code
@@ -334,19 +334,12 @@ def _mean(tr, node):
     kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     shape = kept if keep else tuple(d for i, d in enumerate(x.shape) if i not in axes)
     at = tr.const(np.asarray(graph_axes, np.int32))
-    order = order_for(_graph_positions(kept), shape)
+    order = order_for(canonical_order(kept), shape)
 
     def emit(out, code):
         _no_act(code)
         tr.op("MEAN", [x.t, at], [out])
     tr.defer(shape, emit, order)
-
-
-def _graph_positions(shape):
-    """ONNX position of each element of a value of `shape` in its graph layout."""
-    n = int(np.prod(shape))
-    return np.arange(n).reshape(shape).transpose(0, 2, 3, 1).reshape(-1) \
-        if len(shape) == 4 else np.arange(n)
 
 
 @handles("MaxPool", "AveragePool")
@@ -436,7 +429,7 @@ def _reshaped(tr, x, shape):
     src = tr.tensors[x.t]
     out = tr.tensor(graph_shape(shape), src.dtype, (src.scales, src.zero_points))
     tr.op("RESHAPE", [x.t], [out])
-    have = x.order if x.order is not None else _graph_positions(x.shape)
+    have = x.order if x.order is not None else canonical_order(x.shape)
     tr.set(Act(out, shape, x.view, order_for(have, shape)))
 
 
