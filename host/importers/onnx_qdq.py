@@ -240,8 +240,9 @@ class Translator:
         return Act(out, p.shape, False, p.order)
 
     def fixed_output(self, kind, x, out, fixed, options=None):
-        """Emit `kind` of Act x (an op whose int8 output has TFLM's fixed quantization
-        `fixed`) into `out`, through a requantize when `out` has another quantization."""
+        """Emit `kind` of Act x (an op whose int8 output must have quantization `fixed`:
+        TFLM's for softmax, logistic, tanh; the input's for a clamp) into `out`, through a
+        requantize when `out` has another quantization."""
         if self.quant(out) == fixed:
             self.op(kind, [x.t], [out], options)
             return

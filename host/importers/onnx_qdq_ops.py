@@ -10,6 +10,7 @@ from .onnx_qdq import Act, Fail, Pending, QConst, canonical_order, checked, grap
 
 HANDLERS = {}
 _CODES = {(0.0, None): 1, (-1.0, 1.0): 2, (0.0, 6.0): 3}  # clamp -> TFLite activation code
+_CLAMPS = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}  # TFLite activation code -> its op
 _NHWC_AXIS = (0, 3, 1, 2)  # graph axis of each NCHW axis
 
 
@@ -130,14 +131,14 @@ def _bias(tr, b, oc, in_scale, w_scales):
     return tr.const(q.astype(np.int32))
 
 
-def _window(node, spatial, kernel, ceil_ok=False):
+def _window(node, spatial, kernel):
     """(strides, dilations, pads (top, left, bottom, right), output size) of a 2-D window."""
     a = node.attrs
     strides = a.get("strides") or [1, 1]
     dils = a.get("dilations") or [1, 1]
     if len(strides) != 2 or len(dils) != 2 or min(strides + dils + list(kernel)) < 1:
         raise Fail("needs 2-D strides, dilations and kernel of at least 1")
-    if a.get("ceil_mode", 0) and not ceil_ok:
+    if a.get("ceil_mode", 0):
         raise Fail("ceil_mode is not supported")
     eff = [(k - 1) * d + 1 for k, d in zip(kernel, dils)]
     auto = a.get("auto_pad", "NOTSET")
@@ -274,18 +275,9 @@ def _clip(tr, node):
         return
     x = tr.view(0)
 
-    def emit(out, _code):
-        if tr.quant(out) == tr.quant(x.t):
-            tr.op(_RELUS[code], [x.t], [out])
-            return
-        tmp = tr.tensor(tr.tensors[x.t].shape, np.int8, ([tr.quant(x.t)[0]],
-                                                         [tr.quant(x.t)[1]]))
-        tr.op(_RELUS[code], [x.t], [tmp])
-        tr.op("QUANTIZE", [tmp], [out])
+    def emit(out, _code):  # a clamp keeps its input's quantization, then a requantize
+        tr.fixed_output(_CLAMPS[code], x, out, tr.quant(x.t))
     tr.defer(x.shape, emit, x.order)
-
-
-_RELUS = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 
 
 @handles("Sigmoid", "Tanh")

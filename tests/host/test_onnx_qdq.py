@@ -187,3 +187,25 @@ def test_bias_scale_that_underflows_is_one_clean_error(tmp_path):
         warnings.simplefilter("error")
         with pytest.raises(ONNXImportError, match="bias does not fit int32"):
             int8_graph(read(path))
+
+
+@pytest.mark.parametrize("rescale", [False, True])
+def test_lone_relu_keeps_its_input_quantization_then_requantizes(tmp_path, rescale):
+    inits = [numpy_helper.from_array(np.float32(0.02), "s"),
+             numpy_helper.from_array(np.int8(3), "z"),
+             numpy_helper.from_array(np.float32(0.01 if rescale else 0.02), "so"),
+             numpy_helper.from_array(np.int8(-128 if rescale else 3), "zo")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]),
+             helper.make_node("Relu", ["xd"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "so", "zo"], ["rq"]),
+             helper.make_node("DequantizeLinear", ["rq", "so", "zo"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "relu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    path = tmp_path / "relu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    graph = int8_graph(read(path), tests=0)
+    assert [op.op for op in graph.ops] == ["quantize", "clamp"] + \
+        ["requantize"] * rescale + ["dequantize"]
+    assert _lsb_differences(path, graph, (1, 3, 4, 4)).max() <= 1
