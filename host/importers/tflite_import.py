@@ -24,7 +24,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_read import read_tflite
+from burn.host.importers.tflite_read import read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 # the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
@@ -487,6 +487,10 @@ def _fold_aliases(tf):
 def _check_structure(tf):
     """Refuse what no conversion can use: unsupported ops (all named at once), too many
     ops, missing inputs or outputs, and ops without the tensors they need."""
+    odd = unreadable_tensors(tf)
+    if odd:
+        raise TFLiteImportError("tensors of unsupported types: " + ", ".join(
+            "%d (%s) %s" % (i, tf.tensors[i].name, tf.tensors[i].type_name) for i in odd))
     bad = [n for n in tf.ops if n.name not in SUPPORTED]
     if bad:
         raise TFLiteImportError("unsupported ops: " + ", ".join(
@@ -560,7 +564,7 @@ def _convert(tf, alias):
             errors.append("node %d (%s): malformed: %s: %s" % (node.index, node.name,
                                                                type(e).__name__, e))
     if errors:
-        raise TFLiteImportError("cannot import: " + "; ".join(errors))
+        raise TFLiteImportError("cannot import: " + "; ".join(errors), errors)
     conv.shaped = False
     try:
         inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs]
