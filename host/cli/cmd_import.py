@@ -34,7 +34,9 @@ def register(subparsers):
         "model.npz) or to a float32 .bst file (-o model.bst). The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
         "error nothing is written. Reference tests come from the TFLM interpreter, run in "
-        "a child process with a time and a memory limit.")
+        "a child process with a time and a memory limit. --check writes nothing and says what "
+        "stops a model from importing, or what an importable one needs on each board; "
+        "--list-ops prints what burn imports.")
     p.add_argument("model", nargs="?",
                    help="the .tflite, .onnx, .pt, .pth or .safetensors file")
     p.add_argument("--check", action="store_true",

@@ -2,11 +2,17 @@
 import, printed; nothing is written."""
 
 import sys
+import textwrap
 from pathlib import Path
 
 _BOARD_HEADER = "%-10s %-9s %17s %21s  %s" % ("board", "placement", "heap need/free",
                                                "flash need/free", "fits")
 _PLACEMENTS = {"stock": "stock", "rom": "ROMFS"}
+
+
+def _count(n, word):
+    """'1 node', '2 nodes'."""
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
 
 
 def _nodes(indices):
@@ -16,7 +22,12 @@ def _nodes(indices):
 def _tensors(items):
     names = ", ".join("%d (%s)" % (t, name[:40]) for t, name in items[:8])
     more = " and %d more" % (len(items) - 8) if len(items) > 8 else ""
-    return "%d tensor%s: %s%s" % (len(items), "" if len(items) == 1 else "s", names, more)
+    return "%s: %s%s" % (_count(len(items), "tensor"), names, more)
+
+
+def _wrapped(text):
+    """`text` wrapped to 99 columns, continuation lines indented."""
+    return textwrap.wrap(text, 99, subsequent_indent="    ", break_on_hyphens=False)
 
 
 def _fit_line(fit):
@@ -32,8 +43,9 @@ def format_check(name, report):
     """The lines `burn import --check` prints for a CheckReport; the last is the summary."""
     lines = []
     if report.ops:
-        lines.append("unsupported ops (%d kinds, %d nodes):" % (
-            len(report.ops), sum(len(v) for v in report.ops.values())))
+        lines.append("unsupported ops (%s, %s):" % (
+            _count(len(report.ops), "kind"),
+            _count(sum(len(v) for v in report.ops.values()), "node")))
         lines += ["  %-28s %s" % (op, _nodes(idx)) for op, idx in report.ops.items()]
     if report.types:
         lines.append("unsupported tensor types:")
@@ -42,14 +54,12 @@ def format_check(name, report):
         lines.append("cannot convert:")
         lines += ["  " + " ".join(p.split()) for p in report.problems]
     if not report.importable:
-        why = ["%d unsupported op%s (%s)" % (len(report.ops), "" if len(report.ops) == 1
-                                            else "s", ", ".join(report.ops))] if report.ops \
-            else []
+        why = ["%s (%s)" % (_count(len(report.ops), "unsupported op"),
+                            ", ".join(report.ops))] if report.ops else []
         if report.types:
             why.append("unsupported tensor types (%s)" % ", ".join(report.types))
         if report.problems:
-            why.append("%d node%s the importer refuses" % (
-                len(report.problems), "" if len(report.problems) == 1 else "s"))
+            why.append("%s the importer refuses" % _count(len(report.problems), "node"))
         lines.append("%s: not importable: %s" % (name, "; ".join(why)))
         return lines
     lines += ["MACs         %d" % report.macs,
@@ -58,8 +68,11 @@ def format_check(name, report):
               % len(report.bst),
               "heap         %d bytes to load it from a file, %d read in place from ROMFS"
               % (report.facts.heap_needed(False), report.facts.heap_needed(True)),
-              "boards (heap: what loading takes / the board's heap less burn's runtime; "
-              "flash: model and core / filesystem, or ROMFS image / partition):",
+              "boards: heap = what loading the model takes / the board's heap less burn's "
+              "runtime;",
+              "        flash = the model and the core's .mpy files / the filesystem (stock "
+              "MicroPython),",
+              "        or the ROMFS image / its partition (burn's firmware, core frozen)",
               "  " + _BOARD_HEADER]
     lines += ["  " + _fit_line(f) for f in report.fits]
     fitting = sorted({f.board for f in report.fits if f.fits})
@@ -103,14 +116,14 @@ def format_ops():
                                               " ".join(r.kinds)))
     tflm, source = tflm_ops()
     ours = {r.name for r in rows}
-    lines.append("TFLM builtin ops covered: %d of %d (%s)" % (len(ours & set(tflm)),
-                                                             len(tflm), source))
-    lines.append("  not covered: " + ", ".join(sorted(set(tflm) - ours)))
+    lines += _wrapped("TFLM builtin ops covered: %d of %d (%s)" % (len(ours & set(tflm)),
+                                                                  len(tflm), source))
+    lines += _wrapped("  not covered: " + ", ".join(sorted(set(tflm) - ours)))
     extra = sorted(ours - set(tflm))
     if extra:
-        lines.append("  imported but not in that list: " + ", ".join(extra))
+        lines += _wrapped("  imported but not in that list: " + ", ".join(extra))
     onnx = supported_ops()
-    lines.append("ONNX ops burn imports (%d, float32): %s" % (len(onnx), ", ".join(onnx)))
+    lines += _wrapped("ONNX ops burn imports (%d, float32): %s" % (len(onnx), ", ".join(onnx)))
     return lines
 
 
