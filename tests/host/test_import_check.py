@@ -5,6 +5,7 @@ one-line errors, nothing written; the op list derived from the op table and TFLM
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
+from reference_models import model_path
 from tflite.TensorType import TensorType
 from tflite_builder import ModelBuilder
 
@@ -146,6 +147,15 @@ def test_check_says_when_a_model_is_too_big_for_a_board():
     rp = {f.placement: f for f in report.fits if f.board == "rp2040"}
     assert rp["rom"].flash_needed > rp["rom"].flash_free and rp["rom"].fits is False
     assert rp["stock"].fits is False
+
+
+@pytest.mark.parametrize("name", ["kws_ref_model.tflite", "kws_ref_model_float32.tflite"])
+def test_check_of_the_reference_models(name):
+    data = model_path(name).read_bytes()
+    report = check_tflite(data)
+    info = burn.load(encode_bst(import_tflite(data, tests=0))).info()
+    assert report.importable and report.macs == info["macs"] > 2_000_000
+    assert any(f.fits for f in report.fits if f.board == "rp2040")
 
 
 @pytest.mark.parametrize("data", [b"", b"not a model at all", _int8_model()[:200]])
