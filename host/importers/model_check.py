@@ -24,8 +24,9 @@ class CheckReport:
     """What a check found. `ops`: {op name: [node indices]} of unsupported ops; `types`:
     {type name: [(tensor index, tensor name)]} of unsupported tensor types; `problems`: the
     importer's other objections, one line each. For an importable model, `bst` (bytes),
-    `macs`, `arena_bytes`, `facts` (burn.host.flash.ModelFacts) and `fits`
-    ([burn.host.board_fit.Fit])."""
+    `macs`, `arena_bytes`, `facts` (burn.host.flash.ModelFacts), `fits`
+    ([burn.host.board_fit.Fit]) and `optional` (its op kinds that a default firmware leaves
+    out, burn.graph.ops.OPTIONAL)."""
 
     nodes: int
     ops: dict = field(default_factory=dict)
@@ -36,6 +37,7 @@ class CheckReport:
     arena_bytes: int = 0
     facts: object = None
     fits: list = field(default_factory=list)
+    optional: list = field(default_factory=list)
 
     @property
     def importable(self):
@@ -105,6 +107,7 @@ def check_onnx(path):
 def _with_figures(report, graph):
     """`report` with the `.bst` of `graph`, its MACs, arena and board fits."""
     import burn
+    from burn.graph import ops as op_table
     from burn.host.board_fit import board_fits
     from burn.host.bst_writer import encode_bst
     from burn.host.flash import bst_facts
@@ -112,6 +115,7 @@ def _with_figures(report, graph):
     report.bst = encode_bst(graph)
     info = burn.load(report.bst).info()
     report.macs, report.arena_bytes = info["macs"], info["arena_bytes"]
+    report.optional = sorted({op["op"] for op in info["ops"]} & set(op_table.OPTIONAL))
     report.facts = bst_facts(report.bst)
     report.fits = board_fits(report.facts)
     return report

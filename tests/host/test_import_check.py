@@ -142,6 +142,19 @@ def test_check_figures_match_the_import_and_the_flash_fit(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tflite"]
 
 
+def test_check_names_the_ops_a_default_firmware_leaves_out(monkeypatch, tmp_path, capsys):
+    from burn.graph import ops
+
+    path = tmp_path / "m.tflite"
+    path.write_bytes(_int8_model())
+    assert check_tflite(path.read_bytes()).optional == sorted(
+        {"conv2d", "fully_connected", "softmax"} & set(ops.OPTIONAL))
+    monkeypatch.setattr(ops, "OPTIONAL", ("softmax", "tanh"))
+    assert check_tflite(path.read_bytes()).optional == ["softmax"]
+    rc, out, _err = _run(capsys, "--check", str(path))
+    assert rc == 0 and "default burn firmware leaves out the kernels of softmax;" in out
+
+
 def test_check_says_when_a_model_is_too_big_for_a_board():
     report = check_tflite(_int8_model(n_out=250, width=48))  # a 2.4 MB weight matrix
     rp = {f.placement: f for f in report.fits if f.board == "rp2040"}
