@@ -33,9 +33,15 @@ def _out_hw(h, w, kernel, stride, padding, dilation):
                   (w, padding[2], padding[3], kernel[1], stride[1], dilation[1])))
 
 
+@pytest.mark.parametrize("wide", (False, True))
 @pytest.mark.parametrize("kernel, stride, padding, dilation", GEOMETRIES)
-def test_im2col_and_scatter_equal_numpy(cupy, kernel, stride, padding, dilation):
+def test_im2col_and_scatter_equal_numpy(cupy, monkeypatch, kernel, stride, padding, dilation,
+                                        wide):
+    """Both index widths: 32-bit as these sizes get, 64-bit as arrays past 2**31 would."""
     from burn.host.cuda import windows
+
+    if wide:
+        monkeypatch.setattr(windows, "WIDE_FROM", 0)
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 2, 9, 8)).astype(np.float32).transpose(1, 0, 2, 3)
