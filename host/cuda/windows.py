@@ -19,11 +19,12 @@ _SOURCE = r"""
 // multiplication in the hot loops), else long long.
 template <typename I>
 __global__ void burn_im2col(
-        const float* x, float* cols, I plane, I rows,
+        const float* x, float* cols, I plane, I rows, I cb, I crow,
         int n, int h, int w, int kh, int kw, int oh, int ow,
         int sh, int sw, int pt, int pl, int dh, int dw, I xn, I xc, I xh, I xw) {
     // One thread per output position (b, oy, ox); it walks the rows (channel, i, j) of its
-    // column, so consecutive threads write consecutive addresses.
+    // column, so consecutive threads write consecutive addresses. Row r of image b starts
+    // at cols + b * cb + r * crow.
     I p = blockIdx.x * (I)blockDim.x + threadIdx.x;
     if (p >= plane) return;
     int ox = (int)(p % ow);
@@ -32,7 +33,7 @@ __global__ void burn_im2col(
     int b = (int)(r / oh);
     int y0 = oy * sh - pt, x0 = ox * sw - pl;
     const float* xb = x + b * xn;
-    float* out = cols + p;
+    float* out = cols + b * cb + (p - (I)b * oh * ow);
     I row = 0;
     for (I ch = 0; row < rows; ++ch) {
         const float* xc_ = xb + ch * xc;
@@ -41,7 +42,7 @@ __global__ void burn_im2col(
             bool in_y = y >= 0 && y < h;
             for (int j = 0; j < kw; ++j, ++row) {
                 int xx = x0 + j * dw;
-                out[row * plane] = in_y && xx >= 0 && xx < w ? xc_[y * xh + xx * xw] : 0.0f;
+                out[row * crow] = in_y && xx >= 0 && xx < w ? xc_[y * xh + xx * xw] : 0.0f;
             }
         }
     }
@@ -120,17 +121,22 @@ def _geometry(kernel, stride, padding, dilation, out_hw):
                                   dilation[1])]
 
 
-def im2col(cupy, x, kernel, stride, padding, dilation, out_hw):
+def im2col(cupy, x, kernel, stride, padding, dilation, out_hw, by_image=False):
     """Columns [c, kh, kw, n, oh, ow] of float32 `x` [n, c, h, w] zero-padded by
-    `padding` (top, bottom, left, right): numpy_conv.im2col in one launch."""
+    `padding` (top, bottom, left, right): numpy_conv.im2col in one launch. `by_image`:
+    laid out [n, c, kh, kw, oh, ow] instead, a matrix of columns per image."""
     n, c, h, w = x.shape
-    cols = cupy.empty((c, kernel[0], kernel[1], n, out_hw[0], out_hw[1]), dtype=np.float32)
+    oh, ow = out_hw
+    rows = c * kernel[0] * kernel[1]
+    shape = (n, c, kernel[0], kernel[1], oh, ow) if by_image else \
+        (c, kernel[0], kernel[1], n, oh, ow)
+    cols = cupy.empty(shape, dtype=np.float32)
     if cols.size:
-        plane = n * out_hw[0] * out_hw[1]
+        plane = n * oh * ow
+        cb, crow = (rows * oh * ow, oh * ow) if by_image else (oh * ow, plane)
         _launch(cupy, "burn_im2col", plane, max(cols.size, _reach(x)),
-                [x, cols, plane, c * kernel[0] * kernel[1], np.int32(n), np.int32(h),
-                 np.int32(w)] + _geometry(kernel, stride, padding, dilation, out_hw) +
-                _strides(x))
+                [x, cols, plane, rows, cb, crow, np.int32(n), np.int32(h), np.int32(w)] +
+                _geometry(kernel, stride, padding, dilation, out_hw) + _strides(x))
     return cols
 
 
