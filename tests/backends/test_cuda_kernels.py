@@ -39,7 +39,13 @@ SHAPES = [(3, 4, 37, 29), (5, 3, 16, 16), (6, 2, 10), (7, 6)]
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("batch", (True, False))
 @pytest.mark.parametrize("weighted", (True, False))
-def test_batch_norm_kernels_match_the_unfused_path(gpu, shape, batch, weighted):
+@pytest.mark.parametrize("cluster", (1, None))
+def test_batch_norm_kernels_match_the_unfused_path(gpu, monkeypatch, shape, batch, weighted,
+                                                   cluster):
+    """One block per channel, and the GPU's own choice (a cluster of 8 from sm_90)."""
+    from burn.host.cuda import batch_norm
+
+    monkeypatch.setattr(batch_norm, "CLUSTER", cluster)
     cupy, generic, backend = gpu
     rng = np.random.default_rng(8)
     c = shape[1]
