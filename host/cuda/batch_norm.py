@@ -1,22 +1,22 @@
 """Batch normalisation over dim 1 on the GPU: the forward pass is one kernel, the backward
 pass another.
 
-burn.host.backends.channel_norm computes batch norm with array operations: two row
-reductions per statistic and an elementwise pass per step of the formula, about 15 kernels
-forward and 12 backward. Here one block per channel computes its statistics (tree sums in
-shared memory), then writes its slice of the output, in one launch; the backward pass
-likewise sums its two gradient statistics and writes the input's gradient. The input's
-gradient recomputes the normalised input from `x`, mean and 1/std instead of keeping it.
+The generic pair (burn.host.autodiff.helpers.Inner.batch_norm_forward / _backward) moves
+the channels first and runs a reduction or an elementwise kernel per step of the formula,
+about 15 kernels forward and 12 backward. Here blocks of 1024 threads sum a channel's
+statistics in shared memory, then write its slice of the output, in one launch; the
+backward pass likewise sums its two gradient statistics and writes the input's gradient,
+recomputing the normalised input from `x`, mean and 1/std instead of keeping it.
 On GPUs with thread block clusters (compute capability 9.0 on) a channel is shared by a
 cluster of 8 blocks, which add their partial sums in rank order after a cluster barrier:
 with one block per channel, a few wide channels (16 in ResNet-8's first stage) kept most
 of the GPU idle.
 
-Results: the elementwise steps are channel_norm's expressions in its order (no fused
+Results: the elementwise steps are the generic pair's expressions in its order (no fused
 multiply-add), so for the same statistics the outputs are the same bits; the sums run in
 another order than CuPy's reductions, so the statistics (and through them the outputs)
-agree with channel_norm within float32 rounding of a sum of m values (tests: relative
-1e-5). float32, any [n, c, ...] shape with n * rest >= 1.
+agree with the generic pair within float32 rounding of a sum of m values (tests: relative
+1e-5, 1e-4 for the gradients). float32, any [n, c, ...] shape with n * rest >= 1.
 """
 
 import numpy as np
