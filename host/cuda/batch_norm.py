@@ -159,9 +159,10 @@ def forward(cupy, x, shape, mean, var, weight, bias, eps):
     rstd = cupy.empty(c, np.float32)
     weight = None if weight is None else _f32(cupy, weight)
     bias = None if bias is None else _f32(cupy, bias)
-    _launch(cupy, "burn_bn_forward", c,
-            (x, y, mean, var, rstd, weight, bias, np.int32(batch), np.int32(c),
-             np.int32(m // n), np.int64(m), np.float32(1.0 / m), np.float32(eps)))
+    if x.size:  # else an empty batch in evaluation: nothing to normalise
+        _launch(cupy, "burn_bn_forward", c,
+                (x, y, mean, var, rstd, weight, bias, np.int32(batch), np.int32(c),
+                 np.int32(m // n), np.int64(m), np.float32(1.0 / m), np.float32(eps)))
     return y, mean, var, (shape, x, mean, rstd, batch)
 
 
@@ -172,9 +173,10 @@ def backward(cupy, g, saved, weight, need_x):
     m = x.size // c
     g = _f32(cupy, g).reshape(-1)
     gx = cupy.empty_like(x) if need_x else None
-    gw, gb = cupy.empty(c, np.float32), cupy.empty(c, np.float32)
+    gw, gb = cupy.zeros(c, np.float32), cupy.zeros(c, np.float32)
     weight = None if weight is None else _f32(cupy, weight)
-    _launch(cupy, "burn_bn_backward", c,
-            (g, x, mean, rstd, weight, gx, gw, gb, np.int32(batch), np.int32(c),
-             np.int32(m // shape[0]), np.int64(m), np.float32(m), np.float32(1.0 / m)))
+    if x.size:
+        _launch(cupy, "burn_bn_backward", c,
+                (g, x, mean, rstd, weight, gx, gw, gb, np.int32(batch), np.int32(c),
+                 np.int32(m // shape[0]), np.int64(m), np.float32(m), np.float32(1.0 / m)))
     return gx, gw, gb

@@ -79,6 +79,18 @@ def test_batch_norm_output_is_the_same_bits_for_the_same_statistics(gpu):
     assert got.get().tobytes() == want.get().tobytes()
 
 
+def test_batch_norm_of_an_empty_batch_in_evaluation(gpu):
+    """No rows: an empty output and zero parameter gradients, as the unfused path gives."""
+    cupy, _generic, backend = gpu
+    shape = (0, 3, 4, 4)
+    x = cupy.zeros(0, np.float32)
+    mean, var, w, b = (cupy.ones(3, np.float32) for _ in range(4))
+    y, _mean, _var, saved = backend.batch_norm_forward(x, shape, mean, var, w, b, 1e-5)
+    assert y.size == 0
+    gx, gw, gb = backend.batch_norm_backward(x, saved, w, True)
+    assert gx.size == 0 and not gw.any() and not gb.any()
+
+
 @pytest.mark.parametrize("n, c", [(1, 1), (37, 10), (300, 70)])
 @pytest.mark.parametrize("smoothing", (0.0, 0.1))
 @pytest.mark.parametrize("reduction", ("mean", "sum", "none"))
