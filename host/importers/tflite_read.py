@@ -34,6 +34,8 @@ _OPTIONS = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW",
+                                                "FusedActivationFunction")),
 }
 
 
