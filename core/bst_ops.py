@@ -137,11 +137,19 @@ def kernel(module, name, variant=None):
     return fn, "viper" if variant == "fast" else "plain"
 
 
+_LEFT_OUT = ("this firmware was built without this op; rebuild it with burn firmware build "
+             "--ops-from and this model, or --all-ops")
+
+
 def _bind(step, module, name, variant):
-    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`)."""
+    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`); a module that the
+    firmware left out fails the step."""
     if _check_built:
         _check_built(step, name)
-    step.k, step.runtime = kernel(module, name, variant)
+    try:
+        step.k, step.runtime = kernel(module, name, variant)
+    except ImportError:
+        step.fail(_LEFT_OUT)
 
 
 def _layout_kernel(step, name, dtype, variant):
@@ -533,13 +541,21 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
+    "transpose_conv2d": "transpose_conv",
 }
 
 
 def prepare(step, ctx, variant=None):
-    """Check and bind `step` (see the module docstring); `variant` picks the kernel twin."""
+    """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
+    A PREPARE entry that is a string names the burn.graph module whose `prepare` does it:
+    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out."""
     fn = PREPARE.get(step.kind)
     if fn is None:
         step.fail("unknown op")
+    if isinstance(fn, str):
+        try:
+            fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare
+        except ImportError:
+            step.fail(_LEFT_OUT)
     fn(step, ctx, variant)
     step.params = None  # bound into step.a now; the heap is scarce on a board

@@ -6,7 +6,9 @@ target may optimise are compiled in ref/ under their own names (flex__ref_*, ref
 entry/ file gives them their public names, unless opt/<target>/ has a file of the same name,
 which then defines those public kernels itself (calling the flex__ref_* ones for the cases
 it leaves to the reference). The opt/<target>/ files that have no entry/ twin are its
-helpers. Builds for a CPU without a floating-point unit leave out the float files
+helpers. extra/ holds the kernels of the optional ops (burn.graph.ops.OPTIONAL): every build
+has them but those that must stay small without them (`extra=False`, the armv6m native
+module). Builds for a CPU without a floating-point unit leave out the float files
 (`is_float`); builds without a C library add freestanding/ (memcpy and friends). Files of
 different folders may share a name: `object_name` tells their objects apart.
 
@@ -48,13 +50,13 @@ def object_name(path):
     return os.path.splitext(os.path.relpath(path, SRC))[0].replace(os.sep, "/")
 
 
-def sources(opt_target=None, float_kernels=True, freestanding=False):
+def sources(opt_target=None, float_kernels=True, freestanding=False, extra=True):
     """Absolute paths of the C files of one build (see the module docstring). `opt_target`
     names an opt/ folder; None, or a target with no folder yet, gives the reference
     kernels alone."""
     def folder(name):
         path = os.path.join(SRC, name)
-        return [os.path.join(path, f) for f in _c_files(path)]
+        return [os.path.join(path, f) for f in _c_files(path)] if os.path.isdir(path) else []
 
     entry_dir = os.path.join(SRC, "entry")
     opt_dir = os.path.join(SRC, "opt", opt_target) if opt_target else None
@@ -63,6 +65,8 @@ def sources(opt_target=None, float_kernels=True, freestanding=False):
     entries = [os.path.join(opt_dir if f in opt else entry_dir, f) for f in entry]
     helpers = [os.path.join(opt_dir, f) for f in sorted(opt - set(entry))]
     paths = folder("common") + folder("ref") + entries + helpers
+    if extra:
+        paths += folder("extra")
     if freestanding:
         paths += folder("freestanding")
     return paths if float_kernels else [p for p in paths if not is_float(p)]
@@ -79,6 +83,8 @@ def main(argv=None):
     parser.add_argument("--freestanding", action="store_true",
                         help="add src/freestanding (memcpy, memset, ...) for builds "
                         "without a C library")
+    parser.add_argument("--no-extra", action="store_true",
+                        help="leave out src/extra, the kernels of the optional ops")
     parser.add_argument("--sep", default="\n", help="separator between paths (default: "
                         "newline; cmake wants ';')")
     args = parser.parse_args(argv)
@@ -86,7 +92,7 @@ def main(argv=None):
     if target is not None and target not in opt_targets():
         parser.error("unknown opt target %r; known: none, %s" % (target,
                                                                   ", ".join(opt_targets())))
-    paths = sources(target, not args.no_float, args.freestanding)
+    paths = sources(target, not args.no_float, args.freestanding, not args.no_extra)
     sys.stdout.write(args.sep.join(paths) + ("\n" if args.sep == "\n" else ""))
 
 

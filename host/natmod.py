@@ -16,6 +16,7 @@ from pathlib import Path
 
 from burn.host import project_files, vendor
 from burn.host.cache import cache_dir
+from burn.host.firmware import ops_select
 from burn.host.mp_unix import NATIVE_ARCHES
 
 BINDINGS = project_files.tree("micropython")
@@ -75,12 +76,21 @@ def _input_files():
     return files
 
 
+def kept_kernels(arch):
+    """The BURNFLEX_OPS of the module for `arch`: on armv6m, whose module leaves out the
+    optional ops (its Makefile), the default firmware's kernels; else "" (every kernel)."""
+    kept = ops_select.default_kernels() if arch == "armv6m" else None
+    return " ".join(kept or ())
+
+
 def build_key(arch, tree, cc):
-    """Hash of a build's inputs: sources, architecture, compiler, MicroPython version."""
+    """Hash of a build's inputs: sources, architecture, kept kernels, compiler, MicroPython
+    version."""
     h = hashlib.sha256()
     version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
-    h.update(("%s\0%s\0%s\0" % (arch, vendor.micropython_version(tree),
-                                version.splitlines()[0] if version else cc)).encode())
+    h.update(("%s\0%s\0%s\0%s\0" % (arch, vendor.micropython_version(tree),
+                                    version.splitlines()[0] if version else cc,
+                                    kept_kernels(arch))).encode())
     for path in _input_files():
         # the trees sit side by side (the Makefile reaches ../../flex_c): name them from there
         h.update(str(path.relative_to(FLEX_C.parent)).encode() + b"\0" + path.read_bytes())
@@ -110,7 +120,8 @@ def build_natmod(arch, micropython=None, log=None):
     try:
         (work / "Makefile").write_text("include %s\n" % (BINDINGS / "natmod" / "Makefile"))
         proc = subprocess.run(["make", "MPY_DIR=%s" % tree, "ARCH=%s" % arch,
-                               "PYTHON=%s" % sys.executable, "-j2"],
+                               "PYTHON=%s" % sys.executable,
+                               "BURNFLEX_OPS=%s" % kept_kernels(arch), "-j2"],
                               cwd=work, capture_output=True, text=True)
         if proc.returncode:
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])

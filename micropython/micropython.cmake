@@ -80,6 +80,10 @@ target_sources(usermod_burnflex INTERFACE
     ${BURNFLEX_DIR}/burnflex_f32.c
     ${BURNFLEX_DIR}/burnflex_plan.c
 )
+# the optional ops' bindings; the linker drops those a build leaves out (BURNFLEX_OPS)
+file(GLOB _burnflex_extra CONFIGURE_DEPENDS ${BURNFLEX_DIR}/burnflex_extra_*.c)
+list(SORT _burnflex_extra)
+target_sources(usermod_burnflex INTERFACE ${_burnflex_extra})
 target_include_directories(usermod_burnflex INTERFACE ${BURNFLEX_DIR} ${BURNFLEX_FLEX_C}/include)
 if(BURNFLEX_FLOAT)
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_FLOAT=1)

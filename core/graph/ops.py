@@ -14,6 +14,12 @@ its order is that struct's field order (checked by tests/core/test_op_table.py).
 MicroPython-safe (plain strings and tuples), but nothing on a board imports it: the host
 tools derive from it and tests/host/test_op_table.py checks the rest against it, so the
 firmware leaves it out of its frozen modules (burn.host.firmware.inputs.NOT_FROZEN).
+
+OPTIONAL: the op kinds a default firmware leaves out, to keep its flash share within budget
+(docs/adding-an-op.md, "Optional ops"): their Python kernels and prepare step live in their
+own burn.graph module (bst_ops.PREPARE names it), their C kernels in flex_c/src/extra/ and
+their burnflex bindings in micropython/burnflex_extra_*.c. A firmware gets them with
+`burn firmware build --ops-from MODEL.bst` or `--all-ops`.
 """
 
 OPS = (
@@ -35,6 +41,11 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
+)
+
+OPTIONAL = (
+    "transpose_conv2d",
 )
 
 GROUPS = {
@@ -77,12 +88,21 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("transpose_conv", "transpose_conv_s8",
+     "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
+    ("transpose_conv", "transpose_conv_f32",
+     "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
 )
 
 
 def kinds(rule=None):
     """The op kinds, in table order; only those with in-place rule `rule` when given."""
     return [op[0] for op in OPS if rule is None or op[1] == rule]
+
+
+def kernels(kind_names=None):
+    """The kernel names of the op kinds `kind_names` (default: every kind), in table order."""
+    return [k for op in OPS if kind_names is None or op[0] in kind_names for k in op[3].split()]
 
 
 def kernel_args(name):

@@ -6,7 +6,7 @@ import sys
 from burn.host.atomic import write_bytes_atomic
 from burn.host.firmware import FirmwareError, ops_select
 from burn.host.firmware.build import build_firmware
-from burn.host.firmware.recipe import recipe_boards
+from burn.host.firmware.recipe import ALL_OPS, recipe_boards
 from burn.host.firmware.sizes import report_lines
 
 
@@ -41,20 +41,26 @@ def register(subparsers):
                    help="keep only the kernels these models use (repeat for several models): "
                    "the other ops' C kernels and Python modules are left out, saving flash. "
                    "A model with another op then fails to load on the board with a message "
-                   "that names it; default: every op")
+                   "that names it; default: every op but the optional ones (burn import "
+                   "--list-ops marks them)")
+    b.add_argument("--all-ops", action="store_true",
+                   help="keep every op, the optional ones too (more flash than the default)")
     b.set_defaults(run=run_build)
 
 
 def run_build(args):
     """Build with a progress bar, write the .uf2, print the size report; 1 on failure."""
     try:
-        ops = ops_select.kernels_of(args.ops_from) if args.ops_from else None
+        if args.ops_from and args.all_ops:
+            raise FirmwareError("choose --ops-from or --all-ops, not both")
+        ops = (ops_select.kernels_of(args.ops_from) if args.ops_from
+               else ALL_OPS if args.all_ops else None)
     except FirmwareError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
     output = args.output or "firmware-%s%s%s.uf2" % (
         args.board, "-stock" if args.stock else "-debug" if args.debug else "",
-        "" if ops is None else "-ops-" + ops_select.label(ops))
+        "-all-ops" if ops == ALL_OPS else "" if ops is None else "-ops-" + ops_select.label(ops))
     try:
         with _Progress() as progress:
             result = build_firmware(args.board, args.micropython, args.force, args.stock,

@@ -60,7 +60,8 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     """Build (or take from the cache) the firmware of `board`; `micropython` is an explicit
     source tree, `stock` builds the port's own board with nothing of burn, `debug` keeps the
     line numbers of burn's frozen bytecode, `ops` (kernel names, see ops_select.kernels_of)
-    keeps only those kernels, `force` rebuilds from a clean build folder.
+    keeps only those kernels (None: the default selection; recipe.ALL_OPS: every kernel),
+    `force` rebuilds from a clean build folder.
     `progress(phase, percent)` hears about long steps.
     Raises FirmwareError with a clear message on any failure."""
     recipe, source, tools, key = _locate(board, micropython, stock, debug=debug, ops=ops)
@@ -120,7 +121,7 @@ def _entry(board, recipe, key):
 
 
 def cached_image(board, stock=False, ops=None):
-    """The cached UF2 of `board` (with kernels `ops`, None for all) for the current inputs,
+    """The cached UF2 of `board` (with kernels `ops`: see recipe.load_recipe) for the inputs,
     or None when it is not built (or cannot be: no toolchain, no source tree). Never builds
     anything."""
     try:

@@ -54,6 +54,23 @@ def kernels_of(paths):
     return tuple(sorted(kernels))
 
 
+def default_kernels():
+    """The kernels a default firmware keeps: every op's but the optional ones'
+    (burn.graph.ops.OPTIONAL), as a sorted tuple; None while no op is optional (a firmware
+    with every kernel)."""
+    if not op_table.OPTIONAL:
+        return None
+    kept = [op[0] for op in op_table.OPS if op[0] not in op_table.OPTIONAL]
+    return tuple(sorted(set(op_table.kernels(kept))))
+
+
+def lists_kernels(kernels):
+    """Whether a firmware with `kernels` (None: all) freezes BUILT_MODULE: a selection made
+    for given models does; the default one does not, to spend no flash on it (a model with
+    an optional op is refused there all the same, when its module is missing)."""
+    return kernels is not None and tuple(kernels) != default_kernels()
+
+
 def label(kernels):
     """A short stable name of a selection, for cache and file names."""
     return hashlib.sha256(" ".join(kernels).encode()).hexdigest()[:8]

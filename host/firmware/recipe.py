@@ -66,9 +66,13 @@ def recipe_boards():
             if b.firmware_board and (FIRMWARE_DIR / "boards" / b.firmware_board).is_dir()]
 
 
+ALL_OPS = "all"
+
+
 def load_recipe(name, stock=False, debug=False, ops=None):
-    """The `Recipe` of board `name` (`stock`, `debug`, `ops`: see Recipe); FirmwareError
-    naming the boards that have one if none."""
+    """The `Recipe` of board `name` (`stock`, `debug`: see Recipe); FirmwareError naming the
+    boards that have one if none. `ops`: kernel names to keep; None, the default selection
+    (ops_select.default_kernels: every op but the optional ones); ALL_OPS, every kernel."""
     try:
         board = boards.load_board(name)
     except ValueError as e:
@@ -86,4 +90,8 @@ def load_recipe(name, stock=False, debug=False, ops=None):
     if stock and ops is not None:
         raise FirmwareError("a stock build has no burn ops to choose: choose --stock or "
                             "--ops-from")
+    if ops is None and not stock:
+        ops = ops_select.default_kernels()
+    elif ops == ALL_OPS:
+        ops = None
     return Recipe(board, stock, debug, None if ops is None else tuple(sorted(set(ops))))

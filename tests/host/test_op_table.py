@@ -19,7 +19,7 @@ import burn.graph
 from burn import bst_ops
 from burn.bst import BstFile
 from burn.graph import in_place
-from burn.graph.ops import GROUPS, KERNELS, OPS, kernel_args, kinds
+from burn.graph.ops import GROUPS, KERNELS, OPS, OPTIONAL, kernel_args, kernels, kinds
 from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
 from burn.host.flex import graph_kernels, runtime
@@ -69,6 +69,47 @@ def test_every_list_of_ops_is_the_tables():
     assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(NO_FLEX)
     for word in (w for _m, _n, args in KERNELS for w in args.split()):
         assert word[0] != "*" or word[1:] in GROUPS
+
+
+def test_optional_ops_stay_out_of_the_default_firmware():
+    """An optional op costs a default firmware no flash: its prepare step and kernels live
+    in modules that only it uses, which the default selection leaves unfrozen, and its C
+    code and bindings in files that the small builds leave out."""
+    from burn.host.firmware import inputs, ops_select
+
+    assert set(OPTIONAL) <= set(kinds()) and len(set(OPTIONAL)) == len(OPTIONAL)
+    for kind in kinds():
+        entry = bst_ops.PREPARE[kind]
+        assert isinstance(entry, str) == (kind in OPTIONAL), kind
+        if kind in OPTIONAL:
+            assert callable(importlib.import_module("burn.graph." + entry).prepare), kind
+    default = ops_select.default_kernels()
+    assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
+    assert ops_select.lists_kernels(("conv_s8",))
+    optional = set(kernels(OPTIONAL))
+    if not OPTIONAL:
+        assert default is None
+        return
+    assert set(default) == set(KERNEL_NAMES) - optional
+    frozen = set(ops_select.kept_core_files(ROOT / "core", inputs.core_files(), default))
+    for kind in OPTIONAL:
+        modules = {kernel_args(k)[0] for k in kernels([kind])} | {bst_ops.PREPARE[kind]}
+        assert not {"graph/%s.py" % m for m in modules} & frozen, kind
+    extra = "".join(p.read_text() for p in (ROOT / "micropython").glob("burnflex_extra_*.c"))
+    plain = "".join(p.read_text() for p in (ROOT / "micropython").glob("burnflex_*.c")
+                    if not p.name.startswith("burnflex_extra_"))
+    for name in optional & set(runtime._FLEX_KERNELS):
+        assert "bf_%s_obj" % name in extra and "bf_%s_obj" % name not in plain, name
+
+
+def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):
+    step = bst_ops.Step(3, "conv2d", [0], [1], {}, {})
+    with pytest.raises(ValueError, match=r"op 3 \(conv2d\): this firmware was built without "
+                       "this op; rebuild it with burn firmware build --ops-from"):
+        bst_ops._bind(step, "no_such_module", "conv_s8", "plain")
+    monkeypatch.setitem(bst_ops.PREPARE, "conv2d", "no_such_module")
+    with pytest.raises(ValueError, match=r"op 3 .*--all-ops"):
+        bst_ops.prepare(step, None)
 
 
 @pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])
