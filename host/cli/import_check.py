@@ -127,7 +127,9 @@ def format_ops():
     if extra:
         lines += _wrapped("  imported but not in that list: " + ", ".join(extra))
     onnx = supported_ops()
-    lines += _wrapped("ONNX ops burn imports (%d, float32): %s" % (len(onnx), ", ".join(onnx)))
+    lines += _wrapped("ONNX ops burn imports (%d; float32, and int8 for QuantizeLinear, "
+                      "DequantizeLinear, QLinearConv, QLinearMatMul): %s"
+                      % (len(onnx), ", ".join(onnx)))
     return lines
 
 

@@ -289,7 +289,8 @@ class Translator:
                           "it)" % p.node.where())
         outputs = [] if errors else [self._output(o) for o in self.graph.outputs]
         if errors:
-            raise ONNXImportError("cannot import the quantized model: " + "; ".join(errors))
+            raise ONNXImportError("cannot import the quantized model: " + "; ".join(errors),
+                                  errors)
         return TfModel(self.tensors, self.ops, [x], outputs, "")
 
     def _node(self, node, handlers, prechecks):
@@ -334,6 +335,12 @@ def is_quantized(graph):
     return any(n.op in QDQ_OPS or n.op in QLINEAR for n in graph.nodes)
 
 
+def unsupported_nodes(graph):
+    """The nodes of a quantized OnnxGraph whose op the int8 import has no handler for."""
+    from .onnx_qdq_ops import HANDLERS
+    return [n for n in graph.nodes if n.op not in HANDLERS and n.op not in FOLDS]
+
+
 def int8_graph(graph, tests=3, labels=(), metadata=None):
     """The int8 Graph (`burn.host.bst_writer.Graph`) of a quantized OnnxGraph, with `tests`
     reference tests computed by burn's runtime on seeded random inputs. Raises
@@ -344,7 +351,7 @@ def int8_graph(graph, tests=3, labels=(), metadata=None):
     try:
         g, _arena = build_graph(tf, labels, meta)
     except TFLiteImportError as e:
-        raise ONNXImportError(str(e)) from None
+        raise ONNXImportError(str(e), e.problems) from None
     if tests:
         g.tests = runtime_tests(g, random_inputs(g, tests))
     return g

@@ -17,6 +17,7 @@ from burn.host.bst_writer import encode_bst
 from burn.host.cli import build_parser
 from burn.host.export import nhwc
 from burn.host.flex.runtime import use_flex
+from burn.host.importers.model_check import check_onnx
 from burn.host.importers.onnx_import import read
 from burn.host.importers.onnx_qdq import int8_graph
 from burn.host.importers.onnx_read import ONNXImportError
@@ -121,6 +122,16 @@ def test_uint8_model_is_refused_naming_every_node(models, tmp_path):
     message = str(e.value)
     assert "\n" not in message and "uint8 is not supported" in message
     assert message.count("(QuantizeLinear ") == len(quantizes) > 3
+    report = check_onnx(path)  # burn import --check: one problem per node
+    assert not report.importable and message.endswith("; ".join(report.problems))
+    assert len(report.problems) > len(quantizes)  # and the uint8 weights' DequantizeLinear
+
+
+def test_check_reports_the_int8_bst(models):
+    report = check_onnx(models["ds_cnn", False])
+    assert report.importable and report.macs > 0
+    kinds = [op["op"] for op in burn.load(report.bst).info()["ops"]]
+    assert kinds[0] == "quantize" and "depthwise_conv2d" in kinds
 
 
 def _conv_model(path, w_zero_point=0, bias=True, w_scale=0.01, relu6=False):
@@ -209,3 +220,10 @@ def test_lone_relu_keeps_its_input_quantization_then_requantizes(tmp_path, resca
     assert [op.op for op in graph.ops] == ["quantize", "clamp"] + \
         ["requantize"] * rescale + ["dequantize"]
     assert _lsb_differences(path, graph, (1, 3, 4, 4)).max() <= 1
+
+
+def test_list_ops_names_the_quantized_ops(capsys):
+    args = build_parser().parse_args(["import", "--list-ops"])
+    assert args.run(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "int8 for QuantizeLinear" in out and "QLinearMatMul" in out
