@@ -297,8 +297,6 @@ def _transpose_conv(c, node):
     if w.ndim != 4 or w.shape[0] != out[3] or w.shape[3] != ic or out[0] != n:
         raise _Fail("filter %s does not fit input %s and output %s" % (w.shape, (n, ih, iw, ic),
                                                                        out))
-    if c.tf.tensors[x_t].dtype != c.tf.tensors[w_t].dtype:
-        raise _Fail("Hybrid models are not supported on TFLite Micro (TFLM's check)")
     if o["Padding"] not in (0, 1):
         raise _Fail("unknown padding %d" % o["Padding"])
     sh, sw = o["StrideH"], o["StrideW"]
