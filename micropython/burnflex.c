@@ -20,6 +20,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     X(MP_QSTR_sub_s8, sub_s8)                                                  \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
@@ -46,6 +47,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
     X(MP_QSTR_sub_f32, sub_f32)                                                \
     X(MP_QSTR_squared_difference_f32, squared_difference_f32)                  \
     X(MP_QSTR_maximum_f32, maximum_f32)                                        \

@@ -41,6 +41,7 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
     ("sub", "e", "SUB", "sub_s8 sub_f32"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32"),
@@ -48,7 +49,10 @@ OPS = (
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
 )
 
-OPTIONAL = ("sub", "squared_difference", "maximum", "minimum")
+OPTIONAL = (
+    "transpose_conv2d",
+    "sub", "squared_difference", "maximum", "minimum",
+)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -92,6 +96,10 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("transpose_conv", "transpose_conv_s8",
+     "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
+    ("transpose_conv", "transpose_conv_f32",
+     "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("s8_arith", "sub_s8", "*ab *arith swap"),
     ("s8_arith", "squared_difference_s8", "*ab *arith"),
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
