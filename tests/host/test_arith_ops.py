@@ -25,7 +25,7 @@ from burn.host.importers.tflite_import import import_tflite
 
 OPS = ("SUB", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM")
 INT8_CASES = 40  # per op
-FLOAT_CASES = 12  # per op
+FLOAT_CASES = 40  # per op
 ROOT = Path(__file__).resolve().parents[2]
 
 
