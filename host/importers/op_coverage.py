@@ -1,4 +1,5 @@
-"""What `burn import` can read, derived from the op table (burn.graph.ops) and the importers.
+"""What `burn import` can read, derived from the op table (burn.graph.ops) and the importers
+(SHAPE: computed at import, tflite_prune).
 
     rows = tflite_ops()            # [OpSupport], one per TFLite builtin op the importer takes
     kernels = kernel_runtimes()    # [KernelSupport], the runtimes of each kernel
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from burn.graph.ops import OPS, kernel_args
+from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 
 TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
 _SUFFIX = re.compile(r"_s(8|16)$")
@@ -51,6 +53,8 @@ def tflite_ops():
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)
+    for name in FOLDED_AT_IMPORT:  # computed by the importer: no graph op, any type
+        found[name] = (("(constant)",), set(TYPES), False)
     return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
             for name, (kinds, types, hybrid) in sorted(found.items())]
 

@@ -24,6 +24,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
@@ -696,7 +697,7 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
     if type(tests) is not int or not 0 <= tests <= MAX_TESTS:
         raise TFLiteImportError("tests must be an integer from 0 to %d, got %r"
                                 % (MAX_TESTS, tests))
-    tf = read_tflite(data)
+    tf = prune(read_tflite(data))
     say("converting %d ops" % len(tf.ops))
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
