@@ -139,4 +139,11 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+
+optional ops (burn.graph.ops.OPTIONAL; a default firmware leaves them out)
+--------------------------------------------------------------------------
+unary: lookup_s8(inp, out, size, table)      int8 ABS, RSQRT, ELU, HARD_SWISH, LEAKY_RELU:
+        out[i] = table[byte of inp[i]], the 256 results made on the host (s8_lookup's kernel)
+unary: unary_f32(inp, out, size, fn, alpha)  float32 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH,
+        LEAKY_RELU (slope alpha), by flex_c op code fn (burn.graph.unary.FN)
 """

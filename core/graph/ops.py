@@ -41,9 +41,10 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
 )
 
-OPTIONAL = ()
+OPTIONAL = ("unary",)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -85,6 +86,8 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("unary", "lookup_s8", "inp out size table"),
+    ("unary", "unary_f32", "inp out size fn alpha"),
 )
 
 

@@ -403,6 +403,23 @@ flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *inpu
                                   size_t input_len, float beta, float *output,
                                   size_t output_len);
 
+/* ---- optional ops (flex_c/src/extra; burn.graph.ops.OPTIONAL) --------------------- */
+
+/* output[i] = table[(uint8_t)input[i]]: any int8 elementwise op whose output depends on
+ * one input value, its 256 results made ahead (indexed by the input's raw byte); output
+ * may alias input. */
+flex_status flex_s8_lookup(size_t n, const int8_t *input, const int8_t *table,
+                           int8_t *output);
+
+/* The float32 activations of TFLite's unary ops: the flex_f32_unary codes, and ELU
+ * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6) and LEAKY_RELU
+ * (x > 0 ? x : alpha * x); alpha is read by LEAKY_RELU only. output may alias input. */
+#define FLEX_ACT_ELU 32
+#define FLEX_ACT_HARD_SWISH 33
+#define FLEX_ACT_LEAKY_RELU 34
+flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float alpha,
+                                float *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -337,6 +337,16 @@ class GraphKernels:
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
 
+    def lookup_s8(self, inp, out, size, table):
+        """An int8 op as a 256-entry table lookup (burn.graph.unary, optional)."""
+        self._run("flex_s8_lookup", [size, _i8(inp, size), _i8(table, 256), _i8(out, size)],
+                  "size %d" % size)
+
+    def unary_f32(self, inp, out, size, fn, alpha):
+        """A float32 unary activation by flex_c op code (burn.graph.unary, optional)."""
+        self._run("flex_f32_activation", [fn, size, _f32(inp, size), float(alpha),
+                                          _f32(out, size)], "size %d, fn %d" % (size, fn))
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):

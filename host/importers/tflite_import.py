@@ -18,11 +18,11 @@ import numpy as np
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.graph import geometry
+from burn.graph import geometry, unary
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS
+from burn.host.importers import MAX_TESTS, unary_tables
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_read import read_tflite
 from burn.host.importers.tflm_child import TFLMError, run_tflm
@@ -454,6 +454,35 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
+def _unary(c, node):
+    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU: int8 as TFLM's 256 results (a
+    `table` constant), float32 by burn.graph.unary's fn code."""
+    src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
+    if src.dtype != dst.dtype:
+        raise _Fail("input and output types differ (%s, %s)" % (src.dtype.name, dst.dtype.name))
+    if _numel(src.shape) != _numel(dst.shape):
+        raise _Fail("input %s and output %s differ in size" % (src.shape, dst.shape))
+    alpha = 0.0
+    if node.name == "LEAKY_RELU" and node.options is not None:
+        alpha = float(node.options["Alpha"])
+        if not math.isfinite(alpha):
+            raise _Fail("alpha is %r" % alpha)
+    if not c.is_int8(node):
+        params = {"fn": getattr(unary, node.name)}
+        if node.name == "LEAKY_RELU":
+            params["alpha"] = alpha
+        c.emit("unary", node, params=params)
+        return
+    if node.name not in unary_tables.OPS:
+        raise _Fail("TFLM has no int8 %s kernel (float32 only)" % node.name)
+    try:
+        tbl = unary_tables.table(node.name, c.quant(node.inputs[0]), c.quant(node.outputs[0]),
+                                 alpha)
+    except unary_tables.TableError as e:
+        raise _Fail(str(e)) from e
+    c.emit("unary", node, consts={"table": tbl})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -461,6 +490,8 @@ _CONVERT = {
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
+    "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
+    "HARD_SWISH": _unary, "LEAKY_RELU": _unary,
 }
 
 

@@ -32,6 +32,7 @@ _OPTIONS = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
 }
 
 

@@ -261,6 +261,22 @@ def softmax_f32(rng):
             _f32(rng.uniform(0.5, 2.0))]
 
 
+def lookup_s8(rng):
+    size = _int(rng, 1, 300)
+    return [s8(rng, size), out("b", size), size, s8(rng, 256)]
+
+
+def activation_f32(rng):
+    """burn.graph.unary's float32 activations (sqrt and rsqrt of positive inputs)."""
+    from burn.graph import unary
+
+    size, fn = _int(rng, 1, 64), int(rng.choice(unary.FN))
+    x = rng.standard_normal(size) * 3.0
+    if fn in (unary.SQRT, unary.RSQRT):
+        x = np.abs(x) + 0.01
+    return [buf("f", x), out("f", size), size, fn, _f32(rng.uniform(-1.0, 2.0))]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -279,6 +295,7 @@ INT8 = {
     "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+    "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -299,6 +316,7 @@ FLOAT = {
     "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+    "unary_f32": ("unary", "unary_f32", activation_f32),
 }
 KERNELS = {**INT8, **FLOAT}
 

