@@ -101,12 +101,27 @@ class OpMix(nn.Module):
         return torch.sigmoid(torch.cat([m + t, (m - t)[:, :4]], dim=1) @ self.w)
 
 
+class Decoder(nn.Module):
+    """An encoder-decoder whose decoder is ConvTranspose2d (stride, output_padding, groups,
+    dilation)."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(2, 8, 3, stride=2, padding=1)
+        self.up1 = nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1, output_padding=1)
+        self.up2 = nn.ConvTranspose2d(6, 4, (3, 2), groups=2, dilation=(1, 2))
+
+    def forward(self, x):
+        return self.up2(torch.relu(self.up1(torch.relu(self.down(x)))))
+
+
 MODELS = {  # name -> (constructor, input shape with batch 1)
     "small_cnn": (SmallCNN, (1, 1, 16, 16)),
     "ds_cnn": (DSCNN, (1, 1, 20, 10)),
     "resnet8": (ResNet8, (1, 3, 16, 16)),
     "autoencoder": (Autoencoder, (1, 64)),
     "op_mix": (OpMix, (1, 4, 9, 9)),
+    "decoder": (Decoder, (1, 2, 8, 6)),
 }
 
 

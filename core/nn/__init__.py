@@ -6,7 +6,7 @@ only module.py, init.py and linear.py), which keeps the heap small on a microcon
 
 _HOME = {
     "Module": "module", "Parameter": "module",
-    "Linear": "linear", "Conv2d": "conv",
+    "Linear": "linear", "Conv2d": "conv", "ConvTranspose2d": "conv_transpose",
     "BatchNorm2d": "norm", "LayerNorm": "norm",
     "Embedding": "embedding", "Dropout": "dropout", "Flatten": "flatten",
     "ReLU": "activation", "ReLU6": "activation", "LeakyReLU": "activation",

@@ -20,10 +20,11 @@ CORE_DIR = Path(burn.__file__).resolve().parent
 FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
 
 
-# Core modules that nothing on a board imports, left out of the frozen image to save flash:
-# the op table (burn.graph.ops, about 4 KB frozen) describes the ops for the host tools and
-# tests/host/test_op_table.py.
-NOT_FROZEN = ("graph/ops.py",)
+# Core modules left out of the frozen image to save flash: the op table (burn.graph.ops, about
+# 4 KB frozen), which nothing on a board imports (it describes the ops for the host tools and
+# tests/host/test_op_table.py), and the transposed convolution (about 2.8 KB; a layer for
+# training on the host, not for the .bst runtime that a firmware is for).
+NOT_FROZEN = ("graph/ops.py", "ops/conv_transpose.py", "nn/conv_transpose.py")
 # burn.mpy_abi only explains a burnflex.mpy that the board refuses. With the flex C module
 # built in, `import burnflex` finds that module first and never tries a file.
 NOT_FROZEN_WITH_FLEX = ("mpy_abi.py",)
@@ -44,13 +45,14 @@ def has_flex_module():
 
 def stage_core(dest, ops=None):
     """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it; with
-    `ops`, only those the kernels need, and the module that lists the kernels."""
+    `ops`, only those the kernels need, and the module that lists the kernels (see
+    ops_select.lists_kernels)."""
     target = dest / "burn"
     shutil.rmtree(target, ignore_errors=True)
     for rel in core_files(ops):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(CORE_DIR / rel, target / rel)
-    if ops is not None:
+    if ops_select.lists_kernels(ops):
         write_text_atomic(target / ops_select.BUILT_MODULE, ops_select.built_module_text(ops))
     return dest
 
@@ -69,7 +71,8 @@ def cache_key(recipe, mp_version, toolchain_version):
     if not recipe.stock:
         folders = ("firmware", "micropython", "flex_c") if has_flex_module() else ("firmware",)
         if recipe.ops is not None:
-            add("ops", ops_select.built_module_text(recipe.ops))
+            add("ops", ops_select.built_module_text(recipe.ops),
+                ops_select.lists_kernels(recipe.ops))
         trees = [("core", CORE_DIR, core_files(recipe.ops))]
         for name in folders:
             base = project_files.tree(name)

@@ -88,6 +88,53 @@ def conv(b, node):
     b.emit("%s(%s)" % (layer, src))
 
 
+@lowers("ConvTranspose")
+def conv_transpose(b, node):
+    """ConvTranspose -> nn.ConvTranspose2d (asymmetric pads: a crop after it)."""
+    a = node.attrs
+    x, w, bias = b.var(0), b.const(1), b.const(2)
+    _rank4(b, x)
+    if w is None or w.ndim != 4:
+        b.fail("only 2-D transposed convolutions with constant weights are supported")
+    if "output_shape" in a or a.get("auto_pad", "NOTSET") not in ("NOTSET", "VALID"):
+        b.fail("output_shape and auto_pad SAME_* are not supported; give pads instead")
+    groups = a.get("group", 1)
+    in_c, out_g, kh, kw = (int(d) for d in w.shape)
+    dil = _pair(a.get("dilations", [1, 1]), "dilations", b)
+    strides = _pair(a.get("strides", [1, 1]), "strides", b)
+    extra = _pair(a.get("output_padding", [0, 0]), "output_padding", b)
+    pads = a.get("pads", [0, 0, 0, 0]) if a.get("auto_pad", "NOTSET") == "NOTSET" else [0] * 4
+    if groups < 1 or in_c % groups or x.shape[1] != in_c or min(dil + strides) < 1:
+        b.fail("weights %s, group %d, strides %r and dilations %r do not fit input %s"
+               % (w.shape, groups, strides, dil, x.shape))
+    if len(pads) != 4 or min(pads) < 0 or not all(
+            0 <= e < max(s, d) for e, s, d in zip(extra, strides, dil)):
+        b.fail("pads %r must be 4 non-negative values and output_padding %r smaller than "
+               "the strides or dilations" % (pads, extra))
+    top, left, bottom, right = (int(p) for p in pads)
+    full = [(i - 1) * s + d * (k - 1) + 1 + e for i, s, d, k, e in
+            zip(x.shape[2:], strides, dil, (kh, kw), extra)]
+    if full[0] - top - bottom < 1 or full[1] - left - right < 1:
+        b.fail("pads %r leave no output for input %s" % (pads, x.shape))
+    check_dims(node.where() + " output", (x.shape[0], out_g * groups) + tuple(full),
+               MAX_ACTIVATION)
+    symmetric = (top, left) == (bottom, right)
+    padding = (top, left) if symmetric else (0, 0)
+    source = "nn.ConvTranspose2d(%d, %d, (%d, %d), stride=%r, padding=%r, " \
+        "output_padding=%r, groups=%d, bias=%s, dilation=%r)" % (
+            in_c, out_g * groups, kh, kw, strides, padding, extra, groups, bias is not None,
+            dil)
+    weights = {"weight": w.astype(np.float32)}
+    if bias is not None:
+        weights["bias"] = bias.astype(np.float32).reshape(-1)
+    layer = b.layer("deconv", source, weights)
+    if symmetric:
+        b.emit("%s(%s)" % (layer, x.name))
+        return
+    y = b.compute("%s(%s)" % (layer, x.name))
+    b.emit("%s[:, :, %d:%d, %d:%d]" % (y.name, top, full[0] - bottom, left, full[1] - right))
+
+
 def _linear(b, x, weight, bias):
     out_f, in_f = weight.shape
     weights = {"weight": weight.astype(np.float32)}

@@ -146,6 +146,26 @@ def test_conv2d(backend, opts):
            [(x, tx), (w, tw), (b, tb)], atol=1e-3)
 
 
+CONV_T = [
+    dict(stride=1, padding=0, output_padding=0, dilation=1, groups=1),
+    dict(stride=2, padding=1, output_padding=1, dilation=1, groups=1),
+    dict(stride=(3, 2), padding=(2, 0), output_padding=(0, 1), dilation=(1, 2), groups=2),
+    dict(stride=2, padding=0, output_padding=0, dilation=1, groups=4),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("opts", CONV_T, ids=[str(i) for i in range(len(CONV_T))])
+def test_conv_transpose2d(backend, opts):
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(7)
+    x, tx = _pair(rng, (2, 4, 5, 4), dev)
+    w, tw = _pair(rng, (4, 8 // opts["groups"], 3, 2), dev)
+    b, tb = _pair(rng, (8,), dev)
+    _check(burn.conv_transpose2d(x, w, b, **opts), F.conv_transpose2d(tx, tw, tb, **opts),
+           [(x, tx), (w, tw), (b, tb)], atol=1e-3)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_pooling(backend):
     dev = autodiff_device(backend)

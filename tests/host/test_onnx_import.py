@@ -20,7 +20,8 @@ from burn.host.train.optim import SGD
 
 # (model, opset, BatchNormalization nodes kept): every model, opsets 13 to 21.
 CASES = [("small_cnn", 13, True), ("ds_cnn", 17, False), ("resnet8", 18, False),
-         ("autoencoder", 20, True), ("op_mix", 13, True), ("op_mix", 21, True)]
+         ("autoencoder", 20, True), ("op_mix", 13, True), ("op_mix", 21, True),
+         ("decoder", 16, True)]
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +121,26 @@ def test_asymmetric_and_same_padding_match_onnxruntime(tmp_path):
     x = rng.standard_normal((2, 2, 7, 6)).astype(np.float32)
     _close(to_numpy(import_onnx(path).model("numpy")(to_tensor(x, "numpy"))),
            _reference(path, x))
+
+
+def test_conv_transpose_with_asymmetric_pads_matches_onnxruntime(tmp_path):
+    # ConvTranspose with more padding before than after: nn.ConvTranspose2d, then a crop
+    rng = np.random.default_rng(4)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((2, 3, 3, 3)).astype(np.float32), "w")
+    b = onnx.numpy_helper.from_array(rng.standard_normal(3).astype(np.float32), "b")
+    node = onnx.helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], pads=[2, 0, 1, 1],
+                                 strides=[2, 3], output_padding=[1, 0])
+    graph = onnx.helper.make_graph(
+        [node], "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                         ["n", 2, 4, 5])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w, b])
+    path = tmp_path / "deconv.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]),
+              path)
+    x = rng.standard_normal((2, 2, 4, 5)).astype(np.float32)
+    imported = import_onnx(path)
+    assert "nn.ConvTranspose2d(2, 3, (3, 3), stride=(2, 3)" in imported.code()
+    _close(to_numpy(imported.model("numpy")(to_tensor(x, "numpy"))), _reference(path, x))
 
 
 def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):
