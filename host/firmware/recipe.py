@@ -41,8 +41,9 @@ class Recipe:
     @property
     def flavor(self):
         """'burn', 'burn-debug' or 'stock', then '-ops-<label of the selection>' when it keeps
-        only some kernels: part of the cache folder names and of the input key."""
-        if self.ops is None:
+        the kernels of given models (not the default selection): part of the cache folder
+        names and of the input key."""
+        if not ops_select.lists_kernels(self.ops):
             return self.work_flavor
         return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
 
@@ -51,7 +52,7 @@ class Recipe:
         """The flavor less the selection's label: builds of every selection share a work
         folder ('burn-ops', 'burn-debug-ops')."""
         base = "stock" if self.stock else "burn-debug" if self.debug else "burn"
-        return base if self.ops is None else base + "-ops"
+        return base + "-ops" if ops_select.lists_kernels(self.ops) else base
 
     @property
     def code_limit(self):
