@@ -146,4 +146,9 @@ unary: lookup_s8(inp, out, size, table)      int8 ABS, RSQRT, ELU, HARD_SWISH, L
         out[i] = table[byte of inp[i]], the 256 results made on the host (s8_lookup's kernel)
 unary: unary_f32(inp, out, size, fn, alpha)  float32 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH,
         LEAKY_RELU (slope alpha), by flex_c op code fn (burn.graph.unary.FN)
+prelu: prelu_s8(inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+        pos_shift, neg_mult, neg_shift)
+    TFLite PRELU: x >= 0 ? x : alpha[i % alpha_size] * x (TFLM's BroadcastPrelu4DSlow);
+    viper twin prelu_s8_fast
+prelu: prelu_f32(inp, alpha, out, size, alpha_size)
 """

@@ -42,9 +42,10 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
+    ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
 )
 
-OPTIONAL = ("unary",)
+OPTIONAL = ("unary", "prelu")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -88,6 +89,9 @@ KERNELS = (
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
     ("unary", "lookup_s8", "inp out size table"),
     ("unary", "unary_f32", "inp out size fn alpha"),
+    ("prelu", "prelu_s8", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult pos_shift"
+     " neg_mult neg_shift"),
+    ("prelu", "prelu_f32", "inp alpha out size alpha_size"),
 )
 
 

@@ -13,7 +13,7 @@ from burn.bst_ops import _bind, _const, _dtype, _unary
 
 from .s8_lookup import lookup_s8, lookup_s8_fast, lookup_s8_plain  # noqa: F401
 
-# fn codes of unary_f32: flex.h's FLEX_UNARY_* and FLEX_ACT_* values
+# fn codes of unary_f32: flex.h's FLEX_UNARY_* and FLEX_ACTIVATION_* values
 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU = 0, 1, 4, 5, 32, 33, 34
 FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU)
 _INF = 1e308 * 10.0  # also inf where floats are single precision

@@ -47,6 +47,8 @@ STRUCTS = {
                           "output_shift=out_shift act_min act_max",
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
+    "flex_s8_prelu_params": "input_offset=-in_zp alpha_offset=-alpha_zp output_offset=out_zp "
+                            "pos_mult pos_shift neg_mult neg_shift",
 }
 
 
@@ -346,6 +348,20 @@ class GraphKernels:
         """A float32 unary activation by flex_c op code (burn.graph.unary, optional)."""
         self._run("flex_f32_activation", [fn, size, _f32(inp, size), float(alpha),
                                           _f32(out, size)], "size %d, fn %d" % (size, fn))
+
+    def prelu_s8(self, inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+                 pos_shift, neg_mult, neg_shift):
+        """int8 PRELU, alpha broadcast along the innermost dims (burn.graph.prelu)."""
+        params = struct("flex_s8_prelu_params", locals())
+        self._run("flex_s8_prelu", [size, _i8(inp, size), _i8(alpha, alpha_size), alpha_size,
+                                    params, _i8(out, size)],
+                  "size %d, alpha_size %d" % (size, alpha_size))
+
+    def prelu_f32(self, inp, alpha, out, size, alpha_size):
+        """float32 PRELU (burn.graph.prelu)."""
+        self._run("flex_f32_prelu", [size, _f32(inp, size), _f32(alpha, alpha_size),
+                                     alpha_size, _f32(out, size)],
+                  "size %d, alpha_size %d" % (size, alpha_size))
 
 
 def _is_float(buf):

@@ -19,6 +19,7 @@ GROUPS = {
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
     "unary activations (optional)": ("s8_lookup", "f32_unary"),
+    "prelu (optional)": ("s8_prelu", "f32_prelu"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -36,7 +36,7 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
            "SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "PRELU": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -483,6 +483,36 @@ def _unary(c, node):
     c.emit("unary", node, consts={"table": tbl})
 
 
+def _prelu(c, node):
+    """PRELU with a constant alpha that repeats along the input's innermost dims."""
+    x, y = node.inputs[0], node.outputs[0]
+    alpha = c.const(node.inputs[1], "alpha")
+    src, dst = c.tf.tensors[x], c.tf.tensors[y]
+    if src.dtype != dst.dtype or alpha.dtype != src.dtype:
+        raise _Fail("input, alpha and output types differ (%s, %s, %s)"
+                    % (src.dtype.name, alpha.dtype.name, dst.dtype.name))
+    if max(len(src.shape), alpha.ndim) > 4:
+        raise _Fail("TFLM's PRELU takes at most 4 dims, got input %s and alpha %s"
+                    % (src.shape, alpha.shape))
+    if tuple(dst.shape) != tuple(src.shape) or not _trailing(alpha.shape, src.shape):
+        raise _Fail("alpha %s broadcast over input %s to output %s is not supported (alpha "
+                    "must repeat along the innermost dims)" % (alpha.shape, src.shape,
+                                                                 dst.shape))
+    if not c.is_int8(node):
+        c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)})
+        return
+    (in_scale, in_zp), (a_scale, a_zp) = c.quant(x), c.quant(node.inputs[1])
+    out_scale, out_zp = c.quant(y)
+    pm, ps = fp.quantize_multiplier(float(in_scale) / float(out_scale))
+    nm, ns = fp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
+    if ps > 15 or ns > 15:
+        raise _Fail("the scales need a left shift beyond 15 (a product of input offsets "
+                    "would overflow int32)")
+    c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)},
+           params={"in_zp": in_zp, "alpha_zp": a_zp, "out_zp": out_zp, "pos_mult": pm,
+                   "pos_shift": ps, "neg_mult": nm, "neg_shift": ns})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -491,7 +521,7 @@ _CONVERT = {
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
     "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
-    "HARD_SWISH": _unary, "LEAKY_RELU": _unary,
+    "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu,
 }
 
 

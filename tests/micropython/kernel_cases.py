@@ -277,6 +277,25 @@ def activation_f32(rng):
     return [buf("f", x), out("f", size), size, fn, _f32(rng.uniform(-1.0, 2.0))]
 
 
+def _prelu_sizes(rng):
+    alpha_size = _int(rng, 1, 8)
+    return alpha_size * _int(rng, 1, 16), alpha_size
+
+
+def prelu_s8(rng):
+    size, alpha_size = _prelu_sizes(rng)
+    in_s, a_s, out_s = (_f32(rng.uniform(0.005, 0.2)) for _ in range(3))
+    pm, ps = fp.quantize_multiplier(in_s / out_s)
+    nm, ns = fp.quantize_multiplier(in_s * a_s / out_s)
+    return [s8(rng, size), s8(rng, alpha_size), out("b", size), size, alpha_size,
+            _int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), pm, ps, nm, ns]
+
+
+def prelu_f32(rng):
+    size, alpha_size = _prelu_sizes(rng)
+    return [f32(rng, size), f32(rng, alpha_size), out("f", size), size, alpha_size]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -296,6 +315,7 @@ INT8 = {
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
+    "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -317,6 +337,7 @@ FLOAT = {
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
     "unary_f32": ("unary", "unary_f32", activation_f32),
+    "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
 }
 KERNELS = {**INT8, **FLOAT}
 
