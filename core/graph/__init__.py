@@ -151,4 +151,11 @@ prelu: prelu_s8(inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_
     TFLite PRELU: x >= 0 ? x : alpha[i % alpha_size] * x (TFLM's BroadcastPrelu4DSlow);
     viper twin prelu_s8_fast
 prelu: prelu_f32(inp, alpha, out, size, alpha_size)
+log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+        reverse_shift, diff_min)
+    TFLite LOG_SOFTMAX over the last axis of [rows, depth] (TFLM's LogSoftmaxQuantized);
+    output scale 16/256, zero point 127; in_mult, in_left_shift, diff_min from
+    softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
+    quantize_multiplier(2**(31 - in_left_shift) / in_mult)
+log_softmax: log_softmax_f32(inp, out, rows, depth)
 """

@@ -43,9 +43,10 @@ OPS = (
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
+    ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
 )
 
-OPTIONAL = ("unary", "prelu")
+OPTIONAL = ("unary", "prelu", "log_softmax")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -92,6 +93,9 @@ KERNELS = (
     ("prelu", "prelu_s8", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult pos_shift"
      " neg_mult neg_shift"),
     ("prelu", "prelu_f32", "inp alpha out size alpha_size"),
+    ("log_softmax", "log_softmax_s8",
+     "inp out rows depth in_mult in_left_shift reverse_mult reverse_shift diff_min"),
+    ("log_softmax", "log_softmax_f32", "inp out rows depth"),
 )
 
 

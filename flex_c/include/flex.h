@@ -434,6 +434,16 @@ flex_status flex_s8_prelu(size_t n, const int8_t *input, const int8_t *alpha, si
 flex_status flex_f32_prelu(size_t n, const float *input, const float *alpha, size_t alpha_len,
                            float *output);
 
+/* LOG_SOFTMAX over the last axis of [rows, depth] (depth at most 4095), int8 as TFLM's
+ * LogSoftmaxQuantized: output scale 16/256, zero point 127; input scaling as softmax's
+ * (multiplier, left shift, diff_min) and its reverse (multiplier, shift <= 0). float32 is
+ * flex_f32_log_softmax. */
+flex_status flex_s8_log_softmax(int32_t rows, int32_t depth, const int8_t *input,
+                                size_t input_len, int32_t input_multiplier,
+                                int32_t input_left_shift, int32_t reverse_multiplier,
+                                int32_t reverse_shift, int32_t diff_min, int8_t *output,
+                                size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

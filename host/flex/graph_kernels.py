@@ -357,6 +357,20 @@ class GraphKernels:
                                     params, _i8(out, size)],
                   "size %d, alpha_size %d" % (size, alpha_size))
 
+    def log_softmax_s8(self, inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+                       reverse_shift, diff_min):
+        """int8 log softmax over the last axis (burn.graph.log_softmax)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_log_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
+                                          reverse_mult, reverse_shift, diff_min, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def log_softmax_f32(self, inp, out, rows, depth):
+        """float32 log softmax over the last axis (burn.graph.log_softmax)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_log_softmax", [rows, depth, 1, x, x.size, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
     def prelu_f32(self, inp, alpha, out, size, alpha_size):
         """float32 PRELU (burn.graph.prelu)."""
         self._run("flex_f32_prelu", [size, _f32(inp, size), _f32(alpha, alpha_size),

@@ -20,6 +20,7 @@ GROUPS = {
                 "mem"),
     "unary activations (optional)": ("s8_lookup", "f32_unary"),
     "prelu (optional)": ("s8_prelu", "f32_prelu"),
+    "log softmax (optional)": ("s8_log_softmax",),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -33,7 +33,7 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX")
+           "SOFTMAX", "LOG_SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "PRELU": 2}
@@ -513,6 +513,27 @@ def _prelu(c, node):
                    "pos_shift": ps, "neg_mult": nm, "neg_shift": ns})
 
 
+def _log_softmax(c, node):
+    """LOG_SOFTMAX over the last axis; int8 output at TFLM's fixed scale 16/256, zero point
+    127."""
+    shape = c.shape(node.inputs[0])
+    if shape != c.shape(node.outputs[0]) or not shape:
+        raise _Fail("input and output shapes differ")
+    if not c.is_int8(node):
+        c.emit("log_softmax", node)
+        return
+    if c.quant(node.outputs[0]) != (16.0 / 256, 127):
+        raise _Fail("int8 output must have scale 16/256 and zero point 127 (TFLM)")
+    mult, left_shift, diff_min = fp.softmax_params(1.0, c.quant(node.inputs[0])[0])
+    if left_shift < 1:
+        raise _Fail("input scale %r is too small for TFLM's log softmax scaling"
+                    % c.quant(node.inputs[0])[0])
+    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
+    c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
+                                        "reverse_mult": rm, "reverse_shift": rs,
+                                        "diff_min": diff_min})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -521,7 +542,7 @@ _CONVERT = {
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
     "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
-    "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu,
+    "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu, "LOG_SOFTMAX": _log_softmax,
 }
 
 

@@ -296,6 +296,19 @@ def prelu_f32(rng):
     return [f32(rng, size), f32(rng, alpha_size), out("f", size), size, alpha_size]
 
 
+def log_softmax_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 40)
+    mult, left_shift, diff_min = fp.softmax_params(1.0, _f32(rng.uniform(0.005, 0.5)))
+    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / mult)
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, mult, left_shift, rm,
+            rs, diff_min]
+
+
+def log_softmax_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -316,6 +329,7 @@ INT8 = {
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
+    "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -338,6 +352,7 @@ FLOAT = {
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
     "unary_f32": ("unary", "unary_f32", activation_f32),
     "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
+    "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
 }
 KERNELS = {**INT8, **FLOAT}
 
