@@ -543,6 +543,7 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
+    "transpose_conv2d": "transpose_conv",
     "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
 }
 

@@ -20,6 +20,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)
@@ -45,6 +46,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
     X(MP_QSTR_unary_f32, unary_f32)                                            \
     X(MP_QSTR_prelu_f32, prelu_f32)                                            \
     X(MP_QSTR_log_softmax_f32, log_softmax_f32)

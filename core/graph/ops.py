@@ -41,12 +41,18 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
 )
 
-OPTIONAL = ("unary", "prelu", "log_softmax")
+OPTIONAL = (
+    "transpose_conv2d",
+    "unary",
+    "prelu",
+    "log_softmax",
+)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -88,6 +94,10 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("transpose_conv", "transpose_conv_s8",
+     "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
+    ("transpose_conv", "transpose_conv_f32",
+     "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("unary", "lookup_s8", "inp out size table"),
     ("unary", "unary_f32", "inp out size fn alpha"),
     ("prelu", "prelu_s8", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult pos_shift"
