@@ -147,3 +147,13 @@ def test_the_table_is_the_ops_results_by_input_byte():
     x = np.array([-128, -1, 0, 1, 5, 127, -7, 64], np.int8)
     assert np.array(model.run(x)).tolist() == (-1 - x.astype(int)).tolist()
     assert unary.FN == (0, 1, 4, 5, 32, 33, 34)
+
+
+def test_rsqrt_inputs_below_the_zero_point_saturate():
+    """TFLM fails an inference on them; burn's table gives 127 (1/sqrt(0) saturates)."""
+    from burn.host.importers import unary_tables
+
+    t = unary_tables.table("RSQRT", (0.05, 10), (0.1, -3))
+    below = [b for b in range(256) if (b if b < 128 else b - 256) <= 10]
+    assert len(below) == 139 and all(t[b] == 127 for b in below)
+    assert all(t[b] < 127 for b in range(12, 128))
