@@ -531,7 +531,7 @@ def _unary(c, node):
             params["alpha"] = alpha
         c.emit("unary", node, params=params)
         return
-    if node.name not in unary_tables.OPS:
+    if node.name in unary_tables.FLOAT_ONLY:
         raise _Fail("TFLM has no int8 %s kernel (float32 only)" % node.name)
     try:
         tbl = unary_tables.table(node.name, c.quant(node.inputs[0]), c.quant(node.outputs[0]),

@@ -105,6 +105,14 @@ def test_int8_ops_without_a_tflm_int8_kernel_are_refused():
             import_tflite(data, tests=0)
 
 
+def test_list_ops_shows_neg_and_sqrt_as_float32_only():
+    from burn.host.importers.op_coverage import tflite_ops
+
+    types = {r.name: r.types for r in tflite_ops()}
+    assert types["NEG"] == types["SQRT"] == ("float32",)
+    assert types["ABS"] == types["LEAKY_RELU"] == ("int8", "float32")
+
+
 def test_hard_swish_with_a_too_small_output_scale_is_refused_as_tflm_does():
     data = _model("HARD_SWISH", (4,), "int8", (0.5, 0), (0.001, 0))
     with pytest.raises(RuntimeError, match="TFLM failed to allocate"):  # its Prepare fails
