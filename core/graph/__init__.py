@@ -146,4 +146,23 @@ f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
 transpose_conv: transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
         stride_h, stride_w, pad_top, pad_left, act)
+
+optional ops (burn.graph.ops.OPTIONAL; a default firmware leaves them out)
+--------------------------------------------------------------------------
+unary: lookup_s8(inp, out, size, table)      int8 ABS, RSQRT, ELU, HARD_SWISH, LEAKY_RELU:
+        out[i] = table[byte of inp[i]], the 256 results made on the host (s8_lookup's kernel)
+unary: unary_f32(inp, out, size, fn, alpha)  float32 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH,
+        LEAKY_RELU (slope alpha), by flex_c op code fn (burn.graph.unary.FN)
+prelu: prelu_s8(inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+        pos_shift, neg_mult, neg_shift)
+    TFLite PRELU: x >= 0 ? x : alpha[i % alpha_size] * x (TFLM's BroadcastPrelu4DSlow);
+    viper twin prelu_s8_fast
+prelu: prelu_f32(inp, alpha, out, size, alpha_size)
+log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+        reverse_shift, diff_min)
+    TFLite LOG_SOFTMAX over the last axis of [rows, depth] (TFLM's LogSoftmaxQuantized);
+    output scale 16/256, zero point 127; in_mult, in_left_shift, diff_min from
+    softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
+    quantize_multiplier(2**(31 - in_left_shift) / in_mult)
+log_softmax: log_softmax_f32(inp, out, rows, depth)
 """

@@ -7,7 +7,8 @@
 
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
 named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
-data-moving kernels without a suffix). "hybrid" (float32 activations, int8 weights that the
+data-moving kernels without a suffix), less int8 for the ops TFLM runs on float32 only
+(burn.host.importers.unary_tables.FLOAT_ONLY). "hybrid" (float32 activations, int8 weights that the
 importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from burn.graph.ops import OPS, kernel_args
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
+from burn.host.importers.unary_tables import FLOAT_ONLY
 
 TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
 _SUFFIX = re.compile(r"_s(8|16)$")
@@ -49,7 +51,8 @@ def tflite_ops():
         for name in names.split():
             kinds, types, hybrid = found.get(name, ((), set(), False))
             for kernel in kernels.split():
-                types.add(kernel_type(kernel))
+                if not (name in FLOAT_ONLY and kernel_type(kernel) == "int8"):
+                    types.add(kernel_type(kernel))
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)
