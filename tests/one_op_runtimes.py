@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import burn
-from burn.host import mp_unix
+from burn.host import mp_unix, mpy
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 
@@ -68,9 +68,8 @@ def check_on_micropython(cases, folder, atol=1e-30, int8_runtime="viper"):
             is_int8 = bool(want.dtype == np.int8)
             jobs.write(json.dumps([str(path), x.reshape(-1).tolist(), is_int8,
                                    int8_runtime if is_int8 else "plain"]) + "\n")
-    # a heap above the board's: the core is compiled from source here, and the job lines
-    # of the larger cases are read whole
-    done = mp_unix.run_code(RUN % str(folder / "jobs.jsonl"), paths=[mp_unix.link_core(folder)],
+    # a heap above the board's: the job lines of the larger cases are read whole
+    done = mp_unix.run_code(RUN % str(folder / "jobs.jsonl"), paths=[mpy.core_for_unix_port()],
                             heap="1m")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
