@@ -358,8 +358,10 @@ _ADD_Q = (("a_zp",) + _ZP, ("a_mult", 0, _I32), ("a_shift", -_SHIFT, 0),
           ("b_zp",) + _ZP, ("b_mult", 0, _I32), ("b_shift", -_SHIFT, 0),
           ("out_zp",) + _ZP, ("out_mult", 0, _I32), ("out_shift", -_SHIFT, 0),
           ("left_shift", 0, _MAX_ADD_LEFT_SHIFT))
+# mul's product of two input offsets (< 2**16) must stay within int32 after its left shift,
+# or the C kernels (which wrap) and the Python ones (which do not) would disagree
 _MUL_Q = (("a_zp",) + _ZP, ("b_zp",) + _ZP, ("out_zp",) + _ZP, ("mult", 0, _I32),
-          ("shift", -_SHIFT, _SHIFT))
+          ("shift", -_SHIFT, 15))
 
 
 def binary_head(step, ctx):
@@ -548,6 +550,7 @@ PREPARE = {
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
     "transpose_conv2d": "transpose_conv",
+    "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
     "sub": "s8_arith", "squared_difference": "s8_arith", "maximum": "s8_arith",
     "minimum": "s8_arith",
 }

@@ -114,6 +114,14 @@ def compile_core(arch, cache_dir=None, opt=DEFAULT_OPT, source=None, binary=None
     return _build_of(final, arch, cached=False)
 
 
+def core_for_unix_port(binary=None):
+    """The folder that makes `burn` on the MicroPython unix port `binary` (default: the one
+    found) the core compiled for that port's architecture, as a board imports it: compiling
+    the .py sources there would take heap that a board does not have."""
+    binary = binary or mp_unix.find_micropython()
+    return compile_core(mp_unix.port_info(binary)[2] or "x64").root
+
+
 def _build_key(source, files, version, options):
     digest = hashlib.sha256("\n".join([version, *options]).encode())
     for rel in files:

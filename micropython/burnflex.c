@@ -5,6 +5,11 @@
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
 
+/* An optional op's entry pastes its qstr instead (BF_EXTRA_QSTR), and its
+ * burnflex_extra_*.c spells it out: the armv6m native module, which leaves those files out,
+ * then carries no qstr of theirs (about 15 bytes each). */
+#define BF_EXTRA_QSTR(name) MP_QSTR_##name
+
 #define BF_INT8_KERNELS(X)                                                     \
     X(MP_QSTR_conv_s8, conv_s8)                                                \
     X(MP_QSTR_depthwise_conv_s8, depthwise_conv_s8)                            \
@@ -21,10 +26,13 @@
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
     X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
-    X(MP_QSTR_sub_s8, sub_s8)                                                  \
-    X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
-    X(MP_QSTR_maximum_s8, maximum_s8)                                          \
-    X(MP_QSTR_minimum_s8, minimum_s8)
+    X(MP_QSTR_lookup_s8, lookup_s8)                                            \
+    X(MP_QSTR_prelu_s8, prelu_s8)                                              \
+    X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
+    X(BF_EXTRA_QSTR(sub_s8), sub_s8)                                           \
+    X(BF_EXTRA_QSTR(squared_difference_s8), squared_difference_s8)             \
+    X(BF_EXTRA_QSTR(maximum_s8), maximum_s8)                                   \
+    X(BF_EXTRA_QSTR(minimum_s8), minimum_s8)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -48,10 +56,13 @@
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
     X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
-    X(MP_QSTR_sub_f32, sub_f32)                                                \
-    X(MP_QSTR_squared_difference_f32, squared_difference_f32)                  \
-    X(MP_QSTR_maximum_f32, maximum_f32)                                        \
-    X(MP_QSTR_minimum_f32, minimum_f32)
+    X(MP_QSTR_unary_f32, unary_f32)                                            \
+    X(MP_QSTR_prelu_f32, prelu_f32)                                            \
+    X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
+    X(BF_EXTRA_QSTR(sub_f32), sub_f32)                                         \
+    X(BF_EXTRA_QSTR(squared_difference_f32), squared_difference_f32)           \
+    X(BF_EXTRA_QSTR(maximum_f32), maximum_f32)                                 \
+    X(BF_EXTRA_QSTR(minimum_f32), minimum_f32)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

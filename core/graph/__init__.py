@@ -116,17 +116,6 @@ transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic,
     inp [n, ih, iw, ic]; w [oc, kh, kw, ic]; bias, mult, shift [oc]; out [n, oh, ow, oc]:
     input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
     ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
-s8_arith (optional ops: SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM; broadcasting as add):
-    sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp,
-        out_mult, out_shift, left_shift, act_min, act_max, swap)
-        out[i] = a[i] - b[i % b_size] (b - a when swap is 1) with add's scaling; parameters
-        from burn.host.importers.arith_params.sub_params (TFLM's, in float32).
-    squared_difference_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
-        b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max)
-        (a - b)**2; left_shift 7, parameters from squared_difference_params.
-    maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_size)
-        of the stored int8 values, whatever the scales (as TFLM).
-
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
 (viper twins `*_s8_fast` on MicroPython).
@@ -156,6 +145,36 @@ f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
 transpose_conv: transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
         stride_h, stride_w, pad_top, pad_left, act)
+
+optional ops (burn.graph.ops.OPTIONAL; a default firmware leaves them out)
+--------------------------------------------------------------------------
+unary: lookup_s8(inp, out, size, table)      int8 ABS, RSQRT, ELU, HARD_SWISH, LEAKY_RELU:
+        out[i] = table[byte of inp[i]], the 256 results made on the host (s8_lookup's kernel)
+unary: unary_f32(inp, out, size, fn, alpha)  float32 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH,
+        LEAKY_RELU (slope alpha), by flex_c op code fn (burn.graph.unary.FN)
+prelu: prelu_s8(inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+        pos_shift, neg_mult, neg_shift)
+    TFLite PRELU: x >= 0 ? x : alpha[i % alpha_size] * x (TFLM's BroadcastPrelu4DSlow);
+    viper twin prelu_s8_fast
+prelu: prelu_f32(inp, alpha, out, size, alpha_size)
+log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+        reverse_shift, diff_min)
+    TFLite LOG_SOFTMAX over the last axis of [rows, depth] (TFLM's LogSoftmaxQuantized);
+    output scale 16/256, zero point 127; in_mult, in_left_shift, diff_min from
+    softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
+    quantize_multiplier(2**(31 - in_left_shift) / in_mult)
+log_softmax: log_softmax_f32(inp, out, rows, depth)
+s8_arith: sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+        out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
+    TFLite SUB: out[i] = a[i] - b[i % b_size] (b - a when swap is 1), add's scaling and
+    broadcasting; parameters from burn.host.importers.arith_params.sub_params (TFLM's, in
+    float32)
+s8_arith: squared_difference_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp,
+        b_mult, b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max)
+    TFLite SQUARED_DIFFERENCE: (a - b)**2, left_shift 7, parameters from
+    squared_difference_params
+s8_arith: maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_size)
+    TFLite MAXIMUM, MINIMUM of the stored int8 values, whatever the scales (as TFLM)
 f32_arith: sub_f32(a, b, out, size, b_size, act, swap); squared_difference_f32(a, b, out,
         size, b_size); maximum_f32(a, b, out, size, b_size); minimum_f32(same)
 """

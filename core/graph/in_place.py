@@ -10,8 +10,8 @@ reader refuses, with `check_plan`, any plan that overwrites a tensor still neede
 ITEMSIZE = {"int8": 1, "float32": 4}  # bytes per element of each arena's tensors
 # the op kinds whose in-place rule is elementwise / windowed in the op table burn.graph.ops
 # (which the firmware leaves out; tests/host/test_op_table.py checks these against it)
-ELEMENTWISE = ("add", "mul", "clamp", "copy", "logistic", "tanh", "requantize",
-               "sub", "squared_difference", "maximum", "minimum")
+ELEMENTWISE = ("add", "mul", "clamp", "copy", "logistic", "tanh", "requantize", "unary",
+               "prelu", "sub", "squared_difference", "maximum", "minimum")
 WINDOWED = ("conv2d", "depthwise_conv2d", "avg_pool2d", "max_pool2d")
 
 

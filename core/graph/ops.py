@@ -42,6 +42,9 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
+    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
+    ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
+    ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("sub", "e", "SUB", "sub_s8 sub_f32"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32"),
@@ -51,6 +54,9 @@ OPS = (
 
 OPTIONAL = (
     "transpose_conv2d",
+    "unary",
+    "prelu",
+    "log_softmax",
     "sub", "squared_difference", "maximum", "minimum",
 )
 
@@ -100,6 +106,14 @@ KERNELS = (
      "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
     ("transpose_conv", "transpose_conv_f32",
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
+    ("unary", "lookup_s8", "inp out size table"),
+    ("unary", "unary_f32", "inp out size fn alpha"),
+    ("prelu", "prelu_s8", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult pos_shift"
+     " neg_mult neg_shift"),
+    ("prelu", "prelu_f32", "inp alpha out size alpha_size"),
+    ("log_softmax", "log_softmax_s8",
+     "inp out rows depth in_mult in_left_shift reverse_mult reverse_shift diff_min"),
+    ("log_softmax", "log_softmax_f32", "inp out rows depth"),
     ("s8_arith", "sub_s8", "*ab *arith swap"),
     ("s8_arith", "squared_difference_s8", "*ab *arith"),
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),

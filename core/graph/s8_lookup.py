@@ -20,9 +20,10 @@ def make_table(kernel, *params):
 
 
 def lookup_s8_plain(inp, out, size, table):
-    """out[i] = table[byte of inp[i]] for a table from make_table."""
+    """out[i] = table[byte of inp[i]] for a table from make_table, or its raw bytes (a
+    model's constant, read as unsigned)."""
     for i in range(size):
-        out[i] = table[inp[i] & 255]
+        out[i] = ((table[inp[i] & 255] + 128) & 255) - 128
 
 
 lookup_s8_fast = None

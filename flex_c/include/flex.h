@@ -430,6 +430,47 @@ flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *inpu
                                   size_t input_len, float beta, float *output,
                                   size_t output_len);
 
+/* ---- optional ops (flex_c/src/extra; burn.graph.ops.OPTIONAL) --------------------- */
+
+/* output[i] = table[(uint8_t)input[i]]: any int8 elementwise op whose output depends on
+ * one input value, its 256 results made ahead (indexed by the input's raw byte); output
+ * may alias input. */
+flex_status flex_s8_lookup(size_t n, const int8_t *input, const int8_t *table,
+                           int8_t *output);
+
+/* The float32 activations of TFLite's unary ops: the flex_f32_unary codes, and ELU
+ * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6) and LEAKY_RELU
+ * (x > 0 ? x : alpha * x); alpha is read by LEAKY_RELU only. output may alias input. */
+#define FLEX_ACTIVATION_ELU 32
+#define FLEX_ACTIVATION_HARD_SWISH 33
+#define FLEX_ACTIVATION_LEAKY_RELU 34
+flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float alpha,
+                                float *output);
+
+/* PRELU: output[i] = x >= 0 ? x : alpha * x, x = input[i], alpha = alpha[i % alpha_len]
+ * (alpha broadcast along the innermost dims; alpha_len divides n); output may alias input.
+ * int8 as TFLM's BroadcastPrelu4DSlow: the positive side requantized by pos_mult/pos_shift,
+ * the negative side's product (x - input zero point) * (alpha - alpha zero point) by
+ * neg_mult/neg_shift; shifts at most 15, so no product overflows. */
+typedef struct {
+    int32_t input_offset, alpha_offset, output_offset;
+    int32_t pos_mult, pos_shift, neg_mult, neg_shift;
+} flex_s8_prelu_params;
+flex_status flex_s8_prelu(size_t n, const int8_t *input, const int8_t *alpha, size_t alpha_len,
+                          const flex_s8_prelu_params *p, int8_t *output);
+flex_status flex_f32_prelu(size_t n, const float *input, const float *alpha, size_t alpha_len,
+                           float *output);
+
+/* LOG_SOFTMAX over the last axis of [rows, depth] (depth at most 4095), int8 as TFLM's
+ * LogSoftmaxQuantized: output scale 16/256, zero point 127; input scaling as softmax's
+ * (multiplier, left shift, diff_min) and its reverse (multiplier, shift <= 0). float32 is
+ * flex_f32_log_softmax. */
+flex_status flex_s8_log_softmax(int32_t rows, int32_t depth, const int8_t *input,
+                                size_t input_len, int32_t input_multiplier,
+                                int32_t input_left_shift, int32_t reverse_multiplier,
+                                int32_t reverse_shift, int32_t diff_min, int8_t *output,
+                                size_t output_len);
+
 /* ---- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------- */
 
 /* int8 SUB (in1 - in2) and SQUARED_DIFFERENCE ((in1 - in2)^2) as TFLM's reference kernels:

@@ -14,14 +14,17 @@ TFLite file stores it.
 import numpy as np
 
 from burn.graph import fixedpoint as fp
+from burn.graph import unary
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
+from ..importers import unary_tables
 
 _SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
                 "tanh": (1.0 / 128, 0)}
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 IO_DTYPES = ("int8", "float32")
+_UNARY_NAMES = {getattr(unary, name): name for name in unary_tables.OPS}  # fn code -> op
 
 
 def _f32(x):
@@ -141,6 +144,10 @@ def _int8_op(layer, qp):
     elif kind == "softmax":
         m, ls, dmin = fp.softmax_params(1.0, in_scale)
         params.update({"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+    elif kind == "unary":  # int8: TFLM's 256 results, as the TFLite importer stores them
+        name = _UNARY_NAMES[params.pop("fn")]
+        consts = {"table": unary_tables.table(name, (in_scale, in_zp), (out_scale, out_zp),
+                                              params.pop("alpha", 0.0))}
     elif kind in ("logistic", "tanh"):
         helper = fp.logistic_params if kind == "logistic" else fp.tanh_params
         m, ls, radius = helper(in_scale)

@@ -6,9 +6,9 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, padding, pools) become nodes named after the innermost module
-that ran them. An operation the `.bst` graph has no counterpart for raises ExportError
-naming that module and the operation.
+products, clamps, sigmoid, softmax, leaky ReLU, padding, pools) become nodes named after the
+innermost module that ran them. An operation the `.bst` graph has no counterpart for raises
+ExportError naming that module and the operation.
 
 A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
 a `reshape` node while a model is recorded, and a value used with another shape than it
@@ -245,6 +245,15 @@ class _Recorder:
             return Tensor(_H(None, inner.handle), x.shape, x.dtype, x.device)
         h = self.node("softmax", [self.use(x.handle, x.shape)], x.shape, inner.handle,
                       x.dtype, {"dim": dim})
+        return Tensor(h, x.shape, x.dtype, x.device)
+
+    def leaky_relu(self, x, slope):
+        """LeakyReLU as one node (burn.leaky_relu looks this override up by name)."""
+        inner = burn.leaky_relu(Tensor(x.handle.inner, x.shape, x.dtype, self.device), slope)
+        if not self.traced(x.handle):
+            return Tensor(_H(None, inner.handle), x.shape, x.dtype, x.device)
+        h = self.node("leaky_relu", [self.use(x.handle, x.shape)], x.shape, inner.handle,
+                      x.dtype, {"slope": float(slope)})
         return Tensor(h, x.shape, x.dtype, x.device)
 
     # -- modules ------------------------------------------------------------------------------

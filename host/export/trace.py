@@ -22,6 +22,7 @@ import numpy as np
 
 from burn import nn
 from burn import shape as _sh
+from burn.graph import unary
 from burn.graph.fixedpoint import ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1
 
 from ..convert import to_numpy
@@ -30,15 +31,15 @@ from .record import ExportError, record
 # The burn.nn layers that export; any other module exports when its forward uses only the
 # tensor operations listed in docs/export.md.
 SUPPORTED = ("Sequential", "Conv2d", "ConvTranspose2d", "BatchNorm2d", "Linear", "MaxPool2d",
-             "AvgPool2d", "AdaptiveAvgPool2d", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax",
-             "Flatten", "Dropout", "Identity")
+             "AvgPool2d", "AdaptiveAvgPool2d", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh",
+             "Softmax", "Flatten", "Dropout", "Identity")
 # Ops whose output may take a fused activation clamp.
 _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
               "add", "mul", "transpose_conv2d")
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat")
+              "concat", "unary")
 _CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
 TRACE_BATCH = 2
 
@@ -583,6 +584,9 @@ class _Lowering:
             self.clamp(i, _CLAMPS[key])
         elif kind in ("logistic", "tanh"):
             self.elementwise(i, kind)
+        elif kind == "leaky_relu":
+            self.elementwise(i, "unary").params.update(fn=unary.LEAKY_RELU,
+                                                       alpha=node.attrs["slope"])
         elif kind in ("add", "mul"):
             self.binary(i, kind)
         elif kind == "scale":

@@ -100,10 +100,10 @@ def _graph_imports(core_dir, rel):
 
 def kept_core_files(core_dir, files, kernels):
     """The subset of core `files` (paths relative to core/) a firmware with `kernels`
-    freezes: every file outside burn.graph, graph/__init__.py, the modules of the kernels,
-    and the burn.graph modules any of those import, transitively."""
-    graph = {f for f in files if posixpath.dirname(f) == "graph"
-             and f != "graph/__init__.py"}
+    freezes: every file but the kernel modules of the op table (burn.graph helpers such as
+    geometry and fixedpoint stay: they are API), the modules of `kernels`, and the kernel
+    modules any of those import, transitively."""
+    graph = {"graph/%s.py" % row[0] for row in op_table.KERNELS} & set(files)
     keep = set(files) - graph
     keep.update("graph/%s.py" % op_table.kernel_args(k)[0] for k in kernels)
     todo = list(keep)

@@ -40,18 +40,24 @@ class Recipe:
 
     @property
     def flavor(self):
-        """'burn', 'burn-debug' or 'stock', then '-ops-<label of the selection>' when it keeps
-        only some kernels: part of the cache folder names and of the input key."""
-        if self.ops is None:
-            return self.work_flavor
-        return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
+        """'burn', 'burn-debug' or 'stock' (the default selection of ops), then
+        '-ops-<label of the selection>' when it keeps some kernels for given models, or
+        '-all-ops' when it keeps the optional ones too: part of the cache folder names and
+        of the input key."""
+        if ops_select.lists_kernels(self.ops):
+            return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
+        return self.work_flavor
 
     @property
     def work_flavor(self):
-        """The flavor less the selection's label: builds of every selection share a work
-        folder ('burn-ops', 'burn-debug-ops')."""
+        """The flavor less the selection's label: builds of every selection for given models
+        share a work folder ('burn-ops', 'burn-debug-ops')."""
         base = "stock" if self.stock else "burn-debug" if self.debug else "burn"
-        return base if self.ops is None else base + "-ops"
+        if ops_select.lists_kernels(self.ops):
+            return base + "-ops"
+        if self.ops is None and not self.stock and ops_select.default_kernels() is not None:
+            return base + "-all-ops"
+        return base
 
     @property
     def code_limit(self):

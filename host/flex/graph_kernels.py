@@ -48,6 +48,8 @@ STRUCTS = {
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
     "flex_transpose_window": "kernel_h=kh kernel_w=kw stride_h stride_w pad_top pad_left",
+    "flex_s8_prelu_params": "input_offset=-in_zp alpha_offset=-alpha_zp output_offset=out_zp "
+                            "pos_mult pos_shift neg_mult neg_shift",
 }
 
 
@@ -364,6 +366,44 @@ class GraphKernels:
         x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
+
+    def lookup_s8(self, inp, out, size, table):
+        """An int8 op as a 256-entry table lookup (burn.graph.unary, optional)."""
+        self._run("flex_s8_lookup", [size, _i8(inp, size), _i8(table, 256), _i8(out, size)],
+                  "size %d" % size)
+
+    def unary_f32(self, inp, out, size, fn, alpha):
+        """A float32 unary activation by flex_c op code (burn.graph.unary, optional)."""
+        self._run("flex_f32_activation", [fn, size, _f32(inp, size), float(alpha),
+                                          _f32(out, size)], "size %d, fn %d" % (size, fn))
+
+    def prelu_s8(self, inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+                 pos_shift, neg_mult, neg_shift):
+        """int8 PRELU, alpha broadcast along the innermost dims (burn.graph.prelu)."""
+        params = struct("flex_s8_prelu_params", locals())
+        self._run("flex_s8_prelu", [size, _i8(inp, size), _i8(alpha, alpha_size), alpha_size,
+                                    params, _i8(out, size)],
+                  "size %d, alpha_size %d" % (size, alpha_size))
+
+    def log_softmax_s8(self, inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+                       reverse_shift, diff_min):
+        """int8 log softmax over the last axis (burn.graph.log_softmax)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_log_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
+                                          reverse_mult, reverse_shift, diff_min, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def log_softmax_f32(self, inp, out, rows, depth):
+        """float32 log softmax over the last axis (burn.graph.log_softmax)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_log_softmax", [rows, depth, 1, x, x.size, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def prelu_f32(self, inp, alpha, out, size, alpha_size):
+        """float32 PRELU (burn.graph.prelu)."""
+        self._run("flex_f32_prelu", [size, _f32(inp, size), _f32(alpha, alpha_size),
+                                     alpha_size, _f32(out, size)],
+                  "size %d, alpha_size %d" % (size, alpha_size))
 
     # -- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------------
 

@@ -19,6 +19,9 @@ GROUPS = {
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
+    "unary activations": ("s8_lookup", "f32_unary"),
+    "prelu": ("s8_prelu", "f32_prelu"),
+    "log softmax": ("s8_log_softmax",),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}

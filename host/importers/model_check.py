@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from burn.bst import TENSOR_DTYPES
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import SUPPORTED, import_tflite
+from burn.host.importers.tflite_prune import data_inputs, prune
 from burn.host.importers.tflite_read import read_tflite, unreadable_tensors
 
 
@@ -55,10 +56,11 @@ def _group(items):
 
 def _unsupported_types(tf):
     """Tensors of a TFLite type numpy cannot hold, and activations (tensors without data
-    that an op or the graph reads or writes) of a type `.bst` files have no arena for."""
+    that an op or the graph reads as data or writes) of a type `.bst` files have no arena
+    for."""
     used = set(tf.inputs) | set(tf.outputs)
     for node in tf.ops:
-        used.update(t for t in node.inputs + node.outputs if t >= 0)
+        used.update(data_inputs(node) + [t for t in node.outputs if t >= 0])
     bad = set(unreadable_tensors(tf)) | {
         t for t in used if tf.tensors[t].data is None and
         tf.tensors[t].type_name not in TENSOR_DTYPES}
@@ -67,7 +69,7 @@ def _unsupported_types(tf):
 
 def check_tflite(data):
     """The CheckReport of TFLite bytes; TFLiteImportError for a malformed file."""
-    tf = read_tflite(data)
+    tf = prune(read_tflite(data))
     report = CheckReport(len(tf.ops))
     report.ops = _group((n.name, n.index) for n in tf.ops if n.name not in SUPPORTED)
     report.types = _unsupported_types(tf)

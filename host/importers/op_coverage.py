@@ -1,4 +1,5 @@
-"""What `burn import` can read, derived from the op table (burn.graph.ops) and the importers.
+"""What `burn import` can read, derived from the op table (burn.graph.ops) and the importers
+(SHAPE: computed at import, tflite_prune).
 
     rows = tflite_ops()            # [OpSupport], one per TFLite builtin op the importer takes
     kernels = kernel_runtimes()    # [KernelSupport], the runtimes of each kernel
@@ -6,7 +7,8 @@
 
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
 named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
-data-moving kernels without a suffix). "hybrid" (float32 activations, int8 weights that the
+data-moving kernels without a suffix), less int8 for the ops TFLM runs on float32 only
+(burn.host.importers.unary_tables.FLOAT_ONLY). "hybrid" (float32 activations, int8 weights that the
 importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
 """
 
@@ -16,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from burn.graph.ops import OPS, kernel_args
+from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
+from burn.host.importers.unary_tables import FLOAT_ONLY
 
 TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
 _SUFFIX = re.compile(r"_s(8|16)$")
@@ -47,10 +51,13 @@ def tflite_ops():
         for name in names.split():
             kinds, types, hybrid = found.get(name, ((), set(), False))
             for kernel in kernels.split():
-                types.add(kernel_type(kernel))
+                if not (name in FLOAT_ONLY and kernel_type(kernel) == "int8"):
+                    types.add(kernel_type(kernel))
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)
+    for name in FOLDED_AT_IMPORT:  # computed by the importer: no graph op, any type
+        found[name] = (("(constant)",), set(TYPES), False)
     return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
             for name, (kinds, types, hybrid) in sorted(found.items())]
 

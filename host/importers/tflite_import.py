@@ -18,12 +18,13 @@ import numpy as np
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.graph import geometry
+from burn.graph import geometry, unary
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params
+from burn.host.importers import MAX_TESTS, arith_params, unary_tables
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
@@ -33,10 +34,10 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX", "TRANSPOSE_CONV")
+           "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3,
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2,
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
@@ -544,6 +545,86 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
+def _unary(c, node):
+    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU: int8 as TFLM's 256 results (a
+    `table` constant), float32 by burn.graph.unary's fn code."""
+    src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
+    if src.dtype != dst.dtype:
+        raise _Fail("input and output types differ (%s, %s)" % (src.dtype.name, dst.dtype.name))
+    if _numel(src.shape) != _numel(dst.shape):
+        raise _Fail("input %s and output %s differ in size" % (src.shape, dst.shape))
+    alpha = 0.0
+    if node.name == "LEAKY_RELU" and node.options is not None:
+        alpha = float(node.options["Alpha"])
+        if not math.isfinite(alpha):
+            raise _Fail("alpha is %r" % alpha)
+    if not c.is_int8(node):
+        params = {"fn": getattr(unary, node.name)}
+        if node.name == "LEAKY_RELU":
+            params["alpha"] = alpha
+        c.emit("unary", node, params=params)
+        return
+    if node.name in unary_tables.FLOAT_ONLY:
+        raise _Fail("TFLM has no int8 %s kernel (float32 only)" % node.name)
+    try:
+        tbl = unary_tables.table(node.name, c.quant(node.inputs[0]), c.quant(node.outputs[0]),
+                                 alpha)
+    except unary_tables.TableError as e:
+        raise _Fail(str(e)) from e
+    c.emit("unary", node, consts={"table": tbl})
+
+
+def _prelu(c, node):
+    """PRELU with a constant alpha that repeats along the input's innermost dims."""
+    x, y = node.inputs[0], node.outputs[0]
+    alpha = c.const(node.inputs[1], "alpha")
+    src, dst = c.tf.tensors[x], c.tf.tensors[y]
+    if src.dtype != dst.dtype or alpha.dtype != src.dtype:
+        raise _Fail("input, alpha and output types differ (%s, %s, %s)"
+                    % (src.dtype.name, alpha.dtype.name, dst.dtype.name))
+    if max(len(src.shape), alpha.ndim) > 4:
+        raise _Fail("TFLM's PRELU takes at most 4 dims, got input %s and alpha %s"
+                    % (src.shape, alpha.shape))
+    if tuple(dst.shape) != tuple(src.shape) or not _trailing(alpha.shape, src.shape):
+        raise _Fail("alpha %s broadcast over input %s to output %s is not supported (alpha "
+                    "must repeat along the innermost dims)" % (alpha.shape, src.shape,
+                                                                 dst.shape))
+    if not c.is_int8(node):
+        c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)})
+        return
+    (in_scale, in_zp), (a_scale, a_zp) = c.quant(x), c.quant(node.inputs[1])
+    out_scale, out_zp = c.quant(y)
+    pm, ps = fp.quantize_multiplier(float(in_scale) / float(out_scale))
+    nm, ns = fp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
+    if ps > 15 or ns > 15:
+        raise _Fail("the scales need a left shift beyond 15 (a product of input offsets "
+                    "would overflow int32)")
+    c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)},
+           params={"in_zp": in_zp, "alpha_zp": a_zp, "out_zp": out_zp, "pos_mult": pm,
+                   "pos_shift": ps, "neg_mult": nm, "neg_shift": ns})
+
+
+def _log_softmax(c, node):
+    """LOG_SOFTMAX over the last axis; int8 output at TFLM's fixed scale 16/256, zero point
+    127."""
+    shape = c.shape(node.inputs[0])
+    if shape != c.shape(node.outputs[0]) or not shape:
+        raise _Fail("input and output shapes differ")
+    if not c.is_int8(node):
+        c.emit("log_softmax", node)
+        return
+    if c.quant(node.outputs[0]) != (16.0 / 256, 127):
+        raise _Fail("int8 output must have scale 16/256 and zero point 127 (TFLM)")
+    mult, left_shift, diff_min = fp.softmax_params(1.0, c.quant(node.inputs[0])[0])
+    if left_shift < 1:
+        raise _Fail("input scale %r is too small for TFLM's log softmax scaling"
+                    % c.quant(node.inputs[0])[0])
+    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
+    c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
+                                        "reverse_mult": rm, "reverse_shift": rs,
+                                        "diff_min": diff_min})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -552,6 +633,8 @@ _CONVERT = {
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
     "TRANSPOSE_CONV": _transpose_conv,
+    "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
+    "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu, "LOG_SOFTMAX": _log_softmax,
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
 }
 
@@ -729,7 +812,7 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
     if type(tests) is not int or not 0 <= tests <= MAX_TESTS:
         raise TFLiteImportError("tests must be an integer from 0 to %d, got %r"
                                 % (MAX_TESTS, tests))
-    tf = read_tflite(data)
+    tf = prune(read_tflite(data))
     say("converting %d ops" % len(tf.ops))
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})

@@ -36,6 +36,7 @@ _OPTIONS = {
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
     "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW",
                                                 "FusedActivationFunction")),
+    "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
 }
 

@@ -77,7 +77,7 @@ def mp_folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("mp")
     shutil.copy(flex, folder / "burnflex.mpy")
     shutil.copy(HERE / "bst_mutants.py", folder)
-    return [folder, mpy.compile_core(mp_unix.port_info(binary)[2] or "x64").root]
+    return [folder, mpy.core_for_unix_port(binary)]
 
 
 def test_mutants_on_micropython(models, mp_folder):

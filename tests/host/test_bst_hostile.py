@@ -131,3 +131,19 @@ def test_hostile_file_in_file_mode(tmp_path):
         burn.load(str(path))
     with open(path, "rb") as f, pytest.raises(ValueError):
         burn.load(f)
+
+
+def _mul_model(shift):
+    tensors = [GraphTensor(n, (4,), "int8", 0.1, -3) for n in ("a", "b", "y")]
+    op = GraphOp("mul", [0, 1], [2], params={"a_zp": -3, "b_zp": -3, "out_zp": -3,
+                                             "mult": 1 << 30, "shift": shift,
+                                             "act_min": -128, "act_max": 127})
+    return encode_bst(Graph(tensors, [op], [(0, (4,)), (1, (4,))], [(2, (4,))]))
+
+
+def test_a_mul_shift_that_overflows_int32_is_refused():
+    """The C kernels wrap a left-shifted product that the Python ones keep exact: a shift
+    beyond 15 would make the runtimes disagree (found by the .bst fuzz)."""
+    burn.load(_mul_model(15))
+    with pytest.raises(ValueError, match=r"op 0 \(mul\) shift"):
+        burn.load(_mul_model(16))

@@ -221,8 +221,8 @@ def test_every_supported_layer_exports_float_and_int8():
 
 def test_unsupported_modules_are_named_with_their_path():
     model = nn.Sequential(nn.Conv2d(1, 4, 3),
-                          nn.Sequential(nn.ReLU(), nn.LeakyReLU(0.1)))
-    with pytest.raises(ExportError, match=r"'1\.1' \(LeakyReLU\)"):
+                          nn.Sequential(nn.ReLU(), nn.GELU()))
+    with pytest.raises(ExportError, match=r"'1\.1' \(GELU\)"):
         trace(model, (1, 8, 8))
     flat_missing = nn.Sequential(nn.Conv2d(1, 4, 3), nn.Linear(6, 2))
     with pytest.raises(ExportError, match=r"'1' \(Linear\).*Flatten"):
@@ -312,3 +312,20 @@ def test_conv_transpose_exports_float_and_int8():
     assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
     with pytest.raises(ExportError, match=r"'0' \(ConvTranspose2d\).*groups 1 and dilation"):
         trace(nn.Sequential(nn.ConvTranspose2d(2, 2, 3, groups=2)), (2, 4, 4))
+
+
+def test_leaky_relu_exports_as_the_unary_op():
+    burn.seed(6)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.LeakyReLU(0.2), nn.Flatten(),
+                          nn.Linear(64, 5)).eval()
+    x = np.random.default_rng(7).standard_normal((32, 1, 4, 4)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x)))
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["conv2d", "unary", "fully_connected"]
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    assert "table" in qgraph.ops[2].consts  # int8: TFLM's LEAKY_RELU results
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.02 * np.abs(want).max()

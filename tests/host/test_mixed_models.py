@@ -19,13 +19,15 @@ import pytest
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import mp_unix
+from burn.host import boards, mp_unix, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
 INPUTS = 6  # random inputs per model
+
+HEAP = str(boards.load_board("rp2040").heap_bytes)  # the board's heap
 
 
 def _int8(mb, rng, name, shape, scales, qdim=0):
@@ -144,7 +146,7 @@ def test_mixed_model_matches_tflm_on_viper(mixed, tmp_path):
     (tmp_path / "job.json").write_text(json.dumps(
         [str(tmp_path / "m.bst"), [x.reshape(-1).tolist() for x, _ in cases]]))
     done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "job.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
+                            paths=[mpy.core_for_unix_port()], heap=HEAP)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines() if line]
     runtimes, outputs = lines[0], lines[1:]

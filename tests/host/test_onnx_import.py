@@ -163,6 +163,25 @@ def test_conv_transpose_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
     _close(got.reshape(1, 8, 10, 2).transpose(0, 3, 1, 2), _reference(path, x))
 
 
+def test_leaky_relu_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
+    rng = np.random.default_rng(8)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((4, 2, 3, 3)).astype(np.float32), "w")
+    nodes = [onnx.helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1]),
+             onnx.helper.make_node("LeakyRelu", ["a"], ["y"], alpha=0.3)]
+    graph = onnx.helper.make_graph(
+        nodes, "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                        ["n", 2, 5, 5])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w])
+    path = tmp_path / "leaky.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 16)]),
+              path)
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert [op.op for op in fgraph.ops] == ["conv2d", "unary"]
+    x = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    _close(got.reshape(1, 5, 5, 4).transpose(0, 3, 1, 2), _reference(path, x))
+
+
 def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):
     path = onnx_files["ds_cnn", 17]
     parser = build_parser()

@@ -9,7 +9,7 @@ import pytest
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import mp_unix
+from burn.host import boards, mp_unix, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -17,6 +17,8 @@ from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
 CASES = 40
+
+HEAP = str(boards.load_board("rp2040").heap_bytes)  # the board's heap
 
 
 def _pack_model(shape, count, axis, dtype="int8", scale=0.07, zp=-5, out_scale=None):
@@ -93,7 +95,7 @@ def test_pack_matches_tflm_on_viper(cases, tmp_path):
         jobs.append((str(path), [x.reshape(-1).tolist() for x in xs]))
     (tmp_path / "jobs.json").write_text(json.dumps(jobs))
     done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
+                            paths=[mpy.core_for_unix_port()], heap=HEAP)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split("\n")
     for (_data, _xs, want, _bst), line in zip(cases, lines):

@@ -291,6 +291,54 @@ def softmax_f32(rng):
             _f32(rng.uniform(0.5, 2.0))]
 
 
+def lookup_s8(rng):
+    size = _int(rng, 1, 300)
+    return [s8(rng, size), out("b", size), size, s8(rng, 256)]
+
+
+def activation_f32(rng):
+    """burn.graph.unary's float32 activations (sqrt and rsqrt of positive inputs)."""
+    from burn.graph import unary
+
+    size, fn = _int(rng, 1, 64), int(rng.choice(unary.FN))
+    x = rng.standard_normal(size) * 3.0
+    if fn in (unary.SQRT, unary.RSQRT):
+        x = np.abs(x) + 0.01
+    return [buf("f", x), out("f", size), size, fn, _f32(rng.uniform(-1.0, 2.0))]
+
+
+def _prelu_sizes(rng):
+    alpha_size = _int(rng, 1, 8)
+    return alpha_size * _int(rng, 1, 16), alpha_size
+
+
+def prelu_s8(rng):
+    size, alpha_size = _prelu_sizes(rng)
+    in_s, a_s, out_s = (_f32(rng.uniform(0.005, 0.2)) for _ in range(3))
+    pm, ps = fp.quantize_multiplier(in_s / out_s)
+    nm, ns = fp.quantize_multiplier(in_s * a_s / out_s)
+    return [s8(rng, size), s8(rng, alpha_size), out("b", size), size, alpha_size,
+            _int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), pm, ps, nm, ns]
+
+
+def prelu_f32(rng):
+    size, alpha_size = _prelu_sizes(rng)
+    return [f32(rng, size), f32(rng, alpha_size), out("f", size), size, alpha_size]
+
+
+def log_softmax_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 40)
+    mult, left_shift, diff_min = fp.softmax_params(1.0, _f32(rng.uniform(0.005, 0.5)))
+    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / mult)
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, mult, left_shift, rm,
+            rs, diff_min]
+
+
+def log_softmax_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+
+
 def sub_like_s8(rng, squared=False):
     """SUB (with a random swap) or SQUARED_DIFFERENCE, parameters as TFLM's Prepare()."""
     size, b_size = _broadcast(rng)
@@ -338,6 +386,9 @@ INT8 = {
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
     "transpose_conv_s8": ("transpose_conv", "transpose_conv_s8_plain", transpose_conv_s8),
+    "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
+    "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
+    "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
     "sub_s8": ("s8_arith", "sub_s8_plain", sub_like_s8),
     "squared_difference_s8": ("s8_arith", "squared_difference_s8_plain",
                               lambda rng: sub_like_s8(rng, squared=True)),
@@ -364,6 +415,9 @@ FLOAT = {
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
     "transpose_conv_f32": ("transpose_conv", "transpose_conv_f32", transpose_conv_f32),
+    "unary_f32": ("unary", "unary_f32", activation_f32),
+    "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
+    "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
     "sub_f32": ("f32_arith", "sub_f32", sub_f32),
     "squared_difference_f32": ("f32_arith", "squared_difference_f32",
                                lambda rng: extreme(rng, "f")),

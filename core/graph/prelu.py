@@ -1,0 +1,109 @@
+"""The optional op `prelu` (burn.graph.ops.OPTIONAL): TFLite PRELU, out = x >= 0 ? x :
+alpha * x, with a constant alpha broadcast along the input's innermost dims (alpha[i %
+alpha_size]); int8 bit-exact with TFLM's BroadcastPrelu4DSlow."""
+# ruff: noqa: F821  (ptr8 is a viper builtin)
+
+import sys
+
+from burn.bst import numel
+from burn.bst_ops import _ZP, _bind, _const, _dtype, _plain_mult_off, _unary
+
+from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
+
+_I32 = 2147483647
+# the negative side's product (< 2**16) must stay within int32 after the left shift
+_MAX_SHIFT = 15
+
+
+def prelu_s8_plain(inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+                   pos_shift, neg_mult, neg_shift, mult_off=None):
+    """Reference int8 PRELU: x - in_zp requantized by pos_mult/pos_shift where it is >= 0,
+    else (x - in_zp) * (alpha - alpha_zp) by neg_mult/neg_shift; then out_zp, saturated.
+    mult_off: mult_offsets(pos_mult, neg_mult) (here when None)."""
+    pm, nm = mult_offsets(pos_mult, neg_mult) if mult_off is None else mult_off
+    j = 0
+    for i in range(size):
+        x = ((inp[i] + 128) & 255) - 128 - in_zp
+        if x >= 0:
+            r = _mbqm(x, pm, pos_shift)
+        else:
+            r = _mbqm(x * (((alpha[j] + 128) & 255) - 128 - alpha_zp), nm, neg_shift)
+        j += 1
+        if j == alpha_size:
+            j = 0
+        r += out_zp
+        out[i] = -128 if r < -128 else (127 if r > 127 else r)
+
+
+prelu_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    from .fixedpoint import mbqm_fast
+
+    @micropython.viper
+    def prelu_s8_fast(inp, alpha, out, size: int, alpha_size: int, in_zp: int, alpha_zp: int,
+                      out_zp: int, pos_mult: int, pos_shift: int, neg_mult: int,
+                      neg_shift: int):
+        """Viper twin of prelu_s8_plain."""
+        pi = ptr8(inp)
+        pa = ptr8(alpha)
+        po = ptr8(out)
+        pm = pos_mult - 0x3FFFFFFF - 1
+        nm = neg_mult - 0x3FFFFFFF - 1
+        j = 0
+        i = 0
+        while i < size:
+            x = ((int(pi[i]) ^ 0x80) - 0x80) - in_zp
+            if x >= 0:
+                r = int(mbqm_fast(x, pm, pos_shift))
+            else:
+                a = ((int(pa[j]) ^ 0x80) - 0x80) - alpha_zp
+                r = int(mbqm_fast(x * a, nm, neg_shift))
+            j += 1
+            if j == alpha_size:
+                j = 0
+            r += out_zp
+            if r < -128:
+                r = -128
+            elif r > 127:
+                r = 127
+            po[i] = r
+            i += 1
+
+prelu_s8 = prelu_s8_fast or prelu_s8_plain
+
+
+def prelu_f32(inp, alpha, out, size, alpha_size):
+    """float32 PRELU: out[i] = x if x >= 0 else x * alpha[i % alpha_size]."""
+    j = 0
+    for i in range(size):
+        x = inp[i]
+        out[i] = x if x >= 0 else x * alpha[j]
+        j += 1
+        if j == alpha_size:
+            j = 0
+
+
+def prepare(step, ctx, variant):
+    """Check and bind a `prelu` op (burn.bst_ops.prepare): its constant `alpha` (the input's
+    dtype) has a size that divides the input's; int8 takes the zero points and the two
+    multiplier/shift pairs."""
+    dt = _dtype(step, ctx)
+    if dt not in ("int8", "float32"):
+        step.fail("tensors must be int8 or float32")
+    x, y, size = _unary(step, ctx, dt, dt)
+    alpha, shape = _const(step, ctx, "alpha", dt)
+    n = numel(shape)
+    if n < 1 or size % n:
+        step.fail("alpha of %d values does not broadcast over %d" % (n, size))
+    step.a = (x, alpha, y, size, n)
+    if dt == "float32":
+        _bind(step, "prelu", "prelu_f32", variant)
+        return
+    step.a += step.ps((("in_zp",) + _ZP, ("alpha_zp",) + _ZP, ("out_zp",) + _ZP,
+                       ("pos_mult", 0, _I32), ("pos_shift", -31, _MAX_SHIFT),
+                       ("neg_mult", 0, _I32), ("neg_shift", -31, _MAX_SHIFT)))
+    _bind(step, "prelu", "prelu_s8", variant)
+    _plain_mult_off(step, dt, step.a[8], step.a[10])

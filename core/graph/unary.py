@@ -1,0 +1,70 @@
+"""The optional op `unary` (burn.graph.ops.OPTIONAL): TFLite's one-input activations ABS,
+NEG, SQRT, RSQRT, ELU, HARD_SWISH and LEAKY_RELU.
+
+int8: the output depends on the input value alone, so the importer computes the op's 256
+results with TFLM's arithmetic on the host and stores them as the op's constant `table`;
+every runtime then runs one kernel, `lookup_s8(inp, out, size, table)` (s8_lookup's).
+float32: `unary_f32(inp, out, size, fn, alpha)`, fn a flex_c op code (FN below).
+"""
+
+import math
+
+from burn.bst_ops import _bind, _const, _dtype, _unary
+
+from .s8_lookup import lookup_s8, lookup_s8_fast, lookup_s8_plain  # noqa: F401
+
+# fn codes of unary_f32: flex.h's FLEX_UNARY_* and FLEX_ACTIVATION_* values
+NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU = 0, 1, 4, 5, 32, 33, 34
+FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU)
+_INF = 1e308 * 10.0  # also inf where floats are single precision
+_NAN = _INF - _INF
+
+
+def _expm1(x):
+    """exp(x) - 1 without the cancellation near 0 (MicroPython's math may lack expm1)."""
+    if -0.35 < x < 0.35:
+        return x * (1.0 + x * (0.5 + x * (1.0 / 6 + x * (1.0 / 24 + x * (
+            1.0 / 120 + x * (1.0 / 720 + x * (1.0 / 5040 + x / 40320)))))))
+    return math.exp(x) - 1.0
+
+
+def _one(fn, x, alpha):
+    if fn == NEG:
+        return -x
+    if fn == ABS:
+        return abs(x)
+    if fn == SQRT:
+        return math.sqrt(x) if x >= 0 else _NAN
+    if fn == RSQRT:
+        if x > 0:
+            return 1.0 / math.sqrt(x)
+        return _INF if x == 0 else _NAN
+    if fn == ELU:
+        return _expm1(x) if x < 0 else x
+    if fn == HARD_SWISH:
+        return x * min(max(x + 3.0, 0.0), 6.0) / 6.0
+    return x if x > 0 else x * alpha
+
+
+def unary_f32(inp, out, size, fn, alpha):
+    """out[i] = fn(inp[i]) for an fn code of FN; alpha is LEAKY_RELU's slope."""
+    for i in range(size):
+        out[i] = _one(fn, inp[i], alpha)
+
+
+def prepare(step, ctx, variant):
+    """Check and bind a `unary` op (burn.bst_ops.prepare): an int8 op needs its 256-entry
+    int8 constant `table`, a float32 op its `fn` code (and `alpha`)."""
+    dt = _dtype(step, ctx)
+    step.a = _unary(step, ctx, dt, dt)
+    if dt == "int8":
+        step.a += (_const(step, ctx, "table", "int8", count=256)[0],)
+        _bind(step, "unary", "lookup_s8", variant)
+        return
+    if dt != "float32":
+        step.fail("tensors must be int8 or float32")
+    fn = step.p("fn", 0, LEAKY_RELU)
+    if fn not in FN:
+        step.fail("unknown fn code %d" % fn)
+    step.a += (fn, step.num("alpha", 0.0))
+    _bind(step, "unary", "unary_f32", variant)
