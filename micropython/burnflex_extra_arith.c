@@ -3,6 +3,11 @@
  * burn.host.flex.graph_kernels maps them. */
 #include "burnflex.h"
 
+/* The qstrs of these kernels, spelled out for the native module's qstr scan (burnflex.c
+ * pastes them): MP_QSTR_sub_s8 MP_QSTR_squared_difference_s8 MP_QSTR_maximum_s8
+ * MP_QSTR_minimum_s8 MP_QSTR_sub_f32 MP_QSTR_squared_difference_f32 MP_QSTR_maximum_f32
+ * MP_QSTR_minimum_f32 */
+
 /* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
  *  out_shift, left_shift, act_min, act_max[, swap]): flex_s8_add's arguments; a swap (SUB's
  *  b - a) passes b as flex's first input. */

@@ -85,7 +85,7 @@ def _int_burnflex_kernels():
     text = (project_files.tree("micropython") / "burnflex.c").read_text()
     block = text[text.index("#define BF_INT8_KERNELS"):]
     block = block[:block.index("\n\n")]
-    return set(re.findall(r"X\(MP_QSTR_\w+, (\w+)\)", block))
+    return set(re.findall(r"X\((?:MP_QSTR_\w+|BF_EXTRA_QSTR\(\w+\)), (\w+)\)", block))
 
 
 def kernel_runtimes():
