@@ -20,6 +20,7 @@ from burn.host.firmware import inputs, ops_select
 from burn.host.flex import graph_kernels
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
+from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
@@ -274,6 +275,15 @@ def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
     assert proc.stdout.strip() == ("op 0 (sub): this firmware was built without this op; "
                                    "rebuild it with burn firmware build --ops-from and this "
                                    "model, or --all-ops")
+
+
+def test_list_ops_shows_the_runtimes_of_the_arithmetic_kernels():
+    """burn import --list-ops reads burnflex.c's entries, whose qstrs the optional ops paste."""
+    rows = {k.name: k for k in op_coverage.kernel_runtimes()}
+    for name in ("sub_s8", "squared_difference_s8", "maximum_s8", "minimum_s8"):
+        assert rows[name].viper and rows[name].flex_host and rows[name].flex_m0plus, name
+        assert rows[name].optional, name
+    assert rows["sub_f32"].flex_host and not rows["sub_f32"].flex_m0plus
 
 
 def test_arith_codes_follow_flex_h():
