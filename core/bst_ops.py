@@ -542,6 +542,7 @@ PREPARE = {
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
     "transpose_conv2d": "transpose_conv",
+    "svdf": "svdf",
 }
 
 

@@ -110,14 +110,15 @@ class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
     def __init__(self, source, variant=None, max_arena=None):
-        self._bst = BstFile(source, max_arena or _default_max_arena())
+        max_arena = max_arena or _default_max_arena()
+        self._bst = BstFile(source, max_arena)
         try:
-            self._build(variant)
+            self._build(variant, max_arena)
         except BaseException:
             self._bst.close()
             raise
 
-    def _build(self, variant):
+    def _build(self, variant, max_arena):
         bst = self._bst
         from burn import bst_ops
         if variant is None or variant == "flex":
@@ -137,6 +138,7 @@ class Model:
         self.tensors = bst.tensors
         self.variant = variant
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
+        self.room = max_arena - self.arena_bytes  # what op states (svdf) may still take
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
@@ -289,6 +291,14 @@ class Model:
             self._copy_outputs()
         self.last_us = ticks_diff(ticks_us(), start)
 
+    def reset(self):
+        """Zero the state that ops with memory (svdf) keep between inferences, as at load."""
+        for s in self._steps:
+            state = getattr(s, "state", None)
+            if state is not None:
+                for i in range(len(state)):
+                    state[i] = 0
+
     def _first_plan(self):
         from burn import bst_ops
         self._plan = bst_ops.flex_plan(self) or False
@@ -404,9 +414,10 @@ class Model:
             self._copy[k](self._bst.blob_array(index), view, len(view))
 
     def self_test(self):
-        """Run the file's reference tests; return how many ran. Raises ValueError at the
-        first output element that differs (int8: at all; float32: beyond 1e-4 + 1e-3 of
-        the reference's magnitude)."""
+        """Run the file's reference tests in order, from a reset state (`reset`); return
+        how many ran. Raises ValueError at the first output element that differs (int8: at
+        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude)."""
+        self.reset()
         for i, (ins, outs) in enumerate(self._bst.tests):
             for k, b in enumerate(ins):
                 self._load_blob(b, k)

@@ -20,7 +20,8 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
-    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)
+    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
+    X(MP_QSTR_svdf_s8, svdf_s8)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -43,7 +44,8 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
-    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)
+    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
+    X(MP_QSTR_svdf_f32, svdf_f32)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

@@ -42,10 +42,12 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
+    ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
 )
 
 OPTIONAL = (
     "transpose_conv2d",
+    "svdf",
 )
 
 GROUPS = {
@@ -55,6 +57,7 @@ GROUPS = {
     "q": "in_zp out_zp act_min act_max",
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+    "svdf": "inp wf wt bias state out batch input_size filters memory rank",
 }
 
 KERNELS = (
@@ -92,6 +95,8 @@ KERNELS = (
      "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
     ("transpose_conv", "transpose_conv_f32",
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
+    ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"),
+    ("svdf", "svdf_f32", "*svdf act"),
 )
 
 

@@ -48,6 +48,10 @@ STRUCTS = {
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
     "flex_transpose_window": "kernel_h=kh kernel_w=kw stride_h stride_w pad_top pad_left",
+    "flex_svdf_dims": "batch input_size filters memory rank",
+    "flex_svdf_quant": "input_zero_point=in_zp state_zero_point=state_zp "
+                       "output_zero_point=out_zp multiplier1=state_mult shift1=state_shift "
+                       "multiplier2=out_mult shift2=out_shift",
 }
 
 
@@ -360,6 +364,32 @@ class GraphKernels:
         x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
+
+    def _svdf(self, name, bufs, views, tail, batch, input_size, filters, memory, rank):
+        """bufs: (inp, wf, out, wt, bias, state); views: the element views of the first
+        three and of the last three."""
+        d = struct("flex_svdf_dims", locals())
+        units = filters // rank
+        counts = (batch * input_size, filters * input_size, batch * units, filters * memory,
+                  units, batch * filters * memory)
+        x, w, y, t, b, s = [views[k // 3](buf, n) for k, (buf, n) in
+                            enumerate(zip(bufs, counts))]
+        self._run(name, [d, x, x.size, w, w.size, t, t.size, b, b.size, s, s.size, tail, y,
+                         y.size], "batch %d, %d inputs, %d filters of rank %d, memory %d"
+                  % (batch, input_size, filters, rank, memory))
+
+    def svdf_s8(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift):
+        """int8 SVDF, int16 weights_time and state in int32 elements (burn.graph.svdf)."""
+        self._svdf("flex_s8_svdf", (inp, wf, out, wt, bias, state), (_i8, _i32),
+                   struct("flex_svdf_quant", locals()), batch, input_size, filters, memory,
+                   rank)
+
+    def svdf_f32(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                 act):
+        """float32 SVDF (burn.graph.svdf)."""
+        self._svdf("flex_f32_svdf", (inp, wf, out, wt, bias, state), (_f32, _f32), act, batch,
+                   input_size, filters, memory, rank)
 
 
 def _is_float(buf):

@@ -290,6 +290,25 @@ def softmax_f32(rng):
             _f32(rng.uniform(0.5, 2.0))]
 
 
+def _svdf_args(rng, typecode):
+    """An SVDF call whose state already holds values (int16 ones for int8)."""
+    batch, n_in, units, rank, memory = (_int(rng, 1, 2), _int(rng, 1, 9), _int(rng, 1, 4),
+                                        _int(rng, 1, 2), _int(rng, 1, 5))
+    filters = units * rank
+    if typecode == "f":
+        return [f32(rng, batch * n_in), f32(rng, filters * n_in), f32(rng, filters * memory),
+                f32(rng, units), f32(rng, batch * filters * memory), out("f", batch * units),
+                batch, n_in, filters, memory, rank, int(rng.choice(ACTS))]
+    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2)))
+    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4)))
+    return [s8(rng, batch * n_in), s8(rng, filters * n_in),
+            buf("i", rng.integers(-4096, 4097, size=filters * memory)),
+            buf("i", rng.integers(-1 << 16, 1 << 16, size=units)),
+            buf("i", rng.integers(-20000, 20001, size=batch * filters * memory)),
+            out("b", batch * units), batch, n_in, filters, memory, rank,
+            _int(rng, -128, 127), _int(rng, -100, 100), _int(rng, -128, 127), m1, s1, m2, s2]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -309,6 +328,7 @@ INT8 = {
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
     "transpose_conv_s8": ("transpose_conv", "transpose_conv_s8_plain", transpose_conv_s8),
+    "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -330,6 +350,7 @@ FLOAT = {
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
     "transpose_conv_f32": ("transpose_conv", "transpose_conv_f32", transpose_conv_f32),
+    "svdf_f32": ("svdf", "svdf_f32", lambda rng: _svdf_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 
