@@ -8,7 +8,8 @@ import json
 
 import numpy as np
 import pytest
-from tflite_builder import ModelBuilder, run_tflm_sequence
+from tflite_builder import run_tflm_sequence
+from tflite_models import svdf_model
 
 import burn
 from burn.host import mp_unix
@@ -26,39 +27,6 @@ def _f32(v):
     return float(np.float32(v))
 
 
-def _model(dims, dtype="int8", act=0, q=None, data=None, bias=True, variable=True,
-           opt_rank=None, time_type="int16", bias_scale=None):
-    """A one-op SVDF model; dims = (batch, input_size, units, rank, memory), `data` the
-    constants (wf, wt, bias) and `q` the int8 scales and zero points; the other arguments
-    make models that TFLM refuses (`opt_rank`: the option, when it differs from dims')."""
-    batch, n_in, units, rank, memory = dims
-    filters = units * rank
-    rng = np.random.default_rng(0)
-    mb = ModelBuilder()
-    if dtype == "float32":
-        wf, wt, b = data or (rng.standard_normal((filters, n_in)),
-                             rng.standard_normal((filters, memory)), np.zeros(units))
-        qq = {k: {} for k in ("x", "wf", "wt", "b", "s", "y")}
-        types = ("float32",) * 5
-    else:
-        wf, wt, b = data or (np.ones((filters, n_in)), np.ones((filters, memory)),
-                             np.zeros(units))
-        q = q or {"x": (0.05, 3), "wf": (0.01, 0), "wt": (0.001, 0), "s": (0.02, 0),
-                  "y": (0.1, -2)}
-        q = dict(q, b=(bias_scale or _f32(q["s"][0] * q["wt"][0]), 0))
-        qq = {k: {"scale": s, "zero_point": z} for k, (s, z) in q.items()}
-        types = ("int8", time_type, "int32", time_type, "int8")
-    x = mb.tensor("x", (batch, n_in), dtype, **qq["x"])
-    tf = mb.tensor("wf", (filters, n_in), dtype, data=wf, **qq["wf"])
-    tt = mb.tensor("wt", (filters, memory), types[1], data=wt, **qq["wt"])
-    tb = mb.tensor("b", (units,), types[2], data=b, **qq["b"]) if bias else -1
-    ts = mb.tensor("s", (batch, memory * filters), types[3], variable=variable, **qq["s"])
-    y = mb.tensor("y", (batch, units), dtype, **qq["y"])
-    mb.op("SVDF", [x, tf, tt, tb, ts], [y], "SVDFOptions",
-          Rank=rank if opt_rank is None else opt_rank, FusedActivationFunction=act)
-    return mb.finish([x], [y])
-
-
 def _case(rng, dtype, i):
     batch, rank = 1 + i % 2, 1 + (i // 2) % 2
     units, n_in, memory = (int(v) for v in rng.integers(1, 7, size=3))
@@ -69,7 +37,7 @@ def _case(rng, dtype, i):
         data = (rng.standard_normal((filters, n_in)), rng.standard_normal((filters, memory)),
                 rng.standard_normal(units))
         ins = [rng.standard_normal((batch, n_in)).astype(np.float32) for _ in range(STEPS)]
-        return _model(dims, dtype, act, data=data), ins
+        return svdf_model(dims, dtype, act, data=data), ins
     in_s, wf_s, wt_s = (_f32(rng.uniform(a, b)) for a, b in
                         ((0.01, 0.1), (0.005, 0.02), (1e-4, 1e-3)))
     feature = 74.0 * 74.0 * np.sqrt(n_in)  # a typical feature sum
@@ -83,7 +51,7 @@ def _case(rng, dtype, i):
             rng.integers(-4096, 4097, size=(filters, memory)),
             rng.integers(-1 << 16, 1 << 16, size=units))
     ins = [rng.integers(-128, 128, size=(batch, n_in), dtype=np.int8) for _ in range(STEPS)]
-    return _model(dims, dtype, act, q, data), ins
+    return svdf_model(dims, dtype, act, q, data), ins
 
 
 def _cases(dtype, seed):
@@ -181,11 +149,11 @@ INT8_DIMS = (2, 3, 2, 2, 4)  # batch, input_size, units, rank, memory
 ])
 def test_what_cannot_run_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):
-        import_tflite(_model((1, 3, 2, 2, 4), **kwargs), tests=0)
+        import_tflite(svdf_model((1, 3, 2, 2, 4), **kwargs), tests=0)
 
 
 def test_the_self_test_starts_from_a_zero_state():
-    data = _model(INT8_DIMS, data=(np.arange(-6, 6).reshape(4, 3), np.arange(16).reshape(4, 4),
+    data = svdf_model(INT8_DIMS, data=(np.arange(-6, 6).reshape(4, 3), np.arange(16).reshape(4, 4),
                                    np.arange(2)))
     model = burn.load(encode_bst(import_tflite(data, tests=3)))
     model.run(np.ones(6, np.int8))  # leaves a state behind
