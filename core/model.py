@@ -156,6 +156,7 @@ class Model:
         self._check_plan(steps, params)
         params = None
         self._steps = steps
+        self.reset()
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
         self._plan = None  # burnflex's plan of the whole model: None untried, False none
@@ -292,12 +293,13 @@ class Model:
         self.last_us = ticks_diff(ticks_us(), start)
 
     def reset(self):
-        """Zero the state that ops with memory (svdf) keep between inferences, as at load."""
+        """Set the state that ops with memory (svdf) keep between inferences to its rest
+        value (`step.rest`), as at load."""
         for s in self._steps:
             state = getattr(s, "state", None)
             if state is not None:
                 for i in range(len(state)):
-                    state[i] = 0
+                    state[i] = s.rest
 
     def _first_plan(self):
         from burn import bst_ops

@@ -33,17 +33,17 @@ static svdf_sizes read_sizes(const char *op, const mp_obj_t *args) {
 }
 
 /* (inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, in_zp,
- * state_zp, out_zp, state_mult, state_shift, out_mult, out_shift) */
+ * state_zp, out_zp, state_mult, state_shift, out_mult, out_shift, state_bits) */
 static mp_obj_t svdf_s8(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "svdf_s8";
-    int32_t v[7];
+    int32_t v[8];
     flex_svdf_quant q;
     const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), wf = bf_buffer(op, args, 1, BF_S8, 0),
                  wt = bf_buffer(op, args, 2, BF_I32, 0), b = bf_buffer(op, args, 3, BF_I32, 0),
                  st = bf_buffer(op, args, 4, BF_I32, 1), y = bf_buffer(op, args, 5, BF_S8, 1);
     const svdf_sizes s = read_sizes(op, args);
     (void)n_args;
-    bf_ints(op, args, 6 + SV_DIMS, 7, v);
+    bf_ints(op, args, 6 + SV_DIMS, 8, v);
     q.input_zero_point = v[0];
     q.state_zero_point = v[1];
     q.output_zero_point = v[2];
@@ -51,12 +51,13 @@ static mp_obj_t svdf_s8(size_t n_args, const mp_obj_t *args) {
     q.shift1 = v[4];
     q.multiplier2 = v[5];
     q.shift2 = v[6];
+    q.state_bits = v[7];
     bf_check(op, flex_s8_svdf(&s.d, x.data, bf_len(&x, s.in), wf.data, bf_len(&wf, s.wf),
                               wt.data, bf_len(&wt, s.wt), b.data, bf_len(&b, s.units), st.data,
                               bf_len(&st, s.state), &q, y.data, bf_len(&y, s.out)));
     return mp_const_none;
 }
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_svdf_s8_obj, 18, 18, svdf_s8);
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_svdf_s8_obj, 19, 19, svdf_s8);
 
 #if BURNFLEX_FLOAT
 /* (inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act) */

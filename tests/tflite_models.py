@@ -108,7 +108,7 @@ def wide_activations(side=96, channels=8):
 
 
 def svdf_model(dims, dtype="int8", act=0, q=None, data=None, bias=True, variable=True,
-           opt_rank=None, time_type="int16", bias_scale=None):
+           opt_rank=None, time_type="int16", state_type=None, bias_scale=None):
     """A one-op SVDF model; dims = (batch, input_size, units, rank, memory), `data` the
     constants (wf, wt, bias) and `q` the int8 scales and zero points; the other arguments
     make models that TFLM refuses (`opt_rank`: the option, when it differs from dims')."""
@@ -128,7 +128,7 @@ def svdf_model(dims, dtype="int8", act=0, q=None, data=None, bias=True, variable
                   "y": (0.1, -2)}
         q = dict(q, b=(bias_scale or float(np.float32(q["s"][0] * q["wt"][0])), 0))
         qq = {k: {"scale": s, "zero_point": z} for k, (s, z) in q.items()}
-        types = ("int8", time_type, "int32", time_type, "int8")
+        types = ("int8", time_type, "int32", state_type or time_type, "int8")
     x = mb.tensor("x", (batch, n_in), dtype, **qq["x"])
     tf = mb.tensor("wf", (filters, n_in), dtype, data=wf, **qq["wf"])
     tt = mb.tensor("wt", (filters, memory), types[1], data=wt, **qq["wt"])

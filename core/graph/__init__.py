@@ -117,10 +117,11 @@ transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic,
     input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
     ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
 svdf: svdf_s8(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
-        in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift)
+        in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift, state_bits)
     inp [batch, input_size]; wf [filters, input_size] int8; wt [filters, memory] and state
-    [batch, filters, memory] int32 holding int16; bias [filters / rank] int32; out [batch,
-    filters / rank]. The state persists between calls (TFLM's integer SVDF).
+    [batch, filters, memory] int32 holding int16 (state_bits 16) or int8 (8) values; bias
+    [filters / rank] int32; out [batch, filters / rank]. The state persists between calls
+    (TFLM's integer SVDF).
 
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers

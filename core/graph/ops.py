@@ -95,7 +95,8 @@ KERNELS = (
      "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
     ("transpose_conv", "transpose_conv_f32",
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
-    ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"),
+    ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"
+     " state_bits"),
     ("svdf", "svdf_f32", "*svdf act"),
 )
 

@@ -8,15 +8,17 @@ one element; each row's last value is then overwritten), put the new feature
 `wf[f] . (x - in_zp)` at its end, then `out[b, u] = bias[u] + sum over the rank filters f of
 unit u of wt[f] . (state[b, f] - state_zp)`.
 
-int8: input and wf int8, wt and the state int16 values held in int32 elements, bias int32.
-The feature is requantized by (state_mult, state_shift), clamped to int16, offset by
-state_zp and stored as int16 (wrapping, as C's conversion does); the output sum wraps to
+int8: input and wf int8, bias int32, wt and the state values of `state_bits` bits (16, or
+8: TFLM's two integer SVDFs) held in int32 elements. The feature is requantized by
+(state_mult, state_shift), clamped to that width, offset by state_zp and stored at that
+width (wrapping, as C's conversion does); the output sum wraps to
 int32 (as the C kernels' unsigned sums) and is requantized by (out_mult, out_shift), offset
 by out_zp and clamped to int8. TFLM's integer SVDF applies no fused activation, so none is
 applied here.
 float32: the feature unscaled, the output clamped by the fused activation `act`.
 
-The state lives outside the arena, is zero at load and zeroed again by Model.reset().
+The state lives outside the arena. Model.reset(), also run at load, sets it to its rest
+value: the zero point for an int8 state, else 0, as TFLM resets variable tensors.
 """
 # ruff: noqa: F821  (ptr8 / ptr32 are viper builtins)
 
@@ -36,12 +38,13 @@ def _shift(state, count):
 
 def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
                   in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift,
-                  mult_off=None):
+                  state_bits, mult_off=None):
     """Reference int8 SVDF (see the module docstring); mult_off: mult_offsets(state_mult,
     out_mult) (here when None)."""
     m1, m2 = mult_offsets(state_mult, out_mult) if mult_off is None else mult_off
     _shift(state, batch * filters * memory)
     units = filters // rank
+    half = 1 << (state_bits - 1)
     for b in range(batch):
         x0 = b * input_size
         for f in range(filters):
@@ -51,8 +54,8 @@ def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, mem
                 acc += (((wf[w0 + i] + 128) & 255) - 128) * \
                     ((((inp[x0 + i] + 128) & 255) - 128) - in_zp)
             v = mbqm_offset(acc, m1, state_shift)
-            v = (-32768 if v < -32768 else (32767 if v > 32767 else v)) + state_zp
-            state[(b * filters + f) * memory + memory - 1] = ((v + 32768) & 0xFFFF) - 32768
+            v = (-half if v < -half else (half - 1 if v >= half else v)) + state_zp
+            state[(b * filters + f) * memory + memory - 1] = ((v + half) & (2 * half - 1)) - half
         for u in range(units):
             acc = bias[u]
             for f in range(u * rank, u * rank + rank):
@@ -88,7 +91,7 @@ if sys.implementation.name == "micropython":
     def svdf_s8_fast(inp, wf, wt, bias, state, out, batch: int, input_size: int,
                      filters: int, memory: int, rank: int, in_zp: int, state_zp: int,
                      out_zp: int, state_mult: int, state_shift: int, out_mult: int,
-                     out_shift: int):
+                     out_shift: int, state_bits: int):
         """Viper twin of svdf_s8_plain."""
         px = ptr8(inp)
         pw = ptr8(wf)
@@ -103,6 +106,7 @@ if sys.implementation.name == "micropython":
             ps[i] = ps[i + 1]
             i += 1
         units = filters // rank
+        half = 1 << (state_bits - 1)
         b = 0
         while b < batch:
             x0 = b * input_size
@@ -116,11 +120,12 @@ if sys.implementation.name == "micropython":
                             (((int(px[x0 + i]) ^ 0x80) - 0x80) - in_zp))
                     i += 1
                 v = int(mbqm_fast(acc, m1, state_shift))
-                if v < -32768:
-                    v = -32768
-                elif v > 32767:
-                    v = 32767
-                ps[(b * filters + f) * memory + memory - 1] = int(_s16(v + state_zp))
+                if v < 0 - half:
+                    v = 0 - half
+                elif v >= half:
+                    v = half - 1
+                ps[(b * filters + f) * memory + memory - 1] = \
+                    ((v + state_zp + half) & (2 * half - 1)) - half
                 f += 1
             u = 0
             while u < units:
@@ -172,9 +177,9 @@ def svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, 
 
 
 def prepare(step, ctx, variant):
-    """Check an svdf op, make its state buffer (step.state, zeroed; it draws on ctx.room,
-    the bytes the model may hold beyond its arena) and bind its kernel
-    (burn.bst_ops.prepare)."""
+    """Check an svdf op, make its state buffer (step.state and its rest value step.rest,
+    which Model.reset() fills in; it draws on ctx.room, the bytes the model may hold beyond
+    its arena) and bind its kernel (burn.bst_ops.prepare)."""
     from burn import bst_ops as b
     from burn.bst import numel, zeros
 
@@ -201,20 +206,27 @@ def prepare(step, ctx, variant):
         step.fail("a state of %d bytes: more than the %d the model may use beyond its arena"
                   % (count * 4, ctx.room))
     if int8:
+        bits = step.p("state_bits", 8, 16)
+        half = 1 << (bits - 1)
+        if bits not in (8, 16):
+            step.fail("state_bits %d: 8 or 16" % bits)
         for i in range(len(wt)):
-            if not -32768 <= wt[i] <= 32767:
-                step.fail("weights_time value %d at %d is not int16" % (wt[i], i))
+            if not -half <= wt[i] < half:
+                step.fail("weights_time value %d at %d is not int%d" % (wt[i], i, bits))
     step.state = zeros("i" if int8 else "f", count)
+    step.rest = 0 if int8 else 0.0
     ctx.room -= count * 4
     step.macs = batch * filters * (input_size + memory)
     b._bind(step, "svdf", "svdf_s8" if int8 else "svdf_f32", variant)
     step.a = (ctx.view(step.ins[0]), wf, wt, bias, step.state, ctx.view(step.outs[0]), batch,
               input_size, filters, memory, rank)
     if int8:
-        step.a += step.ps((("in_zp", -128, 127), ("state_zp", -32768, 32767),
+        step.a += step.ps((("in_zp", -128, 127), ("state_zp", -half, half - 1),
                            ("out_zp", -128, 127), ("state_mult", 0, b._I32),
                            ("state_shift", -31, 31), ("out_mult", 0, b._I32),
-                           ("out_shift", -31, 31)))
+                           ("out_shift", -31, 31))) + (bits,)
+        if bits == 8:
+            step.rest = step.a[12]  # TFLM resets an int8 variable tensor to its zero point
         b._plain_mult_off(step, dt, step.a[14], step.a[16])
     else:
         step.a += step.ps(b._ACT)

@@ -432,20 +432,20 @@ flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *inpu
 
 /* SVDF (an optional op): input [batch, input_size], weights_feature [filters,
  * input_size], weights_time [filters, memory], bias [filters / rank], output [batch,
- * filters / rank]. `state` [batch, filters, memory] persists between calls (zero at
- * first): each call shifts it left by one element and writes each filter's new feature at
+ * filters / rank]. `state` [batch, filters, memory] persists between calls (TFLM starts
+ * it at 0, an int8 state at its zero point): each call shifts it left by one element and writes each filter's new feature at
  * the end of its row, then output = bias + sum over each unit's `rank` filters of
- * weights_time . state. int8 as TFLM's integer SVDF with int16 weights_time and state,
- * here held in int32 elements: feature MBQM(sum wf * (x - input_zero_point), multiplier1,
- * shift1) clamped to int16, plus state_zero_point, stored as int16; output MBQM(sum,
- * multiplier2, shift2) + output_zero_point clamped to int8 (sums wrap in int32, no fused
- * activation, as TFLM). input_size <= 32768. */
+ * weights_time . state. int8 as TFLM's integer SVDF, its weights_time and state values of
+ * state_bits (16 or 8) bits held here in int32 elements: feature MBQM(sum wf * (x -
+ * input_zero_point), multiplier1, shift1) clamped to that width, plus state_zero_point,
+ * stored at that width; output MBQM(sum, multiplier2, shift2) + output_zero_point clamped
+ * to int8 (sums wrap in int32, no fused activation, as TFLM). input_size <= 32768. */
 typedef struct {
     int32_t batch, input_size, filters, memory, rank;
 } flex_svdf_dims;
 typedef struct {
     int32_t input_zero_point, state_zero_point, output_zero_point, multiplier1, shift1,
-        multiplier2, shift2;
+        multiplier2, shift2, state_bits;
 } flex_svdf_quant;
 flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t input_len,
                          const int8_t *weights_feature, size_t weights_feature_len,

@@ -51,7 +51,7 @@ STRUCTS = {
     "flex_svdf_dims": "batch input_size filters memory rank",
     "flex_svdf_quant": "input_zero_point=in_zp state_zero_point=state_zp "
                        "output_zero_point=out_zp multiplier1=state_mult shift1=state_shift "
-                       "multiplier2=out_mult shift2=out_shift",
+                       "multiplier2=out_mult shift2=out_shift state_bits",
 }
 
 
@@ -379,8 +379,10 @@ class GraphKernels:
                   % (batch, input_size, filters, rank, memory))
 
     def svdf_s8(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
-                in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift):
-        """int8 SVDF, int16 weights_time and state in int32 elements (burn.graph.svdf)."""
+                in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift,
+                state_bits):
+        """int8 SVDF, int16 or int8 weights_time and state in int32 elements
+        (burn.graph.svdf)."""
         self._svdf("flex_s8_svdf", (inp, wf, out, wt, bias, state), (_i8, _i32),
                    struct("flex_svdf_quant", locals()), batch, input_size, filters, memory,
                    rank)

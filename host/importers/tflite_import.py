@@ -547,14 +547,16 @@ def _svdf_shapes(c, node):
 
 
 def _svdf_int8(c, node):
-    """The consts and params of an int8 SVDF (TFLM's integer SVDF, int16 state)."""
+    """The consts and params of an int8 SVDF (TFLM's integer SVDFs: int16 or int8
+    weights_time and state)."""
     x, wf, wt, bias, state = node.inputs
     types = [c.tf.tensors[t].dtype for t in (wf, wt, state, node.outputs[0])]
-    if types[1] == np.int8 or types[2] == np.int8:
-        raise _Fail("int8 weights_time or state: burn runs the int16 ones")
-    _svdf_check(types == [np.int8, np.int16, np.int16, np.int8],
-                "int8 SVDF takes int8 weights_feature and output, int16 weights_time and "
-                "state")
+    _svdf_check(types[0] == types[3] == np.int8 and types[1] in (np.int8, np.int16) and
+                types[2] in (np.int8, np.int16), "int8 SVDF takes int8 weights_feature and "
+                "output, int16 or int8 weights_time and state")
+    if types[1] != types[2]:  # TFLM would read the state as weights_time's type
+        raise _Fail("weights_time is %s but the state %s" % (types[1].name, types[2].name))
+    bits = 8 * types[1].itemsize
     _svdf_check(c.tf.tensors[bias].dtype == np.int32, "bias must be int32")
     in_scale, in_zp = c.quant(x)
     out_scale, out_zp = c.quant(node.outputs[0])
@@ -566,8 +568,8 @@ def _svdf_int8(c, node):
         scales.append(tt.scales[0])
     wf_scale, wt_scale, state_scale, bias_scale = scales
     state_zp = (c.tf.tensors[state].zero_points or [0])[0]
-    if not -32768 <= state_zp <= 32767:
-        raise _Fail("state zero point %d is not int16" % state_zp)
+    if not -(1 << (bits - 1)) <= state_zp < 1 << (bits - 1):
+        raise _Fail("state zero point %d is not int%d" % (state_zp, bits))
     f32 = fp.to_f32
     _svdf_check(abs(bias_scale - f32(state_scale * wt_scale)) < 1e-5,
                 "bias scale %r != state scale x weights_time scale" % bias_scale)
@@ -578,7 +580,7 @@ def _svdf_int8(c, node):
               "bias": c.const(bias, "bias").reshape(-1)}
     params = {"in_zp": in_zp, "state_zp": state_zp, "out_zp": out_zp,
               "state_mult": state_mult, "state_shift": state_shift, "out_mult": out_mult,
-              "out_shift": out_shift}
+              "out_shift": out_shift, "state_bits": bits}
     return consts, params
 
 

@@ -72,7 +72,8 @@ def others(path):
             "wt": rng.integers(-3000, 3000, (4, 3)).astype(np.int32),
             "bias": rng.integers(-500, 500, 2).astype(np.int32)}, params={
             "rank": 2, "in_zp": -128, "state_zp": 0, "out_zp": -3, "state_mult": 1 << 30,
-            "state_shift": 4, "out_mult": 1 << 30, "out_shift": -12}),
+            "state_shift": 4, "out_mult": 1 << 30, "out_shift": -12,
+            "state_bits": 16}),
     ]
     graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(15, (1, 2))])
     write_bst(graph, path)

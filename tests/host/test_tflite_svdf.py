@@ -1,8 +1,9 @@
-"""TFLite SVDF imports as the optional svdf kind (int8: TFLM's integer SVDF with int16
-weights_time and state; float32), its state carried from one inference to the next: four
+"""TFLite SVDF imports as the optional svdf kind (int8: TFLM's integer SVDFs with int16 or
+int8 weights_time and state; float32), its state carried from one inference to the next: four
 inferences in a row bit for bit with TFLM on the plain kernels, the flex C kernels (host,
 and built for the Cortex-M0+ run in unicorn) and the viper kernels (MicroPython unix port);
-float32 within 1e-5 of TFLM. Model.reset() zeroes the state as TFLM's reset does."""
+float32 within 1e-5 of TFLM. Model.reset() restores the state of a fresh load, as TFLM's
+reset does."""
 
 import json
 
@@ -40,25 +41,29 @@ def _case(rng, dtype, i):
         return svdf_model(dims, dtype, act, data=data), ins
     in_s, wf_s, wt_s = (_f32(rng.uniform(a, b)) for a, b in
                         ((0.01, 0.1), (0.005, 0.02), (1e-4, 1e-3)))
+    int8_state = i % 5 == 4  # TFLM's other integer SVDF: int8 weights_time and state
     feature = 74.0 * 74.0 * np.sqrt(n_in)  # a typical feature sum
-    state_s = _f32(in_s * wf_s * feature / 4000 * rng.uniform(0.3, 3))
-    out_s = _f32(state_s * wt_s * 2400 * 4000 * np.sqrt(memory * rank) / 60 *
+    state = 16 if int8_state else 4000  # a typical state value
+    wt_top = 127 if int8_state else 4096
+    state_s = _f32(in_s * wf_s * feature / state * rng.uniform(0.3, 3))
+    out_s = _f32(state_s * wt_s * wt_top * 0.6 * state * np.sqrt(memory * rank) / 60 *
                  rng.uniform(0.5, 2))
-    state_zp = 0 if i % 3 else int(rng.integers(-100, 101))
+    state_zp = 0 if i % 3 else int(rng.integers(-state // 40, state // 40 + 1))
     q = {"x": (in_s, int(rng.integers(-128, 128))), "wf": (wf_s, 0), "wt": (wt_s, 0),
          "s": (state_s, state_zp), "y": (out_s, int(rng.integers(-128, 128)))}
     data = (rng.integers(-128, 128, size=(filters, n_in)),
-            rng.integers(-4096, 4097, size=(filters, memory)),
-            rng.integers(-1 << 16, 1 << 16, size=units))
+            rng.integers(-wt_top, wt_top + 1, size=(filters, memory)),
+            rng.integers(-wt_top * state, wt_top * state, size=units))
     ins = [rng.integers(-128, 128, size=(batch, n_in), dtype=np.int8) for _ in range(STEPS)]
-    return svdf_model(dims, dtype, act, q, data), ins
+    return svdf_model(dims, dtype, act, q, data,
+                      time_type="int8" if int8_state else "int16"), ins
 
 
-def _cases(dtype, seed):
-    """(inputs, TFLM's outputs, .bst bytes) of CASES cases of STEPS inferences each."""
+def _cases(dtype, seed, count=CASES):
+    """(inputs, TFLM's outputs, .bst bytes) of `count` cases of STEPS inferences each."""
     rng = np.random.default_rng(seed)
     out = []
-    for i in range(CASES):
+    for i in range(count):
         data, ins = _case(rng, dtype, i)
         want = [o.reshape(-1) for o in run_tflm_sequence(data, ins, arena_size=1 << 16)]
         out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
@@ -67,7 +72,8 @@ def _cases(dtype, seed):
 
 @pytest.fixture(scope="module")
 def int8_cases():
-    return _cases("int8", 301)
+    """50 cases: 40 with int16 weights_time and state, 10 with int8 ones."""
+    return _cases("int8", 301, 50)
 
 
 def _run_steps(model, ins):
@@ -86,8 +92,9 @@ def test_int8_svdf_matches_tflm_over_consecutive_inferences(int8_cases):
             assert _run_steps(model, ins) == [w.tolist() for w in want]
 
 
-def test_reset_zeroes_the_state_and_self_test_starts_from_it(int8_cases):
-    ins, want, bst = int8_cases[5]
+@pytest.mark.parametrize("case", [5, 9])  # int16 state; int8 state with a zero point
+def test_reset_restores_the_state_of_a_fresh_load(int8_cases, case):
+    ins, want, bst = int8_cases[case]
     model = burn.load(bst, variant="plain")
     _run_steps(model, ins)
     model.reset()
@@ -145,7 +152,8 @@ INT8_DIMS = (2, 3, 2, 2, 4)  # batch, input_size, units, rank, memory
     ({"bias_scale": 0.5}, "bias scale 0.5 != state scale x weights_time scale"),
     ({"opt_rank": 0}, "rank 0 must be positive"),
     ({"opt_rank": 3}, "num_filters 4 % rank 3 != 0"),
-    ({"time_type": "int8"}, "burn runs the int16 ones"),
+    ({"time_type": "int32"}, "int16 or int8 weights_time and state"),
+    ({"state_type": "int8"}, "weights_time is int16 but the state int8"),
 ])
 def test_what_cannot_run_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):
@@ -169,7 +177,8 @@ def _hostile(params=None, wt=None, shapes=None):
               "wt": np.ones((filters, memory), np.int32) if wt is None else wt,
               "bias": np.zeros(units, np.int32)}
     base = dict({"rank": rank, "in_zp": 0, "state_zp": 0, "out_zp": 0, "state_mult": 1 << 30,
-                 "state_shift": 0, "out_mult": 1 << 30, "out_shift": 0}, **(params or {}))
+                 "state_shift": 0, "out_mult": 1 << 30, "out_shift": 0, "state_bits": 16},
+                **(params or {}))
     return encode_bst(Graph(tensors, [GraphOp("svdf", [0], [1], consts=consts, params=base)],
                             [(0, xs)], [(1, ys)]))
 
@@ -180,6 +189,9 @@ def _hostile(params=None, wt=None, shapes=None):
     ({"params": {"state_zp": 40000}}, "state_zp"),
     ({"params": {"out_shift": 40}}, "out_shift"),
     ({"wt": np.full((4, 4), 40000, np.int32)}, "not int16"),
+    ({"wt": np.full((4, 4), 200, np.int32), "params": {"state_bits": 8}}, "not int8"),
+    ({"params": {"state_bits": 8, "state_zp": 128}}, "state_zp"),
+    ({"params": {"state_bits": 12}}, "state_bits 12: 8 or 16"),
     ({"shapes": ((2, 4), (2, 2))}, "input and output sizes"),
     ({"shapes": ((2, 3), (2, 3))}, "input and output sizes"),
 ])

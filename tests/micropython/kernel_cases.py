@@ -291,7 +291,7 @@ def softmax_f32(rng):
 
 
 def _svdf_args(rng, typecode):
-    """An SVDF call whose state already holds values (int16 ones for int8)."""
+    """An SVDF call whose state already holds values (int16 or int8 ones for int8)."""
     batch, n_in, units, rank, memory = (_int(rng, 1, 2), _int(rng, 1, 9), _int(rng, 1, 4),
                                         _int(rng, 1, 2), _int(rng, 1, 5))
     filters = units * rank
@@ -299,14 +299,17 @@ def _svdf_args(rng, typecode):
         return [f32(rng, batch * n_in), f32(rng, filters * n_in), f32(rng, filters * memory),
                 f32(rng, units), f32(rng, batch * filters * memory), out("f", batch * units),
                 batch, n_in, filters, memory, rank, int(rng.choice(ACTS))]
-    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2)))
-    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4)))
+    bits = 8 if rng.integers(0, 2) else 16
+    top = 1 << (bits - 1)  # wt and state values in [-top, top)
+    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2) * top / 32768))
+    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4) * (32768 / top) ** 2))
     return [s8(rng, batch * n_in), s8(rng, filters * n_in),
-            buf("i", rng.integers(-4096, 4097, size=filters * memory)),
+            buf("i", rng.integers(-top // 8, top // 8, size=filters * memory)),
             buf("i", rng.integers(-1 << 16, 1 << 16, size=units)),
-            buf("i", rng.integers(-20000, 20001, size=batch * filters * memory)),
+            buf("i", rng.integers(-top // 2, top // 2, size=batch * filters * memory)),
             out("b", batch * units), batch, n_in, filters, memory, rank,
-            _int(rng, -128, 127), _int(rng, -100, 100), _int(rng, -128, 127), m1, s1, m2, s2]
+            _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
+            m1, s1, m2, s2, bits]
 
 
 # kernel: (burn.graph module, plain function, generator)

@@ -1,5 +1,5 @@
-/* int8 SVDF, bit-exact with TFLM's integer SVDF (int16 weights_time and state, held here
- * in int32 elements). */
+/* int8 SVDF, bit-exact with TFLM's integer SVDFs (int16 or int8 weights_time and state,
+ * held here in int32 elements). */
 #include "svdf.h"
 
 flex_status flex__svdf_check(const flex_svdf_dims *d, const void *input, size_t input_len,
@@ -32,7 +32,7 @@ flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t in
                          const int32_t *bias, size_t bias_len, int32_t *state,
                          size_t state_len, const flex_svdf_quant *q, int8_t *output,
                          size_t output_len) {
-    int32_t b, f, i, u, units;
+    int32_t b, f, i, u, units, half;
     FLEX_TRY(flex__svdf_check(d, input, input_len, weights_feature, weights_feature_len,
                               weights_time, weights_time_len, bias, bias_len, state,
                               state_len, output, output_len));
@@ -40,8 +40,11 @@ flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t in
         return FLEX_E_NULL;
     FLEX_TRY(flex__check_zero_point(q->input_zero_point));
     FLEX_TRY(flex__check_zero_point(q->output_zero_point));
-    if (q->state_zero_point < -32768 || q->state_zero_point > 32767 ||
-        q->multiplier1 < 0 || q->multiplier2 < 0)
+    if (q->state_bits != 8 && q->state_bits != 16)
+        return FLEX_E_PARAM;
+    half = 1 << (q->state_bits - 1);
+    if (q->state_zero_point < -half || q->state_zero_point >= half || q->multiplier1 < 0 ||
+        q->multiplier2 < 0)
         return FLEX_E_PARAM;
     FLEX_TRY(flex__check_shift(q->shift1));
     FLEX_TRY(flex__check_shift(q->shift2));
@@ -57,8 +60,11 @@ flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t in
             int32_t acc = 0;
             for (i = 0; i < d->input_size; i++)
                 acc += w[i] * (x[i] - q->input_zero_point);
-            acc = flex__clamp(flex__mbqm(acc, q->multiplier1, q->shift1), -32768, 32767);
-            rows[f * d->memory + d->memory - 1] = (int16_t)(acc + q->state_zero_point);
+            acc = flex__clamp(flex__mbqm(acc, q->multiplier1, q->shift1), -half, half - 1);
+            /* stored at the state's width, wrapping as TFLM's conversion to int16 / int8 */
+            rows[f * d->memory + d->memory - 1] =
+                (int32_t)(((uint32_t)(acc + q->state_zero_point + half) &
+                           (uint32_t)(2 * half - 1))) - half;
         }
         for (u = 0; u < units; u++) {
             uint32_t acc = (uint32_t)bias[u];
