@@ -110,15 +110,16 @@ class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
     def __init__(self, source, variant=None, max_arena=None):
-        max_arena = max_arena or _default_max_arena()
+        # the cap on the arena, less the op states (svdf) made so far: they share it
+        self.room = max_arena = max_arena or _default_max_arena()
         self._bst = BstFile(source, max_arena)
         try:
-            self._build(variant, max_arena)
+            self._build(variant)
         except BaseException:
             self._bst.close()
             raise
 
-    def _build(self, variant, max_arena):
+    def _build(self, variant):
         bst = self._bst
         from burn import bst_ops
         if variant is None or variant == "flex":
@@ -138,7 +139,6 @@ class Model:
         self.tensors = bst.tensors
         self.variant = variant
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
-        self.room = max_arena - self.arena_bytes  # what op states (svdf) may still take
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
@@ -296,10 +296,9 @@ class Model:
         """Set the state that ops with memory (svdf) keep between inferences to its rest
         value (`step.rest`), as at load."""
         for s in self._steps:
-            state = getattr(s, "state", None)
-            if state is not None:
-                for i in range(len(state)):
-                    state[i] = s.rest
+            if hasattr(s, "state"):
+                for i in range(len(s.state)):
+                    s.state[i] = s.rest
 
     def _first_plan(self):
         from burn import bst_ops

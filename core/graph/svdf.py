@@ -178,8 +178,8 @@ def svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, 
 
 def prepare(step, ctx, variant):
     """Check an svdf op, make its state buffer (step.state and its rest value step.rest,
-    which Model.reset() fills in; it draws on ctx.room, the bytes the model may hold beyond
-    its arena) and bind its kernel (burn.bst_ops.prepare)."""
+    which Model.reset() fills in; it draws on ctx.room, the arena cap less the states made
+    so far, with the arena) and bind its kernel (burn.bst_ops.prepare)."""
     from burn import bst_ops as b
     from burn.bst import numel, zeros
 
@@ -202,9 +202,10 @@ def prepare(step, ctx, variant):
                   % (input_size, units))
     bias = b._const(step, ctx, "bias", "int32" if int8 else dt, count=units)[0]
     count = batch * filters * memory
-    if count * 4 > ctx.room:
+    left = ctx.room - ctx.arena_bytes
+    if count * 4 > left:
         step.fail("a state of %d bytes: more than the %d the model may use beyond its arena"
-                  % (count * 4, ctx.room))
+                  % (count * 4, left))
     if int8:
         bits = step.p("state_bits", 8, 16)
         half = 1 << (bits - 1)
