@@ -93,7 +93,8 @@ def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
     nothing run or the run incomplete, when the module has no plan runner, the model streams
-    its layers from a file, or a step is not a flex kernel or a copy."""
+    its layers from a file, or a step is not a flex kernel or a copy, or keeps a state (plan()
+    would run it more than once)."""
     flex = flex_module()
     if flex is None or not hasattr(flex, "plan") or model._bst.file is not None:
         return None
@@ -101,7 +102,7 @@ def flex_plan(model):
     for s in model._steps:
         if s.kind == "copy":
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
-        elif s.runtime == "flex":
+        elif s.runtime == "flex" and not hasattr(s, "state"):
             steps.append((s.k, s.a))
         else:
             return None
@@ -545,6 +546,7 @@ PREPARE = {
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
     "transpose_conv2d": "transpose_conv",
     "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
+    "svdf": "svdf",
 }
 
 

@@ -23,7 +23,8 @@
     X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
-    X(MP_QSTR_log_softmax_s8, log_softmax_s8)
+    X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
+    X(MP_QSTR_svdf_s8, svdf_s8)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -49,7 +50,8 @@
     X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
     X(MP_QSTR_unary_f32, unary_f32)                                            \
     X(MP_QSTR_prelu_f32, prelu_f32)                                            \
-    X(MP_QSTR_log_softmax_f32, log_softmax_f32)
+    X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
+    X(MP_QSTR_svdf_f32, svdf_f32)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

@@ -116,6 +116,12 @@ transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic,
     inp [n, ih, iw, ic]; w [oc, kh, kw, ic]; bias, mult, shift [oc]; out [n, oh, ow, oc]:
     input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
     ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
+svdf: svdf_s8(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+        in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift, state_bits)
+    inp [batch, input_size]; wf [filters, input_size] int8; wt [filters, memory] and state
+    [batch, filters, memory] int32 holding int16 (state_bits 16) or int8 (8) values; bias
+    [filters / rank] int32; out [batch, filters / rank]. The state persists between calls
+    (TFLM's integer SVDF).
 
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
@@ -165,4 +171,5 @@ log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, rever
     softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
     quantize_multiplier(2**(31 - in_left_shift) / in_mult)
 log_softmax: log_softmax_f32(inp, out, rows, depth)
+svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act)
 """

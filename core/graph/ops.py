@@ -45,6 +45,7 @@ OPS = (
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
+    ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
 )
 
 OPTIONAL = (
@@ -52,6 +53,7 @@ OPTIONAL = (
     "unary",
     "prelu",
     "log_softmax",
+    "svdf",
 )
 
 GROUPS = {
@@ -61,6 +63,7 @@ GROUPS = {
     "q": "in_zp out_zp act_min act_max",
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+    "svdf": "inp wf wt bias state out batch input_size filters memory rank",
 }
 
 KERNELS = (
@@ -106,6 +109,9 @@ KERNELS = (
     ("log_softmax", "log_softmax_s8",
      "inp out rows depth in_mult in_left_shift reverse_mult reverse_shift diff_min"),
     ("log_softmax", "log_softmax_f32", "inp out rows depth"),
+    ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"
+     " state_bits"),
+    ("svdf", "svdf_f32", "*svdf act"),
 )
 
 

@@ -470,6 +470,34 @@ flex_status flex_s8_log_softmax(int32_t rows, int32_t depth, const int8_t *input
                                 int32_t input_left_shift, int32_t reverse_multiplier,
                                 int32_t reverse_shift, int32_t diff_min, int8_t *output,
                                 size_t output_len);
+/* SVDF (an optional op): input [batch, input_size], weights_feature [filters,
+ * input_size], weights_time [filters, memory], bias [filters / rank], output [batch,
+ * filters / rank]. `state` [batch, filters, memory] persists between calls (TFLM starts
+ * it at 0, an int8 state at its zero point): each call shifts it left by one element and writes each filter's new feature at
+ * the end of its row, then output = bias + sum over each unit's `rank` filters of
+ * weights_time . state. int8 as TFLM's integer SVDF, its weights_time and state values of
+ * state_bits (16 or 8) bits held here in int32 elements: feature MBQM(sum wf * (x -
+ * input_zero_point), multiplier1, shift1) clamped to that width, plus state_zero_point,
+ * stored at that width; output MBQM(sum, multiplier2, shift2) + output_zero_point clamped
+ * to int8 (sums wrap in int32, no fused activation, as TFLM). input_size <= 32768. */
+typedef struct {
+    int32_t batch, input_size, filters, memory, rank;
+} flex_svdf_dims;
+typedef struct {
+    int32_t input_zero_point, state_zero_point, output_zero_point, multiplier1, shift1,
+        multiplier2, shift2, state_bits;
+} flex_svdf_quant;
+flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t input_len,
+                         const int8_t *weights_feature, size_t weights_feature_len,
+                         const int32_t *weights_time, size_t weights_time_len,
+                         const int32_t *bias, size_t bias_len, int32_t *state,
+                         size_t state_len, const flex_svdf_quant *q, int8_t *output,
+                         size_t output_len);
+flex_status flex_f32_svdf(const flex_svdf_dims *d, const float *input, size_t input_len,
+                          const float *weights_feature, size_t weights_feature_len,
+                          const float *weights_time, size_t weights_time_len,
+                          const float *bias, size_t bias_len, float *state, size_t state_len,
+                          int32_t act, float *output, size_t output_len);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,10 @@ STRUCTS = {
     "flex_transpose_window": "kernel_h=kh kernel_w=kw stride_h stride_w pad_top pad_left",
     "flex_s8_prelu_params": "input_offset=-in_zp alpha_offset=-alpha_zp output_offset=out_zp "
                             "pos_mult pos_shift neg_mult neg_shift",
+    "flex_svdf_dims": "batch input_size filters memory rank",
+    "flex_svdf_quant": "input_zero_point=in_zp state_zero_point=state_zp "
+                       "output_zero_point=out_zp multiplier1=state_mult shift1=state_shift "
+                       "multiplier2=out_mult shift2=out_shift state_bits",
 }
 
 
@@ -400,6 +404,33 @@ class GraphKernels:
         self._run("flex_f32_prelu", [size, _f32(inp, size), _f32(alpha, alpha_size),
                                      alpha_size, _f32(out, size)],
                   "size %d, alpha_size %d" % (size, alpha_size))
+    def _svdf(self, name, bufs, views, tail, batch, input_size, filters, memory, rank):
+        """bufs: (inp, wf, out, wt, bias, state); views: the element views of the first
+        three and of the last three."""
+        d = struct("flex_svdf_dims", locals())
+        units = filters // rank
+        counts = (batch * input_size, filters * input_size, batch * units, filters * memory,
+                  units, batch * filters * memory)
+        x, w, y, t, b, s = [views[k // 3](buf, n) for k, (buf, n) in
+                            enumerate(zip(bufs, counts))]
+        self._run(name, [d, x, x.size, w, w.size, t, t.size, b, b.size, s, s.size, tail, y,
+                         y.size], "batch %d, %d inputs, %d filters of rank %d, memory %d"
+                  % (batch, input_size, filters, rank, memory))
+
+    def svdf_s8(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift,
+                state_bits):
+        """int8 SVDF, int16 or int8 weights_time and state in int32 elements
+        (burn.graph.svdf)."""
+        self._svdf("flex_s8_svdf", (inp, wf, out, wt, bias, state), (_i8, _i32),
+                   struct("flex_svdf_quant", locals()), batch, input_size, filters, memory,
+                   rank)
+
+    def svdf_f32(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                 act):
+        """float32 SVDF (burn.graph.svdf)."""
+        self._svdf("flex_f32_svdf", (inp, wf, out, wt, bias, state), (_f32, _f32), act, batch,
+                   input_size, filters, memory, rank)
 
 
 def _is_float(buf):

@@ -37,7 +37,7 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
            "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -591,6 +591,92 @@ def _log_softmax(c, node):
     c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
                                         "reverse_mult": rm, "reverse_shift": rs,
                                         "diff_min": diff_min})
+def _svdf_check(ok, what):
+    if not ok:
+        raise _Fail(what + " (TFLM's check)")
+
+
+def _svdf_shapes(c, node):
+    """TFLM's PrepareSvdf shape checks; returns the rank."""
+    if node.options is None:
+        raise _Fail("missing options")
+    _svdf_check(len(node.inputs) == 5 and node.inputs[4] >= 0,
+                "needs 5 inputs: input, weights_feature, weights_time, bias, state")
+    x, wf, wt, bias, state = node.inputs
+    rank = node.options["Rank"]
+    _svdf_check(rank > 0, "rank %d must be positive" % rank)
+    xs, fs, ts, ys = (c.shape(t) for t in (x, wf, wt, node.outputs[0]))
+    _svdf_check(len(fs) == 2 and len(ts) == 2, "weights_feature and weights_time must be 2-D")
+    filters, memory = fs[0], ts[1]
+    _svdf_check(filters % rank == 0, "num_filters %d %% rank %d != 0" % (filters, rank))
+    _svdf_check(len(xs) == 2, "input must be 2-D [batch, input_size]")
+    batch, units = xs[0], filters // rank
+    _svdf_check(tuple(ys) == (batch, units), "output %s must be [%d, %d]" % (ys, batch, units))
+    _svdf_check(fs[1] == xs[1] and ts[0] == filters,
+                "weights_feature %s / weights_time %s do not fit input %s" % (fs, ts, xs))
+    # TFLM's Prepare reads and frees the bias whether or not it is there: it crashes without
+    _svdf_check(bias >= 0, "SVDF needs a bias")
+    _svdf_check(c.shape(bias) == (units,), "bias must have %d values" % units)
+    _svdf_check(tuple(c.shape(state)) == (batch, memory * filters),
+                "state must be [%d, %d]" % (batch, memory * filters))
+    _svdf_check(c.tf.tensors[state].variable, "the state must be a variable tensor")
+    return rank
+
+
+def _svdf_int8(c, node):
+    """The consts and params of an int8 SVDF (TFLM's integer SVDFs: int16 or int8
+    weights_time and state)."""
+    x, wf, wt, bias, state = node.inputs
+    types = [c.tf.tensors[t].dtype for t in (wf, wt, state, node.outputs[0])]
+    _svdf_check(types[0] == types[3] == np.int8 and types[1] in (np.int8, np.int16) and
+                types[2] in (np.int8, np.int16), "int8 SVDF takes int8 weights_feature and "
+                "output, int16 or int8 weights_time and state")
+    if types[1] != types[2]:  # TFLM would read the state as weights_time's type
+        raise _Fail("weights_time is %s but the state %s" % (types[1].name, types[2].name))
+    bits = 8 * types[1].itemsize
+    _svdf_check(c.tf.tensors[bias].dtype == np.int32, "bias must be int32")
+    in_scale, in_zp = c.quant(x)
+    out_scale, out_zp = c.quant(node.outputs[0])
+    scales = []
+    for t in (wf, wt, state, bias):
+        tt = c.tf.tensors[t]
+        if len(tt.scales) != 1 or not _sane_scale(tt.scales[0]):
+            raise _Fail("tensor %d (%s) needs one sane scale" % (t, tt.name))
+        scales.append(tt.scales[0])
+    wf_scale, wt_scale, state_scale, bias_scale = scales
+    state_zp = (c.tf.tensors[state].zero_points or [0])[0]
+    if not -(1 << (bits - 1)) <= state_zp < 1 << (bits - 1):
+        raise _Fail("state zero point %d is not int%d" % (state_zp, bits))
+    f32 = fp.to_f32
+    _svdf_check(abs(bias_scale - f32(state_scale * wt_scale)) < 1e-5,
+                "bias scale %r != state scale x weights_time scale" % bias_scale)
+    state_mult, state_shift = fp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
+    out_mult, out_shift = fp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
+    consts = {"wf": c.const(wf, "weights_feature"),
+              "wt": c.const(wt, "weights_time").astype(np.int32),
+              "bias": c.const(bias, "bias").reshape(-1)}
+    params = {"in_zp": in_zp, "state_zp": state_zp, "out_zp": out_zp,
+              "state_mult": state_mult, "state_shift": state_shift, "out_mult": out_mult,
+              "out_shift": out_shift, "state_bits": bits}
+    return consts, params
+
+
+def _svdf(c, node):
+    """SVDF: inputs (input, weights_feature, weights_time, bias, state); the state
+    becomes the op's own persistent buffer, not a graph tensor."""
+    rank = _svdf_shapes(c, node)
+    if c.is_int8(node):
+        consts, params = _svdf_int8(c, node)
+    else:
+        x, wf, wt, bias, state = node.inputs
+        _svdf_check(all(c.tf.tensors[t].dtype == np.float32
+                        for t in (x, wf, wt, state, node.outputs[0])),
+                    "input, weights, state and output must all be int8-quantized or float32")
+        consts = {"wf": c.const(wf, "weights_feature"), "wt": c.const(wt, "weights_time"),
+                  "bias": c.const(bias, "bias")}
+        params = {"act": c.fused(node)}
+    params["rank"] = rank
+    c.emit("svdf", node, consts=consts, params=params)
 
 
 _CONVERT = {
@@ -603,6 +689,7 @@ _CONVERT = {
     "TRANSPOSE_CONV": _transpose_conv,
     "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
     "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu, "LOG_SOFTMAX": _log_softmax,
+    "SVDF": _svdf,
 }
 
 

@@ -37,16 +37,19 @@ _OPTIONS = {
     "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW",
                                                 "FusedActivationFunction")),
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
+    "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction")),
 }
 
 
 class TfTensor:
     """A tensor of the subgraph: name, shape, numpy dtype, constant data (or None) and
-    quantization (scales and zero points as lists, the quantized dimension). A tensor of a
+    quantization (scales and zero points as lists, the quantized dimension), and whether it
+    is a variable tensor (state kept between invocations, TFLite's is_variable). A tensor of a
     TFLite type numpy cannot hold has dtype None, no data, and its type in `type_name`
     ('STRING', 'COMPLEX64', ...); `type_name` is the numpy dtype's name otherwise."""
 
-    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim, type_name=None):
+    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim, type_name=None,
+                 variable=False):
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -55,6 +58,7 @@ class TfTensor:
         self.zero_points = zero_points
         self.qdim = qdim
         self.type_name = type_name or dtype.name
+        self.variable = variable
 
 
 class TfOp:
@@ -141,7 +145,8 @@ def _tensor(model, sg, buf, i, size):
         scales = [float(q.Scale(k)) for k in range(n)]
         zps = _ints(q.ZeroPoint, q.ZeroPointLength(), size, "tensor %d zero points" % i)
         qdim = int(q.QuantizedDimension())
-    return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim)
+    return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim,
+                    variable=bool(t.IsVariable()))
 
 
 def _op_name(model, op, size):

@@ -1,7 +1,7 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy, unary, prelu)."""
+fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf)."""
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def others(path):
                _t("req", (1, 4), zp=5), _t("deq", (1, 4), "float32"),
                _t("fc", (1, 3), "float32"), _t("soft", (1, 3), "float32"),
                _t("q", (1, 3), zp=-128), _t("clamp", (1, 3), zp=-128), _t("y", (3,), zp=-128),
-               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4)]
+               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4), _t("svdf", (1, 2))]
     q = {"in_mult": 1 << 30, "in_left_shift": 2, "range_radius": 100}
     ops = [
         GraphOp("pad", [0], [1], params={"before": [0, 1, 1, 0], "after": [0, 1, 1, 0],
@@ -72,7 +72,14 @@ def others(path):
         GraphOp("prelu", [15], [16], consts={"alpha": np.array([-20, 50, 90], np.int8)},
                 params={"in_zp": 0, "alpha_zp": 10, "out_zp": 4, "pos_mult": 1 << 30,
                         "pos_shift": 1, "neg_mult": 1 << 30, "neg_shift": -6}),
+        GraphOp("svdf", [16], [17], consts={
+            "wf": rng.integers(-128, 128, (4, 3)).astype(np.int8),
+            "wt": rng.integers(-3000, 3000, (4, 3)).astype(np.int32),
+            "bias": rng.integers(-500, 500, 2).astype(np.int32)}, params={
+            "rank": 2, "in_zp": 4, "state_zp": 0, "out_zp": -3, "state_mult": 1 << 30,
+            "state_shift": 4, "out_mult": 1 << 30, "out_shift": -12,
+            "state_bits": 16}),
     ]
-    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(16, (3,))])
+    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(17, (1, 2))])
     write_bst(graph, path)
     return str(path)

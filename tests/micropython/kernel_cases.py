@@ -336,6 +336,26 @@ def log_softmax_s8(rng):
 def log_softmax_f32(rng):
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
     return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+def _svdf_args(rng, typecode):
+    """An SVDF call whose state already holds values (int16 or int8 ones for int8)."""
+    batch, n_in, units, rank, memory = (_int(rng, 1, 2), _int(rng, 1, 9), _int(rng, 1, 4),
+                                        _int(rng, 1, 2), _int(rng, 1, 5))
+    filters = units * rank
+    if typecode == "f":
+        return [f32(rng, batch * n_in), f32(rng, filters * n_in), f32(rng, filters * memory),
+                f32(rng, units), f32(rng, batch * filters * memory), out("f", batch * units),
+                batch, n_in, filters, memory, rank, int(rng.choice(ACTS))]
+    bits = 8 if rng.integers(0, 2) else 16
+    top = 1 << (bits - 1)  # wt and state values in [-top, top)
+    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2) * top / 32768))
+    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4) * (32768 / top) ** 2))
+    return [s8(rng, batch * n_in), s8(rng, filters * n_in),
+            buf("i", rng.integers(-top // 8, top // 8, size=filters * memory)),
+            buf("i", rng.integers(-1 << 16, 1 << 16, size=units)),
+            buf("i", rng.integers(-top // 2, top // 2, size=batch * filters * memory)),
+            out("b", batch * units), batch, n_in, filters, memory, rank,
+            _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
+            m1, s1, m2, s2, bits]
 
 
 # kernel: (burn.graph module, plain function, generator)
@@ -360,6 +380,7 @@ INT8 = {
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
     "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
+    "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -384,6 +405,7 @@ FLOAT = {
     "unary_f32": ("unary", "unary_f32", activation_f32),
     "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
     "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
+    "svdf_f32": ("svdf", "svdf_f32", lambda rng: _svdf_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 
