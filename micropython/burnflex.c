@@ -19,7 +19,12 @@
     X(MP_QSTR_tanh_s8, tanh_s8)                                                \
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
-    X(MP_QSTR_concat_s8, concat_s8)
+    X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_requantize_s16, requantize_s16)                                  \
+    X(MP_QSTR_requantize_s8_s16, requantize_s8_s16)                            \
+    X(MP_QSTR_requantize_s16_s8, requantize_s16_s8)                            \
+    X(MP_QSTR_fully_connected_s16, fully_connected_s16)                        \
+    X(MP_QSTR_conv_s16, conv_s16)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -41,7 +46,9 @@
     X(MP_QSTR_mean_f32, mean_f32)                                              \
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
-    X(MP_QSTR_concat, concat)
+    X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_quantize_s16, quantize_s16)                                      \
+    X(MP_QSTR_dequantize_s16, dequantize_s16)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

@@ -139,4 +139,20 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+
+int16x8 kernels (module s16_<op>: int16 activations, int8 weights, as TFLM's int16 kernels;
+plain only, left out of a default firmware; int16 buffers are array('h'))
+-------------------------------------------------------------------------------
+s16_quantize: quantize_s16(inp, out, size, scale, zp)     float32 -> int16 (TFLM round)
+              dequantize_s16(inp, out, size, scale, zp)   int16 -> float32
+              requantize_s16(inp, out, size, in_zp, out_zp, mult, shift)   int16 -> int16
+              requantize_s8_s16(same)   int8 -> int16;  requantize_s16_s8(same)  int16 -> int8
+s16_fully_connected: fully_connected_s16(inp, w, bias, mult, shift, out, batches,
+        in_features, out_features, wide, in_zp, out_zp, act_min, act_max)
+    as fully_connected_s8, int16 in and out; wide 0: an int32 sum and the int32 multiply
+    (TFLite bias int32), wide 1: an int64 sum and TFLM's int64 multiply (bias int64, stored
+    as int32 values; shifts at most 7).
+s16_conv: conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
+        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min, act_max)
+    as conv_s8 without zero points (TFLM's int16 kernel has none); wide as above.
 """

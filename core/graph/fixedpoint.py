@@ -184,14 +184,14 @@ def calculate_input_radius(integer_bits, left_shift, total_signed_bits=31):
     return math.floor(top / (1 << left_shift))
 
 
-def quant_activation_range(act, scale, zp):
-    """TFLM CalculateActivationRangeQuantized for int8 output: (act_min, act_max)."""
+def quant_activation_range(act, scale, zp, lo=-128, hi=127):
+    """TFLM CalculateActivationRangeQuantized for an output of range [lo, hi] (int8 by
+    default): (act_min, act_max)."""
     scale = to_f32(scale)
 
     def quantize(f):
         return zp + round_half_away(to_f32(f / scale))
 
-    lo, hi = -128, 127
     if act == ACT_RELU:
         return max(lo, quantize(0.0)), hi
     if act == ACT_RELU6:

@@ -47,6 +47,7 @@ STRUCTS = {
                           "output_shift=out_shift act_min act_max",
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
+    "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
 }
 
 
@@ -80,6 +81,10 @@ def quant(in_zp, out_zp, act_min, act_max):
 
 def _i8(buf, n):
     return view(buf, np.int8, n)
+
+
+def _i16(buf, n):
+    return view(buf, np.int16, n)
 
 
 def _i32(buf, n):
@@ -336,6 +341,61 @@ class GraphKernels:
         x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
+
+    # -- int16x8 (flex_c/src/extra) ----------------------------------------------------------
+    def quantize_s16(self, inp, out, size, scale, zp):
+        """float32 -> int16 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_quantize", [size, view(inp, np.float32, size), float(scale), zp,
+                                        _i16(out, size)], "size %d" % size)
+
+    def dequantize_s16(self, inp, out, size, scale, zp):
+        """int16 -> float32 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_dequantize", [size, _i16(inp, size), float(scale), zp,
+                                          view(out, np.float32, size)], "size %d" % size)
+
+    def _requantize16(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
+        x = (_i8 if in_bits == 8 else _i16)(inp, size)
+        y = (_i8 if out_bits == 8 else _i16)(out, size)
+        self._run("flex_s16_requantize", [size, x, in_bits, in_zp, mult, shift, out_zp,
+                                          out_bits, y], "size %d" % size)
+
+    def requantize_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int16 with a new scale (burn.graph.s16_quantize)."""
+        self._requantize16(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s8_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int8 -> int16 (burn.graph.s16_quantize)."""
+        self._requantize16(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s16_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int8 (burn.graph.s16_quantize)."""
+        self._requantize16(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def fully_connected_s16(self, inp, w, bias, mult, shift, out, batches, in_features,
+                            out_features, wide, in_zp, out_zp, act_min, act_max):
+        """int16x8 fully connected (burn.graph.s16_fully_connected)."""
+        x, y = _i16(inp, batches * in_features), _i16(out, batches * out_features)
+        wv = _i8(w, out_features * in_features)
+        self._run("flex_s16_fully_connected", [
+            batches, in_features, out_features, x, x.size, wv, wv.size,
+            _i32(bias, out_features), out_features, _i32(mult, out_features),
+            _i32(shift, out_features), out_features, wide,
+            struct("flex_s16_quant", locals()), y, y.size],
+            "%d x %d -> %d" % (batches, in_features, out_features))
+
+    def conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                 groups, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min,
+                 act_max):
+        """int16x8 convolution with groups (burn.graph.s16_conv)."""
+        wn = oc * kh * kw * (ic // groups if groups else 0)
+        x, y = _i16(inp, n * ih * iw * ic), _i16(out, n * oh * ow * oc)
+        self._run("flex_s16_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, wn), wn, _i32(bias, oc), oc,
+            _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            groups, wide, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d, groups %d" % (
+                (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
 
 
 def _is_float(buf):

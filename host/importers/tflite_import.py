@@ -41,6 +41,10 @@ MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning qu
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
 _INT32 = (-(1 << 31), (1 << 31) - 1)
+# the value range of each quantized activation type
+_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
+# the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
+_INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D")
 
 
 def _short(name):
@@ -82,13 +86,13 @@ class _Converter:
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
-        if tt.dtype == np.int8:
+        if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
-            g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.float32:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -98,7 +102,8 @@ class _Converter:
         if len(tt.scales) != 1 or len(tt.zero_points) != 1:
             raise _Fail("tensor %d (%s) needs one scale and zero point" % (t, tt.name))
         scale, zp = tt.scales[0], tt.zero_points[0]
-        if not _sane_scale(scale) or not -128 <= zp <= 127:
+        lo, hi = _RANGE.get(tt.dtype, _RANGE[np.dtype(np.int8)])
+        if not _sane_scale(scale) or not lo <= zp <= hi:
             raise _Fail("tensor %d (%s): bad quantization %r, %r" % (t, tt.name, scale, zp))
         return scale, zp
 
@@ -132,9 +137,13 @@ class _Converter:
             raise _Fail("fused activation %d not supported" % code)
         return code
 
+    def is_int16(self, node):
+        return self.tf.tensors[node.inputs[0]].dtype == np.int16
+
     def out_quant_params(self, node, code):
         out_scale, out_zp = self.quant(node.outputs[0])
-        lo, hi = fp.quant_activation_range(code, out_scale, out_zp)
+        lo, hi = fp.quant_activation_range(code, out_scale, out_zp,
+                                           *_RANGE[self.tf.tensors[node.outputs[0]].dtype])
         return {"out_zp": out_zp, "act_min": lo, "act_max": hi}
 
     def window(self, node, kh, kw, dil_h=1, dil_w=1):
@@ -201,6 +210,9 @@ class _Converter:
         """Emit a conv / depthwise / fully connected op with its weights `w`."""
         oc = w.shape[0] if kind != "depthwise_conv2d" else w.shape[3]
         code = self.fused(node)
+        if self.is_int16(node):
+            self.weighted16(kind, node, w, params, oc, code)
+            return
         if self.is_int8(node):
             if w.dtype != np.int8:
                 raise _Fail("int8 op with %s weights (hybrid models are not supported)"
@@ -220,6 +232,45 @@ class _Converter:
             consts = {"w": w, "bias": self.bias(node, oc, np.float32)}
             params["act"] = code
         self.emit(kind, node, consts, params)
+
+    def weighted16(self, kind, node, w, params, oc, code):
+        """An int16x8 conv or fully connected (TFLM's rules): int8 weights, an int32 or int64
+        bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no bias taking
+        the options' quantized_bias_type."""
+        if kind == "depthwise_conv2d":
+            raise _Fail("int16 depthwise convolution is not supported yet")
+        if w.dtype != np.int8:
+            raise _Fail("Input type: INT16 with filter type: %s not supported (TFLM)"
+                        % w.dtype.name.upper())
+        if any(self.tf.tensors[node.inputs[1]].zero_points):
+            raise _Fail("weights must be symmetric (zero point 0)")
+        if self.tf.tensors[node.outputs[0]].dtype != np.int16:
+            raise _Fail("an int16 input needs an int16 output")
+        wide = 1
+        bias = np.zeros(oc, np.int32)
+        if len(node.inputs) > 2 and node.inputs[2] >= 0:
+            b = self.const(node.inputs[2], "bias").reshape(-1)
+            if b.size != oc or b.dtype not in (np.int32, np.int64):
+                raise _Fail("Bias type %s not supported: an int16 op takes %d int32 or int64 "
+                            "values (TFLM)" % (b.dtype.name.upper(), oc))
+            if b.dtype == np.int64 and ((b < _INT32[0]) | (b > _INT32[1])).any():
+                raise _Fail("int64 bias values beyond int32 are not supported")
+            wide = int(b.dtype == np.int64)
+            bias = b.astype(np.int32)
+        elif node.options is not None and node.options["QuantizedBiasType"] == 2:  # INT32
+            wide = 0
+        mult, shift = self.requant(node, node.inputs[1], oc)
+        (_s, in_zp), (_s2, out_zp) = self.quant(node.inputs[0]), self.quant(node.outputs[0])
+        if kind == "conv2d" and (in_zp or out_zp):
+            raise _Fail("int16 convolution needs zero points 0 (TFLM's kernel has none)")
+        if wide and (shift > 7).any():
+            raise _Fail("requantization shift %d: TFLM's int64 arithmetic takes at most 7"
+                        % shift.max())
+        p = self.out_quant_params(node, code)
+        params.update({"wide": wide, "act_min": p["act_min"], "act_max": p["act_max"]})
+        if kind == "fully_connected":
+            params.update({"in_zp": in_zp, "out_zp": out_zp})
+        self.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
 
 
 # -- one function per TFLite op ------------------------------------------------------------
@@ -474,7 +525,7 @@ def _fold_aliases(tf):
                 raise TFLiteImportError("%s: needs one input and one output" % where)
             src = alias.get(node.inputs[0], node.inputs[0])
             a, b = tf.tensors[src], tf.tensors[node.outputs[0]]
-            if a.dtype != b.dtype or (a.dtype == np.int8 and
+            if a.dtype != b.dtype or (a.dtype in (np.int8, np.int16) and
                                       (a.scales, a.zero_points) != (b.scales, b.zero_points)):
                 raise TFLiteImportError("%s: input and output quantization differ" % where)
             if np.prod(a.shape, dtype=np.int64) != np.prod(b.shape, dtype=np.int64):
@@ -551,6 +602,10 @@ def _convert(tf, alias):
         first = len(conv.ops)
         conv.shaped = node.name in _SHAPED
         try:
+            if node.name not in _INT16_OPS and any(
+                    tf.tensors[t].dtype == np.int16 for t in node.inputs + node.outputs
+                    if t >= 0):
+                raise _Fail("int16 tensors are not supported by this op yet")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
@@ -579,6 +634,8 @@ def random_inputs(graph, count, seed=0):
         for tid, shape in graph.inputs:
             if graph.tensors[tid].dtype == "int8":
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
+            elif graph.tensors[tid].dtype == "int16":
+                ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

@@ -1,0 +1,107 @@
+"""The prepare step of the int16 ops (int16x8 graphs: int16 activations, int8 weights).
+
+burn.bst_ops hands every op that reads or writes an int16 tensor here, by name, as it does
+an optional op: a default firmware leaves this module and the int16 kernels out, and then
+refuses an int16 model at load with the way to rebuild. The checks keep every kernel
+inside its buffers, as burn.bst_ops' own do.
+"""
+
+from burn import bst_ops as b
+from burn.bst import numel
+
+_I16 = (-32768, 32767)
+_MAX_DEPTH = 1 << 22  # an int64 sum of int16 x int8 products stays within 2**47 (TFLM's rule)
+_BITS = {"int8": 8, "int16": 16}
+
+
+def _requant(step, ctx, in_dt, out_dt):
+    step.a = b._unary(step, ctx, in_dt, out_dt)
+    lo = {"int8": -128, "int16": -32768}
+    q = step.ps((("in_zp", lo[in_dt], -lo[in_dt] - 1), ("out_zp", lo[out_dt], -lo[out_dt] - 1),
+                 ("mult", 0, b._I32), ("shift", -b._SHIFT, b._SHIFT)))
+    # q - in_zp shifted left must stay an int32, where every runtime computes the same
+    if q[3] > 0 and ((1 << _BITS[in_dt]) - 1) << q[3] > b._I32:
+        step.fail("shift %d overflows int32 for %s inputs" % (q[3], in_dt))
+    step.a += q
+
+
+def _quantize(step, ctx, in_dt, out_dt, variant):
+    if step.kind == "requantize":
+        _requant(step, ctx, in_dt, out_dt)
+        name = "requantize_s16" if in_dt == out_dt else "requantize_%s_%s" % (
+            "s8" if in_dt == "int8" else "s16", "s8" if out_dt == "int8" else "s16")
+    else:
+        if (in_dt, out_dt) != (("float32", "int16") if step.kind == "quantize"
+                               else ("int16", "float32")):
+            step.fail("%s from %s to %s is not an int16 conversion" % (step.kind, in_dt,
+                                                                       out_dt))
+        scale = step.num("scale")
+        if not scale > 0:
+            step.fail("scale must be positive")
+        step.a = b._unary(step, ctx, in_dt, out_dt) + (scale, step.p("zp", *_I16))
+        name = step.kind + "_s16"
+    b._bind(step, "s16_quantize", name, variant)
+
+
+def _tail(step, depth, oc):
+    """(wide, act_min, act_max) after the per-channel tables' checks."""
+    wide = step.p("wide", 0, 1)
+    if wide:
+        if depth > _MAX_DEPTH:
+            step.fail("%d products per output: more than %d" % (depth, _MAX_DEPTH))
+        for c in range(oc):
+            if step.a[4][c] > 7:  # TFLM's int64 multiply takes shifts up to 7
+                step.fail("shift %d of channel %d: more than 7" % (step.a[4][c], c))
+    lo, hi = step.ps((("act_min",) + _I16, ("act_max",) + _I16))
+    if lo > hi:
+        step.fail("act_min %d > act_max %d" % (lo, hi))
+    return wide, lo, hi
+
+
+def _fully_connected(step, ctx, variant):
+    b._arity(step, 1)
+    xs = b._shape(step, ctx, step.ins[0], "int16")
+    ys = b._shape(step, ctx, step.outs[0], "int16")
+    w, (out_f, in_f) = b._const(step, ctx, "w", "int8", rank=2)
+    batches = numel(xs) // in_f
+    if numel(xs) != batches * in_f or numel(ys) != batches * out_f:
+        step.fail("input %s and output %s do not fit weights %s" % (xs, ys, (out_f, in_f)))
+    step.macs = batches * in_f * out_f
+    b._bind(step, "s16_fully_connected", "fully_connected_s16", variant)
+    step.a = (ctx.view(step.ins[0]), w) + b._weights_tail(step, ctx, "int8", out_f) + (
+        ctx.view(step.outs[0]), batches, in_f, out_f)
+    wide, lo, hi = _tail(step, in_f, out_f)
+    step.a += (wide,) + step.ps((("in_zp",) + _I16, ("out_zp",) + _I16)) + (lo, hi)
+
+
+def _conv(step, ctx, variant):
+    b._arity(step, 1)
+    (n, ih, iw, ic), (oh, ow, oc) = b._nhwc(step, ctx, "int16")
+    groups = step.p("groups", 1, ic)
+    w, (woc, kh, kw, wic) = b._const(step, ctx, "w", "int8", rank=4)
+    if woc != oc or wic * groups != ic or oc % groups:
+        step.fail("weights %s do not fit %d input / %d output channels in %d groups"
+                  % ((woc, kh, kw, wic), ic, oc, groups))
+    step.macs = n * oh * ow * oc * kh * kw * wic
+    b._bind(step, "s16_conv", "conv_s16", variant)
+    window = b._window(step, ih, iw, oh, ow, kh, kw, step.ps(b._WINDOW))
+    step.a = (ctx.view(step.ins[0]), w) + b._weights_tail(step, ctx, "int8", oc) + (
+        ctx.view(step.outs[0]), n, ih, iw, ic, oh, ow, oc, kh, kw, groups) + window
+    step.a += _tail(step, kh * kw * wic, oc)
+
+
+_PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
+            "fully_connected": _fully_connected, "conv2d": _conv}
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an op with an int16 input or output (see burn.bst_ops.prepare)."""
+    fn = _PREPARE.get(step.kind)
+    if fn is None:
+        step.fail("no int16 kernel for this op")
+    if fn is _quantize:
+        fn(step, ctx, ctx.tensors[step.ins[0]][1] if step.ins else None,
+           ctx.tensors[step.outs[0]][1] if step.outs else None, variant)
+    else:
+        fn(step, ctx, variant)
+
