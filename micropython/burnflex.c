@@ -24,7 +24,12 @@
     X(MP_QSTR_requantize_s8_s16, requantize_s8_s16)                            \
     X(MP_QSTR_requantize_s16_s8, requantize_s16_s8)                            \
     X(MP_QSTR_fully_connected_s16, fully_connected_s16)                        \
-    X(MP_QSTR_conv_s16, conv_s16)
+    X(MP_QSTR_conv_s16, conv_s16)                                              \
+    X(MP_QSTR_depthwise_conv_s16, depthwise_conv_s16)                          \
+    X(MP_QSTR_add_s16, add_s16)                                                \
+    X(MP_QSTR_mul_s16, mul_s16)                                                \
+    X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
+    X(MP_QSTR_max_pool_s16, max_pool_s16)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every

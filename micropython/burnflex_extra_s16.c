@@ -131,3 +131,117 @@ static mp_obj_t conv_s16(size_t n_args, const mp_obj_t *args) {
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_conv_s16_obj, 25, 25, conv_s16);
+
+/* (inp, w, bias, mult, shift, out, <geometry>, act_min, act_max) */
+static mp_obj_t depthwise_conv_s16(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "depthwise_conv_s16";
+    enum { ACT_MIN, ACT_MAX, COUNT };
+    bf_conv g;
+    int32_t a[COUNT];
+    const bf_buf x = s16_buffer(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
+    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
+    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf y = s16_buffer(op, args, 5, 1);
+    (void)n_args;
+    bf_ints(op, args, bf_conv_args(op, args, 6, 1, &g), COUNT, a);
+    bf_check(op, flex_s16_depthwise_conv2d(
+                     &g.in, x.data, bf_len(&x, g.in_count), w.data, bf_len(&w, g.w_count),
+                     bias.data, bf_len(&bias, g.out.c), mult.data, shift.data,
+                     bf_quant_len(&mult, &shift, g.out.c), &g.win, g.param, a[ACT_MIN],
+                     a[ACT_MAX], &g.out, y.data, bf_len(&y, g.out_count)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_depthwise_conv_s16_obj, 23, 23, depthwise_conv_s16);
+
+/* (a, b, out, size, b_size): the buffers of a binary op, checked against the sizes */
+static void binary_buffers(const char *op, const mp_obj_t *args, bf_buf *a, bf_buf *b,
+                           bf_buf *y, int32_t *size, int32_t *b_size) {
+    *a = s16_buffer(op, args, 0, 0);
+    *b = s16_buffer(op, args, 1, 0);
+    *y = s16_buffer(op, args, 2, 1);
+    *size = bf_int(op, args[3]);
+    *b_size = bf_int(op, args[4]);
+    bf_need(op, a, *size);
+    bf_need(op, b, *b_size);
+    bf_need(op, y, *size);
+}
+
+/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
+ *  out_shift, left_shift, act_min, act_max) */
+static mp_obj_t add_s16(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "add_s16";
+    enum { A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT, OUT_SHIFT, LEFT,
+           ACT_MIN, ACT_MAX, COUNT };
+    int32_t v[COUNT], size, b_size;
+    bf_buf a, b, y;
+    flex_s8_add_params p;
+    (void)n_args;
+    binary_buffers(op, args, &a, &b, &y, &size, &b_size);
+    bf_ints(op, args, 5, COUNT, v);
+    p.input1_offset = bf_neg(v[A_ZP]);
+    p.input1_multiplier = v[A_MULT];
+    p.input1_shift = v[A_SHIFT];
+    p.input2_offset = bf_neg(v[B_ZP]);
+    p.input2_multiplier = v[B_MULT];
+    p.input2_shift = v[B_SHIFT];
+    p.left_shift = v[LEFT];
+    p.output_offset = v[OUT_ZP];
+    p.output_multiplier = v[OUT_MULT];
+    p.output_shift = v[OUT_SHIFT];
+    p.act_min = v[ACT_MIN];
+    p.act_max = v[ACT_MAX];
+    bf_check(op, flex_s16_add((size_t)size, a.data, b.data, (size_t)b_size, &p, y.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_add_s16_obj, 17, 17, add_s16);
+
+/* (a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max) */
+static mp_obj_t mul_s16(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "mul_s16";
+    enum { A_ZP, B_ZP, OUT_ZP, MULT, SHIFT, ACT_MIN, ACT_MAX, COUNT };
+    int32_t v[COUNT], size, b_size;
+    bf_buf a, b, y;
+    flex_s8_mul_params p;
+    (void)n_args;
+    binary_buffers(op, args, &a, &b, &y, &size, &b_size);
+    bf_ints(op, args, 5, COUNT, v);
+    p.input1_offset = bf_neg(v[A_ZP]);
+    p.input2_offset = bf_neg(v[B_ZP]);
+    p.output_offset = v[OUT_ZP];
+    p.output_multiplier = v[MULT];
+    p.output_shift = v[SHIFT];
+    p.act_min = v[ACT_MIN];
+    p.act_max = v[ACT_MAX];
+    bf_check(op, flex_s16_mul((size_t)size, a.data, b.data, (size_t)b_size, &p, y.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_mul_s16_obj, 12, 12, mul_s16);
+
+typedef flex_status (*pool_fn)(const flex_dims4 *, const int16_t *, size_t,
+                               const flex_window *, int32_t, int32_t, const flex_dims4 *,
+                               int16_t *, size_t);
+
+/* (inp, out, <pool geometry>, act_min, act_max) */
+static mp_obj_t pool(const char *op, const mp_obj_t *args, pool_fn kernel) {
+    enum { ACT_MIN, ACT_MAX, COUNT };
+    bf_pool g;
+    int32_t a[COUNT];
+    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
+    bf_ints(op, args, bf_pool_args(op, args, 2, &g), COUNT, a);
+    bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), &g.win, a[ACT_MIN],
+                        a[ACT_MAX], &g.out, y.data, bf_len(&y, g.out_count)));
+    return mp_const_none;
+}
+
+static mp_obj_t avg_pool_s16(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return pool("avg_pool_s16", args, flex_s16_avg_pool2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_avg_pool_s16_obj, 16, 16, avg_pool_s16);
+
+static mp_obj_t max_pool_s16(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return pool("max_pool_s16", args, flex_s16_max_pool2d);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s16_obj, 16, 16, max_pool_s16);

@@ -51,11 +51,11 @@ mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: 
 multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
-quant_activation_range(act, scale, zp) -> (act_min, act_max)   TFLM, int8 range
+quant_activation_range(act, scale, zp, lo=-128, hi=127) -> (act_min, act_max)   TFLM
 conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
     per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
-add_params(a_scale, b_scale, out_scale) -> (left_shift, a_mult, a_shift, b_mult, b_shift,
-    out_mult, out_shift)                             TFLM add prepare (left_shift 20)
+add_params(a_scale, b_scale, out_scale, left_shift=20) -> (left_shift, a_mult, a_shift,
+    b_mult, b_shift, out_mult, out_shift)      TFLM add prepare (left_shift 20; int16: 15)
 mul_params(a_scale, b_scale, out_scale) -> (mult, shift)
 mean_params(in_scale, out_scale, count) -> (mult, shift)     1/count folded in (TFLM)
 requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTIZE
@@ -155,4 +155,17 @@ s16_fully_connected: fully_connected_s16(inp, w, bias, mult, shift, out, batches
 s16_conv: conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
         stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min, act_max)
     as conv_s8 without zero points (TFLM's int16 kernel has none); wide as above.
+s16_depthwise_conv: depthwise_conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh,
+        ow, depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left,
+        act_min, act_max)
+    as depthwise_conv_s8 without zero points; always the int64 arithmetic (TFLM).
+s16_elementwise: add_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
+        b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max)
+    as add_s8, int16 (left_shift 15: add_params(..., 15)).
+s16_elementwise: mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
+        act_max)
+    as mul_s8, int16 (TFLM requires the zero points to be 0).
+s16_pool: avg_pool_s16(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+        pad_top, pad_left, act_min, act_max); max_pool_s16(same)
+layout's copy and concat serve int16 buffers as they are.
 """

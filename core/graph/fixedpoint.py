@@ -214,10 +214,9 @@ def conv_output_multipliers(in_scale, w_scales, out_scale):
     return mult, shift
 
 
-def add_params(a_scale, b_scale, out_scale):
-    """TFLM add Prepare (int8): (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult,
-    out_shift)."""
-    left_shift = 20
+def add_params(a_scale, b_scale, out_scale, left_shift=20):
+    """TFLM add Prepare (left_shift 20 for int8, 15 for int16): (left_shift, a_mult,
+    a_shift, b_mult, b_shift, out_mult, out_shift)."""
     twice_max = 2.0 * max(a_scale, b_scale)
     a_mult, a_shift = quantize_multiplier(a_scale / twice_max)
     b_mult, b_shift = quantize_multiplier(b_scale / twice_max)

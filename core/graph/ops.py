@@ -26,13 +26,14 @@ int16 ops to burn.graph.s16_prepare.
 
 OPS = (
     ("conv2d", "w", "CONV_2D", "conv_s8 conv_f32 conv_s16"),
-    ("depthwise_conv2d", "w", "DEPTHWISE_CONV_2D", "depthwise_conv_s8 depthwise_conv_f32"),
+    ("depthwise_conv2d", "w", "DEPTHWISE_CONV_2D",
+     "depthwise_conv_s8 depthwise_conv_f32 depthwise_conv_s16"),
     ("fully_connected", "r", "FULLY_CONNECTED",
      "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
-    ("add", "e", "ADD", "add_s8 add_f32"),
-    ("mul", "e", "MUL", "mul_s8 mul_f32"),
-    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32"),
-    ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32"),
+    ("add", "e", "ADD", "add_s8 add_f32 add_s16"),
+    ("mul", "e", "MUL", "mul_s8 mul_f32 mul_s16"),
+    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
+    ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32"),
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
@@ -96,6 +97,12 @@ KERNELS = (
      "inp w bias mult shift out batches in_features out_features wide *q"),
     ("s16_conv", "conv_s16",
      "inp w bias mult shift out *nhwc oc kh kw groups *win wide act_min act_max"),
+    ("s16_depthwise_conv", "depthwise_conv_s16",
+     "inp w bias mult shift out *nhwc depth_mult kh kw *win act_min act_max"),
+    ("s16_elementwise", "add_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
+     "out_mult out_shift left_shift act_min act_max"),
+    ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
+    ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
 )
 
 

@@ -49,13 +49,8 @@ def _tail(step, depth, oc):
     if wide:
         if depth > _MAX_DEPTH:
             step.fail("%d products per output: more than %d" % (depth, _MAX_DEPTH))
-        for c in range(oc):
-            if step.a[4][c] > 7:  # TFLM's int64 multiply takes shifts up to 7
-                step.fail("shift %d of channel %d: more than 7" % (step.a[4][c], c))
-    lo, hi = step.ps((("act_min",) + _I16, ("act_max",) + _I16))
-    if lo > hi:
-        step.fail("act_min %d > act_max %d" % (lo, hi))
-    return wide, lo, hi
+        _int64_shifts(step, oc)
+    return (wide,) + _clamp16(step)
 
 
 def _fully_connected(step, ctx, variant):
@@ -90,8 +85,77 @@ def _conv(step, ctx, variant):
     step.a += _tail(step, kh * kw * wic, oc)
 
 
+def _int64_shifts(step, oc):
+    for c in range(oc):
+        if step.a[4][c] > 7:  # TFLM's int64 multiply takes shifts up to 7
+            step.fail("shift %d of channel %d: more than 7" % (step.a[4][c], c))
+
+
+def _clamp16(step):
+    lo, hi = step.ps((("act_min",) + _I16, ("act_max",) + _I16))
+    if lo > hi:
+        step.fail("act_min %d > act_max %d" % (lo, hi))
+    return lo, hi
+
+
+def _depthwise(step, ctx, variant):
+    b._arity(step, 1)
+    (n, ih, iw, ic), (oh, ow, oc) = b._nhwc(step, ctx, "int16")
+    mult = step.p("depth_mult", 1, b.MAX_DIM)
+    w, (one, kh, kw, woc) = b._const(step, ctx, "w", "int8", rank=4)
+    if one != 1 or woc != oc or ic * mult != oc:
+        step.fail("weights %s do not fit %d input channels x depth multiplier %d"
+                  % ((one, kh, kw, woc), ic, mult))
+    if kh * kw > _MAX_DEPTH:
+        step.fail("a %dx%d window: more than %d products per output" % (kh, kw, _MAX_DEPTH))
+    step.macs = n * oh * ow * oc * kh * kw
+    b._bind(step, "s16_depthwise_conv", "depthwise_conv_s16", variant)
+    window = b._window(step, ih, iw, oh, ow, kh, kw, step.ps(b._WINDOW))
+    step.a = (ctx.view(step.ins[0]), w) + b._weights_tail(step, ctx, "int8", oc) + (
+        ctx.view(step.outs[0]), n, ih, iw, ic, oh, ow, mult, kh, kw) + window
+    _int64_shifts(step, oc)
+    step.a += _clamp16(step)
+
+
+def _binary(step, ctx, variant):
+    b._arity(step, 2)
+    a = numel(b._shape(step, ctx, step.ins[0], "int16"))
+    bs = numel(b._shape(step, ctx, step.ins[1], "int16"))
+    size = numel(b._shape(step, ctx, step.outs[0], "int16"))
+    if a != size or size % bs:
+        step.fail("operand sizes %d and %d do not broadcast to the output size %d"
+                  % (a, bs, size))
+    step.a = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, bs)
+    zp = (("a_zp",) + _I16, ("b_zp",) + _I16, ("out_zp",) + _I16)
+    if step.kind == "add":
+        # TFLM's multipliers are below one; left_shift is 15 for int16
+        q = step.ps(zp[:1] + (("a_mult", 0, b._I32), ("a_shift", -b._SHIFT, 0)) + zp[1:2] +
+                    (("b_mult", 0, b._I32), ("b_shift", -b._SHIFT, 0)) + zp[2:] +
+                    (("out_mult", 0, b._I32), ("out_shift", -b._SHIFT, 0),
+                     ("left_shift", 0, 15)))
+    else:
+        q = step.ps(zp + (("mult", 0, b._I32), ("shift", -b._SHIFT, b._SHIFT)))
+    step.a += q + _clamp16(step)
+    b._bind(step, "s16_elementwise", step.kind + "_s16", variant)
+
+
+def _pool(step, ctx, variant):
+    b._arity(step, 1)
+    (n, ih, iw, c), (oh, ow, oc) = b._nhwc(step, ctx, "int16")
+    if oc != c:
+        step.fail("input channels %d != output channels %d" % (c, oc))
+    window = step.ps(b._POOL_WINDOW)
+    kh, kw, sh, sw, pt, pl = window
+    b._window(step, ih, iw, oh, ow, kh, kw, (sh, sw, 1, 1, pt, pl))
+    step.a = (ctx.view(step.ins[0]), ctx.view(step.outs[0]), n, ih, iw, c, oh, ow) + \
+        window + _clamp16(step)
+    b._bind(step, "s16_pool", step.kind[:3] + "_pool_s16", variant)
+
+
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
-            "fully_connected": _fully_connected, "conv2d": _conv}
+            "fully_connected": _fully_connected, "conv2d": _conv,
+            "depthwise_conv2d": _depthwise, "add": _binary, "mul": _binary,
+            "avg_pool2d": _pool, "max_pool2d": _pool}
 
 
 def prepare(step, ctx, variant):

@@ -447,6 +447,31 @@ flex_status flex_s16_conv2d(const flex_dims4 *in_dims, const int16_t *input, siz
                             const flex_window *win, int32_t groups, int32_t wide,
                             int32_t act_min, int32_t act_max, const flex_dims4 *out_dims,
                             int16_t *output, size_t output_len);
+/* Depthwise convolution: out.c = in.c * depth_multiplier; filter [1, kh, kw, out.c]; always
+ * TFLM's int64 arithmetic (its int16 kernel reads the bias as int64). */
+flex_status flex_s16_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int16_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, int32_t act_min, int32_t act_max,
+    const flex_dims4 *out_dims, int16_t *output, size_t output_len);
+/* output[i] = a[i] (+ or *) b[i % b_len] (b broadcast along the innermost dims; b_len
+ * divides n), with TFLM's ADD (left_shift 15) and MUL parameters; int32 overflow wraps. */
+flex_status flex_s16_add(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
+                         const flex_s8_add_params *p, int16_t *output);
+flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
+                         const flex_s8_mul_params *p, int16_t *output);
+/* Pools over the in-bounds cells of each window (same scale in and out, out.c == in.c). */
+flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
+                                size_t input_len, const flex_window *win,
+                                int32_t act_min, int32_t act_max,
+                                const flex_dims4 *out_dims, int16_t *output,
+                                size_t output_len);
+flex_status flex_s16_max_pool2d(const flex_dims4 *in_dims, const int16_t *input,
+                                size_t input_len, const flex_window *win,
+                                int32_t act_min, int32_t act_max,
+                                const flex_dims4 *out_dims, int16_t *output,
+                                size_t output_len);
 
 #ifdef __cplusplus
 }

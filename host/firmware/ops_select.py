@@ -25,7 +25,8 @@ def step_kernel(kind, dtype, out_dtype=None):
     (default: `dtype`) binds (burn.bst_ops' rule: an op with one kernel always binds it;
     else the suffix of the quantized types, "_s8_s16" for int8 to int16, "_s16" for int16
     to int16 or float32; a float op the kernel without those suffixes, which a copy, pad or
-    concat of int16 binds too); ValueError for a kind the op table lacks."""
+    concat of int16 binds too, or the first kernel when all are quantized: a float32
+    quantize binds quantize_s8); ValueError for a kind the op table lacks."""
     out_dtype = out_dtype or dtype
     for row in op_table.OPS:
         if row[0] == kind:
@@ -38,7 +39,7 @@ def step_kernel(kind, dtype, out_dtype=None):
             for n in quantized:
                 if tag and n.endswith(tag) and not n[:-len(tag)].endswith(("_s8", "_s16")):
                     return n
-            return next(n for n in names if n not in quantized)
+            return next((n for n in names if n not in quantized), names[0])
     raise ValueError("unknown op %r" % kind)
 
 

@@ -246,7 +246,7 @@ class GraphKernels:
 
     def concat(self, inputs, inner_sizes, out, outer):
         """Concatenate [outer, inner_k] buffers along the inner axis (burn.graph.layout)."""
-        dtype = np.float32 if _is_float(out) else np.int8
+        dtype = _dtype(out)
         sizes = [int(s) for s in inner_sizes]
         xs = [view(b, dtype, outer * s) for b, s in zip(inputs, sizes)]
         y = view(out, dtype, outer * sum(sizes))
@@ -397,9 +397,63 @@ class GraphKernels:
             "input %s, output %s, kernel %dx%d, groups %d" % (
                 (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
 
+    def depthwise_conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
+                           depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+                           pad_left, act_min, act_max):
+        """int16x8 depthwise convolution (burn.graph.s16_depthwise_conv)."""
+        oc = ic * depth_mult
+        x, y = _i16(inp, n * ih * iw * ic), _i16(out, n * oh * ow * oc)
+        self._run("flex_s16_depthwise_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, kh * kw * oc), kh * kw * oc,
+            _i32(bias, oc), oc, _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            depth_mult, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
+
+    def add_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+        """int16 ADD with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_add", [size, _i16(a, size), _i16(b, b_size), b_size,
+                                   struct("flex_s8_add_params", locals()), _i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def mul_s16(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
+                act_max):
+        """int16 MUL with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_mul", [size, _i16(a, size), _i16(b, b_size), b_size,
+                                   struct("flex_s8_mul_params", locals()), _i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def _pool16(self, name, inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+                pad_top, pad_left, act_min, act_max):
+        x, y = _i16(inp, n * ih * iw * c), _i16(out, n * oh * ow * c)
+        self._run(name, [dims(n, ih, iw, c), x, x.size,
+                         window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, 1, 1, pad_top,
+                                pad_left),
+                         act_min, act_max, dims(n, oh, ow, c), y, y.size],
+                  "input %s, output %s, window %dx%d" % ((n, ih, iw, c), (n, oh, ow, c), kh, kw))
+
+    def avg_pool_s16(self, *args):
+        """int16 average pool (burn.graph.s16_pool.avg_pool_s16 arguments)."""
+        self._pool16("flex_s16_avg_pool2d", *args)
+
+    def max_pool_s16(self, *args):
+        """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
+        self._pool16("flex_s16_max_pool2d", *args)
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):
         return buf.dtype == np.float32
     return getattr(buf, "typecode", None) == "f" or (
         isinstance(buf, memoryview) and buf.format == "f")
+
+
+def _dtype(buf):
+    """float32, int16 or int8: the element type of a layout kernel's buffer."""
+    if _is_float(buf):
+        return np.float32
+    if isinstance(buf, np.ndarray):
+        return np.int16 if buf.dtype == np.int16 else np.int8
+    return np.int16 if getattr(buf, "typecode", None) == "h" or (
+        isinstance(buf, memoryview) and buf.format == "h") else np.int8

@@ -44,7 +44,8 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 # the value range of each quantized activation type
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
-_INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D")
+_INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION")
 
 
 def _short(name):
@@ -237,8 +238,6 @@ class _Converter:
         """An int16x8 conv or fully connected (TFLM's rules): int8 weights, an int32 or int64
         bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no bias taking
         the options' quantized_bias_type."""
-        if kind == "depthwise_conv2d":
-            raise _Fail("int16 depthwise convolution is not supported yet")
         if w.dtype != np.int8:
             raise _Fail("Input type: INT16 with filter type: %s not supported (TFLM)"
                         % w.dtype.name.upper())
@@ -256,18 +255,23 @@ class _Converter:
             if b.dtype == np.int64 and ((b < _INT32[0]) | (b > _INT32[1])).any():
                 raise _Fail("int64 bias values beyond int32 are not supported")
             wide = int(b.dtype == np.int64)
+            if kind == "depthwise_conv2d" and not wide:
+                raise _Fail("an int16 depthwise convolution's bias must be int64 (TFLM reads "
+                            "it as int64)")
             bias = b.astype(np.int32)
-        elif node.options is not None and node.options["QuantizedBiasType"] == 2:  # INT32
+        elif node.options is not None and node.options.get("QuantizedBiasType") == 2:  # INT32
             wide = 0
         mult, shift = self.requant(node, node.inputs[1], oc)
         (_s, in_zp), (_s2, out_zp) = self.quant(node.inputs[0]), self.quant(node.outputs[0])
-        if kind == "conv2d" and (in_zp or out_zp):
+        if kind != "fully_connected" and (in_zp or out_zp):
             raise _Fail("int16 convolution needs zero points 0 (TFLM's kernel has none)")
         if wide and (shift > 7).any():
             raise _Fail("requantization shift %d: TFLM's int64 arithmetic takes at most 7"
                         % shift.max())
         p = self.out_quant_params(node, code)
-        params.update({"wide": wide, "act_min": p["act_min"], "act_max": p["act_max"]})
+        params.update({"act_min": p["act_min"], "act_max": p["act_max"]})
+        if kind != "depthwise_conv2d":  # TFLM's int16 depthwise is always int64
+            params["wide"] = wide
         if kind == "fully_connected":
             params.update({"in_zp": in_zp, "out_zp": out_zp})
         self.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
@@ -343,15 +347,18 @@ def _binary(c, node):
     if na != nb and not _trailing(sb, sa):
         raise _Fail("broadcast of %s over %s is not supported" % (sb, sa))
     code = c.fused(node)
-    if not c.is_int8(node):
+    if not c.is_int8(node) and not c.is_int16(node):
         c.emit(kind, node, params={"act": code}, ins=[a, b])
         return
     (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
-    out_scale, _ = c.quant(node.outputs[0])
+    out_scale, out_zp = c.quant(node.outputs[0])
     params = c.out_quant_params(node, code)
     params.update({"a_zp": a_zp, "b_zp": b_zp})
+    if c.is_int16(node) and kind == "mul" and (a_zp or b_zp or out_zp):
+        raise _Fail("int16 MUL needs zero points 0 (TFLM)")
     if kind == "add":
-        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale)
+        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale,
+                                                      15 if c.is_int16(node) else 20)
         params.update({"left_shift": ls, "a_mult": am, "a_shift": ash, "b_mult": bm,
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
@@ -369,7 +376,7 @@ def _pool(c, node):
     params = c.window(node, kh, kw)
     params.update({"kh": kh, "kw": kw})
     code = c.fused(node)
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise _Fail("input and output quantization differ")
         p = c.out_quant_params(node, code)
@@ -496,7 +503,7 @@ def _concat(c, node):
         raise _Fail("values_count does not match the %d inputs" % len(node.inputs))
     if not pack and c.fused(node):
         raise _Fail("fused activation on concatenation is not supported")
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         q = c.quant(node.outputs[0])
         if any(c.quant(t) != q for t in node.inputs):
             raise _Fail("int8 inputs must share the output's scale and zero point")

@@ -43,7 +43,8 @@ NO_FLEX = ("copy", "copy_s8", "clamp_s8")
 PY_EXTRAS = ("mult_off", "table")
 # GraphKernels methods that take *args and hand them to a helper after the flex.h name
 DELEGATES = {"avg_pool_s8": "_pool", "max_pool_s8": "_pool",
-             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32"}
+             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32",
+             "avg_pool_s16": "_pool16", "max_pool_s16": "_pool16"}
 
 
 def test_no_core_module_imports_the_table():
