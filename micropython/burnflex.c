@@ -29,7 +29,8 @@
     X(MP_QSTR_add_s16, add_s16)                                                \
     X(MP_QSTR_mul_s16, mul_s16)                                                \
     X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
-    X(MP_QSTR_max_pool_s16, max_pool_s16)
+    X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
+    X(MP_QSTR_softmax_s16, softmax_s16)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every

@@ -245,3 +245,20 @@ static mp_obj_t max_pool_s16(size_t n_args, const mp_obj_t *args) {
     return pool("max_pool_s16", args, flex_s16_max_pool2d);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s16_obj, 16, 16, max_pool_s16);
+
+/* (inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut) */
+static mp_obj_t softmax_s16(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "softmax_s16";
+    enum { ROWS, DEPTH, MULT, SHIFT, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
+    const bf_buf exp_lut = s16_buffer(op, args, 6, 0), inv_lut = s16_buffer(op, args, 7, 0);
+    const int64_t count = (int64_t)bf_int(op, args[2]) * bf_int(op, args[3]);
+    (void)n_args;
+    bf_ints(op, args, 2, COUNT, a);
+    bf_check(op, flex_s16_softmax(a[ROWS], a[DEPTH], x.data, bf_len(&x, count), a[MULT],
+                                  a[SHIFT], exp_lut.data, bf_len(&exp_lut, 513), inv_lut.data,
+                                  bf_len(&inv_lut, 513), y.data, bf_len(&y, count)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_softmax_s16_obj, 8, 8, softmax_s16);

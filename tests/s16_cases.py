@@ -256,6 +256,21 @@ def concat_case(rng):
     return Case("concat %s axis %d" % (shapes, axis), build, xs)
 
 
+def softmax_case(rng):
+    """SOFTMAX int16 -> int16 (output scale 1/32768), over the last axis."""
+    shape = (_int(rng, 1, 3), _int(rng, 1, 12))
+    scale, beta = f32(rng.uniform(1e-4, 2e-3)), f32(rng.choice([1.0, rng.uniform(0.2, 2)]))
+    x = s16(rng, shape) // int(rng.choice([1, 4, 16]))
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=0)
+        ty = mb.tensor("y", shape, "int16", scale=1.0 / 32768, zero_point=0)
+        mb.op("SOFTMAX", [tx], [ty], "SoftmaxOptions", Beta=beta)
+        return [tx], [ty]
+
+    return Case("softmax %s scale %g beta %g" % (shape, scale, beta), build, x)
+
+
 REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
 MAKERS = {
     "QUANTIZE float32 -> int16": quantize_case,
@@ -270,6 +285,7 @@ MAKERS = {
     "AVERAGE_POOL_2D": lambda r: pool_case(r, "AVERAGE_POOL_2D"),
     "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
     "CONCATENATION": concat_case,
+    "SOFTMAX": softmax_case,
 }
 
 

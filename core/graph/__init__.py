@@ -167,5 +167,8 @@ s16_elementwise: mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shif
     as mul_s8, int16 (TFLM requires the zero points to be 0).
 s16_pool: avg_pool_s16(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
         pad_top, pad_left, act_min, act_max); max_pool_s16(same)
+s16_softmax: softmax_s16(inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut)
+    over the last axis of [rows, depth]; output scale 1/32768, zero point 0; exp_lut and
+    inv_lut: TFLM's 513-entry int16 tables (burn.host.importers.tflite_luts).
 layout's copy and concat serve int16 buffers as they are.
 """

@@ -35,7 +35,7 @@ OPS = (
     ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
-    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32"),
+    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
@@ -103,6 +103,7 @@ KERNELS = (
      "out_mult out_shift left_shift act_min act_max"),
     ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
+    ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
 )
 
 

@@ -152,10 +152,27 @@ def _pool(step, ctx, variant):
     b._bind(step, "s16_pool", step.kind[:3] + "_pool_s16", variant)
 
 
+def _softmax(step, ctx, variant):
+    x, y, size = b._unary(step, ctx, "int16", "int16")
+    depth = ctx.tensors[step.ins[0]][0][-1]
+    if depth > b._MAX_SOFTMAX_DEPTH:
+        step.fail("depth %d: more than %d classes" % (depth, b._MAX_SOFTMAX_DEPTH))
+    q = step.ps((("in_mult", 0, b._I32), ("in_left_shift", -b._SHIFT, b._SHIFT)))
+    exp_lut = b._const(step, ctx, "exp_lut", "int16", count=513)[0]
+    inv_lut = b._const(step, ctx, "inv_lut", "int16", count=513)[0]
+    from burn.graph.s16_softmax import lookup_s16
+
+    # every exp is >= 0 and the row's largest >= 2: the sum's shifts stay in range
+    if min(exp_lut) < 0 or lookup_s16(32767, exp_lut) < 2:
+        step.fail("exp_lut is not a table of exp on [-10, 0]")
+    step.a = (x, y, size // depth, depth) + q + (exp_lut, inv_lut)
+    b._bind(step, "s16_softmax", "softmax_s16", variant)
+
+
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
             "fully_connected": _fully_connected, "conv2d": _conv,
             "depthwise_conv2d": _depthwise, "add": _binary, "mul": _binary,
-            "avg_pool2d": _pool, "max_pool2d": _pool}
+            "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax}
 
 
 def prepare(step, ctx, variant):

@@ -472,6 +472,14 @@ flex_status flex_s16_max_pool2d(const flex_dims4 *in_dims, const int16_t *input,
                                 int32_t act_min, int32_t act_max,
                                 const flex_dims4 *out_dims, int16_t *output,
                                 size_t output_len);
+/* Softmax over the last axis of [outer, depth] (depth <= 65536), output scale 1/32768: TFLM's
+ * SoftmaxInt16, with its two 513-entry tables (exp on [-10, 0], 1 / (1 + x) on [0, 1]) and
+ * input_multiplier / input_left_shift quantizing input_scale * beta / (10 / 65535). */
+flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
+                             size_t input_len, int32_t input_multiplier,
+                             int32_t input_left_shift, const int16_t *exp_lut,
+                             size_t exp_lut_len, const int16_t *inv_lut, size_t inv_lut_len,
+                             int16_t *output, size_t output_len);
 
 #ifdef __cplusplus
 }

@@ -441,6 +441,13 @@ class GraphKernels:
         """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
         self._pool16("flex_s16_max_pool2d", *args)
 
+    def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
+        """int16 softmax over the last axis (burn.graph.s16_softmax)."""
+        x, y = _i16(inp, rows * depth), _i16(out, rows * depth)
+        self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
+                                       _i16(exp_lut, 513), 513, _i16(inv_lut, 513), 513, y,
+                                       y.size], "[%d, %d]" % (rows, depth))
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):

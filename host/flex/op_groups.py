@@ -19,7 +19,7 @@ GROUPS = {
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
     "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
-                "s16_depthwise_conv", "s16_elementwise", "s16_pool"),
+                "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

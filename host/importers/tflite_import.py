@@ -24,6 +24,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_read import read_tflite
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
@@ -45,7 +46,7 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
 _INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
-              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION")
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX")
 
 
 def _short(name):
@@ -412,6 +413,9 @@ def _softmax(c, node):
         raise _Fail("bad beta %r" % beta)
     if c.shape(node.inputs[0]) != c.shape(node.outputs[0]) or not c.shape(node.inputs[0]):
         raise _Fail("input and output shapes differ")
+    if c.is_int16(node):
+        _softmax16(c, node, beta)
+        return
     if not c.is_int8(node):
         c.emit("softmax", node, params={"beta": beta})
         return
@@ -419,6 +423,23 @@ def _softmax(c, node):
         raise _Fail("int8 output must have scale 1/256 and zero point -128")
     m, ls, dmin = fp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+
+
+def _softmax16(c, node, beta):
+    """TFLM's int16 softmax: zero points 0, output scale 1/32768 (within 0.1%), its two
+    tables made as TFLM's Prepare makes them."""
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
+        c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype != np.int16:
+        raise _Fail("an int16 input needs an int16 output")
+    if in_zp or out_zp:
+        raise _Fail("int16 softmax needs zero points 0 (TFLM)")
+    if abs(out_scale - 1.0 / 32768) > 0.001 / 32768:
+        raise _Fail("int16 output must have scale 1/32768 (TFLM)")
+    mult, shift = fp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
+    exp_lut, inv_lut = softmax_luts()
+    c.emit("softmax", node, consts={"exp_lut": exp_lut, "inv_lut": inv_lut},
+           params={"in_mult": mult, "in_left_shift": shift})
 
 
 def _sigmoid_like(c, node):

@@ -2,9 +2,10 @@
 for bit, on the plain runtime, flex on the host and flex on the emulated Cortex-M0+.
 
 Each case is a one-op .tflite (tests/s16_cases.py) imported by burn's TFLite importer, so
-the importer's parameters (multipliers, clamps, the int64 bias rule), the .bst reader's
-prepare step and each runtime's kernel are all under test. A small whole model (quantize,
-conv, reshape, fully connected, dequantize) runs the same way with its self-test vectors.
+the importer's parameters (multipliers, clamps, the int64 bias rule, softmax's tables), the
+.bst reader's prepare step and each runtime's kernel are all under test. A small whole model
+(quantize, conv, reshape, fully connected, softmax, dequantize) runs the same way with its
+self-test vectors.
 """
 
 import numpy as np
@@ -69,7 +70,7 @@ def test_flex_on_the_emulated_cortex_m0plus_matches_tflm(cases):
 
 
 def _whole_model():
-    """QUANTIZE float32 -> int16, CONV_2D, RESHAPE, FULLY_CONNECTED (int64 bias),
+    """QUANTIZE float32 -> int16, CONV_2D, RESHAPE, FULLY_CONNECTED (int64 bias), SOFTMAX,
     DEQUANTIZE: a small int16x8 model as the TFLite converter lays one out."""
     rng = np.random.default_rng(5)
     mb = ModelBuilder()
@@ -90,13 +91,15 @@ def _whole_model():
     fb = mb.tensor("fb", (5,), "int64", data=rng.integers(-9000, 9000, 5),
                    scale=s_c * fw_scale, zero_point=0)
     f = mb.tensor("f", (1, 5), "int16", scale=s_f, zero_point=0)
+    p = mb.tensor("p", (1, 5), "int16", scale=1.0 / 32768, zero_point=0)
     y = mb.tensor("y", (1, 5), "float32")
     mb.op("QUANTIZE", [x], [q])
     mb.op("CONV_2D", [q, cw, cb], [c], "Conv2DOptions", Padding=0, StrideH=2, StrideW=2,
           FusedActivationFunction=1)
     mb.op("RESHAPE", [c, shape], [r])
     mb.op("FULLY_CONNECTED", [r, fw, fb], [f], "FullyConnectedOptions")
-    mb.op("DEQUANTIZE", [f], [y])
+    mb.op("SOFTMAX", [f], [p], "SoftmaxOptions", Beta=1.0)
+    mb.op("DEQUANTIZE", [p], [y])
     return mb.finish([x], [y])
 
 
@@ -106,7 +109,7 @@ def test_whole_int16_model_matches_tflm_on_every_runtime():
     data = _whole_model()
     graph = import_tflite(data, tests=3)
     bst = encode_bst(graph)
-    assert [op.op for op in graph.ops] == ["quantize", "conv2d", "fully_connected",
+    assert [op.op for op in graph.ops] == ["quantize", "conv2d", "fully_connected", "softmax",
                                           "dequantize"]
     assert {t.dtype for t in graph.tensors} == {"float32", "int16"}
     rng = np.random.default_rng(1)
