@@ -4,6 +4,7 @@
  * module's build finds qstrs by reading the source text, before the preprocessor; the
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
+#include "burnflex_extra_s16.h"
 
 #define BF_INT8_KERNELS(X)                                                     \
     X(MP_QSTR_conv_s8, conv_s8)                                                \
@@ -20,17 +21,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
-    X(MP_QSTR_requantize_s16, requantize_s16)                                  \
-    X(MP_QSTR_requantize_s8_s16, requantize_s8_s16)                            \
-    X(MP_QSTR_requantize_s16_s8, requantize_s16_s8)                            \
-    X(MP_QSTR_fully_connected_s16, fully_connected_s16)                        \
-    X(MP_QSTR_conv_s16, conv_s16)                                              \
-    X(MP_QSTR_depthwise_conv_s16, depthwise_conv_s16)                          \
-    X(MP_QSTR_add_s16, add_s16)                                                \
-    X(MP_QSTR_mul_s16, mul_s16)                                                \
-    X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
-    X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
-    X(MP_QSTR_softmax_s16, softmax_s16)
+    BF_S16_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -53,8 +44,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
-    X(MP_QSTR_quantize_s16, quantize_s16)                                      \
-    X(MP_QSTR_dequantize_s16, dequantize_s16)
+    BF_S16_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

@@ -3,6 +3,13 @@
  * default firmware and of the armv6m native module, like the optional ops' bindings. */
 #include "burnflex.h"
 
+/* The names burnflex.c registers these kernels under (burnflex_extra_s16.h), spelt out for
+ * a native module's qstr scan, which reads the .c files: MP_QSTR_requantize_s16
+ * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
+ * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_add_s16 MP_QSTR_mul_s16
+ * MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16 MP_QSTR_softmax_s16 MP_QSTR_quantize_s16
+ * MP_QSTR_dequantize_s16 */
+
 /* args[index] as a buffer of int16 values (array('h')), else TypeError. */
 static bf_buf s16_buffer(const char *op, const mp_obj_t *args, size_t index, int write) {
     const bf_buf b = bf_buffer(op, args, index, BF_ANY, write);
