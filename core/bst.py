@@ -29,14 +29,12 @@ ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
 BLOB_DTYPES = ("int8", "int32", "float32", "int16")
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h"}
 TENSOR_DTYPES = ("int8", "float32", "int16")
-_TYPECODE_SIZE = {"b": 1, "B": 1, "h": 2, "H": 2}  # other typecodes: 4 bytes
-# the zero points a tensor of each quantized dtype may have
-_ZERO_POINTS = {"int8": (-128, 127), "int16": (-32768, 32767)}
 _MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
     """A zero-filled array of `count` elements."""
-    return array(typecode, bytes(count * _TYPECODE_SIZE.get(typecode, 4)))
+    return array(typecode, bytes(count * (1 if typecode in "bB" else 2 if typecode == "h"
+                                          else 4)))
 
 
 def array_from_le(typecode, buf):
@@ -232,8 +230,7 @@ class BstFile:
             raise ValueError("arena of %d + %d bytes (limit %d) or layer buffers of %d + %d + "
                              "%d bytes (data %d) impossible" % (a8, a32, max_arena, l8, l32, li32,
                                                                 dlen))
-        self.arena = {"int8": a8, "float32": a32, "int16": 0}
-        self.max_arena = max_arena
+        self.arena = {"int8": a8, "float32": a32, "int16": max_arena - a8 - a32}
         self.layer = {"int8": l8, "float32": l32, "int32": li32}
         if self._crc(16, doff - 16) != hcrc:
             raise ValueError("header checksum mismatch: the file is corrupt")
@@ -244,12 +241,10 @@ class BstFile:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
-        # int16 tensors came after the fixed header was laid down: their arena's size is a
-        # header key, absent (0) in files without them
-        self.arena["int16"] = check_int(h.get("arena_int16", 0), 0, self.max_arena - sum(
-            self.arena.values()), "int16 arena")
-        if self.arena["int16"] % 2:
-            raise ValueError("int16 arena: an odd number of bytes")
+        # int16 tensors came after the fixed header: their arena's size is a header key,
+        # absent in files without them (the limit is what max_arena leaves)
+        self.arena["int16"] = check_int(h.get("arena_int16", 0), 0, self.arena["int16"],
+                                        "int16 arena")
         # Packed as 8 ints per blob (offset, bytes, dtype, ndim, 4 dims): a list of tuples
         # would take several times the RAM on a board.
         self.n_blobs = 0
@@ -315,8 +310,8 @@ class BstFile:
         _check_type(t, dict, what)
         dtype = t["dtype"]
         if dtype not in TENSOR_DTYPES:
-            raise ValueError(what + ": dtype must be int8, int16 or float32, got "
-                             + repr(dtype)[:20])
+            raise ValueError("%s: dtype must be int8, int16 or float32, got %s" % (
+                what, repr(dtype)[:20]))
         shape = check_shape(t["shape"], what + " shape")
         off = check_int(t["arena"], 0, self.arena[dtype], what + " arena offset")
         nbytes = numel(shape) * ITEMSIZE[dtype]
@@ -328,8 +323,8 @@ class BstFile:
             scale = check_number(t["scale"], what + " scale")
             if not scale > 0:
                 raise ValueError(what + " scale: must be positive, got " + repr(scale))
-            lo, hi = _ZERO_POINTS.get(dtype, (-128, 127))
-            zp = check_int(t["zero_point"], lo, hi, what + " zero point")
+            lo = -32768 if dtype == "int16" else -128
+            zp = check_int(t["zero_point"], lo, -1 - lo, what + " zero point")
         return (shape, dtype, off, scale, zp, str(t.get("name", "")))
 
     def _op(self, o, i):

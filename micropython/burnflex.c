@@ -21,6 +21,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     BF_S16_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
@@ -44,6 +45,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
     BF_S16_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)

@@ -111,6 +111,11 @@ s8_quantize: quantize_s8(inp, out, size, scale, zp)     inp float32 -> int8 (TFL
              (these two touch floats, so they are plain only and do allocate on MicroPython)
              requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
              clamp_s8(inp, out, size, act_min, act_max)         a lone RELU/RELU6 on int8
+transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc,
+        kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp, act_min, act_max)
+    inp [n, ih, iw, ic]; w [oc, kh, kw, ic]; bias, mult, shift [oc]; out [n, oh, ow, oc]:
+    input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
+    ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
 
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
@@ -139,6 +144,8 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+transpose_conv: transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+        stride_h, stride_w, pad_top, pad_left, act)
 
 int16x8 kernels (module s16_<op>: int16 activations, int8 weights, as TFLM's int16 kernels;
 plain only, left out of a default firmware; int16 buffers are array('h'))

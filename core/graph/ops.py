@@ -46,9 +46,12 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
 )
 
-OPTIONAL = ()
+OPTIONAL = (
+    "transpose_conv2d",
+)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -90,6 +93,10 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("transpose_conv", "transpose_conv_s8",
+     "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
+    ("transpose_conv", "transpose_conv_f32",
+     "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("s16_quantize", "quantize_s16 dequantize_s16", "inp out size scale zp"),
     ("s16_quantize", "requantize_s16 requantize_s8_s16 requantize_s16_s8",
      "inp out size in_zp out_zp mult shift"),

@@ -183,7 +183,7 @@ class Builder:
     # -- the whole graph ----------------------------------------------------------------
     def run(self, sample):
         """Lower every node; `sample` is the input tensor (batch 1)."""
-        unsupported = _unsupported(self.graph)
+        unsupported = unsupported_nodes(self.graph)
         if unsupported:
             qdq = any(n.op in QDQ_OPS for n in unsupported)
             raise ONNXImportError("unsupported ONNX ops in %d nodes: %s%s" % (
@@ -225,9 +225,10 @@ class Builder:
         LOWERED[node.op](self, node)
 
 
-def _unsupported(graph):
+def unsupported_nodes(graph):
     """The nodes no handler converts: unknown ops, and ops that only fold (Cast, Expand,
     ...) with an input computed from the graph input."""
+    from . import onnx_ops  # noqa: F401  (registers the handlers)
     computed = {graph.inputs[0][0]}
     found = []
     for n in graph.nodes:

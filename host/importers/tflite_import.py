@@ -25,7 +25,7 @@ from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtim
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_luts import softmax_luts
-from burn.host.importers.tflite_read import read_tflite
+from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 # the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
@@ -34,10 +34,10 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX")
+           "SOFTMAX", "TRANSPOSE_CONV")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -309,6 +309,45 @@ def _depthwise(c, node):
     c.weighted("depthwise_conv2d", node, w, params)
 
 
+def transpose_pad(out_size, k, stride, same):
+    """TFLM's padding of a TRANSPOSE_CONV axis: that of a convolution over the output (its
+    ComputePaddingHeightWidth with the output size as the input size), without the odd
+    remainder, which TFLM drops."""
+    conv_out = geometry.out_size(out_size, k, stride, 1, same)
+    return max((conv_out - 1) * stride + k - out_size, 0) // 2
+
+
+def _transpose_conv(c, node):
+    """TRANSPOSE_CONV: inputs (output shape, filter, input[, bias])."""
+    o = node.options
+    if o is None:
+        raise _Fail("missing options")
+    shape_t, w_t, x_t = node.inputs[:3]
+    n, ih, iw, ic = c.shape4(x_t)
+    out = c.shape4(node.outputs[0])
+    if [int(v) for v in np.asarray(c.const(shape_t, "output shape")).reshape(-1)] != \
+            list(out):
+        raise _Fail("output shape input does not match the output tensor %s" % (out,))
+    w = c.const(w_t, "filter")
+    if w.ndim != 4 or w.shape[0] != out[3] or w.shape[3] != ic or out[0] != n:
+        raise _Fail("filter %s does not fit input %s and output %s" % (w.shape, (n, ih, iw, ic),
+                                                                       out))
+    if c.tf.tensors[x_t].dtype != c.tf.tensors[w_t].dtype:
+        raise _Fail("Hybrid models are not supported on TFLite Micro (TFLM's check)")
+    if o["Padding"] not in (0, 1):
+        raise _Fail("unknown padding %d" % o["Padding"])
+    sh, sw = o["StrideH"], o["StrideW"]
+    if not (1 <= sh <= _MAX_DIM and 1 <= sw <= _MAX_DIM):
+        raise _Fail("bad strides %d, %d" % (sh, sw))
+    same = o["Padding"] == 0
+    params = {"stride_h": sh, "stride_w": sw,
+              "pad_top": transpose_pad(out[1], w.shape[1], sh, same),
+              "pad_left": transpose_pad(out[2], w.shape[2], sw, same)}
+    inputs = [x_t, w_t] + node.inputs[3:4]
+    c.weighted("transpose_conv2d", TfOp(node.index, node.name, inputs, node.outputs, o), w,
+               params)
+
+
 def _fully_connected(c, node):
     w = c.const(node.inputs[1], "weights")
     if node.options is not None and node.options["WeightsFormat"] != 0:
@@ -540,6 +579,7 @@ _CONVERT = {
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
+    "TRANSPOSE_CONV": _transpose_conv,
 }
 
 
@@ -566,6 +606,10 @@ def _fold_aliases(tf):
 def _check_structure(tf):
     """Refuse what no conversion can use: unsupported ops (all named at once), too many
     ops, missing inputs or outputs, and ops without the tensors they need."""
+    odd = unreadable_tensors(tf)
+    if odd:
+        raise TFLiteImportError("tensors of unsupported types: " + ", ".join(
+            "%d (%s) %s" % (i, tf.tensors[i].name, tf.tensors[i].type_name) for i in odd))
     bad = [n for n in tf.ops if n.name not in SUPPORTED]
     if bad:
         raise TFLiteImportError("unsupported ops: " + ", ".join(
@@ -643,7 +687,7 @@ def _convert(tf, alias):
             errors.append("node %d (%s): malformed: %s: %s" % (node.index, node.name,
                                                                type(e).__name__, e))
     if errors:
-        raise TFLiteImportError("cannot import: " + "; ".join(errors))
+        raise TFLiteImportError("cannot import: " + "; ".join(errors), errors)
     conv.shaped = False
     try:
         inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs]

@@ -58,7 +58,6 @@ def _clamp_crossed(h):
 
 @pytest.mark.parametrize("mutate,reason", [
     (_set("arena_int16", 1 << 30), "int16 arena"),
-    (_set("arena_int16", 7), "odd"),
     (_drop("arena_int16"), "tensor 1 arena offset"),
     (_tensor(2, "zero_point", 40000), "zero point"),
     (_tensor(2, "arena", 1), "do not fit"),

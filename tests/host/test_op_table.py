@@ -11,6 +11,7 @@ import importlib
 import inspect
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -95,6 +96,8 @@ def test_optional_ops_stay_out_of_the_default_firmware():
         if kind in OPTIONAL:
             assert callable(importlib.import_module("burn.graph." + entry).prepare), kind
     default = ops_select.default_kernels()
+    assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
+    assert ops_select.lists_kernels(("conv_s8",))
     optional = set(optional_kernels())
     assert set(kernels(OPTIONAL)) | {k for k in KERNEL_NAMES if "_s16" in k} == optional
     if not optional:
@@ -130,6 +133,16 @@ def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
     assert pick("copy", "int16") == "copy" and pick("dequantize", "int16") == "dequantize_s16"
     kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), ["conv_s16"])
     assert {"graph/s16_prepare.py", "graph/s16_conv.py", "graph/s16_arith.py"} <= set(kept)
+
+
+def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):
+    step = bst_ops.Step(3, "conv2d", [0], [1], {}, {})
+    with pytest.raises(ValueError, match=r"op 3 \(conv2d\): this firmware was built without "
+                       "this op; rebuild it with burn firmware build --ops-from"):
+        bst_ops._bind(step, "no_such_module", "conv_s8", "plain")
+    monkeypatch.setitem(bst_ops.PREPARE, "conv2d", "no_such_module")
+    with pytest.raises(ValueError, match=r"op 3 .*--all-ops"):
+        bst_ops.prepare(step, SimpleNamespace(tensors=[((1,), "int8")] * 2))
 
 
 @pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])
