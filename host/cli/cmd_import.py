@@ -31,12 +31,14 @@ def register(subparsers):
         "PyTorch or safetensors weights to a burn.nn state dict",
         description="Convert a TFLite model (int8 or float32) to a .bst file, or an ONNX "
         "model (opsets 13-21) to a Python module using burn.nn (-o model.py, with "
-        "model.npz) or to a float32 .bst file (-o model.bst). The file is "
+        "model.npz) or to a float32 .bst file (-o model.bst); a quantized ONNX model "
+        "(QDQ or QLinearConv/QLinearMatMul, int8) becomes an int8 .bst file. The file is "
         "written under a temporary name, checked with burn.load, then renamed; on any "
-        "error nothing is written. Reference tests come from the TFLM interpreter, run in "
-        "a child process with a time and a memory limit. --check writes nothing and says what "
-        "stops a model from importing, or what an importable one needs on each board; "
-        "--list-ops prints what burn imports.")
+        "error nothing is written. A TFLite model's reference tests come from the TFLM "
+        "interpreter, run in a child process with a time and a memory limit; an ONNX "
+        "model's from burn's own runtime. --check writes nothing and says what stops a "
+        "model from importing, or what an importable one needs on each board; --list-ops "
+        "prints what burn imports.")
     p.add_argument("model", nargs="?",
                    help="the .tflite, .onnx, .pt, .pth or .safetensors file")
     p.add_argument("--check", action="store_true",
@@ -51,8 +53,8 @@ def register(subparsers):
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst; "
                    ".safetensors for weights)")
     p.add_argument("--tests", type=_test_count, default=4, metavar="N",
-                   help="reference tests computed with TFLM and stored, 0 to %d (default 4; "
-                   "0 skips TFLM)" % MAX_TESTS)
+                   help="reference tests stored in the file, 0 to %d (default 4); TFLite: "
+                   "computed with TFLM (0 skips it)" % MAX_TESTS)
     p.add_argument("--labels", metavar="A,B,...|FILE", help=LABELS_HELP)
     import_weights.add_arguments(p)
     p.set_defaults(run=run)

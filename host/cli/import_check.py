@@ -107,7 +107,7 @@ def run_check(args):
 def format_ops():
     """The lines `burn import --list-ops` prints."""
     from burn.host.importers.onnx_lower import supported_ops
-    from burn.host.importers.op_coverage import TYPES, tflite_ops, tflm_ops
+    from burn.host.importers.op_coverage import TYPES, kernel_runtimes, tflite_ops, tflm_ops
 
     rows = tflite_ops()
     lines = ["TFLite ops burn imports (%d); for QUANTIZE and DEQUANTIZE the type is the "
@@ -118,6 +118,14 @@ def format_ops():
         cells = "  ".join("%-7s" % ("yes" if t in r.types else "-") for t in TYPES)
         lines.append("  %-24s %s  %-6s  %s" % (r.name, cells, "yes" if r.hybrid else "-",
                                               " ".join(r.kinds)))
+    lines.append("Kernels and the runtimes that have them (plain Python has every one; "
+                 "optional: left out of a default firmware):")
+    lines.append("  %-22s %-18s %-8s %-6s %-10s %-11s %s" % (
+        "kernel", "burn op", "type", "viper", "flex host", "flex M0+", "optional"))
+    for k in kernel_runtimes():
+        marks = ["yes" if v else "-" for v in (k.viper, k.flex_host, k.flex_m0plus, k.optional)]
+        lines.append("  %-22s %-18s %-8s %-6s %-10s %-11s %s" % ((k.name, k.kind, k.type) +
+                                                               tuple(marks)))
     tflm, source = tflm_ops()
     ours = {r.name for r in rows}
     lines += _wrapped("TFLM builtin ops covered: %d of %d (%s)" % (len(ours & set(tflm)),
@@ -127,7 +135,9 @@ def format_ops():
     if extra:
         lines += _wrapped("  imported but not in that list: " + ", ".join(extra))
     onnx = supported_ops()
-    lines += _wrapped("ONNX ops burn imports (%d, float32): %s" % (len(onnx), ", ".join(onnx)))
+    lines += _wrapped("ONNX ops burn imports (%d; float32, and int8 for QuantizeLinear, "
+                      "DequantizeLinear, QLinearConv, QLinearMatMul): %s"
+                      % (len(onnx), ", ".join(onnx)))
     return lines
 
 

@@ -82,10 +82,12 @@ def check_tflite(data):
 
 
 def check_onnx(path):
-    """The CheckReport of an ONNX file: its unsupported nodes, or the figures of the float32
-    `.bst` it imports as. ONNXImportError (a ValueError) for a malformed file."""
+    """The CheckReport of an ONNX file: its unsupported nodes, or the figures of the `.bst`
+    it imports as (float32, or int8 for a quantized model). ONNXImportError (a ValueError)
+    for a malformed file."""
     import os
 
+    from burn.host.importers import onnx_qdq
     from burn.host.importers.onnx_import import Imported
     from burn.host.importers.onnx_lower import lower, unsupported_nodes
     from burn.host.importers.onnx_read import MAX_FILE, ONNXImportError, read_onnx
@@ -93,15 +95,18 @@ def check_onnx(path):
     with open(path, "rb") as f:
         graph = read_onnx(f.read(MAX_FILE + 1), os.path.dirname(os.path.abspath(path)))
     report = CheckReport(len(graph.nodes))
-    report.ops = _group((n.op, n.index) for n in unsupported_nodes(graph))
+    quantized = onnx_qdq.is_quantized(graph)
+    bad = onnx_qdq.unsupported_nodes(graph) if quantized else unsupported_nodes(graph)
+    report.ops = _group((n.op, n.index) for n in bad)
     if report.ops:
         return report
     try:
-        float_graph = Imported(lower(graph), os.path.basename(path)).float_graph(tests=0)
+        bst_graph = onnx_qdq.int8_graph(graph, tests=0) if quantized else \
+            Imported(lower(graph), os.path.basename(path)).float_graph(tests=0)
     except ONNXImportError as e:
-        report.problems = [str(e)]
+        report.problems = e.problems
         return report
-    return _with_figures(report, float_graph)
+    return _with_figures(report, bst_graph)
 
 
 def _with_figures(report, graph):

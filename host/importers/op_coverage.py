@@ -1,6 +1,7 @@
 """What `burn import` can read, derived from the op table (burn.graph.ops) and the importers.
 
     rows = tflite_ops()            # [OpSupport], one per TFLite builtin op the importer takes
+    kernels = kernel_runtimes()    # [KernelSupport], the runtimes of each kernel
     names, source = tflm_ops()     # TFLM's builtin ops, and where that list was read
 
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
@@ -52,6 +53,49 @@ def tflite_ops():
             found[name] = (kinds + (kind,), types, hybrid)
     return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
             for name, (kinds, types, hybrid) in sorted(found.items())]
+
+
+@dataclass(frozen=True)
+class KernelSupport:
+    """One kernel of the op table and the runtimes that have it: the plain Python one (all),
+    a viper twin (MicroPython), the flex C kernels through cffi on the host, the same C
+    kernels on a Cortex-M0+ (no FPU: int kernels only), and whether a default firmware
+    leaves it out (an optional op's)."""
+
+    name: str
+    kind: str
+    type: str
+    viper: bool
+    flex_host: bool
+    flex_m0plus: bool
+    optional: bool
+
+
+def _int_burnflex_kernels():
+    """The kernels that burnflex.c lists among those built without an FPU."""
+    from burn.host import project_files
+
+    text = (project_files.tree("micropython") / "burnflex.c").read_text()
+    block = text[text.index("#define BF_INT8_KERNELS"):]
+    block = block[:block.index("\n\n")]
+    return set(re.findall(r"X\(MP_QSTR_\w+, (\w+)\)", block))
+
+
+def kernel_runtimes():
+    """[KernelSupport] of every kernel of the op table, in table order."""
+    from burn.graph.ops import OPTIONAL
+    from burn.host.flex.runtime import _FLEX_KERNELS
+
+    int_c = _int_burnflex_kernels()
+    rows = []
+    for kind, _rule, _names, kernels in OPS:
+        for kernel in kernels.split():
+            module = importlib.import_module("burn.graph." + kernel_args(kernel)[0])
+            rows.append(KernelSupport(
+                kernel, kind, kernel_type(kernel), hasattr(module, kernel + "_fast"),
+                kernel in _FLEX_KERNELS, kernel in _FLEX_KERNELS and kernel in int_c,
+                kind in OPTIONAL))
+    return rows
 
 
 def _builtin_enum():

@@ -163,6 +163,10 @@ class _Converter:
         for what, a, b in (("strides", sh, sw), ("dilation", dil_h, dil_w), ("window", kh, kw)):
             if not (1 <= a <= _MAX_DIM and 1 <= b <= _MAX_DIM):
                 raise _Fail("bad %s %d, %d" % (what, a, b))
+        pads = o.get("Pads")
+        if pads is not None:
+            return _explicit_window((ih, iw), (oh, ow), (kh, kw), (sh, sw), (dil_h, dil_w),
+                                    pads)
         want = (geometry.out_size(ih, kh, sh, dil_h, same),
                 geometry.out_size(iw, kw, sw, dil_w, same))
         if want != (oh, ow):
@@ -278,6 +282,23 @@ class _Converter:
         self.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
 
 
+def _explicit_window(ins, outs, ks, strides, dils, pads):
+    """Window params of explicit padding (top, left, bottom, right), which TFLite files do
+    not have but ONNX ones do: each pad shorter than the window, the output size checked."""
+    params = {"stride_h": strides[0], "stride_w": strides[1], "pad_top": pads[0],
+              "pad_left": pads[1]}
+    for i in range(2):
+        eff = (ks[i] - 1) * dils[i] + 1
+        before, after = pads[i], pads[i + 2]
+        if not (0 <= before < eff and 0 <= after < eff):
+            raise _Fail("padding %s: each pad must be shorter than the window" % (list(pads),))
+        want = (ins[i] + before + after - eff) // strides[i] + 1
+        if want != outs[i]:
+            raise _Fail("output %dx%d, expected %d along axis %d" % (outs[0], outs[1], want,
+                                                                     i))
+    return params
+
+
 # -- one function per TFLite op ------------------------------------------------------------
 
 def _dilation(node):
@@ -332,8 +353,6 @@ def _transpose_conv(c, node):
     if w.ndim != 4 or w.shape[0] != out[3] or w.shape[3] != ic or out[0] != n:
         raise _Fail("filter %s does not fit input %s and output %s" % (w.shape, (n, ih, iw, ic),
                                                                        out))
-    if c.tf.tensors[x_t].dtype != c.tf.tensors[w_t].dtype:
-        raise _Fail("Hybrid models are not supported on TFLite Micro (TFLM's check)")
     if o["Padding"] not in (0, 1):
         raise _Fail("unknown padding %d" % o["Padding"])
     sh, sw = o["StrideH"], o["StrideW"]
@@ -588,7 +607,7 @@ def _fold_aliases(tf):
     alias = {}
     for node in tf.ops:
         if node.name in _FOLDED:
-            where = "node %d (%s)" % (node.index, node.name)
+            where = node.where()
             if not node.inputs or node.inputs[0] < 0 or len(node.outputs) != 1:
                 raise TFLiteImportError("%s: needs one input and one output" % where)
             src = alias.get(node.inputs[0], node.inputs[0])
@@ -613,7 +632,7 @@ def _check_structure(tf):
     bad = [n for n in tf.ops if n.name not in SUPPORTED]
     if bad:
         raise TFLiteImportError("unsupported ops: " + ", ".join(
-            "node %d (%s)" % (n.index, n.name) for n in bad))
+            n.where() for n in bad))
     if len(tf.ops) > MAX_OPS:
         raise TFLiteImportError("%d ops: more than %d" % (len(tf.ops), MAX_OPS))
     if not tf.inputs or not tf.outputs:
@@ -622,14 +641,14 @@ def _check_structure(tf):
         need = _ARITY.get(n.name, 1)
         if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
                 len(n.outputs) != 1 or n.outputs[0] < 0:
-            raise TFLiteImportError("node %d (%s): needs %d inputs and one output, has %s -> %s"
-                                    % (n.index, n.name, need, n.inputs, n.outputs))
+            raise TFLiteImportError("%s: needs %d inputs and one output, has %s -> %s"
+                                    % (n.where(), need, n.inputs, n.outputs))
         for t in n.inputs + n.outputs:
             tt = tf.tensors[t] if t >= 0 else None
             if tt is not None and tt.data is None and \
                     not 0 < _numel(tt.shape) * tt.dtype.itemsize <= MAX_ARENA:
-                raise TFLiteImportError("node %d (%s): tensor %d (%s) has shape %s: empty or "
-                                        "too large" % (n.index, n.name, t, tt.name, tt.shape))
+                raise TFLiteImportError("%s: tensor %d (%s) has shape %s: empty or too large"
+                                        % (n.where(), t, tt.name, tt.shape))
 
 
 def _numel(shape):
@@ -682,10 +701,9 @@ def _convert(tf, alias):
             for op in conv.ops[first:]:
                 _check_op(op)
         except _Fail as e:
-            errors.append("node %d (%s): %s" % (node.index, node.name, e))
+            errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:
-            errors.append("node %d (%s): malformed: %s: %s" % (node.index, node.name,
-                                                               type(e).__name__, e))
+            errors.append("%s: malformed: %s: %s" % (node.where(), type(e).__name__, e))
     if errors:
         raise TFLiteImportError("cannot import: " + "; ".join(errors), errors)
     conv.shaped = False
@@ -764,12 +782,23 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
         raise TFLiteImportError("tests must be an integer from 0 to %d, got %r"
                                 % (MAX_TESTS, tests))
     tf = read_tflite(data)
-    _check_structure(tf)
     say("converting %d ops" % len(tf.ops))
-    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
-    graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels, metadata=meta)
+    graph, arena = build_graph(tf, labels, meta)
+    if tests:
+        graph.tests = _self_tests(data, graph, tests, arena, say)
+    return graph
+
+
+def build_graph(tf, labels=(), metadata=None):
+    """The checked, planned Graph (no tests yet) of a TfModel, whichever front end made it
+    (the TFLite reader, or the ONNX QDQ one), and its arena plan {region: bytes}. Raises
+    TFLiteImportError naming every op that cannot be converted."""
+    _check_structure(tf)
+    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
+    graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels,
+                  metadata=dict(metadata or {}))
     try:
         _offsets, arena = plan_arena(graph)
     except ValueError as e:
@@ -781,6 +810,4 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
         burn.load(encode_bst(graph))
     except ValueError as e:
         raise TFLiteImportError("burn's runtime refuses the converted graph: %s" % e) from e
-    if tests:
-        graph.tests = _self_tests(data, graph, tests, arena, say)
-    return graph
+    return graph, arena

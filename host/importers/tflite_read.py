@@ -60,14 +60,20 @@ class TfTensor:
 class TfOp:
     """An operator: index, name ('CONV_2D', 'CUSTOM(foo)'), input and output tensor indices
     (-1 marks an omitted optional input) and its builtin options as a dict of the fields the
-    importer uses (None when the file has no options table for it)."""
+    importer uses (None when the file has no options table for it). `label` names the op in
+    errors when another front end (ONNX) made it; by default 'node 3 (CONV_2D)'."""
 
-    def __init__(self, index, name, inputs, outputs, options):
+    def __init__(self, index, name, inputs, outputs, options, label=None):
         self.index = index
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
         self.options = options
+        self.label = label
+
+    def where(self):
+        """How errors name the op."""
+        return self.label or "node %d (%s)" % (self.index, self.name)
 
 
 class TfModel:

@@ -230,6 +230,23 @@ def test_list_ops_is_the_op_table_and_tflm_own_list(capsys):
     assert "ONNX ops burn imports" in out and "Conv" in out
 
 
+def test_list_ops_gives_each_kernels_runtimes(capsys):
+    from burn.graph.ops import KERNELS, OPTIONAL
+    from burn.host.importers.op_coverage import kernel_runtimes
+
+    rows = {k.name: k for k in kernel_runtimes()}
+    assert sorted(rows) == sorted(n for _m, names, _a in KERNELS for n in names.split())
+    assert all(k.flex_host or not k.flex_m0plus for k in rows.values())
+    conv, quantize = rows["conv_s8"], rows["quantize_s8"]
+    assert conv.viper and conv.flex_host and conv.flex_m0plus and not conv.optional
+    assert quantize.flex_host and not quantize.flex_m0plus  # float code: an FPU's build only
+    assert not rows["conv_f32"].flex_m0plus and not rows["conv_f32"].viper
+    assert {k.kind for k in rows.values() if k.optional} == set(OPTIONAL)
+    rc, out, _err = _run(capsys, "--list-ops")
+    assert rc == 0 and "flex M0+" in out
+    assert any(line.split()[:2] == ["conv_s8", "conv2d"] for line in out.splitlines())
+
+
 def test_help_explains_check_and_list_ops(capsys):
     with pytest.raises(SystemExit):
         main(["import", "--help"])

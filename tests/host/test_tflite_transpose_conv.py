@@ -7,7 +7,7 @@ tests/micropython/kernel_cases.py."""
 import numpy as np
 import pytest
 from s8_cases import transpose_conv_case
-from tflite_builder import ModelBuilder
+from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -52,11 +52,11 @@ def test_float_models_match_tflm(cases):
                                        atol=1e-5 * scale, err_msg=case.name)
 
 
-def _model(x_dtype="int8", w_dtype="int8", shape=(1, 4, 4, 2)):
+def _model(x_dtype="int8", w_dtype="int8", shape=(1, 4, 4, 2), w_value=1):
     mb = ModelBuilder()
     q = {"scale": 0.05, "zero_point": 0}
     x = mb.tensor("x", (1, 2, 2, 3), x_dtype, **(q if x_dtype == "int8" else {}))
-    w = mb.tensor("w", (2, 3, 3, 3), w_dtype, data=np.ones((2, 3, 3, 3), w_dtype),
+    w = mb.tensor("w", (2, 3, 3, 3), w_dtype, data=np.full((2, 3, 3, 3), w_value, w_dtype),
                   **(dict(scale=[0.1, 0.1], zero_point=[0, 0]) if w_dtype == "int8" else {}))
     s = mb.tensor("s", (4,), "int32", data=np.array(shape, np.int32))
     y = mb.tensor("y", (1, 4, 4, 2), x_dtype, **(q if x_dtype == "int8" else {}))
@@ -65,10 +65,16 @@ def _model(x_dtype="int8", w_dtype="int8", shape=(1, 4, 4, 2)):
     return mb.finish([x], [y])
 
 
+def test_hybrid_model_runs_its_dequantized_weights():
+    # float32 activations, int8 weights (scale 0.1): burn dequantizes them, as for CONV_2D
+    x = np.random.default_rng(2).standard_normal((1, 2, 2, 3)).astype(np.float32)
+    hybrid = burn.load(encode_bst(import_tflite(_model("float32", "int8"), tests=0)))
+    want = run_tflm(_model("float32", "float32", w_value=0.1), [x])[0].reshape(-1)
+    np.testing.assert_allclose(_out(hybrid, x), want, rtol=1e-5, atol=1e-6)
+
+
 def test_tflm_refusals_are_refused_with_the_reason():
     import_tflite(_model(), tests=0)  # the well-formed model imports
-    with pytest.raises(TFLiteImportError, match="Hybrid models are not supported"):
-        import_tflite(_model("float32", "int8"), tests=0)
     with pytest.raises(TFLiteImportError, match="output shape input does not match"):
         import_tflite(_model(shape=(1, 5, 4, 2)), tests=0)
 
