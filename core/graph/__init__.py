@@ -147,35 +147,7 @@ f32_softmax: softmax_f32(inp, out, rows, depth, beta)
 transpose_conv: transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
         stride_h, stride_w, pad_top, pad_left, act)
 
-int16x8 kernels (module s16_<op>: int16 activations, int8 weights, as TFLM's int16 kernels;
-plain only, left out of a default firmware; int16 buffers are array('h'))
--------------------------------------------------------------------------------
-s16_quantize: quantize_s16(inp, out, size, scale, zp)     float32 -> int16 (TFLM round)
-              dequantize_s16(inp, out, size, scale, zp)   int16 -> float32
-              requantize_s16(inp, out, size, in_zp, out_zp, mult, shift)   int16 -> int16
-              requantize_s8_s16(same)   int8 -> int16;  requantize_s16_s8(same)  int16 -> int8
-s16_fully_connected: fully_connected_s16(inp, w, bias, mult, shift, out, batches,
-        in_features, out_features, wide, in_zp, out_zp, act_min, act_max)
-    as fully_connected_s8, int16 in and out; wide 0: an int32 sum and the int32 multiply
-    (TFLite bias int32), wide 1: an int64 sum and TFLM's int64 multiply (bias int64, stored
-    as int32 values; shifts at most 7).
-s16_conv: conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
-        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min, act_max)
-    as conv_s8 without zero points (TFLM's int16 kernel has none); wide as above.
-s16_depthwise_conv: depthwise_conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh,
-        ow, depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left,
-        act_min, act_max)
-    as depthwise_conv_s8 without zero points; always the int64 arithmetic (TFLM).
-s16_elementwise: add_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
-        b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max)
-    as add_s8, int16 (left_shift 15: add_params(..., 15)).
-s16_elementwise: mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
-        act_max)
-    as mul_s8, int16 (TFLM requires the zero points to be 0).
-s16_pool: avg_pool_s16(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
-        pad_top, pad_left, act_min, act_max); max_pool_s16(same)
-s16_softmax: softmax_s16(inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut)
-    over the last axis of [rows, depth]; output scale 1/32768, zero point 0; exp_lut and
-    inv_lut: TFLM's 513-entry int16 tables (burn.host.importers.tflite_luts).
-layout's copy and concat serve int16 buffers as they are.
+int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
+requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
+depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
 """
