@@ -553,10 +553,15 @@ PREPARE = {
 def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
     A PREPARE entry that is a string names the burn.graph module whose `prepare` does it:
-    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out."""
+    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out; so does
+    burn.graph.s16_prepare for every op with an int16 input or output but the layout ones
+    that any element type serves (copy, concat)."""
     fn = PREPARE.get(step.kind)
     if fn is None:
         step.fail("unknown op")
+    if step.kind not in ("copy", "concat") and "int16" in [
+            ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
+        fn = "s16_prepare"  # the int16 kernels, left out of a default firmware
     if isinstance(fn, str):
         try:
             fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare

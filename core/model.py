@@ -135,10 +135,12 @@ class Model:
         self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         bst.parse()
+        # the int16 arena's size is in the JSON header (docs/bst-format.md)
+        self._arena["int16"] = memoryview(_alloc("h", bst.arena["int16"] // 2))
         _settle()
         self.tensors = bst.tensors
         self.variant = variant
-        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
+        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"] + bst.arena["int16"]
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them

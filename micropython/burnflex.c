@@ -4,6 +4,7 @@
  * module's build finds qstrs by reading the source text, before the preprocessor; the
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
+#include "burnflex_extra_s16.h"
 
 #define BF_INT8_KERNELS(X)                                                     \
     X(MP_QSTR_conv_s8, conv_s8)                                                \
@@ -24,7 +25,8 @@
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
-    X(MP_QSTR_svdf_s8, svdf_s8)
+    X(MP_QSTR_svdf_s8, svdf_s8)                                                \
+    BF_S16_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -51,7 +53,8 @@
     X(MP_QSTR_unary_f32, unary_f32)                                            \
     X(MP_QSTR_prelu_f32, prelu_f32)                                            \
     X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
-    X(MP_QSTR_svdf_f32, svdf_f32)
+    X(MP_QSTR_svdf_f32, svdf_f32)                                              \
+    BF_S16_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

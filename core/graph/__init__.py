@@ -51,11 +51,11 @@ mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: 
 multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
-quant_activation_range(act, scale, zp) -> (act_min, act_max)   TFLM, int8 range
+quant_activation_range(act, scale, zp, lo=-128, hi=127) -> (act_min, act_max)   TFLM
 conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
     per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
-add_params(a_scale, b_scale, out_scale) -> (left_shift, a_mult, a_shift, b_mult, b_shift,
-    out_mult, out_shift)                             TFLM add prepare (left_shift 20)
+add_params(a_scale, b_scale, out_scale, left_shift=20) -> (left_shift, a_mult, a_shift,
+    b_mult, b_shift, out_mult, out_shift)      TFLM add prepare (left_shift 20; int16: 15)
 mul_params(a_scale, b_scale, out_scale) -> (mult, shift)
 mean_params(in_scale, out_scale, count) -> (mult, shift)     1/count folded in (TFLM)
 requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTIZE
@@ -172,4 +172,7 @@ log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, rever
     quantize_multiplier(2**(31 - in_left_shift) / in_mult)
 log_softmax: log_softmax_f32(inp, out, rows, depth)
 svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act)
+int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
+requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
+depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
 """

@@ -23,6 +23,8 @@ GROUPS = {
     "unary activations": ("s8_lookup", "f32_unary"),
     "prelu": ("s8_prelu", "f32_prelu"),
     "log softmax": ("s8_log_softmax",),
+    "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
+                "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -24,6 +24,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS, unary_tables
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
@@ -42,6 +43,11 @@ MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning qu
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
 _INT32 = (-(1 << 31), (1 << 31) - 1)
+# the value range of each quantized activation type
+_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
+# the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
+_INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX")
 
 
 def _short(name):
@@ -83,13 +89,13 @@ class _Converter:
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
-        if tt.dtype == np.int8:
+        if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
-            g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.float32:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -99,7 +105,8 @@ class _Converter:
         if len(tt.scales) != 1 or len(tt.zero_points) != 1:
             raise _Fail("tensor %d (%s) needs one scale and zero point" % (t, tt.name))
         scale, zp = tt.scales[0], tt.zero_points[0]
-        if not _sane_scale(scale) or not -128 <= zp <= 127:
+        lo, hi = _RANGE.get(tt.dtype, _RANGE[np.dtype(np.int8)])
+        if not _sane_scale(scale) or not lo <= zp <= hi:
             raise _Fail("tensor %d (%s): bad quantization %r, %r" % (t, tt.name, scale, zp))
         return scale, zp
 
@@ -133,9 +140,13 @@ class _Converter:
             raise _Fail("fused activation %d not supported" % code)
         return code
 
+    def is_int16(self, node):
+        return self.tf.tensors[node.inputs[0]].dtype == np.int16
+
     def out_quant_params(self, node, code):
         out_scale, out_zp = self.quant(node.outputs[0])
-        lo, hi = fp.quant_activation_range(code, out_scale, out_zp)
+        lo, hi = fp.quant_activation_range(code, out_scale, out_zp,
+                                           *_RANGE[self.tf.tensors[node.outputs[0]].dtype])
         return {"out_zp": out_zp, "act_min": lo, "act_max": hi}
 
     def window(self, node, kh, kw, dil_h=1, dil_w=1):
@@ -206,6 +217,9 @@ class _Converter:
         """Emit a conv / depthwise / fully connected op with its weights `w`."""
         oc = w.shape[0] if kind != "depthwise_conv2d" else w.shape[3]
         code = self.fused(node)
+        if self.is_int16(node):
+            self.weighted16(kind, node, w, params, oc, code)
+            return
         if self.is_int8(node):
             if w.dtype != np.int8:
                 raise _Fail("int8 op with %s weights (hybrid models are not supported)"
@@ -225,6 +239,48 @@ class _Converter:
             consts = {"w": w, "bias": self.bias(node, oc, np.float32)}
             params["act"] = code
         self.emit(kind, node, consts, params)
+
+    def weighted16(self, kind, node, w, params, oc, code):
+        """An int16x8 conv or fully connected (TFLM's rules): int8 weights, an int32 or int64
+        bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no bias taking
+        the options' quantized_bias_type."""
+        if w.dtype != np.int8:
+            raise _Fail("Input type: INT16 with filter type: %s not supported (TFLM)"
+                        % w.dtype.name.upper())
+        if any(self.tf.tensors[node.inputs[1]].zero_points):
+            raise _Fail("weights must be symmetric (zero point 0)")
+        if self.tf.tensors[node.outputs[0]].dtype != np.int16:
+            raise _Fail("an int16 input needs an int16 output")
+        wide = 1
+        bias = np.zeros(oc, np.int32)
+        if len(node.inputs) > 2 and node.inputs[2] >= 0:
+            b = self.const(node.inputs[2], "bias").reshape(-1)
+            if b.size != oc or b.dtype not in (np.int32, np.int64):
+                raise _Fail("Bias type %s not supported: an int16 op takes %d int32 or int64 "
+                            "values (TFLM)" % (b.dtype.name.upper(), oc))
+            if b.dtype == np.int64 and ((b < _INT32[0]) | (b > _INT32[1])).any():
+                raise _Fail("int64 bias values beyond int32 are not supported")
+            wide = int(b.dtype == np.int64)
+            if kind == "depthwise_conv2d" and not wide:
+                raise _Fail("an int16 depthwise convolution's bias must be int64 (TFLM reads "
+                            "it as int64)")
+            bias = b.astype(np.int32)
+        elif node.options is not None and node.options.get("QuantizedBiasType") == 2:  # INT32
+            wide = 0
+        mult, shift = self.requant(node, node.inputs[1], oc)
+        (_s, in_zp), (_s2, out_zp) = self.quant(node.inputs[0]), self.quant(node.outputs[0])
+        if kind != "fully_connected" and (in_zp or out_zp):
+            raise _Fail("int16 convolution needs zero points 0 (TFLM's kernel has none)")
+        if wide and (shift > 7).any():
+            raise _Fail("requantization shift %d: TFLM's int64 arithmetic takes at most 7"
+                        % shift.max())
+        p = self.out_quant_params(node, code)
+        params.update({"act_min": p["act_min"], "act_max": p["act_max"]})
+        if kind != "depthwise_conv2d":  # TFLM's int16 depthwise is always int64
+            params["wide"] = wide
+        if kind == "fully_connected":
+            params.update({"in_zp": in_zp, "out_zp": out_zp})
+        self.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
 
 
 def _explicit_window(ins, outs, ks, strides, dils, pads):
@@ -351,15 +407,18 @@ def _binary(c, node):
     if na != nb and not _trailing(sb, sa):
         raise _Fail("broadcast of %s over %s is not supported" % (sb, sa))
     code = c.fused(node)
-    if not c.is_int8(node):
+    if not c.is_int8(node) and not c.is_int16(node):
         c.emit(kind, node, params={"act": code}, ins=[a, b])
         return
     (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
-    out_scale, _ = c.quant(node.outputs[0])
+    out_scale, out_zp = c.quant(node.outputs[0])
     params = c.out_quant_params(node, code)
     params.update({"a_zp": a_zp, "b_zp": b_zp})
+    if c.is_int16(node) and kind == "mul" and (a_zp or b_zp or out_zp):
+        raise _Fail("int16 MUL needs zero points 0 (TFLM)")
     if kind == "add":
-        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale)
+        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale,
+                                                      15 if c.is_int16(node) else 20)
         params.update({"left_shift": ls, "a_mult": am, "a_shift": ash, "b_mult": bm,
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
@@ -377,7 +436,7 @@ def _pool(c, node):
     params = c.window(node, kh, kw)
     params.update({"kh": kh, "kw": kw})
     code = c.fused(node)
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise _Fail("input and output quantization differ")
         p = c.out_quant_params(node, code)
@@ -413,6 +472,9 @@ def _softmax(c, node):
         raise _Fail("bad beta %r" % beta)
     if c.shape(node.inputs[0]) != c.shape(node.outputs[0]) or not c.shape(node.inputs[0]):
         raise _Fail("input and output shapes differ")
+    if c.is_int16(node):
+        _softmax16(c, node, beta)
+        return
     if not c.is_int8(node):
         c.emit("softmax", node, params={"beta": beta})
         return
@@ -420,6 +482,23 @@ def _softmax(c, node):
         raise _Fail("int8 output must have scale 1/256 and zero point -128")
     m, ls, dmin = fp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+
+
+def _softmax16(c, node, beta):
+    """TFLM's int16 softmax: zero points 0, output scale 1/32768 (within 0.1%), its two
+    tables made as TFLM's Prepare makes them."""
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
+        c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype != np.int16:
+        raise _Fail("an int16 input needs an int16 output")
+    if in_zp or out_zp:
+        raise _Fail("int16 softmax needs zero points 0 (TFLM)")
+    if abs(out_scale - 1.0 / 32768) > 0.001 / 32768:
+        raise _Fail("int16 output must have scale 1/32768 (TFLM)")
+    mult, shift = fp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
+    exp_lut, inv_lut = softmax_luts()
+    c.emit("softmax", node, consts={"exp_lut": exp_lut, "inv_lut": inv_lut},
+           params={"in_mult": mult, "in_left_shift": shift})
 
 
 def _sigmoid_like(c, node):
@@ -504,7 +583,7 @@ def _concat(c, node):
         raise _Fail("values_count does not match the %d inputs" % len(node.inputs))
     if not pack and c.fused(node):
         raise _Fail("fused activation on concatenation is not supported")
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         q = c.quant(node.outputs[0])
         if any(c.quant(t) != q for t in node.inputs):
             raise _Fail("int8 inputs must share the output's scale and zero point")
@@ -703,7 +782,7 @@ def _fold_aliases(tf):
                 raise TFLiteImportError("%s: needs one input and one output" % where)
             src = alias.get(node.inputs[0], node.inputs[0])
             a, b = tf.tensors[src], tf.tensors[node.outputs[0]]
-            if a.dtype != b.dtype or (a.dtype == np.int8 and
+            if a.dtype != b.dtype or (a.dtype in (np.int8, np.int16) and
                                       (a.scales, a.zero_points) != (b.scales, b.zero_points)):
                 raise TFLiteImportError("%s: input and output quantization differ" % where)
             if np.prod(a.shape, dtype=np.int64) != np.prod(b.shape, dtype=np.int64):
@@ -784,6 +863,10 @@ def _convert(tf, alias):
         first = len(conv.ops)
         conv.shaped = node.name in _SHAPED
         try:
+            if node.name not in _INT16_OPS and any(
+                    tf.tensors[t].dtype == np.int16 for t in node.inputs + node.outputs
+                    if t >= 0):
+                raise _Fail("int16 tensors are not supported by this op yet")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
@@ -811,6 +894,8 @@ def random_inputs(graph, count, seed=0):
         for tid, shape in graph.inputs:
             if graph.tensors[tid].dtype == "int8":
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
+            elif graph.tensors[tid].dtype == "int16":
+                ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

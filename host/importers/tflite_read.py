@@ -24,9 +24,10 @@ _WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
 _DILATION = ("DilationHFactor", "DilationWFactor")
 # The options table of each op the importer reads, and the fields it reads from it.
 _OPTIONS = {
-    "CONV_2D": ("Conv2DOptions", _WINDOW + _DILATION),
+    "CONV_2D": ("Conv2DOptions", _WINDOW + _DILATION + ("QuantizedBiasType",)),
     "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", _WINDOW + _DILATION),
-    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat")),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat",
+                                                  "QuantizedBiasType")),
     "ADD": ("AddOptions", ("FusedActivationFunction",)),
     "MUL": ("MulOptions", ("FusedActivationFunction",)),
     "AVERAGE_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
