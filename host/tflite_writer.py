@@ -26,6 +26,7 @@ _TYPES = {
     "int8": (TensorType.INT8, np.int8),
     "int32": (TensorType.INT32, np.int32),
     "int16": (TensorType.INT16, np.int16),
+    "int64": (TensorType.INT64, np.int64),
 }
 SCHEMA_VERSION = 3
 _BUFFER_ALIGN = 16

@@ -139,4 +139,13 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+
+Optional ops (burn.graph.ops.OPTIONAL: a default firmware leaves them out)
+-------------------------------------------------------------------------
+strided (module burn.graph.strided): `strided` works on any typed buffer (plain only);
+`strided_s8` takes the same arguments for int8 buffers (viper twin on MicroPython).
+    strided(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5)
+        out, in order, is inp[offset + i0*s0 + ... + i5*s5] over the box [d0, ..., d5];
+        strides in elements, of any sign. TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V,
+        UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output).
 """

@@ -41,9 +41,11 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
+     "SPACE_TO_DEPTH", "strided_s8 strided"),
 )
 
-OPTIONAL = ()
+OPTIONAL = ("strided",)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -85,6 +87,7 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
 )
 
 

@@ -18,6 +18,7 @@ GROUPS = {
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
+    "strided copy (optional)": ("strided",),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -32,6 +32,13 @@ _OPTIONS = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask",
+                                              "NewAxisMask", "ShrinkAxisMask", "Offset")),
+    "SPLIT": ("SplitOptions", ("NumSplits",)),
+    "SPLIT_V": ("SplitVOptions", ("NumSplits",)),
+    "UNPACK": ("UnpackOptions", ("Num", "Axis")),
+    "DEPTH_TO_SPACE": ("DepthToSpaceOptions", ("BlockSize",)),
+    "SPACE_TO_DEPTH": ("SpaceToDepthOptions", ("BlockSize",)),
 }
 
 
