@@ -1,7 +1,7 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy)."""
+fully connected and softmax, quantize, clamp, copy, strided)."""
 
 import numpy as np
 
@@ -41,7 +41,8 @@ def others(path):
                _t("tanh", (1, 6, 6, 2), zp=0), _t("cat", (1, 6, 6, 4)), _t("mean", (1, 4)),
                _t("req", (1, 4), zp=5), _t("deq", (1, 4), "float32"),
                _t("fc", (1, 3), "float32"), _t("soft", (1, 3), "float32"),
-               _t("q", (1, 3), zp=-128), _t("clamp", (1, 3), zp=-128), _t("y", (3,), zp=-128)]
+               _t("q", (1, 3), zp=-128), _t("clamp", (1, 3), zp=-128), _t("y", (3,), zp=-128),
+               _t("reversed", (3,), zp=-128)]
     q = {"in_mult": 1 << 30, "in_left_shift": 2, "range_radius": 100}
     ops = [
         GraphOp("pad", [0], [1], params={"before": [0, 1, 1, 0], "after": [0, 1, 1, 0],
@@ -66,7 +67,9 @@ def others(path):
         GraphOp("quantize", [11], [12], params={"scale": 1 / 256, "zp": -128}),
         GraphOp("clamp", [12], [13], params={"act_min": -120, "act_max": 120}),
         GraphOp("copy", [13], [14]),
+        GraphOp("strided", [14], [15], params={"offset": 2, "dims": [1, 1, 1, 1, 1, 3],
+                                               "strides": [0, 0, 0, 0, 0, -1]}),
     ]
-    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(14, (3,))])
+    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(15, (3,))])
     write_bst(graph, path)
     return str(path)

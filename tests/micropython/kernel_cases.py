@@ -206,6 +206,18 @@ def _concat_args(rng, typecode):
             out(typecode, outer * sum(sizes)), outer]
 
 
+def _strided_args(rng, typecode):
+    """A box of up to 6 axes with strides of any sign, read from inside a random input."""
+    dims = [_int(rng, 1, 3) for _ in range(6)]
+    strides = [_int(rng, -6, 6) for _ in range(6)]
+    lo = sum(min(0, (d - 1) * s) for d, s in zip(dims, strides))
+    hi = sum(max(0, (d - 1) * s) for d, s in zip(dims, strides))
+    offset = _int(rng, 0, 3) - lo
+    size = offset + hi + 1 + _int(rng, 0, 3)
+    src = s8(rng, size) if typecode == "b" else f32(rng, size)
+    return [src, out(typecode, int(np.prod(dims))), offset] + dims + strides
+
+
 def conv_f32(rng, depthwise=False):
     ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
     n = _int(rng, 1, 2)
@@ -279,6 +291,7 @@ INT8 = {
     "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+    "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -299,6 +312,7 @@ FLOAT = {
     "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+    "strided": ("strided", "strided", lambda rng: _strided_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 
