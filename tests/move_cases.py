@@ -1,5 +1,6 @@
 """Random one-op .tflite models of the data-movement ops that import as strided copies
-(TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH).
+(TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+and GATHER and MIRROR_PAD, whose pieces a concat joins).
 
 `make_cases(op, dtype, seed)` yields (model bytes, input array) pairs without end; each
 output shape comes from numpy's own indexing of the input, not from the importer's rules.
@@ -9,7 +10,7 @@ import numpy as np
 from tflite_builder import ModelBuilder
 
 OPS = ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "SPLIT", "SPLIT_V", "UNPACK", "DEPTH_TO_SPACE",
-       "SPACE_TO_DEPTH")
+       "SPACE_TO_DEPTH", "GATHER", "MIRROR_PAD")
 
 
 def _int(rng, lo, hi):
@@ -126,11 +127,35 @@ def _space_to_depth(rng, x):
                  {"BlockSize": b}, "SpaceToDepthOptions"), x
 
 
+def _gather(rng, x):
+    axis, given = _axis(rng, x)
+    d = x.shape[axis]
+    shape = _shape(rng, 1, 2, 5)
+    if rng.random() < 0.4:  # evenly spaced, maybe reversed: one strided copy
+        first, step = _int(rng, 0, d - 1), int(rng.choice([-1, 1, 2]))
+        idx = np.clip(first + step * np.arange(int(np.prod(shape))), 0, d - 1)
+    else:
+        idx = rng.integers(0, d, size=int(np.prod(shape)))
+    idx = idx.reshape(shape).astype(np.int32)
+    return model("GATHER", x, [np.take(x, idx, axis=axis).shape], x.dtype.name, [(1, idx)],
+                 {"Axis": given, "BatchDims": 0}, "GatherOptions")
+
+
+def _mirror_pad(rng, x):
+    symmetric = bool(rng.integers(0, 2))
+    pads = np.array([[_int(rng, 0, d if symmetric else d - 1) for _ in range(2)]
+                     for d in x.shape], np.int64 if rng.random() < 0.3 else np.int32)
+    shape = np.pad(x, pads, mode="symmetric" if symmetric else "reflect").shape
+    return model("MIRROR_PAD", x, [shape], x.dtype.name, [(1, pads)], {"Mode": int(symmetric)},
+                 "MirrorPadOptions")
+
+
 # op: (maker, lowest rank, highest rank)
 _MAKERS = {"TRANSPOSE": (_transpose, 1, 5), "SLICE": (_slice, 1, 5),
            "STRIDED_SLICE": (_strided_slice, 1, 4), "SPLIT": (_split, 1, 4),
            "SPLIT_V": (_split_v, 1, 4), "UNPACK": (_unpack, 2, 4),
-           "DEPTH_TO_SPACE": (_depth_to_space, 4, 4), "SPACE_TO_DEPTH": (_space_to_depth, 4, 4)}
+           "DEPTH_TO_SPACE": (_depth_to_space, 4, 4), "SPACE_TO_DEPTH": (_space_to_depth, 4, 4),
+           "GATHER": (_gather, 1, 4), "MIRROR_PAD": (_mirror_pad, 1, 4)}
 
 
 def make_cases(op, dtype, seed=0):

@@ -147,5 +147,6 @@ strided (module burn.graph.strided): `strided` works on any typed buffer (plain 
     strided(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5)
         out, in order, is inp[offset + i0*s0 + ... + i5*s5] over the box [d0, ..., d5];
         strides in elements, of any sign. TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V,
-        UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output).
+        UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output),
+        GATHER and MIRROR_PAD as such copies joined by concats.
 """

@@ -42,7 +42,7 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
-     "SPACE_TO_DEPTH", "strided_s8 strided"),
+     "SPACE_TO_DEPTH GATHER MIRROR_PAD", "strided_s8 strided"),
 )
 
 OPTIONAL = ("strided",)

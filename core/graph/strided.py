@@ -1,5 +1,6 @@
 """The strided copy: the data-movement ops without arithmetic (TRANSPOSE, SLICE,
-STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH) as one kernel.
+STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, and the pieces of
+GATHER and MIRROR_PAD) as one kernel.
 
 The output, in order, is inp[offset + i0*s0 + i1*s1 + ... + i5*s5] for every index of the
 box d0 x d1 x ... x d5: strides count elements and may be negative (a reversed axis) or

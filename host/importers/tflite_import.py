@@ -37,7 +37,8 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2,
-          "TRANSPOSE": 2, "SLICE": 3, "STRIDED_SLICE": 4, "SPLIT": 2, "SPLIT_V": 3}
+          "TRANSPOSE": 2, "SLICE": 3, "STRIDED_SLICE": 4, "SPLIT": 2, "SPLIT_V": 3,
+          "GATHER": 2, "MIRROR_PAD": 2}
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -458,14 +459,11 @@ def _concat(c, node):
 
 
 def _move(c, node):
-    """The data-movement ops: one strided copy per output (burn.host.importers.tflite_move)."""
+    """The data-movement ops: strided copies (burn.host.importers.tflite_move)."""
     try:
-        boxes = tflite_move.boxes(c.tf, node)
+        tflite_move.convert(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
-    x = tflite_move.data_input(node)
-    for t, params in zip(node.outputs, boxes):
-        c.emit("strided", node, params=params, ins=[x], outs=[t])
 
 
 _CONVERT = {
@@ -477,6 +475,7 @@ _CONVERT = {
     "RELU_N1_TO_1": _clamp,
     "TRANSPOSE": _move, "SLICE": _move, "STRIDED_SLICE": _move, "SPLIT": _move,
     "SPLIT_V": _move, "UNPACK": _move, "DEPTH_TO_SPACE": _move, "SPACE_TO_DEPTH": _move,
+    "GATHER": _move, "MIRROR_PAD": _move,
 }
 
 

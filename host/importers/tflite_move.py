@@ -6,7 +6,8 @@ first element read and the box of up to six (count, stride) axes, in the output'
 that reads the rest. Axes of one element are dropped and axes that continue each other are
 merged, so a TRANSPOSE of five dims or the six-axis shuffle of DEPTH_TO_SPACE fits. A box
 that reads the whole input in order is an identity (`is_identity`), which the importer
-folds into a buffer rename.
+folds into a buffer rename. GATHER (constant positions) and MIRROR_PAD are made of such
+boxes joined by burn's concat op (`convert` emits them all).
 
 Parameters TFLM would refuse raise `MoveError` with TFLM's reason; so do those it accepts
 but then computes nothing sensible from (a permutation with repeats, a slice outside the
@@ -14,6 +15,8 @@ input), and STRIDED_SLICE's ellipsis and new-axis masks, which TFLM ignores.
 """
 
 import numpy as np
+
+from burn.host.bst_writer import GraphOp, GraphTensor
 
 DIMS = 6  # burn.graph.strided.DIMS
 
@@ -246,9 +249,88 @@ def _space_to_depth(tf, node, shape):
                      (b, c), (c, 1)])]
 
 
+def _runs(values):
+    """`values` cut into runs of evenly spaced values: [(first, step, count)]."""
+    runs = []
+    i = 0
+    while i < len(values):
+        step = values[i + 1] - values[i] if i + 1 < len(values) else 1
+        j = i + 1
+        while j < len(values) and values[j] - values[j - 1] == step:
+            j += 1
+        runs.append((values[i], step, j - i))
+        i = j
+    return runs
+
+
+def _gather(tf, node, shape):
+    """[(outer, [(params, elements per outer index)])]: one piece per run of evenly spaced
+    indices, which a concat joins when there are several."""
+    o = node.options or {}
+    if o.get("BatchDims", 0):
+        raise MoveError("batch_dims %d is not supported" % o["BatchDims"])
+    tt = tf.tensors[node.inputs[1]]
+    if tt.dtype != np.int32:
+        raise MoveError("Positions of type '%s' are not supported by gather." % tt.dtype.name)
+    if tt.data is None:
+        raise MoveError("positions must be a constant tensor")
+    axis = _axis(o.get("Axis", 0), len(shape))
+    indices = [int(v) for v in tt.data.reshape(-1)]
+    if any(not 0 <= i < shape[axis] for i in indices):
+        raise MoveError("positions %s are outside the axis of %d" % (indices, shape[axis]))
+    _want(tf, node.outputs[0], shape[:axis] + tt.shape + shape[axis + 1:])
+    outer, inner = int(np.prod(shape[:axis])), int(np.prod(shape[axis + 1:]))
+    runs = _runs(indices)
+    if len(runs) > _MAX_PIECES:
+        raise MoveError("%d runs of evenly spaced positions, more than %d"
+                        % (len(runs), _MAX_PIECES))
+    return [(outer, [(_box(first * inner, [(outer, shape[axis] * inner),
+                                           (count, step * inner), (inner, 1)]), count * inner)
+                     for first, step, count in runs])]
+
+
+def _mirror_pad(tf, node, shape):
+    """[(outer, [(params or None for the padded tensor itself, elements per outer index)])]:
+    one concat per padded axis, of the mirrored pieces before and after and the tensor
+    padded so far, which grows axis by axis."""
+    tt = tf.tensors[node.inputs[1]]
+    if tt.data is None or tt.dtype not in (np.int32, np.int64) or \
+            tuple(tt.shape) != (len(shape), 2):
+        raise MoveError("paddings must be a constant int32 [%d, 2] tensor" % len(shape))
+    pads = [[int(v) for v in row] for row in tt.data.reshape(-1, 2)]
+    mode = (node.options or {}).get("Mode", 0)
+    if mode not in (0, 1):
+        raise MoveError("unknown mode %d" % mode)
+    symmetric = mode == 1
+    steps, now = [], list(shape)
+    for a, (before, after) in enumerate(pads):
+        d = now[a]
+        most = d if symmetric else d - 1
+        if not 0 <= before <= most or not 0 <= after <= most:
+            raise MoveError("paddings %s: at most %d on axis %d in %s mode"
+                            % (pads, most, a, "SYMMETRIC" if symmetric else "REFLECT"))
+        if before == after == 0:
+            continue
+        outer, inner = int(np.prod(now[:a])), int(np.prod(now[a + 1:]))
+        line = [(outer, d * inner)]
+        first_before = before - 1 if symmetric else before
+        first_after = d - 1 if symmetric else d - 2
+        pieces = [(_box(first_before * inner, line + [(before, -inner), (inner, 1)]),
+                   before * inner), (None, d * inner),
+                  (_box(first_after * inner, line + [(after, -inner), (inner, 1)]),
+                   after * inner)]
+        steps.append((outer, [p for p in pieces if p[1]]))
+        now[a] = d + before + after
+    _want(tf, node.outputs[0], now)
+    return steps
+
+
 OPS = {"TRANSPOSE": _transpose, "SLICE": _slice, "STRIDED_SLICE": _strided_slice,
        "SPLIT": _split, "SPLIT_V": _split_v, "UNPACK": _unpack,
        "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth}
+# ops made of pieces joined by concats (burn's concat op)
+PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad}
+_MAX_PIECES = 32  # burn.bst_ops._MAX_CONCAT
 # the input the op moves (SPLIT takes its axis first)
 _DATA = {"SPLIT": 1}
 
@@ -258,11 +340,51 @@ def data_input(node):
     return node.inputs[_DATA.get(node.name, 0)]
 
 
-def boxes(tf, node):
-    """[params of the strided op] of TFLite node `node`, one per output, in order."""
+def _shape(tf, node):
     x = data_input(node)
-    shape = tuple(tf.tensors[x].shape)
     for t in node.outputs:
         if tf.tensors[t].dtype != tf.tensors[x].dtype:
             raise MoveError("input and output types differ")
-    return OPS[node.name](tf, node, shape)
+    return tuple(tf.tensors[x].shape)
+
+
+def boxes(tf, node):
+    """[params of the strided op] of TFLite node `node` (an OPS op), one per output."""
+    return OPS[node.name](tf, node, _shape(tf, node))
+
+
+def convert(c, node):
+    """Emit the ops of TFLite node `node` (an OPS or PIECES op) through importer `c`
+    (burn.host.importers.tflite_import): strided copies, and concats of their pieces."""
+    x = data_input(node)
+    if node.name in OPS:
+        for t, params in zip(node.outputs, boxes(c.tf, node)):
+            c.emit("strided", node, params=params, ins=[x], outs=[t])
+        return
+    steps = PIECES[node.name](c.tf, node, _shape(c.tf, node))
+    if not steps:  # a MIRROR_PAD of nothing
+        c.emit("copy", node)
+        return
+    src, out = c.act(x), c.act(node.outputs[0])
+    for k, (outer, pieces) in enumerate(steps):
+        whole = out if k == len(steps) - 1 else \
+            _tensor(c, out, (outer, sum(n for _p, n in pieces)))
+        parts = []
+        for params, n in pieces:
+            if params is None:  # the tensor padded so far
+                parts.append(src)
+                continue
+            parts.append(whole if len(pieces) == 1 else _tensor(c, out, (outer, n)))
+            c.ops.append(GraphOp("strided", [src], [parts[-1]], params=params))
+        if len(pieces) > 1:
+            c.ops.append(GraphOp("concat", parts, [whole], params={
+                "outer": outer, "inner_sizes": [n for _p, n in pieces]}))
+        src = whole
+
+
+def _tensor(c, like, shape):
+    """A new graph tensor of `shape` with the dtype and quantization of tensor `like`."""
+    t = c.tensors[like]
+    name = "%s/%d" % (t.name, len(c.tensors))
+    c.tensors.append(GraphTensor(name[-48:], shape, t.dtype, t.scale, t.zero_point))
+    return len(c.tensors) - 1

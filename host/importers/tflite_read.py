@@ -39,6 +39,8 @@ _OPTIONS = {
     "UNPACK": ("UnpackOptions", ("Num", "Axis")),
     "DEPTH_TO_SPACE": ("DepthToSpaceOptions", ("BlockSize",)),
     "SPACE_TO_DEPTH": ("SpaceToDepthOptions", ("BlockSize",)),
+    "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
+    "MIRROR_PAD": ("MirrorPadOptions", ("Mode",)),
 }
 
 

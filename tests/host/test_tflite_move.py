@@ -1,5 +1,6 @@
-"""TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH
-import as strided copies (burn.graph.strided): bit for bit with TFLM, int8 and float32, on
+"""TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+GATHER and MIRROR_PAD import as strided copies (burn.graph.strided; the pieces of a GATHER
+or MIRROR_PAD joined by concats): bit for bit with TFLM, int8 and float32, on
 the plain kernel, the flex C kernel (host, and built for the Cortex-M0+ run in unicorn) and
 the viper kernel (MicroPython unix port); identities fold away; what TFLM refuses, and what
 would read outside the input, is refused."""
@@ -27,12 +28,12 @@ ARENA = 1 << 16
 
 
 def _collect(op, dtype):
-    """COUNTS[dtype] cases of `op` that import as strided ops (identities fold away and
-    are tested below): (input, TFLM's flat outputs, .bst bytes)."""
+    """COUNTS[dtype] cases of `op` that import as strided ops (identities fold away or
+    become a copy, tested below): (input, TFLM's flat outputs, .bst bytes)."""
     out = []
     for data, x in make_cases(op, dtype):
         graph = import_tflite(data, tests=0)
-        if graph.ops:
+        if any(op.op == "strided" for op in graph.ops):
             want = run_tflm(data, [x], len(graph.outputs), ARENA)
             out.append((x, [w.reshape(-1).tolist() for w in want], encode_bst(graph)))
         if len(out) == COUNTS[dtype]:
@@ -59,7 +60,8 @@ def test_matches_tflm_on_plain_flex_and_m0(cases, m0, op):
     for dtype in COUNTS:
         for x, want, bst in cases[op, dtype]:
             plain = burn.load(bst, variant="plain")
-            assert {s.kind for s in plain._steps} == {"strided"}
+            kinds = {s.kind for s in plain._steps}
+            assert "strided" in kinds and kinds <= {"strided", "concat"}
             assert {s.runtime for s in plain._steps} == {"plain"}
             flex, emulated = use_flex(burn.load(bst)), use_flex(burn.load(bst), m0)
             assert flex.flex_ops == emulated.flex_ops == len(plain._steps)
@@ -104,23 +106,27 @@ def test_matches_tflm_on_viper(cases, tmp_path):
 
 
 def _identities():
+    """(model, input, the ops it imports as): moves that keep every element in place."""
     x = np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 1, 6)
     i32 = np.int32
     return [
-        (model("TRANSPOSE", x, [(1, 1, 4, 6)], "int8", [(1, np.array([2, 0, 1, 3], i32))]), x),
+        (model("TRANSPOSE", x, [(1, 1, 4, 6)], "int8", [(1, np.array([2, 0, 1, 3], i32))]), x,
+         []),
         (model("SLICE", x, [x.shape], "int8", [(1, np.zeros(4, i32)),
-                                               (2, np.array([-1, 4, 1, 6], i32))]), x),
+                                               (2, np.array([-1, 4, 1, 6], i32))]), x, []),
         (model("SPLIT", x, [x.shape], "int8", [(0, np.array(3, i32))], {"NumSplits": 1},
-               "SplitOptions"), x),
+               "SplitOptions"), x, []),
         (model("DEPTH_TO_SPACE", x, [x.shape], "int8", [], {"BlockSize": 1},
-               "DepthToSpaceOptions"), x),
+               "DepthToSpaceOptions"), x, []),
+        (model("MIRROR_PAD", x, [x.shape], "int8", [(1, np.zeros((4, 2), i32))], {"Mode": 0},
+               "MirrorPadOptions"), x, ["copy"]),
     ]
 
 
-def test_identities_fold_into_a_rename():
-    for data, x in _identities():
+def test_identities_fold_into_a_rename_or_a_copy():
+    for data, x, kinds in _identities():
         graph = import_tflite(data, tests=0)
-        assert graph.ops == []
+        assert [op.op for op in graph.ops] == kinds
         got = burn.load(encode_bst(graph)).run(x.reshape(-1))
         assert np.array(got).reshape(-1).tolist() == run_tflm(data, [x])[0].reshape(-1).tolist()
 
@@ -135,6 +141,16 @@ def _refused():
     def ss(x, begin, end, strides, out, **masks):
         consts = [(1, np.array(begin, i32)), (2, np.array(end, i32)), (3, np.array(strides, i32))]
         return model("STRIDED_SLICE", x, [out], "int8", consts, masks, "StridedSliceOptions")
+
+    def gather(idx, **options):
+        shape = x4.shape[:1] + idx.shape + x4.shape[2:]
+        return model("GATHER", x4, [shape], "int8", [(1, idx)], dict(Axis=1, **options),
+                     "GatherOptions")
+
+    def mirror(pads, mode):
+        shape = [d + a + b for d, (a, b) in zip(x4.shape, pads)]
+        return model("MIRROR_PAD", x4, [shape], "int8", [(1, np.array(pads, i32))],
+                     {"Mode": mode}, "MirrorPadOptions")
 
     return [
         (model("TRANSPOSE", x6, [x6.shape], "int8", [(1, np.arange(6, dtype=i32))]),
@@ -166,6 +182,14 @@ def _refused():
                "SpaceToDepthOptions"), "multiples of block_size", True),
         (model("SPACE_TO_DEPTH", x4, [x4.shape], "int8", [], {"BlockSize": 0},
                "SpaceToDepthOptions"), "at least 1", True),
+        (gather(np.array([0, 2], np.int64)), "Positions of type 'int64' are not supported",
+         True),
+        (gather(np.array([0, 3], i32)), "outside the axis of 3", False),
+        (gather(np.array([[0], [1]], i32), BatchDims=1), "batch_dims 1 is not supported",
+         False),
+        (mirror([[0, 0], [3, 0], [0, 0], [0, 0]], 0), "at most 2 on axis 1 in REFLECT", False),
+        (mirror([[0, 0], [0, 0], [0, 0], [0, 6]], 1), "at most 5 on axis 3 in SYMMETRIC",
+         False),
     ]
 
 
