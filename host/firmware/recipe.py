@@ -41,8 +41,9 @@ class Recipe:
     @property
     def flavor(self):
         """'burn', 'burn-debug' or 'stock', then '-ops-<label of the selection>' when it keeps
-        only some kernels: part of the cache folder names and of the input key."""
-        if self.ops is None:
+        only some kernels other than the default selection (every op but the optional ones):
+        part of the cache folder names and of the input key."""
+        if self._every_op:
             return self.work_flavor
         return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
 
@@ -51,7 +52,12 @@ class Recipe:
         """The flavor less the selection's label: builds of every selection share a work
         folder ('burn-ops', 'burn-debug-ops')."""
         base = "stock" if self.stock else "burn-debug" if self.debug else "burn"
-        return base if self.ops is None else base + "-ops"
+        return base if self._every_op else base + "-ops"
+
+    @property
+    def _every_op(self):
+        # all the kernels, or the default selection (the input key tells the two apart)
+        return self.ops is None or self.ops == ops_select.default_kernels()
 
     @property
     def code_limit(self):

@@ -50,11 +50,17 @@ def test_uf2_is_an_rp2040_image_that_fits_the_code_space(built, flash):
 
 
 def test_image_holds_burn_frozen_modules(flash):
+    """Every core module the default selection needs, and none of an optional op's."""
+    from burn.graph.ops import OPTIONAL, kernel_args, kernels
+    from burn.host.firmware import ops_select
+
     facts = uf2.micropython_facts(flash)
     assert facts["version"].startswith("v1.28.0")
     frozen = set(facts["frozen"])
-    for rel in inputs.core_files():
+    for rel in inputs.core_files(ops_select.default_kernels()):
         assert "burn/" + rel in frozen
+    for name in kernels(OPTIONAL):
+        assert "burn/graph/%s.py" % kernel_args(name)[0] not in frozen, name
     assert "asyncio/core.py" in frozen  # the port's own manifest is still included
 
 
