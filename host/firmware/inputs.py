@@ -13,8 +13,9 @@ from burn.host.firmware import ops_select
 
 # Bumped when the build procedure itself changes what it makes from the same inputs.
 # 2: frozen Cortex-M0+ native code word aligned (native_align); 3: the RP2040's UF2 written
-# from the ELF by the project, without picotool.
-PROCEDURE = 3
+# from the ELF by the project, without picotool; 4: no kernel check module in a firmware of
+# the default selection.
+PROCEDURE = 4
 # The package `burn`: core/ in a checkout; installed, its folder also holds burn.host.
 CORE_DIR = Path(burn.__file__).resolve().parent
 FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
@@ -44,13 +45,15 @@ def has_flex_module():
 
 def stage_core(dest, ops=None):
     """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it; with
-    `ops`, only those the kernels need, and the module that lists the kernels."""
+    `ops`, only those the kernels need, and the module that lists the kernels. The default
+    selection goes without that module: it leaves out only the optional ops, whose own
+    modules are left out too, which burn.bst_ops reports just as clearly."""
     target = dest / "burn"
     shutil.rmtree(target, ignore_errors=True)
     for rel in core_files(ops):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(CORE_DIR / rel, target / rel)
-    if ops is not None:
+    if ops is not None and ops != ops_select.default_kernels():
         write_text_atomic(target / ops_select.BUILT_MODULE, ops_select.built_module_text(ops))
     return dest
 

@@ -50,7 +50,8 @@ def test_uf2_is_an_rp2040_image_that_fits_the_code_space(built, flash):
 
 
 def test_image_holds_burn_frozen_modules(flash):
-    """Every core module the default selection needs, and none of an optional op's."""
+    """Every core module the default selection needs, none of an optional op's, and no
+    kernel check module (burn.bst_ops already refuses an op whose module is left out)."""
     from burn.graph.ops import OPTIONAL, kernel_args, kernels
     from burn.host.firmware import ops_select
 
@@ -61,6 +62,7 @@ def test_image_holds_burn_frozen_modules(flash):
         assert "burn/" + rel in frozen
     for name in kernels(OPTIONAL):
         assert "burn/graph/%s.py" % kernel_args(name)[0] not in frozen, name
+    assert "burn/" + ops_select.BUILT_MODULE not in frozen  # no kernel check to make
     assert "asyncio/core.py" in frozen  # the port's own manifest is still included
 
 
