@@ -547,6 +547,7 @@ PREPARE = {
     "transpose_conv2d": "transpose_conv",
     "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
     "svdf": "svdf",
+    "strided": "strided",
 }
 
 

@@ -26,6 +26,7 @@
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
     X(MP_QSTR_svdf_s8, svdf_s8)                                                \
+    X(MP_QSTR_strided_s8, strided_s8)                                          \
     BF_S16_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
@@ -54,6 +55,7 @@
     X(MP_QSTR_prelu_f32, prelu_f32)                                            \
     X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
     X(MP_QSTR_svdf_f32, svdf_f32)                                              \
+    X(MP_QSTR_strided, strided)                                                \
     BF_S16_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)

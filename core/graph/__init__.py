@@ -175,4 +175,14 @@ svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory
 int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
 requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
 depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
+
+Optional ops (burn.graph.ops.OPTIONAL: a default firmware leaves them out)
+-------------------------------------------------------------------------
+strided (module burn.graph.strided): `strided` works on any typed buffer (plain only);
+`strided_s8` takes the same arguments for int8 buffers (viper twin on MicroPython).
+    strided(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5)
+        out, in order, is inp[offset + i0*s0 + ... + i5*s5] over the box [d0, ..., d5];
+        strides in elements, of any sign. TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V,
+        UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output),
+        GATHER and MIRROR_PAD as such copies joined by concats.
 """

@@ -51,6 +51,8 @@ OPS = (
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
+    ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
+     "SPACE_TO_DEPTH GATHER MIRROR_PAD", "strided_s8 strided"),
 )
 
 OPTIONAL = (
@@ -59,6 +61,7 @@ OPTIONAL = (
     "prelu",
     "log_softmax",
     "svdf",
+    "strided",
 )
 
 GROUPS = {
@@ -131,6 +134,7 @@ KERNELS = (
     ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
     ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
+    ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
 )
 
 

@@ -206,6 +206,15 @@ flex_status flex_concat(int32_t elem_size, int32_t n_inputs, const void *const *
                         const int32_t *axis_sizes, int32_t outer, int32_t inner,
                         void *output, size_t output_len);
 
+/* Strided copy (the optional op `strided`): output element k, in row-major order over the
+ * box dims[0] x ... x dims[5], is input[offset + i0 * strides[0] + ... + i5 * strides[5]];
+ * strides count elements and may be negative. A read outside the input (input_len
+ * elements) gives FLEX_E_STRIDE; output_len must be the box's element count. */
+#define FLEX_STRIDED_DIMS 6
+flex_status flex_strided(int32_t elem_size, const void *input, size_t input_len, int32_t offset,
+                         const int32_t *dims, const int32_t *strides, void *output,
+                         size_t output_len);
+
 /* ---- plans: a whole int8 model in one call ---------------------------------------- */
 
 /* Op codes of plan steps: the int8 kernels, the layout kernels and a plain copy. */

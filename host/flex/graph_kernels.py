@@ -12,14 +12,17 @@ from burn.host.flex.binding import PtrList, Struct, host, run
 from burn.host.flex.f32 import UNARY
 
 
-def view(buf, dtype, count):
-    """The first `count` elements of `buf` as a numpy array of `dtype`, without copying."""
+def view(buf, dtype, count=None):
+    """The first `count` elements (None: all) of `buf` as a numpy array of `dtype`, without
+    copying."""
     if isinstance(buf, np.ndarray):
         arr = buf.reshape(-1)
         if arr.dtype != dtype:
             arr = arr.view(dtype)
     else:
         arr = np.frombuffer(buf, dtype=dtype)
+    if count is None:
+        return arr
     if arr.size < count:
         raise ValueError("flex: buffer holds %d elements, %d needed" % (arr.size, count))
     return arr[:count]
@@ -541,6 +544,17 @@ class GraphKernels:
         self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
                                        _i16(exp_lut, 513), 513, _i16(inv_lut, 513), 513, y,
                                        y.size], "[%d, %d]" % (rows, depth))
+    def strided(self, inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
+        """Strided copy over the box [d0, ..., d5] (burn.graph.strided); int8 or float32 by
+        `out`; the C kernel checks every read against the whole input buffer."""
+        dtype = np.float32 if _is_float(out) else np.int8
+        dims = np.array([d0, d1, d2, d3, d4, d5], np.int32)
+        x, y = view(inp, dtype), view(out, dtype, int(np.prod(dims, dtype=np.int64)))
+        self._run("flex_strided", [y.itemsize, x, x.size, offset, dims,
+                                   np.array([s0, s1, s2, s3, s4, s5], np.int32), y, y.size],
+                  "box %s, strides %s" % (dims.tolist(), [s0, s1, s2, s3, s4, s5]))
+
+    strided_s8 = strided
 
 
 def _is_float(buf):

@@ -25,6 +25,7 @@ GROUPS = {
     "log softmax": ("s8_log_softmax",),
     "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
                 "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
+    "strided copy (optional)": ("strided",),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -22,7 +22,7 @@ from burn.graph import geometry, unary
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, unary_tables
+from burn.host.importers import MAX_TESTS, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
@@ -38,7 +38,11 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
            "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3,
+          "TRANSPOSE": 2, "SLICE": 3, "STRIDED_SLICE": 4, "SPLIT": 2, "SPLIT_V": 3,
+          "GATHER": 2, "MIRROR_PAD": 2}
+# ops with one output or more (the others have exactly one)
+_OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -126,9 +130,9 @@ class _Converter:
         return shape
 
     # -- helpers --------------------------------------------------------------------------
-    def emit(self, op, node, consts=None, params=None, ins=None):
+    def emit(self, op, node, consts=None, params=None, ins=None, outs=None):
         inputs = [self.act(t) for t in (ins if ins is not None else node.inputs[:1])]
-        outputs = [self.act(t) for t in node.outputs]
+        outputs = [self.act(t) for t in (outs if outs is not None else node.outputs)]
         self.ops.append(GraphOp(op, inputs, outputs, consts, params))
 
     def is_int8(self, node):
@@ -758,6 +762,14 @@ def _svdf(c, node):
     c.emit("svdf", node, consts=consts, params=params)
 
 
+def _move(c, node):
+    """The data-movement ops: strided copies (burn.host.importers.tflite_move)."""
+    try:
+        tflite_move.convert(c, node)
+    except tflite_move.MoveError as e:
+        raise _Fail(str(e)) from None
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -769,14 +781,35 @@ _CONVERT = {
     "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
     "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu, "LOG_SOFTMAX": _log_softmax,
     "SVDF": _svdf,
+    "TRANSPOSE": _move, "SLICE": _move, "STRIDED_SLICE": _move, "SPLIT": _move,
+    "SPLIT_V": _move, "UNPACK": _move, "DEPTH_TO_SPACE": _move, "SPACE_TO_DEPTH": _move,
+    "GATHER": _move, "MIRROR_PAD": _move,
 }
 
 
+def _identity_move(tf, node):
+    """Whether `node` is a data-movement op that copies its input unchanged (a transpose or
+    slice that keeps everything in order) into an output of the same quantization."""
+    if node.name not in tflite_move.OPS or len(node.outputs) != 1:
+        return False
+    try:
+        params = tflite_move.boxes(tf, node)[0]
+    except (tflite_move.MoveError, *_MALFORMED):
+        return False  # its conversion reports what is wrong
+    a, b = tf.tensors[tflite_move.data_input(node)], tf.tensors[node.outputs[0]]
+    return (a.scales, a.zero_points) == (b.scales, b.zero_points) and \
+        tflite_move.is_identity(params, _numel(a.shape))
+
+
 def _fold_aliases(tf):
-    """Map the output of each reshape-like op to the tensor it renames; returns {out: in}."""
+    """Map the output of each reshape-like op, and of each identity move, to the tensor it
+    renames; returns {out: in}."""
     alias = {}
     for node in tf.ops:
-        if node.name in _FOLDED:
+        if node.name in tflite_move.OPS and _identity_move(tf, node):
+            src = tflite_move.data_input(node)
+            alias[node.outputs[0]] = alias.get(src, src)
+        elif node.name in _FOLDED:
             where = node.where()
             if not node.inputs or node.inputs[0] < 0 or len(node.outputs) != 1:
                 raise TFLiteImportError("%s: needs one input and one output" % where)
@@ -809,10 +842,11 @@ def _check_structure(tf):
         raise TFLiteImportError("the model needs at least one input and one output")
     for n in tf.ops:
         need = _ARITY.get(n.name, 1)
-        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
-                len(n.outputs) != 1 or n.outputs[0] < 0:
-            raise TFLiteImportError("%s: needs %d inputs and one output, has %s -> %s"
-                                    % (n.where(), need, n.inputs, n.outputs))
+        outs = "outputs" if n.name in _OUTPUTS else "one output"
+        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or not n.outputs or \
+                (len(n.outputs) != 1 and n.name not in _OUTPUTS) or min(n.outputs) < 0:
+            raise TFLiteImportError("%s: needs %d inputs and %s, has %s -> %s"
+                                    % (n.where(), need, outs, n.inputs, n.outputs))
         for t in n.inputs + n.outputs:
             tt = tf.tensors[t] if t >= 0 else None
             if tt is not None and tt.data is None and \
@@ -858,7 +892,7 @@ def _convert(tf, alias):
     conv = _Converter(tf, alias)
     errors = []
     for node in tf.ops:
-        if node.name in _FOLDED:
+        if node.name in _FOLDED or node.outputs[0] in alias:
             continue
         first = len(conv.ops)
         conv.shaped = node.name in _SHAPED

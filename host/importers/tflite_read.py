@@ -39,6 +39,15 @@ _OPTIONS = {
                                                 "FusedActivationFunction")),
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
     "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction")),
+    "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask",
+                                              "NewAxisMask", "ShrinkAxisMask", "Offset")),
+    "SPLIT": ("SplitOptions", ("NumSplits",)),
+    "SPLIT_V": ("SplitVOptions", ("NumSplits",)),
+    "UNPACK": ("UnpackOptions", ("Num", "Axis")),
+    "DEPTH_TO_SPACE": ("DepthToSpaceOptions", ("BlockSize",)),
+    "SPACE_TO_DEPTH": ("SpaceToDepthOptions", ("BlockSize",)),
+    "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
+    "MIRROR_PAD": ("MirrorPadOptions", ("Mode",)),
 }
 
 

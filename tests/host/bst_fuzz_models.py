@@ -1,7 +1,7 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf)."""
+fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided)."""
 
 import numpy as np
 
@@ -42,7 +42,8 @@ def others(path):
                _t("req", (1, 4), zp=5), _t("deq", (1, 4), "float32"),
                _t("fc", (1, 3), "float32"), _t("soft", (1, 3), "float32"),
                _t("q", (1, 3), zp=-128), _t("clamp", (1, 3), zp=-128), _t("y", (3,), zp=-128),
-               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4), _t("svdf", (1, 2))]
+               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4), _t("svdf", (1, 2)),
+               _t("reversed", (2,), zp=-3)]
     q = {"in_mult": 1 << 30, "in_left_shift": 2, "range_radius": 100}
     ops = [
         GraphOp("pad", [0], [1], params={"before": [0, 1, 1, 0], "after": [0, 1, 1, 0],
@@ -79,8 +80,10 @@ def others(path):
             "rank": 2, "in_zp": 4, "state_zp": 0, "out_zp": -3, "state_mult": 1 << 30,
             "state_shift": 4, "out_mult": 1 << 30, "out_shift": -12,
             "state_bits": 16}),
+        GraphOp("strided", [17], [18], params={"offset": 1, "dims": [1, 1, 1, 1, 1, 2],
+                                               "strides": [0, 0, 0, 0, 0, -1]}),
     ]
-    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(17, (1, 2))])
+    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(18, (2,))])
     write_bst(graph, path)
     return str(path)
 

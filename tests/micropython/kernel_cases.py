@@ -235,6 +235,18 @@ def _concat_args(rng, typecode):
             out(typecode, outer * sum(sizes)), outer]
 
 
+def _strided_args(rng, typecode):
+    """A box of up to 6 axes with strides of any sign, read from inside a random input."""
+    dims = [_int(rng, 1, 3) for _ in range(6)]
+    strides = [_int(rng, -6, 6) for _ in range(6)]
+    lo = sum(min(0, (d - 1) * s) for d, s in zip(dims, strides))
+    hi = sum(max(0, (d - 1) * s) for d, s in zip(dims, strides))
+    offset = _int(rng, 0, 3) - lo
+    size = offset + hi + 1 + _int(rng, 0, 3)
+    src = s8(rng, size) if typecode == "b" else f32(rng, size)
+    return [src, out(typecode, int(np.prod(dims))), offset] + dims + strides
+
+
 def conv_f32(rng, depthwise=False):
     ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
     n = _int(rng, 1, 2)
@@ -381,6 +393,7 @@ INT8 = {
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
     "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
     "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
+    "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -406,6 +419,7 @@ FLOAT = {
     "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
     "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
     "svdf_f32": ("svdf", "svdf_f32", lambda rng: _svdf_args(rng, "f")),
+    "strided": ("strided", "strided", lambda rng: _strided_args(rng, "f")),
 }
 
 
