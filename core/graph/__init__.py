@@ -139,4 +139,18 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+
+optional kernels (left out of a default firmware; burn.graph.ops.OPTIONAL)
+-------------------------------------------------------------------------------
+reduce: reduce_s8(inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
+        shift); reduce_f32(inp, out, outer, reduce, mid, reduce2, inner, op)
+    inp viewed as [outer, reduce, mid, reduce2, inner] -> out [outer, mid, inner]; op 0 max,
+    1 min (int8: same scale in and out), 2 sum (int8: requantized by mult, shift as TFLM's
+    QuantizedMeanOrSum; mean_params folds a mean's 1/count in), 3 mean (float32 only).
+resize: resize_s8(inp, out, n, ih, iw, c, oh, ow, ys, xs);
+        resize_f32(inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx)
+    inp [n, ih, iw, c] -> out [n, oh, ow, c] through sampling tables made at import with
+    TFLM's arithmetic (bilinear, or nearest neighbour as zero weights): ys (y0, y1, wy) per
+    output row, xs (x0, x1, wx) per column; int8 weights in 1/1024 steps, float32
+    fractions in fy, fx.
 """

@@ -41,9 +41,11 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
+    ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
 )
 
-OPTIONAL = ()
+OPTIONAL = ("reduce", "resize")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -52,6 +54,8 @@ GROUPS = {
     "q": "in_zp out_zp act_min act_max",
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+    "axes": "inp out outer reduce mid reduce2 inner",
+    "resize": "n ih iw c oh ow",
 }
 
 KERNELS = (
@@ -85,6 +89,10 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
+    ("reduce", "reduce_f32", "*axes op"),
+    ("resize", "resize_s8", "inp out *resize ys xs"),
+    ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
 )
 
 

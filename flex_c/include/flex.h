@@ -403,6 +403,34 @@ flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *inpu
                                   size_t input_len, float beta, float *output,
                                   size_t output_len);
 
+/* Reductions over axes 1 and 3 of [outer, reduce, mid, reduce2, inner] -> [outer, mid, inner]
+ * (TFLite SUM, REDUCE_MAX, REDUCE_MIN and MEAN over any axes, folded so; an optional op).
+ * op: FLEX_REDUCE_SUM (int8: MBQM(sum - input_zero_point * count, multiplier, shift) +
+ * output zero point, clamped, as TFLM's QuantizedMeanOrSum), _MAX, _MIN or _MEAN (float32
+ * only). int8 max and min ignore the quantization arguments. */
+flex_status flex_s8_reduce_axes(const int32_t dims[5], int32_t op, const int8_t *input,
+                                size_t input_len, int32_t input_zero_point,
+                                int32_t multiplier, int32_t shift, int32_t output_zero_point,
+                                int8_t *output, size_t output_len);
+flex_status flex_f32_reduce_axes(const int32_t dims[5], int32_t op, const float *input,
+                                 size_t input_len, float *output, size_t output_len);
+
+/* Image resizes (TFLite RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR; an optional op) through
+ * sampling tables made once from TFLM's arithmetic: ys holds (y0, y1, wy) for each of the
+ * out_dims->h rows, xs (x0, x1, wx) for each of the out_dims->w columns (ys_len, xs_len: 3
+ * per position); in_dims and out_dims share n and c. int8: wy, wx in 1/1024 steps, in
+ * [-512, 1024] (TFLM's ResizeBilinearInteger: the weighted sum rounded half away from zero
+ * by 2**20, then cast). float32: fy, fx hold the out_dims->h and ->w fractions (TFLM's
+ * ResizeBilinear); the tables' weights are not read. A nearest-neighbour resize has
+ * y1 = y0 and zero weights. */
+flex_status flex_s8_resize(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                           const int32_t *ys, size_t ys_len, const int32_t *xs, size_t xs_len,
+                           const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                            const int32_t *ys, size_t ys_len, const int32_t *xs,
+                            size_t xs_len, const float *fy, const float *fx,
+                            const flex_dims4 *out_dims, float *output, size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

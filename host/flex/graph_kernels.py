@@ -337,6 +337,36 @@ class GraphKernels:
         self._run("flex_f32_softmax_beta", [rows, depth, x, x.size, float(beta), y, y.size],
                   "[%d, %d]" % (rows, depth))
 
+    def reduce_s8(self, inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
+                  shift):
+        """int8 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _i8(inp, int(np.prod(d, dtype=np.int64))), _i8(out, outer * mid * inner)
+        self._run("flex_s8_reduce_axes", [d, op, x, x.size, in_zp, mult, shift, out_zp, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def reduce_f32(self, inp, out, outer, reduce, mid, reduce2, inner, op):
+        """float32 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _f32(inp, int(np.prod(d, dtype=np.int64))), _f32(out, outer * mid * inner)
+        self._run("flex_f32_reduce_axes", [d, op, x, x.size, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def resize_s8(self, inp, out, n, ih, iw, c, oh, ow, ys, xs):
+        """int8 resize through sampling tables (burn.graph.resize)."""
+        x, y = _i8(inp, n * ih * iw * c), _i8(out, n * oh * ow * c)
+        self._run("flex_s8_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                     _i32(xs, 3 * ow), 3 * ow, dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
+    def resize_f32(self, inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx):
+        """float32 resize through sampling tables (burn.graph.resize)."""
+        x, y = _f32(inp, n * ih * iw * c), _f32(out, n * oh * ow * c)
+        self._run("flex_f32_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                      _i32(xs, 3 * ow), 3 * ow, _f32(fy, oh), _f32(fx, ow),
+                                      dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):

@@ -18,6 +18,8 @@ GROUPS = {
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
+    "reduce axes (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
+    "resize (optional)": ("s8_resize", "f32_resize"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -33,10 +33,11 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX")
+           "SOFTMAX", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
+          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -329,23 +330,66 @@ def _pool(c, node):
            params=params)
 
 
-def _mean(c, node):
+def _fold_axes(c, node):
+    """The input's shape folded to [outer, reduce, mid, reduce2, inner] for a reduction over
+    the axes of node.inputs[1] (TFLM resolves them: negative counts from the end, repeats
+    count once): kept and reduced axes merge with their neighbours of the same kind."""
     shape = c.shape(node.inputs[0])
-    if not shape:
-        raise _Fail("input has no dimensions")
-    axes = sorted(int(a) % len(shape) for a in c.const(node.inputs[1], "axes").reshape(-1))
-    if not axes or axes != list(range(axes[0], axes[-1] + 1)):
-        raise _Fail("mean over axes %s: only one contiguous block of axes" % axes)
-    outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
-    reduce = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
-    inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
-    params = {"outer": outer, "reduce": reduce, "inner": inner}
-    if c.is_int8(node):
-        (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
-            c.quant(node.outputs[0])
-        params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale, reduce)
-        params.update({"in_zp": in_zp, "out_zp": out_zp})
-    c.emit("mean", node, params=params)
+    if c.tf.tensors[node.inputs[1]].dtype != np.int32:
+        raise _Fail("axes must be an int32 tensor")
+    axes = c.const(node.inputs[1], "axes").reshape(-1).tolist()
+    if any(not -len(shape) <= a < len(shape) for a in axes):
+        raise _Fail("axes %s out of range for %d dims" % (axes, len(shape)))
+    reduced = {int(a) % len(shape) for a in axes}
+    groups = [[False, 1]]
+    for i, d in enumerate(shape):
+        if d != 1:
+            if groups[-1][0] != (i in reduced):
+                groups.append([i in reduced, 1])
+            groups[-1][1] *= int(d)
+    if len(groups) > 5:
+        raise _Fail("axes %s: more than two separate blocks of reduced axes" % sorted(reduced))
+    dims = [g[1] for g in groups] + [1] * (5 - len(groups))
+    out = _numel(c.shape(node.outputs[0]))
+    if out != dims[0] * dims[2] * dims[4]:
+        raise _Fail("output %s does not hold input %s reduced over axes %s"
+                    % (c.shape(node.outputs[0]), shape, sorted(reduced)))
+    return dims
+
+
+def _mean(c, node):
+    """MEAN, SUM, REDUCE_MAX and REDUCE_MIN. int8 MEAN and SUM over one block of axes are
+    the mean kind (in every firmware); the rest is the optional reduce kind."""
+    dims = _fold_axes(c, node)
+    name = node.name
+    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3}[name]  # burn.graph.reduce
+    params = dict(zip(("outer", "reduce", "mid", "reduce2", "inner"), dims), op=op)
+    if not c.is_int8(node):
+        if c.tf.tensors[node.outputs[0]].dtype != np.float32:
+            raise _Fail("input and output types differ")
+        if name == "MEAN" and dims[3] == 1:
+            c.emit("mean", node, params={"outer": dims[0], "reduce": dims[1],
+                                         "inner": dims[2]})
+        else:
+            c.emit("reduce", node, params=params)
+        return
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), c.quant(node.outputs[0])
+    if op >= 2:
+        if (in_scale, in_zp) != (out_scale, out_zp):  # TFLM's EvalMinMaxHelper
+            raise _Fail("int8 %s needs the same scale and zero point in and out" % name)
+        params.update({"in_zp": in_zp, "out_zp": out_zp, "mult": 0, "shift": 0})
+        c.emit("reduce", node, params=params)
+        return
+    count = dims[1] * dims[3]
+    if op == 1:
+        mult, shift = fp.mean_params(in_scale, out_scale, count)
+    else:
+        mult, shift = fp.quantize_multiplier(in_scale / out_scale)
+    q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
+    if dims[3] == 1:
+        c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
+    else:
+        c.emit("reduce", node, params=dict(params, op=0, **q))
 
 
 def _softmax(c, node):
@@ -454,6 +498,35 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
+def _resize(c, node):
+    """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
+    here into the resize kind's tables (burn.graph.resize)."""
+    from burn.host.importers.resize_tables import tables
+
+    (n, ih, iw, ch), (n2, oh, ow, oc) = c.shape4(node.inputs[0]), c.shape4(node.outputs[0])
+    size = c.tf.tensors[node.inputs[1]]
+    if size.dtype != np.int32 or len(size.shape) != 1 or size.shape[0] != 2:
+        raise _Fail("size must be a 1-D int32 tensor of 2 values")
+    if c.const(node.inputs[1], "size").tolist() != [oh, ow] or (n2, oc) != (n, ch):
+        raise _Fail("output %s is not input %s resized to %s"
+                    % ((n2, oh, ow, oc), (n, ih, iw, ch), size.data.tolist()))
+    opts = node.options or {"AlignCorners": False, "HalfPixelCenters": False}
+    align, half = bool(opts["AlignCorners"]), bool(opts["HalfPixelCenters"])
+    bilinear = node.name == "RESIZE_BILINEAR"
+    if bilinear and align and half:  # TFLM's ResizeBilinearPrepare
+        raise _Fail("If half_pixel_centers is True, align_corners must be False.")
+    integer = c.is_int8(node)
+    ys, fy = tables(ih, oh, bilinear, integer, align, half)
+    xs, fx = tables(iw, ow, bilinear, integer, align, half)
+    if ys[0::3].max() >= ih or xs[0::3].max() >= iw:
+        raise _Fail("TFLM's positions for %s -> %s fall outside the input"
+                    % ((ih, iw), (oh, ow)))
+    consts = {"ys": ys, "xs": xs}
+    if not integer:
+        consts.update(fy=fy, fx=fx)
+    c.emit("resize", node, consts=consts)
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -461,6 +534,8 @@ _CONVERT = {
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
+    "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
+    "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
 }
 
 

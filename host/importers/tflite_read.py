@@ -32,6 +32,9 @@ _OPTIONS = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
+                                ("AlignCorners", "HalfPixelCenters")),
 }
 
 

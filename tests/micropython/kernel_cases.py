@@ -261,6 +261,40 @@ def softmax_f32(rng):
             _f32(rng.uniform(0.5, 2.0))]
 
 
+def _reduce_dims(rng):
+    return [_int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3)]
+
+
+def reduce_s8(rng):
+    dims = _reduce_dims(rng)
+    op = int(rng.choice([0, 2, 3]))  # sum, max, min (burn.graph.reduce)
+    in_scale, out_scale = _scales(rng, 2)
+    mult, shift = fp.mean_params(in_scale, out_scale, dims[1] * dims[3]) if op == 0 else (0, 0)
+    return [s8(rng, int(np.prod(dims))), out("b", dims[0] * dims[2] * dims[4])] + dims + [
+        op, _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
+
+
+def reduce_f32(rng):
+    dims = _reduce_dims(rng)
+    return [f32(rng, int(np.prod(dims))), out("f", dims[0] * dims[2] * dims[4])] + dims + [
+        _int(rng, 0, 3)]
+
+
+def _resize_args(rng, typecode):
+    from burn.host.importers.resize_tables import tables
+
+    n, ih, iw, c, oh, ow = (_int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 3),
+                            _int(rng, 1, 7), _int(rng, 1, 7))
+    bilinear, align = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    half = not align and bool(rng.integers(0, 2))
+    ys, fy = tables(ih, oh, bilinear, typecode == "b", align, half)
+    xs, fx = tables(iw, ow, bilinear, typecode == "b", align, half)
+    src = s8(rng, n * ih * iw * c) if typecode == "b" else f32(rng, n * ih * iw * c)
+    args = [src, out(typecode, n * oh * ow * c), n, ih, iw, c, oh, ow, buf("i", ys),
+            buf("i", xs)]
+    return args if typecode == "b" else args + [buf("f", fy), buf("f", fx)]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -279,6 +313,8 @@ INT8 = {
     "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+    "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
+    "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -299,6 +335,8 @@ FLOAT = {
     "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+    "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
+    "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 

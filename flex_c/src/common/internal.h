@@ -262,4 +262,16 @@ static inline int32_t flex__round_div(int32_t s, int32_t count) {
     return s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
 }
 
+/* The reductions' shape check (extra/s8_reduce_axes.c): dims of [outer, reduce, mid,
+ * reduce2, inner] against the buffers; *count is reduce * reduce2. */
+flex_status flex__reduce_check(const int32_t dims[5], const void *input, size_t input_len,
+                               const void *output, size_t output_len, int32_t *count);
+
+/* The resizes' check (extra/s8_resize.c): shapes, buffers and sampling tables; weights in
+ * [-512, 1024] when `weights` is set. */
+flex_status flex__resize_check(const flex_dims4 *in_dims, const void *input, size_t input_len,
+                               const int32_t *ys, size_t ys_len, const int32_t *xs,
+                               size_t xs_len, int weights, const flex_dims4 *out_dims,
+                               const void *output, size_t output_len);
+
 #endif
