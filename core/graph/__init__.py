@@ -153,4 +153,8 @@ resize: resize_s8(inp, out, n, ih, iw, c, oh, ow, ys, xs);
     TFLM's arithmetic (bilinear, or nearest neighbour as zero weights): ys (y0, y1, wy) per
     output row, xs (x0, x1, wx) per column; int8 weights in 1/1024 steps, float32
     fractions in fy, fx.
+arg: arg_s8(inp, out, outer, reduce, inner, op); arg_f32(same)
+    index of the largest (op 0) or smallest (op 1) element along the middle axis of
+    [outer, reduce, inner], written exactly to a float32 out [outer, inner] (TFLM's first
+    index on ties).
 """

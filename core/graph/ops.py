@@ -43,9 +43,10 @@ OPS = (
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
+    ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
 )
 
-OPTIONAL = ("reduce", "resize")
+OPTIONAL = ("reduce", "resize", "arg")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -93,6 +94,7 @@ KERNELS = (
     ("reduce", "reduce_f32", "*axes op"),
     ("resize", "resize_s8", "inp out *resize ys xs"),
     ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
+    ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
 )
 
 

@@ -431,6 +431,17 @@ flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_
                             size_t xs_len, const float *fy, const float *fx,
                             const flex_dims4 *out_dims, float *output, size_t output_len);
 
+/* Index of the largest (op 0) or smallest (op 1) element along the middle axis of
+ * [outer, reduce, inner] -> [outer, inner] (TFLite ARG_MAX, ARG_MIN, as TFLM picks it: the
+ * first on ties, a strict comparison with the best so far; an optional op). The indices
+ * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only. */
+flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                        const int8_t *input, size_t input_len, float *output,
+                        size_t output_len);
+flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                         const float *input, size_t input_len, float *output,
+                         size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@ GROUPS = {
                 "mem"),
     "reduce axes (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
     "resize (optional)": ("s8_resize", "f32_resize"),
+    "arg max/min (optional)": ("s8_arg", "f32_arg"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

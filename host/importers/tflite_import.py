@@ -37,7 +37,7 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
-          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2}
+          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -62,6 +62,7 @@ class _Converter:
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
+        self.indices = set()  # int32 index outputs (ARG_MAX), held as float32 tensors
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
@@ -86,7 +87,7 @@ class _Converter:
         if tt.dtype == np.int8:
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
-        elif tt.dtype == np.float32:
+        elif tt.dtype == np.float32 or t in self.indices:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
             raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
@@ -527,6 +528,32 @@ def _resize(c, node):
     c.emit("resize", node, consts=consts)
 
 
+def _arg(c, node):
+    """ARG_MAX and ARG_MIN. The .bst has no int32 activations: the index output must be a
+    model output, and holds the indices as exact float32 values."""
+    shape, out = c.shape(node.inputs[0]), node.outputs[0]
+    types = [c.tf.tensors[t].dtype for t in (node.inputs[1], out)]
+    for t in types:
+        if t != np.int32:  # TFLM's arg_min_max.cc
+            raise _Fail("Only int32_t are supported currently, got %s." % np.dtype(t).name)
+    if not shape:
+        raise _Fail("input has no dimensions")
+    axis = int(c.const(node.inputs[1], "axis").reshape(-1)[0])
+    if not -len(shape) <= axis < len(shape):
+        raise _Fail("axis %d out of range for %d dims" % (axis, len(shape)))
+    axis %= len(shape)
+    if list(c.shape(out)) != list(shape[:axis]) + list(shape[axis + 1:]):
+        raise _Fail("output %s is not input %s without axis %d" % (c.shape(out), shape, axis))
+    if out not in c.tf.outputs or any(out in n.inputs for n in c.tf.ops):
+        raise _Fail("the index output must be a model output that no op reads (the .bst has "
+                    "no int32 activations)")
+    c.indices.add(out)
+    c.emit("arg", node, params={
+        "outer": int(np.prod(shape[:axis], dtype=np.int64)), "reduce": int(shape[axis]),
+        "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
+        "op": 0 if node.name == "ARG_MAX" else 1})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -536,6 +563,7 @@ _CONVERT = {
     "RELU_N1_TO_1": _clamp,
     "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
     "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
+    "ARG_MAX": _arg, "ARG_MIN": _arg,
 }
 
 

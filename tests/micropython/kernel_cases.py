@@ -295,6 +295,13 @@ def _resize_args(rng, typecode):
     return args if typecode == "b" else args + [buf("f", fy), buf("f", fx)]
 
 
+def _arg_args(rng, typecode):
+    outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
+    src = buf("b", rng.integers(-3, 4, size=outer * reduce * inner)) if typecode == "b" else \
+        buf("f", rng.integers(-3, 4, size=outer * reduce * inner))  # with ties
+    return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -315,6 +322,7 @@ INT8 = {
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
     "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
     "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
+    "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -337,6 +345,7 @@ FLOAT = {
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
     "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
     "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
+    "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 
