@@ -533,7 +533,7 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
-    "reduce": "reduce", "resize": "resize", "arg": "arg",
+    "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
 }
 
 

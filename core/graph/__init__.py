@@ -157,4 +157,7 @@ arg: arg_s8(inp, out, outer, reduce, inner, op); arg_f32(same)
     index of the largest (op 0) or smallest (op 1) element along the middle axis of
     [outer, reduce, inner], written exactly to a float32 out [outer, inner] (TFLM's first
     index on ties).
+l2norm: l2norm_s8(inp, out, rows, depth, in_zp); l2norm_f32(inp, out, rows, depth)
+    each row of [rows, depth] divided by its L2 norm; int8 out in 1/128 steps, zero point
+    0, through TFLM's fixed-point inverse square root (l2norm.inv_sqrt).
 """

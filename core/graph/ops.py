@@ -44,9 +44,10 @@ OPS = (
     ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
+    ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
 )
 
-OPTIONAL = ("reduce", "resize", "arg")
+OPTIONAL = ("reduce", "resize", "arg", "l2norm")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -95,6 +96,8 @@ KERNELS = (
     ("resize", "resize_s8", "inp out *resize ys xs"),
     ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
     ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
+    ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
+    ("l2norm", "l2norm_f32", "inp out rows depth"),
 )
 
 

@@ -442,6 +442,14 @@ flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t o
                          const float *input, size_t input_len, float *output,
                          size_t output_len);
 
+/* L2_NORMALIZATION over the last axis of [rows, depth] (an optional op), as TFLM: int8 out in
+ * 1/128 steps, zero point 0 (the inverse square root of each row's sum of squares in
+ * fixed point; depth <= 32768); float32 x / max(sqrt(sum of squares), 1e-6). */
+flex_status flex_s8_l2norm(int32_t rows, int32_t depth, const int8_t *input, size_t input_len,
+                           int32_t input_zero_point, int8_t *output, size_t output_len);
+flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
+                            float *output, size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -379,6 +379,18 @@ class GraphKernels:
         self._run("flex_f32_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
                   "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
 
+    def l2norm_s8(self, inp, out, rows, depth, in_zp):
+        """int8 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_l2norm", [rows, depth, x, x.size, in_zp, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def l2norm_f32(self, inp, out, rows, depth):
+        """float32 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_l2norm", [rows, depth, x, x.size, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):

@@ -21,6 +21,7 @@ GROUPS = {
     "reduce axes (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
     "resize (optional)": ("s8_resize", "f32_resize"),
     "arg max/min (optional)": ("s8_arg", "f32_arg"),
+    "l2 normalization (optional)": ("s8_l2norm", "f32_l2norm"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -554,6 +554,24 @@ def _arg(c, node):
         "op": 0 if node.name == "ARG_MAX" else 1})
 
 
+def _l2norm(c, node):
+    """L2_NORMALIZATION over the last axis, as TFLM's Prepare allows it."""
+    shape = c.shape(node.inputs[0])
+    if not 1 <= len(shape) <= 4:
+        raise _Fail("input of %d dims: TFLM takes 1 to 4" % len(shape))
+    if c.shape(node.outputs[0]) != shape or \
+            c.tf.tensors[node.outputs[0]].dtype != c.tf.tensors[node.inputs[0]].dtype:
+        raise _Fail("input and output shapes or types differ")
+    if c.fused(node):  # TFLM's L2NormPrepare
+        raise _Fail("fused activation %d: TFLM supports none" % c.fused(node))
+    if not c.is_int8(node):
+        c.emit("l2norm", node)
+        return
+    if c.quant(node.outputs[0]) != (1.0 / 128, 0):  # the kernel's output scale
+        raise _Fail("int8 output must have scale 1/128 and zero point 0")
+    c.emit("l2norm", node, params={"in_zp": c.quant(node.inputs[0])[1]})
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -563,7 +581,7 @@ _CONVERT = {
     "RELU_N1_TO_1": _clamp,
     "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
     "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
-    "ARG_MAX": _arg, "ARG_MIN": _arg,
+    "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
 }
 
 

@@ -35,6 +35,7 @@ _OPTIONS = {
     "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
     "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
                                 ("AlignCorners", "HalfPixelCenters")),
+    "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
 }
 
 

@@ -302,6 +302,16 @@ def _arg_args(rng, typecode):
     return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
 
 
+def l2norm_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, _int(rng, -128, 127)]
+
+
+def l2norm_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -323,6 +333,7 @@ INT8 = {
     "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
     "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
     "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
+    "l2norm_s8": ("l2norm", "l2norm_s8_plain", l2norm_s8),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -346,6 +357,7 @@ FLOAT = {
     "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
     "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
     "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),
+    "l2norm_f32": ("l2norm", "l2norm_f32", l2norm_f32),
 }
 KERNELS = {**INT8, **FLOAT}
 

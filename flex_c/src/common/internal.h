@@ -208,6 +208,16 @@ int32_t flex__logistic_q4(int32_t a);
 int32_t flex__tanh_q4(int32_t a);
 int32_t flex__clz(uint32_t x);
 
+/* SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
+static inline int32_t flex__sat_shl(int32_t x, int32_t exponent) {
+    int32_t threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
+    if (x > threshold)
+        return INT32_MAX;
+    if (x < -threshold)
+        return INT32_MIN;
+    return (int32_t)((uint32_t)x << exponent);
+}
+
 static inline int32_t flex__clamp(int32_t v, int32_t lo, int32_t hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
