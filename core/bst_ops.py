@@ -534,6 +534,7 @@ PREPARE = {
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
     "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
+    "batch_matmul": "batch_matmul",
 }
 
 

@@ -23,7 +23,8 @@
     X(MP_QSTR_reduce_s8, reduce_s8)                                            \
     X(MP_QSTR_resize_s8, resize_s8)                                            \
     X(MP_QSTR_arg_s8, arg_s8)                                                  \
-    X(MP_QSTR_l2norm_s8, l2norm_s8)
+    X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
+    X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -49,7 +50,8 @@
     X(MP_QSTR_reduce_f32, reduce_f32)                                          \
     X(MP_QSTR_resize_f32, resize_f32)                                          \
     X(MP_QSTR_arg_f32, arg_f32)                                                \
-    X(MP_QSTR_l2norm_f32, l2norm_f32)
+    X(MP_QSTR_l2norm_f32, l2norm_f32)                                          \
+    X(MP_QSTR_batch_matmul_f32, batch_matmul_f32)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

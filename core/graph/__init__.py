@@ -160,4 +160,10 @@ arg: arg_s8(inp, out, outer, reduce, inner, op); arg_f32(same)
 l2norm: l2norm_s8(inp, out, rows, depth, in_zp); l2norm_f32(inp, out, rows, depth)
     each row of [rows, depth] divided by its L2 norm; int8 out in 1/128 steps, zero point
     0, through TFLM's fixed-point inverse square root (l2norm.inv_sqrt).
+batch_matmul: batch_matmul_s8(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y,
+        a_zp, b_zp, out_zp, mult, shift);
+        batch_matmul_f32(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y)
+    out [batches, m, n] = a [m, k] @ b [k, n] per product (adj_x: a stored [k, m]; adj_y: b
+    stored [n, k]); a_step, b_step: 0 broadcasts that operand; int8 requantized with mult,
+    shift from a_scale * b_scale / out_scale (TFLM), clamped to int8.
 """

@@ -45,9 +45,10 @@ OPS = (
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
+    ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
 )
 
-OPTIONAL = ("reduce", "resize", "arg", "l2norm")
+OPTIONAL = ("reduce", "resize", "arg", "l2norm", "batch_matmul")
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -58,6 +59,7 @@ GROUPS = {
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
     "axes": "inp out outer reduce mid reduce2 inner",
     "resize": "n ih iw c oh ow",
+    "matmul": "a b out batches m k n a_step b_step adj_x adj_y",
 }
 
 KERNELS = (
@@ -98,6 +100,8 @@ KERNELS = (
     ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
     ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
     ("l2norm", "l2norm_f32", "inp out rows depth"),
+    ("batch_matmul", "batch_matmul_s8", "*matmul a_zp b_zp out_zp mult shift"),
+    ("batch_matmul", "batch_matmul_f32", "*matmul"),
 )
 
 

@@ -450,6 +450,24 @@ flex_status flex_s8_l2norm(int32_t rows, int32_t depth, const int8_t *input, siz
 flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
                             float *output, size_t output_len);
 
+/* BATCH_MATMUL (an optional op): `batches` products of an [m, k] by a [k, n] matrix, out
+ * [batches, m, n]. adj_x: a is stored [k, m]; adj_y: b is stored [n, k]. a_step / b_step:
+ * elements from one product's operand to the next, 0 (broadcast) or the whole matrix. int8
+ * as TFLM's reference BatchMatMul: MBQM(sum (a - a_zero_point) * (b - b_zero_point),
+ * multiplier, shift) + output zero point, clamped to int8 (k <= 32768: the int32 sum stays
+ * exact). */
+typedef struct {
+    int32_t batches, m, k, n, a_step, b_step, adj_x, adj_y;
+} flex_matmul_dims;
+flex_status flex_s8_batch_matmul(const flex_matmul_dims *d, const int8_t *a, size_t a_len,
+                                 const int8_t *b, size_t b_len, int32_t a_zero_point,
+                                 int32_t b_zero_point, int32_t output_zero_point,
+                                 int32_t multiplier, int32_t shift, int8_t *output,
+                                 size_t output_len);
+flex_status flex_f32_batch_matmul(const flex_matmul_dims *d, const float *a, size_t a_len,
+                                  const float *b, size_t b_len, float *output,
+                                  size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

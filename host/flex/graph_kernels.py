@@ -47,6 +47,7 @@ STRUCTS = {
                           "output_shift=out_shift act_min act_max",
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
+    "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
 }
 
 
@@ -390,6 +391,26 @@ class GraphKernels:
         x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
         self._run("flex_f32_l2norm", [rows, depth, x, x.size, y, y.size],
                   "[%d, %d]" % (rows, depth))
+
+    def _matmul(self, name, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, view,
+                quant=()):
+        d = struct("flex_matmul_dims", locals())
+        x = view(a, (batches - 1) * a_step + m * k)
+        w = view(b, (batches - 1) * b_step + k * n)
+        y = view(out, batches * m * n)
+        self._run(name, [d, x, x.size, w, w.size, *quant, y, y.size],
+                  "%d x [%d, %d] @ [%d, %d]" % (batches, m, k, k, n))
+
+    def batch_matmul_s8(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
+                        b_zp, out_zp, mult, shift):
+        """int8 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_s8_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _i8, (a_zp, b_zp, out_zp, mult, shift))
+
+    def batch_matmul_f32(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        """float32 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_f32_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _f32)
 
 
 def _is_float(buf):

@@ -22,6 +22,7 @@ GROUPS = {
     "resize (optional)": ("s8_resize", "f32_resize"),
     "arg max/min (optional)": ("s8_arg", "f32_arg"),
     "l2 normalization (optional)": ("s8_l2norm", "f32_l2norm"),
+    "batch matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

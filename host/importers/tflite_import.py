@@ -37,7 +37,8 @@ _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PA
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
-          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2}
+          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
+          "BATCH_MATMUL": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -572,6 +573,47 @@ def _l2norm(c, node):
     c.emit("l2norm", node, params={"in_zp": c.quant(node.inputs[0])[1]})
 
 
+def _batch_matmul(c, node):
+    """BATCH_MATMUL: its batch dims must be equal, or all 1 on one side (a broadcast
+    operand); the second operand may be a constant."""
+    lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
+    types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
+    if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
+        raise _Fail("operands and output must all be int8 or all float32")
+    ls, rs = c.shape(lhs), c.shape(rhs)
+    if not (2 <= len(ls) <= 5 and 2 <= len(rs) <= 5):
+        raise _Fail("operands of %d and %d dims: TFLM takes 2 to 5" % (len(ls), len(rs)))
+    opts = node.options or {"AdjX": False, "AdjY": False}
+    adj_x, adj_y = int(bool(opts["AdjX"])), int(bool(opts["AdjY"]))
+    m, k = (ls[-1], ls[-2]) if adj_x else (ls[-2], ls[-1])
+    k2, n = (rs[-1], rs[-2]) if adj_y else (rs[-2], rs[-1])
+    if k != k2:
+        raise _Fail("inner dimensions %d and %d differ" % (k, k2))
+    rank = max(len(ls), len(rs))
+    lb = (1,) * (rank - len(ls)) + tuple(ls[:-2])
+    rb = (1,) * (rank - len(rs)) + tuple(rs[:-2])
+    if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+        raise _Fail("batch dims %s and %s do not broadcast" % (lb, rb))
+    batch = tuple(max(a, b) for a, b in zip(lb, rb))
+    batches = int(np.prod(batch, dtype=np.int64))
+    l_count, r_count = int(np.prod(lb, dtype=np.int64)), int(np.prod(rb, dtype=np.int64))
+    if not (lb == rb or l_count == 1 or r_count == 1):
+        raise _Fail("batch dims %s and %s: only equal dims or one operand broadcast whole"
+                    % (lb, rb))
+    if tuple(c.shape(out)) != batch + (m, n):
+        raise _Fail("output %s is not %s" % (c.shape(out), batch + (m, n)))
+    params = {"batches": batches, "m": m, "k": k, "n": n, "adj_x": adj_x, "adj_y": adj_y,
+              "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
+    if c.is_int8(node):
+        (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
+        mult, shift = fp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
+    if c.tf.tensors[rhs].data is not None:
+        c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
+    else:
+        c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -582,6 +624,7 @@ _CONVERT = {
     "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
     "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
     "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
+    "BATCH_MATMUL": _batch_matmul,
 }
 
 

@@ -36,6 +36,7 @@ _OPTIONS = {
     "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
                                 ("AlignCorners", "HalfPixelCenters")),
     "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
+    "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
 }
 
 

@@ -312,6 +312,20 @@ def l2norm_f32(rng):
     return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
 
 
+def _matmul_args(rng, typecode):
+    batches, m, k, n = _int(rng, 1, 3), _int(rng, 1, 5), _int(rng, 1, 9), _int(rng, 1, 5)
+    a_step, b_step = (m * k, 0) if rng.integers(0, 2) else (0, k * n)
+    sizes = ((batches - 1) * a_step + m * k, (batches - 1) * b_step + k * n)
+    make = s8 if typecode == "b" else f32
+    args = [make(rng, sizes[0]), make(rng, sizes[1]), out(typecode, batches * m * n), batches,
+            m, k, n, a_step, b_step, _int(rng, 0, 1), _int(rng, 0, 1)]
+    if typecode == "f":
+        return args
+    mult, shift = fp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
+    return args + [_int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), mult,
+                   shift]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -334,6 +348,8 @@ INT8 = {
     "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
     "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
     "l2norm_s8": ("l2norm", "l2norm_s8_plain", l2norm_s8),
+    "batch_matmul_s8": ("batch_matmul", "batch_matmul_s8_plain",
+                        lambda rng: _matmul_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -358,6 +374,7 @@ FLOAT = {
     "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
     "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),
     "l2norm_f32": ("l2norm", "l2norm_f32", l2norm_f32),
+    "batch_matmul_f32": ("batch_matmul", "batch_matmul_f32", lambda rng: _matmul_args(rng, "f")),
 }
 KERNELS = {**INT8, **FLOAT}
 

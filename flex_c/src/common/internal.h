@@ -292,4 +292,10 @@ flex_status flex__arg_check(int32_t outer, int32_t reduce, int32_t inner, int32_
                             size_t output_len);
 void flex__store_index(float *out, int32_t index);
 
+/* BATCH_MATMUL's check (extra/s8_batch_matmul.c); strides: a's per row and per k, b's per
+ * k and per column. */
+flex_status flex__matmul_check(const flex_matmul_dims *d, const void *a, size_t a_len,
+                               const void *b, size_t b_len, const void *out, size_t out_len,
+                               int32_t *strides);
+
 #endif
