@@ -18,11 +18,11 @@ GROUPS = {
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
                 "mem"),
-    "reduce axes (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
+    "reduce (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
     "resize (optional)": ("s8_resize", "f32_resize"),
-    "arg max/min (optional)": ("s8_arg", "f32_arg"),
-    "l2 normalization (optional)": ("s8_l2norm", "f32_l2norm"),
-    "batch matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
+    "arg (optional)": ("s8_arg", "f32_arg"),
+    "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
+    "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
