@@ -137,11 +137,19 @@ def kernel(module, name, variant=None):
     return fn, "viper" if variant == "fast" else "plain"
 
 
+_LEFT_OUT = ("this firmware was built without this op; rebuild it with burn firmware build "
+             "--ops-from and this model, or --all-ops")
+
+
 def _bind(step, module, name, variant):
-    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`)."""
+    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`); a module that the
+    firmware left out fails the step."""
     if _check_built:
         _check_built(step, name)
-    step.k, step.runtime = kernel(module, name, variant)
+    try:
+        step.k, step.runtime = kernel(module, name, variant)
+    except ImportError:
+        step.fail(_LEFT_OUT)
 
 
 def _layout_kernel(step, name, dtype, variant):
@@ -533,6 +541,7 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
+    "transpose_conv2d": "transpose_conv",
     "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
     "batch_matmul": "batch_matmul",
 }
@@ -549,7 +558,6 @@ def prepare(step, ctx, variant=None):
         try:
             fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare
         except ImportError:
-            step.fail("this firmware was built without this op; rebuild it with "
-                      "burn firmware build --ops-from and this model, or --all-ops")
+            step.fail(_LEFT_OUT)
     fn(step, ctx, variant)
     step.params = None  # bound into step.a now; the heap is scarce on a board

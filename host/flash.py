@@ -17,6 +17,7 @@ before anything is sent.
 
 import ast
 import hashlib
+import io
 import re
 import time
 from contextlib import contextmanager
@@ -111,9 +112,21 @@ class ModelFacts:
 def model_facts(path, say=None):
     """Read and check a `.bst` file on the host (ValueError if it is not a valid model) and
     run its reference tests on the fastest runtime here (bst_runtime), telling `say`."""
-    data = Path(path).read_bytes()
-    try:
-        model = burn.load(str(path))  # read from a file, as a board does: its layer buffers
+    facts, in_memory = _facts(Path(path).read_bytes(), str(path))
+    facts.host_self_test_error = _host_self_test(in_memory, facts.tests, say)
+    return facts
+
+
+def bst_facts(data, path="model.bst"):
+    """The ModelFacts of `.bst` bytes (ValueError if they are not a valid model), without
+    running its reference tests; `path` names it in messages."""
+    return _facts(data, path)[0]
+
+
+def _facts(data, path):
+    """(ModelFacts, the model loaded in memory on the fastest runtime) of `.bst` bytes."""
+    try:  # read as a file, as a board reads it: with its layer buffers
+        model = burn.load(io.BytesIO(data))
     except ValueError as exc:
         raise ValueError("%s is not a valid .bst model: %s" % (path, exc)) from None
     try:
@@ -128,8 +141,7 @@ def model_facts(path, say=None):
                        info["arena_bytes"], info["layer_bytes"], outputs, info["tests"],
                        in_memory.info()["table_bytes"], len(info["ops"]), header_bytes)
     facts.inputs = info["inputs"]
-    facts.host_self_test_error = _host_self_test(in_memory, info["tests"], say)
-    return facts
+    return facts, in_memory
 
 
 def _host_self_test(model, tests, say):

@@ -20,6 +20,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
+    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     X(MP_QSTR_reduce_s8, reduce_s8)                                            \
     X(MP_QSTR_resize_s8, resize_s8)                                            \
     X(MP_QSTR_arg_s8, arg_s8)                                                  \
@@ -47,6 +48,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
+    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
     X(MP_QSTR_reduce_f32, reduce_f32)                                          \
     X(MP_QSTR_resize_f32, resize_f32)                                          \
     X(MP_QSTR_arg_f32, arg_f32)                                                \

@@ -160,6 +160,17 @@ static inline int32_t bf_neg(int32_t zp) {
     return (int32_t)(0u - (uint32_t)zp);
 }
 
+/* The offsets and clamp of a quantized conv-like kernel from burn.graph's zero points. */
+static inline flex_s8_quant bf_quant(int32_t in_zp, int32_t out_zp, int32_t act_min,
+                                     int32_t act_max) {
+    flex_s8_quant q;
+    q.input_offset = bf_neg(in_zp);
+    q.output_offset = out_zp;
+    q.act_min = act_min;
+    q.act_max = act_max;
+    return q;
+}
+
 /* burnflex.aligned(buffer): whether its first byte is word aligned (a table used in place
  * as int32 words must be). */
 extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;

@@ -2,15 +2,6 @@
  * burn.host.flex.graph_kernels maps them. */
 #include "burnflex.h"
 
-static flex_s8_quant quant(int32_t in_zp, int32_t out_zp, int32_t act_min, int32_t act_max) {
-    flex_s8_quant q;
-    q.input_offset = bf_neg(in_zp);
-    q.output_offset = out_zp;
-    q.act_min = act_min;
-    q.act_max = act_max;
-    return q;
-}
-
 /* flex_s8_conv2d and flex_s8_depthwise_conv2d take the same arguments. */
 typedef flex_status (*conv_fn)(const flex_dims4 *, const int8_t *, size_t, const int8_t *,
                                size_t, const int32_t *, size_t, const int32_t *,
@@ -29,7 +20,7 @@ static mp_obj_t conv(const char *op, const mp_obj_t *args, int depthwise, conv_f
     const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
     flex_s8_quant q;
     bf_ints(op, args, bf_conv_args(op, args, 6, depthwise, &g), COUNT, a);
-    q = quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
+    q = bf_quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
     bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), w.data, bf_len(&w, g.w_count),
                         bias.data, bf_len(&bias, g.out.c), mult.data, shift.data,
                         bf_quant_len(&mult, &shift, g.out.c), &g.win, g.param, &q, &g.out,
@@ -63,7 +54,7 @@ static mp_obj_t fully_connected_s8(size_t n_args, const mp_obj_t *args) {
     flex_s8_quant q;
     (void)n_args;
     bf_ints(op, args, 6, COUNT, a);
-    q = quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
+    q = bf_quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
     bf_check(op, flex_s8_fully_connected(
                      a[BATCHES], a[IN_F], a[OUT_F], x.data,
                      bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), w.data,

@@ -1,6 +1,7 @@
 """Seeded mutation fuzz of `burn import model.onnx`: bit flips, byte overwrites and
 truncations of an ONNX protobuf (mostly outside the weights' raw bytes), each imported to
-a `.bst` (even cases) or a `.py` module (odd cases).
+a `.bst` (even cases) or a `.py` module (odd cases); every case of a quantized (QDQ) model
+goes to an int8 `.bst`.
 
 Every case must end with exit status 0 and a `.bst` that `burn.load` accepts (or a `.py`
 that compiles, with its `.npz`), or exit status 1 with one clean `burn import: ...` line and
@@ -28,11 +29,15 @@ def structure_positions(data):
     return [p for p in range(len(data)) if not inside[p]]
 
 
-def _run_case(parser, data, case, folder):
-    """(outcome, detail) of importing `data` to a .bst (even cases) or a .py (odd cases)."""
-    output = "m.py" if case % 2 else "m.bst"
-    return run_import(parser, data, folder, "m.onnx", output, ["--tests", "0"],
-                      check_bst if case % 2 == 0 else _check_module)
+def _case_runner(quantized):
+    """run_case(parser, data, case, folder) -> (outcome, detail): `data` imported to a .bst
+    (even cases, and every case of a quantized model, which imports only to .bst) or to a
+    .py (odd cases)."""
+    def run_case(parser, data, case, folder):
+        to_bst = quantized or case % 2 == 0
+        return run_import(parser, data, folder, "m.onnx", "m.bst" if to_bst else "m.py",
+                          ["--tests", "0"], check_bst if to_bst else _check_module)
+    return run_case
 
 
 def _check_module(out):
@@ -52,7 +57,9 @@ def main():
     p.add_argument("--tflm-every", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args, structure_positions, _run_case)
+        with open(args.model, "rb") as f:
+            quantized = b"QuantizeLinear" in f.read()
+        child(args, structure_positions, _case_runner(quantized))
         return 0
     counts, bad = fuzz(args.model, args.cases, args.seed, 0, args.case_timeout,
                        script=__file__)

@@ -1,7 +1,9 @@
 """PyTorch models for the ONNX importer tests, exported with `torch.onnx.export` (CPU):
 a small CNN, a DS-CNN (depthwise-separable), a ResNet-8 style network with residual adds,
-an MLP autoencoder, and an op-coverage network that uses the other supported ops."""
+an MLP autoencoder, an op-coverage network that uses the other supported ops, and a net
+for the quantized operator form; `quantize` makes int8 models of them with onnxruntime."""
 
+import logging
 import warnings
 
 import torch
@@ -137,7 +139,7 @@ def _randomise_batchnorm(model):
 def export(name, path, opset=17, fold=True):
     """Build the model `name` (seeded), export it to `path`; returns the torch model.
     `fold=False` keeps BatchNormalization nodes in the file."""
-    ctor, shape = MODELS[name]
+    ctor, shape = MODELS[name] if name in MODELS else QLINEAR[name]
     torch.manual_seed(0)
     model = ctor()
     _randomise_batchnorm(model)
@@ -149,3 +151,49 @@ def export(name, path, opset=17, fold=True):
                           dynamic_axes={"x": {0: "n"}, "y": {0: "n"}},
                           do_constant_folding=fold)
     return model
+
+
+class QLinearNet(nn.Module):
+    """Conv, MaxPool, Flatten and a MatMul by a constant: onnxruntime's QOperator format
+    writes it with QLinearConv, an int8 MaxPool and QLinearMatMul."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(2, 4, 3, padding=1)
+        self.w = nn.Parameter(torch.randn(4 * 4 * 4, 5) * 0.1)
+
+    def forward(self, x):
+        return nn.functional.max_pool2d(self.c(x), 2).flatten(1) @ self.w
+
+
+QLINEAR = {"qlinear": (QLinearNet, (1, 2, 8, 8))}  # not in MODELS: only quantized tests use it
+
+
+def quantize(src, dst, per_channel=False, operator_form=False, samples=8, uint8=False):
+    """onnxruntime's `quantize_static` of the model `src` into `dst`: QDQ (or the QLinear
+    operator form), int8 activations and weights (uint8 with `uint8`), per tensor or per
+    channel, calibrated on `samples` seeded normal inputs."""
+    import numpy as np
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    shape = [d.dim_value or 1 for d in
+             onnx.load(str(src)).graph.input[0].type.tensor_type.shape.dim]
+    rng = np.random.default_rng(0)
+    batches = iter([{"x": rng.standard_normal(shape).astype(np.float32)}
+                    for _ in range(samples)])
+
+    class Reader(CalibrationDataReader):
+        def get_next(self):
+            return next(batches, None)
+
+    kind = QuantType.QUInt8 if uint8 else QuantType.QInt8
+    logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on preprocessing
+    quantize_static(str(src), str(dst), Reader(), activation_type=kind, weight_type=kind,
+                    quant_format=QuantFormat.QOperator if operator_form else QuantFormat.QDQ,
+                    per_channel=per_channel)

@@ -407,8 +407,74 @@ def make_cases(seed, count):
               lambda r: pool_case(r, "AVERAGE_POOL_2D"), lambda r: pool_case(r, "MAX_POOL_2D"),
               mean_case, softmax_case, lambda r: unary_case(r, "LOGISTIC"),
               lambda r: unary_case(r, "TANH"), quantize_case, dequantize_case, requantize_case,
-              pad_case, concat_case]
+              pad_case, concat_case, transpose_conv_case]
     cases = []
     for _ in range(count):
         cases.extend(make(rng) for make in makers)
     return cases
+
+
+def transpose_conv_case(rng, dtype="int8"):
+    """TRANSPOSE_CONV with the output a converter gives (SAME: in * stride, VALID:
+    (in - 1) * stride + k), sometimes one row or column more, as TFLM allows."""
+    from burn.host.importers.tflite_import import transpose_pad
+
+    n, ih, iw, ic, oc = _int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 4), \
+        _int(rng, 1, 4)
+    kh, kw, sh, sw = _int(rng, 1, 3), _int(rng, 1, 3), _int(rng, 1, 3), _int(rng, 1, 3)
+    same = bool(rng.integers(0, 2))
+    oh = (ih * sh if same else (ih - 1) * sh + kh) + int(rng.integers(0, 2))
+    ow = (iw * sw if same else (iw - 1) * sw + kw) + int(rng.integers(0, 2))
+    pt, pl = transpose_pad(oh, kh, sh, same), transpose_pad(ow, kw, sw, same)
+    act = int(rng.choice(ACTS))
+    wshape, oshape = (oc, kh, kw, ic), (n, oh, ow, oc)
+    if dtype == "float32":
+        x = rng.standard_normal((n, ih, iw, ic)).astype(np.float32)
+        w = rng.standard_normal(wshape).astype(np.float32)
+        bias = rng.standard_normal(oc).astype(np.float32)
+    else:
+        in_scale, in_zp = f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
+        w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+        out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(20, 80) * np.sqrt(kh * kw * ic))
+        out_zp = _int(rng, -128, 127)
+        x = s8(rng, (n, ih, iw, ic))
+        w = rng.integers(-127, 128, size=wshape, dtype=np.int8)
+        bias = rng.integers(-3000, 3000, size=oc, dtype=np.int32)
+
+    def build(mb):
+        ts = mb.tensor("shape", (4,), "int32", data=np.array(oshape, np.int32))
+        if dtype == "float32":
+            tx = mb.tensor("x", x.shape, "float32")
+            tw = mb.tensor("w", wshape, "float32", data=w)
+            tb = mb.tensor("b", (oc,), "float32", data=bias)
+            ty = mb.tensor("y", oshape, "float32")
+        else:
+            tx = mb.tensor("x", x.shape, "int8", scale=in_scale, zero_point=in_zp)
+            tw = mb.tensor("w", wshape, "int8", data=w, scale=w_scales, zero_point=[0] * oc)
+            tb = mb.tensor("b", (oc,), "int32", data=bias,
+                           scale=[in_scale * s for s in w_scales], zero_point=[0] * oc)
+            ty = mb.tensor("y", oshape, "int8", scale=out_scale, zero_point=out_zp)
+        mb.op("TRANSPOSE_CONV", [ts, tw, tx, tb], [ty], "TransposeConvOptions",
+              Padding=0 if same else 1, StrideH=sh, StrideW=sw, FusedActivationFunction=act)
+        return [tx], [ty]
+
+    def run(k):
+        if dtype == "float32":
+            out = np.zeros(int(np.prod(oshape)), np.float32)
+            k.transpose_conv_f32(x, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw,
+                                 pt, pl, act)
+            return out
+        mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+        lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+        out = np.zeros(int(np.prod(oshape)), np.int8)
+        k.transpose_conv_s8(x, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                            sh, sw, pt, pl, in_zp, out_zp, lo, hi)
+        return out
+
+    mb = ModelBuilder()
+    model = mb.finish(*build(mb))
+    case = Case("transpose_conv %s %s %s k%dx%d s%d%d %s" % (
+        dtype, x.shape, oshape, kh, kw, sh, sw, "same" if same else "valid"),
+        run_tflm(model, [x])[0], run)
+    case.model, case.x = model, x  # the one-op .tflite and its input, for the importer
+    return case

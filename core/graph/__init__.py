@@ -111,6 +111,11 @@ s8_quantize: quantize_s8(inp, out, size, scale, zp)     inp float32 -> int8 (TFL
              (these two touch floats, so they are plain only and do allocate on MicroPython)
              requantize_s8(inp, out, size, in_zp, out_zp, mult, shift)   int8 -> int8
              clamp_s8(inp, out, size, act_min, act_max)         a lone RELU/RELU6 on int8
+transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc,
+        kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp, act_min, act_max)
+    inp [n, ih, iw, ic]; w [oc, kh, kw, ic]; bias, mult, shift [oc]; out [n, oh, ow, oc]:
+    input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
+    ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
 
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
@@ -139,31 +144,10 @@ f32_pool: avg_pool_f32(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_
         pad_top, pad_left, act); max_pool_f32(same)
 f32_mean: mean_f32(inp, out, outer, reduce, inner)
 f32_softmax: softmax_f32(inp, out, rows, depth, beta)
+transpose_conv: transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+        stride_h, stride_w, pad_top, pad_left, act)
 
-optional kernels (left out of a default firmware; burn.graph.ops.OPTIONAL)
--------------------------------------------------------------------------------
-reduce: reduce_s8(inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
-        shift); reduce_f32(inp, out, outer, reduce, mid, reduce2, inner, op)
-    inp viewed as [outer, reduce, mid, reduce2, inner] -> out [outer, mid, inner]; op 0 max,
-    1 min (int8: same scale in and out), 2 sum (int8: requantized by mult, shift as TFLM's
-    QuantizedMeanOrSum; mean_params folds a mean's 1/count in), 3 mean (float32 only).
-resize: resize_s8(inp, out, n, ih, iw, c, oh, ow, ys, xs);
-        resize_f32(inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx)
-    inp [n, ih, iw, c] -> out [n, oh, ow, c] through sampling tables made at import with
-    TFLM's arithmetic (bilinear, or nearest neighbour as zero weights): ys (y0, y1, wy) per
-    output row, xs (x0, x1, wx) per column; int8 weights in 1/1024 steps, float32
-    fractions in fy, fx.
-arg: arg_s8(inp, out, outer, reduce, inner, op); arg_f32(same)
-    index of the largest (op 0) or smallest (op 1) element along the middle axis of
-    [outer, reduce, inner], written exactly to a float32 out [outer, inner] (TFLM's first
-    index on ties).
-l2norm: l2norm_s8(inp, out, rows, depth, in_zp); l2norm_f32(inp, out, rows, depth)
-    each row of [rows, depth] divided by its L2 norm; int8 out in 1/128 steps, zero point
-    0, through TFLM's fixed-point inverse square root (l2norm.inv_sqrt).
-batch_matmul: batch_matmul_s8(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y,
-        a_zp, b_zp, out_zp, mult, shift);
-        batch_matmul_f32(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y)
-    out [batches, m, n] = a [m, k] @ b [k, n] per product (adj_x: a stored [k, m]; adj_y: b
-    stored [n, k]); a_step, b_step: 0 broadcasts that operand; int8 requantized with mult,
-    shift from a_scale * b_scale / out_scale (TFLM), clamped to int8.
+optional (burn.graph.ops.OPTIONAL; their arguments in burn.graph.ops, their modules' docs):
+reduce_s8, reduce_f32, resize_s8, resize_f32, arg_s8, arg_f32, l2norm_s8, l2norm_f32,
+batch_matmul_s8, batch_matmul_f32 (modules reduce, resize, arg, l2norm, batch_matmul)
 """

@@ -41,6 +41,7 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
     ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
@@ -48,7 +49,14 @@ OPS = (
     ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
 )
 
-OPTIONAL = ("reduce", "resize", "arg", "l2norm", "batch_matmul")
+OPTIONAL = (
+    "transpose_conv2d",
+    "reduce",
+    "resize",
+    "arg",
+    "l2norm",
+    "batch_matmul",
+)
 
 GROUPS = {
     "nhwc": "n ih iw ic oh ow",
@@ -93,6 +101,10 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
+    ("transpose_conv", "transpose_conv_s8",
+     "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
+    ("transpose_conv", "transpose_conv_f32",
+     "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
     ("reduce", "reduce_f32", "*axes op"),
     ("resize", "resize_s8", "inp out *resize ys xs"),

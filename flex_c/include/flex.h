@@ -88,6 +88,15 @@ typedef struct {
     int32_t act_min, act_max;
 } flex_s8_mul_params;
 
+/* The window of a transposed convolution: input pixel (y, x) adds into the kernel_h x
+ * kernel_w output window whose corner is (y * stride_h - pad_top, x * stride_w - pad_left);
+ * what falls outside the output is dropped (TFLite TRANSPOSE_CONV). */
+typedef struct {
+    int32_t kernel_h, kernel_w;
+    int32_t stride_h, stride_w;
+    int32_t pad_top, pad_left;
+} flex_transpose_window;
+
 /* ---- int8 kernels (NHWC) --------------------------------------------------------- */
 
 /* Convolution with groups. filter: OHWI [out.c, kh, kw, in.c / groups]; bias: int32
@@ -106,6 +115,16 @@ flex_status flex_s8_depthwise_conv2d(
     const int32_t *multiplier, const int32_t *shift, size_t quant_len,
     const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
     const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+
+/* Transposed convolution (an optional op, src/extra): filter OHWI [out.c, kh, kw, in.c];
+ * bias: int32 [out.c] or NULL with bias_len 0; multiplier/shift per output channel. Any
+ * input and output sizes; no scratch memory. */
+flex_status flex_s8_transpose_conv2d(
+    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_transpose_window *win, const flex_s8_quant *q, const flex_dims4 *out_dims,
+    int8_t *output, size_t output_len);
 
 /* Fully connected: input [batches, in_features], filter [out_features, in_features],
  * output [batches, out_features]. quant_len is 1 (per-tensor) or out_features. */
@@ -371,6 +390,14 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
                                            int32_t depth_multiplier, int32_t act,
                                            const flex_dims4 *out_dims, float *output,
                                            size_t output_len);
+/* Transposed convolution (src/extra): filter OHWI [out.c, kh, kw, in.c]; bias [out.c] or
+ * NULL with bias_len 0; act a FLEX_ACT_* code. Sums in TFLM's order. */
+flex_status flex_f32_nhwc_transpose_conv2d(const flex_dims4 *in_dims, const float *input,
+                                           size_t input_len, const float *filter,
+                                           size_t filter_len, const float *bias,
+                                           size_t bias_len, const flex_transpose_window *win,
+                                           int32_t act, const flex_dims4 *out_dims,
+                                           float *output, size_t output_len);
 /* Fully connected: input [batches, in_features], filter [out_features, in_features]. */
 flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
                                      int32_t out_features, const float *input,

@@ -82,33 +82,15 @@ def log_softmax(ad, x, dim):
 def cross_entropy(ad, logits, target, label_smoothing, reduction):
     """Softmax cross-entropy of logits [N, C] against int32 class indices [N] on the same
     device, as one node (see burn.host.train.losses.cross_entropy, which checks the
-    arguments). With weights w (the one-hot rows, smoothed) the loss of a row is
-    -sum(w * log_softmax(x)) and its gradient softmax(x) * sum(w) - w."""
-    k, inner = ad.k, ad.inner
+    arguments, and helpers.Inner.cross_entropy_forward)."""
+    k = ad.k
     n, c = logits.shape
-    nc = n * c
-    logp = k.log_softmax_forward(logits.handle.value, (n, c), 1)
-    iota = inner.arange(0, 1, c, _dt.int32)
-    w = k.cast_float(inner.binary("eq", target.handle.value, (n, 1), iota, (1, c), (n, c),
-                                  _dt.int32), nc)
-    if label_smoothing:
-        w = inner.binary("add", k.scale(w, 1.0 - label_smoothing, nc), (nc,),
-                         label_smoothing / c, (), (nc,), F32)
-    rows = inner.reduce("sum", k.mul(logp, w, nc), (n, c), 1, F32)
-    # loss = factor * rows, summed over the batch unless reduction is "none"
-    factor = -1.0 / n if reduction == "mean" else -1.0
-    if reduction == "none":
-        shape, size, loss = (n,), n, k.scale(rows, factor, n)
-    else:
-        shape, size, loss = (), 1, k.scale(inner.reduce("sum", rows, (n,), 0, F32), factor, 1)
+    loss, saved = k.cross_entropy_forward(logits.handle.value, target.handle.value, n, c,
+                                          label_smoothing, reduction)
+    shape, size = ((n,), n) if reduction == "none" else ((), 1)
 
     def backward(g):
-        p = inner.unary("exp", logp, nc, F32)
-        wsum = inner.reduce("sum", w, (n, c), 1, F32)
-        d = inner.binary("sub", inner.binary("mul", p, (n, c), wsum, (n, 1), (n, c), F32),
-                         (n, c), w, (n, c), (n, c), F32)
-        g = k.scale(g, -factor, size)
-        return (inner.binary("mul", d, (n, c), g, (size, 1), (n, c), F32),)
+        return (k.cross_entropy_backward(g, saved),)
 
     node = ad._out(loss, size, (logits.handle,), backward)
     return _tensor(ad, node, shape, logits.device)

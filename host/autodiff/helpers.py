@@ -5,8 +5,9 @@ transposed convolution, pooling gradients, batch normalisation). They are writte
 once, over the primitive protocol, so every backend gets them. A backend may supply faster
 versions by defining methods of the same name (`conv2d_grad_input`, `conv2d_grad_weight`,
 `max_pool_grad`, `avg_pool_grad`, `log_softmax_forward`, `linear_forward`,
-`linear_backward`, and the pair `batch_norm_forward` / `batch_norm_backward`, which share
-their saved state), which are used instead.
+`linear_backward`, and the pairs `batch_norm_forward` / `batch_norm_backward` and
+`cross_entropy_forward` / `cross_entropy_backward`, each sharing its saved state), which
+are used instead.
 """
 
 from burn import dtype as _dt
@@ -24,7 +25,8 @@ class Inner:
         for names in (("conv2d_grad_input",), ("conv2d_grad_weight",), ("max_pool_grad",),
                       ("avg_pool_grad",), ("log_softmax_forward",), ("linear_forward",),
                       ("linear_backward",),
-                      ("batch_norm_forward", "batch_norm_backward")):
+                      ("batch_norm_forward", "batch_norm_backward"),
+                      ("cross_entropy_forward", "cross_entropy_backward")):
             fast = [getattr(inner, name, None) for name in names]
             if None not in fast:
                 for name, f in zip(names, fast):
@@ -328,6 +330,39 @@ class Inner:
         return self.inner.binary("sub", shifted, shape,
                                  self.inner.unary("log", total, self.numel(kept), F32), kept,
                                  shape, F32)
+
+    def cross_entropy_forward(self, logits, target, n, c, smoothing, reduction):
+        """(loss, saved): softmax cross-entropy of logits [n, c] against int32 class indices
+        [n] with label `smoothing`, per row ([n], reduction "none") or summed or averaged
+        over the batch ([1]). With weights w (the one-hot rows, smoothed) a row's loss is
+        -sum(w * log_softmax(x)); `saved` is what cross_entropy_backward needs."""
+        nc = n * c
+        logp = self.log_softmax_forward(logits, (n, c), 1)
+        iota = self.inner.arange(0, 1, c, _dt.int32)
+        w = self.cast_float(self.inner.binary("eq", target, (n, 1), iota, (1, c), (n, c),
+                                              _dt.int32), nc)
+        if smoothing:
+            w = self.inner.binary("add", self.scale(w, 1.0 - smoothing, nc), (nc,),
+                                  smoothing / c, (), (nc,), F32)
+        rows = self.inner.reduce("sum", self.mul(logp, w, nc), (n, c), 1, F32)
+        factor = -1.0 / n if reduction == "mean" else -1.0
+        if reduction == "none":
+            size, loss = n, self.scale(rows, factor, n)
+        else:
+            size, loss = 1, self.scale(self.inner.reduce("sum", rows, (n,), 0, F32), factor, 1)
+        return loss, (logp, w, n, c, factor, size)
+
+    def cross_entropy_backward(self, g, saved):
+        """Gradient [n * c] of cross_entropy_forward's logits for the loss gradient `g`:
+        (softmax(x) * sum(w) - w) * g * -factor (factor: -1/n for "mean", else -1)."""
+        logp, w, n, c, factor, size = saved
+        inner = self.inner
+        p = inner.unary("exp", logp, n * c, F32)
+        wsum = inner.reduce("sum", w, (n, c), 1, F32)
+        d = inner.binary("sub", inner.binary("mul", p, (n, c), wsum, (n, 1), (n, c), F32),
+                         (n, c), w, (n, c), (n, c), F32)
+        g = self.scale(g, -factor, size)
+        return inner.binary("mul", d, (n, c), g, (size, 1), (n, c), F32)
 
     def linear_forward(self, x, w, b, rows, fin, fout):
         """x [rows, fin] @ w.T (w [fout, fin]) + b ([fout] or None)."""

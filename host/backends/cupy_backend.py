@@ -11,7 +11,6 @@ import numpy as np
 
 from burn import backend as _backend
 
-from . import channel_norm
 from .numpy_backend import NumpyBackend
 
 try:
@@ -49,6 +48,31 @@ class _CupyModule:
         return self.windows.scatter_windows(cupy, blocks, shape, kernel, stride, padding,
                                             dilation, out_hw)
 
+    def conv2d_by_image(self, x, w, stride, padding, dilation, out_hw):
+        """numpy_conv.conv2d with one group: the product of the weights [o, K] with each
+        image's columns [K, oh*ow] (a batched product), which is [n, o, oh, ow] as it comes,
+        with no copy to move the channels."""
+        n, (o, c, kh, kw) = x.shape[0], w.shape
+        cols = self.im2col_by_image(x, (kh, kw), stride, padding, dilation, out_hw)
+        out = self.matmul(w.reshape(1, o, c * kh * kw), cols)
+        return out.reshape(n, o, out_hw[0], out_hw[1])
+
+    def conv2d_grad_weight_by_image(self, g, x, w_shape, stride, padding, dilation):
+        """numpy_conv.conv2d_grad_weight with one group: per image g [o, oh*ow] times its
+        columns transposed, summed over the batch, with no copy of g to move its
+        channels."""
+        o, _c, kh, kw = w_shape
+        n, _, oh, ow = g.shape
+        cols = self.im2col_by_image(x, (kh, kw), stride, padding, dilation, (oh, ow))
+        per_image = self.matmul(g.reshape(n, o, oh * ow), cols.transpose(0, 2, 1))
+        return per_image.sum(axis=0).reshape(w_shape)
+
+    def im2col_by_image(self, x, kernel, stride, padding, dilation, out_hw):
+        """Columns [n, K, oh*ow] of each image (burn.host.cuda.windows.im2col by_image)."""
+        cols = self.windows.im2col(cupy, x, kernel, stride, padding, dilation, out_hw,
+                                   by_image=True)
+        return cols.reshape(x.shape[0], -1, out_hw[0] * out_hw[1])
+
     def __getattr__(self, name):
         return getattr(cupy, name)
 
@@ -64,15 +88,32 @@ class _CupyModule:
 
 
 class CupyBackend(NumpyBackend):
-    """The numpy backend over CuPy, with batch normalisation that keeps the layout."""
+    """The numpy backend over CuPy, with batch normalisation and cross-entropy as one
+    kernel each way (burn.host.cuda.batch_norm, burn.host.cuda.cross_entropy)."""
 
     def batch_norm_forward(self, x, shape, mean, var, weight, bias, eps):
         """See burn.host.autodiff.helpers.Inner.batch_norm_forward."""
-        return channel_norm.forward(self.xp, x, shape, mean, var, weight, bias, eps)
+        from ..cuda import batch_norm
+
+        return batch_norm.forward(cupy, x, shape, mean, var, weight, bias, eps)
 
     def batch_norm_backward(self, g, saved, weight, need_x):
         """See burn.host.autodiff.helpers.Inner.batch_norm_backward."""
-        return channel_norm.backward(self.xp, g, saved, weight, need_x)
+        from ..cuda import batch_norm
+
+        return batch_norm.backward(cupy, g, saved, weight, need_x)
+
+    def cross_entropy_forward(self, logits, target, n, c, smoothing, reduction):
+        """See burn.host.autodiff.helpers.Inner.cross_entropy_forward."""
+        from ..cuda import cross_entropy
+
+        return cross_entropy.forward(cupy, logits, target, n, c, smoothing, reduction)
+
+    def cross_entropy_backward(self, g, saved):
+        """See burn.host.autodiff.helpers.Inner.cross_entropy_backward."""
+        from ..cuda import cross_entropy
+
+        return cross_entropy.backward(cupy, g, saved)
 
 
 _XP = _CupyModule()

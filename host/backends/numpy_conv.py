@@ -72,7 +72,11 @@ def im2col(xp, x, kernel, stride, padding, dilation, out_hw):
 
 
 def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
-    """Float or int conv of x [n, c, h, w] with w [o, c/groups, kh, kw] -> [n, o, oh, ow]."""
+    """Float or int conv of x [n, c, h, w] with w [o, c/groups, kh, kw] -> [n, o, oh, ow].
+    An array module with its own `conv2d_by_image` does float32 with one group there."""
+    fast = getattr(xp, "conv2d_by_image", None)
+    if fast is not None and groups == 1 and x.dtype == np.float32 == w.dtype:
+        return fast(x, w, stride, padding, dilation, out_hw)
     o, cg, kh, kw = w.shape
     n = x.shape[0]
     oh, ow = out_hw
@@ -84,7 +88,11 @@ def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
 
 
 def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
-    """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x."""
+    """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x (an array
+    module's own `conv2d_grad_weight_by_image` does float32 with one group)."""
+    fast = getattr(xp, "conv2d_grad_weight_by_image", None)
+    if fast is not None and groups == 1 and x.dtype == np.float32 == g.dtype:
+        return fast(g, x, w_shape, stride, padding, dilation)
     o, cg, kh, kw = w_shape
     n, _, oh, ow = g.shape
     cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))

@@ -5,50 +5,65 @@ sums window contributions back onto an input grid (col2im). The numpy implementa
 burn.host.backends.numpy_conv do either with one strided copy or add per kernel offset,
 plus a fill and a copy for the padding: about a dozen launches for a 3x3 kernel, which
 dominate a captured ResNet step. These read any strides (no copy to make an input
-contiguous) and give the same bits: im2col only moves values, and scatter_windows adds each
-grid position's contributions in the order the numpy version does, starting from zero.
+contiguous), index in 32 bits wherever the arrays allow (64-bit division and
+multiplication per element made a first version compute-bound), and give the same bits:
+im2col only moves values, and scatter_windows adds each grid position's contributions in
+the order the numpy version does, starting from zero.
 float32 only; numpy_conv uses them through the cupy backend's array module.
 """
 
 import numpy as np
 
 _SOURCE = r"""
-extern "C" __global__ void burn_im2col(
-        const float* x, float* cols, long long total,
+// I: the index type, int where every offset fits in 31 bits (no 64-bit division or
+// multiplication in the hot loops), else long long.
+template <typename I>
+__global__ void burn_im2col(
+        const float* x, float* cols, I plane, I rows, I cb, I crow,
         int n, int h, int w, int kh, int kw, int oh, int ow,
-        int sh, int sw, int pt, int pl, int dh, int dw,
-        long long xn, long long xc, long long xh, long long xw) {
-    long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (k >= total) return;
-    long long r = k;
-    int ox = r % ow; r /= ow;
-    int oy = r % oh; r /= oh;
-    int b = r % n; r /= n;
-    int j = r % kw; r /= kw;
-    int i = r % kh; r /= kh;
-    long long ch = r;
-    int y = oy * sh - pt + i * dh;
-    int xx = ox * sw - pl + j * dw;
-    float v = 0.0f;
-    if (y >= 0 && y < h && xx >= 0 && xx < w)
-        v = x[b * xn + ch * xc + y * xh + xx * xw];
-    cols[k] = v;
+        int sh, int sw, int pt, int pl, int dh, int dw, I xn, I xc, I xh, I xw) {
+    // One thread per output position (b, oy, ox); it walks the rows (channel, i, j) of its
+    // column, so consecutive threads write consecutive addresses. Row r of image b starts
+    // at cols + b * cb + r * crow.
+    I p = blockIdx.x * (I)blockDim.x + threadIdx.x;
+    if (p >= plane) return;
+    int ox = (int)(p % ow);
+    I r = p / ow;
+    int oy = (int)(r % oh);
+    int b = (int)(r / oh);
+    int y0 = oy * sh - pt, x0 = ox * sw - pl;
+    const float* xb = x + b * xn;
+    float* out = cols + b * cb + (p - (I)b * oh * ow);
+    I row = 0;
+    for (I ch = 0; row < rows; ++ch) {
+        const float* xc_ = xb + ch * xc;
+        for (int i = 0; i < kh; ++i) {
+            int y = y0 + i * dh;
+            bool in_y = y >= 0 && y < h;
+            for (int j = 0; j < kw; ++j, ++row) {
+                int xx = x0 + j * dw;
+                out[row * crow] = in_y && xx >= 0 && xx < w ? xc_[y * xh + xx * xw] : 0.0f;
+            }
+        }
+    }
 }
 
-extern "C" __global__ void burn_col2im(
-        const float* src, float* grid, long long total,
+template <typename I>
+__global__ void burn_col2im(
+        const float* src, float* grid, I total,
         int nb, int h, int w, int kh, int kw, int oh, int ow,
         int sh, int sw, int pt, int pl, int dh, int dw,
-        long long sa, long long si, long long sj, long long sb, long long sy,
-        long long sx) {
-    long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+        I sa, I si, I sj, I sb, I sy, I sx) {
+    I k = blockIdx.x * (I)blockDim.x + threadIdx.x;
     if (k >= total) return;
-    long long r = k;
-    int x = r % w; r /= w;
-    int y = r % h; r /= h;
-    int b = r % nb; r /= nb;
-    long long a = r;
+    int x = (int)(k % w);
+    I r = k / w;
+    int y = (int)(r % h);
+    r /= h;
+    int b = (int)(r % nb);
+    I a = r / nb;
     int yp = y + pt, xp = x + pl;
+    const float* base = src + a * sa + b * sb;
     float acc = 0.0f;
     for (int i = 0; i < kh; ++i) {
         int ty = yp - i * dh;
@@ -60,29 +75,44 @@ extern "C" __global__ void burn_col2im(
             if (tx < 0 || tx % sw) continue;
             int ox = tx / sw;
             if (ox >= ow) continue;
-            acc += src[a * sa + i * si + j * sj + b * sb + oy * sy + ox * sx];
+            acc += base[i * si + j * sj + oy * sy + ox * sx];
         }
     }
     grid[k] = acc;
 }
 """
+_NAMES = ("burn_im2col<int>", "burn_im2col<long long>", "burn_col2im<int>",
+          "burn_col2im<long long>")
 _THREADS = 256
+# Arrays whose offsets reach this far are indexed in 64 bits.
+WIDE_FROM = 2 ** 31 - 1
 _MODULE = []
 
 
-def _kernel(cupy, name):
+def _kernel(cupy, name, wide):
     if not _MODULE:
-        _MODULE.append(cupy.RawModule(code=_SOURCE, options=("--fmad=false",)))
-    return _MODULE[0].get_function(name)
+        _MODULE.append(cupy.RawModule(code=_SOURCE, options=("--fmad=false",),
+                                      name_expressions=_NAMES))
+    return _MODULE[0].get_function("%s<%s>" % (name, "long long" if wide else "int"))
+
+
+def _launch(cupy, name, threads, reach, args):
+    """Launch `name` over `threads` threads; its index arguments (given as Python ints) go
+    as 32-bit values when `reach`, the largest element offset either array has, fits."""
+    wide = reach >= WIDE_FROM
+    index = np.int64 if wide else np.int32
+    blocks = (threads + _THREADS - 1) // _THREADS
+    args = tuple(index(a) if isinstance(a, int) else a for a in args)
+    _kernel(cupy, name, wide)((blocks,), (_THREADS,), args)
 
 
 def _strides(a):
-    return [np.int64(s // a.itemsize) for s in a.strides]
+    return [s // a.itemsize for s in a.strides]
 
 
-def _launch(cupy, name, total, args):
-    blocks = (total + _THREADS - 1) // _THREADS
-    _kernel(cupy, name)((blocks,), (_THREADS,), tuple(args))
+def _reach(a):
+    """One past the largest element offset of array `a` (any strides)."""
+    return 1 + sum((d - 1) * abs(s) for d, s in zip(a.shape, _strides(a)))
 
 
 def _geometry(kernel, stride, padding, dilation, out_hw):
@@ -91,14 +121,21 @@ def _geometry(kernel, stride, padding, dilation, out_hw):
                                   dilation[1])]
 
 
-def im2col(cupy, x, kernel, stride, padding, dilation, out_hw):
+def im2col(cupy, x, kernel, stride, padding, dilation, out_hw, by_image=False):
     """Columns [c, kh, kw, n, oh, ow] of float32 `x` [n, c, h, w] zero-padded by
-    `padding` (top, bottom, left, right): numpy_conv.im2col in one launch."""
+    `padding` (top, bottom, left, right): numpy_conv.im2col in one launch. `by_image`:
+    laid out [n, c, kh, kw, oh, ow] instead, a matrix of columns per image."""
     n, c, h, w = x.shape
-    cols = cupy.empty((c, kernel[0], kernel[1], n, out_hw[0], out_hw[1]), dtype=np.float32)
+    oh, ow = out_hw
+    rows = c * kernel[0] * kernel[1]
+    shape = (n, c, kernel[0], kernel[1], oh, ow) if by_image else \
+        (c, kernel[0], kernel[1], n, oh, ow)
+    cols = cupy.empty(shape, dtype=np.float32)
     if cols.size:
-        _launch(cupy, "burn_im2col", cols.size,
-                [x, cols, np.int64(cols.size), np.int32(n), np.int32(h), np.int32(w)] +
+        plane = n * oh * ow
+        cb, crow = (rows * oh * ow, oh * ow) if by_image else (oh * ow, plane)
+        _launch(cupy, "burn_im2col", plane, max(cols.size, _reach(x)),
+                [x, cols, plane, rows, cb, crow, np.int32(n), np.int32(h), np.int32(w)] +
                 _geometry(kernel, stride, padding, dilation, out_hw) + _strides(x))
     return cols
 
@@ -109,7 +146,7 @@ def scatter_windows(cupy, blocks, shape, kernel, stride, padding, dilation, out_
     _, b, h, w = shape
     grid = cupy.empty(shape, dtype=np.float32)
     if grid.size:
-        _launch(cupy, "burn_col2im", grid.size,
-                [blocks, grid, np.int64(grid.size), np.int32(b), np.int32(h), np.int32(w)] +
+        _launch(cupy, "burn_col2im", grid.size, max(grid.size, _reach(blocks)),
+                [blocks, grid, grid.size, np.int32(b), np.int32(h), np.int32(w)] +
                 _geometry(kernel, stride, padding, dilation, out_hw) + _strides(blocks))
     return grid

@@ -20,7 +20,7 @@ from ..bst_writer import Graph, GraphOp, GraphTensor
 _SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
                 "tanh": (1.0 / 128, 0)}
-_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected")
+_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 IO_DTYPES = ("int8", "float32")
 
 

@@ -39,8 +39,8 @@ class ExportError(ValueError):
 def leaf_types():
     """The layer classes recorded whole, as one node each."""
     from burn import nn
-    return (nn.Conv2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d, nn.AvgPool2d,
-            nn.AdaptiveAvgPool2d)
+    return (nn.Conv2d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
+            nn.AvgPool2d, nn.AdaptiveAvgPool2d)
 
 
 class Node:

@@ -29,13 +29,13 @@ from .record import ExportError, record
 
 # The burn.nn layers that export; any other module exports when its forward uses only the
 # tensor operations listed in docs/export.md.
-SUPPORTED = ("Sequential", "Conv2d", "BatchNorm2d", "Linear", "MaxPool2d", "AvgPool2d",
-             "AdaptiveAvgPool2d", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "Flatten",
-             "Dropout", "Identity")
+SUPPORTED = ("Sequential", "Conv2d", "ConvTranspose2d", "BatchNorm2d", "Linear", "MaxPool2d",
+             "AvgPool2d", "AdaptiveAvgPool2d", "ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax",
+             "Flatten", "Dropout", "Identity")
 # Ops whose output may take a fused activation clamp.
 _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
-              "add", "mul")
-_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected")
+              "add", "mul", "transpose_conv2d")
+_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
               "concat")
@@ -290,6 +290,17 @@ class _Lowering:
             kind = "conv2d"
         self.add(kind, i, [src], w=w, b=b, params=params)
 
+    def transpose_conv(self, i, m):
+        if m.groups != 1 or m.dilation != (1, 1):
+            self.fail("exports with groups 1 and dilation 1 only (the .bst transpose_conv2d "
+                      "op), got groups %d, dilation %s" % (m.groups, m.dilation))
+        src, _ = self.nhwc_src(i)
+        w = _array(m.weight)  # [ic, oc, kh, kw]; TFLite's filter is [oc, kh, kw, ic]
+        b = _array(m.bias) if m.bias is not None else np.zeros(w.shape[1])
+        params = {"stride_h": m.stride[0], "stride_w": m.stride[1], "pad_top": m.padding[0],
+                  "pad_left": m.padding[1]}
+        self.add("transpose_conv2d", i, [src], w=w.transpose(1, 2, 3, 0), b=b, params=params)
+
     def batch_norm(self, i, m):
         at = self.src(i)
         if at.flat:
@@ -385,6 +396,8 @@ class _Lowering:
         m = self.nodes[i].module
         if isinstance(m, nn.Conv2d):
             self.conv(i, m)
+        elif isinstance(m, nn.ConvTranspose2d):
+            self.transpose_conv(i, m)
         elif isinstance(m, nn.BatchNorm2d):
             self.batch_norm(i, m)
         elif isinstance(m, nn.Linear):

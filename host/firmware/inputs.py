@@ -45,13 +45,14 @@ def has_flex_module():
 
 def stage_core(dest, ops=None):
     """Copy the frozen .py files of core/ to `dest`/burn/ (times kept), replacing it; with
-    `ops`, only those the kernels need, and the module that lists the kernels."""
+    `ops`, only those the kernels need, and the module that lists the kernels (see
+    ops_select.lists_kernels)."""
     target = dest / "burn"
     shutil.rmtree(target, ignore_errors=True)
     for rel in core_files(ops):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(CORE_DIR / rel, target / rel)
-    if ops is not None:
+    if ops_select.lists_kernels(ops):
         write_text_atomic(target / ops_select.BUILT_MODULE, ops_select.built_module_text(ops))
     return dest
 
@@ -70,7 +71,8 @@ def cache_key(recipe, mp_version, toolchain_version):
     if not recipe.stock:
         folders = ("firmware", "micropython", "flex_c") if has_flex_module() else ("firmware",)
         if recipe.ops is not None:
-            add("ops", ops_select.built_module_text(recipe.ops))
+            add("ops", ops_select.built_module_text(recipe.ops),
+                ops_select.lists_kernels(recipe.ops))
         trees = [("core", CORE_DIR, core_files(recipe.ops))]
         for name in folders:
             base = project_files.tree(name)

@@ -64,6 +64,13 @@ def default_kernels():
     return tuple(sorted(set(op_table.kernels(kept))))
 
 
+def lists_kernels(kernels):
+    """Whether a firmware with `kernels` (None: all) freezes BUILT_MODULE: a selection made
+    for given models does; the default one does not, to spend no flash on it (a model with
+    an optional op is refused there all the same, when its module is missing)."""
+    return kernels is not None and tuple(kernels) != default_kernels()
+
+
 def label(kernels):
     """A short stable name of a selection, for cache and file names."""
     return hashlib.sha256(" ".join(kernels).encode()).hexdigest()[:8]

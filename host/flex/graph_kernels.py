@@ -47,6 +47,7 @@ STRUCTS = {
                           "output_shift=out_shift act_min act_max",
     "flex_s8_mul_params": "input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
+    "flex_transpose_window": "kernel_h=kh kernel_w=kw stride_h stride_w pad_top pad_left",
     "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
 }
 
@@ -120,6 +121,19 @@ class GraphKernels:
             groups, quant(in_zp, out_zp, act_min, act_max), dims(n, oh, ow, oc), y, y.size],
             "input %s, output %s, kernel %dx%d, groups %d" % (
                 (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
+
+    def transpose_conv_s8(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc,
+                          kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp,
+                          act_min, act_max):
+        """int8 transposed convolution (burn.graph.transpose_conv)."""
+        wn = oc * kh * kw * ic
+        x, y = _i8(inp, n * ih * iw * ic), _i8(out, n * oh * ow * oc)
+        b = None if bias is None else _i32(bias, oc)
+        self._run("flex_s8_transpose_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, wn), wn, b, 0 if b is None else oc,
+            _i32(mult, oc), _i32(shift, oc), oc, struct("flex_transpose_window", locals()),
+            quant(in_zp, out_zp, act_min, act_max), dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
 
     def depthwise_conv_s8(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
                           depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
@@ -248,6 +262,16 @@ class GraphKernels:
         y = view(out, dtype, outer * sum(sizes))
         self._run("flex_concat", [y.itemsize, len(xs), PtrList(xs), np.array(sizes, np.int32),
                                   outer, 1, y, y.size], "inner sizes %s" % (sizes,))
+
+    def transpose_conv_f32(self, inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                           stride_h, stride_w, pad_top, pad_left, act):
+        """float32 transposed convolution (burn.graph.transpose_conv)."""
+        x, y = _f32(inp, n * ih * iw * ic), _f32(out, n * oh * ow * oc)
+        self._run("flex_f32_nhwc_transpose_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _f32(w, oc * kh * kw * ic), oc * kh * kw * ic,
+            *_bias_f32(bias, oc), struct("flex_transpose_window", locals()), act,
+            dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
 
     def conv_f32(self, inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, groups,
                  stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act):

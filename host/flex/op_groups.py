@@ -7,6 +7,7 @@ import posixpath
 GROUPS = {
     "conv": ("s8_conv", "f32_conv", "f32_winograd", "m0_pairs", "m0_depthwise",
              "m0_dw_channels"),
+    "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),
     "conv/fc shared": ("m0_dot", "m0_requant"),
     "elementwise": ("s8_elementwise", "f32_elementwise"),

@@ -7,6 +7,7 @@ defines it, or a float32 `.bst` graph traced from that model by the exporter.
     model = imported.model()                    # the same module, built in memory
     graph = imported.float_graph(tests=3)       # a burn.host.bst_writer.Graph
 
+Quantized models (QDQ or QLinear ops) become int8 graphs through onnx_qdq.int8_graph.
 See docs/import.md."""
 
 import os
@@ -74,11 +75,16 @@ class Imported:
                 from None
 
 
-def import_onnx(path):
-    """Read, check and lower the ONNX file `path`; external data may only come from its
-    folder. Raises ONNXImportError (a ValueError) with a one-line reason."""
+def read(path):
+    """Read and check the ONNX file `path` (an `onnx_read.OnnxGraph`); external data may
+    only come from its folder. Raises ONNXImportError (a ValueError) with a one-line
+    reason."""
     path = str(path)
     with open(path, "rb") as f:
         data = f.read(MAX_FILE + 1)
-    graph = read_onnx(data, os.path.dirname(os.path.abspath(path)))
-    return Imported(lower(graph), os.path.basename(path))
+    return read_onnx(data, os.path.dirname(os.path.abspath(path)))
+
+
+def import_onnx(path):
+    """Read, check and lower the (float) ONNX file `path`; see `read`."""
+    return Imported(lower(read(path)), os.path.basename(str(path)))

@@ -35,9 +35,10 @@ def lowers(*ops):
 
 
 def supported_ops():
-    """The ONNX ops the importer converts, sorted."""
+    """The ONNX ops the importer converts (the quantized ones into int8 graphs: onnx_qdq),
+    sorted."""
     from . import onnx_ops  # noqa: F401  (registers the handlers)
-    return sorted(set(LOWERED) | set(FOLDS))
+    return sorted(set(LOWERED) | set(FOLDS) | set(QDQ_OPS))
 
 
 class Var:
@@ -183,13 +184,13 @@ class Builder:
     # -- the whole graph ----------------------------------------------------------------
     def run(self, sample):
         """Lower every node; `sample` is the input tensor (batch 1)."""
-        unsupported = _unsupported(self.graph)
+        unsupported = unsupported_nodes(self.graph)
         if unsupported:
             qdq = any(n.op in QDQ_OPS for n in unsupported)
             raise ONNXImportError("unsupported ONNX ops in %d nodes: %s%s" % (
                 len(unsupported), ", ".join(n.where() for n in unsupported),
-                "; quantized (QDQ) graphs are not supported: import the float model and "
-                "quantize it with burn export" if qdq else ""))
+                "; a quantized (QDQ) model imports only to an int8 .bst (burn import "
+                "model.onnx -o model.bst, or onnx_qdq.int8_graph)" if qdq else ""))
         name, _ = self.graph.inputs[0]
         self.values[name] = Var("x", sample)
         self.computed["x"] = sample
@@ -225,9 +226,10 @@ class Builder:
         LOWERED[node.op](self, node)
 
 
-def _unsupported(graph):
+def unsupported_nodes(graph):
     """The nodes no handler converts: unknown ops, and ops that only fold (Cast, Expand,
     ...) with an input computed from the graph input."""
+    from . import onnx_ops  # noqa: F401  (registers the handlers)
     computed = {graph.inputs[0][0]}
     found = []
     for n in graph.nodes:

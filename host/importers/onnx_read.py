@@ -21,7 +21,12 @@ MAX_ACTIVATION = 1 << 22   # elements of any computed value at batch 1 (16 MiB o
 
 class ONNXImportError(ValueError):
     """An ONNX model that cannot be imported: malformed, hostile or unsupported. The message
-    is one line naming the node (index, op and name) or tensor and the problem."""
+    is one line naming the node (index, op and name) or tensor and the problem; where
+    several nodes fail, `problems` holds one line for each."""
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems) or [message]
 
 
 class Node:

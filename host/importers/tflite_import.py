@@ -24,7 +24,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_read import read_tflite
+from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 # the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
@@ -33,12 +33,12 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
+           "SOFTMAX", "TRANSPOSE_CONV", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
-          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
-          "BATCH_MATMUL": 2}
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "SUM": 2, "REDUCE_MAX": 2,
+          "REDUCE_MIN": 2, "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2,
+          "ARG_MIN": 2, "BATCH_MATMUL": 2}
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
@@ -155,6 +155,10 @@ class _Converter:
         for what, a, b in (("strides", sh, sw), ("dilation", dil_h, dil_w), ("window", kh, kw)):
             if not (1 <= a <= _MAX_DIM and 1 <= b <= _MAX_DIM):
                 raise _Fail("bad %s %d, %d" % (what, a, b))
+        pads = o.get("Pads")
+        if pads is not None:
+            return _explicit_window((ih, iw), (oh, ow), (kh, kw), (sh, sw), (dil_h, dil_w),
+                                    pads)
         want = (geometry.out_size(ih, kh, sh, dil_h, same),
                 geometry.out_size(iw, kw, sw, dil_w, same))
         if want != (oh, ow):
@@ -225,6 +229,23 @@ class _Converter:
         self.emit(kind, node, consts, params)
 
 
+def _explicit_window(ins, outs, ks, strides, dils, pads):
+    """Window params of explicit padding (top, left, bottom, right), which TFLite files do
+    not have but ONNX ones do: each pad shorter than the window, the output size checked."""
+    params = {"stride_h": strides[0], "stride_w": strides[1], "pad_top": pads[0],
+              "pad_left": pads[1]}
+    for i in range(2):
+        eff = (ks[i] - 1) * dils[i] + 1
+        before, after = pads[i], pads[i + 2]
+        if not (0 <= before < eff and 0 <= after < eff):
+            raise _Fail("padding %s: each pad must be shorter than the window" % (list(pads),))
+        want = (ins[i] + before + after - eff) // strides[i] + 1
+        if want != outs[i]:
+            raise _Fail("output %dx%d, expected %d along axis %d" % (outs[0], outs[1], want,
+                                                                     i))
+    return params
+
+
 # -- one function per TFLite op ------------------------------------------------------------
 
 def _dilation(node):
@@ -254,6 +275,43 @@ def _depthwise(c, node):
     params = c.window(node, w.shape[1], w.shape[2], dh, dw)
     params.update({"depth_mult": w.shape[3] // ic, "dil_h": dh, "dil_w": dw})
     c.weighted("depthwise_conv2d", node, w, params)
+
+
+def transpose_pad(out_size, k, stride, same):
+    """TFLM's padding of a TRANSPOSE_CONV axis: that of a convolution over the output (its
+    ComputePaddingHeightWidth with the output size as the input size), without the odd
+    remainder, which TFLM drops."""
+    conv_out = geometry.out_size(out_size, k, stride, 1, same)
+    return max((conv_out - 1) * stride + k - out_size, 0) // 2
+
+
+def _transpose_conv(c, node):
+    """TRANSPOSE_CONV: inputs (output shape, filter, input[, bias])."""
+    o = node.options
+    if o is None:
+        raise _Fail("missing options")
+    shape_t, w_t, x_t = node.inputs[:3]
+    n, ih, iw, ic = c.shape4(x_t)
+    out = c.shape4(node.outputs[0])
+    if [int(v) for v in np.asarray(c.const(shape_t, "output shape")).reshape(-1)] != \
+            list(out):
+        raise _Fail("output shape input does not match the output tensor %s" % (out,))
+    w = c.const(w_t, "filter")
+    if w.ndim != 4 or w.shape[0] != out[3] or w.shape[3] != ic or out[0] != n:
+        raise _Fail("filter %s does not fit input %s and output %s" % (w.shape, (n, ih, iw, ic),
+                                                                       out))
+    if o["Padding"] not in (0, 1):
+        raise _Fail("unknown padding %d" % o["Padding"])
+    sh, sw = o["StrideH"], o["StrideW"]
+    if not (1 <= sh <= _MAX_DIM and 1 <= sw <= _MAX_DIM):
+        raise _Fail("bad strides %d, %d" % (sh, sw))
+    same = o["Padding"] == 0
+    params = {"stride_h": sh, "stride_w": sw,
+              "pad_top": transpose_pad(out[1], w.shape[1], sh, same),
+              "pad_left": transpose_pad(out[2], w.shape[2], sw, same)}
+    inputs = [x_t, w_t] + node.inputs[3:4]
+    c.weighted("transpose_conv2d", TfOp(node.index, node.name, inputs, node.outputs, o), w,
+               params)
 
 
 def _fully_connected(c, node):
@@ -621,6 +679,7 @@ _CONVERT = {
     "QUANTIZE": _quantize, "DEQUANTIZE": _quantize, "PAD": _pad, "PADV2": _pad,
     "CONCATENATION": _concat, "PACK": _concat, "RELU": _clamp, "RELU6": _clamp,
     "RELU_N1_TO_1": _clamp,
+    "TRANSPOSE_CONV": _transpose_conv,
     "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
     "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
     "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
@@ -633,7 +692,7 @@ def _fold_aliases(tf):
     alias = {}
     for node in tf.ops:
         if node.name in _FOLDED:
-            where = "node %d (%s)" % (node.index, node.name)
+            where = node.where()
             if not node.inputs or node.inputs[0] < 0 or len(node.outputs) != 1:
                 raise TFLiteImportError("%s: needs one input and one output" % where)
             src = alias.get(node.inputs[0], node.inputs[0])
@@ -651,10 +710,14 @@ def _fold_aliases(tf):
 def _check_structure(tf):
     """Refuse what no conversion can use: unsupported ops (all named at once), too many
     ops, missing inputs or outputs, and ops without the tensors they need."""
+    odd = unreadable_tensors(tf)
+    if odd:
+        raise TFLiteImportError("tensors of unsupported types: " + ", ".join(
+            "%d (%s) %s" % (i, tf.tensors[i].name, tf.tensors[i].type_name) for i in odd))
     bad = [n for n in tf.ops if n.name not in SUPPORTED]
     if bad:
         raise TFLiteImportError("unsupported ops: " + ", ".join(
-            "node %d (%s)" % (n.index, n.name) for n in bad))
+            n.where() for n in bad))
     if len(tf.ops) > MAX_OPS:
         raise TFLiteImportError("%d ops: more than %d" % (len(tf.ops), MAX_OPS))
     if not tf.inputs or not tf.outputs:
@@ -663,14 +726,14 @@ def _check_structure(tf):
         need = _ARITY.get(n.name, 1)
         if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
                 len(n.outputs) != 1 or n.outputs[0] < 0:
-            raise TFLiteImportError("node %d (%s): needs %d inputs and one output, has %s -> %s"
-                                    % (n.index, n.name, need, n.inputs, n.outputs))
+            raise TFLiteImportError("%s: needs %d inputs and one output, has %s -> %s"
+                                    % (n.where(), need, n.inputs, n.outputs))
         for t in n.inputs + n.outputs:
             tt = tf.tensors[t] if t >= 0 else None
             if tt is not None and tt.data is None and \
                     not 0 < _numel(tt.shape) * tt.dtype.itemsize <= MAX_ARENA:
-                raise TFLiteImportError("node %d (%s): tensor %d (%s) has shape %s: empty or "
-                                        "too large" % (n.index, n.name, t, tt.name, tt.shape))
+                raise TFLiteImportError("%s: tensor %d (%s) has shape %s: empty or too large"
+                                        % (n.where(), t, tt.name, tt.shape))
 
 
 def _numel(shape):
@@ -719,12 +782,11 @@ def _convert(tf, alias):
             for op in conv.ops[first:]:
                 _check_op(op)
         except _Fail as e:
-            errors.append("node %d (%s): %s" % (node.index, node.name, e))
+            errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:
-            errors.append("node %d (%s): malformed: %s: %s" % (node.index, node.name,
-                                                               type(e).__name__, e))
+            errors.append("%s: malformed: %s: %s" % (node.where(), type(e).__name__, e))
     if errors:
-        raise TFLiteImportError("cannot import: " + "; ".join(errors))
+        raise TFLiteImportError("cannot import: " + "; ".join(errors), errors)
     conv.shaped = False
     try:
         inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs]
@@ -799,12 +861,23 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
         raise TFLiteImportError("tests must be an integer from 0 to %d, got %r"
                                 % (MAX_TESTS, tests))
     tf = read_tflite(data)
-    _check_structure(tf)
     say("converting %d ops" % len(tf.ops))
-    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
     meta = {"importer": "tflite", "description": tf.description}
     meta.update(metadata or {})
-    graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels, metadata=meta)
+    graph, arena = build_graph(tf, labels, meta)
+    if tests:
+        graph.tests = _self_tests(data, graph, tests, arena, say)
+    return graph
+
+
+def build_graph(tf, labels=(), metadata=None):
+    """The checked, planned Graph (no tests yet) of a TfModel, whichever front end made it
+    (the TFLite reader, or the ONNX QDQ one), and its arena plan {region: bytes}. Raises
+    TFLiteImportError naming every op that cannot be converted."""
+    _check_structure(tf)
+    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
+    graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels,
+                  metadata=dict(metadata or {}))
     try:
         _offsets, arena = plan_arena(graph)
     except ValueError as e:
@@ -816,6 +889,4 @@ def import_tflite(data, tests=4, labels=(), metadata=None, progress=None):
         burn.load(encode_bst(graph))
     except ValueError as e:
         raise TFLiteImportError("burn's runtime refuses the converted graph: %s" % e) from e
-    if tests:
-        graph.tests = _self_tests(data, graph, tests, arena, say)
-    return graph
+    return graph, arena

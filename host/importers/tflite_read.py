@@ -11,12 +11,14 @@ import struct
 import numpy as np
 import tflite
 from tflite.BuiltinOptions import BuiltinOptions
+from tflite.TensorType import TensorType
 
 from burn.host.importers.errors import TFLiteImportError
 
 # TFLite TensorType codes -> numpy dtypes.
 _TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_,
           7: np.int16, 9: np.int8}
+_TYPE_NAMES = {code: name for name, code in vars(TensorType).items() if not name.startswith("_")}
 
 _WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
 _DILATION = ("DilationHFactor", "DilationWFactor")
@@ -32,6 +34,8 @@ _OPTIONS = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW",
+                                                "FusedActivationFunction")),
     "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
     "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
                                 ("AlignCorners", "HalfPixelCenters")),
@@ -42,9 +46,11 @@ _OPTIONS = {
 
 class TfTensor:
     """A tensor of the subgraph: name, shape, numpy dtype, constant data (or None) and
-    quantization (scales and zero points as lists, the quantized dimension)."""
+    quantization (scales and zero points as lists, the quantized dimension). A tensor of a
+    TFLite type numpy cannot hold has dtype None, no data, and its type in `type_name`
+    ('STRING', 'COMPLEX64', ...); `type_name` is the numpy dtype's name otherwise."""
 
-    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim):
+    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim, type_name=None):
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -52,19 +58,26 @@ class TfTensor:
         self.scales = scales
         self.zero_points = zero_points
         self.qdim = qdim
+        self.type_name = type_name or dtype.name
 
 
 class TfOp:
     """An operator: index, name ('CONV_2D', 'CUSTOM(foo)'), input and output tensor indices
     (-1 marks an omitted optional input) and its builtin options as a dict of the fields the
-    importer uses (None when the file has no options table for it)."""
+    importer uses (None when the file has no options table for it). `label` names the op in
+    errors when another front end (ONNX) made it; by default 'node 3 (CONV_2D)'."""
 
-    def __init__(self, index, name, inputs, outputs, options):
+    def __init__(self, index, name, inputs, outputs, options, label=None):
         self.index = index
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
         self.options = options
+        self.label = label
+
+    def where(self):
+        """How errors name the op."""
+        return self.label or "node %d (%s)" % (self.index, self.name)
 
 
 class TfModel:
@@ -109,11 +122,13 @@ def _tensor(model, sg, buf, i, size):
     t = sg.Tensors(i)
     code = t.Type()
     dtype = _TYPES.get(code)
-    if dtype is None:
-        raise TFLiteImportError("tensor %d: unsupported TFLite type code %d" % (i, code))
     shape = tuple(_ints(t.Shape, t.ShapeLength(), size, "tensor %d shape" % i))
     if len(shape) > 8 or any(d < 0 or d > (1 << 24) for d in shape):
         raise TFLiteImportError("tensor %d: absurd shape %s" % (i, shape))
+    name = (t.Name() or b"").decode("utf-8", "replace")
+    if dtype is None:
+        return TfTensor(name, shape, None, None, [], [], 0,
+                        _TYPE_NAMES.get(code, "type code %d" % code))
     numel = int(np.prod(shape, dtype=np.int64))
     raw = _buffer_data(model, buf, t.Buffer(), size)
     data = None
@@ -130,7 +145,6 @@ def _tensor(model, sg, buf, i, size):
         scales = [float(q.Scale(k)) for k in range(n)]
         zps = _ints(q.ZeroPoint, q.ZeroPointLength(), size, "tensor %d zero points" % i)
         qdim = int(q.QuantizedDimension())
-    name = (t.Name() or b"").decode("utf-8", "replace")
     return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim)
 
 
@@ -193,6 +207,11 @@ def _read(buf, where):
             raise TFLiteImportError("graph input/output tensor index %d out of range" % t)
     desc = (model.Description() or b"").decode("utf-8", "replace")
     return TfModel(tensors, ops, inputs, outputs, desc)
+
+
+def unreadable_tensors(tf):
+    """The indices of the tensors of a TfModel whose TFLite type numpy cannot hold."""
+    return [i for i, t in enumerate(tf.tensors) if t.dtype is None]
 
 
 def read_tflite(buf):

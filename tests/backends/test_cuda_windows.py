@@ -33,9 +33,15 @@ def _out_hw(h, w, kernel, stride, padding, dilation):
                   (w, padding[2], padding[3], kernel[1], stride[1], dilation[1])))
 
 
+@pytest.mark.parametrize("wide", (False, True))
 @pytest.mark.parametrize("kernel, stride, padding, dilation", GEOMETRIES)
-def test_im2col_and_scatter_equal_numpy(cupy, kernel, stride, padding, dilation):
+def test_im2col_and_scatter_equal_numpy(cupy, monkeypatch, kernel, stride, padding, dilation,
+                                        wide):
+    """Both index widths: 32-bit as these sizes get, 64-bit as arrays past 2**31 would."""
     from burn.host.cuda import windows
+
+    if wide:
+        monkeypatch.setattr(windows, "WIDE_FROM", 0)
 
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 2, 9, 8)).astype(np.float32).transpose(1, 0, 2, 3)
@@ -43,6 +49,9 @@ def test_im2col_and_scatter_equal_numpy(cupy, kernel, stride, padding, dilation)
     want = numpy_conv.im2col(np, x, kernel, stride, padding, dilation, out_hw)
     got = windows.im2col(cupy, cupy.asarray(x), kernel, stride, padding, dilation, out_hw)
     assert got.shape == want.shape and np.array_equal(got.get(), want)
+    got = windows.im2col(cupy, cupy.asarray(x), kernel, stride, padding, dilation, out_hw,
+                         by_image=True)
+    assert np.array_equal(got.get(), want.transpose(3, 0, 1, 2, 4, 5))
 
     blocks = rng.standard_normal((3, *kernel, 2, *out_hw)).astype(np.float32)
     want = numpy_conv._scatter_windows(np, blocks, (3, 2, 9, 8), kernel, stride, padding,
@@ -59,3 +68,25 @@ def test_im2col_and_scatter_equal_numpy(cupy, kernel, stride, padding, dilation)
                                                           wide),
                                   (3, 2, 9, 8), kernel, stride, padding, dilation, out_hw)
     assert got.get().tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation", GEOMETRIES)
+def test_convolutions_by_image_follow_numpy(cupy, kernel, stride, padding, dilation):
+    """The cupy backend's one-group convolution and weight gradient (a product per image
+    over by-image columns) against numpy_conv on the CPU, within float32 rounding."""
+    from burn.host.backends.cupy_backend import _XP
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 3, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((5, 3, *kernel)).astype(np.float32)
+    out_hw = _out_hw(9, 8, kernel, stride, padding, dilation)
+    g = rng.standard_normal((4, 5, *out_hw)).astype(np.float32)
+    want = numpy_conv.conv2d(np, x, w, 1, stride, padding, dilation, out_hw)
+    got = numpy_conv.conv2d(_XP, cupy.asarray(x), cupy.asarray(w), 1, stride, padding,
+                            dilation, out_hw)
+    assert got.shape == want.shape and got.flags.c_contiguous
+    np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-5)
+    want = numpy_conv.conv2d_grad_weight(np, g, x, w.shape, 1, stride, padding, dilation)
+    got = numpy_conv.conv2d_grad_weight(_XP, cupy.asarray(g), cupy.asarray(x), w.shape, 1,
+                                        stride, padding, dilation)
+    np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-5)

@@ -153,29 +153,3 @@ def test_gradients_through_fusion_match_finite_differences(inner):
         num[i, j] = (vals[0] - vals[1]) / (2 * eps)
     assert np.allclose(got, num, rtol=2e-2, atol=2e-2)
     assert to_numpy(w.grad).shape == (1, 4)
-
-
-@pytest.mark.parametrize("weighted", (True, False))
-@pytest.mark.parametrize("batch", (True, False))
-def test_layout_keeping_batch_norm_matches_the_generic_one(batch, weighted):
-    """burn.host.backends.channel_norm (the cupy backend's batch norm) against Inner's."""
-    from burn.host.autodiff.helpers import Inner
-    from burn.host.backends import channel_norm
-
-    rng = np.random.default_rng(8)
-    shape = (3, 4, 5, 2)
-    x = rng.standard_normal(int(np.prod(shape))).astype(np.float32)
-    g = rng.standard_normal(x.size).astype(np.float32)
-    w, b = (rng.standard_normal(4).astype(np.float32) for _ in range(2))
-    w, b = (w, b) if weighted else (None, None)
-    stats = (None, None) if batch else (rng.random(4).astype(np.float32),
-                                        rng.random(4).astype(np.float32) + 0.5)
-    generic = Inner(burn.device("numpy").backend)
-    want = generic.batch_norm_forward(x, shape, *stats, w, b, 1e-5)
-    got = channel_norm.forward(np, x, shape, *stats, w, b, 1e-5)
-    for a, e in zip(got[:3], want[:3]):
-        assert np.allclose(a, e, rtol=1e-5, atol=1e-6)
-    for a, e in zip(channel_norm.backward(np, g, got[3], w, True),
-                    generic.batch_norm_backward(g, want[3], w, True)):
-        assert np.allclose(a, e, rtol=1e-4, atol=1e-5)
-    assert channel_norm.backward(np, g, got[3], w, False)[0] is None

@@ -290,3 +290,25 @@ def test_cli_round_trip(trained, digits, tmp_path, capsys):
                       "-o", str(tmp_path / "x.bst"), "--calibration", "digits"]) == 1
     assert "has no function mlp" in capsys.readouterr().err
     assert not (tmp_path / "x.bst").exists()
+
+
+def test_conv_transpose_exports_float_and_int8():
+    burn.seed(4)
+    model = nn.Sequential(nn.Conv2d(2, 6, 3, stride=2, padding=1), nn.ReLU(),
+                          nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1, output_padding=1),
+                          nn.BatchNorm2d(4), nn.ReLU6(),
+                          nn.ConvTranspose2d(4, 3, (2, 3), stride=(1, 2))).eval()
+    x = np.random.default_rng(5).standard_normal((32, 2, 8, 6)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x))).transpose(0, 2, 3, 1)  # the runtime's NHWC
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["conv2d", "transpose_conv2d", "transpose_conv2d"]
+    assert [op.params["act"] for op in fgraph.ops] == [1, 3, 0]  # BatchNorm folded in
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4].reshape(4, -1), rtol=1e-4, atol=1e-5)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    got = _outputs(runtime, qgraph, x[:4])
+    assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
+    with pytest.raises(ExportError, match=r"'0' \(ConvTranspose2d\).*groups 1 and dilation"):
+        trace(nn.Sequential(nn.ConvTranspose2d(2, 2, 3, groups=2)), (2, 4, 4))

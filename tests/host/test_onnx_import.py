@@ -11,6 +11,7 @@ from onnx_models import MODELS, export
 
 import burn
 from burn.host.autodiff import autodiff_device
+from burn.host.bst_writer import encode_bst
 from burn.host.cli import build_parser
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import export_bst, graph_input
@@ -141,6 +142,25 @@ def test_conv_transpose_with_asymmetric_pads_matches_onnxruntime(tmp_path):
     imported = import_onnx(path)
     assert "nn.ConvTranspose2d(2, 3, (3, 3), stride=(2, 3)" in imported.code()
     _close(to_numpy(imported.model("numpy")(to_tensor(x, "numpy"))), _reference(path, x))
+
+
+def test_conv_transpose_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
+    rng = np.random.default_rng(6)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((3, 2, 3, 3)).astype(np.float32), "w")
+    node = onnx.helper.make_node("ConvTranspose", ["x", "w"], ["y"], pads=[1, 1, 1, 1],
+                                 strides=[2, 2], output_padding=[1, 1])
+    graph = onnx.helper.make_graph(
+        [node], "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                         ["n", 3, 4, 5])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w])
+    path = tmp_path / "up.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 18)]),
+              path)
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert [op.op for op in fgraph.ops] == ["transpose_conv2d"]
+    x = rng.standard_normal((1, 3, 4, 5)).astype(np.float32)
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    _close(got.reshape(1, 8, 10, 2).transpose(0, 3, 1, 2), _reference(path, x))
 
 
 def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):

@@ -146,7 +146,7 @@ def test_qdq_graph_is_refused_with_a_hint(tmp_path):
     z = numpy_helper.from_array(np.array(0, np.int8), "z")
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
-    _import_error(tmp_path, _model(nodes, [s, z]), r"in 2 nodes.*burn export")
+    _import_error(tmp_path, _model(nodes, [s, z]), r"in 2 nodes.*only to an int8 \.bst")
 
 
 def test_missing_onnx_package_is_one_clear_error(tmp_path, monkeypatch):

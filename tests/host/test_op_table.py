@@ -84,6 +84,8 @@ def test_optional_ops_stay_out_of_the_default_firmware():
         if kind in OPTIONAL:
             assert callable(importlib.import_module("burn.graph." + entry).prepare), kind
     default = ops_select.default_kernels()
+    assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
+    assert ops_select.lists_kernels(("conv_s8",))
     optional = set(kernels(OPTIONAL))
     if not OPTIONAL:
         assert default is None
@@ -98,6 +100,16 @@ def test_optional_ops_stay_out_of_the_default_firmware():
                     if not p.name.startswith("burnflex_extra_"))
     for name in optional & set(runtime._FLEX_KERNELS):
         assert "bf_%s_obj" % name in extra and "bf_%s_obj" % name not in plain, name
+
+
+def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):
+    step = bst_ops.Step(3, "conv2d", [0], [1], {}, {})
+    with pytest.raises(ValueError, match=r"op 3 \(conv2d\): this firmware was built without "
+                       "this op; rebuild it with burn firmware build --ops-from"):
+        bst_ops._bind(step, "no_such_module", "conv_s8", "plain")
+    monkeypatch.setitem(bst_ops.PREPARE, "conv2d", "no_such_module")
+    with pytest.raises(ValueError, match=r"op 3 .*--all-ops"):
+        bst_ops.prepare(step, None)
 
 
 @pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])

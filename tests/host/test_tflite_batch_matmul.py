@@ -124,7 +124,7 @@ def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
         jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
     (tmp_path / "jobs.json").write_text("".join(jobs))
     done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)], heap="1m")
+                            paths=[mp_unix.link_core(tmp_path)])
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(int8_cases)

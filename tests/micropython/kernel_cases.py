@@ -94,6 +94,35 @@ def conv_s8(rng, depthwise=False, geometry=None, channels=None):
     return head + middle + [sh, sw, dh, dw, pt, pl, in_zp, out_zp, lo, hi]
 
 
+def _transpose_geometry(rng):
+    """n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, pt, pl of a transposed convolution: any
+    output size and padding the kernels accept."""
+    n, ih, iw, ic, oc = (_int(rng, 1, hi) for hi in (2, 4, 4, 4, 4))
+    kh, kw, sh, sw = (_int(rng, 1, 3) for _ in range(4))
+    oh, ow = (ih - 1) * sh + kh + _int(rng, -1, 1), (iw - 1) * sw + kw + _int(rng, -1, 1)
+    return [n, ih, iw, ic, max(oh, 1), max(ow, 1), oc, kh, kw, sh, sw, _int(rng, 0, kh - 1),
+            _int(rng, 0, kw - 1)]
+
+
+def transpose_conv_s8(rng):
+    g = _transpose_geometry(rng)
+    n, ih, iw, ic, oh, ow, oc, kh, kw = g[:9]
+    in_scale, in_zp = _f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
+    w_scales = [_f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+    out_zp, lo, hi, mult, shift = _quant_out(rng, in_scale, w_scales, kh * kw * ic)
+    return [s8(rng, n * ih * iw * ic), buf("b", rng.integers(-127, 128, size=oc * kh * kw * ic)),
+            buf("i", rng.integers(-3000, 3000, size=oc)), buf("i", mult), buf("i", shift),
+            out("b", n * oh * ow * oc)] + g + [in_zp, out_zp, lo, hi]
+
+
+def transpose_conv_f32(rng):
+    g = _transpose_geometry(rng)
+    n, ih, iw, ic, oh, ow, oc, kh, kw = g[:9]
+    bias = f32(rng, oc) if rng.integers(0, 2) else None
+    return [f32(rng, n * ih * iw * ic), f32(rng, oc * kh * kw * ic), bias,
+            out("f", n * oh * ow * oc)] + g + [int(rng.choice(ACTS))]
+
+
 def fully_connected_s8(rng, shape=None):
     batches, fin, fout = shape or (_int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12))
     in_scale, in_zp = _f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
@@ -344,6 +373,7 @@ INT8 = {
     "requantize_s8": ("s8_quantize", "requantize_s8_plain", requantize_s8),
     "pad_s8": ("layout", "pad", lambda rng: _pad_args(rng, "b")),
     "concat_s8": ("layout", "concat", lambda rng: _concat_args(rng, "b")),
+    "transpose_conv_s8": ("transpose_conv", "transpose_conv_s8_plain", transpose_conv_s8),
     "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
     "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
     "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
@@ -370,6 +400,7 @@ FLOAT = {
     "softmax_f32": ("f32_softmax", "softmax_f32", softmax_f32),
     "pad": ("layout", "pad", lambda rng: _pad_args(rng, "f")),
     "concat": ("layout", "concat", lambda rng: _concat_args(rng, "f")),
+    "transpose_conv_f32": ("transpose_conv", "transpose_conv_f32", transpose_conv_f32),
     "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
     "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
     "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),

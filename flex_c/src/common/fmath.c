@@ -281,3 +281,19 @@ float flex__powf(float a, float b) {
     }
     return flex__expf(b * flex__logf(a));
 }
+
+flex_status flex__f32_act_range(int32_t act, float *lo, float *hi) {
+    if (act == FLEX_ACT_NONE || act == FLEX_ACT_RELU) {
+        *lo = act == FLEX_ACT_RELU ? 0.0f : -flex__inff();
+        *hi = flex__inff();
+    } else if (act == FLEX_ACT_RELU_N1_TO_1) {
+        *lo = -1.0f;
+        *hi = 1.0f;
+    } else if (act == FLEX_ACT_RELU6) {
+        *lo = 0.0f;
+        *hi = 6.0f;
+    } else {
+        return FLEX_E_PARAM;
+    }
+    return FLEX_OK;
+}

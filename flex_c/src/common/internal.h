@@ -240,6 +240,8 @@ float flex__rintf(float x);  /* half to even */
 float flex__roundf(float x); /* half away from zero */
 float flex__inff(void);
 float flex__nanf(void);
+/* The clamp [lo, hi] of a fused activation code (FLEX_ACT_*); FLEX_E_PARAM for another. */
+flex_status flex__f32_act_range(int32_t act, float *lo, float *hi);
 
 typedef struct {
     int32_t y0, x0;     /* top-left corner in input coordinates (may be negative) */

@@ -9,23 +9,6 @@
  * depthwise convolution with column stride 1 walks tiles of pixels along a row instead. */
 #include "../common/internal.h"
 
-/* The clamp of a fused activation code; FLEX_E_PARAM for an unknown code. */
-static flex_status act_range(int32_t act, float *lo, float *hi) {
-    if (act == FLEX_ACT_NONE || act == FLEX_ACT_RELU) {
-        *lo = act == FLEX_ACT_RELU ? 0.0f : -flex__inff();
-        *hi = flex__inff();
-    } else if (act == FLEX_ACT_RELU_N1_TO_1) {
-        *lo = -1.0f;
-        *hi = 1.0f;
-    } else if (act == FLEX_ACT_RELU6) {
-        *lo = 0.0f;
-        *hi = 6.0f;
-    } else {
-        return FLEX_E_PARAM;
-    }
-    return FLEX_OK;
-}
-
 /* y[i] = clamp(y[i]); NaN passes through, as burn.graph's apply_act leaves it. */
 FLEX_INLINE void clamp_all(float *y, int32_t n, int32_t act, float lo, float hi) {
     int32_t i;
@@ -324,7 +307,7 @@ static flex_status graph_op_init(graph_op *g, const flex_dims4 *in_dims, const f
     FLEX_TRY(flex__check_io(in_dims, input, input_len, win, out_dims, output, output_len,
                             0));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_dims->c));
-    FLEX_TRY(act_range(act, &g->lo, &g->hi));
+    FLEX_TRY(flex__f32_act_range(act, &g->lo, &g->hi));
     g->in = in_dims;
     g->out = out_dims;
     g->win = win;
@@ -763,7 +746,7 @@ static flex_status binary(size_t n, const float *a, const float *b, size_t b_len
         return FLEX_E_NULL;
     if (n < 1 || b_len < 1 || n % b_len)
         return FLEX_E_SHAPE;
-    FLEX_TRY(act_range(act, &lo, &hi));
+    FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
     for (i = 0; i < n; i += b_len)
         for (j = 0; j < b_len; j++)
             y[i + j] = is_mul ? a[i + j] * b[j] : a[i + j] + b[j];
@@ -788,7 +771,7 @@ flex_status flex_f32_act(size_t n, const float *input, int32_t act, float *outpu
     float lo, hi;
     if (!input || !output)
         return FLEX_E_NULL;
-    FLEX_TRY(act_range(act, &lo, &hi));
+    FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
     for (i = 0; i < n; i++) {
         const float v = input[i];
         output[i] = act == FLEX_ACT_NONE ? v : (v < lo ? lo : (v > hi ? hi : v));

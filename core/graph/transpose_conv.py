@@ -1,0 +1,169 @@
+"""Transposed 2-D convolution (TFLite TRANSPOSE_CONV; NHWC, OHWI weights), int8 bit-exact
+with TFLM and float32, and its prepare step (an optional op: burn.graph.ops.OPTIONAL).
+
+TFLM scatters: input pixel (iy, ix) adds its weighted values into the output window whose
+corner is (iy * stride_h - pad_top, ix * stride_w - pad_left). These kernels gather the
+same sums output by output, so they need no scratch buffer: output (y, x) takes filter tap
+(fy, fx) from input (y + pad_top - fy) / stride_h, where that divides evenly and lands in the
+input. They visit the taps from the last to the first, which is the order TFLM adds them in,
+so the float32 sums round as TFLM's do.
+"""
+# ruff: noqa: F821  (ptr8 / ptr32 are viper builtins)
+
+import sys
+
+from .f32_activation import apply_act
+from .fixedpoint import multiplier_offsets, requantize_channel
+
+
+def _source(o, k, stride, pad, size):
+    """The input index that output `o` reads through tap `k`, or -1."""
+    t = o + pad - k
+    if t < 0 or t % stride:
+        return -1
+    t //= stride
+    return t if t < size else -1
+
+
+def transpose_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh,
+                            kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp, act_min,
+                            act_max, mult_off=None):
+    """Reference int8 transposed convolution; see burn.graph for the argument table.
+    mult_off: multiplier_offsets(mult), made once by the runtime (here when None)."""
+    if mult_off is None:
+        mult_off = multiplier_offsets(mult)
+    o = 0
+    for b in range(n):
+        for y in range(oh):
+            for x in range(ow):
+                for c in range(oc):
+                    acc = 0
+                    for fy in range(kh - 1, -1, -1):
+                        iy = _source(y, fy, stride_h, pad_top, ih)
+                        if iy < 0:
+                            continue
+                        for fx in range(kw - 1, -1, -1):
+                            ix = _source(x, fx, stride_w, pad_left, iw)
+                            if ix < 0:
+                                continue
+                            ib = ((b * ih + iy) * iw + ix) * ic
+                            wb = ((c * kh + fy) * kw + fx) * ic
+                            for k in range(ic):
+                                v = ((inp[ib + k] + 128) & 255) - 128
+                                q = ((w[wb + k] + 128) & 255) - 128
+                                acc += (v - in_zp) * q
+                    out[o] = requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min,
+                                                act_max)
+                    o += 1
+
+
+transpose_conv_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    from .fixedpoint import load_s32_fast, mbqm_fast
+
+    @micropython.viper
+    def transpose_conv_s8_fast(inp, w, bias, mult, shift, out, n: int, ih: int, iw: int,
+                               ic: int, oh: int, ow: int, oc: int, kh: int, kw: int,
+                               stride_h: int, stride_w: int, pad_top: int, pad_left: int,
+                               in_zp: int, out_zp: int, act_min: int, act_max: int):
+        """Viper twin of transpose_conv_s8_plain."""
+        pi = ptr8(inp)
+        pw = ptr8(w)
+        pm = ptr32(mult)
+        po = ptr8(out)
+        o = 0
+        b = 0
+        while b < n:
+            y = 0
+            while y < oh:
+                x = 0
+                while x < ow:
+                    c = 0
+                    while c < oc:
+                        acc = 0
+                        fy = kh - 1
+                        while fy >= 0:
+                            ty = y + pad_top - fy
+                            if ty >= 0 and ty % stride_h == 0 and ty // stride_h < ih:
+                                row = (b * ih + ty // stride_h) * iw
+                                fx = kw - 1
+                                while fx >= 0:
+                                    tx = x + pad_left - fx
+                                    if tx >= 0 and tx % stride_w == 0 and tx // stride_w < iw:
+                                        ib = (row + tx // stride_w) * ic
+                                        wb = ((c * kh + fy) * kw + fx) * ic
+                                        k = 0
+                                        while k < ic:
+                                            v = ((int(pi[ib + k]) ^ 0x80) - 0x80) - in_zp
+                                            acc += v * ((int(pw[wb + k]) ^ 0x80) - 0x80)
+                                            k += 1
+                                    fx -= 1
+                            fy -= 1
+                        acc += int(load_s32_fast(bias, c))
+                        acc = int(mbqm_fast(acc, int(pm[c]) - 0x3FFFFFFF - 1,
+                                            load_s32_fast(shift, c))) + out_zp
+                        if acc < act_min:
+                            acc = act_min
+                        elif acc > act_max:
+                            acc = act_max
+                        po[o] = acc
+                        o += 1
+                        c += 1
+                    x += 1
+                y += 1
+            b += 1
+
+transpose_conv_s8 = transpose_conv_s8_fast or transpose_conv_s8_plain
+
+
+def transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, stride_h,
+                       stride_w, pad_top, pad_left, act):
+    """float32 transposed convolution; bias may be None. See burn.graph."""
+    o = 0
+    for b in range(n):
+        for y in range(oh):
+            for x in range(ow):
+                for c in range(oc):
+                    acc = 0.0
+                    for fy in range(kh - 1, -1, -1):
+                        iy = _source(y, fy, stride_h, pad_top, ih)
+                        if iy < 0:
+                            continue
+                        for fx in range(kw - 1, -1, -1):
+                            ix = _source(x, fx, stride_w, pad_left, iw)
+                            if ix < 0:
+                                continue
+                            ib = ((b * ih + iy) * iw + ix) * ic
+                            wb = ((c * kh + fy) * kw + fx) * ic
+                            for k in range(ic):
+                                acc += inp[ib + k] * w[wb + k]
+                    out[o] = apply_act(acc if bias is None else acc + bias[c], act)
+                    o += 1
+
+
+_STEP = (("stride_h", 1, 65536), ("stride_w", 1, 65536), ("pad_top", 0, 65536),
+         ("pad_left", 0, 65536))
+
+
+def prepare(step, ctx, variant):
+    """Check a transpose_conv2d op and bind its kernel (burn.bst_ops.prepare). Every read is
+    bounds-checked in the kernels, so any stride and padding in range is safe."""
+    from burn import bst_ops as b
+
+    b._arity(step, 1)
+    dt = b._dtype(step, ctx)
+    (n, ih, iw, ic), (oh, ow, oc) = b._nhwc(step, ctx, dt)
+    w, (woc, kh, kw, wic) = b._const(step, ctx, "w", dt, rank=4)
+    if woc != oc or wic != ic or kh > 4096 or kw > 4096:
+        step.fail("weights %s do not fit %d input / %d output channels"
+                  % ((woc, kh, kw, wic), ic, oc))
+    step.macs = n * ih * iw * ic * kh * kw * oc
+    x, y = b._xy(step, ctx)
+    b._bind(step, "transpose_conv", "transpose_conv_" + ("s8" if dt == "int8" else "f32"),
+            variant)
+    step.a = (x, w) + b._weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
+                                                             kw) + \
+        step.ps(_STEP) + b._quant_tail(step, dt)
+    b._plain_mult_off(step, dt)

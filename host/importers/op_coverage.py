@@ -1,0 +1,141 @@
+"""What `burn import` can read, derived from the op table (burn.graph.ops) and the importers.
+
+    rows = tflite_ops()            # [OpSupport], one per TFLite builtin op the importer takes
+    kernels = kernel_runtimes()    # [KernelSupport], the runtimes of each kernel
+    names, source = tflm_ops()     # TFLM's builtin ops, and where that list was read
+
+A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
+named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
+data-moving kernels without a suffix). "hybrid" (float32 activations, int8 weights that the
+importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
+"""
+
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from burn.graph.ops import OPS, kernel_args
+
+TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
+_SUFFIX = re.compile(r"_s(8|16)$")
+# The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
+# spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
+_REGISTER = re.compile(rb"_ZN6tflite(?:5micro)?\d+Register_([A-Z0-9_]+)Ev")
+
+
+@dataclass(frozen=True)
+class OpSupport:
+    """One TFLite op: the graph ops (kinds) it becomes and the tensor types it runs in."""
+
+    name: str
+    kinds: tuple
+    types: tuple   # a subset of TYPES
+    hybrid: bool
+
+
+def kernel_type(kernel):
+    """The tensor type a kernel of the op table runs on, by its name's suffix."""
+    found = _SUFFIX.search(kernel)
+    return "int" + found.group(1) if found else "float32"
+
+
+def tflite_ops():
+    """[OpSupport] of every TFLite op the op table imports, sorted by name."""
+    found = {}
+    for kind, _rule, names, kernels in OPS:
+        for name in names.split():
+            kinds, types, hybrid = found.get(name, ((), set(), False))
+            for kernel in kernels.split():
+                types.add(kernel_type(kernel))
+                hybrid = hybrid or (kernel_type(kernel) == "float32"
+                                    and "w" in kernel_args(kernel)[1])
+            found[name] = (kinds + (kind,), types, hybrid)
+    return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
+            for name, (kinds, types, hybrid) in sorted(found.items())]
+
+
+@dataclass(frozen=True)
+class KernelSupport:
+    """One kernel of the op table and the runtimes that have it: the plain Python one (all),
+    a viper twin (MicroPython), the flex C kernels through cffi on the host, the same C
+    kernels on a Cortex-M0+ (no FPU: int kernels only), and whether a default firmware
+    leaves it out (an optional op's)."""
+
+    name: str
+    kind: str
+    type: str
+    viper: bool
+    flex_host: bool
+    flex_m0plus: bool
+    optional: bool
+
+
+def _int_burnflex_kernels():
+    """The kernels that burnflex.c lists among those built without an FPU."""
+    from burn.host import project_files
+
+    text = (project_files.tree("micropython") / "burnflex.c").read_text()
+    block = text[text.index("#define BF_INT8_KERNELS"):]
+    block = block[:block.index("\n\n")]
+    return set(re.findall(r"X\(MP_QSTR_\w+, (\w+)\)", block))
+
+
+def kernel_runtimes():
+    """[KernelSupport] of every kernel of the op table, in table order."""
+    from burn.graph.ops import OPTIONAL
+    from burn.host.flex.runtime import _FLEX_KERNELS
+
+    int_c = _int_burnflex_kernels()
+    rows = []
+    for kind, _rule, _names, kernels in OPS:
+        for kernel in kernels.split():
+            module = importlib.import_module("burn.graph." + kernel_args(kernel)[0])
+            rows.append(KernelSupport(
+                kernel, kind, kernel_type(kernel), hasattr(module, kernel + "_fast"),
+                kernel in _FLEX_KERNELS, kernel in _FLEX_KERNELS and kernel in int_c,
+                kind in OPTIONAL))
+    return rows
+
+
+def _builtin_enum():
+    """{name: code} of TFLite's BuiltinOperator enum: the schema shipped with tflite-micro,
+    else the `tflite` package's; and the module it came from."""
+    try:
+        from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+        enum, where = schema.BuiltinOperator, "tflite_micro's schema"
+    except ImportError:
+        from tflite.BuiltinOperator import BuiltinOperator as enum
+        where = "the tflite package's schema"
+    return {k: v for k, v in vars(enum).items() if not k.startswith("_")}, where
+
+
+def _tflm_library():
+    """The path of tflite-micro's interpreter library and the package's version, or None."""
+    spec = importlib.util.find_spec("tflite_micro")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations))) / "python" / "tflite_micro"
+    libs = sorted(root.glob("_runtime*.so"))
+    if not libs:
+        return None
+    version = re.search(r'__version__\s*=\s*"([^"]+)"', (root / "_version.py").read_text()
+                        if (root / "_version.py").is_file() else "")
+    return libs[0], version.group(1) if version else "unknown version"
+
+
+def tflm_ops():
+    """(sorted names, source): the builtin ops TFLM registers, read from the Register_*
+    functions of the installed tflite-micro's interpreter library and kept where the
+    BuiltinOperator enum names them; without tflite-micro, every builtin op of the enum.
+    `source` says, in words, which list it is."""
+    enum, where = _builtin_enum()
+    found = _tflm_library()
+    if found is None:
+        return sorted(enum), ("every builtin op of TFLite's BuiltinOperator enum (%s; "
+                              "tflite-micro is not installed)" % where)
+    lib, version = found
+    registered = {m.group(1).decode() for m in _REGISTER.finditer(lib.read_bytes())}
+    return sorted(registered & set(enum)), (
+        "the Register_* functions of tflite-micro %s (%s), builtin ops by %s"
+        % (version, lib.name, where))
