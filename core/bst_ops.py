@@ -548,6 +548,8 @@ PREPARE = {
     "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
     "svdf": "svdf",
     "strided": "strided",
+    "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
+    "batch_matmul": "batch_matmul",
 }
 
 

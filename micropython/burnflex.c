@@ -27,6 +27,11 @@
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
     X(MP_QSTR_svdf_s8, svdf_s8)                                                \
     X(MP_QSTR_strided_s8, strided_s8)                                          \
+    X(MP_QSTR_reduce_s8, reduce_s8)                                            \
+    X(MP_QSTR_resize_s8, resize_s8)                                            \
+    X(MP_QSTR_arg_s8, arg_s8)                                                  \
+    X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
+    X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
     BF_S16_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
@@ -56,6 +61,11 @@
     X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
     X(MP_QSTR_svdf_f32, svdf_f32)                                              \
     X(MP_QSTR_strided, strided)                                                \
+    X(MP_QSTR_reduce_f32, reduce_f32)                                          \
+    X(MP_QSTR_resize_f32, resize_f32)                                          \
+    X(MP_QSTR_arg_f32, arg_f32)                                                \
+    X(MP_QSTR_l2norm_f32, l2norm_f32)                                          \
+    X(MP_QSTR_batch_matmul_f32, batch_matmul_f32)                              \
     BF_S16_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)

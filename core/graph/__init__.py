@@ -185,4 +185,7 @@ strided (module burn.graph.strided): `strided` works on any typed buffer (plain 
         strides in elements, of any sign. TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V,
         UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output),
         GATHER and MIRROR_PAD as such copies joined by concats.
+optional (burn.graph.ops.OPTIONAL; their arguments in burn.graph.ops, their modules' docs):
+reduce_s8, reduce_f32, resize_s8, resize_f32, arg_s8, arg_f32, l2norm_s8, l2norm_f32,
+batch_matmul_s8, batch_matmul_f32 (modules reduce, resize, arg, l2norm, batch_matmul)
 """

@@ -53,6 +53,11 @@ OPS = (
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
      "SPACE_TO_DEPTH GATHER MIRROR_PAD", "strided_s8 strided"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
+    ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
+    ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
+    ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
+    ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
 )
 
 OPTIONAL = (
@@ -62,6 +67,11 @@ OPTIONAL = (
     "log_softmax",
     "svdf",
     "strided",
+    "reduce",
+    "resize",
+    "arg",
+    "l2norm",
+    "batch_matmul",
 )
 
 GROUPS = {
@@ -72,6 +82,9 @@ GROUPS = {
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
     "svdf": "inp wf wt bias state out batch input_size filters memory rank",
+    "axes": "inp out outer reduce mid reduce2 inner",
+    "resize": "n ih iw c oh ow",
+    "matmul": "a b out batches m k n a_step b_step adj_x adj_y",
 }
 
 KERNELS = (
@@ -135,6 +148,15 @@ KERNELS = (
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
     ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
     ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
+    ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
+    ("reduce", "reduce_f32", "*axes op"),
+    ("resize", "resize_s8", "inp out *resize ys xs"),
+    ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
+    ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
+    ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
+    ("l2norm", "l2norm_f32", "inp out rows depth"),
+    ("batch_matmul", "batch_matmul_s8", "*matmul a_zp b_zp out_zp mult shift"),
+    ("batch_matmul", "batch_matmul_f32", "*matmul"),
 )
 
 

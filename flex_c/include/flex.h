@@ -584,6 +584,70 @@ flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
                              int32_t input_left_shift, const int16_t *exp_lut,
                              size_t exp_lut_len, const int16_t *inv_lut, size_t inv_lut_len,
                              int16_t *output, size_t output_len);
+/* Reductions over axes 1 and 3 of [outer, reduce, mid, reduce2, inner] -> [outer, mid, inner]
+ * (TFLite SUM, REDUCE_MAX, REDUCE_MIN and MEAN over any axes, folded so; an optional op).
+ * op: FLEX_REDUCE_SUM (int8: MBQM(sum - input_zero_point * count, multiplier, shift) +
+ * output zero point, clamped, as TFLM's QuantizedMeanOrSum), _MAX, _MIN or _MEAN (float32
+ * only). int8 max and min ignore the quantization arguments. */
+flex_status flex_s8_reduce_axes(const int32_t dims[5], int32_t op, const int8_t *input,
+                                size_t input_len, int32_t input_zero_point,
+                                int32_t multiplier, int32_t shift, int32_t output_zero_point,
+                                int8_t *output, size_t output_len);
+flex_status flex_f32_reduce_axes(const int32_t dims[5], int32_t op, const float *input,
+                                 size_t input_len, float *output, size_t output_len);
+
+/* Image resizes (TFLite RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR; an optional op) through
+ * sampling tables made once from TFLM's arithmetic: ys holds (y0, y1, wy) for each of the
+ * out_dims->h rows, xs (x0, x1, wx) for each of the out_dims->w columns (ys_len, xs_len: 3
+ * per position); in_dims and out_dims share n and c. int8: wy, wx in 1/1024 steps, in
+ * [-512, 1024] (TFLM's ResizeBilinearInteger: the weighted sum rounded half away from zero
+ * by 2**20, then cast). float32: fy, fx hold the out_dims->h and ->w fractions (TFLM's
+ * ResizeBilinear); the tables' weights are not read. A nearest-neighbour resize has
+ * y1 = y0 and zero weights. */
+flex_status flex_s8_resize(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                           const int32_t *ys, size_t ys_len, const int32_t *xs, size_t xs_len,
+                           const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                            const int32_t *ys, size_t ys_len, const int32_t *xs,
+                            size_t xs_len, const float *fy, const float *fx,
+                            const flex_dims4 *out_dims, float *output, size_t output_len);
+
+/* Index of the largest (op 0) or smallest (op 1) element along the middle axis of
+ * [outer, reduce, inner] -> [outer, inner] (TFLite ARG_MAX, ARG_MIN, as TFLM picks it: the
+ * first on ties, a strict comparison with the best so far; an optional op). The indices
+ * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only. */
+flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                        const int8_t *input, size_t input_len, float *output,
+                        size_t output_len);
+flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                         const float *input, size_t input_len, float *output,
+                         size_t output_len);
+
+/* L2_NORMALIZATION over the last axis of [rows, depth] (an optional op), as TFLM: int8 out in
+ * 1/128 steps, zero point 0 (the inverse square root of each row's sum of squares in
+ * fixed point; depth <= 32768); float32 x / max(sqrt(sum of squares), 1e-6). */
+flex_status flex_s8_l2norm(int32_t rows, int32_t depth, const int8_t *input, size_t input_len,
+                           int32_t input_zero_point, int8_t *output, size_t output_len);
+flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
+                            float *output, size_t output_len);
+
+/* BATCH_MATMUL (an optional op): `batches` products of an [m, k] by a [k, n] matrix, out
+ * [batches, m, n]. adj_x: a is stored [k, m]; adj_y: b is stored [n, k]. a_step / b_step:
+ * elements from one product's operand to the next, 0 (broadcast) or the whole matrix. int8
+ * as TFLM's reference BatchMatMul: MBQM(sum (a - a_zero_point) * (b - b_zero_point),
+ * multiplier, shift) + output zero point, clamped to int8 (k <= 32768: the int32 sum stays
+ * exact). */
+typedef struct {
+    int32_t batches, m, k, n, a_step, b_step, adj_x, adj_y;
+} flex_matmul_dims;
+flex_status flex_s8_batch_matmul(const flex_matmul_dims *d, const int8_t *a, size_t a_len,
+                                 const int8_t *b, size_t b_len, int32_t a_zero_point,
+                                 int32_t b_zero_point, int32_t output_zero_point,
+                                 int32_t multiplier, int32_t shift, int8_t *output,
+                                 size_t output_len);
+flex_status flex_f32_batch_matmul(const flex_matmul_dims *d, const float *a, size_t a_len,
+                                  const float *b, size_t b_len, float *output,
+                                  size_t output_len);
 
 #ifdef __cplusplus
 }

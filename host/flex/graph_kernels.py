@@ -58,6 +58,7 @@ STRUCTS = {
                        "output_zero_point=out_zp multiplier1=state_mult shift1=state_shift "
                        "multiplier2=out_mult shift2=out_shift state_bits",
     "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
+    "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
 }
 
 
@@ -555,6 +556,79 @@ class GraphKernels:
                   "box %s, strides %s" % (dims.tolist(), [s0, s1, s2, s3, s4, s5]))
 
     strided_s8 = strided
+    def reduce_s8(self, inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
+                  shift):
+        """int8 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _i8(inp, int(np.prod(d, dtype=np.int64))), _i8(out, outer * mid * inner)
+        self._run("flex_s8_reduce_axes", [d, op, x, x.size, in_zp, mult, shift, out_zp, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def reduce_f32(self, inp, out, outer, reduce, mid, reduce2, inner, op):
+        """float32 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _f32(inp, int(np.prod(d, dtype=np.int64))), _f32(out, outer * mid * inner)
+        self._run("flex_f32_reduce_axes", [d, op, x, x.size, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def resize_s8(self, inp, out, n, ih, iw, c, oh, ow, ys, xs):
+        """int8 resize through sampling tables (burn.graph.resize)."""
+        x, y = _i8(inp, n * ih * iw * c), _i8(out, n * oh * ow * c)
+        self._run("flex_s8_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                     _i32(xs, 3 * ow), 3 * ow, dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
+    def resize_f32(self, inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx):
+        """float32 resize through sampling tables (burn.graph.resize)."""
+        x, y = _f32(inp, n * ih * iw * c), _f32(out, n * oh * ow * c)
+        self._run("flex_f32_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                      _i32(xs, 3 * ow), 3 * ow, _f32(fy, oh), _f32(fx, ow),
+                                      dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
+    def arg_s8(self, inp, out, outer, reduce, inner, op):
+        """int8 arg max / min with float32 indices (burn.graph.arg)."""
+        x, y = _i8(inp, outer * reduce * inner), _f32(out, outer * inner)
+        self._run("flex_s8_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
+                  "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
+
+    def arg_f32(self, inp, out, outer, reduce, inner, op):
+        """float32 arg max / min with float32 indices (burn.graph.arg)."""
+        x, y = _f32(inp, outer * reduce * inner), _f32(out, outer * inner)
+        self._run("flex_f32_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
+                  "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
+
+    def l2norm_s8(self, inp, out, rows, depth, in_zp):
+        """int8 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_l2norm", [rows, depth, x, x.size, in_zp, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def l2norm_f32(self, inp, out, rows, depth):
+        """float32 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_l2norm", [rows, depth, x, x.size, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def _matmul(self, name, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, view,
+                quant=()):
+        d = struct("flex_matmul_dims", locals())
+        x = view(a, (batches - 1) * a_step + m * k)
+        w = view(b, (batches - 1) * b_step + k * n)
+        y = view(out, batches * m * n)
+        self._run(name, [d, x, x.size, w, w.size, *quant, y, y.size],
+                  "%d x [%d, %d] @ [%d, %d]" % (batches, m, k, k, n))
+
+    def batch_matmul_s8(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
+                        b_zp, out_zp, mult, shift):
+        """int8 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_s8_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _i8, (a_zp, b_zp, out_zp, mult, shift))
+
+    def batch_matmul_f32(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        """float32 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_f32_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _f32)
 
 
 def _is_float(buf):

@@ -26,6 +26,11 @@ GROUPS = {
     "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
                 "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
     "strided copy (optional)": ("strided",),
+    "reduce (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
+    "resize (optional)": ("s8_resize", "f32_resize"),
+    "arg (optional)": ("s8_arg", "f32_arg"),
+    "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
+    "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -35,12 +35,15 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX")
+           "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX", "RESIZE_BILINEAR",
+           "RESIZE_NEAREST_NEIGHBOR")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3,
           "TRANSPOSE": 2, "SLICE": 3, "STRIDED_SLICE": 4, "SPLIT": 2, "SPLIT_V": 3,
-          "GATHER": 2, "MIRROR_PAD": 2}
+          "GATHER": 2, "MIRROR_PAD": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
+          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
+          "BATCH_MATMUL": 2}
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -72,6 +75,7 @@ class _Converter:
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
+        self.indices = set()  # int32 index outputs (ARG_MAX), held as float32 tensors
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
@@ -96,7 +100,7 @@ class _Converter:
         if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
-        elif tt.dtype == np.float32:
+        elif tt.dtype == np.float32 or t in self.indices:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
             raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
@@ -451,23 +455,66 @@ def _pool(c, node):
            params=params)
 
 
-def _mean(c, node):
+def _fold_axes(c, node):
+    """The input's shape folded to [outer, reduce, mid, reduce2, inner] for a reduction over
+    the axes of node.inputs[1] (TFLM resolves them: negative counts from the end, repeats
+    count once): kept and reduced axes merge with their neighbours of the same kind."""
     shape = c.shape(node.inputs[0])
-    if not shape:
-        raise _Fail("input has no dimensions")
-    axes = sorted(int(a) % len(shape) for a in c.const(node.inputs[1], "axes").reshape(-1))
-    if not axes or axes != list(range(axes[0], axes[-1] + 1)):
-        raise _Fail("mean over axes %s: only one contiguous block of axes" % axes)
-    outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
-    reduce = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
-    inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
-    params = {"outer": outer, "reduce": reduce, "inner": inner}
-    if c.is_int8(node):
-        (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
-            c.quant(node.outputs[0])
-        params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale, reduce)
-        params.update({"in_zp": in_zp, "out_zp": out_zp})
-    c.emit("mean", node, params=params)
+    if c.tf.tensors[node.inputs[1]].dtype != np.int32:
+        raise _Fail("axes must be an int32 tensor")
+    axes = c.const(node.inputs[1], "axes").reshape(-1).tolist()
+    if any(not -len(shape) <= a < len(shape) for a in axes):
+        raise _Fail("axes %s out of range for %d dims" % (axes, len(shape)))
+    reduced = {int(a) % len(shape) for a in axes}
+    groups = [[False, 1]]
+    for i, d in enumerate(shape):
+        if d != 1:
+            if groups[-1][0] != (i in reduced):
+                groups.append([i in reduced, 1])
+            groups[-1][1] *= int(d)
+    if len(groups) > 5:
+        raise _Fail("axes %s: more than two separate blocks of reduced axes" % sorted(reduced))
+    dims = [g[1] for g in groups] + [1] * (5 - len(groups))
+    out = _numel(c.shape(node.outputs[0]))
+    if out != dims[0] * dims[2] * dims[4]:
+        raise _Fail("output %s does not hold input %s reduced over axes %s"
+                    % (c.shape(node.outputs[0]), shape, sorted(reduced)))
+    return dims
+
+
+def _mean(c, node):
+    """MEAN, SUM, REDUCE_MAX and REDUCE_MIN. int8 MEAN and SUM over one block of axes are
+    the mean kind (in every firmware); the rest is the optional reduce kind."""
+    dims = _fold_axes(c, node)
+    name = node.name
+    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3}[name]  # burn.graph.reduce
+    params = dict(zip(("outer", "reduce", "mid", "reduce2", "inner"), dims), op=op)
+    if not c.is_int8(node):
+        if c.tf.tensors[node.outputs[0]].dtype != np.float32:
+            raise _Fail("input and output types differ")
+        if name == "MEAN" and dims[3] == 1:
+            c.emit("mean", node, params={"outer": dims[0], "reduce": dims[1],
+                                         "inner": dims[2]})
+        else:
+            c.emit("reduce", node, params=params)
+        return
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), c.quant(node.outputs[0])
+    if op >= 2:
+        if (in_scale, in_zp) != (out_scale, out_zp):  # TFLM's EvalMinMaxHelper
+            raise _Fail("int8 %s needs the same scale and zero point in and out" % name)
+        params.update({"in_zp": in_zp, "out_zp": out_zp, "mult": 0, "shift": 0})
+        c.emit("reduce", node, params=params)
+        return
+    count = dims[1] * dims[3]
+    if op == 1:
+        mult, shift = fp.mean_params(in_scale, out_scale, count)
+    else:
+        mult, shift = fp.quantize_multiplier(in_scale / out_scale)
+    q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
+    if dims[3] == 1:
+        c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
+    else:
+        c.emit("reduce", node, params=dict(params, op=0, **q))
 
 
 def _softmax(c, node):
@@ -768,6 +815,118 @@ def _move(c, node):
         tflite_move.convert(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
+def _resize(c, node):
+    """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
+    here into the resize kind's tables (burn.graph.resize)."""
+    from burn.host.importers.resize_tables import tables
+
+    (n, ih, iw, ch), (n2, oh, ow, oc) = c.shape4(node.inputs[0]), c.shape4(node.outputs[0])
+    size = c.tf.tensors[node.inputs[1]]
+    if size.dtype != np.int32 or len(size.shape) != 1 or size.shape[0] != 2:
+        raise _Fail("size must be a 1-D int32 tensor of 2 values")
+    if c.const(node.inputs[1], "size").tolist() != [oh, ow] or (n2, oc) != (n, ch):
+        raise _Fail("output %s is not input %s resized to %s"
+                    % ((n2, oh, ow, oc), (n, ih, iw, ch), size.data.tolist()))
+    opts = node.options or {"AlignCorners": False, "HalfPixelCenters": False}
+    align, half = bool(opts["AlignCorners"]), bool(opts["HalfPixelCenters"])
+    bilinear = node.name == "RESIZE_BILINEAR"
+    if bilinear and align and half:  # TFLM's ResizeBilinearPrepare
+        raise _Fail("If half_pixel_centers is True, align_corners must be False.")
+    integer = c.is_int8(node)
+    ys, fy = tables(ih, oh, bilinear, integer, align, half)
+    xs, fx = tables(iw, ow, bilinear, integer, align, half)
+    if ys[0::3].max() >= ih or xs[0::3].max() >= iw:
+        raise _Fail("TFLM's positions for %s -> %s fall outside the input"
+                    % ((ih, iw), (oh, ow)))
+    consts = {"ys": ys, "xs": xs}
+    if not integer:
+        consts.update(fy=fy, fx=fx)
+    c.emit("resize", node, consts=consts)
+
+
+def _arg(c, node):
+    """ARG_MAX and ARG_MIN. The .bst has no int32 activations: the index output must be a
+    model output, and holds the indices as exact float32 values."""
+    shape, out = c.shape(node.inputs[0]), node.outputs[0]
+    types = [c.tf.tensors[t].dtype for t in (node.inputs[1], out)]
+    for t in types:
+        if t != np.int32:  # TFLM's arg_min_max.cc
+            raise _Fail("Only int32_t are supported currently, got %s." % np.dtype(t).name)
+    if not shape:
+        raise _Fail("input has no dimensions")
+    axis = int(c.const(node.inputs[1], "axis").reshape(-1)[0])
+    if not -len(shape) <= axis < len(shape):
+        raise _Fail("axis %d out of range for %d dims" % (axis, len(shape)))
+    axis %= len(shape)
+    if list(c.shape(out)) != list(shape[:axis]) + list(shape[axis + 1:]):
+        raise _Fail("output %s is not input %s without axis %d" % (c.shape(out), shape, axis))
+    if out not in c.tf.outputs or any(out in n.inputs for n in c.tf.ops):
+        raise _Fail("the index output must be a model output that no op reads (the .bst has "
+                    "no int32 activations)")
+    c.indices.add(out)
+    c.emit("arg", node, params={
+        "outer": int(np.prod(shape[:axis], dtype=np.int64)), "reduce": int(shape[axis]),
+        "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
+        "op": 0 if node.name == "ARG_MAX" else 1})
+
+
+def _l2norm(c, node):
+    """L2_NORMALIZATION over the last axis, as TFLM's Prepare allows it."""
+    shape = c.shape(node.inputs[0])
+    if not 1 <= len(shape) <= 4:
+        raise _Fail("input of %d dims: TFLM takes 1 to 4" % len(shape))
+    if c.shape(node.outputs[0]) != shape or \
+            c.tf.tensors[node.outputs[0]].dtype != c.tf.tensors[node.inputs[0]].dtype:
+        raise _Fail("input and output shapes or types differ")
+    if c.fused(node):  # TFLM's L2NormPrepare
+        raise _Fail("fused activation %d: TFLM supports none" % c.fused(node))
+    if not c.is_int8(node):
+        c.emit("l2norm", node)
+        return
+    if c.quant(node.outputs[0]) != (1.0 / 128, 0):  # the kernel's output scale
+        raise _Fail("int8 output must have scale 1/128 and zero point 0")
+    c.emit("l2norm", node, params={"in_zp": c.quant(node.inputs[0])[1]})
+
+
+def _batch_matmul(c, node):
+    """BATCH_MATMUL: its batch dims must be equal, or all 1 on one side (a broadcast
+    operand); the second operand may be a constant."""
+    lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
+    types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
+    if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
+        raise _Fail("operands and output must all be int8 or all float32")
+    ls, rs = c.shape(lhs), c.shape(rhs)
+    if not (2 <= len(ls) <= 5 and 2 <= len(rs) <= 5):
+        raise _Fail("operands of %d and %d dims: TFLM takes 2 to 5" % (len(ls), len(rs)))
+    opts = node.options or {"AdjX": False, "AdjY": False}
+    adj_x, adj_y = int(bool(opts["AdjX"])), int(bool(opts["AdjY"]))
+    m, k = (ls[-1], ls[-2]) if adj_x else (ls[-2], ls[-1])
+    k2, n = (rs[-1], rs[-2]) if adj_y else (rs[-2], rs[-1])
+    if k != k2:
+        raise _Fail("inner dimensions %d and %d differ" % (k, k2))
+    rank = max(len(ls), len(rs))
+    lb = (1,) * (rank - len(ls)) + tuple(ls[:-2])
+    rb = (1,) * (rank - len(rs)) + tuple(rs[:-2])
+    if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+        raise _Fail("batch dims %s and %s do not broadcast" % (lb, rb))
+    batch = tuple(max(a, b) for a, b in zip(lb, rb))
+    batches = int(np.prod(batch, dtype=np.int64))
+    l_count, r_count = int(np.prod(lb, dtype=np.int64)), int(np.prod(rb, dtype=np.int64))
+    if not (lb == rb or l_count == 1 or r_count == 1):
+        raise _Fail("batch dims %s and %s: only equal dims or one operand broadcast whole"
+                    % (lb, rb))
+    if tuple(c.shape(out)) != batch + (m, n):
+        raise _Fail("output %s is not %s" % (c.shape(out), batch + (m, n)))
+    params = {"batches": batches, "m": m, "k": k, "n": n, "adj_x": adj_x, "adj_y": adj_y,
+              "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
+    if c.is_int8(node):
+        (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
+        mult, shift = fp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
+    if c.tf.tensors[rhs].data is not None:
+        c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
+    else:
+        c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
 
 
 _CONVERT = {
@@ -784,6 +943,10 @@ _CONVERT = {
     "TRANSPOSE": _move, "SLICE": _move, "STRIDED_SLICE": _move, "SPLIT": _move,
     "SPLIT_V": _move, "UNPACK": _move, "DEPTH_TO_SPACE": _move, "SPACE_TO_DEPTH": _move,
     "GATHER": _move, "MIRROR_PAD": _move,
+    "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
+    "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
+    "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
+    "BATCH_MATMUL": _batch_matmul,
 }
 
 

@@ -48,6 +48,11 @@ _OPTIONS = {
     "SPACE_TO_DEPTH": ("SpaceToDepthOptions", ("BlockSize",)),
     "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
     "MIRROR_PAD": ("MirrorPadOptions", ("Mode",)),
+    "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
+                                ("AlignCorners", "HalfPixelCenters")),
+    "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
+    "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
 }
 
 

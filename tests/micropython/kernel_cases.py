@@ -368,6 +368,69 @@ def _svdf_args(rng, typecode):
             out("b", batch * units), batch, n_in, filters, memory, rank,
             _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
             m1, s1, m2, s2, bits]
+def _reduce_dims(rng):
+    return [_int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3)]
+
+
+def reduce_s8(rng):
+    dims = _reduce_dims(rng)
+    op = int(rng.choice([0, 2, 3]))  # sum, max, min (burn.graph.reduce)
+    in_scale, out_scale = _scales(rng, 2)
+    mult, shift = fp.mean_params(in_scale, out_scale, dims[1] * dims[3]) if op == 0 else (0, 0)
+    return [s8(rng, int(np.prod(dims))), out("b", dims[0] * dims[2] * dims[4])] + dims + [
+        op, _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
+
+
+def reduce_f32(rng):
+    dims = _reduce_dims(rng)
+    return [f32(rng, int(np.prod(dims))), out("f", dims[0] * dims[2] * dims[4])] + dims + [
+        _int(rng, 0, 3)]
+
+
+def _resize_args(rng, typecode):
+    from burn.host.importers.resize_tables import tables
+
+    n, ih, iw, c, oh, ow = (_int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 3),
+                            _int(rng, 1, 7), _int(rng, 1, 7))
+    bilinear, align = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    half = not align and bool(rng.integers(0, 2))
+    ys, fy = tables(ih, oh, bilinear, typecode == "b", align, half)
+    xs, fx = tables(iw, ow, bilinear, typecode == "b", align, half)
+    src = s8(rng, n * ih * iw * c) if typecode == "b" else f32(rng, n * ih * iw * c)
+    args = [src, out(typecode, n * oh * ow * c), n, ih, iw, c, oh, ow, buf("i", ys),
+            buf("i", xs)]
+    return args if typecode == "b" else args + [buf("f", fy), buf("f", fx)]
+
+
+def _arg_args(rng, typecode):
+    outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
+    src = buf("b", rng.integers(-3, 4, size=outer * reduce * inner)) if typecode == "b" else \
+        buf("f", rng.integers(-3, 4, size=outer * reduce * inner))  # with ties
+    return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
+
+
+def l2norm_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, _int(rng, -128, 127)]
+
+
+def l2norm_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+
+
+def _matmul_args(rng, typecode):
+    batches, m, k, n = _int(rng, 1, 3), _int(rng, 1, 5), _int(rng, 1, 9), _int(rng, 1, 5)
+    a_step, b_step = (m * k, 0) if rng.integers(0, 2) else (0, k * n)
+    sizes = ((batches - 1) * a_step + m * k, (batches - 1) * b_step + k * n)
+    make = s8 if typecode == "b" else f32
+    args = [make(rng, sizes[0]), make(rng, sizes[1]), out(typecode, batches * m * n), batches,
+            m, k, n, a_step, b_step, _int(rng, 0, 1), _int(rng, 0, 1)]
+    if typecode == "f":
+        return args
+    mult, shift = fp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
+    return args + [_int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), mult,
+                   shift]
 
 
 # kernel: (burn.graph module, plain function, generator)
@@ -394,6 +457,12 @@ INT8 = {
     "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
     "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
     "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
+    "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
+    "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
+    "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
+    "l2norm_s8": ("l2norm", "l2norm_s8_plain", l2norm_s8),
+    "batch_matmul_s8": ("batch_matmul", "batch_matmul_s8_plain",
+                        lambda rng: _matmul_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -420,6 +489,11 @@ FLOAT = {
     "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
     "svdf_f32": ("svdf", "svdf_f32", lambda rng: _svdf_args(rng, "f")),
     "strided": ("strided", "strided", lambda rng: _strided_args(rng, "f")),
+    "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
+    "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
+    "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),
+    "l2norm_f32": ("l2norm", "l2norm_f32", l2norm_f32),
+    "batch_matmul_f32": ("batch_matmul", "batch_matmul_f32", lambda rng: _matmul_args(rng, "f")),
 }
 
 

@@ -26,6 +26,7 @@ MARK = "@@burnflex@@"
 EXACT = set(kernel_cases.INT8) | set(kernel_cases.S16) | {
     "quantize_s8", "dequantize_s8", "pad", "concat", "add_f32", "mul_f32", "clamp_f32",
     "max_pool_f32", "strided"}
+EXACT |= {"arg_f32"}  # indices
 # sys.implementation._mpy of an RP2040 firmware: .mpy v6.3, armv6m
 RP2040_MPY = 6 | 3 << 8 | 4 << 10
 
