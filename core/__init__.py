@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 
 from burn.creation import full, ones, tensor, zeros  # noqa: F401
 from burn.device import Device, device, set_default_device  # noqa: F401
-from burn.dtype import bool_, float32, int8, int32, uint8  # noqa: F401
+from burn.dtype import bool_, float32, int8, int16, int32, uint8  # noqa: F401
 from burn.shape import const
 from burn.shape import error as _error
 from burn.tensor import Tensor  # noqa: F401

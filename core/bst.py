@@ -25,15 +25,16 @@ MAX_HEADER = 1 << 16
 MAX_NESTING = 8  # the format nests 5 levels deep (header, ops, op, params, a list)
 CHUNK = 1024
 MAX_DIM = 1 << 24
-ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4}
-BLOB_DTYPES = ("int8", "int32", "float32")
-TYPECODE = {"int8": "b", "int32": "i", "float32": "f"}
-TENSOR_DTYPES = ("int8", "float32")
+ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
+BLOB_DTYPES = ("int8", "int32", "float32", "int16")
+TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h"}
+TENSOR_DTYPES = ("int8", "float32", "int16")
 _MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
     """A zero-filled array of `count` elements."""
-    return array(typecode, bytes(count * (1 if typecode in "bB" else 4)))
+    return array(typecode, bytes(count * (1 if typecode in "bB" else 2 if typecode == "h"
+                                          else 4)))
 
 
 def array_from_le(typecode, buf):
@@ -229,7 +230,7 @@ class BstFile:
             raise ValueError("arena of %d + %d bytes (limit %d) or layer buffers of %d + %d + "
                              "%d bytes (data %d) impossible" % (a8, a32, max_arena, l8, l32, li32,
                                                                 dlen))
-        self.arena = {"int8": a8, "float32": a32}
+        self.arena = {"int8": a8, "float32": a32, "int16": max_arena - a8 - a32}
         self.layer = {"int8": l8, "float32": l32, "int32": li32}
         if self._crc(16, doff - 16) != hcrc:
             raise ValueError("header checksum mismatch: the file is corrupt")
@@ -240,6 +241,10 @@ class BstFile:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
+        # int16 tensors came after the fixed header: their arena's size is a header key,
+        # absent in files without them (the limit is what max_arena leaves)
+        self.arena["int16"] = check_int(h.get("arena_int16", 0), 0, self.arena["int16"],
+                                        "int16 arena")
         # Packed as 8 ints per blob (offset, bytes, dtype, ndim, 4 dims): a list of tuples
         # would take several times the RAM on a board.
         self.n_blobs = 0
@@ -305,7 +310,8 @@ class BstFile:
         _check_type(t, dict, what)
         dtype = t["dtype"]
         if dtype not in TENSOR_DTYPES:
-            raise ValueError(what + ": dtype must be int8 or float32, got " + repr(dtype)[:20])
+            raise ValueError("%s: dtype must be int8, int16 or float32, got %s" % (
+                what, repr(dtype)[:20]))
         shape = check_shape(t["shape"], what + " shape")
         off = check_int(t["arena"], 0, self.arena[dtype], what + " arena offset")
         nbytes = numel(shape) * ITEMSIZE[dtype]
@@ -317,7 +323,8 @@ class BstFile:
             scale = check_number(t["scale"], what + " scale")
             if not scale > 0:
                 raise ValueError(what + " scale: must be positive, got " + repr(scale))
-            zp = check_int(t["zero_point"], -128, 127, what + " zero point")
+            lo = -32768 if dtype == "int16" else -128
+            zp = check_int(t["zero_point"], lo, -1 - lo, what + " zero point")
         return (shape, dtype, off, scale, zp, str(t.get("name", "")))
 
     def _op(self, o, i):

@@ -93,9 +93,10 @@ def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
     nothing run or the run incomplete, when the module has no plan runner, the model streams
-    its layers from a file, or a step is not a flex kernel or a copy. Optional ops and float
-    outputs have no plan step: burnflex.plan would run such a kernel twice, and an op whose
-    output overlays its input would then read its own output, so they stop it first."""
+    its layers from a file, or a step is not a flex kernel or a copy, or keeps a state (plan()
+    would run it more than once). Optional ops and float outputs have no plan step:
+    burnflex.plan would run such a kernel twice, and an op whose output overlays its input
+    would then read its own output, so they stop it first."""
     flex = flex_module()
     if flex is None or not hasattr(flex, "plan") or model._bst.file is not None:
         return None
@@ -103,8 +104,8 @@ def flex_plan(model):
     for s in model._steps:
         if s.kind == "copy":
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
-        elif s.runtime == "flex" and model.tensors[s.outs[0]][1] == "int8" and \
-                not isinstance(PREPARE[s.kind], str):
+        elif s.runtime == "flex" and not hasattr(s, "state") and \
+                model.tensors[s.outs[0]][1] == "int8" and not isinstance(PREPARE[s.kind], str):
             steps.append((s.k, s.a))
         else:
             return None
@@ -554,6 +555,10 @@ PREPARE = {
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
     "transpose_conv2d": "transpose_conv",
     "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
+    "svdf": "svdf",
+    "strided": "strided",
+    "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
+    "batch_matmul": "batch_matmul",
     "sub": "s8_arith", "squared_difference": "s8_arith", "maximum": "s8_arith",
     "minimum": "s8_arith",
 }
@@ -562,10 +567,15 @@ PREPARE = {
 def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
     A PREPARE entry that is a string names the burn.graph module whose `prepare` does it:
-    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out."""
+    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out; so does
+    burn.graph.s16_prepare for every op with an int16 input or output but the layout ones
+    that any element type serves (copy, concat)."""
     fn = PREPARE.get(step.kind)
     if fn is None:
         step.fail("unknown op")
+    if step.kind not in ("copy", "concat") and "int16" in [
+            ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
+        fn = "s16_prepare"  # the int16 kernels, left out of a default firmware
     if isinstance(fn, str):
         try:
             fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare

@@ -1,4 +1,5 @@
-"""Tensor element types: float32, int8, uint8, int32 and bool.
+"""Tensor element types: float32, int8, uint8, int32, bool and int16 (the activations of
+int16x8 `.bst` models).
 
 Each dtype knows the `array` typecode that stores it, its byte size and whether it is a
 float. dtypes are singletons, compared with `is`.
@@ -29,13 +30,14 @@ int8 = DType("int8", "b", 1, False, -128, 127)
 uint8 = DType("uint8", "B", 1, False, 0, 255)
 int32 = DType("int32", "i", 4, False, -2147483648, 2147483647)
 bool_ = DType("bool", "B", 1, False, 0, 1)
+int16 = DType("int16", "h", 2, False, -32768, 32767)
 
 
 def dtype_of(name):
     """Return the DType for a DType or a name such as 'float32' or 'int8'."""
     if isinstance(name, DType):
         return name
-    for d in (float32, int8, uint8, int32, bool_):
+    for d in (float32, int8, uint8, int32, bool_, int16):
         if d.name == name:
             return d
     raise error(_E_DTYPE_NAME, name)

@@ -110,7 +110,9 @@ class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
     def __init__(self, source, variant=None, max_arena=None):
-        self._bst = BstFile(source, max_arena or _default_max_arena())
+        # the cap on the arena, less the op states (svdf) made so far: they share it
+        self.room = max_arena = max_arena or _default_max_arena()
+        self._bst = BstFile(source, max_arena)
         try:
             self._build(variant)
         except BaseException:
@@ -133,10 +135,12 @@ class Model:
         self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         bst.parse()
+        # the int16 arena's size is in the JSON header (docs/bst-format.md)
+        self._arena["int16"] = memoryview(_alloc("h", bst.arena["int16"] // 2))
         _settle()
         self.tensors = bst.tensors
         self.variant = variant
-        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
+        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"] + bst.arena["int16"]
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
@@ -154,6 +158,7 @@ class Model:
         self._check_plan(steps, params)
         params = None
         self._steps = steps
+        self.reset()
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
         self._plan = None  # burnflex's plan of the whole model: None untried, False none
@@ -289,6 +294,14 @@ class Model:
             self._copy_outputs()
         self.last_us = ticks_diff(ticks_us(), start)
 
+    def reset(self):
+        """Set the state that ops with memory (svdf) keep between inferences to its rest
+        value (`step.rest`), as at load."""
+        for s in self._steps:
+            if hasattr(s, "state"):
+                for i in range(len(s.state)):
+                    s.state[i] = s.rest
+
     def _first_plan(self):
         from burn import bst_ops
         self._plan = bst_ops.flex_plan(self) or False
@@ -404,9 +417,10 @@ class Model:
             self._copy[k](self._bst.blob_array(index), view, len(view))
 
     def self_test(self):
-        """Run the file's reference tests; return how many ran. Raises ValueError at the
-        first output element that differs (int8: at all; float32: beyond 1e-4 + 1e-3 of
-        the reference's magnitude)."""
+        """Run the file's reference tests in order, from a reset state (`reset`); return
+        how many ran. Raises ValueError at the first output element that differs (int8: at
+        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude)."""
+        self.reset()
         for i, (ins, outs) in enumerate(self._bst.tests):
             for k, b in enumerate(ins):
                 self._load_blob(b, k)

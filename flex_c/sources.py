@@ -35,9 +35,9 @@ def opt_targets():
 
 def is_float(path):
     """True for a file that holds float32 code: the float kernels (f32_*), the float math
-    (fmath) and the float <-> int8 conversions (s8_quantize)."""
+    (fmath) and the float <-> int8 and int16 conversions (s8_quantize, s16_quantize)."""
     name = os.path.splitext(os.path.basename(path))[0]
-    return name.startswith("f32_") or name in ("fmath", "s8_quantize")
+    return name.startswith("f32_") or name in ("fmath", "s8_quantize", "s16_quantize")
 
 
 def _c_files(folder):

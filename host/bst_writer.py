@@ -19,14 +19,14 @@ MAGIC = b"\x89BST"
 VERSION = 1
 HEADER_SIZE = 48  # magic, version, flags, header_len, header_crc, then 8 u32 (the rest)
 ALIGN = 16
-_BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
+_BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16}
 # Streamed constants come first in each op's run of blobs, so a layer is one contiguous read.
-_BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2}
+_BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2, "int16": 3}
 
 
 class GraphTensor:
-    """An activation tensor: name, NHWC shape, dtype ('int8' or 'float32') and, for int8,
-    its quantization (real = scale * (q - zero_point))."""
+    """An activation tensor: name, NHWC shape, dtype ('int8', 'int16' or 'float32') and,
+    for int8 and int16, its quantization (real = scale * (q - zero_point))."""
 
     def __init__(self, name, shape, dtype, scale=None, zero_point=None):
         self.name = name
@@ -84,13 +84,10 @@ class _Blobs:
 
 def _const_dtype(array):
     kind = np.asarray(array).dtype
-    if kind == np.int8:
-        return "int8"
-    if kind == np.int32:
-        return "int32"
-    if kind == np.float32:
-        return "float32"
-    raise TypeError("constant of dtype %s: expected int8, int32 or float32" % kind)
+    for name, dtype in _BLOB_DTYPES.items():
+        if kind == dtype:
+            return name
+    raise TypeError("constant of dtype %s: expected int8, int16, int32 or float32" % kind)
 
 
 def _tensor_entry(t, offset):
@@ -150,6 +147,8 @@ def encode_bst(graph):
         "labels": graph.labels,
         "metadata": dict({"producer": "burn " + burn.__version__}, **graph.metadata),
     }
+    if arena["int16"]:  # a key of its own: files without int16 tensors stay as they were
+        header["arena_int16"] = arena["int16"]
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     data = b"".join(blobs.parts)
     data_offset = (HEADER_SIZE + len(text) + ALIGN - 1) // ALIGN * ALIGN

@@ -5,11 +5,14 @@
     w = mb.tensor("w", (8, 3, 3, 3), "int8", data=wq, scale=[...], zero_point=[0] * 8,
                   quantized_dimension=0)
     y = mb.tensor("y", (1, 4, 4, 8), "int8", scale=0.1, zero_point=5)
+    s = mb.tensor("s", (1, 40), "int16", scale=0.01, zero_point=0, variable=True)
     mb.op("CONV_2D", [x, w, b], [y], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1)
     data = mb.finish([x], [y])           # bytes of a TFLite model with one subgraph
 
 Options are given by their schema names (`Conv2DOptions`, field `StrideH` ...); a list
 value becomes an int32 vector. Every constant gets its own buffer, aligned to 16 bytes.
+`variable=True` marks a tensor that keeps its value between invocations (TFLite's
+`is_variable`, e.g. the state of SVDF): no data, zero at the start.
 The `.tflite` exporter (burn.host.export.tflite) and the tests' models use this writer.
 """
 
@@ -26,6 +29,7 @@ _TYPES = {
     "int8": (TensorType.INT8, np.int8),
     "int32": (TensorType.INT32, np.int32),
     "int16": (TensorType.INT16, np.int16),
+    "int64": (TensorType.INT64, np.int64),
 }
 SCHEMA_VERSION = 3
 _BUFFER_ALIGN = 16
@@ -59,8 +63,9 @@ class ModelBuilder:
         self.opcodes = []
 
     def tensor(self, name, shape, dtype, data=None, scale=None, zero_point=None,
-               quantized_dimension=0):
-        """Add a tensor; `data` (array-like) makes it a constant. Returns its index."""
+               quantized_dimension=0, variable=False):
+        """Add a tensor; `data` (array-like) makes it a constant, `variable` a variable
+        tensor (state kept between invocations). Returns its index."""
         if dtype not in _TYPES:
             raise ValueError("tensor %s: dtype %r is not one of %s" % (name, dtype,
                                                                      tuple(_TYPES)))
@@ -70,7 +75,7 @@ class ModelBuilder:
                 raise ValueError("tensor " + name + ": data size does not match shape")
         self.tensors.append(dict(name=name, shape=tuple(int(d) for d in shape), dtype=dtype,
                                  data=data, scale=scale, zero_point=zero_point,
-                                 qdim=quantized_dimension))
+                                 qdim=quantized_dimension, variable=bool(variable)))
         return len(self.tensors) - 1
 
     def op(self, opname, inputs, outputs, options_name=None, **options):
@@ -120,6 +125,8 @@ class ModelBuilder:
         T.AddName(b, name)
         if quant is not None:
             T.AddQuantization(b, quant)
+        if t["variable"]:
+            T.AddIsVariable(b, True)
         return T.End(b)
 
     def _operator(self, b, op):

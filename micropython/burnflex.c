@@ -4,6 +4,7 @@
  * module's build finds qstrs by reading the source text, before the preprocessor; the
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
+#include "burnflex_extra_s16.h"
 
 /* An optional op's entry pastes its qstr instead (BF_EXTRA_QSTR), and its
  * burnflex_extra_*.c spells it out: the armv6m native module, which leaves those files out,
@@ -29,6 +30,14 @@
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
+    X(MP_QSTR_svdf_s8, svdf_s8)                                                \
+    X(MP_QSTR_strided_s8, strided_s8)                                          \
+    X(MP_QSTR_reduce_s8, reduce_s8)                                            \
+    X(MP_QSTR_resize_s8, resize_s8)                                            \
+    X(MP_QSTR_arg_s8, arg_s8)                                                  \
+    X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
+    X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
+    BF_S16_KERNELS(X)                                                          \
     X(BF_EXTRA_QSTR(sub_s8), sub_s8)                                           \
     X(BF_EXTRA_QSTR(squared_difference_s8), squared_difference_s8)             \
     X(BF_EXTRA_QSTR(maximum_s8), maximum_s8)                                   \
@@ -59,6 +68,14 @@
     X(MP_QSTR_unary_f32, unary_f32)                                            \
     X(MP_QSTR_prelu_f32, prelu_f32)                                            \
     X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
+    X(MP_QSTR_svdf_f32, svdf_f32)                                              \
+    X(MP_QSTR_strided, strided)                                                \
+    X(MP_QSTR_reduce_f32, reduce_f32)                                          \
+    X(MP_QSTR_resize_f32, resize_f32)                                          \
+    X(MP_QSTR_arg_f32, arg_f32)                                                \
+    X(MP_QSTR_l2norm_f32, l2norm_f32)                                          \
+    X(MP_QSTR_batch_matmul_f32, batch_matmul_f32)                              \
+    BF_S16_FLOAT_KERNELS(X)                                                    \
     X(BF_EXTRA_QSTR(sub_f32), sub_f32)                                         \
     X(BF_EXTRA_QSTR(squared_difference_f32), squared_difference_f32)           \
     X(BF_EXTRA_QSTR(maximum_f32), maximum_f32)                                 \

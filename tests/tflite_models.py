@@ -105,3 +105,36 @@ def wide_activations(side=96, channels=8):
     mb.op("MAX_POOL_2D", [x], [y], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
           FilterHeight=2, FilterWidth=2)
     return mb.finish([x], [y])
+
+
+def svdf_model(dims, dtype="int8", act=0, q=None, data=None, bias=True, variable=True,
+           opt_rank=None, time_type="int16", state_type=None, bias_scale=None):
+    """A one-op SVDF model; dims = (batch, input_size, units, rank, memory), `data` the
+    constants (wf, wt, bias) and `q` the int8 scales and zero points; the other arguments
+    make models that TFLM refuses (`opt_rank`: the option, when it differs from dims')."""
+    batch, n_in, units, rank, memory = dims
+    filters = units * rank
+    rng = np.random.default_rng(0)
+    mb = ModelBuilder()
+    if dtype == "float32":
+        wf, wt, b = data or (rng.standard_normal((filters, n_in)),
+                             rng.standard_normal((filters, memory)), np.zeros(units))
+        qq = {k: {} for k in ("x", "wf", "wt", "b", "s", "y")}
+        types = ("float32",) * 5
+    else:
+        wf, wt, b = data or (np.ones((filters, n_in)), np.ones((filters, memory)),
+                             np.zeros(units))
+        q = q or {"x": (0.05, 3), "wf": (0.01, 0), "wt": (0.001, 0), "s": (0.02, 0),
+                  "y": (0.1, -2)}
+        q = dict(q, b=(bias_scale or float(np.float32(q["s"][0] * q["wt"][0])), 0))
+        qq = {k: {"scale": s, "zero_point": z} for k, (s, z) in q.items()}
+        types = ("int8", time_type, "int32", state_type or time_type, "int8")
+    x = mb.tensor("x", (batch, n_in), dtype, **qq["x"])
+    tf = mb.tensor("wf", (filters, n_in), dtype, data=wf, **qq["wf"])
+    tt = mb.tensor("wt", (filters, memory), types[1], data=wt, **qq["wt"])
+    tb = mb.tensor("b", (units,), types[2], data=b, **qq["b"]) if bias else -1
+    ts = mb.tensor("s", (batch, memory * filters), types[3], variable=variable, **qq["s"])
+    y = mb.tensor("y", (batch, units), dtype, **qq["y"])
+    mb.op("SVDF", [x, tf, tt, tb, ts], [y], "SVDFOptions",
+          Rank=rank if opt_rank is None else opt_rank, FusedActivationFunction=act)
+    return mb.finish([x], [y])

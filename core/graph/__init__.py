@@ -51,11 +51,11 @@ mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: 
 multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
-quant_activation_range(act, scale, zp) -> (act_min, act_max)   TFLM, int8 range
+quant_activation_range(act, scale, zp, lo=-128, hi=127) -> (act_min, act_max)   TFLM
 conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
     per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
-add_params(a_scale, b_scale, out_scale) -> (left_shift, a_mult, a_shift, b_mult, b_shift,
-    out_mult, out_shift)                             TFLM add prepare (left_shift 20)
+add_params(a_scale, b_scale, out_scale, left_shift=20) -> (left_shift, a_mult, a_shift,
+    b_mult, b_shift, out_mult, out_shift)      TFLM add prepare (left_shift 20; int16: 15)
 mul_params(a_scale, b_scale, out_scale) -> (mult, shift)
 mean_params(in_scale, out_scale, count) -> (mult, shift)     1/count folded in (TFLM)
 requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTIZE
@@ -116,6 +116,13 @@ transpose_conv: transpose_conv_s8(inp, w, bias, mult, shift, out, n, ih, iw, ic,
     inp [n, ih, iw, ic]; w [oc, kh, kw, ic]; bias, mult, shift [oc]; out [n, oh, ow, oc]:
     input pixel (iy, ix) adds into the output window at (iy * stride_h - pad_top,
     ix * stride_w - pad_left) (TFLM TransposeConv); any ih, iw, oh, ow.
+svdf: svdf_s8(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+        in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift, state_bits)
+    inp [batch, input_size]; wf [filters, input_size] int8; wt [filters, memory] and state
+    [batch, filters, memory] int32 holding int16 (state_bits 16) or int8 (8) values; bias
+    [filters / rank] int32; out [batch, filters / rank]. The state persists between calls
+    (TFLM's integer SVDF).
+
 layout (module burn.graph.layout): `copy`, `pad`, `concat` work on any typed buffer
 (plain only); `copy_s8`, `pad_s8`, `concat_s8` take the same arguments for int8 buffers
 (viper twins `*_s8_fast` on MicroPython).
@@ -164,6 +171,23 @@ log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, rever
     softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
     quantize_multiplier(2**(31 - in_left_shift) / in_mult)
 log_softmax: log_softmax_f32(inp, out, rows, depth)
+svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act)
+int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
+requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
+depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
+
+Optional ops (burn.graph.ops.OPTIONAL: a default firmware leaves them out)
+-------------------------------------------------------------------------
+strided (module burn.graph.strided): `strided` works on any typed buffer (plain only);
+`strided_s8` takes the same arguments for int8 buffers (viper twin on MicroPython).
+    strided(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5)
+        out, in order, is inp[offset + i0*s0 + ... + i5*s5] over the box [d0, ..., d5];
+        strides in elements, of any sign. TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V,
+        UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH import as this copy (one per output),
+        GATHER and MIRROR_PAD as such copies joined by concats.
+optional (burn.graph.ops.OPTIONAL; their arguments in burn.graph.ops, their modules' docs):
+reduce_s8, reduce_f32, resize_s8, resize_f32, arg_s8, arg_f32, l2norm_s8, l2norm_f32,
+batch_matmul_s8, batch_matmul_f32 (modules reduce, resize, arg, l2norm, batch_matmul)
 s8_arith: sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
         out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
     TFLite SUB: out[i] = a[i] - b[i % b_size] (b - a when swap is 1), add's scaling and

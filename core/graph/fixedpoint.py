@@ -184,14 +184,14 @@ def calculate_input_radius(integer_bits, left_shift, total_signed_bits=31):
     return math.floor(top / (1 << left_shift))
 
 
-def quant_activation_range(act, scale, zp):
-    """TFLM CalculateActivationRangeQuantized for int8 output: (act_min, act_max)."""
+def quant_activation_range(act, scale, zp, lo=-128, hi=127):
+    """TFLM CalculateActivationRangeQuantized for an output of range [lo, hi] (int8 by
+    default): (act_min, act_max)."""
     scale = to_f32(scale)
 
     def quantize(f):
         return zp + round_half_away(to_f32(f / scale))
 
-    lo, hi = -128, 127
     if act == ACT_RELU:
         return max(lo, quantize(0.0)), hi
     if act == ACT_RELU6:
@@ -214,10 +214,9 @@ def conv_output_multipliers(in_scale, w_scales, out_scale):
     return mult, shift
 
 
-def add_params(a_scale, b_scale, out_scale):
-    """TFLM add Prepare (int8): (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult,
-    out_shift)."""
-    left_shift = 20
+def add_params(a_scale, b_scale, out_scale, left_shift=20):
+    """TFLM add Prepare (left_shift 20 for int8, 15 for int16): (left_shift, a_mult,
+    a_shift, b_mult, b_shift, out_mult, out_shift)."""
     twice_max = 2.0 * max(a_scale, b_scale)
     a_mult, a_shift = quantize_multiplier(a_scale / twice_max)
     b_mult, b_shift = quantize_multiplier(b_scale / twice_max)

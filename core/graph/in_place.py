@@ -7,7 +7,7 @@ arena planner (`burn.host.arena_plan`) places tensors with `overlap_delta`, and 
 reader refuses, with `check_plan`, any plan that overwrites a tensor still needed.
 """
 
-ITEMSIZE = {"int8": 1, "float32": 4}  # bytes per element of each arena's tensors
+ITEMSIZE = {"int8": 1, "float32": 4, "int16": 2}  # bytes per element of each arena's tensors
 # the op kinds whose in-place rule is elementwise / windowed in the op table burn.graph.ops
 # (which the firmware leaves out; tests/host/test_op_table.py checks these against it)
 ELEMENTWISE = ("add", "mul", "clamp", "copy", "logistic", "tanh", "requantize", "unary",
@@ -83,6 +83,8 @@ def overlap_delta(kind, params, xshape, yshape, itemsize, wshape=None):
         if _numel(xshape) != _numel(yshape):
             return None  # a broadcast operand is read again and again
         return 0
+    if itemsize == 2:
+        return None  # the int16 kernels of the other ops write as they go, without a scratch
     if kind in WINDOWED:
         return window_delta(xshape, yshape, itemsize, params)
     if kind == "fully_connected":

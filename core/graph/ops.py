@@ -19,24 +19,29 @@ OPTIONAL: the op kinds a default firmware leaves out, to keep its flash share wi
 (docs/adding-an-op.md, "Optional ops"): their Python kernels and prepare step live in their
 own burn.graph module (bst_ops.PREPARE names it), their C kernels in flex_c/src/extra/ and
 their burnflex bindings in micropython/burnflex_extra_*.c. A firmware gets them with
-`burn firmware build --ops-from MODEL.bst` or `--all-ops`.
+`burn firmware build --ops-from MODEL.bst` or `--all-ops`. The int16 kernels (int16x8
+graphs) are left out the same way (`optional_kernels`), their kinds' prepare step handing
+int16 ops to burn.graph.s16_prepare.
 """
 
 OPS = (
-    ("conv2d", "w", "CONV_2D", "conv_s8 conv_f32"),
-    ("depthwise_conv2d", "w", "DEPTHWISE_CONV_2D", "depthwise_conv_s8 depthwise_conv_f32"),
-    ("fully_connected", "r", "FULLY_CONNECTED", "fully_connected_s8 fully_connected_f32"),
-    ("add", "e", "ADD", "add_s8 add_f32"),
-    ("mul", "e", "MUL", "mul_s8 mul_f32"),
-    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32"),
-    ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32"),
+    ("conv2d", "w", "CONV_2D", "conv_s8 conv_f32 conv_s16"),
+    ("depthwise_conv2d", "w", "DEPTHWISE_CONV_2D",
+     "depthwise_conv_s8 depthwise_conv_f32 depthwise_conv_s16"),
+    ("fully_connected", "r", "FULLY_CONNECTED",
+     "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
+    ("add", "e", "ADD", "add_s8 add_f32 add_s16"),
+    ("mul", "e", "MUL", "mul_s8 mul_f32 mul_s16"),
+    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
+    ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
-    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32"),
+    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
-    ("quantize", "", "QUANTIZE", "quantize_s8"),
-    ("dequantize", "", "DEQUANTIZE", "dequantize_s8"),
-    ("requantize", "e", "QUANTIZE", "requantize_s8"),
+    ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
+    ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
+    ("requantize", "e", "QUANTIZE",
+     "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8"),
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32"),
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
@@ -45,6 +50,14 @@ OPS = (
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
+    ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
+    ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
+     "SPACE_TO_DEPTH GATHER MIRROR_PAD", "strided_s8 strided"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
+    ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
+    ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
+    ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
+    ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
     ("sub", "e", "SUB", "sub_s8 sub_f32"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32"),
@@ -57,6 +70,13 @@ OPTIONAL = (
     "unary",
     "prelu",
     "log_softmax",
+    "svdf",
+    "strided",
+    "reduce",
+    "resize",
+    "arg",
+    "l2norm",
+    "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
 )
 
@@ -67,6 +87,10 @@ GROUPS = {
     "q": "in_zp out_zp act_min act_max",
     "ab": "a b out size b_size",
     "sig": "inp out size in_zp in_mult in_left_shift range_radius",
+    "svdf": "inp wf wt bias state out batch input_size filters memory rank",
+    "axes": "inp out outer reduce mid reduce2 inner",
+    "resize": "n ih iw c oh ow",
+    "matmul": "a b out batches m k n a_step b_step adj_x adj_y",
     "arith": "a_zp a_mult a_shift b_zp b_mult b_shift out_zp out_mult out_shift left_shift "
              "act_min act_max",
 }
@@ -114,6 +138,33 @@ KERNELS = (
     ("log_softmax", "log_softmax_s8",
      "inp out rows depth in_mult in_left_shift reverse_mult reverse_shift diff_min"),
     ("log_softmax", "log_softmax_f32", "inp out rows depth"),
+    ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"
+     " state_bits"),
+    ("svdf", "svdf_f32", "*svdf act"),
+    ("s16_quantize", "quantize_s16 dequantize_s16", "inp out size scale zp"),
+    ("s16_quantize", "requantize_s16 requantize_s8_s16 requantize_s16_s8",
+     "inp out size in_zp out_zp mult shift"),
+    ("s16_fully_connected", "fully_connected_s16",
+     "inp w bias mult shift out batches in_features out_features wide *q"),
+    ("s16_conv", "conv_s16",
+     "inp w bias mult shift out *nhwc oc kh kw groups *win wide act_min act_max"),
+    ("s16_depthwise_conv", "depthwise_conv_s16",
+     "inp w bias mult shift out *nhwc depth_mult kh kw *win act_min act_max"),
+    ("s16_elementwise", "add_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
+     "out_mult out_shift left_shift act_min act_max"),
+    ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
+    ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
+    ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
+    ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
+    ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
+    ("reduce", "reduce_f32", "*axes op"),
+    ("resize", "resize_s8", "inp out *resize ys xs"),
+    ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
+    ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
+    ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
+    ("l2norm", "l2norm_f32", "inp out rows depth"),
+    ("batch_matmul", "batch_matmul_s8", "*matmul a_zp b_zp out_zp mult shift"),
+    ("batch_matmul", "batch_matmul_f32", "*matmul"),
     ("s8_arith", "sub_s8", "*ab *arith swap"),
     ("s8_arith", "squared_difference_s8", "*ab *arith"),
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
@@ -130,6 +181,13 @@ def kinds(rule=None):
 def kernels(kind_names=None):
     """The kernel names of the op kinds `kind_names` (default: every kind), in table order."""
     return [k for op in OPS if kind_names is None or op[0] in kind_names for k in op[3].split()]
+
+
+def optional_kernels():
+    """The kernels a default firmware leaves out, in table order: the optional kinds' and
+    the int16 ones (names with "_s16": int16x8 graphs are rare on a board)."""
+    left_out = kernels(OPTIONAL)
+    return [k for k in kernels() if k in left_out or "_s16" in k]
 
 
 def kernel_args(name):

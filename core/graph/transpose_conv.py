@@ -25,6 +25,21 @@ def _source(o, k, stride, pad, size):
     return t if t < size else -1
 
 
+def _taps(b, y, x, ih, iw, ic, kh, kw, stride_h, stride_w, pad_top, pad_left):
+    """[(input offset, tap index fy * kw + fx)] of the taps that output pixel (b, y, x)
+    reads, in TFLM's order (the plain kernels' shared gather)."""
+    taps = []
+    for fy in range(kh - 1, -1, -1):
+        iy = _source(y, fy, stride_h, pad_top, ih)
+        if iy < 0:
+            continue
+        for fx in range(kw - 1, -1, -1):
+            ix = _source(x, fx, stride_w, pad_left, iw)
+            if ix >= 0:
+                taps.append((((b * ih + iy) * iw + ix) * ic, fy * kw + fx))
+    return taps
+
+
 def transpose_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh,
                             kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp, act_min,
                             act_max, mult_off=None):
@@ -36,22 +51,15 @@ def transpose_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, o
     for b in range(n):
         for y in range(oh):
             for x in range(ow):
+                taps = _taps(b, y, x, ih, iw, ic, kh, kw, stride_h, stride_w, pad_top, pad_left)
                 for c in range(oc):
                     acc = 0
-                    for fy in range(kh - 1, -1, -1):
-                        iy = _source(y, fy, stride_h, pad_top, ih)
-                        if iy < 0:
-                            continue
-                        for fx in range(kw - 1, -1, -1):
-                            ix = _source(x, fx, stride_w, pad_left, iw)
-                            if ix < 0:
-                                continue
-                            ib = ((b * ih + iy) * iw + ix) * ic
-                            wb = ((c * kh + fy) * kw + fx) * ic
-                            for k in range(ic):
-                                v = ((inp[ib + k] + 128) & 255) - 128
-                                q = ((w[wb + k] + 128) & 255) - 128
-                                acc += (v - in_zp) * q
+                    for ib, tap in taps:
+                        wb = (c * kh * kw + tap) * ic
+                        for k in range(ic):
+                            v = ((inp[ib + k] + 128) & 255) - 128
+                            q = ((w[wb + k] + 128) & 255) - 128
+                            acc += (v - in_zp) * q
                     out[o] = requantize_channel(acc, bias, mult_off, shift, c, out_zp, act_min,
                                                 act_max)
                     o += 1
@@ -125,20 +133,13 @@ def transpose_conv_f32(inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, str
     for b in range(n):
         for y in range(oh):
             for x in range(ow):
+                taps = _taps(b, y, x, ih, iw, ic, kh, kw, stride_h, stride_w, pad_top, pad_left)
                 for c in range(oc):
                     acc = 0.0
-                    for fy in range(kh - 1, -1, -1):
-                        iy = _source(y, fy, stride_h, pad_top, ih)
-                        if iy < 0:
-                            continue
-                        for fx in range(kw - 1, -1, -1):
-                            ix = _source(x, fx, stride_w, pad_left, iw)
-                            if ix < 0:
-                                continue
-                            ib = ((b * ih + iy) * iw + ix) * ic
-                            wb = ((c * kh + fy) * kw + fx) * ic
-                            for k in range(ic):
-                                acc += inp[ib + k] * w[wb + k]
+                    for ib, tap in taps:
+                        wb = (c * kh * kw + tap) * ic
+                        for k in range(ic):
+                            acc += inp[ib + k] * w[wb + k]
                     out[o] = apply_act(acc if bias is None else acc + bias[c], act)
                     o += 1
 

@@ -206,6 +206,15 @@ flex_status flex_concat(int32_t elem_size, int32_t n_inputs, const void *const *
                         const int32_t *axis_sizes, int32_t outer, int32_t inner,
                         void *output, size_t output_len);
 
+/* Strided copy (the optional op `strided`): output element k, in row-major order over the
+ * box dims[0] x ... x dims[5], is input[offset + i0 * strides[0] + ... + i5 * strides[5]];
+ * strides count elements and may be negative. A read outside the input (input_len
+ * elements) gives FLEX_E_STRIDE; output_len must be the box's element count. */
+#define FLEX_STRIDED_DIMS 6
+flex_status flex_strided(int32_t elem_size, const void *input, size_t input_len, int32_t offset,
+                         const int32_t *dims, const int32_t *strides, void *output,
+                         size_t output_len);
+
 /* ---- plans: a whole int8 model in one call ---------------------------------------- */
 
 /* Op codes of plan steps: the int8 kernels, the layout kernels and a plain copy. */
@@ -470,6 +479,175 @@ flex_status flex_s8_log_softmax(int32_t rows, int32_t depth, const int8_t *input
                                 int32_t input_left_shift, int32_t reverse_multiplier,
                                 int32_t reverse_shift, int32_t diff_min, int8_t *output,
                                 size_t output_len);
+/* SVDF (an optional op): input [batch, input_size], weights_feature [filters,
+ * input_size], weights_time [filters, memory], bias [filters / rank], output [batch,
+ * filters / rank]. `state` [batch, filters, memory] persists between calls (TFLM starts
+ * it at 0, an int8 state at its zero point): each call shifts it left by one element and writes each filter's new feature at
+ * the end of its row, then output = bias + sum over each unit's `rank` filters of
+ * weights_time . state. int8 as TFLM's integer SVDF, its weights_time and state values of
+ * state_bits (16 or 8) bits held here in int32 elements: feature MBQM(sum wf * (x -
+ * input_zero_point), multiplier1, shift1) clamped to that width, plus state_zero_point,
+ * stored at that width; output MBQM(sum, multiplier2, shift2) + output_zero_point clamped
+ * to int8 (sums wrap in int32, no fused activation, as TFLM). input_size <= 32768. */
+typedef struct {
+    int32_t batch, input_size, filters, memory, rank;
+} flex_svdf_dims;
+typedef struct {
+    int32_t input_zero_point, state_zero_point, output_zero_point, multiplier1, shift1,
+        multiplier2, shift2, state_bits;
+} flex_svdf_quant;
+flex_status flex_s8_svdf(const flex_svdf_dims *d, const int8_t *input, size_t input_len,
+                         const int8_t *weights_feature, size_t weights_feature_len,
+                         const int32_t *weights_time, size_t weights_time_len,
+                         const int32_t *bias, size_t bias_len, int32_t *state,
+                         size_t state_len, const flex_svdf_quant *q, int8_t *output,
+                         size_t output_len);
+flex_status flex_f32_svdf(const flex_svdf_dims *d, const float *input, size_t input_len,
+                          const float *weights_feature, size_t weights_feature_len,
+                          const float *weights_time, size_t weights_time_len,
+                          const float *bias, size_t bias_len, float *state, size_t state_len,
+                          int32_t act, float *output, size_t output_len);
+/* ---- int16x8 kernels (flex_c/src/extra: int16 activations, int8 weights) ----------- */
+/* TFLM's int16 kernels: a conv or fully connected sums int16 x int8 products in int32 and
+ * requantizes with the int32 MultiplyByQuantizedMultiplier when the TFLite bias was int32
+ * (`wide` 0), or sums in int64 and uses TFLM's int64 form (the multiplier rounded to 16
+ * bits, shifts up to 7) when it was int64 (`wide` 1; the bias values passed as int32). */
+
+/* Offsets and clamps of an int16 fully connected layer. */
+typedef struct {
+    int32_t input_offset;  /* minus the input zero point */
+    int32_t output_offset; /* the output zero point */
+    int32_t act_min;       /* fused activation clamp, within [-32768, 32767] */
+    int32_t act_max;
+} flex_s16_quant;
+
+/* float32 -> int16: round(x / scale) + zero_point (half away from zero), clamped. */
+flex_status flex_s16_quantize(size_t n, const float *input, float scale, int32_t zero_point,
+                              int16_t *output);
+/* int16 -> float32: scale * (q - zero_point). */
+flex_status flex_s16_dequantize(size_t n, const int16_t *input, float scale,
+                                int32_t zero_point, float *output);
+/* int8 or int16 -> int8 or int16 (input_bits, output_bits: 8 or 16) with a new scale:
+ * MBQM(q - in_zp, multiplier, shift) + out_zp, clamped to the output type. */
+flex_status flex_s16_requantize(size_t n, const void *input, int32_t input_bits,
+                                int32_t input_zero_point, int32_t multiplier, int32_t shift,
+                                int32_t output_zero_point, int32_t output_bits,
+                                void *output);
+/* Fully connected: input [batches, in_features], filter [out_features, in_features],
+ * per-output-channel multiplier / shift [out_features]; bias [out_features] or NULL. */
+flex_status flex_s16_fully_connected(int32_t batches, int32_t in_features,
+                                     int32_t out_features, const int16_t *input,
+                                     size_t input_len, const int8_t *filter, size_t filter_len,
+                                     const int32_t *bias, size_t bias_len,
+                                     const int32_t *multiplier, const int32_t *shift,
+                                     size_t quant_len, int32_t wide, const flex_s16_quant *q,
+                                     int16_t *output, size_t output_len);
+/* Convolution with groups; filter OHWI [out.c, kh, kw, in.c / groups]; zero padding and
+ * no zero points, as TFLM's int16 kernel. */
+flex_status flex_s16_conv2d(const flex_dims4 *in_dims, const int16_t *input, size_t input_len,
+                            const int8_t *filter, size_t filter_len,
+                            const int32_t *bias, size_t bias_len,
+                            const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+                            const flex_window *win, int32_t groups, int32_t wide,
+                            int32_t act_min, int32_t act_max, const flex_dims4 *out_dims,
+                            int16_t *output, size_t output_len);
+/* Depthwise convolution: out.c = in.c * depth_multiplier; filter [1, kh, kw, out.c]; always
+ * TFLM's int64 arithmetic (its int16 kernel reads the bias as int64). */
+flex_status flex_s16_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int16_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, int32_t act_min, int32_t act_max,
+    const flex_dims4 *out_dims, int16_t *output, size_t output_len);
+/* output[i] = a[i] (+ or *) b[i % b_len] (b broadcast along the innermost dims; b_len
+ * divides n), with TFLM's ADD (left_shift 15) and MUL parameters; int32 overflow wraps. */
+flex_status flex_s16_add(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
+                         const flex_s8_add_params *p, int16_t *output);
+flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
+                         const flex_s8_mul_params *p, int16_t *output);
+/* Pools over the in-bounds cells of each window (same scale in and out, out.c == in.c). */
+flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
+                                size_t input_len, const flex_window *win,
+                                int32_t act_min, int32_t act_max,
+                                const flex_dims4 *out_dims, int16_t *output,
+                                size_t output_len);
+flex_status flex_s16_max_pool2d(const flex_dims4 *in_dims, const int16_t *input,
+                                size_t input_len, const flex_window *win,
+                                int32_t act_min, int32_t act_max,
+                                const flex_dims4 *out_dims, int16_t *output,
+                                size_t output_len);
+/* Softmax over the last axis of [outer, depth] (depth <= 65536), output scale 1/32768: TFLM's
+ * SoftmaxInt16, with its two 513-entry tables (exp on [-10, 0], 1 / (1 + x) on [0, 1]) and
+ * input_multiplier / input_left_shift quantizing input_scale * beta / (10 / 65535). */
+flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
+                             size_t input_len, int32_t input_multiplier,
+                             int32_t input_left_shift, const int16_t *exp_lut,
+                             size_t exp_lut_len, const int16_t *inv_lut, size_t inv_lut_len,
+                             int16_t *output, size_t output_len);
+/* Reductions over axes 1 and 3 of [outer, reduce, mid, reduce2, inner] -> [outer, mid, inner]
+ * (TFLite SUM, REDUCE_MAX, REDUCE_MIN and MEAN over any axes, folded so; an optional op).
+ * op: FLEX_REDUCE_SUM (int8: MBQM(sum - input_zero_point * count, multiplier, shift) +
+ * output zero point, clamped, as TFLM's QuantizedMeanOrSum), _MAX, _MIN or _MEAN (float32
+ * only). int8 max and min ignore the quantization arguments. */
+flex_status flex_s8_reduce_axes(const int32_t dims[5], int32_t op, const int8_t *input,
+                                size_t input_len, int32_t input_zero_point,
+                                int32_t multiplier, int32_t shift, int32_t output_zero_point,
+                                int8_t *output, size_t output_len);
+flex_status flex_f32_reduce_axes(const int32_t dims[5], int32_t op, const float *input,
+                                 size_t input_len, float *output, size_t output_len);
+
+/* Image resizes (TFLite RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR; an optional op) through
+ * sampling tables made once from TFLM's arithmetic: ys holds (y0, y1, wy) for each of the
+ * out_dims->h rows, xs (x0, x1, wx) for each of the out_dims->w columns (ys_len, xs_len: 3
+ * per position); in_dims and out_dims share n and c. int8: wy, wx in 1/1024 steps, in
+ * [-512, 1024] (TFLM's ResizeBilinearInteger: the weighted sum rounded half away from zero
+ * by 2**20, then cast). float32: fy, fx hold the out_dims->h and ->w fractions (TFLM's
+ * ResizeBilinear); the tables' weights are not read. A nearest-neighbour resize has
+ * y1 = y0 and zero weights. */
+flex_status flex_s8_resize(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                           const int32_t *ys, size_t ys_len, const int32_t *xs, size_t xs_len,
+                           const flex_dims4 *out_dims, int8_t *output, size_t output_len);
+flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                            const int32_t *ys, size_t ys_len, const int32_t *xs,
+                            size_t xs_len, const float *fy, const float *fx,
+                            const flex_dims4 *out_dims, float *output, size_t output_len);
+
+/* Index of the largest (op 0) or smallest (op 1) element along the middle axis of
+ * [outer, reduce, inner] -> [outer, inner] (TFLite ARG_MAX, ARG_MIN, as TFLM picks it: the
+ * first on ties, a strict comparison with the best so far; an optional op). The indices
+ * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only. */
+flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                        const int8_t *input, size_t input_len, float *output,
+                        size_t output_len);
+flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                         const float *input, size_t input_len, float *output,
+                         size_t output_len);
+
+/* L2_NORMALIZATION over the last axis of [rows, depth] (an optional op), as TFLM: int8 out in
+ * 1/128 steps, zero point 0 (the inverse square root of each row's sum of squares in
+ * fixed point; depth <= 32768); float32 x / max(sqrt(sum of squares), 1e-6). */
+flex_status flex_s8_l2norm(int32_t rows, int32_t depth, const int8_t *input, size_t input_len,
+                           int32_t input_zero_point, int8_t *output, size_t output_len);
+flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
+                            float *output, size_t output_len);
+
+/* BATCH_MATMUL (an optional op): `batches` products of an [m, k] by a [k, n] matrix, out
+ * [batches, m, n]. adj_x: a is stored [k, m]; adj_y: b is stored [n, k]. a_step / b_step:
+ * elements from one product's operand to the next, 0 (broadcast) or the whole matrix. int8
+ * as TFLM's reference BatchMatMul: MBQM(sum (a - a_zero_point) * (b - b_zero_point),
+ * multiplier, shift) + output zero point, clamped to int8 (k <= 32768: the int32 sum stays
+ * exact). */
+typedef struct {
+    int32_t batches, m, k, n, a_step, b_step, adj_x, adj_y;
+} flex_matmul_dims;
+flex_status flex_s8_batch_matmul(const flex_matmul_dims *d, const int8_t *a, size_t a_len,
+                                 const int8_t *b, size_t b_len, int32_t a_zero_point,
+                                 int32_t b_zero_point, int32_t output_zero_point,
+                                 int32_t multiplier, int32_t shift, int8_t *output,
+                                 size_t output_len);
+flex_status flex_f32_batch_matmul(const flex_matmul_dims *d, const float *a, size_t a_len,
+                                  const float *b, size_t b_len, float *output,
+                                  size_t output_len);
 
 /* ---- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------- */
 

@@ -17,16 +17,29 @@ BUILT_MODULE = "_firmware_ops.py"
 _MAX_ARENA = 1 << 31
 
 
-def step_kernel(kind, dtype):
-    """The kernel an op of `kind` whose first input is `dtype` binds (burn.bst_ops' rule: an
-    op with one kernel always binds it; else int8 takes the _s8 twin, other types the
-    other); ValueError for a kind the op table lacks."""
+_TAGS = {"int8": "_s8", "int16": "_s16"}
+
+
+def step_kernel(kind, dtype, out_dtype=None):
+    """The kernel an op of `kind` whose first input is `dtype` and first output `out_dtype`
+    (default: `dtype`) binds (burn.bst_ops' rule: an op with one kernel always binds it;
+    else the suffix of the quantized types, "_s8_s16" for int8 to int16, "_s16" for int16
+    to int16 or float32; a float op the kernel without those suffixes, which a copy, pad or
+    concat of int16 binds too, or the first kernel when all are quantized: a float32
+    quantize binds quantize_s8); ValueError for a kind the op table lacks."""
+    out_dtype = out_dtype or dtype
     for row in op_table.OPS:
         if row[0] == kind:
             names = row[3].split()
             if len(names) == 1:
                 return names[0]
-            return next(n for n in names if n.endswith("_s8") == (dtype == "int8"))
+            tags = [_TAGS[d] for d in (dtype, out_dtype) if d in _TAGS]
+            tag = tags[0] if len(set(tags)) == 1 else "".join(tags)
+            quantized = [n for n in names if n.endswith(("_s8", "_s16"))]
+            for n in quantized:
+                if tag and n.endswith(tag) and not n[:-len(tag)].endswith(("_s8", "_s16")):
+                    return n
+            return next((n for n in names if n not in quantized), names[0])
     raise ValueError("unknown op %r" % kind)
 
 
@@ -37,7 +50,8 @@ def model_kernels(path):
         bst = BstFile(str(path), _MAX_ARENA)
         try:
             bst.parse()
-            return {step_kernel(op[0], bst.tensors[op[1][0]][1]) for op in bst.ops}
+            return {step_kernel(op[0], bst.tensors[op[1][0]][1], bst.tensors[op[2][0]][1])
+                    for op in bst.ops}
         finally:
             bst.close()
     except OSError as e:
@@ -55,13 +69,13 @@ def kernels_of(paths):
 
 
 def default_kernels():
-    """The kernels a default firmware keeps: every op's but the optional ones'
-    (burn.graph.ops.OPTIONAL), as a sorted tuple; None while no op is optional (a firmware
-    with every kernel)."""
-    if not op_table.OPTIONAL:
+    """The kernels a default firmware keeps: every kernel but the optional ones
+    (burn.graph.ops.optional_kernels: the optional kinds' and the int16 ones), as a sorted
+    tuple; None while none is optional (a firmware with every kernel)."""
+    left_out = op_table.optional_kernels()
+    if not left_out:
         return None
-    kept = [op[0] for op in op_table.OPS if op[0] not in op_table.OPTIONAL]
-    return tuple(sorted(set(op_table.kernels(kept))))
+    return tuple(sorted(set(op_table.kernels()) - set(left_out)))
 
 
 def lists_kernels(kernels):
@@ -100,12 +114,15 @@ def _graph_imports(core_dir, rel):
 
 def kept_core_files(core_dir, files, kernels):
     """The subset of core `files` (paths relative to core/) a firmware with `kernels`
-    freezes: every file but the kernel modules of the op table (burn.graph helpers such as
-    geometry and fixedpoint stay: they are API), the modules of `kernels`, and the kernel
-    modules any of those import, transitively."""
-    graph = {"graph/%s.py" % row[0] for row in op_table.KERNELS} & set(files)
+    freezes: every file outside burn.graph, graph/__init__.py, the modules of the kernels
+    (and the int16 ops' prepare step with int16 kernels), and the burn.graph modules any of
+    those import, transitively."""
+    graph = {f for f in files if posixpath.dirname(f) == "graph"
+             and f != "graph/__init__.py"}
     keep = set(files) - graph
     keep.update("graph/%s.py" % op_table.kernel_args(k)[0] for k in kernels)
+    if any("_s16" in k for k in kernels):  # burn.bst_ops hands int16 ops to it by name
+        keep.add("graph/s16_prepare.py")
     todo = list(keep)
     while todo:
         for dep in _graph_imports(core_dir, todo.pop()) & graph:

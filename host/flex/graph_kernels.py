@@ -12,14 +12,17 @@ from burn.host.flex.binding import PtrList, Struct, host, run
 from burn.host.flex.f32 import UNARY
 
 
-def view(buf, dtype, count):
-    """The first `count` elements of `buf` as a numpy array of `dtype`, without copying."""
+def view(buf, dtype, count=None):
+    """The first `count` elements (None: all) of `buf` as a numpy array of `dtype`, without
+    copying."""
     if isinstance(buf, np.ndarray):
         arr = buf.reshape(-1)
         if arr.dtype != dtype:
             arr = arr.view(dtype)
     else:
         arr = np.frombuffer(buf, dtype=dtype)
+    if count is None:
+        return arr
     if arr.size < count:
         raise ValueError("flex: buffer holds %d elements, %d needed" % (arr.size, count))
     return arr[:count]
@@ -50,6 +53,12 @@ STRUCTS = {
     "flex_transpose_window": "kernel_h=kh kernel_w=kw stride_h stride_w pad_top pad_left",
     "flex_s8_prelu_params": "input_offset=-in_zp alpha_offset=-alpha_zp output_offset=out_zp "
                             "pos_mult pos_shift neg_mult neg_shift",
+    "flex_svdf_dims": "batch input_size filters memory rank",
+    "flex_svdf_quant": "input_zero_point=in_zp state_zero_point=state_zp "
+                       "output_zero_point=out_zp multiplier1=state_mult shift1=state_shift "
+                       "multiplier2=out_mult shift2=out_shift state_bits",
+    "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
+    "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
 }
 
 
@@ -87,6 +96,10 @@ def quant(in_zp, out_zp, act_min, act_max):
 
 def _i8(buf, n):
     return view(buf, np.int8, n)
+
+
+def _i16(buf, n):
+    return view(buf, np.int16, n)
 
 
 def _i32(buf, n):
@@ -261,7 +274,7 @@ class GraphKernels:
 
     def concat(self, inputs, inner_sizes, out, outer):
         """Concatenate [outer, inner_k] buffers along the inner axis (burn.graph.layout)."""
-        dtype = np.float32 if _is_float(out) else np.int8
+        dtype = _dtype(out)
         sizes = [int(s) for s in inner_sizes]
         xs = [view(b, dtype, outer * s) for b, s in zip(inputs, sizes)]
         y = view(out, dtype, outer * sum(sizes))
@@ -404,6 +417,222 @@ class GraphKernels:
         self._run("flex_f32_prelu", [size, _f32(inp, size), _f32(alpha, alpha_size),
                                      alpha_size, _f32(out, size)],
                   "size %d, alpha_size %d" % (size, alpha_size))
+    def _svdf(self, name, bufs, views, tail, batch, input_size, filters, memory, rank):
+        """bufs: (inp, wf, out, wt, bias, state); views: the element views of the first
+        three and of the last three."""
+        d = struct("flex_svdf_dims", locals())
+        units = filters // rank
+        counts = (batch * input_size, filters * input_size, batch * units, filters * memory,
+                  units, batch * filters * memory)
+        x, w, y, t, b, s = [views[k // 3](buf, n) for k, (buf, n) in
+                            enumerate(zip(bufs, counts))]
+        self._run(name, [d, x, x.size, w, w.size, t, t.size, b, b.size, s, s.size, tail, y,
+                         y.size], "batch %d, %d inputs, %d filters of rank %d, memory %d"
+                  % (batch, input_size, filters, rank, memory))
+
+    def svdf_s8(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift,
+                state_bits):
+        """int8 SVDF, int16 or int8 weights_time and state in int32 elements
+        (burn.graph.svdf)."""
+        self._svdf("flex_s8_svdf", (inp, wf, out, wt, bias, state), (_i8, _i32),
+                   struct("flex_svdf_quant", locals()), batch, input_size, filters, memory,
+                   rank)
+
+    def svdf_f32(self, inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
+                 act):
+        """float32 SVDF (burn.graph.svdf)."""
+        self._svdf("flex_f32_svdf", (inp, wf, out, wt, bias, state), (_f32, _f32), act, batch,
+                   input_size, filters, memory, rank)
+    # -- int16x8 (flex_c/src/extra) ----------------------------------------------------------
+    def quantize_s16(self, inp, out, size, scale, zp):
+        """float32 -> int16 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_quantize", [size, view(inp, np.float32, size), float(scale), zp,
+                                        _i16(out, size)], "size %d" % size)
+
+    def dequantize_s16(self, inp, out, size, scale, zp):
+        """int16 -> float32 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_dequantize", [size, _i16(inp, size), float(scale), zp,
+                                          view(out, np.float32, size)], "size %d" % size)
+
+    def _requantize16(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
+        x = (_i8 if in_bits == 8 else _i16)(inp, size)
+        y = (_i8 if out_bits == 8 else _i16)(out, size)
+        self._run("flex_s16_requantize", [size, x, in_bits, in_zp, mult, shift, out_zp,
+                                          out_bits, y], "size %d" % size)
+
+    def requantize_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int16 with a new scale (burn.graph.s16_quantize)."""
+        self._requantize16(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s8_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int8 -> int16 (burn.graph.s16_quantize)."""
+        self._requantize16(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s16_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int8 (burn.graph.s16_quantize)."""
+        self._requantize16(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def fully_connected_s16(self, inp, w, bias, mult, shift, out, batches, in_features,
+                            out_features, wide, in_zp, out_zp, act_min, act_max):
+        """int16x8 fully connected (burn.graph.s16_fully_connected)."""
+        x, y = _i16(inp, batches * in_features), _i16(out, batches * out_features)
+        wv = _i8(w, out_features * in_features)
+        self._run("flex_s16_fully_connected", [
+            batches, in_features, out_features, x, x.size, wv, wv.size,
+            _i32(bias, out_features), out_features, _i32(mult, out_features),
+            _i32(shift, out_features), out_features, wide,
+            struct("flex_s16_quant", locals()), y, y.size],
+            "%d x %d -> %d" % (batches, in_features, out_features))
+
+    def conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                 groups, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min,
+                 act_max):
+        """int16x8 convolution with groups (burn.graph.s16_conv)."""
+        wn = oc * kh * kw * (ic // groups if groups else 0)
+        x, y = _i16(inp, n * ih * iw * ic), _i16(out, n * oh * ow * oc)
+        self._run("flex_s16_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, wn), wn, _i32(bias, oc), oc,
+            _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            groups, wide, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d, groups %d" % (
+                (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
+
+    def depthwise_conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
+                           depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+                           pad_left, act_min, act_max):
+        """int16x8 depthwise convolution (burn.graph.s16_depthwise_conv)."""
+        oc = ic * depth_mult
+        x, y = _i16(inp, n * ih * iw * ic), _i16(out, n * oh * ow * oc)
+        self._run("flex_s16_depthwise_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, _i8(w, kh * kw * oc), kh * kw * oc,
+            _i32(bias, oc), oc, _i32(mult, oc), _i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            depth_mult, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
+
+    def add_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+        """int16 ADD with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_add", [size, _i16(a, size), _i16(b, b_size), b_size,
+                                   struct("flex_s8_add_params", locals()), _i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def mul_s16(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
+                act_max):
+        """int16 MUL with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_mul", [size, _i16(a, size), _i16(b, b_size), b_size,
+                                   struct("flex_s8_mul_params", locals()), _i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def _pool16(self, name, inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w,
+                pad_top, pad_left, act_min, act_max):
+        x, y = _i16(inp, n * ih * iw * c), _i16(out, n * oh * ow * c)
+        self._run(name, [dims(n, ih, iw, c), x, x.size,
+                         window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, 1, 1, pad_top,
+                                pad_left),
+                         act_min, act_max, dims(n, oh, ow, c), y, y.size],
+                  "input %s, output %s, window %dx%d" % ((n, ih, iw, c), (n, oh, ow, c), kh, kw))
+
+    def avg_pool_s16(self, *args):
+        """int16 average pool (burn.graph.s16_pool.avg_pool_s16 arguments)."""
+        self._pool16("flex_s16_avg_pool2d", *args)
+
+    def max_pool_s16(self, *args):
+        """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
+        self._pool16("flex_s16_max_pool2d", *args)
+
+    def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
+        """int16 softmax over the last axis (burn.graph.s16_softmax)."""
+        x, y = _i16(inp, rows * depth), _i16(out, rows * depth)
+        self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
+                                       _i16(exp_lut, 513), 513, _i16(inv_lut, 513), 513, y,
+                                       y.size], "[%d, %d]" % (rows, depth))
+    def strided(self, inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
+        """Strided copy over the box [d0, ..., d5] (burn.graph.strided); int8 or float32 by
+        `out`; the C kernel checks every read against the whole input buffer."""
+        dtype = np.float32 if _is_float(out) else np.int8
+        dims = np.array([d0, d1, d2, d3, d4, d5], np.int32)
+        x, y = view(inp, dtype), view(out, dtype, int(np.prod(dims, dtype=np.int64)))
+        self._run("flex_strided", [y.itemsize, x, x.size, offset, dims,
+                                   np.array([s0, s1, s2, s3, s4, s5], np.int32), y, y.size],
+                  "box %s, strides %s" % (dims.tolist(), [s0, s1, s2, s3, s4, s5]))
+
+    strided_s8 = strided
+    def reduce_s8(self, inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
+                  shift):
+        """int8 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _i8(inp, int(np.prod(d, dtype=np.int64))), _i8(out, outer * mid * inner)
+        self._run("flex_s8_reduce_axes", [d, op, x, x.size, in_zp, mult, shift, out_zp, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def reduce_f32(self, inp, out, outer, reduce, mid, reduce2, inner, op):
+        """float32 reduction over axes 1 and 3 of five (burn.graph.reduce)."""
+        d = np.array([outer, reduce, mid, reduce2, inner], np.int32)
+        x, y = _f32(inp, int(np.prod(d, dtype=np.int64))), _f32(out, outer * mid * inner)
+        self._run("flex_f32_reduce_axes", [d, op, x, x.size, y, y.size],
+                  "%s op %d" % (d.tolist(), op))
+
+    def resize_s8(self, inp, out, n, ih, iw, c, oh, ow, ys, xs):
+        """int8 resize through sampling tables (burn.graph.resize)."""
+        x, y = _i8(inp, n * ih * iw * c), _i8(out, n * oh * ow * c)
+        self._run("flex_s8_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                     _i32(xs, 3 * ow), 3 * ow, dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
+    def resize_f32(self, inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx):
+        """float32 resize through sampling tables (burn.graph.resize)."""
+        x, y = _f32(inp, n * ih * iw * c), _f32(out, n * oh * ow * c)
+        self._run("flex_f32_resize", [dims(n, ih, iw, c), x, x.size, _i32(ys, 3 * oh), 3 * oh,
+                                      _i32(xs, 3 * ow), 3 * ow, _f32(fy, oh), _f32(fx, ow),
+                                      dims(n, oh, ow, c), y, y.size],
+                  "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
+
+    def arg_s8(self, inp, out, outer, reduce, inner, op):
+        """int8 arg max / min with float32 indices (burn.graph.arg)."""
+        x, y = _i8(inp, outer * reduce * inner), _f32(out, outer * inner)
+        self._run("flex_s8_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
+                  "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
+
+    def arg_f32(self, inp, out, outer, reduce, inner, op):
+        """float32 arg max / min with float32 indices (burn.graph.arg)."""
+        x, y = _f32(inp, outer * reduce * inner), _f32(out, outer * inner)
+        self._run("flex_f32_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
+                  "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
+
+    def l2norm_s8(self, inp, out, rows, depth, in_zp):
+        """int8 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _i8(inp, rows * depth), _i8(out, rows * depth)
+        self._run("flex_s8_l2norm", [rows, depth, x, x.size, in_zp, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def l2norm_f32(self, inp, out, rows, depth):
+        """float32 L2 normalization over the last axis (burn.graph.l2norm)."""
+        x, y = _f32(inp, rows * depth), _f32(out, rows * depth)
+        self._run("flex_f32_l2norm", [rows, depth, x, x.size, y, y.size],
+                  "[%d, %d]" % (rows, depth))
+
+    def _matmul(self, name, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, view,
+                quant=()):
+        d = struct("flex_matmul_dims", locals())
+        x = view(a, (batches - 1) * a_step + m * k)
+        w = view(b, (batches - 1) * b_step + k * n)
+        y = view(out, batches * m * n)
+        self._run(name, [d, x, x.size, w, w.size, *quant, y, y.size],
+                  "%d x [%d, %d] @ [%d, %d]" % (batches, m, k, k, n))
+
+    def batch_matmul_s8(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
+                        b_zp, out_zp, mult, shift):
+        """int8 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_s8_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _i8, (a_zp, b_zp, out_zp, mult, shift))
+
+    def batch_matmul_f32(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        """float32 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_f32_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, _f32)
 
     # -- optional ops: elementwise arithmetic (flex_c/src/extra) ---------------------------
 
@@ -470,3 +699,13 @@ def _is_float(buf):
         return buf.dtype == np.float32
     return getattr(buf, "typecode", None) == "f" or (
         isinstance(buf, memoryview) and buf.format == "f")
+
+
+def _dtype(buf):
+    """float32, int16 or int8: the element type of a layout kernel's buffer."""
+    if _is_float(buf):
+        return np.float32
+    if isinstance(buf, np.ndarray):
+        return np.int16 if buf.dtype == np.int16 else np.int8
+    return np.int16 if getattr(buf, "typecode", None) == "h" or (
+        isinstance(buf, memoryview) and buf.format == "h") else np.int8

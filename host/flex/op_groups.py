@@ -8,6 +8,7 @@ GROUPS = {
     "conv": ("s8_conv", "f32_conv", "f32_winograd", "m0_pairs", "m0_depthwise",
              "m0_dw_channels"),
     "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
+    "svdf (optional)": ("s8_svdf", "f32_svdf"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),
     "conv/fc shared": ("m0_dot", "m0_requant"),
     "elementwise": ("s8_elementwise", "f32_elementwise"),
@@ -22,6 +23,14 @@ GROUPS = {
     "unary activations": ("s8_lookup", "f32_unary"),
     "prelu": ("s8_prelu", "f32_prelu"),
     "log softmax": ("s8_log_softmax",),
+    "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
+                "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
+    "strided copy (optional)": ("strided",),
+    "reduce (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
+    "resize (optional)": ("s8_resize", "f32_resize"),
+    "arg (optional)": ("s8_arg", "f32_arg"),
+    "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
+    "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}

@@ -22,8 +22,9 @@ from burn.graph import geometry, unary
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params, unary_tables
+from burn.host.importers import MAX_TESTS, arith_params, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
 from burn.host.importers.tflm_child import TFLMError, run_tflm
@@ -34,15 +35,27 @@ _FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
-           "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX")
+           "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX", "RESIZE_BILINEAR",
+           "RESIZE_NEAREST_NEIGHBOR")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
-          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2,
+          "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3,
+          "TRANSPOSE": 2, "SLICE": 3, "STRIDED_SLICE": 4, "SPLIT": 2, "SPLIT_V": 3,
+          "GATHER": 2, "MIRROR_PAD": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
+          "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
+          "BATCH_MATMUL": 2,
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2}
+# ops with one output or more (the others have exactly one)
+_OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 _MAX_DIM = 1 << 24     # the largest dimension or window parameter a .bst may hold
 _INT32 = (-(1 << 31), (1 << 31) - 1)
+# the value range of each quantized activation type
+_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
+# the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
+_INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX")
 
 
 def _short(name):
@@ -63,6 +76,7 @@ class _Converter:
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
+        self.indices = set()  # int32 index outputs (ARG_MAX), held as float32 tensors
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
@@ -84,13 +98,13 @@ class _Converter:
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise _Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
-        if tt.dtype == np.int8:
+        if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
-            g = GraphTensor(_short(tt.name), tt.shape, "int8", scale, zp)
-        elif tt.dtype == np.float32:
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
+        elif tt.dtype == np.float32 or t in self.indices:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8 or float32"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -100,7 +114,8 @@ class _Converter:
         if len(tt.scales) != 1 or len(tt.zero_points) != 1:
             raise _Fail("tensor %d (%s) needs one scale and zero point" % (t, tt.name))
         scale, zp = tt.scales[0], tt.zero_points[0]
-        if not _sane_scale(scale) or not -128 <= zp <= 127:
+        lo, hi = _RANGE.get(tt.dtype, _RANGE[np.dtype(np.int8)])
+        if not _sane_scale(scale) or not lo <= zp <= hi:
             raise _Fail("tensor %d (%s): bad quantization %r, %r" % (t, tt.name, scale, zp))
         return scale, zp
 
@@ -120,9 +135,9 @@ class _Converter:
         return shape
 
     # -- helpers --------------------------------------------------------------------------
-    def emit(self, op, node, consts=None, params=None, ins=None):
+    def emit(self, op, node, consts=None, params=None, ins=None, outs=None):
         inputs = [self.act(t) for t in (ins if ins is not None else node.inputs[:1])]
-        outputs = [self.act(t) for t in node.outputs]
+        outputs = [self.act(t) for t in (outs if outs is not None else node.outputs)]
         self.ops.append(GraphOp(op, inputs, outputs, consts, params))
 
     def is_int8(self, node):
@@ -134,9 +149,13 @@ class _Converter:
             raise _Fail("fused activation %d not supported" % code)
         return code
 
+    def is_int16(self, node):
+        return self.tf.tensors[node.inputs[0]].dtype == np.int16
+
     def out_quant_params(self, node, code):
         out_scale, out_zp = self.quant(node.outputs[0])
-        lo, hi = fp.quant_activation_range(code, out_scale, out_zp)
+        lo, hi = fp.quant_activation_range(code, out_scale, out_zp,
+                                           *_RANGE[self.tf.tensors[node.outputs[0]].dtype])
         return {"out_zp": out_zp, "act_min": lo, "act_max": hi}
 
     def window(self, node, kh, kw, dil_h=1, dil_w=1):
@@ -207,6 +226,9 @@ class _Converter:
         """Emit a conv / depthwise / fully connected op with its weights `w`."""
         oc = w.shape[0] if kind != "depthwise_conv2d" else w.shape[3]
         code = self.fused(node)
+        if self.is_int16(node):
+            self.weighted16(kind, node, w, params, oc, code)
+            return
         if self.is_int8(node):
             if w.dtype != np.int8:
                 raise _Fail("int8 op with %s weights (hybrid models are not supported)"
@@ -226,6 +248,48 @@ class _Converter:
             consts = {"w": w, "bias": self.bias(node, oc, np.float32)}
             params["act"] = code
         self.emit(kind, node, consts, params)
+
+    def weighted16(self, kind, node, w, params, oc, code):
+        """An int16x8 conv or fully connected (TFLM's rules): int8 weights, an int32 or int64
+        bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no bias taking
+        the options' quantized_bias_type."""
+        if w.dtype != np.int8:
+            raise _Fail("Input type: INT16 with filter type: %s not supported (TFLM)"
+                        % w.dtype.name.upper())
+        if any(self.tf.tensors[node.inputs[1]].zero_points):
+            raise _Fail("weights must be symmetric (zero point 0)")
+        if self.tf.tensors[node.outputs[0]].dtype != np.int16:
+            raise _Fail("an int16 input needs an int16 output")
+        wide = 1
+        bias = np.zeros(oc, np.int32)
+        if len(node.inputs) > 2 and node.inputs[2] >= 0:
+            b = self.const(node.inputs[2], "bias").reshape(-1)
+            if b.size != oc or b.dtype not in (np.int32, np.int64):
+                raise _Fail("Bias type %s not supported: an int16 op takes %d int32 or int64 "
+                            "values (TFLM)" % (b.dtype.name.upper(), oc))
+            if b.dtype == np.int64 and ((b < _INT32[0]) | (b > _INT32[1])).any():
+                raise _Fail("int64 bias values beyond int32 are not supported")
+            wide = int(b.dtype == np.int64)
+            if kind == "depthwise_conv2d" and not wide:
+                raise _Fail("an int16 depthwise convolution's bias must be int64 (TFLM reads "
+                            "it as int64)")
+            bias = b.astype(np.int32)
+        elif node.options is not None and node.options.get("QuantizedBiasType") == 2:  # INT32
+            wide = 0
+        mult, shift = self.requant(node, node.inputs[1], oc)
+        (_s, in_zp), (_s2, out_zp) = self.quant(node.inputs[0]), self.quant(node.outputs[0])
+        if kind != "fully_connected" and (in_zp or out_zp):
+            raise _Fail("int16 convolution needs zero points 0 (TFLM's kernel has none)")
+        if wide and (shift > 7).any():
+            raise _Fail("requantization shift %d: TFLM's int64 arithmetic takes at most 7"
+                        % shift.max())
+        p = self.out_quant_params(node, code)
+        params.update({"act_min": p["act_min"], "act_max": p["act_max"]})
+        if kind != "depthwise_conv2d":  # TFLM's int16 depthwise is always int64
+            params["wide"] = wide
+        if kind == "fully_connected":
+            params.update({"in_zp": in_zp, "out_zp": out_zp})
+        self.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
 
 
 def _explicit_window(ins, outs, ks, strides, dils, pads):
@@ -359,15 +423,18 @@ def _binary(c, node):
     kind = node.name.lower()
     a, b = _operands(c, node)
     code = c.fused(node)
-    if not c.is_int8(node):
+    if not c.is_int8(node) and not c.is_int16(node):
         c.emit(kind, node, params={"act": code}, ins=[a, b])
         return
     (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
-    out_scale, _ = c.quant(node.outputs[0])
+    out_scale, out_zp = c.quant(node.outputs[0])
     params = c.out_quant_params(node, code)
     params.update({"a_zp": a_zp, "b_zp": b_zp})
+    if c.is_int16(node) and kind == "mul" and (a_zp or b_zp or out_zp):
+        raise _Fail("int16 MUL needs zero points 0 (TFLM)")
     if kind == "add":
-        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale)
+        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale,
+                                                      15 if c.is_int16(node) else 20)
         params.update({"left_shift": ls, "a_mult": am, "a_shift": ash, "b_mult": bm,
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
@@ -409,7 +476,7 @@ def _pool(c, node):
     params = c.window(node, kh, kw)
     params.update({"kh": kh, "kw": kw})
     code = c.fused(node)
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise _Fail("input and output quantization differ")
         p = c.out_quant_params(node, code)
@@ -420,23 +487,66 @@ def _pool(c, node):
            params=params)
 
 
-def _mean(c, node):
+def _fold_axes(c, node):
+    """The input's shape folded to [outer, reduce, mid, reduce2, inner] for a reduction over
+    the axes of node.inputs[1] (TFLM resolves them: negative counts from the end, repeats
+    count once): kept and reduced axes merge with their neighbours of the same kind."""
     shape = c.shape(node.inputs[0])
-    if not shape:
-        raise _Fail("input has no dimensions")
-    axes = sorted(int(a) % len(shape) for a in c.const(node.inputs[1], "axes").reshape(-1))
-    if not axes or axes != list(range(axes[0], axes[-1] + 1)):
-        raise _Fail("mean over axes %s: only one contiguous block of axes" % axes)
-    outer = int(np.prod(shape[:axes[0]], dtype=np.int64))
-    reduce = int(np.prod(shape[axes[0]:axes[-1] + 1], dtype=np.int64))
-    inner = int(np.prod(shape[axes[-1] + 1:], dtype=np.int64))
-    params = {"outer": outer, "reduce": reduce, "inner": inner}
-    if c.is_int8(node):
-        (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
-            c.quant(node.outputs[0])
-        params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale, reduce)
-        params.update({"in_zp": in_zp, "out_zp": out_zp})
-    c.emit("mean", node, params=params)
+    if c.tf.tensors[node.inputs[1]].dtype != np.int32:
+        raise _Fail("axes must be an int32 tensor")
+    axes = c.const(node.inputs[1], "axes").reshape(-1).tolist()
+    if any(not -len(shape) <= a < len(shape) for a in axes):
+        raise _Fail("axes %s out of range for %d dims" % (axes, len(shape)))
+    reduced = {int(a) % len(shape) for a in axes}
+    groups = [[False, 1]]
+    for i, d in enumerate(shape):
+        if d != 1:
+            if groups[-1][0] != (i in reduced):
+                groups.append([i in reduced, 1])
+            groups[-1][1] *= int(d)
+    if len(groups) > 5:
+        raise _Fail("axes %s: more than two separate blocks of reduced axes" % sorted(reduced))
+    dims = [g[1] for g in groups] + [1] * (5 - len(groups))
+    out = _numel(c.shape(node.outputs[0]))
+    if out != dims[0] * dims[2] * dims[4]:
+        raise _Fail("output %s does not hold input %s reduced over axes %s"
+                    % (c.shape(node.outputs[0]), shape, sorted(reduced)))
+    return dims
+
+
+def _mean(c, node):
+    """MEAN, SUM, REDUCE_MAX and REDUCE_MIN. int8 MEAN and SUM over one block of axes are
+    the mean kind (in every firmware); the rest is the optional reduce kind."""
+    dims = _fold_axes(c, node)
+    name = node.name
+    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3}[name]  # burn.graph.reduce
+    params = dict(zip(("outer", "reduce", "mid", "reduce2", "inner"), dims), op=op)
+    if not c.is_int8(node):
+        if c.tf.tensors[node.outputs[0]].dtype != np.float32:
+            raise _Fail("input and output types differ")
+        if name == "MEAN" and dims[3] == 1:
+            c.emit("mean", node, params={"outer": dims[0], "reduce": dims[1],
+                                         "inner": dims[2]})
+        else:
+            c.emit("reduce", node, params=params)
+        return
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), c.quant(node.outputs[0])
+    if op >= 2:
+        if (in_scale, in_zp) != (out_scale, out_zp):  # TFLM's EvalMinMaxHelper
+            raise _Fail("int8 %s needs the same scale and zero point in and out" % name)
+        params.update({"in_zp": in_zp, "out_zp": out_zp, "mult": 0, "shift": 0})
+        c.emit("reduce", node, params=params)
+        return
+    count = dims[1] * dims[3]
+    if op == 1:
+        mult, shift = fp.mean_params(in_scale, out_scale, count)
+    else:
+        mult, shift = fp.quantize_multiplier(in_scale / out_scale)
+    q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
+    if dims[3] == 1:
+        c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
+    else:
+        c.emit("reduce", node, params=dict(params, op=0, **q))
 
 
 def _softmax(c, node):
@@ -445,6 +555,9 @@ def _softmax(c, node):
         raise _Fail("bad beta %r" % beta)
     if c.shape(node.inputs[0]) != c.shape(node.outputs[0]) or not c.shape(node.inputs[0]):
         raise _Fail("input and output shapes differ")
+    if c.is_int16(node):
+        _softmax16(c, node, beta)
+        return
     if not c.is_int8(node):
         c.emit("softmax", node, params={"beta": beta})
         return
@@ -452,6 +565,23 @@ def _softmax(c, node):
         raise _Fail("int8 output must have scale 1/256 and zero point -128")
     m, ls, dmin = fp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+
+
+def _softmax16(c, node, beta):
+    """TFLM's int16 softmax: zero points 0, output scale 1/32768 (within 0.1%), its two
+    tables made as TFLM's Prepare makes them."""
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
+        c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype != np.int16:
+        raise _Fail("an int16 input needs an int16 output")
+    if in_zp or out_zp:
+        raise _Fail("int16 softmax needs zero points 0 (TFLM)")
+    if abs(out_scale - 1.0 / 32768) > 0.001 / 32768:
+        raise _Fail("int16 output must have scale 1/32768 (TFLM)")
+    mult, shift = fp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
+    exp_lut, inv_lut = softmax_luts()
+    c.emit("softmax", node, consts={"exp_lut": exp_lut, "inv_lut": inv_lut},
+           params={"in_mult": mult, "in_left_shift": shift})
 
 
 def _sigmoid_like(c, node):
@@ -536,7 +666,7 @@ def _concat(c, node):
         raise _Fail("values_count does not match the %d inputs" % len(node.inputs))
     if not pack and c.fused(node):
         raise _Fail("fused activation on concatenation is not supported")
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         q = c.quant(node.outputs[0])
         if any(c.quant(t) != q for t in node.inputs):
             raise _Fail("int8 inputs must share the output's scale and zero point")
@@ -623,6 +753,212 @@ def _log_softmax(c, node):
     c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
                                         "reverse_mult": rm, "reverse_shift": rs,
                                         "diff_min": diff_min})
+def _svdf_check(ok, what):
+    if not ok:
+        raise _Fail(what + " (TFLM's check)")
+
+
+def _svdf_shapes(c, node):
+    """TFLM's PrepareSvdf shape checks; returns the rank."""
+    if node.options is None:
+        raise _Fail("missing options")
+    _svdf_check(len(node.inputs) == 5 and node.inputs[4] >= 0,
+                "needs 5 inputs: input, weights_feature, weights_time, bias, state")
+    x, wf, wt, bias, state = node.inputs
+    rank = node.options["Rank"]
+    _svdf_check(rank > 0, "rank %d must be positive" % rank)
+    xs, fs, ts, ys = (c.shape(t) for t in (x, wf, wt, node.outputs[0]))
+    _svdf_check(len(fs) == 2 and len(ts) == 2, "weights_feature and weights_time must be 2-D")
+    filters, memory = fs[0], ts[1]
+    _svdf_check(filters % rank == 0, "num_filters %d %% rank %d != 0" % (filters, rank))
+    _svdf_check(len(xs) == 2, "input must be 2-D [batch, input_size]")
+    batch, units = xs[0], filters // rank
+    _svdf_check(tuple(ys) == (batch, units), "output %s must be [%d, %d]" % (ys, batch, units))
+    _svdf_check(fs[1] == xs[1] and ts[0] == filters,
+                "weights_feature %s / weights_time %s do not fit input %s" % (fs, ts, xs))
+    # TFLM's Prepare reads and frees the bias whether or not it is there: it crashes without
+    _svdf_check(bias >= 0, "SVDF needs a bias")
+    _svdf_check(c.shape(bias) == (units,), "bias must have %d values" % units)
+    _svdf_check(tuple(c.shape(state)) == (batch, memory * filters),
+                "state must be [%d, %d]" % (batch, memory * filters))
+    _svdf_check(c.tf.tensors[state].variable, "the state must be a variable tensor")
+    return rank
+
+
+def _svdf_int8(c, node):
+    """The consts and params of an int8 SVDF (TFLM's integer SVDFs: int16 or int8
+    weights_time and state)."""
+    x, wf, wt, bias, state = node.inputs
+    types = [c.tf.tensors[t].dtype for t in (wf, wt, state, node.outputs[0])]
+    _svdf_check(types[0] == types[3] == np.int8 and types[1] in (np.int8, np.int16) and
+                types[2] in (np.int8, np.int16), "int8 SVDF takes int8 weights_feature and "
+                "output, int16 or int8 weights_time and state")
+    if types[1] != types[2]:  # TFLM would read the state as weights_time's type
+        raise _Fail("weights_time is %s but the state %s" % (types[1].name, types[2].name))
+    bits = 8 * types[1].itemsize
+    _svdf_check(c.tf.tensors[bias].dtype == np.int32, "bias must be int32")
+    in_scale, in_zp = c.quant(x)
+    out_scale, out_zp = c.quant(node.outputs[0])
+    scales = []
+    for t in (wf, wt, state, bias):
+        tt = c.tf.tensors[t]
+        if len(tt.scales) != 1 or not _sane_scale(tt.scales[0]):
+            raise _Fail("tensor %d (%s) needs one sane scale" % (t, tt.name))
+        scales.append(tt.scales[0])
+    wf_scale, wt_scale, state_scale, bias_scale = scales
+    state_zp = (c.tf.tensors[state].zero_points or [0])[0]
+    if not -(1 << (bits - 1)) <= state_zp < 1 << (bits - 1):
+        raise _Fail("state zero point %d is not int%d" % (state_zp, bits))
+    f32 = fp.to_f32
+    _svdf_check(abs(bias_scale - f32(state_scale * wt_scale)) < 1e-5,
+                "bias scale %r != state scale x weights_time scale" % bias_scale)
+    state_mult, state_shift = fp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
+    out_mult, out_shift = fp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
+    consts = {"wf": c.const(wf, "weights_feature"),
+              "wt": c.const(wt, "weights_time").astype(np.int32),
+              "bias": c.const(bias, "bias").reshape(-1)}
+    params = {"in_zp": in_zp, "state_zp": state_zp, "out_zp": out_zp,
+              "state_mult": state_mult, "state_shift": state_shift, "out_mult": out_mult,
+              "out_shift": out_shift, "state_bits": bits}
+    return consts, params
+
+
+def _svdf(c, node):
+    """SVDF: inputs (input, weights_feature, weights_time, bias, state); the state
+    becomes the op's own persistent buffer, not a graph tensor."""
+    rank = _svdf_shapes(c, node)
+    if c.is_int8(node):
+        consts, params = _svdf_int8(c, node)
+    else:
+        x, wf, wt, bias, state = node.inputs
+        _svdf_check(all(c.tf.tensors[t].dtype == np.float32
+                        for t in (x, wf, wt, state, node.outputs[0])),
+                    "input, weights, state and output must all be int8-quantized or float32")
+        consts = {"wf": c.const(wf, "weights_feature"), "wt": c.const(wt, "weights_time"),
+                  "bias": c.const(bias, "bias")}
+        params = {"act": c.fused(node)}
+    params["rank"] = rank
+    c.emit("svdf", node, consts=consts, params=params)
+
+
+def _move(c, node):
+    """The data-movement ops: strided copies (burn.host.importers.tflite_move)."""
+    try:
+        tflite_move.convert(c, node)
+    except tflite_move.MoveError as e:
+        raise _Fail(str(e)) from None
+def _resize(c, node):
+    """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
+    here into the resize kind's tables (burn.graph.resize)."""
+    from burn.host.importers.resize_tables import tables
+
+    (n, ih, iw, ch), (n2, oh, ow, oc) = c.shape4(node.inputs[0]), c.shape4(node.outputs[0])
+    size = c.tf.tensors[node.inputs[1]]
+    if size.dtype != np.int32 or len(size.shape) != 1 or size.shape[0] != 2:
+        raise _Fail("size must be a 1-D int32 tensor of 2 values")
+    if c.const(node.inputs[1], "size").tolist() != [oh, ow] or (n2, oc) != (n, ch):
+        raise _Fail("output %s is not input %s resized to %s"
+                    % ((n2, oh, ow, oc), (n, ih, iw, ch), size.data.tolist()))
+    opts = node.options or {"AlignCorners": False, "HalfPixelCenters": False}
+    align, half = bool(opts["AlignCorners"]), bool(opts["HalfPixelCenters"])
+    bilinear = node.name == "RESIZE_BILINEAR"
+    if bilinear and align and half:  # TFLM's ResizeBilinearPrepare
+        raise _Fail("If half_pixel_centers is True, align_corners must be False.")
+    integer = c.is_int8(node)
+    ys, fy = tables(ih, oh, bilinear, integer, align, half)
+    xs, fx = tables(iw, ow, bilinear, integer, align, half)
+    if ys[0::3].max() >= ih or xs[0::3].max() >= iw:
+        raise _Fail("TFLM's positions for %s -> %s fall outside the input"
+                    % ((ih, iw), (oh, ow)))
+    consts = {"ys": ys, "xs": xs}
+    if not integer:
+        consts.update(fy=fy, fx=fx)
+    c.emit("resize", node, consts=consts)
+
+
+def _arg(c, node):
+    """ARG_MAX and ARG_MIN. The .bst has no int32 activations: the index output must be a
+    model output, and holds the indices as exact float32 values."""
+    shape, out = c.shape(node.inputs[0]), node.outputs[0]
+    types = [c.tf.tensors[t].dtype for t in (node.inputs[1], out)]
+    for t in types:
+        if t != np.int32:  # TFLM's arg_min_max.cc
+            raise _Fail("Only int32_t are supported currently, got %s." % np.dtype(t).name)
+    if not shape:
+        raise _Fail("input has no dimensions")
+    axis = int(c.const(node.inputs[1], "axis").reshape(-1)[0])
+    if not -len(shape) <= axis < len(shape):
+        raise _Fail("axis %d out of range for %d dims" % (axis, len(shape)))
+    axis %= len(shape)
+    if list(c.shape(out)) != list(shape[:axis]) + list(shape[axis + 1:]):
+        raise _Fail("output %s is not input %s without axis %d" % (c.shape(out), shape, axis))
+    if out not in c.tf.outputs or any(out in n.inputs for n in c.tf.ops):
+        raise _Fail("the index output must be a model output that no op reads (the .bst has "
+                    "no int32 activations)")
+    c.indices.add(out)
+    c.emit("arg", node, params={
+        "outer": int(np.prod(shape[:axis], dtype=np.int64)), "reduce": int(shape[axis]),
+        "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
+        "op": 0 if node.name == "ARG_MAX" else 1})
+
+
+def _l2norm(c, node):
+    """L2_NORMALIZATION over the last axis, as TFLM's Prepare allows it."""
+    shape = c.shape(node.inputs[0])
+    if not 1 <= len(shape) <= 4:
+        raise _Fail("input of %d dims: TFLM takes 1 to 4" % len(shape))
+    if c.shape(node.outputs[0]) != shape or \
+            c.tf.tensors[node.outputs[0]].dtype != c.tf.tensors[node.inputs[0]].dtype:
+        raise _Fail("input and output shapes or types differ")
+    if c.fused(node):  # TFLM's L2NormPrepare
+        raise _Fail("fused activation %d: TFLM supports none" % c.fused(node))
+    if not c.is_int8(node):
+        c.emit("l2norm", node)
+        return
+    if c.quant(node.outputs[0]) != (1.0 / 128, 0):  # the kernel's output scale
+        raise _Fail("int8 output must have scale 1/128 and zero point 0")
+    c.emit("l2norm", node, params={"in_zp": c.quant(node.inputs[0])[1]})
+
+
+def _batch_matmul(c, node):
+    """BATCH_MATMUL: its batch dims must be equal, or all 1 on one side (a broadcast
+    operand); the second operand may be a constant."""
+    lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
+    types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
+    if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
+        raise _Fail("operands and output must all be int8 or all float32")
+    ls, rs = c.shape(lhs), c.shape(rhs)
+    if not (2 <= len(ls) <= 5 and 2 <= len(rs) <= 5):
+        raise _Fail("operands of %d and %d dims: TFLM takes 2 to 5" % (len(ls), len(rs)))
+    opts = node.options or {"AdjX": False, "AdjY": False}
+    adj_x, adj_y = int(bool(opts["AdjX"])), int(bool(opts["AdjY"]))
+    m, k = (ls[-1], ls[-2]) if adj_x else (ls[-2], ls[-1])
+    k2, n = (rs[-1], rs[-2]) if adj_y else (rs[-2], rs[-1])
+    if k != k2:
+        raise _Fail("inner dimensions %d and %d differ" % (k, k2))
+    rank = max(len(ls), len(rs))
+    lb = (1,) * (rank - len(ls)) + tuple(ls[:-2])
+    rb = (1,) * (rank - len(rs)) + tuple(rs[:-2])
+    if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
+        raise _Fail("batch dims %s and %s do not broadcast" % (lb, rb))
+    batch = tuple(max(a, b) for a, b in zip(lb, rb))
+    batches = int(np.prod(batch, dtype=np.int64))
+    l_count, r_count = int(np.prod(lb, dtype=np.int64)), int(np.prod(rb, dtype=np.int64))
+    if not (lb == rb or l_count == 1 or r_count == 1):
+        raise _Fail("batch dims %s and %s: only equal dims or one operand broadcast whole"
+                    % (lb, rb))
+    if tuple(c.shape(out)) != batch + (m, n):
+        raise _Fail("output %s is not %s" % (c.shape(out), batch + (m, n)))
+    params = {"batches": batches, "m": m, "k": k, "n": n, "adj_x": adj_x, "adj_y": adj_y,
+              "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
+    if c.is_int8(node):
+        (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
+        mult, shift = fp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
+    if c.tf.tensors[rhs].data is not None:
+        c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
+    else:
+        c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
 
 
 _CONVERT = {
@@ -635,21 +971,47 @@ _CONVERT = {
     "TRANSPOSE_CONV": _transpose_conv,
     "ABS": _unary, "NEG": _unary, "SQRT": _unary, "RSQRT": _unary, "ELU": _unary,
     "HARD_SWISH": _unary, "LEAKY_RELU": _unary, "PRELU": _prelu, "LOG_SOFTMAX": _log_softmax,
+    "SVDF": _svdf,
+    "TRANSPOSE": _move, "SLICE": _move, "STRIDED_SLICE": _move, "SPLIT": _move,
+    "SPLIT_V": _move, "UNPACK": _move, "DEPTH_TO_SPACE": _move, "SPACE_TO_DEPTH": _move,
+    "GATHER": _move, "MIRROR_PAD": _move,
+    "SUM": _mean, "REDUCE_MAX": _mean, "REDUCE_MIN": _mean,
+    "RESIZE_BILINEAR": _resize, "RESIZE_NEAREST_NEIGHBOR": _resize,
+    "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
+    "BATCH_MATMUL": _batch_matmul,
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
 }
 
 
+def _identity_move(tf, node):
+    """Whether `node` is a data-movement op that copies its input unchanged (a transpose or
+    slice that keeps everything in order) into an output of the same quantization."""
+    if node.name not in tflite_move.OPS or len(node.outputs) != 1:
+        return False
+    try:
+        params = tflite_move.boxes(tf, node)[0]
+    except (tflite_move.MoveError, *_MALFORMED):
+        return False  # its conversion reports what is wrong
+    a, b = tf.tensors[tflite_move.data_input(node)], tf.tensors[node.outputs[0]]
+    return (a.scales, a.zero_points) == (b.scales, b.zero_points) and \
+        tflite_move.is_identity(params, _numel(a.shape))
+
+
 def _fold_aliases(tf):
-    """Map the output of each reshape-like op to the tensor it renames; returns {out: in}."""
+    """Map the output of each reshape-like op, and of each identity move, to the tensor it
+    renames; returns {out: in}."""
     alias = {}
     for node in tf.ops:
-        if node.name in _FOLDED:
+        if node.name in tflite_move.OPS and _identity_move(tf, node):
+            src = tflite_move.data_input(node)
+            alias[node.outputs[0]] = alias.get(src, src)
+        elif node.name in _FOLDED:
             where = node.where()
             if not node.inputs or node.inputs[0] < 0 or len(node.outputs) != 1:
                 raise TFLiteImportError("%s: needs one input and one output" % where)
             src = alias.get(node.inputs[0], node.inputs[0])
             a, b = tf.tensors[src], tf.tensors[node.outputs[0]]
-            if a.dtype != b.dtype or (a.dtype == np.int8 and
+            if a.dtype != b.dtype or (a.dtype in (np.int8, np.int16) and
                                       (a.scales, a.zero_points) != (b.scales, b.zero_points)):
                 raise TFLiteImportError("%s: input and output quantization differ" % where)
             if np.prod(a.shape, dtype=np.int64) != np.prod(b.shape, dtype=np.int64):
@@ -676,10 +1038,11 @@ def _check_structure(tf):
         raise TFLiteImportError("the model needs at least one input and one output")
     for n in tf.ops:
         need = _ARITY.get(n.name, 1)
-        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
-                len(n.outputs) != 1 or n.outputs[0] < 0:
-            raise TFLiteImportError("%s: needs %d inputs and one output, has %s -> %s"
-                                    % (n.where(), need, n.inputs, n.outputs))
+        outs = "outputs" if n.name in _OUTPUTS else "one output"
+        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or not n.outputs or \
+                (len(n.outputs) != 1 and n.name not in _OUTPUTS) or min(n.outputs) < 0:
+            raise TFLiteImportError("%s: needs %d inputs and %s, has %s -> %s"
+                                    % (n.where(), need, outs, n.inputs, n.outputs))
         for t in n.inputs + n.outputs:
             tt = tf.tensors[t] if t >= 0 else None
             if tt is not None and tt.data is None and \
@@ -725,11 +1088,16 @@ def _convert(tf, alias):
     conv = _Converter(tf, alias)
     errors = []
     for node in tf.ops:
-        if node.name in _FOLDED:
+        if node.name in _FOLDED or node.outputs[0] in alias:
             continue
         first = len(conv.ops)
         conv.shaped = node.name in _SHAPED
         try:
+            # the activations, not an op's own int16 parts (SVDF's weights_time and state)
+            if node.name not in _INT16_OPS and any(
+                    tf.tensors[t].dtype == np.int16 for t in node.inputs[:1] + node.outputs
+                    if t >= 0):
+                raise _Fail("int16 tensors are not supported by this op yet")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
@@ -757,6 +1125,8 @@ def random_inputs(graph, count, seed=0):
         for tid, shape in graph.inputs:
             if graph.tensors[tid].dtype == "int8":
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
+            elif graph.tensors[tid].dtype == "int16":
+                ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

@@ -24,9 +24,10 @@ _WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")
 _DILATION = ("DilationHFactor", "DilationWFactor")
 # The options table of each op the importer reads, and the fields it reads from it.
 _OPTIONS = {
-    "CONV_2D": ("Conv2DOptions", _WINDOW + _DILATION),
+    "CONV_2D": ("Conv2DOptions", _WINDOW + _DILATION + ("QuantizedBiasType",)),
     "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", _WINDOW + _DILATION),
-    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat")),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat",
+                                                  "QuantizedBiasType")),
     "ADD": ("AddOptions", ("FusedActivationFunction",)),
     "MUL": ("MulOptions", ("FusedActivationFunction",)),
     "AVERAGE_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
@@ -37,17 +38,34 @@ _OPTIONS = {
     "TRANSPOSE_CONV": ("TransposeConvOptions", ("Padding", "StrideH", "StrideW",
                                                 "FusedActivationFunction")),
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
+    "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction")),
+    "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask",
+                                              "NewAxisMask", "ShrinkAxisMask", "Offset")),
+    "SPLIT": ("SplitOptions", ("NumSplits",)),
+    "SPLIT_V": ("SplitVOptions", ("NumSplits",)),
+    "UNPACK": ("UnpackOptions", ("Num", "Axis")),
+    "DEPTH_TO_SPACE": ("DepthToSpaceOptions", ("BlockSize",)),
+    "SPACE_TO_DEPTH": ("SpaceToDepthOptions", ("BlockSize",)),
+    "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
+    "MIRROR_PAD": ("MirrorPadOptions", ("Mode",)),
+    "RESIZE_BILINEAR": ("ResizeBilinearOptions", ("AlignCorners", "HalfPixelCenters")),
+    "RESIZE_NEAREST_NEIGHBOR": ("ResizeNearestNeighborOptions",
+                                ("AlignCorners", "HalfPixelCenters")),
+    "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
+    "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
 }
 
 
 class TfTensor:
     """A tensor of the subgraph: name, shape, numpy dtype, constant data (or None) and
-    quantization (scales and zero points as lists, the quantized dimension). A tensor of a
+    quantization (scales and zero points as lists, the quantized dimension), and whether it
+    is a variable tensor (state kept between invocations, TFLite's is_variable). A tensor of a
     TFLite type numpy cannot hold has dtype None, no data, and its type in `type_name`
     ('STRING', 'COMPLEX64', ...); `type_name` is the numpy dtype's name otherwise."""
 
-    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim, type_name=None):
+    def __init__(self, name, shape, dtype, data, scales, zero_points, qdim, type_name=None,
+                 variable=False):
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -56,6 +74,7 @@ class TfTensor:
         self.zero_points = zero_points
         self.qdim = qdim
         self.type_name = type_name or dtype.name
+        self.variable = variable
 
 
 class TfOp:
@@ -142,7 +161,8 @@ def _tensor(model, sg, buf, i, size):
         scales = [float(q.Scale(k)) for k in range(n)]
         zps = _ints(q.ZeroPoint, q.ZeroPointLength(), size, "tensor %d zero points" % i)
         qdim = int(q.QuantizedDimension())
-    return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim)
+    return TfTensor(name, shape, np.dtype(dtype), data, scales, zps, qdim,
+                    variable=bool(t.IsVariable()))
 
 
 def _op_name(model, op, size):

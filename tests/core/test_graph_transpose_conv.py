@@ -5,6 +5,8 @@ import gc
 import sys
 from array import array
 
+from test_graph_kernels import Lcg
+
 from burn.graph.transpose_conv import (
     transpose_conv_f32,
     transpose_conv_s8,
@@ -14,20 +16,6 @@ from burn.graph.transpose_conv import (
 
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 ONE_MULT, ONE_SHIFT = 1 << 30, 1  # the Q31 encoding of exactly 1.0
-
-
-class Lcg:
-    """Tiny seeded generator (the same numbers on CPython and MicroPython)."""
-
-    def __init__(self, seed):
-        self.s = seed
-
-    def next(self, lo, hi):
-        self.s = (self.s * 1103515245 + 12345) & 0x7FFFFFFF
-        return lo + (self.s >> 8) % (hi - lo + 1)
-
-    def s8(self, n):
-        return array("b", [self.next(-128, 127) for _ in range(n)])
 
 
 def test_stride_two_places_a_copy_of_the_kernel_per_pixel():

@@ -50,6 +50,8 @@ def test_uf2_is_an_rp2040_image_that_fits_the_code_space(built, flash):
 
 
 def test_image_holds_burn_frozen_modules(flash):
+    """Every core module the default selection needs, none of an optional op's, and no
+    kernel check module (burn.bst_ops already refuses an op whose module is left out)."""
     facts = uf2.micropython_facts(flash)
     assert facts["version"].startswith("v1.28.0")
     frozen = set(facts["frozen"])
@@ -57,6 +59,7 @@ def test_image_holds_burn_frozen_modules(flash):
     kept = inputs.core_files(ops_select.default_kernels())
     for rel in inputs.core_files():
         assert ("burn/" + rel in frozen) == (rel in kept), rel
+    assert "burn/" + ops_select.BUILT_MODULE not in frozen  # no kernel check to make
     assert "asyncio/core.py" in frozen  # the port's own manifest is still included
 
 

@@ -49,7 +49,7 @@ def test_the_kernels_of_a_model_are_those_the_runtime_checks(models, monkeypatch
 
 def test_every_op_kind_maps_to_one_of_its_kernels():
     for kind, _rule, _tflite, kernels in op_table.OPS:
-        for dtype in ("int8", "float32"):
+        for dtype in ("int8", "float32", "int16"):
             name = ops_select.step_kernel(kind, dtype)
             assert name in kernels.split()
             assert op_table.kernel_args(name)  # its module is known
@@ -73,7 +73,9 @@ def test_the_selection_is_part_of_the_flavor_and_the_cache_key():
     b = load_recipe("rp2040", ops=("conv_s8",))
     debug = load_recipe("rp2040", debug=True, ops=("conv_s8",))
     assert a.ops == ("conv_s8", "softmax_s8")
-    assert full.flavor == "burn" and a.flavor.startswith("burn-ops-")
+    # a default firmware leaves the optional kernels out (the int16 ones at least)
+    assert full.ops == ops_select.default_kernels() and "conv_s16" not in full.ops
+    assert a.flavor.startswith("burn-ops-") and a.flavor != full.flavor
     assert a.flavor != b.flavor and debug.flavor.startswith("burn-debug-ops-")
     assert a.work_flavor == b.work_flavor == "burn-ops"
     keys = {inputs.cache_key(r, "1.28.0", "gcc") for r in (full, a, b, debug)}

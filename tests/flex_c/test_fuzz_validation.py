@@ -217,7 +217,75 @@ KERNELS = {
     "flex_f32_batch_norm": lambda d: _f32_norm_args(d, "apply"),
     "flex_f32_batch_norm_grad": lambda d: _f32_norm_args(d, "grad"),
     "flex_f32_adam": _f32_adam_args,
+    "flex_s8_reduce_axes": lambda d: _reduce_axes_args(d, np.int8),
+    "flex_f32_reduce_axes": lambda d: _reduce_axes_args(d, np.float32),
+    "flex_s8_resize": lambda d: _resize_args(d, np.int8),
+    "flex_f32_resize": lambda d: _resize_args(d, np.float32),
+    "flex_s8_arg": lambda d: _arg_args(d, np.int8),
+    "flex_f32_arg": lambda d: _arg_args(d, np.float32),
+    "flex_s8_l2norm": lambda d: _l2norm_args(d, np.int8),
+    "flex_f32_l2norm": lambda d: _l2norm_args(d, np.float32),
+    "flex_s8_batch_matmul": lambda d: _matmul_args(d, np.int8),
+    "flex_f32_batch_matmul": lambda d: _matmul_args(d, np.float32),
 }
+
+
+def _reduce_axes_args(d, dtype):
+    dims = np.array([d.data.draw(st.integers(-1, 5)) for _ in range(5)], np.int32)
+    k = np.maximum(dims, 0)
+    x, nx = d.buf(dtype, int(np.prod(k)))
+    y, ny = d.buf(dtype, int(k[0] * k[2] * k[4]))
+    if dtype == np.float32:
+        return [dims, d.int(), x, nx, y, ny]
+    return [dims, d.int(), x, nx, d.int(False), d.int(False), d.int(False), d.int(False), y,
+            ny]
+
+
+def _resize_args(d, dtype):
+    """The sampling tables hold values around the input's size (their lengths are passed);
+    the float fractions hold the out_dims->h and ->w values the kernel reads."""
+    ind, outd = d.dims(), d.dims()
+    outd.values[0], outd.values[3] = ind.values[0], ind.values[3]
+    x, nx = d.buf(dtype, d.count(ind))
+    y, ny = d.buf(dtype, d.count(outd))
+    ys, nys = d.buf(np.int32, 3 * outd.values[1])
+    xs, nxs = d.buf(np.int32, 3 * outd.values[2])
+    ys %= 8
+    xs %= 8
+    if dtype == np.int8:
+        return [ind, x, nx, ys, nys, xs, nxs, outd, y, ny]
+    fy = d.rng.random(max(outd.values[1], 0)).astype(np.float32)
+    fx = d.rng.random(max(outd.values[2], 0)).astype(np.float32)
+    return [ind, x, nx, ys, nys, xs, nxs, fy, fx, outd, y, ny]
+
+
+def _arg_args(d, dtype):
+    o, r, i = d.int(), d.int(), d.int()
+    x, nx = d.buf(dtype, o * r * i)
+    y, ny = d.buf(np.float32, o * i)
+    return [o, r, i, d.int(), x, nx, y, ny]
+
+
+def _l2norm_args(d, dtype):
+    rows, depth = d.int(), d.int()
+    x, nx = d.buf(dtype, rows * depth)
+    y, ny = d.buf(dtype, rows * depth)
+    if dtype == np.float32:
+        return [rows, depth, x, nx, y, ny]
+    return [rows, depth, x, nx, d.int(False), y, ny]
+
+
+def _matmul_args(d, dtype):
+    batches, m, k, n = (d.data.draw(st.integers(-1, 4)) for _ in range(4))
+    a_step = d.data.draw(st.sampled_from([0, m * k, d.int()]))
+    b_step = d.data.draw(st.sampled_from([0, k * n, d.int()]))
+    dims = Struct("flex_matmul_dims", [batches, m, k, n, a_step, b_step, d.int(), d.int()])
+    a, na = d.buf(dtype, (batches - 1) * a_step + m * k)
+    b, nb = d.buf(dtype, (batches - 1) * b_step + k * n)
+    y, ny = d.buf(dtype, batches * m * n)
+    if dtype == np.float32:
+        return [dims, a, na, b, nb, y, ny]
+    return [dims, a, na, b, nb] + [d.int(False) for _ in range(5)] + [y, ny]
 
 
 def _f32_3d_s8_mean(d):

@@ -1,7 +1,7 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy, unary, prelu)."""
+fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided)."""
 
 import numpy as np
 
@@ -42,7 +42,8 @@ def others(path):
                _t("req", (1, 4), zp=5), _t("deq", (1, 4), "float32"),
                _t("fc", (1, 3), "float32"), _t("soft", (1, 3), "float32"),
                _t("q", (1, 3), zp=-128), _t("clamp", (1, 3), zp=-128), _t("y", (3,), zp=-128),
-               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4)]
+               _t("unary", (3,), zp=-128), _t("prelu", (3,), zp=4), _t("svdf", (1, 2)),
+               _t("reversed", (2,), zp=-3)]
     q = {"in_mult": 1 << 30, "in_left_shift": 2, "range_radius": 100}
     ops = [
         GraphOp("pad", [0], [1], params={"before": [0, 1, 1, 0], "after": [0, 1, 1, 0],
@@ -72,7 +73,82 @@ def others(path):
         GraphOp("prelu", [15], [16], consts={"alpha": np.array([-20, 50, 90], np.int8)},
                 params={"in_zp": 0, "alpha_zp": 10, "out_zp": 4, "pos_mult": 1 << 30,
                         "pos_shift": 1, "neg_mult": 1 << 30, "neg_shift": -6}),
+        GraphOp("svdf", [16], [17], consts={
+            "wf": rng.integers(-128, 128, (4, 3)).astype(np.int8),
+            "wt": rng.integers(-3000, 3000, (4, 3)).astype(np.int32),
+            "bias": rng.integers(-500, 500, 2).astype(np.int32)}, params={
+            "rank": 2, "in_zp": 4, "state_zp": 0, "out_zp": -3, "state_mult": 1 << 30,
+            "state_shift": 4, "out_mult": 1 << 30, "out_shift": -12,
+            "state_bits": 16}),
+        GraphOp("strided", [17], [18], params={"offset": 1, "dims": [1, 1, 1, 1, 1, 2],
+                                               "strides": [0, 0, 0, 0, 0, -1]}),
     ]
-    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(16, (3,))])
+    graph = Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(18, (2,))])
     write_bst(graph, path)
+    return str(path)
+
+
+_CLAMP16 = {"act_min": -32768, "act_max": 32767}
+
+
+def int16_graph(softmax=True, seed=2):
+    """A hand-made int16x8 graph of every int16 op: float32 -> int16, conv (wide), depthwise,
+    pools, add, mul, concat, int8 and back, fully connected (int32 bias), softmax (unless
+    `softmax` is False: its two 1 KB tables), int16 -> float32."""
+    rng = np.random.default_rng(seed)
+
+    def t(name, shape, dtype="int16", scale=1 / 1024):
+        return _t(name, shape, dtype, scale, 0)
+
+    tensors = [t("x", (1, 4, 4, 2), "float32"), t("q", (1, 4, 4, 2)), t("conv", (1, 4, 4, 2)),
+               t("dw", (1, 4, 4, 2)), t("avg", (1, 2, 2, 2)), t("max", (1, 2, 2, 2)),
+               t("add", (1, 2, 2, 2)), t("mul", (1, 2, 2, 2)), t("cat", (1, 2, 2, 4)),
+               _t("s8", (1, 16), zp=3), t("s16", (1, 16)), t("fc", (1, 3)),
+               t("soft", (1, 3), scale=1 / 32768), t("y", (1, 3), "float32")]
+
+    def tables(oc):
+        return {"bias": rng.integers(-900, 900, oc).astype(np.int32),
+                "mult": np.full(oc, 1 << 30, np.int32), "shift": np.full(oc, -3, np.int32)}
+
+    window = {"stride_h": 1, "stride_w": 1, "dil_h": 1, "dil_w": 1, "pad_top": 1,
+              "pad_left": 1}
+    pool = {"kh": 2, "kw": 2, "stride_h": 2, "stride_w": 2, "pad_top": 0, "pad_left": 0}
+    from burn.host.importers.tflite_luts import softmax_luts
+
+    exp_lut, inv_lut = softmax_luts()
+    ops = [
+        GraphOp("quantize", [0], [1], params={"scale": 1 / 1024, "zp": 0}),
+        GraphOp("conv2d", [1], [2], dict(w=rng.integers(-127, 128, (2, 3, 3, 2)).astype(
+            np.int8), **tables(2)), dict(groups=1, wide=1, **window, **_CLAMP16)),
+        GraphOp("depthwise_conv2d", [2], [3], dict(w=rng.integers(-127, 128, (1, 3, 3, 2)).astype(
+            np.int8), **tables(2)), dict(depth_mult=1, **window, **_CLAMP16)),
+        GraphOp("avg_pool2d", [3], [4], params=dict(pool, **_CLAMP16)),
+        GraphOp("max_pool2d", [3], [5], params=dict(pool, **_CLAMP16)),
+        GraphOp("add", [4, 5], [6], params=dict(
+            a_zp=0, a_mult=1 << 30, a_shift=-1, b_zp=0, b_mult=1 << 30, b_shift=-1, out_zp=0,
+            out_mult=1 << 30, out_shift=-14, left_shift=15, **_CLAMP16)),
+        GraphOp("mul", [6, 4], [7], params=dict(a_zp=0, b_zp=0, out_zp=0, mult=1 << 30,
+                                                shift=-10, **_CLAMP16)),
+        GraphOp("concat", [6, 7], [8], params={"outer": 4, "inner_sizes": [2, 2]}),
+        GraphOp("requantize", [8], [9], params={"in_zp": 0, "out_zp": 3, "mult": 1 << 30,
+                                                "shift": -7}),
+        GraphOp("requantize", [9], [10], params={"in_zp": 3, "out_zp": 0, "mult": 1 << 30,
+                                                 "shift": 8}),
+        GraphOp("fully_connected", [10], [11], dict(
+            w=rng.integers(-127, 128, (3, 16)).astype(np.int8), **tables(3)), dict(
+            wide=0, in_zp=0, out_zp=0, **_CLAMP16)),
+        GraphOp("softmax", [11], [12], {"exp_lut": exp_lut, "inv_lut": inv_lut},
+                {"in_mult": 1 << 30, "in_left_shift": 3}),
+        GraphOp("dequantize", [12], [13], params={"scale": 1 / 32768, "zp": 0}),
+    ]
+    if not softmax:
+        ops[-2:] = [GraphOp("dequantize", [11], [13], params={"scale": 1 / 1024, "zp": 0})]
+    return Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(13, (1, 3))])
+
+
+def int16(path):
+    """int16_graph(softmax=False) as a .bst file at `path`: the fuzz's model (the softmax
+    tables' copies crowd the RP2040 heap beside the x64 native module; the softmax's checks
+    are in tests/host/test_bst_int16_hostile.py)."""
+    write_bst(int16_graph(softmax=False), path)
     return str(path)

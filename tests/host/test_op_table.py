@@ -11,6 +11,7 @@ import importlib
 import inspect
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -19,7 +20,16 @@ import burn.graph
 from burn import bst_ops
 from burn.bst import BstFile
 from burn.graph import in_place
-from burn.graph.ops import GROUPS, KERNELS, OPS, OPTIONAL, kernel_args, kernels, kinds
+from burn.graph.ops import (
+    GROUPS,
+    KERNELS,
+    OPS,
+    OPTIONAL,
+    kernel_args,
+    kernels,
+    kinds,
+    optional_kernels,
+)
 from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
 from burn.host.flex import graph_kernels, runtime
@@ -34,7 +44,8 @@ NO_FLEX = ("copy", "copy_s8", "clamp_s8")
 PY_EXTRAS = ("mult_off", "table")
 # GraphKernels methods that take *args and hand them to a helper after the flex.h name
 DELEGATES = {"avg_pool_s8": "_pool", "max_pool_s8": "_pool",
-             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32"}
+             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32",
+             "avg_pool_s16": "_pool16", "max_pool_s16": "_pool16"}
 
 
 def test_no_core_module_imports_the_table():
@@ -74,7 +85,8 @@ def test_every_list_of_ops_is_the_tables():
 def test_optional_ops_stay_out_of_the_default_firmware():
     """An optional op costs a default firmware no flash: its prepare step and kernels live
     in modules that only it uses, which the default selection leaves unfrozen, and its C
-    code and bindings in files that the small builds leave out."""
+    code and bindings in files that the small builds leave out. The int16 kernels (and the
+    int16 ops' prepare step) are left out the same way."""
     from burn.host.firmware import inputs, ops_select
 
     assert set(OPTIONAL) <= set(kinds()) and len(set(OPTIONAL)) == len(OPTIONAL)
@@ -86,8 +98,9 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     default = ops_select.default_kernels()
     assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
     assert ops_select.lists_kernels(("conv_s8",))
-    optional = set(kernels(OPTIONAL))
-    if not OPTIONAL:
+    optional = set(optional_kernels())
+    assert set(kernels(OPTIONAL)) | {k for k in KERNEL_NAMES if "_s16" in k} == optional
+    if not optional:
         assert default is None
         return
     assert set(default) == set(KERNEL_NAMES) - optional
@@ -95,11 +108,31 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     for kind in OPTIONAL:
         modules = {kernel_args(k)[0] for k in kernels([kind])} | {bst_ops.PREPARE[kind]}
         assert not {"graph/%s.py" % m for m in modules} & frozen, kind
+    s16 = {"graph/%s.py" % kernel_args(k)[0] for k in optional if "_s16" in k}
+    assert s16 and not (s16 | {"graph/s16_prepare.py", "graph/s16_arith.py"}) & frozen
     extra = "".join(p.read_text() for p in (ROOT / "micropython").glob("burnflex_extra_*.c"))
     plain = "".join(p.read_text() for p in (ROOT / "micropython").glob("burnflex_*.c")
                     if not p.name.startswith("burnflex_extra_"))
     for name in optional & set(runtime._FLEX_KERNELS):
         assert "bf_%s_obj" % name in extra and "bf_%s_obj" % name not in plain, name
+
+
+def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
+    """burn.bst_ops' rule as the firmware selection applies it: an int16 op binds its _s16
+    kernel (_s8_s16 / _s16_s8 between int8 and int16), a copy the generic kernel; a
+    firmware made for an int16 model freezes the int16 prepare step with the kernels."""
+    from burn.host.firmware import inputs, ops_select
+
+    pick = ops_select.step_kernel
+    assert pick("conv2d", "int16") == "conv_s16" and pick("conv2d", "int8") == "conv_s8"
+    assert pick("quantize", "float32", "int16") == "quantize_s16"
+    assert pick("quantize", "float32", "int8") == "quantize_s8"
+    assert pick("requantize", "int8", "int16") == "requantize_s8_s16"
+    assert pick("requantize", "int16", "int8") == "requantize_s16_s8"
+    assert pick("requantize", "int8", "int8") == "requantize_s8"
+    assert pick("copy", "int16") == "copy" and pick("dequantize", "int16") == "dequantize_s16"
+    kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), ["conv_s16"])
+    assert {"graph/s16_prepare.py", "graph/s16_conv.py", "graph/s16_arith.py"} <= set(kept)
 
 
 def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):
@@ -109,7 +142,7 @@ def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypat
         bst_ops._bind(step, "no_such_module", "conv_s8", "plain")
     monkeypatch.setitem(bst_ops.PREPARE, "conv2d", "no_such_module")
     with pytest.raises(ValueError, match=r"op 3 .*--all-ops"):
-        bst_ops.prepare(step, None)
+        bst_ops.prepare(step, SimpleNamespace(tensors=[((1,), "int8")] * 2))
 
 
 @pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])

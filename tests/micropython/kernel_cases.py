@@ -33,7 +33,7 @@ def _f32(v):
 
 def buf(typecode, values):
     """An input buffer of `values` as array(typecode) holds them."""
-    dtype = {"b": np.int8, "i": np.int32, "f": np.float32}[typecode]
+    dtype = {"b": np.int8, "i": np.int32, "f": np.float32, "h": np.int16}[typecode]
     return {"t": typecode, "hex": np.asarray(values, dtype).tobytes().hex()}
 
 
@@ -236,6 +236,18 @@ def _concat_args(rng, typecode):
             out(typecode, outer * sum(sizes)), outer]
 
 
+def _strided_args(rng, typecode):
+    """A box of up to 6 axes with strides of any sign, read from inside a random input."""
+    dims = [_int(rng, 1, 3) for _ in range(6)]
+    strides = [_int(rng, -6, 6) for _ in range(6)]
+    lo = sum(min(0, (d - 1) * s) for d, s in zip(dims, strides))
+    hi = sum(max(0, (d - 1) * s) for d, s in zip(dims, strides))
+    offset = _int(rng, 0, 3) - lo
+    size = offset + hi + 1 + _int(rng, 0, 3)
+    src = s8(rng, size) if typecode == "b" else f32(rng, size)
+    return [src, out(typecode, int(np.prod(dims))), offset] + dims + strides
+
+
 def conv_f32(rng, depthwise=False):
     ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
     n = _int(rng, 1, 2)
@@ -337,6 +349,89 @@ def log_softmax_s8(rng):
 def log_softmax_f32(rng):
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
     return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+def _svdf_args(rng, typecode):
+    """An SVDF call whose state already holds values (int16 or int8 ones for int8)."""
+    batch, n_in, units, rank, memory = (_int(rng, 1, 2), _int(rng, 1, 9), _int(rng, 1, 4),
+                                        _int(rng, 1, 2), _int(rng, 1, 5))
+    filters = units * rank
+    if typecode == "f":
+        return [f32(rng, batch * n_in), f32(rng, filters * n_in), f32(rng, filters * memory),
+                f32(rng, units), f32(rng, batch * filters * memory), out("f", batch * units),
+                batch, n_in, filters, memory, rank, int(rng.choice(ACTS))]
+    bits = 8 if rng.integers(0, 2) else 16
+    top = 1 << (bits - 1)  # wt and state values in [-top, top)
+    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2) * top / 32768))
+    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4) * (32768 / top) ** 2))
+    return [s8(rng, batch * n_in), s8(rng, filters * n_in),
+            buf("i", rng.integers(-top // 8, top // 8, size=filters * memory)),
+            buf("i", rng.integers(-1 << 16, 1 << 16, size=units)),
+            buf("i", rng.integers(-top // 2, top // 2, size=batch * filters * memory)),
+            out("b", batch * units), batch, n_in, filters, memory, rank,
+            _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
+            m1, s1, m2, s2, bits]
+def _reduce_dims(rng):
+    return [_int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3)]
+
+
+def reduce_s8(rng):
+    dims = _reduce_dims(rng)
+    op = int(rng.choice([0, 2, 3]))  # sum, max, min (burn.graph.reduce)
+    in_scale, out_scale = _scales(rng, 2)
+    mult, shift = fp.mean_params(in_scale, out_scale, dims[1] * dims[3]) if op == 0 else (0, 0)
+    return [s8(rng, int(np.prod(dims))), out("b", dims[0] * dims[2] * dims[4])] + dims + [
+        op, _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
+
+
+def reduce_f32(rng):
+    dims = _reduce_dims(rng)
+    return [f32(rng, int(np.prod(dims))), out("f", dims[0] * dims[2] * dims[4])] + dims + [
+        _int(rng, 0, 3)]
+
+
+def _resize_args(rng, typecode):
+    from burn.host.importers.resize_tables import tables
+
+    n, ih, iw, c, oh, ow = (_int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 3),
+                            _int(rng, 1, 7), _int(rng, 1, 7))
+    bilinear, align = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    half = not align and bool(rng.integers(0, 2))
+    ys, fy = tables(ih, oh, bilinear, typecode == "b", align, half)
+    xs, fx = tables(iw, ow, bilinear, typecode == "b", align, half)
+    src = s8(rng, n * ih * iw * c) if typecode == "b" else f32(rng, n * ih * iw * c)
+    args = [src, out(typecode, n * oh * ow * c), n, ih, iw, c, oh, ow, buf("i", ys),
+            buf("i", xs)]
+    return args if typecode == "b" else args + [buf("f", fy), buf("f", fx)]
+
+
+def _arg_args(rng, typecode):
+    outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
+    src = buf("b", rng.integers(-3, 4, size=outer * reduce * inner)) if typecode == "b" else \
+        buf("f", rng.integers(-3, 4, size=outer * reduce * inner))  # with ties
+    return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
+
+
+def l2norm_s8(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, _int(rng, -128, 127)]
+
+
+def l2norm_f32(rng):
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 30)
+    return [f32(rng, rows * depth, 3.0), out("f", rows * depth), rows, depth]
+
+
+def _matmul_args(rng, typecode):
+    batches, m, k, n = _int(rng, 1, 3), _int(rng, 1, 5), _int(rng, 1, 9), _int(rng, 1, 5)
+    a_step, b_step = (m * k, 0) if rng.integers(0, 2) else (0, k * n)
+    sizes = ((batches - 1) * a_step + m * k, (batches - 1) * b_step + k * n)
+    make = s8 if typecode == "b" else f32
+    args = [make(rng, sizes[0]), make(rng, sizes[1]), out(typecode, batches * m * n), batches,
+            m, k, n, a_step, b_step, _int(rng, 0, 1), _int(rng, 0, 1)]
+    if typecode == "f":
+        return args
+    mult, shift = fp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
+    return args + [_int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), mult,
+                   shift]
 
 
 def sub_like_s8(rng, squared=False):
@@ -389,6 +484,14 @@ INT8 = {
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
     "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
+    "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
+    "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
+    "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
+    "resize_s8": ("resize", "resize_s8_plain", lambda rng: _resize_args(rng, "b")),
+    "arg_s8": ("arg", "arg_s8_plain", lambda rng: _arg_args(rng, "b")),
+    "l2norm_s8": ("l2norm", "l2norm_s8_plain", l2norm_s8),
+    "batch_matmul_s8": ("batch_matmul", "batch_matmul_s8_plain",
+                        lambda rng: _matmul_args(rng, "b")),
     "sub_s8": ("s8_arith", "sub_s8_plain", sub_like_s8),
     "squared_difference_s8": ("s8_arith", "squared_difference_s8_plain",
                               lambda rng: sub_like_s8(rng, squared=True)),
@@ -418,13 +521,127 @@ FLOAT = {
     "unary_f32": ("unary", "unary_f32", activation_f32),
     "prelu_f32": ("prelu", "prelu_f32", prelu_f32),
     "log_softmax_f32": ("log_softmax", "log_softmax_f32", log_softmax_f32),
+    "svdf_f32": ("svdf", "svdf_f32", lambda rng: _svdf_args(rng, "f")),
+    "strided": ("strided", "strided", lambda rng: _strided_args(rng, "f")),
+    "reduce_f32": ("reduce", "reduce_f32", reduce_f32),
+    "resize_f32": ("resize", "resize_f32", lambda rng: _resize_args(rng, "f")),
+    "arg_f32": ("arg", "arg_f32", lambda rng: _arg_args(rng, "f")),
+    "l2norm_f32": ("l2norm", "l2norm_f32", l2norm_f32),
+    "batch_matmul_f32": ("batch_matmul", "batch_matmul_f32", lambda rng: _matmul_args(rng, "f")),
     "sub_f32": ("f32_arith", "sub_f32", sub_f32),
     "squared_difference_f32": ("f32_arith", "squared_difference_f32",
                                lambda rng: extreme(rng, "f")),
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
 }
-KERNELS = {**INT8, **FLOAT}
+
+
+# -- int16x8 (burn.graph.s16_*): int16 activations, int8 weights ---------------------------
+def s16(rng, count):
+    return buf("h", rng.integers(-32768, 32768, size=count))
+
+
+def _range16(rng, out_scale):
+    return fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, 0, -32768, 32767)
+
+
+def _requant16(rng, src, dst):
+    size = _int(rng, 1, 48)
+    bits = {"b": (s8, 127), "h": (s16, 32767)}
+    mult, shift = fp.requantize_params(1.0, rng.uniform(0.3, 3) * bits[dst][1] / bits[src][1])
+    return [bits[src][0](rng, size), out(dst, size), size, _int(rng, -99, 99),
+            _int(rng, -99, 99), mult, shift]
+
+
+def _tables16(rng, k, oc, wide):
+    in_scale, w_scales = _f32(rng.uniform(1e-4, 1e-3)), [_f32(rng.uniform(1e-3, 0.05))
+                                                         for _ in range(oc)]
+    out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(k))
+    mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    lo, hi = _range16(rng, out_scale)
+    tables = [buf("i", rng.integers(-200000, 200000, size=oc)), buf("i", list(mult)),
+              buf("i", list(shift))]
+    return tables, [wide] if wide is not None else [], [lo, hi]
+
+
+def fully_connected_s16(rng):
+    batches, fin, fout = _int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12)
+    tables, wide, clamp = _tables16(rng, fin, fout, _int(rng, 0, 1))
+    return [s16(rng, batches * fin), buf("b", rng.integers(-127, 128, size=fout * fin))] + \
+        tables + [out("h", batches * fout), batches, fin, fout] + wide + [0, 0] + clamp
+
+
+def conv_s16(rng, depthwise=False):
+    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
+    n = _int(rng, 1, 2)
+    if depthwise:
+        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
+        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
+    else:
+        groups = int(rng.choice([1, 1, 2]))
+        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    tables, wide, clamp = _tables16(rng, wn // oc, oc, None if depthwise else _int(rng, 0, 1))
+    return [s16(rng, n * ih * iw * ic), buf("b", rng.integers(-127, 128, size=wn))] + \
+        tables + [out("h", n * oh * ow * oc), n, ih, iw, ic, oh, ow] + middle + \
+        [sh, sw, dh, dw, pt, pl] + wide + clamp
+
+
+def add_s16(rng):
+    size, b_size = _broadcast(rng)
+    scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(3)]
+    params = list(fp.add_params(*scales, 15))
+    zps = [_int(rng, -99, 99) for _ in range(3)]
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, zps[0]] + \
+        params[1:3] + [zps[1]] + params[3:5] + [zps[2]] + params[5:] + [params[0]] + \
+        list(_range16(rng, scales[2]))
+
+
+def mul_s16(rng):
+    size, b_size = _broadcast(rng)
+    scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
+    out_scale = _f32(scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3))
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, 0, 0, 0] + \
+        list(fp.mul_params(scales[0], scales[1], out_scale)) + list(_range16(rng, out_scale))
+
+
+def pool_s16(rng):
+    n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
+    return [s16(rng, n * ih * iw * c), out("h", n * oh * ow * c), n, ih, iw, c, oh, ow, kh,
+            kw, sh, sw, pt, pl] + list(_range16(rng, 1e-3))
+
+
+def softmax_s16(rng):
+    from burn.host.importers.tflite_luts import softmax_luts
+
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    mult, shift = fp.quantize_multiplier(rng.uniform(1e-4, 2e-3) / (10.0 / 65535.0))
+    exp_lut, inv_lut = softmax_luts()
+    return [s16(rng, rows * depth), out("h", rows * depth), rows, depth, mult, shift,
+            buf("h", exp_lut), buf("h", inv_lut)]
+
+
+S16 = {
+    "quantize_s16": ("s16_quantize", "quantize_s16", lambda rng: [
+        f32(rng, 24, 5.0), out("h", 24), 24, _f32(rng.uniform(1e-4, 1e-3)), _int(rng, -9, 9)]),
+    "dequantize_s16": ("s16_quantize", "dequantize_s16", lambda rng: [
+        s16(rng, 24), out("f", 24), 24, _f32(rng.uniform(1e-4, 1e-3)), _int(rng, -9, 9)]),
+    "requantize_s16": ("s16_quantize", "requantize_s16", lambda rng: _requant16(rng, "h", "h")),
+    "requantize_s8_s16": ("s16_quantize", "requantize_s8_s16",
+                          lambda rng: _requant16(rng, "b", "h")),
+    "requantize_s16_s8": ("s16_quantize", "requantize_s16_s8",
+                          lambda rng: _requant16(rng, "h", "b")),
+    "fully_connected_s16": ("s16_fully_connected", "fully_connected_s16", fully_connected_s16),
+    "conv_s16": ("s16_conv", "conv_s16", conv_s16),
+    "depthwise_conv_s16": ("s16_depthwise_conv", "depthwise_conv_s16",
+                           lambda rng: conv_s16(rng, True)),
+    "add_s16": ("s16_elementwise", "add_s16", add_s16),
+    "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
+    "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
+    "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),
+    "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),
+}
+KERNELS = {**INT8, **FLOAT, **S16}
 
 
 # The op kinds of the .bst graph whose arena plan these kernels' in-place cases follow

@@ -23,9 +23,11 @@ MARK = "@@burnflex@@"
 # Kernels whose C result must equal the plain one bit for bit. The other float kernels sum
 # in float32 where the plain ones sum in Python floats: they agree to a relative 1e-5 (the
 # float contract), and mostly exactly.
-EXACT = set(kernel_cases.INT8) | {"quantize_s8", "dequantize_s8", "pad", "concat",
-                                  "add_f32", "mul_f32", "clamp_f32", "max_pool_f32",
-                                  "sub_f32", "maximum_f32", "minimum_f32"}
+EXACT = set(kernel_cases.INT8) | set(kernel_cases.S16) | {
+    "quantize_s8", "dequantize_s8", "pad", "concat", "add_f32", "mul_f32", "clamp_f32",
+    "max_pool_f32", "strided"}
+EXACT |= {"arg_f32"}  # indices
+EXACT |= {"sub_f32", "maximum_f32", "minimum_f32"}
 # sys.implementation._mpy of an RP2040 firmware: .mpy v6.3, armv6m
 RP2040_MPY = 6 | 3 << 8 | 4 << 10
 

@@ -18,7 +18,8 @@ from burn.host.importers.tflite_import import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mlp_model import AD_SIZES, TINY_SIZES, mlp
-from tflite_builder import run_tflm
+from tflite_builder import run_tflm, run_tflm_sequence
+from tflite_models import svdf_model
 
 _MODEL = """
 import burn
@@ -55,6 +56,23 @@ def test_dense_stack_runs_as_a_plan_with_tflm_bits(folder, tmp_path, sizes):
     for k, out in enumerate(outs):
         x = np.array([((i * (37 + k)) % 256) - 128 for i in range(sizes[0])], np.int8)
         assert out == run_tflm(data, [x.reshape(1, -1)])[0].reshape(-1).tolist(), k
+
+
+
+def test_a_model_with_state_runs_each_op_once_per_inference(folder, tmp_path):
+    """svdf keeps a state: burnflex.plan, which runs every kernel while it records, must not
+    run it, so that each inference shifts the state once, as TFLM does."""
+    data = svdf_model((1, 5, 3, 2, 4), q={"x": (0.05, 3), "wf": (0.01, 0), "wt": (0.001, 0),
+                                          "s": (0.005, 0), "y": (0.05, -2)},
+                      data=(np.arange(-15, 15).reshape(6, 5) * 8, np.arange(24).reshape(6, 4)
+                            * 300 - 3000, np.arange(3) * 1000))
+    path = tmp_path / "svdf.bst"
+    path.write_bytes(encode_bst(import_tflite(data, tests=0)))
+    backend, planned, outs = _run(folder, _MODEL % {"path": str(path), "n": 5})
+    assert backend == "flex" and not planned
+    xs = [np.array([((i * (37 + k)) % 256) - 128 for i in range(5)], np.int8).reshape(1, 5)
+          for k in range(3)]
+    assert outs == [o.reshape(-1).tolist() for o in run_tflm_sequence(data, xs)]
 
 
 _LAYOUT = """

@@ -51,16 +51,6 @@ int32_t flex__mbqm(int32_t x, int32_t multiplier, int32_t shift) {
     return flex__rdbpot(flex__srdhm((int32_t)((uint32_t)x << left), multiplier), right);
 }
 
-/* SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
-static int32_t sat_shl(int32_t x, int32_t exponent) {
-    int32_t threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
-    if (x > threshold)
-        return INT32_MAX;
-    if (x < -threshold)
-        return INT32_MIN;
-    return (int32_t)((uint32_t)x << exponent);
-}
-
 int32_t flex__clz(uint32_t x) {
     int32_t n = 0;
     if (x == 0)
@@ -93,7 +83,7 @@ int32_t flex__exp_on_negative_values(int32_t a, int32_t integer_bits) {
     int32_t frac = 31 - integer_bits;
     int32_t quarter = (int32_t)1 << (frac - 2);
     int32_t a_mod = FLEX_WSUB(a & (quarter - 1), quarter);
-    int32_t result = exp_on_interval(sat_shl(a_mod, integer_bits));
+    int32_t result = exp_on_interval(flex__sat_shl(a_mod, integer_bits));
     int32_t remainder = FLEX_WSUB(a_mod, a);
     int32_t e;
     for (e = -2; e <= 4; e++) {
@@ -119,19 +109,20 @@ static int32_t newton_reciprocal(int32_t half_denominator) {
     int32_t i;
     for (i = 0; i < 3; i++) {
         int32_t one_minus = FLEX_WSUB(1 << 29, flex__srdhm(half_denominator, x));
-        x = FLEX_WADD(x, sat_shl(flex__srdhm(x, one_minus), 2));
+        x = FLEX_WADD(x, flex__sat_shl(flex__srdhm(x, one_minus), 2));
     }
     return x;
 }
 
 /* 1 / (1 + a) for a in [0, 1), 0 integer bits. */
 int32_t flex__one_over_one_plus_x(int32_t a) {
-    return sat_shl(newton_reciprocal(rounding_half_sum(a, INT32_MAX)), 1);
+    return flex__sat_shl(newton_reciprocal(rounding_half_sum(a, INT32_MAX)), 1);
 }
 
 /* (1 - a) / (1 + a) for a in [0, 1), 0 integer bits. */
 static int32_t one_minus_x_over_one_plus_x(int32_t a) {
-    return sat_shl(FLEX_WSUB(newton_reciprocal(rounding_half_sum(a, INT32_MAX)), 1 << 29), 2);
+    return flex__sat_shl(
+        FLEX_WSUB(newton_reciprocal(rounding_half_sum(a, INT32_MAX)), 1 << 29), 2);
 }
 
 /* gemmlowp logistic: input 4 integer bits, output 0 integer bits. */

@@ -208,6 +208,16 @@ int32_t flex__logistic_q4(int32_t a);
 int32_t flex__tanh_q4(int32_t a);
 int32_t flex__clz(uint32_t x);
 
+/* SaturatingRoundingMultiplyByPOT with a positive exponent: saturating left shift. */
+static inline int32_t flex__sat_shl(int32_t x, int32_t exponent) {
+    int32_t threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
+    if (x > threshold)
+        return INT32_MAX;
+    if (x < -threshold)
+        return INT32_MIN;
+    return (int32_t)((uint32_t)x << exponent);
+}
+
 static inline int32_t flex__clamp(int32_t v, int32_t lo, int32_t hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
@@ -263,5 +273,31 @@ static inline flex__window_at flex__locate(const flex_window *win, const flex_di
 static inline int32_t flex__round_div(int32_t s, int32_t count) {
     return s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
 }
+
+/* The reductions' shape check (extra/s8_reduce_axes.c): dims of [outer, reduce, mid,
+ * reduce2, inner] against the buffers; *count is reduce * reduce2. */
+flex_status flex__reduce_check(const int32_t dims[5], const void *input, size_t input_len,
+                               const void *output, size_t output_len, int32_t *count);
+
+/* The resizes' check (extra/s8_resize.c): shapes, buffers and sampling tables; weights in
+ * [-512, 1024] when `weights` is set. */
+flex_status flex__resize_check(const flex_dims4 *in_dims, const void *input, size_t input_len,
+                               const int32_t *ys, size_t ys_len, const int32_t *xs,
+                               size_t xs_len, int weights, const flex_dims4 *out_dims,
+                               const void *output, size_t output_len);
+
+/* The arg ops' check (extra/s8_arg.c), and their output: *out = (float)index, for
+ * 0 <= index < 2**24, made with integer arithmetic (no soft-float call on a CPU without an
+ * FPU). */
+flex_status flex__arg_check(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
+                            const void *input, size_t input_len, const float *output,
+                            size_t output_len);
+void flex__store_index(float *out, int32_t index);
+
+/* BATCH_MATMUL's check (extra/s8_batch_matmul.c); strides: a's per row and per k, b's per
+ * k and per column. */
+flex_status flex__matmul_check(const flex_matmul_dims *d, const void *a, size_t a_len,
+                               const void *b, size_t b_len, const void *out, size_t out_len,
+                               int32_t *strides);
 
 #endif

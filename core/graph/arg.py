@@ -1,0 +1,108 @@
+"""Index of the largest or smallest element along one axis (TFLite ARG_MAX, ARG_MIN), of
+int8 and float32 inputs, as TFLM's kernel picks it: the first index on ties; an element
+wins only when it compares greater (less) than the best so far, so a NaN never wins, and
+none wins over a NaN in first place.
+
+The input is viewed as [outer, reduce, inner], the output [outer, inner]; `op` 0 is arg
+max, 1 arg min. The .bst has no int32 activations, so the indices are written to a float32
+tensor, exactly (reduce <= 2**24). The viper twin writes each index's float32 bits with
+integer arithmetic, as the C kernel does, so no float conversion runs on a board.
+
+An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
+leaves this module out.
+"""
+# ruff: noqa: F821  (ptr8, ptr32 are viper builtins)
+
+import sys
+
+from burn import bst_ops
+from burn.bst import MAX_DIM, numel
+
+MAX_REDUCE = 1 << 24  # float32 holds every index exactly
+
+
+def arg_s8_plain(inp, out, outer, reduce, inner, op):
+    """Reference int8 arg max (op 0) / arg min (op 1): out [outer, inner] float32."""
+    o = 0
+    for a in range(outer):
+        for k in range(inner):
+            base = a * reduce * inner + k
+            best = ((inp[base] + 128) & 255) - 128
+            index = 0
+            for r in range(1, reduce):
+                v = ((inp[base + r * inner] + 128) & 255) - 128
+                if (v < best) if op else (v > best):
+                    best = v
+                    index = r
+            out[o] = index
+            o += 1
+
+
+arg_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    @micropython.viper
+    def arg_s8_fast(inp, out, outer: int, reduce: int, inner: int, op: int):
+        """Viper twin of arg_s8_plain."""
+        pi = ptr8(inp)
+        po = ptr32(out)
+        o = 0
+        a = 0
+        while a < outer:
+            k = 0
+            while k < inner:
+                i = a * reduce * inner + k
+                best = (int(pi[i]) ^ 0x80) - 0x80
+                index = 0
+                r = 1
+                while r < reduce:
+                    i += inner
+                    v = (int(pi[i]) ^ 0x80) - 0x80
+                    if (op != 0 and v < best) or (op == 0 and v > best):
+                        best = v
+                        index = r
+                    r += 1
+                bits = 0
+                if index > 0:  # the float32 bits of index (index < 2**24)
+                    e = 0
+                    while (2 << e) <= index:
+                        e += 1
+                    bits = ((127 + e) << 23) | ((index << (23 - e)) & 0x7FFFFF)
+                po[o] = bits
+                o += 1
+                k += 1
+            a += 1
+
+arg_s8 = arg_s8_fast or arg_s8_plain
+
+
+def arg_f32(inp, out, outer, reduce, inner, op):
+    """float32 arg max (op 0) / arg min (op 1)."""
+    o = 0
+    for a in range(outer):
+        for k in range(inner):
+            base = a * reduce * inner + k
+            best = inp[base]
+            index = 0
+            for r in range(1, reduce):
+                v = inp[base + r * inner]
+                if (v < best) if op else (v > best):
+                    best = v
+                    index = r
+            out[o] = index
+            o += 1
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an arg op (burn.bst_ops.prepare)."""
+    bst_ops._arity(step, 1)
+    dt = bst_ops._dtype(step, ctx)
+    dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_REDUCE), ("inner", 1, MAX_DIM),
+                    ("op", 0, 1)))
+    outer, reduce, inner = dims[:3]
+    if numel(bst_ops._shape(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
+            numel(bst_ops._shape(step, ctx, step.outs[0], "float32")) != outer * inner:
+        step.fail("tensor sizes do not match outer %d x reduce %d x inner %d" % dims[:3])
+    step.a = bst_ops._xy(step, ctx) + dims
+    bst_ops._bind(step, "arg", "arg_s8" if dt == "int8" else "arg_f32", variant)

@@ -1,0 +1,153 @@
+"""Reductions over any set of axes (TFLite SUM, REDUCE_MAX, REDUCE_MIN, and MEAN over axes
+that are not one block), int8 and float32, as TFLM's reference kernels compute them.
+
+The importer folds the input's axes into [outer, reduce, mid, reduce2, inner] (axes that are
+kept or reduced together merge): the output [outer, mid, inner] reduces axes 1 and 3. Every
+output element visits its inputs in the input's row-major order, as TFLM does. `op`: 0 sum
+(int8: requantized with mult, shift; SUM, and MEAN with 1/count folded in by
+fixedpoint.mean_params), 1 mean (float32 only), 2 max, 3 min. int8 max and min keep the
+input's scale.
+
+An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
+leaves this module out.
+"""
+# ruff: noqa: F821  (ptr8 is a viper builtin)
+
+import sys
+
+from burn import bst_ops
+from burn.bst import MAX_DIM, numel
+
+from .fixedpoint import mbqm_offset as _mbqm
+from .fixedpoint import mult_offsets
+
+OP_SUM, OP_MEAN, OP_MAX, OP_MIN = 0, 1, 2, 3  # flex.h FLEX_REDUCE_*
+_MAX_SUM = 1 << 23  # elements per int8 sum: the int32 sum stays exact (flex_c's limit)
+
+
+def reduce_s8_plain(inp, out, outer, reduce, mid, reduce2, inner, op, in_zp, out_zp, mult,
+                    shift, mult_off=None):
+    """Reference int8 reduction (see the module docstring); mult_off: mult_offsets(mult)
+    (here when None)."""
+    m_off = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
+    count = reduce * reduce2
+    o = 0
+    for a in range(outer):
+        for m in range(mid):
+            for k in range(inner):
+                acc = 0 if op == OP_SUM else (127 if op == OP_MIN else -128)
+                for r in range(reduce):
+                    base = ((a * reduce + r) * mid + m) * reduce2 * inner + k
+                    for r2 in range(reduce2):
+                        v = ((inp[base + r2 * inner] + 128) & 255) - 128
+                        if op == OP_SUM:
+                            acc += v
+                        elif (v < acc) if op == OP_MIN else (v > acc):
+                            acc = v
+                if op == OP_SUM:
+                    acc = _mbqm(acc - in_zp * count, m_off, shift) + out_zp
+                    acc = -128 if acc < -128 else (127 if acc > 127 else acc)
+                out[o] = acc
+                o += 1
+
+
+reduce_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    from .fixedpoint import mbqm_fast
+
+    @micropython.viper
+    def reduce_s8_fast(inp, out, outer: int, reduce: int, mid: int, reduce2: int, inner: int,
+                       op: int, in_zp: int, out_zp: int, mult: int, shift: int):
+        """Viper twin of reduce_s8_plain."""
+        pi = ptr8(inp)
+        po = ptr8(out)
+        m_off = mult - 0x3FFFFFFF - 1
+        zero = in_zp * reduce * reduce2
+        row = reduce2 * inner
+        o = 0
+        a = 0
+        while a < outer:
+            m = 0
+            while m < mid:
+                k = 0
+                while k < inner:
+                    acc = 0
+                    if op == 2:
+                        acc = -128
+                    elif op == 3:
+                        acc = 127
+                    r = 0
+                    while r < reduce:
+                        i = ((a * reduce + r) * mid + m) * row + k
+                        end = i + row
+                        while i < end:
+                            v = (int(pi[i]) ^ 0x80) - 0x80
+                            if op == 0:
+                                acc += v
+                            elif op == 3:
+                                if v < acc:
+                                    acc = v
+                            elif v > acc:
+                                acc = v
+                            i += inner
+                        r += 1
+                    if op == 0:
+                        acc = int(mbqm_fast(acc - zero, m_off, shift)) + out_zp
+                        if acc < -128:
+                            acc = -128
+                        elif acc > 127:
+                            acc = 127
+                    po[o] = acc
+                    o += 1
+                    k += 1
+                m += 1
+            a += 1
+
+reduce_s8 = reduce_s8_fast or reduce_s8_plain
+
+
+def reduce_f32(inp, out, outer, reduce, mid, reduce2, inner, op):
+    """float32 reduction (see the module docstring)."""
+    o = 0
+    for a in range(outer):
+        for m in range(mid):
+            for k in range(inner):
+                acc = None
+                for r in range(reduce):
+                    base = ((a * reduce + r) * mid + m) * reduce2 * inner + k
+                    for r2 in range(reduce2):
+                        v = inp[base + r2 * inner]
+                        if acc is None:
+                            acc = 0.0 + v if op <= OP_MEAN else v
+                        elif op <= OP_MEAN:
+                            acc += v
+                        elif (v < acc) if op == OP_MIN else (v > acc):
+                            acc = v
+                out[o] = acc / (reduce * reduce2) if op == OP_MEAN else acc
+                o += 1
+
+
+def prepare(step, ctx, variant):
+    """Check and bind a reduce op (burn.bst_ops.prepare)."""
+    bst_ops._arity(step, 1)
+    dt = bst_ops._dtype(step, ctx)
+    dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_DIM), ("mid", 1, MAX_DIM),
+                    ("reduce2", 1, MAX_DIM), ("inner", 1, MAX_DIM)))
+    outer, reduce, mid, reduce2, inner = dims
+    if numel(bst_ops._shape(step, ctx, step.ins[0], dt)) != outer * reduce * mid * reduce2 * \
+            inner or numel(bst_ops._shape(step, ctx, step.outs[0], dt)) != outer * mid * inner:
+        step.fail("tensor sizes do not match [%d, %d, %d, %d, %d] reduced over axes 1 and 3"
+                  % dims)
+    op = step.p("op", OP_SUM, OP_MIN)
+    if op == OP_MEAN and dt == "int8":
+        step.fail("int8 mean is a sum with 1/count in its multiplier (op %d)" % OP_SUM)
+    step.a = bst_ops._xy(step, ctx) + dims + (op,)
+    bst_ops._bind(step, "reduce", "reduce_s8" if dt == "int8" else "reduce_f32", variant)
+    if dt == "int8":
+        if op == OP_SUM and reduce * reduce2 > _MAX_SUM:
+            step.fail("sum of %d elements: more than %d" % (reduce * reduce2, _MAX_SUM))
+        step.a += step.ps((("in_zp", -128, 127), ("out_zp", -128, 127),
+                           ("mult", 0, bst_ops._I32), ("shift", -31, 31)))
+        bst_ops._plain_mult_off(step, dt, step.a[10])

@@ -1,0 +1,31 @@
+"""int16x8 depthwise convolution (NHWC, [1, kh, kw, ic * depth_mult] int8 filters), as
+TFLM's reference DepthwiseConvPerChannel for int16: an int64 sum (TFLM reads the bias as
+int64 whatever its type), TFLM's int64 multiply, no zero points."""
+
+from .s16_arith import clamp, mbqm64, s8
+
+
+def depthwise_conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, depth_mult,
+                       kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act_min,
+                       act_max):
+    """Output channel c of [n, oh, ow, ic * depth_mult] reads input channel c // depth_mult."""
+    oc = ic * depth_mult
+    o = 0
+    for b in range(n):
+        for oy in range(oh):
+            y0 = oy * stride_h - pad_top
+            for ox in range(ow):
+                x0 = ox * stride_w - pad_left
+                for c in range(oc):
+                    acc = bias[c]
+                    for ky in range(kh):
+                        y = y0 + ky * dil_h
+                        if y < 0 or y >= ih:
+                            continue
+                        for kx in range(kw):
+                            x = x0 + kx * dil_w
+                            if 0 <= x < iw:
+                                acc += s8(w[(ky * kw + kx) * oc + c]) * \
+                                    inp[((b * ih + y) * iw + x) * ic + c // depth_mult]
+                    out[o] = clamp(mbqm64(acc, mult[c], shift[c]), act_min, act_max)
+                    o += 1

@@ -1,0 +1,43 @@
+"""int16 softmax, as TFLM's SoftmaxInt16: exp(x - max) and 1 / sum from two 513-entry int16
+tables with linear interpolation (made on the host: burn.host.importers.tflite_luts), the
+output in Q0.15 (scale 1/32768, zero point 0)."""
+
+from .s16_arith import clamp, mbqm32
+
+
+def lookup_s16(value, lut):
+    """TFLM's LUTLookup of an int16: the table's segment `value >> 7` interpolated by the
+    low 7 bits, the sum wrapped to int16."""
+    index = 256 + (value >> 7)
+    base = lut[index]
+    v = base + (((lut[index + 1] - base) * (value & 0x7F) + 64) >> 7)
+    return ((v + 32768) & 0xFFFF) - 32768
+
+
+def _clz32(v):
+    n = 0
+    while n < 32 and not v & (0x80000000 >> n):
+        n += 1
+    return n
+
+
+def softmax_s16(inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
+    """Softmax over the last axis of [rows, depth] int16 values."""
+    for r in range(rows):
+        o = r * depth
+        top = -32768
+        for c in range(depth):
+            if inp[o + c] > top:
+                top = inp[o + c]
+        total = 0
+        for c in range(depth):
+            scaled = mbqm32(inp[o + c] - top, in_mult, in_left_shift) + 32767
+            e = lookup_s16(clamp(scaled, -32768, 32767), exp_lut)
+            out[o + c] = e
+            total += e
+        head = _clz32(total & 0xFFFFFFFF)
+        shifted = ((total << (head - 1)) + (1 << 13)) >> 14
+        recip = lookup_s16(clamp(shifted - (1 << 15) - (1 << 16), -32768, 32767), inv_lut)
+        right = 31 - head
+        for c in range(depth):
+            out[o + c] = clamp((out[o + c] * recip + (1 << (right - 1))) >> right, 0, 32767)

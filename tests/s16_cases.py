@@ -1,0 +1,295 @@
+"""Random one-op int16x8 models (int16 activations, int8 weights, int32 or int64 bias) as
+.tflite bytes, each with seeded inputs and TFLM's output: the cases that every runtime runs
+through the TFLite importer and compares bit for bit (tests/oracle/test_s16_vs_tflm.py).
+
+`make_cases(seed, count)` returns `count` `Case`s of each op.
+"""
+
+import numpy as np
+from s8_cases import ACTS, _int, f32, geometry
+from tflite_builder import ModelBuilder, run_tflm
+
+
+class Case:
+    """One model: `name`, its TFLite bytes `data`, its input `x` (a list for several) and
+    TFLM's output `want`."""
+
+    def __init__(self, name, build, x):
+        mb = ModelBuilder()
+        ins, outs = build(mb)
+        self.name = name
+        self.data = mb.finish(ins, outs)
+        self.x = x
+        self.want = np.asarray(run_tflm(self.data, x if isinstance(x, list) else [x])[0])
+        self.want = self.want.reshape(-1)
+
+    def inputs(self):
+        """The input as burn's Model.run takes it: one flat array, or a list of them."""
+        if isinstance(self.x, list):
+            return [x.reshape(-1) for x in self.x]
+        return self.x.reshape(-1)
+
+
+def s16(rng, shape):
+    return rng.integers(-32768, 32768, size=shape, dtype=np.int16)
+
+
+def _shape(rng):
+    return tuple(_int(rng, 1, 5) for _ in range(_int(rng, 1, 4)))
+
+
+def quantize_case(rng):
+    """QUANTIZE float32 -> int16."""
+    shape = _shape(rng)
+    scale, zp = f32(rng.uniform(1e-4, 0.01)), int(rng.choice([0, 0, _int(rng, -300, 300)]))
+    x = (rng.standard_normal(shape) * scale * rng.uniform(100, 20000)).astype(np.float32)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "float32")
+        ty = mb.tensor("y", shape, "int16", scale=scale, zero_point=zp)
+        mb.op("QUANTIZE", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("quantize %s scale %g zp %d" % (shape, scale, zp), build, x)
+
+
+def dequantize_case(rng):
+    """DEQUANTIZE int16 -> float32."""
+    shape = _shape(rng)
+    scale, zp = f32(rng.uniform(1e-4, 0.1)), int(rng.choice([0, _int(rng, -300, 300)]))
+    x = s16(rng, shape)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=zp)
+        ty = mb.tensor("y", shape, "float32")
+        mb.op("DEQUANTIZE", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("dequantize %s scale %g zp %d" % (shape, scale, zp), build, x)
+
+
+def requantize_case(rng, types):
+    """QUANTIZE between two scales: int16 -> int16, int8 -> int16 or int16 -> int8."""
+    src, dst = types
+    shape = _shape(rng)
+    zps = {"int8": lambda: _int(rng, -128, 127), "int16": lambda: int(rng.choice(
+        [0, _int(rng, -500, 500)]))}
+    in_scale = f32(rng.uniform(1e-4, 0.01) if src == "int16" else rng.uniform(0.005, 0.1))
+    ratio = rng.uniform(1, 200) if src == "int8" and dst == "int16" else (
+        rng.uniform(0.001, 0.01) if dst == "int8" else rng.uniform(0.05, 2))
+    out_scale = f32(in_scale / ratio)
+    in_zp, out_zp = zps[src](), zps[dst]()
+    x = s16(rng, shape) if src == "int16" else rng.integers(-128, 128, size=shape,
+                                                            dtype=np.int8)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, src, scale=in_scale, zero_point=in_zp)
+        ty = mb.tensor("y", shape, dst, scale=out_scale, zero_point=out_zp)
+        mb.op("QUANTIZE", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("requantize %s -> %s %s ratio %.3g" % (src, dst, shape, ratio), build, x)
+
+
+def _bias(rng, mb, oc, in_scale, w_scales):
+    """A bias tensor of int32 or int64 values, or -1 (no bias)."""
+    kind = rng.choice(["int32", "int64", "none"])
+    if kind == "none":
+        return -1, kind
+    values = rng.integers(-200000, 200000, size=oc).astype(kind)
+    return mb.tensor("b", (oc,), kind, data=values, scale=[in_scale * s for s in w_scales],
+                     zero_point=[0] * len(w_scales)), kind
+
+
+def fc_case(rng):
+    """FULLY_CONNECTED int16x8, per-tensor or per-channel weights."""
+    batches, fin, fout = _int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12)
+    per_channel = bool(rng.integers(0, 2))
+    in_scale = f32(rng.uniform(1e-4, 1e-3))
+    w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(fout if per_channel else 1)]
+    out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(fin))
+    act = int(rng.choice(ACTS))
+    x = s16(rng, (batches, fin))
+    w = rng.integers(-127, 128, size=(fout, fin), dtype=np.int8)
+    bias_kind = []
+
+    def build(mb):
+        tx = mb.tensor("x", x.shape, "int16", scale=in_scale, zero_point=0)
+        tw = mb.tensor("w", w.shape, "int8", data=w, scale=w_scales,
+                       zero_point=[0] * len(w_scales))
+        tb, kind = _bias(rng, mb, fout, in_scale, w_scales)
+        bias_kind.append(kind)
+        ty = mb.tensor("y", (batches, fout), "int16", scale=out_scale, zero_point=0)
+        mb.op("FULLY_CONNECTED", [tx, tw, tb], [ty], "FullyConnectedOptions",
+              FusedActivationFunction=act)
+        return [tx], [ty]
+
+    case = Case("fc %s -> %d act %d" % (x.shape, fout, act), build, x)
+    case.name += " bias " + bias_kind[0]
+    return case
+
+
+def conv_case(rng):
+    """CONV_2D int16x8 with groups and dilation."""
+    ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, _pt, _pl = geometry(rng)
+    n = _int(rng, 1, 2)
+    groups = int(rng.choice([1, 1, 2]))
+    ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+    in_scale = f32(rng.uniform(1e-4, 1e-3))
+    w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+    k = kh * kw * ic // groups
+    out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(k))
+    act = int(rng.choice(ACTS))
+    x = s16(rng, (n, ih, iw, ic))
+    wshape = (oc, kh, kw, ic // groups)
+    w = rng.integers(-127, 128, size=wshape, dtype=np.int8)
+
+    def build(mb):
+        tx = mb.tensor("x", x.shape, "int16", scale=in_scale, zero_point=0)
+        tw = mb.tensor("w", wshape, "int8", data=w, scale=w_scales, zero_point=[0] * oc)
+        tb, _kind = _bias(rng, mb, oc, in_scale, w_scales)
+        ty = mb.tensor("y", (n, oh, ow, oc), "int16", scale=out_scale, zero_point=0)
+        mb.op("CONV_2D", [tx, tw, tb], [ty], "Conv2DOptions", Padding=0 if same else 1,
+              StrideH=sh, StrideW=sw, DilationHFactor=dh, DilationWFactor=dw,
+              FusedActivationFunction=act)
+        return [tx], [ty]
+
+    return Case("conv %s k%dx%d s%d%d d%d%d g%d act %d" % (x.shape, kh, kw, sh, sw, dh, dw,
+                                                          groups, act), build, x)
+
+
+def depthwise_case(rng):
+    """DEPTHWISE_CONV_2D int16x8 with a depth multiplier (int64 bias, as TFLM requires)."""
+    ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, _pt, _pl = geometry(rng)
+    n, ic, dm = _int(rng, 1, 2), _int(rng, 1, 4), _int(rng, 1, 2)
+    oc = ic * dm
+    in_scale = f32(rng.uniform(1e-4, 1e-3))
+    w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+    out_scale = f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(kh * kw))
+    act = int(rng.choice(ACTS))
+    x = s16(rng, (n, ih, iw, ic))
+    w = rng.integers(-127, 128, size=(1, kh, kw, oc), dtype=np.int8)
+    with_bias = bool(rng.integers(0, 4))
+
+    def build(mb):
+        tx = mb.tensor("x", x.shape, "int16", scale=in_scale, zero_point=0)
+        tw = mb.tensor("w", w.shape, "int8", data=w, scale=w_scales, zero_point=[0] * oc,
+                       quantized_dimension=3)
+        # no bias: two inputs (TFLM's depthwise crashes on an omitted third one)
+        ins = [tx, tw] + ([mb.tensor("b", (oc,), "int64", data=rng.integers(
+            -200000, 200000, size=oc), scale=[in_scale * s for s in w_scales],
+            zero_point=[0] * oc)] if with_bias else [])
+        ty = mb.tensor("y", (n, oh, ow, oc), "int16", scale=out_scale, zero_point=0)
+        mb.op("DEPTHWISE_CONV_2D", ins, [ty], "DepthwiseConv2DOptions",
+              Padding=0 if same else 1, StrideH=sh, StrideW=sw, DilationHFactor=dh,
+              DilationWFactor=dw, DepthMultiplier=dm, FusedActivationFunction=act)
+        return [tx], [ty]
+
+    return Case("depthwise %s k%dx%d s%d%d d%d%d m%d act %d" % (x.shape, kh, kw, sh, sw, dh,
+                                                               dw, dm, act), build, x)
+
+
+def binary_case(rng, op):
+    """ADD or MUL of int16 tensors, b the same shape, per channel or a scalar."""
+    shape = (1, _int(rng, 1, 4), _int(rng, 1, 4), _int(rng, 1, 5))
+    b_shape = [shape, (1, 1, 1, shape[3]), (1,)][int(rng.integers(0, 3))]
+    scales = [f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
+    out_scale = f32((scales[0] + scales[1]) * rng.uniform(0.5, 2) if op == "ADD" else
+                    scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3))
+    zps = [0, 0, 0] if op == "MUL" else [int(rng.choice([0, _int(rng, -99, 99)]))
+                                         for _ in range(3)]
+    act = int(rng.choice(ACTS))
+    xa, xb = s16(rng, shape), s16(rng, b_shape)
+
+    def build(mb):
+        ta = mb.tensor("a", shape, "int16", scale=scales[0], zero_point=zps[0])
+        tb = mb.tensor("b", b_shape, "int16", scale=scales[1], zero_point=zps[1])
+        ty = mb.tensor("y", shape, "int16", scale=out_scale, zero_point=zps[2])
+        mb.op(op, [ta, tb], [ty], op.capitalize() + "Options", FusedActivationFunction=act)
+        return [ta, tb], [ty]
+
+    return Case("%s %s %s act %d zp %s" % (op.lower(), shape, b_shape, act, zps), build,
+                [xa, xb])
+
+
+def pool_case(rng, op):
+    """AVERAGE_POOL_2D or MAX_POOL_2D of int16."""
+    ih, iw, kh, kw, sh, sw, _dh, _dw, same, oh, ow, _pt, _pl = geometry(rng, dilate=False)
+    n, c = _int(rng, 1, 2), _int(rng, 1, 4)
+    scale, zp = f32(rng.uniform(1e-4, 1e-3)), int(rng.choice([0, _int(rng, -99, 99)]))
+    act = int(rng.choice(ACTS))
+    x = s16(rng, (n, ih, iw, c))
+
+    def build(mb):
+        tx = mb.tensor("x", x.shape, "int16", scale=scale, zero_point=zp)
+        ty = mb.tensor("y", (n, oh, ow, c), "int16", scale=scale, zero_point=zp)
+        mb.op(op, [tx], [ty], "Pool2DOptions", Padding=0 if same else 1, StrideH=sh,
+              StrideW=sw, FilterHeight=kh, FilterWidth=kw, FusedActivationFunction=act)
+        return [tx], [ty]
+
+    return Case("%s %s k%dx%d s%d%d act %d" % (op.lower(), x.shape, kh, kw, sh, sw, act),
+                build, x)
+
+
+def concat_case(rng):
+    """CONCATENATION of 2 or 3 int16 tensors sharing one quantization."""
+    rank = _int(rng, 1, 4)
+    base = [_int(rng, 1, 4) for _ in range(rank)]
+    axis = _int(rng, 0, rank - 1)
+    shapes = []
+    for _ in range(_int(rng, 2, 3)):
+        s_ = list(base)
+        s_[axis] = _int(rng, 1, 3)
+        shapes.append(tuple(s_))
+    oshape = list(base)
+    oshape[axis] = sum(s_[axis] for s_ in shapes)
+    scale = f32(rng.uniform(1e-4, 1e-3))
+    xs = [s16(rng, s_) for s_ in shapes]
+
+    def build(mb):
+        ts = [mb.tensor("x%d" % i, s_, "int16", scale=scale, zero_point=0)
+              for i, s_ in enumerate(shapes)]
+        ty = mb.tensor("y", tuple(oshape), "int16", scale=scale, zero_point=0)
+        mb.op("CONCATENATION", ts, [ty], "ConcatenationOptions", Axis=axis)
+        return ts, [ty]
+
+    return Case("concat %s axis %d" % (shapes, axis), build, xs)
+
+
+def softmax_case(rng):
+    """SOFTMAX int16 -> int16 (output scale 1/32768), over the last axis."""
+    shape = (_int(rng, 1, 3), _int(rng, 1, 12))
+    scale, beta = f32(rng.uniform(1e-4, 2e-3)), f32(rng.choice([1.0, rng.uniform(0.2, 2)]))
+    x = s16(rng, shape) // int(rng.choice([1, 4, 16]))
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=0)
+        ty = mb.tensor("y", shape, "int16", scale=1.0 / 32768, zero_point=0)
+        mb.op("SOFTMAX", [tx], [ty], "SoftmaxOptions", Beta=beta)
+        return [tx], [ty]
+
+    return Case("softmax %s scale %g beta %g" % (shape, scale, beta), build, x)
+
+
+REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
+MAKERS = {
+    "QUANTIZE float32 -> int16": quantize_case,
+    "QUANTIZE between scales": lambda r: requantize_case(
+        r, REQUANTIZE_TYPES[int(r.integers(0, 3))]),
+    "DEQUANTIZE": dequantize_case,
+    "FULLY_CONNECTED": fc_case,
+    "CONV_2D": conv_case,
+    "DEPTHWISE_CONV_2D": depthwise_case,
+    "ADD": lambda r: binary_case(r, "ADD"),
+    "MUL": lambda r: binary_case(r, "MUL"),
+    "AVERAGE_POOL_2D": lambda r: pool_case(r, "AVERAGE_POOL_2D"),
+    "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
+    "CONCATENATION": concat_case,
+    "SOFTMAX": softmax_case,
+}
+
+
+def make_cases(seed, count):
+    """{op: [count cases]}, from one seed."""
+    rng = np.random.default_rng(seed)
+    return {op: [make(rng) for _ in range(count)] for op, make in MAKERS.items()}
