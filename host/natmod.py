@@ -77,9 +77,10 @@ def _input_files():
 
 
 def kept_kernels(arch):
-    """The BURNFLEX_OPS of the module for `arch`: on armv6m, whose module leaves out the
-    optional ops (its Makefile), the default firmware's kernels; else "" (every kernel)."""
-    kept = ops_select.default_kernels() if arch == "armv6m" else None
+    """The BURNFLEX_OPS of the module for `arch`: on a microcontroller (armv*), whose module
+    leaves out the optional ops (its Makefile), the default firmware's kernels; else ""
+    (every kernel)."""
+    kept = ops_select.default_kernels() if arch.startswith("armv") else None
     return " ".join(kept or ())
 
 

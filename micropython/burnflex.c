@@ -4,12 +4,7 @@
  * module's build finds qstrs by reading the source text, before the preprocessor; the
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
-#include "burnflex_extra_s16.h"
-
-/* An optional op's entry pastes its qstr instead (BF_EXTRA_QSTR), and its
- * burnflex_extra_*.c spells it out: the armv6m native module, which leaves those files out,
- * then carries no qstr of theirs (about 15 bytes each). */
-#define BF_EXTRA_QSTR(name) MP_QSTR_##name
+#include "burnflex_extra.h"
 
 #define BF_INT8_KERNELS(X)                                                     \
     X(MP_QSTR_conv_s8, conv_s8)                                                \
@@ -26,22 +21,7 @@
     X(MP_QSTR_requantize_s8, requantize_s8)                                    \
     X(MP_QSTR_pad_s8, pad_s8)                                                  \
     X(MP_QSTR_concat_s8, concat_s8)                                            \
-    X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
-    X(MP_QSTR_lookup_s8, lookup_s8)                                            \
-    X(MP_QSTR_prelu_s8, prelu_s8)                                              \
-    X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
-    X(MP_QSTR_svdf_s8, svdf_s8)                                                \
-    X(MP_QSTR_strided_s8, strided_s8)                                          \
-    X(MP_QSTR_reduce_s8, reduce_s8)                                            \
-    X(MP_QSTR_resize_s8, resize_s8)                                            \
-    X(MP_QSTR_arg_s8, arg_s8)                                                  \
-    X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
-    X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
-    BF_S16_KERNELS(X)                                                          \
-    X(BF_EXTRA_QSTR(sub_s8), sub_s8)                                           \
-    X(BF_EXTRA_QSTR(squared_difference_s8), squared_difference_s8)             \
-    X(BF_EXTRA_QSTR(maximum_s8), maximum_s8)                                   \
-    X(BF_EXTRA_QSTR(minimum_s8), minimum_s8)
+    BF_EXTRA_INT8_KERNELS(X)
 
 /* A firmware's qstr scan (NO_QSTR defined, no dynamic runtime) must see the float names
  * whatever the build's settings: it does not get the module's compile definitions on every
@@ -64,22 +44,7 @@
     X(MP_QSTR_softmax_f32, softmax_f32)                                        \
     X(MP_QSTR_pad, pad)                                                        \
     X(MP_QSTR_concat, concat)                                                  \
-    X(MP_QSTR_transpose_conv_f32, transpose_conv_f32)                          \
-    X(MP_QSTR_unary_f32, unary_f32)                                            \
-    X(MP_QSTR_prelu_f32, prelu_f32)                                            \
-    X(MP_QSTR_log_softmax_f32, log_softmax_f32)                                \
-    X(MP_QSTR_svdf_f32, svdf_f32)                                              \
-    X(MP_QSTR_strided, strided)                                                \
-    X(MP_QSTR_reduce_f32, reduce_f32)                                          \
-    X(MP_QSTR_resize_f32, resize_f32)                                          \
-    X(MP_QSTR_arg_f32, arg_f32)                                                \
-    X(MP_QSTR_l2norm_f32, l2norm_f32)                                          \
-    X(MP_QSTR_batch_matmul_f32, batch_matmul_f32)                              \
-    BF_S16_FLOAT_KERNELS(X)                                                    \
-    X(BF_EXTRA_QSTR(sub_f32), sub_f32)                                         \
-    X(BF_EXTRA_QSTR(squared_difference_f32), squared_difference_f32)           \
-    X(BF_EXTRA_QSTR(maximum_f32), maximum_f32)                                 \
-    X(BF_EXTRA_QSTR(minimum_f32), minimum_f32)
+    BF_EXTRA_FLOAT_KERNELS(X)
 #else
 #define BF_FLOAT_KERNELS(X)
 #endif

@@ -1,4 +1,6 @@
 /* Bindings of ARG_MAX / ARG_MIN (burn.graph.arg, an optional op). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_arg_s8 MP_QSTR_arg_f32 */
 #include "burnflex.h"
 
 /* (inp, out_f32, outer, reduce, inner, op) */

@@ -3,8 +3,8 @@
  * burn.host.flex.graph_kernels maps them. */
 #include "burnflex.h"
 
-/* The qstrs of these kernels, spelled out for the native module's qstr scan (burnflex.c
- * pastes them): MP_QSTR_sub_s8 MP_QSTR_squared_difference_s8 MP_QSTR_maximum_s8
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_sub_s8 MP_QSTR_squared_difference_s8 MP_QSTR_maximum_s8
  * MP_QSTR_minimum_s8 MP_QSTR_sub_f32 MP_QSTR_squared_difference_f32 MP_QSTR_maximum_f32
  * MP_QSTR_minimum_f32 */
 

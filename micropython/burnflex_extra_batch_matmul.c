@@ -1,4 +1,6 @@
 /* Bindings of BATCH_MATMUL (burn.graph.batch_matmul, an optional op). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_batch_matmul_s8 MP_QSTR_batch_matmul_f32 */
 #include "burnflex.h"
 
 /* args[0..3): a, b, out; args[3..11): the flex_matmul_dims fields, in its order. */

@@ -1,5 +1,7 @@
 /* The optional transposed convolution (burn.graph.transpose_conv; flex_c/src/extra), left
  * out of the builds that keep only the default ops. */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_transpose_conv_s8 MP_QSTR_transpose_conv_f32 */
 #include "burnflex.h"
 
 /* args[first ...]: n, ih, iw, ic, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top,

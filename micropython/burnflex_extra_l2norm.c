@@ -1,4 +1,6 @@
 /* Bindings of L2_NORMALIZATION (burn.graph.l2norm, an optional op). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_l2norm_s8 MP_QSTR_l2norm_f32 */
 #include "burnflex.h"
 
 /* (inp, out, rows, depth, in_zp) */

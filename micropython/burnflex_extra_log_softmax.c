@@ -1,5 +1,7 @@
 /* The optional op `log_softmax` (burn.graph.log_softmax). Left out of builds that must stay
  * small (the armv6m native module). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_log_softmax_s8 MP_QSTR_log_softmax_f32 */
 #include "burnflex.h"
 
 /* (inp, out, rows, depth, in_mult, in_left_shift, reverse_mult, reverse_shift, diff_min) */

@@ -1,5 +1,7 @@
 /* The bindings of the optional op `strided` (burn.graph.strided): strided_s8 for int8
  * buffers and, in float builds, strided for any typed buffer. */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_strided_s8 MP_QSTR_strided */
 #include "burnflex.h"
 
 /* (inp, out, offset, d0, ..., d5, s0, ..., s5) */

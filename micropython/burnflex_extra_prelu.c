@@ -1,5 +1,7 @@
 /* The optional op `prelu` (burn.graph.prelu). Left out of builds that must stay small (the
  * armv6m native module). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_prelu_s8 MP_QSTR_prelu_f32 */
 #include "burnflex.h"
 
 /* (inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult, pos_shift,

@@ -1,4 +1,6 @@
 /* Bindings of the reductions over any axes (burn.graph.reduce, an optional op). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_reduce_s8 MP_QSTR_reduce_f32 */
 #include "burnflex.h"
 
 /* The element count of dims[0..n) in 64 bits, or -1 past INT32_MAX (the kernel then sees

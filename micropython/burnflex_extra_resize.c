@@ -1,4 +1,6 @@
 /* Bindings of the image resizes (burn.graph.resize, an optional op). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_resize_s8 MP_QSTR_resize_f32 */
 #include "burnflex.h"
 
 /* (n, ih, iw, c, oh, ow) at args[2..8) as input and output dims; the tables' element

@@ -3,7 +3,7 @@
  * default firmware and of the armv6m native module, like the optional ops' bindings. */
 #include "burnflex.h"
 
-/* The names burnflex.c registers these kernels under (burnflex_extra_s16.h), spelt out for
+/* The names burnflex.c registers these kernels under (burnflex_extra.h), spelt out for
  * a native module's qstr scan, which reads the .c files: MP_QSTR_requantize_s16
  * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
  * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_add_s16 MP_QSTR_mul_s16

@@ -1,4 +1,6 @@
 /* Bindings of SVDF (burn.graph.svdf, an optional op; flex_c/src/extra). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_svdf_s8 MP_QSTR_svdf_f32 */
 #include "burnflex.h"
 
 /* args[0..6): inp, wf, wt, bias, state, out; args[6..11): the flex_svdf_dims fields. */

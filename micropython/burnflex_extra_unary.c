@@ -1,5 +1,7 @@
 /* The optional op `unary` (burn.graph.unary): int8 as a table lookup, float32 activations.
  * Left out of builds that must stay small (the armv6m native module). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_lookup_s8 MP_QSTR_unary_f32 */
 #include "burnflex.h"
 
 /* (inp, out, size, table) */

@@ -79,13 +79,19 @@ class KernelSupport:
 
 
 def _int_burnflex_kernels():
-    """The kernels that burnflex.c lists among those built without an FPU."""
+    """The kernels that burnflex.c lists among those built without an FPU, with the
+    optional and int16 ones of burnflex_extra.h that its list takes in."""
     from burn.host import project_files
 
-    text = (project_files.tree("micropython") / "burnflex.c").read_text()
-    block = text[text.index("#define BF_INT8_KERNELS"):]
-    block = block[:block.index("\n\n")]
-    return set(re.findall(r"X\((?:MP_QSTR_\w+|BF_EXTRA_QSTR\(\w+\)), (\w+)\)", block))
+    found = set()
+    for name, macro in (("burnflex.c", "BF_INT8_KERNELS"),
+                        ("burnflex_extra.h", "BF_EXTRA_INT8_KERNELS"),
+                        ("burnflex_extra.h", "BF_S16_KERNELS")):
+        text = (project_files.tree("micropython") / name).read_text()
+        block = text[text.index("#define " + macro):]
+        block = block[:block.index("\n\n")]
+        found |= set(re.findall(r"X\(MP_QSTR_\w+, (\w+)\)", block))
+    return found
 
 
 def kernel_runtimes():
