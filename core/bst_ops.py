@@ -105,7 +105,7 @@ def flex_plan(model):
         if s.kind == "copy":
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
         elif s.runtime == "flex" and not hasattr(s, "state") and \
-                model.tensors[s.outs[0]][1] == "int8" and not isinstance(PREPARE[s.kind], str):
+                model.tensors[s.outs[0]][1] == "int8" and s.kind in PREPARE:
             steps.append((s.k, s.a))
         else:
             return None
@@ -141,8 +141,8 @@ def kernel(module, name, variant=None):
     return fn, "viper" if variant == "fast" else "plain"
 
 
-_LEFT_OUT = ("this firmware was built without this op; rebuild it with burn firmware build "
-             "--ops-from and this model, or --all-ops")
+_LEFT_OUT = ("unknown op, or one this firmware was built without: rebuild it with burn "
+             "firmware build --ops-from and this model, or --all-ops")
 
 
 def _bind(step, module, name, variant):
@@ -553,33 +553,24 @@ PREPARE = {
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,
     "clamp": _clamp_op, "copy": _copy, "pad": _pad, "concat": _concat,
-    "transpose_conv2d": "transpose_conv",
-    "unary": "unary", "prelu": "prelu", "log_softmax": "log_softmax",
-    "svdf": "svdf",
-    "strided": "strided",
-    "reduce": "reduce", "resize": "resize", "arg": "arg", "l2norm": "l2norm",
-    "batch_matmul": "batch_matmul",
-    "sub": "s8_arith", "squared_difference": "s8_arith", "maximum": "s8_arith",
-    "minimum": "s8_arith",
 }
 
 
 def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
-    A PREPARE entry that is a string names the burn.graph module whose `prepare` does it:
-    an optional op's (burn.graph.ops.OPTIONAL), which a firmware may leave out; so does
-    burn.graph.s16_prepare for every op with an int16 input or output but the layout ones
-    that any element type serves (copy, concat)."""
+    A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
+    burn.graph module of that name prepares it, when the firmware has it; so does
+    burn.graph.s16_prepare every op with an int16 input or output but the layout ones that
+    any element type serves (copy, concat)."""
     fn = PREPARE.get(step.kind)
-    if fn is None:
-        step.fail("unknown op")
+    module = step.kind if fn is None else None
     if step.kind not in ("copy", "concat") and "int16" in [
             ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
-        fn = "s16_prepare"  # the int16 kernels, left out of a default firmware
-    if isinstance(fn, str):
+        module = "s16_prepare"  # the int16 kernels, left out of a default firmware
+    if module is not None:
         try:
-            fn = __import__("burn.graph." + fn, None, None, ["prepare"]).prepare
-        except ImportError:
+            fn = __import__("burn.graph." + module, None, None, ["prepare"]).prepare
+        except (ImportError, AttributeError, ValueError):
             step.fail(_LEFT_OUT)
     fn(step, ctx, variant)
     step.params = None  # bound into step.a now; the heap is scarce on a board

@@ -17,8 +17,9 @@ firmware leaves it out of its frozen modules (burn.host.firmware.inputs.NOT_FROZ
 
 OPTIONAL: the op kinds a default firmware leaves out, to keep its flash share within budget
 (docs/adding-an-op.md, "Optional ops"): their Python kernels and prepare step live in their
-own burn.graph module (bst_ops.PREPARE names it), their C kernels in flex_c/src/extra/ and
-their burnflex bindings in micropython/burnflex_extra_*.c. A firmware gets them with
+own burn.graph module, named after the kind (bst_ops.PREPARE leaves them out), their C
+kernels in flex_c/src/extra/ and their burnflex bindings in micropython/burnflex_extra_*.c,
+their names in burnflex_extra.h. A firmware gets them with
 `burn firmware build --ops-from MODEL.bst` or `--all-ops`. The int16 kernels (int16x8
 graphs) are left out the same way (`optional_kernels`), their kinds' prepare step handing
 int16 ops to burn.graph.s16_prepare.
@@ -126,9 +127,9 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
-    ("transpose_conv", "transpose_conv_s8",
+    ("transpose_conv2d", "transpose_conv_s8",
      "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
-    ("transpose_conv", "transpose_conv_f32",
+    ("transpose_conv2d", "transpose_conv_f32",
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("unary", "lookup_s8", "inp out size table"),
     ("unary", "unary_f32", "inp out size fn alpha"),

@@ -143,7 +143,7 @@ class GraphKernels:
     def transpose_conv_s8(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc,
                           kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp,
                           act_min, act_max):
-        """int8 transposed convolution (burn.graph.transpose_conv)."""
+        """int8 transposed convolution (burn.graph.transpose_conv2d)."""
         wn = oc * kh * kw * ic
         x, y = _i8(inp, n * ih * iw * ic), _i8(out, n * oh * ow * oc)
         b = None if bias is None else _i32(bias, oc)
@@ -283,7 +283,7 @@ class GraphKernels:
 
     def transpose_conv_f32(self, inp, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
                            stride_h, stride_w, pad_top, pad_left, act):
-        """float32 transposed convolution (burn.graph.transpose_conv)."""
+        """float32 transposed convolution (burn.graph.transpose_conv2d)."""
         x, y = _f32(inp, n * ih * iw * ic), _f32(out, n * oh * ow * oc)
         self._run("flex_f32_nhwc_transpose_conv2d", [
             dims(n, ih, iw, ic), x, x.size, _f32(w, oc * kh * kw * ic), oc * kh * kw * ic,

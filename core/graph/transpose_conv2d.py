@@ -162,7 +162,7 @@ def prepare(step, ctx, variant):
                   % ((woc, kh, kw, wic), ic, oc))
     step.macs = n * ih * iw * ic * kh * kw * oc
     x, y = b._xy(step, ctx)
-    b._bind(step, "transpose_conv", "transpose_conv_" + ("s8" if dt == "int8" else "f32"),
+    b._bind(step, "transpose_conv2d", "transpose_conv_" + ("s8" if dt == "int8" else "f32"),
             variant)
     step.a = (x, w) + b._weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
                                                              kw) + \
