@@ -93,8 +93,8 @@ def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
     nothing run or the run incomplete, when the module has no plan runner, the model streams
-    its layers from a file, or a step is not a flex kernel or a copy, or keeps a state (plan()
-    would run it more than once). Optional ops and float outputs have no plan step:
+    its layers from a file, or a step is not a flex kernel or a copy. Optional ops (svdf
+    with its state among them) and float outputs have no plan step:
     burnflex.plan would run such a kernel twice, and an op whose output overlays its input
     would then read its own output, so they stop it first."""
     flex = flex_module()
@@ -104,8 +104,8 @@ def flex_plan(model):
     for s in model._steps:
         if s.kind == "copy":
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
-        elif s.runtime == "flex" and not hasattr(s, "state") and \
-                model.tensors[s.outs[0]][1] == "int8" and s.kind in PREPARE:
+        elif s.runtime == "flex" and model.tensors[s.outs[0]][1] == "int8" and \
+                s.kind in PREPARE:
             steps.append((s.k, s.a))
         else:
             return None
@@ -141,19 +141,13 @@ def kernel(module, name, variant=None):
     return fn, "viper" if variant == "fast" else "plain"
 
 
-_LEFT_OUT = ("unknown op, or one this firmware was built without: rebuild it with burn "
-             "firmware build --ops-from and this model, or --all-ops")
-
-
 def _bind(step, module, name, variant):
-    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`); a module that the
-    firmware left out fails the step."""
+    """Bind `step` to kernel `name` of burn.graph.<module> (see `kernel`). A firmware that
+    leaves a kernel's module out leaves out the module of its prepare step too, which fails
+    the op first (`prepare`)."""
     if _check_built:
         _check_built(step, name)
-    try:
-        step.k, step.runtime = kernel(module, name, variant)
-    except ImportError:
-        step.fail(_LEFT_OUT)
+    step.k, step.runtime = kernel(module, name, variant)
 
 
 def _layout_kernel(step, name, dtype, variant):
@@ -571,6 +565,6 @@ def prepare(step, ctx, variant=None):
         try:
             fn = __import__("burn.graph." + module, None, None, ["prepare"]).prepare
         except (ImportError, AttributeError, ValueError):
-            step.fail(_LEFT_OUT)
+            step.fail("unknown op, or not in this firmware (burn firmware build --ops-from)")
     fn(step, ctx, variant)
     step.params = None  # bound into step.a now; the heap is scarce on a board
