@@ -272,9 +272,8 @@ def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
         _model("SUB", ((4,), (4,)), (4,), "int8", [(0.1, 0)] * 3), tests=0)))
     proc = mp_unix.run_code(_LOAD % str(model), paths=[tmp_path], heap="2m")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert proc.stdout.strip() == ("op 0 (sub): unknown op, or one this firmware was built "
-                                   "without: rebuild it with burn firmware build --ops-from "
-                                   "and this model, or --all-ops")
+    assert proc.stdout.strip() == ("op 0 (sub): unknown op, or not in this firmware (burn "
+                                   "firmware build --ops-from)")
 
 
 _RUN_FLEX = """
