@@ -25,7 +25,6 @@ _LAZY = (
     "ops.activation: relu relu6 leaky_relu sigmoid tanh gelu silu softmax log_softmax \n"
     "ops.stats: var std \n"
     "ops.conv: conv2d \n"
-    "ops.conv_transpose: conv_transpose2d \n"
     "ops.pool: max_pool2d avg_pool2d adaptive_avg_pool2d \n"
     "ops.norm: layer_norm batch_norm \n"
     "ops.layers: linear embedding dropout \n"

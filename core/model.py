@@ -158,7 +158,6 @@ class Model:
         self._check_plan(steps, params)
         params = None
         self._steps = steps
-        self.reset()
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
         self._plan = None  # burnflex's plan of the whole model: None untried, False none

@@ -17,8 +17,8 @@ by out_zp and clamped to int8. TFLM's integer SVDF applies no fused activation, 
 applied here.
 float32: the feature unscaled, the output clamped by the fused activation `act`.
 
-The state lives outside the arena. Model.reset(), also run at load, sets it to its rest
-value: the zero point for an int8 state, else 0, as TFLM resets variable tensors.
+The state lives outside the arena. It starts at its rest value, and Model.reset() sets it
+back: the zero point for an int8 state, else 0, as TFLM resets variable tensors.
 """
 # ruff: noqa: F821  (ptr8 / ptr32 are viper builtins)
 
@@ -228,6 +228,8 @@ def prepare(step, ctx, variant):
                            ("out_shift", -31, 31))) + (bits,)
         if bits == 8:
             step.rest = step.a[12]  # TFLM resets an int8 variable tensor to its zero point
+            for i in range(count):
+                step.state[i] = step.rest
         b._plain_mult_off(step, dt, step.a[14], step.a[16])
     else:
         step.a += step.ps(b._ACT)

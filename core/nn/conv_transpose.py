@@ -2,9 +2,9 @@
 
 import math
 
-import burn
 from burn.nn.init import default_weight_and_bias, fan_in_and_fan_out, uniform_tensor
 from burn.nn.module import Module, Parameter
+from burn.ops.conv_transpose import conv_transpose2d
 from burn.ops.window import pair
 
 
@@ -42,8 +42,8 @@ class ConvTranspose2d(Module):
 
     def forward(self, x):
         """Transpose-convolve `x` of shape [N, in_channels, H, W]."""
-        return burn.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
-                                     self.output_padding, self.groups, self.dilation)
+        return conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
+                                self.output_padding, self.groups, self.dilation)
 
     def extra_repr(self):
         s = (str(self.in_channels) + ", " + str(self.out_channels) + ", kernel_size=" +

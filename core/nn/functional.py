@@ -8,8 +8,7 @@ import burn
 
 NAMES = (
     "relu", "relu6", "leaky_relu", "sigmoid", "tanh", "gelu", "silu", "softmax",
-    "log_softmax", "linear", "conv2d", "conv_transpose2d",
-    "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    "log_softmax", "linear", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
     "batch_norm", "layer_norm", "embedding", "dropout", "pad",
 )
 

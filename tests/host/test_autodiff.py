@@ -10,6 +10,7 @@ import burn
 from burn.host.autodiff import autodiff_device, no_grad
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.train.losses import cross_entropy
+from burn.ops.conv_transpose import conv_transpose2d
 
 BACKENDS = ["numpy", "pure", "flex"]
 
@@ -162,7 +163,7 @@ def test_conv_transpose2d(backend, opts):
     x, tx = _pair(rng, (2, 4, 5, 4), dev)
     w, tw = _pair(rng, (4, 8 // opts["groups"], 3, 2), dev)
     b, tb = _pair(rng, (8,), dev)
-    _check(burn.conv_transpose2d(x, w, b, **opts), F.conv_transpose2d(tx, tw, tb, **opts),
+    _check(conv_transpose2d(x, w, b, **opts), F.conv_transpose2d(tx, tw, tb, **opts),
            [(x, tx), (w, tw), (b, tb)], atol=1e-3)
 
 
