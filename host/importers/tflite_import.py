@@ -1093,10 +1093,10 @@ def _convert(tf, alias):
         first = len(conv.ops)
         conv.shaped = node.name in _SHAPED
         try:
-            # the activations, not an op's own int16 parts (SVDF's weights_time and state)
-            if node.name not in _INT16_OPS and any(
-                    tf.tensors[t].dtype == np.int16 for t in node.inputs[:1] + node.outputs
-                    if t >= 0):
+            # the data input, not an op's own int16 parts (SVDF's weights_time and state) nor
+            # outputs, which the op's converter checks with TFLM's reasons (ARG_MAX's index)
+            if node.name not in _INT16_OPS and node.inputs and node.inputs[0] >= 0 and \
+                    tf.tensors[node.inputs[0]].dtype == np.int16:
                 raise _Fail("int16 tensors are not supported by this op yet")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
