@@ -17,7 +17,7 @@ from burn.graph import fixedpoint as fp
 from burn.graph import unary
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
-from ..importers import unary_tables
+from ..importers import arith_params, unary_tables
 
 _SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
@@ -130,6 +130,12 @@ def _int8_op(layer, qp):
         params.update({"a_zp": a_zp, "a_mult": am, "a_shift": ash, "b_zp": b_zp,
                        "b_mult": bm, "b_shift": bsh, "out_zp": out_zp, "out_mult": om,
                        "out_shift": osh, "left_shift": left, "act_min": lo, "act_max": hi})
+    elif kind == "sub":  # TFLM SUB's parameters, as the TFLite importer computes them
+        (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
+        left, am, ash, bm, bsh, om, osh = arith_params.sub_params(a_scale, b_scale, out_scale)
+        params.update({"a_zp": a_zp, "a_mult": am, "a_shift": ash, "b_zp": b_zp,
+                       "b_mult": bm, "b_shift": bsh, "out_zp": out_zp, "out_mult": om,
+                       "out_shift": osh, "left_shift": left, "act_min": lo, "act_max": hi})
     elif kind == "mul":
         (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
         mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
@@ -163,7 +169,7 @@ def _float_op(layer):
     consts = {}
     if layer.kind in _WEIGHTED:
         consts = {"w": layer.w, "bias": layer.b}
-    if layer.kind in _WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul"):
+    if layer.kind in _WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul", "sub"):
         params["act"] = layer.act
     elif layer.kind == "softmax":
         params["beta"] = 1.0

@@ -35,11 +35,11 @@ SUPPORTED = ("Sequential", "Conv2d", "ConvTranspose2d", "BatchNorm2d", "Linear",
              "Softmax", "Flatten", "Dropout", "Identity")
 # Ops whose output may take a fused activation clamp.
 _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
-              "add", "mul", "transpose_conv2d")
+              "add", "mul", "transpose_conv2d", "sub")
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat", "unary")
+              "concat", "unary", "sub")
 _CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
 TRACE_BATCH = 2
 
@@ -445,14 +445,17 @@ class _Lowering:
         if a.flat != b.flat or (a.flat and a.gshape != b.gshape):
             self.fail("%s of values of shapes %s and %s" % (kind, self.nodes[i].shape,
                                                             self.nodes[self.nodes[i].ins[1]].shape))
-        if int(np.prod(a.gshape)) < int(np.prod(b.gshape)):
+        swap = int(np.prod(a.gshape)) < int(np.prod(b.gshape))
+        if swap:  # the runtime repeats its second operand; sub then computes b - a
             a, b = b, a
         if a.gshape != b.gshape and not (not a.flat and b.gshape == (1, 1, 1, a.gshape[3])):
             self.fail("%s broadcasts only a per-channel [N, C, 1, 1] value over a feature "
                       "map, got %s and %s" % (kind, a.gshape, b.gshape))
         if a.perm is not None and not np.array_equal(a.perm, b.perm):
             self.fail("%s of two differently flattened values" % kind)
-        self.add(kind, i, [a.vid, b.vid])
+        layer = self.add(kind, i, [a.vid, b.vid])
+        if kind == "sub":
+            layer.params["swap"] = int(swap)
         self.at[i].perm = a.perm
 
     def affine(self, i, s, c):
@@ -587,7 +590,7 @@ class _Lowering:
         elif kind == "leaky_relu":
             self.elementwise(i, "unary").params.update(fn=unary.LEAKY_RELU,
                                                        alpha=node.attrs["slope"])
-        elif kind in ("add", "mul"):
+        elif kind in ("add", "mul", "sub"):
             self.binary(i, kind)
         elif kind == "scale":
             self.affine(i, node.attrs["s"], 0.0)

@@ -329,3 +329,34 @@ def test_leaky_relu_exports_as_the_unary_op():
     runtime = burn.load(encode_bst(qgraph))
     assert runtime.self_test() == 2
     assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.02 * np.abs(want).max()
+
+
+class _Differences(nn.Module):
+    """Two subtractions of computed values: equal shapes, and a per-channel value minus a
+    feature map (the runtime repeats its second operand, so that one is swapped)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(1, 4, 3, padding=1), nn.Conv2d(1, 4, 3, padding=1)
+        self.fc = nn.Linear(64, 3)
+
+    def forward(self, x):
+        a, b = self.a(x), self.b(x)
+        d = (a - b).relu()
+        return self.fc((d.mean((2, 3), keepdim=True) - d).flatten(1))
+
+
+def test_sub_of_computed_values_exports():
+    burn.seed(8)
+    model = _Differences().eval()
+    x = np.random.default_rng(9).standard_normal((32, 1, 4, 4)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x)))
+    fgraph = to_float_graph(model, x[:4])
+    subs = [op for op in fgraph.ops if op.op == "sub"]
+    assert [(op.params["act"], op.params["swap"]) for op in subs] == [(1, 0), (0, 1)]
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
