@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import tty
 from pathlib import Path
 
@@ -121,10 +122,25 @@ def firmware_pid(board):
         return int(f.read().split()[0])
 
 
+def kill_and_wait(pid):
+    """SIGKILL `pid` and wait (up to 5 s) until it has stopped running, so that the transfer
+    goes on against a board that is really resetting."""
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().split(")")[-1].split()[0] in "ZX":
+                    return
+        except FileNotFoundError:
+            return
+        time.sleep(0.005)
+
+
 def test_board_reset_mid_transfer_is_retried(models):
     with open_board(virtual=True) as session:
         fl.flash(session, models["small"], run_measure=False)
-        crash = at_half(lambda: os.kill(firmware_pid(session.virtual_board), signal.SIGKILL))
+        crash = at_half(lambda: kill_and_wait(firmware_pid(session.virtual_board)))
         report = fl.flash(session, models["big"], progress=crash)
         assert report.sent.retries >= 1 and report.ok
         assert model_on_board(session.link) == (sha(models["big"]), 1)
