@@ -19,7 +19,7 @@ from burn.graph import unary
 from ..bst_writer import Graph, GraphOp, GraphTensor
 from ..importers import arith_params, unary_tables
 
-_SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat")
+_SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat", "strided")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
                 "tanh": (1.0 / 128, 0)}
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
@@ -141,7 +141,7 @@ def _int8_op(layer, qp):
         mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
         params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
                        "shift": shift, "act_min": lo, "act_max": hi})
-    elif kind in ("concat", "copy"):
+    elif kind in ("concat", "copy", "strided"):
         pass
     elif kind == "mean":
         params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale,

@@ -6,9 +6,9 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, leaky ReLU, padding, pools) become nodes named after the
-innermost module that ran them. An operation the `.bst` graph has no counterpart for raises
-ExportError naming that module and the operation.
+products, clamps, sigmoid, softmax, leaky ReLU, padding, pools, permutations) become nodes
+named after the innermost module that ran them. An operation the `.bst` graph has no
+counterpart for raises ExportError naming that module and the operation.
 
 A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
 a `reshape` node while a model is recorded, and a value used with another shape than it
@@ -25,7 +25,7 @@ from burn.tensor import Tensor
 
 from ..convert import to_numpy, to_tensor
 
-_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d")
+_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "permute")
 # Every other primitive of burn.backend.Backend; with an operand from the input it fails.
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
@@ -218,6 +218,13 @@ class _Recorder:
         shape[dim] = sum(s[dim] for s in shapes)
         return self.node("concat", [self.use(h, s) for h, s in zip(hs, shapes)], shape, out,
                          dtype, {"dim": dim})
+
+    def permute(self, h, shape, perm, dtype):
+        out = self.inner.permute(h.inner, shape, perm, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        return self.node("permute", [self.use(h, shape)], [shape[p] for p in perm], out, dtype,
+                         {"perm": tuple(perm)})
 
     def pad(self, h, shape, pads, value, dtype):
         out = self.inner.pad(h.inner, shape, pads, value, dtype)

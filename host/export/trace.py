@@ -458,6 +458,27 @@ class _Lowering:
             layer.params["swap"] = int(swap)
         self.at[i].perm = a.perm
 
+    def permute(self, i):
+        """A permutation of an [N, C, H, W] value that keeps the batch first: a `strided`
+        copy between the two graph (NHWC) layouts, or nothing when it moves no axis."""
+        perm = self.nodes[i].attrs["perm"]
+        at = self.src(i)
+        if at.flat or len(perm) != 4 or perm[0] != 0:
+            self.fail("only permutations of [N, C, H, W] values that keep the batch first "
+                      "are exported, got %s" % (tuple(perm),))
+        if tuple(perm) == (0, 1, 2, 3):
+            return self.alias(i, at)
+        src = self.shaped(at, at.gshape)
+        _n, h, w, c = at.gshape
+        step = (h * w * c, w * c, c, 1)  # the NHWC strides of the input
+        model_axis, graph_axis = (0, 2, 3, 1), (0, 3, 1, 2)  # of a graph / a model axis
+        # output graph axis b is model axis model_axis[b] of the result, which reads input
+        # model axis perm[...], stored along input graph axis graph_axis[...]
+        strides = [step[graph_axis[perm[model_axis[b]]]] for b in range(4)]
+        gshape = self.graph_shape(self.nodes[i].shape)[0]
+        self.add("strided", i, [src], params={"offset": 0, "dims": [1, 1] + list(gshape),
+                                              "strides": [0, 0] + strides})
+
     def affine(self, i, s, c):
         """Node i = input * s + c."""
         j = self.nodes[i].ins[0]

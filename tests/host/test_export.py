@@ -360,3 +360,33 @@ def test_sub_of_computed_values_exports():
     runtime = burn.load(encode_bst(qgraph))
     assert runtime.self_test() == 2
     assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
+
+
+class _Transposed(nn.Module):
+    """Permutations of feature maps: H and W swapped between two convolutions, and the
+    NCHW -> NHWC permutation before a flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(2, 4, 3, padding=1), nn.Conv2d(4, 3, 1)
+        self.fc = nn.Linear(3 * 5 * 6, 3)
+
+    def forward(self, x):
+        y = self.b(self.a(x).relu().permute(0, 1, 3, 2))
+        return self.fc(y.permute(0, 2, 3, 1).flatten(1))
+
+
+def test_permute_exports_as_strided_copies():
+    burn.seed(10)
+    model = _Transposed().eval()
+    x = np.random.default_rng(11).standard_normal((32, 2, 6, 5)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x)))
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["conv2d", "strided", "conv2d", "strided",
+                                            "fully_connected"]
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
