@@ -6,7 +6,7 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, leaky ReLU, padding, pools, permutations) become nodes
+products, clamps, sigmoid, softmax, leaky ReLU, padding, pools, permutations, slices) become nodes
 named after the innermost module that ran them. An operation the `.bst` graph has no
 counterpart for raises ExportError naming that module and the operation.
 
@@ -25,7 +25,8 @@ from burn.tensor import Tensor
 
 from ..convert import to_numpy, to_tensor
 
-_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "permute")
+_RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "permute",
+             "slice")
 # Every other primitive of burn.backend.Backend; with an operand from the input it fails.
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
@@ -225,6 +226,13 @@ class _Recorder:
             return _H(None, out)
         return self.node("permute", [self.use(h, shape)], [shape[p] for p in perm], out, dtype,
                          {"perm": tuple(perm)})
+
+    def slice(self, h, shape, starts, steps, out_shape, dtype):
+        out = self.inner.slice(h.inner, shape, starts, steps, out_shape, dtype)
+        if not self.traced(h):
+            return _H(None, out)
+        return self.node("slice", [self.use(h, shape)], out_shape, out, dtype,
+                         {"starts": tuple(starts), "steps": tuple(steps)})
 
     def pad(self, h, shape, pads, value, dtype):
         out = self.inner.pad(h.inner, shape, pads, value, dtype)

@@ -459,24 +459,39 @@ class _Lowering:
         self.at[i].perm = a.perm
 
     def permute(self, i):
-        """A permutation of an [N, C, H, W] value that keeps the batch first: a `strided`
-        copy between the two graph (NHWC) layouts, or nothing when it moves no axis."""
-        perm = self.nodes[i].attrs["perm"]
+        """A permutation of an [N, C, H, W] value that keeps the batch first (see
+        `strided`), or nothing when it moves no axis."""
+        perm = tuple(self.nodes[i].attrs["perm"])
+        if perm == (0, 1, 2, 3):
+            return self.alias(i, self.src(i))
+        self.strided(i, "permutations", perm, (0, 0, 0, 0), (1, 1, 1, 1), len(perm) == 4
+                     and perm[0] == 0)
+
+    def slice(self, i):
+        """A slice of an [N, C, H, W] value that keeps the whole batch (see `strided`)."""
+        a = self.nodes[i].attrs
+        self.strided(i, "slices", (0, 1, 2, 3), a["starts"], a["steps"], len(a["starts"]) == 4
+                     and (a["starts"][0], a["steps"][0]) == (0, 1))
+
+    def strided(self, i, what, perm, starts, steps, fits):
+        """Node i reads input model element [starts[m] + k * steps[m] along model axis
+        perm[...]] of an [N, C, H, W] value: one `strided` copy between the two graph (NHWC)
+        layouts."""
         at = self.src(i)
-        if at.flat or len(perm) != 4 or perm[0] != 0:
-            self.fail("only permutations of [N, C, H, W] values that keep the batch first "
-                      "are exported, got %s" % (tuple(perm),))
-        if tuple(perm) == (0, 1, 2, 3):
-            return self.alias(i, at)
+        if at.flat or not fits:
+            self.fail("only %s of [N, C, H, W] values that keep the batch whole are exported"
+                      % what)
         src = self.shaped(at, at.gshape)
         _n, h, w, c = at.gshape
         step = (h * w * c, w * c, c, 1)  # the NHWC strides of the input
         model_axis, graph_axis = (0, 2, 3, 1), (0, 3, 1, 2)  # of a graph / a model axis
         # output graph axis b is model axis model_axis[b] of the result, which reads input
-        # model axis perm[...], stored along input graph axis graph_axis[...]
-        strides = [step[graph_axis[perm[model_axis[b]]]] for b in range(4)]
+        # model axis m = perm[...], stored along input graph axis graph_axis[m]
+        strides = [step[graph_axis[perm[model_axis[b]]]] * steps[perm[model_axis[b]]]
+                   for b in range(4)]
+        offset = sum(starts[m] * step[graph_axis[m]] for m in range(4))
         gshape = self.graph_shape(self.nodes[i].shape)[0]
-        self.add("strided", i, [src], params={"offset": 0, "dims": [1, 1] + list(gshape),
+        self.add("strided", i, [src], params={"offset": offset, "dims": [1, 1] + list(gshape),
                                               "strides": [0, 0] + strides})
 
     def affine(self, i, s, c):

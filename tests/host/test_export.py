@@ -390,3 +390,34 @@ def test_permute_exports_as_strided_copies():
     runtime = burn.load(encode_bst(qgraph))
     assert runtime.self_test() == 2
     assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
+
+
+class _Sliced(nn.Module):
+    """A slice of a feature map with steps (one of them negative) before a flatten."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.fc = nn.Conv2d(2, 6, 3, padding=1), nn.Linear(2 * 2 * 3, 3)
+
+    def forward(self, x):
+        return self.fc(self.a(x).relu()[:, 1:5:2, ::-2, 1:4].flatten(1))
+
+
+def test_slice_exports_as_a_strided_copy():
+    burn.seed(12)
+    model = _Sliced().eval()
+    x = np.random.default_rng(13).standard_normal((32, 2, 4, 5)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x)))
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["conv2d", "strided", "fully_connected"]
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    assert burn.load(encode_bst(qgraph)).self_test() == 2
+    with pytest.raises(ExportError, match="only slices of"):
+        trace(nn.Sequential(nn.Flatten(), nn.Linear(4, 4), _Take()), (4,))
+
+
+class _Take(nn.Module):
+    def forward(self, x):
+        return x[:, 1:3]
