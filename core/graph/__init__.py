@@ -44,13 +44,17 @@ Parameters
 
 burn.graph.fixedpoint (TFLM arithmetic; plain Python, also used by the host)
 -------------------------------------------------------------------------
-quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
 multiply_by_quantized_multiplier(x, mult, shift) -> int   TFLM reference, double rounding
 mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: exact here,
     mbqm_limbs (15-bit limbs, no value >= 2**30) on a 32-bit MicroPython (NARROW)
 multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
+ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6                         fused-activation codes
+
+burn.graph.quant_params (TFLM Prepare arithmetic; computed on the host, not frozen)
+----------------------------------------------------------------------------------
+quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
 quant_activation_range(act, scale, zp, lo=-128, hi=127) -> (act_min, act_max)   TFLM
 conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
     per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
@@ -62,7 +66,6 @@ requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTI
 softmax_params(beta, in_scale) -> (in_mult, in_left_shift, diff_min)   TFLM softmax prepare
 logistic_params(in_scale) -> (in_mult, in_left_shift, range_radius)    TFLM, 4 integer bits
 tanh_params(in_scale) -> (in_mult, in_left_shift, range_radius)        TFLM, 4 integer bits
-ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6                         fused-activation codes
 
 burn.graph.geometry
 -------------------

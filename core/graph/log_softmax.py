@@ -55,7 +55,7 @@ def log_q5(x):
 def log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
                    reverse_shift, diff_min):
     """int8 log softmax of each row (TFLM LogSoftmaxQuantized). Parameters from
-    fixedpoint.softmax_params and log_softmax_reverse(in_mult, in_left_shift)."""
+    quant_params.softmax_params and log_softmax_reverse(in_mult, in_left_shift)."""
     for row in range(rows):
         base = row * depth
         top = -128

@@ -19,6 +19,7 @@ import numpy as np
 import burn
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry, unary
+from burn.graph import quant_params as qp
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
@@ -154,7 +155,7 @@ class _Converter:
 
     def out_quant_params(self, node, code):
         out_scale, out_zp = self.quant(node.outputs[0])
-        lo, hi = fp.quant_activation_range(code, out_scale, out_zp,
+        lo, hi = qp.quant_activation_range(code, out_scale, out_zp,
                                            *_RANGE[self.tf.tensors[node.outputs[0]].dtype])
         return {"out_zp": out_zp, "act_min": lo, "act_max": hi}
 
@@ -194,7 +195,7 @@ class _Converter:
             w_scales = w_scales * oc
         if len(w_scales) != oc:
             raise _Fail("%d weight scales for %d output channels" % (len(w_scales), oc))
-        mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+        mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
         return np.array(mult, np.int32), np.array(shift, np.int32)
 
     def dequantized(self, t, w):
@@ -433,12 +434,12 @@ def _binary(c, node):
     if c.is_int16(node) and kind == "mul" and (a_zp or b_zp or out_zp):
         raise _Fail("int16 MUL needs zero points 0 (TFLM)")
     if kind == "add":
-        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale,
+        ls, am, ash, bm, bsh, om, osh = qp.add_params(a_scale, b_scale, out_scale,
                                                       15 if c.is_int16(node) else 20)
         params.update({"left_shift": ls, "a_mult": am, "a_shift": ash, "b_mult": bm,
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
-        params["mult"], params["shift"] = fp.mul_params(a_scale, b_scale, out_scale)
+        params["mult"], params["shift"] = qp.mul_params(a_scale, b_scale, out_scale)
     c.emit(kind, node, params=params, ins=[a, b])
 
 
@@ -539,9 +540,9 @@ def _mean(c, node):
         return
     count = dims[1] * dims[3]
     if op == 1:
-        mult, shift = fp.mean_params(in_scale, out_scale, count)
+        mult, shift = qp.mean_params(in_scale, out_scale, count)
     else:
-        mult, shift = fp.quantize_multiplier(in_scale / out_scale)
+        mult, shift = qp.quantize_multiplier(in_scale / out_scale)
     q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
     if dims[3] == 1:
         c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
@@ -563,7 +564,7 @@ def _softmax(c, node):
         return
     if c.quant(node.outputs[0]) != (1.0 / 256, -128):
         raise _Fail("int8 output must have scale 1/256 and zero point -128")
-    m, ls, dmin = fp.softmax_params(beta, c.quant(node.inputs[0])[0])
+    m, ls, dmin = qp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
 
 
@@ -578,7 +579,7 @@ def _softmax16(c, node, beta):
         raise _Fail("int16 softmax needs zero points 0 (TFLM)")
     if abs(out_scale - 1.0 / 32768) > 0.001 / 32768:
         raise _Fail("int16 output must have scale 1/32768 (TFLM)")
-    mult, shift = fp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
+    mult, shift = qp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
     exp_lut, inv_lut = softmax_luts()
     c.emit("softmax", node, consts={"exp_lut": exp_lut, "inv_lut": inv_lut},
            params={"in_mult": mult, "in_left_shift": shift})
@@ -593,8 +594,8 @@ def _sigmoid_like(c, node):
     if c.quant(node.outputs[0]) != want:
         raise _Fail("int8 output must have scale %r and zero point %d" % want)
     in_scale, in_zp = c.quant(node.inputs[0])
-    m, ls, radius = fp.logistic_params(in_scale) if kind == "logistic" else \
-        fp.tanh_params(in_scale)
+    m, ls, radius = qp.logistic_params(in_scale) if kind == "logistic" else \
+        qp.tanh_params(in_scale)
     c.emit(kind, node, params={"in_zp": in_zp, "in_mult": m, "in_left_shift": ls,
                                "range_radius": radius})
 
@@ -610,7 +611,7 @@ def _quantize(c, node):
     else:
         (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
             c.quant(node.outputs[0])
-        m, s = fp.requantize_params(in_scale, out_scale)
+        m, s = qp.requantize_params(in_scale, out_scale)
         c.emit("requantize", node, params={"in_zp": in_zp, "out_zp": out_zp, "mult": m,
                                            "shift": s})
 
@@ -724,8 +725,8 @@ def _prelu(c, node):
         return
     (in_scale, in_zp), (a_scale, a_zp) = c.quant(x), c.quant(node.inputs[1])
     out_scale, out_zp = c.quant(y)
-    pm, ps = fp.quantize_multiplier(float(in_scale) / float(out_scale))
-    nm, ns = fp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
+    pm, ps = qp.quantize_multiplier(float(in_scale) / float(out_scale))
+    nm, ns = qp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
     if ps > 15 or ns > 15:
         raise _Fail("the scales need a left shift beyond 15 (a product of input offsets "
                     "would overflow int32)")
@@ -745,11 +746,11 @@ def _log_softmax(c, node):
         return
     if c.quant(node.outputs[0]) != (16.0 / 256, 127):
         raise _Fail("int8 output must have scale 16/256 and zero point 127 (TFLM)")
-    mult, left_shift, diff_min = fp.softmax_params(1.0, c.quant(node.inputs[0])[0])
+    mult, left_shift, diff_min = qp.softmax_params(1.0, c.quant(node.inputs[0])[0])
     if left_shift < 1:
         raise _Fail("input scale %r is too small for TFLM's log softmax scaling"
                     % c.quant(node.inputs[0])[0])
-    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
+    rm, rs = qp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
     c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
                                         "reverse_mult": rm, "reverse_shift": rs,
                                         "diff_min": diff_min})
@@ -812,8 +813,8 @@ def _svdf_int8(c, node):
     f32 = fp.to_f32
     _svdf_check(abs(bias_scale - f32(state_scale * wt_scale)) < 1e-5,
                 "bias scale %r != state scale x weights_time scale" % bias_scale)
-    state_mult, state_shift = fp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
-    out_mult, out_shift = fp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
+    state_mult, state_shift = qp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
+    out_mult, out_shift = qp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
     consts = {"wf": c.const(wf, "weights_feature"),
               "wt": c.const(wt, "weights_time").astype(np.int32),
               "bias": c.const(bias, "bias").reshape(-1)}
@@ -953,7 +954,7 @@ def _batch_matmul(c, node):
               "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
     if c.is_int8(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
-        mult, shift = fp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        mult, shift = qp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
     if c.tf.tensors[rhs].data is not None:
         c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
