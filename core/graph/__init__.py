@@ -172,7 +172,8 @@ log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, rever
     TFLite LOG_SOFTMAX over the last axis of [rows, depth] (TFLM's LogSoftmaxQuantized);
     output scale 16/256, zero point 127; in_mult, in_left_shift, diff_min from
     softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
-    quantize_multiplier(2**(31 - in_left_shift) / in_mult)
+    quantize_multiplier(2**(31 - in_left_shift) / in_mult); viper twin log_softmax_s8_fast
+    (table: log_softmax_table(in_mult, in_left_shift, diff_min))
 log_softmax: log_softmax_f32(inp, out, rows, depth)
 svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act)
 int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16

@@ -484,7 +484,7 @@ INT8 = {
     "transpose_conv_s8": ("transpose_conv2d", "transpose_conv_s8_plain", transpose_conv_s8),
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
-    "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
+    "log_softmax_s8": ("log_softmax", "log_softmax_s8_plain", log_softmax_s8),
     "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
     "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
     "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
