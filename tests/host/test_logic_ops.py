@@ -273,6 +273,18 @@ def test_greater_then_select_model_matches_tflm(int8):
         assert burn.load(bst).self_test() == 2
 
 
+def test_a_bool_input_takes_0_and_1_in_the_self_tests():
+    """A model with a BOOL input: its TFLM reference tests feed it 0s and 1s (TFLM as bool),
+    and burn's runtime passes them."""
+    data, _names = _model("SELECT_V2", [("cond", (2, 3), "bool", {}, None),
+                                        ("x", (2, 3), "float32", {}, None),
+                                        ("y", (3,), "float32", {}, None)], (2, 3), "float32")
+    graph = import_tflite(data, tests=3)
+    conds = np.concatenate([ins[0].reshape(-1) for ins, _outs in graph.tests])
+    assert set(conds.tolist()) == {0, 1}
+    assert burn.load(encode_bst(graph)).self_test() == 3
+
+
 def _one_op(op, shapes, dtypes, out_shape, out_dtype, quant=None):
     mb = ModelBuilder()
     q = quant or {"scale": 0.1, "zero_point": 0}
