@@ -46,9 +46,9 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "BATCH_MATMUL": 2,
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
-          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3}
+          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
-_BOOL_OPS = ("SELECT_V2", "SELECT")
+_BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -499,11 +499,12 @@ def _logic_operands(c, node, count, max_rank):
 
 
 def _emit_logic(c, kind, node, operands, params):
-    """Emit `kind` with operands [(name, TFLite tensor)]: the constant ones as the op's
-    constants of that name (a BOOL one as int8 0/1), the others as its inputs in order."""
+    """Emit `kind` with operands [(name, TFLite tensor or array)]: arrays and constant
+    tensors as the op's constants of that name (a BOOL one as int8 0/1), the others as its
+    inputs in order."""
     consts, ins = {}, []
     for name, t in operands:
-        data = c.tf.tensors[t].data
+        data = t if isinstance(t, np.ndarray) else c.tf.tensors[t].data
         if data is None:
             ins.append(t)
         else:
@@ -562,6 +563,21 @@ def _select(c, node):
                     "supported" % ", ".join(str(s) for s in shapes))
     _logic_operands(c, node, 3, 5)
     _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
+
+
+def _logical(c, node):
+    """LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT of BOOL tensors (int8 0/1), as the select
+    they are: a and b is b where a, else 0; a or b is 1 where a, else b; not a is 0 where
+    a, else 1."""
+    count = 1 if node.name == "LOGICAL_NOT" else 2
+    if any(c.tf.tensors[t].dtype != np.bool_ for t in node.inputs[:count] + node.outputs[:1]):
+        raise _Fail("inputs and output must be BOOL")
+    _logic_operands(c, node, count, 4)
+    a, b = node.inputs[0], node.inputs[count - 1]
+    zero, one = np.zeros(1, np.int8), np.ones(1, np.int8)
+    x, y = {"LOGICAL_AND": (b, zero), "LOGICAL_OR": (one, b), "LOGICAL_NOT": (zero, one)}[
+        node.name]
+    _emit_logic(c, "select", node, [("cond", a), ("x", x), ("y", y)], {})
 
 
 def _pool(c, node):
@@ -1080,6 +1096,7 @@ _CONVERT = {
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
     "EQUAL": _compare, "NOT_EQUAL": _compare, "LESS": _compare, "LESS_EQUAL": _compare,
     "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
+    "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
 }
 
 

@@ -1,5 +1,6 @@
-"""TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2 and SELECT
-(the optional ops compare and select of burn.graph.logic) against TFLM on one-op models, int8
+"""TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2, SELECT,
+LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT (the optional ops compare and select of
+burn.graph.logic; the logical ops are selections) against TFLM on one-op models, int8
 and float32 alike bit for bit (a comparison and a selection do not round): the plain
 kernels, the flex C kernels (host, built for the Cortex-M0+ run in unicorn, and the burnflex
 native module) and the viper kernels on the MicroPython unix port (64- and 32-bit). BOOL
@@ -22,10 +23,13 @@ from burn.host import mp_unix, mp_unix32
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
+from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
 COMPARISONS = logic.OPS
+SELECTIONS = ("SELECT_V2", "SELECT")
+LOGICAL = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")  # imported as selections
 INT8_CASES = 40  # per op
 FLOAT_CASES = 20  # per op
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,23 +77,23 @@ def _quant(rng):
 
 def _model(op, operands, out_shape, out_dtype):
     """A one-op model; operands [(name, shape, dtype, quant or {}, constant data or None)]
-    (an int8 output takes the second operand's quant). Returns (bytes, names of the
-    inputs in order)."""
+    (an int8 output takes the second operand's quant). Returns (bytes, [whether each
+    input is BOOL])."""
     mb = ModelBuilder()
-    ins, names = [], []
+    ins, bools = [], []
     for name, shape, dtype, quant, data in operands:
         if dtype == "bool" and data is not None:
             data = data.astype(bool)
         t = mb.tensor(name, shape, dtype, data=data, **quant)
         ins.append(t)
         if data is None:
-            names.append(name)
+            bools.append(dtype == "bool")
     y = mb.tensor("y", out_shape, out_dtype, **(operands[1][3] if out_dtype == "int8" else {}))
     mb.op(op, ins, [y])
-    return mb.finish([t for t, o in zip(ins, operands) if o[4] is None], [y]), names
+    return mb.finish([t for t, o in zip(ins, operands) if o[4] is None], [y]), bools
 
 
-def _compare_case(rng, dtype):
+def _compare_case(rng, _op, dtype):
     """(operands, output shape, output dtype, input values) of a random comparison."""
     shape = _shape(rng)
     small = _repeating(rng, shape)
@@ -105,11 +109,11 @@ def _compare_case(rng, dtype):
     return operands, shape, "bool", xs
 
 
-def _select_case(rng, dtype, same_shapes=False):
-    """(operands, output shape, output dtype, input values) of a random selection; the
-    condition's values as int8 0/1."""
+def _select_case(rng, op, dtype):
+    """(operands, output shape, output dtype, input values) of a random selection (SELECT:
+    of one shape); the condition's values as int8 0/1."""
     shape = _shape(rng)
-    shapes = [shape] * 3 if same_shapes else [_repeating(rng, shape) for _ in range(3)]
+    shapes = [shape] * 3 if op == "SELECT" else [_repeating(rng, shape) for _ in range(3)]
     shapes[int(rng.integers(0, 3))] = shape  # one operand gives the output's shape
     operands = []
     for k, (name, s) in enumerate(zip(("cond", "x", "y"), shapes)):
@@ -124,30 +128,46 @@ def _select_case(rng, dtype, same_shapes=False):
     return operands, shape, dtype, xs
 
 
-def _tflm(data, names, xs):
-    """TFLM's flat output, a BOOL one as int8 0/1; `names` of the inputs (cond is BOOL)."""
-    out = run_tflm(data, [x.astype(bool) if n == "cond" else x for n, x in zip(names, xs)])[0]
+def _logical_case(rng, op, _dtype):
+    """(operands, output shape, output dtype, input values) of a random LOGICAL_* op."""
+    shape = _shape(rng)
+    shapes = [shape] if op == "LOGICAL_NOT" else [shape, _repeating(rng, shape)]
+    if rng.integers(0, 3) == 0:
+        shapes.reverse()
+    operands = []
+    for name, s in zip("ab", shapes):
+        const = s != shape and rng.integers(0, 3) == 0
+        operands.append((name, s, "bool", {},
+                         rng.integers(0, 2, size=s).astype(np.int8) if const else None))
+    xs = [rng.integers(0, 2, size=s).astype(np.int8) for _n, s, _d, _q, c in operands
+          if c is None]
+    return operands, shape, "bool", xs
+
+
+def _tflm(data, bools, xs):
+    """TFLM's flat output, a BOOL one as int8 0/1; the inputs where `bools` says as BOOL."""
+    out = run_tflm(data, [x.astype(bool) if b else x for b, x in zip(bools, xs)])[0]
     return out.reshape(-1).astype(np.int8) if out.dtype == bool else out.reshape(-1)
 
 
 @pytest.fixture(scope="module")
 def cases():
-    """[(op, dtype, input names, inputs, TFLM's flat output, .bst bytes)]."""
+    """[(op, dtype, [whether each input is BOOL], inputs, TFLM's flat output, .bst bytes)]."""
     rng = np.random.default_rng(15)
     out = []
-    for op in COMPARISONS + ("SELECT_V2", "SELECT"):
-        for dtype, count in (("int8", INT8_CASES), ("float32", FLOAT_CASES)):
-            for _ in range(count):
-                if op.startswith("SELECT"):
-                    operands, shape, out_dtype, xs = _select_case(rng, dtype, op == "SELECT")
-                else:
-                    operands, shape, out_dtype, xs = _compare_case(rng, dtype)
-                data, names = _model(op, operands, shape, out_dtype)
-                # TFLM lacks SELECT: the same operands through its SELECT_V2
-                ref = data if op != "SELECT" else _model("SELECT_V2", operands, shape,
-                                                         out_dtype)[0]
-                out.append((op, dtype, names, xs, _tflm(ref, names, xs),
-                            encode_bst(import_tflite(data, tests=0))))
+    jobs = [(op, make, dtype, count) for ops, make in ((COMPARISONS, _compare_case),
+                                                      (SELECTIONS, _select_case))
+            for op in ops for dtype, count in (("int8", INT8_CASES), ("float32", FLOAT_CASES))]
+    jobs += [(op, _logical_case, "bool", INT8_CASES) for op in LOGICAL]
+    for op, make, dtype, count in jobs:
+        for _ in range(count):
+            operands, shape, out_dtype, xs = make(rng, op, dtype)
+            data, bools = _model(op, operands, shape, out_dtype)
+            # TFLM lacks SELECT: the same operands through its SELECT_V2
+            ref = data if op != "SELECT" else _model("SELECT_V2", operands, shape,
+                                                     out_dtype)[0]
+            out.append((op, dtype, bools, xs, _tflm(ref, bools, xs),
+                        encode_bst(import_tflite(data, tests=0))))
     return out
 
 
@@ -163,18 +183,20 @@ def _same(got, want):
 
 def test_cases_cover_every_op_dtype_and_constant_operands(cases):
     ops = {(op, dtype) for op, dtype, *_rest in cases}
-    assert len(ops) == 16 and len(cases) == 8 * (INT8_CASES + FLOAT_CASES)
-    fewer = [len(xs) < (2 if op in COMPARISONS else 3) for op, _d, _n, xs, _w, _b in cases]
+    assert len(ops) == 19
+    assert len(cases) == 8 * (INT8_CASES + FLOAT_CASES) + 3 * INT8_CASES
+    fewer = [len(xs) < (3 if op in SELECTIONS else 1 if op == "LOGICAL_NOT" else 2)
+             for op, _d, _b, xs, _w, _bst in cases]
     assert sum(fewer) >= 40  # models with a constant operand
-    assert len({w.tolist().count(1) > 0 for op, _d, _n, _x, w, _b in cases
+    assert len({w.tolist().count(1) > 0 for op, _d, _b, _x, w, _bst in cases
                 if op in COMPARISONS}) == 2
 
 
 def test_ops_match_tflm_on_plain_flex_and_emulated_m0(cases):
     m0 = EmulatedLib("cortex-m0plus")
-    for op, dtype, _names, xs, want, bst in cases:
+    for op, dtype, _bools, xs, want, bst in cases:
         plain = burn.load(bst, variant="plain")
-        kind = "select" if op.startswith("SELECT") else "compare"
+        kind = "compare" if op in COMPARISONS else "select"
         assert [s["op"] for s in plain.info()["ops"]] == [kind]
         flex = use_flex(burn.load(bst))
         emulated = use_flex(burn.load(bst), m0)
@@ -217,7 +239,7 @@ def micropython(request):
 
 def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
     jobs = []
-    for i, (_op, _dtype, _names, xs, _want, bst) in enumerate(cases):
+    for i, (_op, _dtype, _bools, xs, _want, bst) in enumerate(cases):
         path = tmp_path / ("logic%d.bst" % i)
         path.write_bytes(bst)
         jobs.append((str(path), "".join("f" if x.dtype == np.float32 else "b" for x in xs),
@@ -229,7 +251,7 @@ def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micr
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(cases)
-    for (op, dtype, _names, _xs, want, _bst), line in zip(cases, lines):
+    for (op, dtype, _bools, _xs, want, _bst), line in zip(cases, lines):
         got = [float(v) for v in json.loads(line)]
         assert _same(got, want), (op, dtype)
 
@@ -276,7 +298,7 @@ def test_greater_then_select_model_matches_tflm(int8):
 def test_a_bool_input_takes_0_and_1_in_the_self_tests():
     """A model with a BOOL input: its TFLM reference tests feed it 0s and 1s (TFLM as bool),
     and burn's runtime passes them."""
-    data, _names = _model("SELECT_V2", [("cond", (2, 3), "bool", {}, None),
+    data, _bools = _model("SELECT_V2", [("cond", (2, 3), "bool", {}, None),
                                         ("x", (2, 3), "float32", {}, None),
                                         ("y", (3,), "float32", {}, None)], (2, 3), "float32")
     graph = import_tflite(data, tests=3)
@@ -389,7 +411,7 @@ def test_burnflex_module_runs_them(cases, tmp_path):
         pytest.skip(str(e))
     (tmp_path / "burnflex.mpy").write_bytes(mpy.read_bytes())
     jobs = []
-    for i, (_op, _dtype, _names, xs, _want, bst) in enumerate(cases):
+    for i, (_op, _dtype, _bools, xs, _want, bst) in enumerate(cases):
         (tmp_path / ("m%d.bst" % i)).write_bytes(bst)
         jobs.append(json.dumps([str(tmp_path / ("m%d.bst" % i)),
                                 "".join("f" if x.dtype == np.float32 else "b" for x in xs),
@@ -401,8 +423,23 @@ def test_burnflex_module_runs_them(cases, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(cases)
-    for (op, dtype, _names, _xs, want, _bst), line in zip(cases, lines):
+    for (op, dtype, _bools, _xs, want, _bst), line in zip(cases, lines):
         assert _same([float(v) for v in json.loads(line)], want), (op, dtype)
+
+
+def test_list_ops_shows_their_types_and_runtimes():
+    """burn import --list-ops: the comparisons and SELECT_V2 take int8 and float32, the
+    logical ops BOOL (the int8 column); their kernels have viper and flex (host and M0+)."""
+    rows = {r.name: r for r in op_coverage.tflite_ops()}
+    for name in COMPARISONS + SELECTIONS:
+        assert rows[name].types == ("int8", "float32"), name
+    for name in LOGICAL:
+        assert rows[name].types == ("int8",) and rows[name].kinds == ("select",), name
+    kernels = {k.name: k for k in op_coverage.kernel_runtimes()}
+    for name in ("compare_s8", "select_s8"):
+        k = kernels[name]
+        assert k.viper and k.flex_host and k.flex_m0plus and k.optional, name
+    assert kernels["compare_f32"].flex_host and not kernels["compare_f32"].flex_m0plus
 
 
 def test_compare_codes_follow_flex_h():
