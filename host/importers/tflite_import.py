@@ -48,7 +48,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
-_BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")
+_BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
+             "NOT_EQUAL")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -520,11 +521,12 @@ _FLIPPED = {"LESS": "GREATER", "LESS_EQUAL": "GREATER_EQUAL", "GREATER": "LESS",
 
 def _compare(c, node):
     """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8
-    or float32 operands, one of them may be a constant; the BOOL output is int8 0/1. The
-    operand that repeats goes second (the comparison flipped)."""
+    or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one of them may be
+    a constant; the BOOL output is int8 0/1. The operand that repeats goes second (the
+    comparison flipped)."""
     t1, t2 = node.inputs[:2]
     types = [c.tf.tensors[t].dtype for t in (t1, t2, node.outputs[0])]
-    if types[0] != types[1] or types[0] not in (np.int8, np.float32):
+    if types[0] != types[1] or types[0] not in (np.int8, np.float32, np.bool_):
         raise _Fail("operands are %s and %s: int8 or float32 operands of one type are "
                     "supported" % (types[0].name, types[1].name))
     if types[2] != np.bool_:
@@ -534,7 +536,10 @@ def _compare(c, node):
     if _numel(c.shape(t1)) < _numel(c.shape(t2)):
         a, b, name = t2, t1, _FLIPPED.get(name, name)
     params = {"op": logic.OPS.index(name)}
-    if types[0] == np.int8:
+    if types[0] == np.bool_:  # EQUAL, NOT_EQUAL (_BOOL_OPS): 0/1 scaled by one half, exactly
+        params.update({p + f: v for p in "ab" for f, v in (("_zp", 0), ("_mult", 1 << 30),
+                                                             ("_shift", 0))})
+    elif types[0] == np.int8:
         for prefix, t in (("a", a), ("b", b)):
             scale, zp = c.quant(t)
             mult, shift = fp.quantize_multiplier(scale)

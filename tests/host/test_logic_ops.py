@@ -1,7 +1,7 @@
 """TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2, SELECT,
 LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT (the optional ops compare and select of
-burn.graph.logic; the logical ops are selections) against TFLM on one-op models, int8
-and float32 alike bit for bit (a comparison and a selection do not round): the plain
+burn.graph.logic; the logical ops are selections) against TFLM on one-op models, int8,
+float32 and BOOL alike bit for bit (a comparison and a selection do not round): the plain
 kernels, the flex C kernels (host, built for the Cortex-M0+ run in unicorn, and the burnflex
 native module) and the viper kernels on the MicroPython unix port (64- and 32-bit). BOOL
 tensors are int8 0/1. Operands repeat along the innermost dims or are constants
@@ -33,6 +33,7 @@ SELECTIONS = ("SELECT_V2", "SELECT")
 LOGICAL = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")  # imported as selections
 INT8_CASES = 40  # per op
 FLOAT_CASES = 20  # per op
+BOOL_CASES = 20  # per op: EQUAL and NOT_EQUAL of BOOL tensors
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -130,7 +131,8 @@ def _select_case(rng, op, dtype):
 
 
 def _logical_case(rng, op, _dtype):
-    """(operands, output shape, output dtype, input values) of a random LOGICAL_* op."""
+    """(operands, output shape, output dtype, input values) of a random op of BOOL
+    tensors: a LOGICAL_* op, EQUAL or NOT_EQUAL."""
     shape = _shape(rng)
     shapes = [shape] if op == "LOGICAL_NOT" else [shape, _repeating(rng, shape)]
     if rng.integers(0, 3) == 0:
@@ -160,6 +162,7 @@ def cases():
                                                       (SELECTIONS, _select_case))
             for op in ops for dtype, count in (("int8", INT8_CASES), ("float32", FLOAT_CASES))]
     jobs += [(op, _logical_case, "bool", INT8_CASES) for op in LOGICAL]
+    jobs += [(op, _logical_case, "bool", BOOL_CASES) for op in ("EQUAL", "NOT_EQUAL")]
     for op, make, dtype, count in jobs:
         for _ in range(count):
             operands, shape, out_dtype, xs = make(rng, op, dtype)
@@ -184,8 +187,8 @@ def _same(got, want):
 
 def test_cases_cover_every_op_dtype_and_constant_operands(cases):
     ops = {(op, dtype) for op, dtype, *_rest in cases}
-    assert len(ops) == 19
-    assert len(cases) == 8 * (INT8_CASES + FLOAT_CASES) + 3 * INT8_CASES
+    assert len(ops) == 21
+    assert len(cases) == 8 * (INT8_CASES + FLOAT_CASES) + 3 * INT8_CASES + 2 * BOOL_CASES
     fewer = [len(xs) < (3 if op in SELECTIONS else 1 if op == "LOGICAL_NOT" else 2)
              for op, _d, _b, xs, _w, _bst in cases]
     assert sum(fewer) >= 40  # models with a constant operand
@@ -324,8 +327,8 @@ def _one_op(op, shapes, dtypes, out_shape, out_dtype, quant=None):
      r"GREATER.*input scale 1.5 is not below 1, which TFLM's int8 comparison requires"),
     (lambda: _one_op("LESS", [(4,), (4,)], ["int8", "float32"], (4,), "bool"),
      r"LESS.*operands are int8 and float32"),
-    (lambda: _one_op("EQUAL", [(4,), (4,)], ["bool", "bool"], (4,), "bool"),
-     r"EQUAL.*BOOL inputs are not supported by this op"),
+    (lambda: _one_op("LESS", [(4,), (4,)], ["bool", "bool"], (4,), "bool"),
+     r"LESS.*BOOL inputs are not supported by this op"),
     (lambda: _one_op("GREATER", [(2, 1), (2, 3)], ["float32"] * 2, (2, 3), "bool"),
      r"broadcast of \(2, 1\) over \(2, 3\) is not supported"),
     (lambda: _one_op("GREATER", [(2, 3), (3,)], ["float32"] * 2, (6,), "bool"),
