@@ -164,8 +164,8 @@ def _operands(step, ctx, names, dtypes):
         else:
             break
         found.append((buf, numel(shape)))
-    if ins or len(found) != len(names) or len(step.outs) != 1:
-        step.fail("expected %d operands (inputs or constants named %s) and one output"
+    if ins or len(found) != len(names):
+        step.fail("expected %d operands (inputs or constants named %s)"
                   % (len(names), ", ".join(names)))
     return found
 
