@@ -205,4 +205,12 @@ s8_arith: maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_siz
     TFLite MAXIMUM, MINIMUM of the stored int8 values, whatever the scales (as TFLM)
 f32_arith: sub_f32(a, b, out, size, b_size, act, swap); squared_difference_f32(a, b, out,
         size, b_size); maximum_f32(a, b, out, size, b_size); minimum_f32(same)
+logic: compare_s8(a, b, out, size, b_size, op, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift)
+    TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (op 0..5, logic.OPS):
+    out[i] = 1 where a[i] op b[i % b_size] holds for the operands rescaled as TFLM does
+    (zero point, << 8, multiplier and shift of the scale), else 0
+logic: compare_f32(a, b, out, size, b_size, op)
+    the same of float32 operands, into int8 0/1
+logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same)
+    TFLite SELECT_V2: out[i] = x[i % x_size] where cond[i % c_size] else y[i % y_size]
 """

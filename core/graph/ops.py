@@ -64,6 +64,10 @@ OPS = (
      "squared_difference_s8 squared_difference_f32"),
     ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
+    ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
+     "compare_s8 compare_f32"),
+    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT",
+     "select_s8 select_f32"),
 )
 
 OPTIONAL = (
@@ -79,6 +83,7 @@ OPTIONAL = (
     "l2norm",
     "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
+    "compare", "select",
 )
 
 GROUPS = {
@@ -171,6 +176,9 @@ KERNELS = (
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
     ("f32_arith", "sub_f32", "*ab act swap"),
     ("f32_arith", "squared_difference_f32 maximum_f32 minimum_f32", "*ab"),
+    ("logic", "compare_s8", "*ab op a_zp a_mult a_shift b_zp b_mult b_shift"),
+    ("logic", "compare_f32", "*ab op"),
+    ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
 )
 
 

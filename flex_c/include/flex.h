@@ -678,6 +678,33 @@ flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
                            int32_t act, float *output);
 
+/* ---- optional ops: comparisons and selection (flex_c/src/extra) ------------------- */
+
+/* output[i] = 1 where a[i] op b[i % b_len] holds, else 0 (b broadcast along the innermost
+ * dims; b_len divides n), op a FLEX_COMPARE_* code: TFLM's comparisons, whose BOOL output
+ * is int8 0/1 here. The int8 kernel compares the operands rescaled as TFLM does, whatever
+ * the scales: ((x + offset) << 8) times the operand's multiplier and shift (at most 0). */
+#define FLEX_COMPARE_EQUAL 0
+#define FLEX_COMPARE_NOT_EQUAL 1
+#define FLEX_COMPARE_LESS 2
+#define FLEX_COMPARE_LESS_EQUAL 3
+#define FLEX_COMPARE_GREATER 4
+#define FLEX_COMPARE_GREATER_EQUAL 5
+typedef struct {
+    int32_t input1_offset, input1_multiplier, input1_shift;
+    int32_t input2_offset, input2_multiplier, input2_shift;
+} flex_s8_compare_params;
+flex_status flex_s8_compare(int32_t op, size_t n, const int8_t *a, const int8_t *b,
+                            size_t b_len, const flex_s8_compare_params *p, int8_t *output);
+flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *b,
+                             size_t b_len, int8_t *output);
+/* TFLM's SELECT_V2 with operands that repeat along the innermost dims: output[i] =
+ * x[i % x_len] where cond[i % cond_len] is nonzero, else y[i % y_len]; elements of
+ * elem_size bytes (1 or 4); each length divides n. */
+flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
+                        const void *x, size_t x_len, const void *y, size_t y_len,
+                        void *output);
+
 #ifdef __cplusplus
 }
 #endif

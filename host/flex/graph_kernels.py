@@ -59,6 +59,9 @@ STRUCTS = {
                        "multiplier2=out_mult shift2=out_shift state_bits",
     "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
     "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
+    "flex_s8_compare_params": "input1_offset=-a_zp input1_multiplier=a_mult "
+                              "input1_shift=a_shift input2_offset=-b_zp "
+                              "input2_multiplier=b_mult input2_shift=b_shift",
 }
 
 
@@ -692,6 +695,34 @@ class GraphKernels:
     def minimum_f32(self, a, b, out, size, b_size):
         """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
         self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
+
+    # -- optional ops: comparisons and selection (flex_c/src/extra) ------------------------
+
+    def compare_s8(self, a, b, out, size, b_size, op, a_zp, a_mult, a_shift, b_zp, b_mult,
+                   b_shift):
+        """int8 comparison of the rescaled operands into 0/1, b broadcast (burn.graph.logic)."""
+        self._run("flex_s8_compare", [op, size, _i8(a, size), _i8(b, b_size), b_size,
+                                      struct("flex_s8_compare_params", locals()),
+                                      _i8(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def compare_f32(self, a, b, out, size, b_size, op):
+        """float32 comparison into int8 0/1, b broadcast (burn.graph.logic)."""
+        self._run("flex_f32_compare", [op, size, _f32(a, size), _f32(b, b_size), b_size,
+                                       _i8(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def _select(self, cond, x, y, out, size, c_size, x_size, y_size, dtype):
+        self._run("flex_select", [np.dtype(dtype).itemsize, size, _i8(cond, c_size), c_size,
+                                  view(x, dtype, x_size), x_size, view(y, dtype, y_size),
+                                  y_size, view(out, dtype, size)],
+                  "size %d, sizes %d, %d, %d" % (size, c_size, x_size, y_size))
+
+    def select_s8(self, cond, x, y, out, size, c_size, x_size, y_size):
+        """int8 SELECT_V2, each operand broadcast (burn.graph.logic)."""
+        self._select(cond, x, y, out, size, c_size, x_size, y_size, np.int8)
+
+    def select_f32(self, cond, x, y, out, size, c_size, x_size, y_size):
+        """float32 SELECT_V2, each operand broadcast (burn.graph.logic)."""
+        self._select(cond, x, y, out, size, c_size, x_size, y_size, np.float32)
 
 
 def _is_float(buf):

@@ -18,7 +18,7 @@ import numpy as np
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.graph import geometry, unary
+from burn.graph import geometry, logic, unary
 from burn.graph import quant_params as qp
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
@@ -45,7 +45,12 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GATHER": 2, "MIRROR_PAD": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
           "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
           "BATCH_MATMUL": 2,
-          "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2}
+          "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
+          "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
+          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
+# the ops that read BOOL inputs (held as int8 0/1)
+_BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
+             "NOT_EQUAL")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -102,10 +107,12 @@ class _Converter:
         if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
+        elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)
+            g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
         elif tt.dtype == np.float32 or t in self.indices:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, float32 or bool"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -465,6 +472,118 @@ def _arith(c, node):
                        "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
                        "out_shift": osh})
     c.emit(kind, node, params=params, ins=[a, b])
+
+
+def _logic_operands(c, node, count, max_rank):
+    """Check the first `count` inputs of an op of burn.graph.logic: not all constant, of
+    the output's shape or repeating along its innermost dims (as the runtime reads them),
+    broadcast over at most `max_rank` dims (TFLM's limit)."""
+    ts, out = node.inputs[:count], c.shape(node.outputs[0])
+    shapes = [tuple(c.shape(t)) for t in ts]
+    if all(c.tf.tensors[t].data is not None for t in ts):
+        raise _Fail("every operand is a constant")
+    if len(set(shapes)) == 1 and _numel(shapes[0]) == _numel(out):
+        return
+    try:
+        whole = np.broadcast_shapes(*shapes)
+    except ValueError:
+        whole = None
+    if whole != tuple(out):
+        raise _Fail("operands %s do not broadcast to the output %s" % (
+            ", ".join(str(s) for s in shapes), tuple(out)))
+    if len(out) > max_rank:
+        raise _Fail("TFLM broadcasts over at most %d dims, the output has %d"
+                    % (max_rank, len(out)))
+    for s in shapes:
+        if not _trailing(s, out):
+            raise _Fail("broadcast of %s over %s is not supported (an operand must repeat "
+                        "along the innermost dims)" % (s, tuple(out)))
+
+
+def _emit_logic(c, kind, node, operands, params):
+    """Emit `kind` with operands [(name, TFLite tensor or array)]: arrays and constant
+    tensors as the op's constants of that name (a BOOL one as int8 0/1), the others as its
+    inputs in order."""
+    consts, ins = {}, []
+    for name, t in operands:
+        data = t if isinstance(t, np.ndarray) else c.tf.tensors[t].data
+        if data is None:
+            ins.append(t)
+        else:
+            consts[name] = data.reshape(-1).astype(np.int8) if data.dtype == np.bool_ else \
+                data.reshape(-1)
+    c.emit(kind, node, consts=consts, params=params, ins=ins)
+
+
+# the comparison that holds for (b, a) where `name` holds for (a, b)
+_FLIPPED = {"LESS": "GREATER", "LESS_EQUAL": "GREATER_EQUAL", "GREATER": "LESS",
+            "GREATER_EQUAL": "LESS_EQUAL"}
+
+
+def _compare(c, node):
+    """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8
+    or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one of them may be
+    a constant; the BOOL output is int8 0/1. The operand that repeats goes second (the
+    comparison flipped)."""
+    t1, t2 = node.inputs[:2]
+    types = [c.tf.tensors[t].dtype for t in (t1, t2, node.outputs[0])]
+    if types[0] != types[1] or types[0] not in (np.int8, np.float32, np.bool_):
+        raise _Fail("operands are %s and %s: int8 or float32 operands of one type are "
+                    "supported" % (types[0].name, types[1].name))
+    if types[2] != np.bool_:
+        raise _Fail("the output is %s, not BOOL" % types[2].name)
+    _logic_operands(c, node, 2, 4)
+    a, b, name = t1, t2, node.name
+    if _numel(c.shape(t1)) < _numel(c.shape(t2)):
+        a, b, name = t2, t1, _FLIPPED.get(name, name)
+    params = {"op": logic.OPS.index(name)}
+    if types[0] == np.bool_:  # EQUAL, NOT_EQUAL (_BOOL_OPS): 0/1 scaled by one half, exactly
+        params.update({p + f: v for p in "ab" for f, v in (("_zp", 0), ("_mult", 1 << 30),
+                                                             ("_shift", 0))})
+    elif types[0] == np.int8:
+        for prefix, t in (("a", a), ("b", b)):
+            scale, zp = c.quant(t)
+            mult, shift = qp.quantize_multiplier(scale)
+            if not scale < 1.0 or shift > 0:  # TFLM: TFLITE_CHECK, an abort
+                raise _Fail("input scale %g is not below 1, which TFLM's int8 comparison "
+                            "requires (QuantizeMultiplierSmallerThanOneExp)" % scale)
+            params.update({prefix + "_zp": zp, prefix + "_mult": mult,
+                           prefix + "_shift": shift})
+    _emit_logic(c, "compare", node, [("a", a), ("b", b)], params)
+
+
+def _select(c, node):
+    """SELECT_V2 (burn.graph.logic): a BOOL condition, int8 or float32 values (TFLM copies
+    them, whatever their quantization); any operand may be a constant. SELECT, which TFLM
+    lacks, where it is SELECT_V2: operands of one shape."""
+    cond, x, y = node.inputs[:3]
+    types = [c.tf.tensors[t].dtype for t in (cond, x, y, node.outputs[0])]
+    if types[0] != np.bool_:
+        raise _Fail("the condition is %s, not BOOL" % types[0].name)
+    if types[1] != types[2] or types[1] != types[3] or types[1] not in (np.int8, np.float32):
+        raise _Fail("values and output are %s: int8 or float32 of one type are supported"
+                    % ", ".join(t.name for t in types[1:]))
+    shapes = [tuple(c.shape(t)) for t in (cond, x, y, node.outputs[0])]
+    if node.name == "SELECT" and len(set(shapes)) != 1:
+        raise _Fail("SELECT of shapes %s: only operands and output of one shape are "
+                    "supported" % ", ".join(str(s) for s in shapes))
+    _logic_operands(c, node, 3, 5)
+    _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
+
+
+def _logical(c, node):
+    """LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT of BOOL tensors (int8 0/1), as the select
+    they are: a and b is b where a, else 0; a or b is 1 where a, else b; not a is 0 where
+    a, else 1."""
+    count = 1 if node.name == "LOGICAL_NOT" else 2
+    if any(c.tf.tensors[t].dtype != np.bool_ for t in node.inputs[:count] + node.outputs[:1]):
+        raise _Fail("inputs and output must be BOOL")
+    _logic_operands(c, node, count, 4)
+    a, b = node.inputs[0], node.inputs[count - 1]
+    zero, one = np.zeros(1, np.int8), np.ones(1, np.int8)
+    x, y = {"LOGICAL_AND": (b, zero), "LOGICAL_OR": (one, b), "LOGICAL_NOT": (zero, one)}[
+        node.name]
+    _emit_logic(c, "select", node, [("cond", a), ("x", x), ("y", y)], {})
 
 
 def _pool(c, node):
@@ -981,6 +1100,9 @@ _CONVERT = {
     "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
     "BATCH_MATMUL": _batch_matmul,
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
+    "EQUAL": _compare, "NOT_EQUAL": _compare, "LESS": _compare, "LESS_EQUAL": _compare,
+    "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
+    "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
 }
 
 
@@ -1099,6 +1221,9 @@ def _convert(tf, alias):
             if node.name not in _INT16_OPS and node.inputs and node.inputs[0] >= 0 and \
                     tf.tensors[node.inputs[0]].dtype == np.int16:
                 raise _Fail("int16 tensors are not supported by this op yet")
+            if node.name not in _BOOL_OPS and \
+                    any(t >= 0 and tf.tensors[t].dtype == np.bool_ for t in node.inputs):
+                raise _Fail("BOOL inputs are not supported by this op")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
@@ -1124,7 +1249,9 @@ def random_inputs(graph, count, seed=0):
     for _ in range(count):
         ins = []
         for tid, shape in graph.inputs:
-            if graph.tensors[tid].dtype == "int8":
+            if graph.tensors[tid].is_bool:
+                ins.append(rng.integers(0, 2, size=shape, dtype=np.int8))
+            elif graph.tensors[tid].dtype == "int8":
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
             elif graph.tensors[tid].dtype == "int16":
                 ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
