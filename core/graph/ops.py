@@ -37,8 +37,8 @@ OPS = (
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
-    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
-    ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
+    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
+    ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
     ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
@@ -171,6 +171,7 @@ KERNELS = (
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
     ("f32_arith", "sub_f32", "*ab act swap"),
     ("f32_arith", "squared_difference_f32 maximum_f32 minimum_f32", "*ab"),
+    ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
 )
 
 
