@@ -19,7 +19,9 @@
     X(MP_QSTR_mul_s16, mul_s16)                                                \
     X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
     X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
-    X(MP_QSTR_softmax_s16, softmax_s16)
+    X(MP_QSTR_softmax_s16, softmax_s16)                                        \
+    X(MP_QSTR_logistic_s16, logistic_s16)                                      \
+    X(MP_QSTR_tanh_s16, tanh_s16)
 
 /* float32 <-> int16: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_S16_FLOAT_KERNELS(X)                                                \

@@ -179,6 +179,9 @@ svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory
 int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
 requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
 depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
+s16_sigmoid: logistic_s16(inp, out, size, in_mult, in_left_shift, table); tanh_s16(same)
+    TFLM's int16 LOGISTIC and TANH (output scale 1/32768) on any int16 buffers (out may be
+    inp): interpolation in the 256-entry sigmoid table (burn.host.importers.sigmoid16)
 
 Optional ops (burn.graph.ops.OPTIONAL: a default firmware leaves them out)
 -------------------------------------------------------------------------

@@ -37,8 +37,8 @@ OPS = (
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
-    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
-    ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
+    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
+    ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
     ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
@@ -179,6 +179,7 @@ KERNELS = (
     ("logic", "compare_s8", "*ab op a_zp a_mult a_shift b_zp b_mult b_shift"),
     ("logic", "compare_f32", "*ab op"),
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
+    ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
 )
 
 

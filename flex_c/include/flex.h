@@ -584,6 +584,20 @@ flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
                              int32_t input_left_shift, const int16_t *exp_lut,
                              size_t exp_lut_len, const int16_t *inv_lut, size_t inv_lut_len,
                              int16_t *output, size_t output_len);
+/* int16 LOGISTIC and TANH of n values (output scale 1/32768, zero point 0): TFLM's reference
+ * integer Logistic and Tanh. Each input is rescaled to steps of 1 / (3 * 4096),
+ * (x * input_multiplier + rounding) >> input_left_shift, or x * (3 << input_left_shift) when
+ * input_multiplier is 0 (TFLM's power-of-two scales), then looked up with linear
+ * interpolation in `table`: the 256 entries of sigmoid(i / 24) in Q0.16, uint16 values in
+ * int16 storage (TANH reads it at twice the input). input_multiplier in [0, 65535],
+ * input_left_shift in [0, 31], with 32768 times the multiplier plus the rounding within
+ * int32. `output` may be `input`. */
+flex_status flex_s16_logistic(size_t n, const int16_t *input, int32_t input_multiplier,
+                              int32_t input_left_shift, const int16_t *table, size_t table_len,
+                              int16_t *output);
+flex_status flex_s16_tanh(size_t n, const int16_t *input, int32_t input_multiplier,
+                          int32_t input_left_shift, const int16_t *table, size_t table_len,
+                          int16_t *output);
 /* Reductions over axes 1 and 3 of [outer, reduce, mid, reduce2, inner] -> [outer, mid, inner]
  * (TFLite SUM, REDUCE_MAX, REDUCE_MIN and MEAN over any axes, folded so; an optional op).
  * op: FLEX_REDUCE_SUM (int8: MBQM(sum - input_zero_point * count, multiplier, shift) +

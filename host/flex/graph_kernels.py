@@ -552,6 +552,19 @@ class GraphKernels:
         self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
                                        _i16(exp_lut, 513), 513, _i16(inv_lut, 513), 513, y,
                                        y.size], "[%d, %d]" % (rows, depth))
+
+    def logistic_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 LOGISTIC (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_logistic", inp, out, size, in_mult, in_left_shift, table)
+
+    def tanh_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 TANH (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_tanh", inp, out, size, in_mult, in_left_shift, table)
+
+    def _sigmoid16(self, name, inp, out, size, in_mult, in_left_shift, table):
+        self._run(name, [size, _i16(inp, size), in_mult, in_left_shift, _i16(table, 256), 256,
+                         _i16(out, size)], "size %d" % size)
+
     def strided(self, inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
         """Strided copy over the box [d0, ..., d5] (burn.graph.strided); int8 or float32 by
         `out`; the C kernel checks every read against the whole input buffer."""

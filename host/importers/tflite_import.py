@@ -23,7 +23,7 @@ from burn.graph import quant_params as qp
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params, tflite_move, unary_tables
+from burn.host.importers import MAX_TESTS, arith_params, sigmoid16, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
@@ -61,7 +61,8 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
 _INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
-              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX")
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX",
+              "LOGISTIC", "TANH")
 
 
 def _short(name):
@@ -706,6 +707,9 @@ def _softmax16(c, node, beta):
 
 def _sigmoid_like(c, node):
     kind = node.name.lower()
+    if c.is_int16(node):
+        _sigmoid16(c, node, kind)
+        return
     if not c.is_int8(node):
         c.emit(kind, node)
         return
@@ -717,6 +721,28 @@ def _sigmoid_like(c, node):
         qp.tanh_params(in_scale)
     c.emit(kind, node, params={"in_zp": in_zp, "in_mult": m, "in_left_shift": ls,
                                "range_radius": radius})
+
+
+def _sigmoid16(c, node, kind):
+    """TFLM's int16 LOGISTIC and TANH: zero points 0, output scale 2**-15 (TFLM's
+    CheckedLog2), the input scaling of its Prepare, and the table both interpolate in."""
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
+        c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype != np.int16:
+        raise _Fail("an int16 input needs an int16 output")
+    if in_zp or out_zp:
+        raise _Fail("int16 %s needs zero points 0 (TFLM: input and output "
+                    "params.zero_point must be 0)" % node.name)
+    log2, pot = sigmoid16.checked_log2(out_scale)
+    if not pot or log2 != sigmoid16.OUTPUT_SCALE_LOG2:
+        raise _Fail("int16 %s output must have scale 1/32768 (TFLM: "
+                    "output_scale_log2_rounded != -kOutputFractionalBits)" % node.name)
+    try:
+        mult, shift = sigmoid16.input_scaling(kind, in_scale)
+    except ValueError as e:
+        raise _Fail(str(e)) from None
+    c.emit(kind, node, consts={"table": sigmoid16.sigmoid_table()},
+           params={"in_mult": mult, "in_left_shift": shift})
 
 
 def _quantize(c, node):

@@ -622,6 +622,15 @@ def softmax_s16(rng):
             buf("h", exp_lut), buf("h", inv_lut)]
 
 
+def sigmoid_s16(rng, kind):
+    from burn.host.importers import sigmoid16
+
+    size = _int(rng, 1, 60)
+    scale = float(rng.choice([2.0 ** -12, 2.0 ** -11, rng.uniform(1e-5, 0.05)]))
+    return [s16(rng, size), out("h", size), size] + list(sigmoid16.input_scaling(
+        kind, scale)) + [buf("h", sigmoid16.sigmoid_table())]
+
+
 S16 = {
     "quantize_s16": ("s16_quantize", "quantize_s16", lambda rng: [
         f32(rng, 24, 5.0), out("h", 24), 24, _f32(rng.uniform(1e-4, 1e-3)), _int(rng, -9, 9)]),
@@ -641,6 +650,8 @@ S16 = {
     "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
     "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),
     "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),
+    "logistic_s16": ("s16_sigmoid", "logistic_s16", lambda rng: sigmoid_s16(rng, "logistic")),
+    "tanh_s16": ("s16_sigmoid", "tanh_s16", lambda rng: sigmoid_s16(rng, "tanh")),
 }
 KERNELS = {**INT8, **FLOAT, **S16}
 
