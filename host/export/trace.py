@@ -176,20 +176,33 @@ class _Lowering:
             self.fail("internal: padding folded into a convolution is read elsewhere")
         at = self.at[j]
         if at.flat is None:
-            self.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
-                      "[N, features])" % len(self.nodes[j].shape))
+            self._unplaced(j)
         return at
+
+    def _unplaced(self, j):
+        shape = self.nodes[j].shape
+        if len(shape) == 3:
+            self.fail("a value of shape %s whose elements are not in the graph's [N, C, 1, L] "
+                      "order (an index that drops an axis, or a reshape that would need a "
+                      "transpose) is exported only when a reshape back, a flatten or a mean "
+                      "over all its elements reads it" % (shape,))
+        self.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
+                  "[N, features])" % len(shape))
 
     def place(self, i, vid, order):
         """The _At of node i held in value `vid`, whose graph element k is node i's model
-        element order[k]. A node of another rank than 2 or 4 is only a step between
-        reshapes; one of rank 3 is the [N, C, 1, L] one."""
+        element order[k]. A node of rank 3 is the [N, C, 1, L] one when its elements are in
+        that one's graph order; any other node of another rank than 2 or 4 is only a step
+        between reshapes (or the input of a mean over all its elements), such as the
+        [N, H, W] result of an index that drops the channel axis."""
         shape = self.nodes[i].shape
         if shape[0] != TRACE_BATCH:
             self.fail("an op changes the batch dimension (shape %s)" % (shape,))
         if len(shape) == 2:
             same = np.array_equal(order, np.arange(len(order)))
             return _At(vid, (1, shape[1]), True, None if same else order)
+        if len(shape) == 3 and not np.array_equal(order, _nhwc_order(*_chw(shape))):
+            return _At(vid, None, None, order)
         if len(shape) in (3, 4):
             c, h, w = _chw(shape)
             if not np.array_equal(order, _nhwc_order(c, h, w)):
@@ -543,33 +556,45 @@ class _Lowering:
         j = self.nodes[i].ins[0]
         dim = self.nodes[i].attrs["dim"]
         if j in self.pending_sum and self.nodes[j].kind == "sum" and self.sole_user(i):
-            at, dims = self.pending_sum.pop(j)
+            at, dims, rank = self.pending_sum.pop(j)
         else:
-            at, dims = self.src(i), ()
+            unplaced = j in self.at and self.at[j].flat is None
+            at, dims, rank = self.at[j] if unplaced else self.src(i), (), len(self.nodes[j].shape)
         if dim == 0:
             self.fail("a sum over the batch dimension is not exported")
-        self.pending_sum[i] = (at, dims + (dim,))
+        self.pending_sum[i] = (at, dims + (dim,), rank)
 
     def mean(self, i, s):
-        at, dims = self.pending_sum.pop(self.nodes[i].ins[0])
+        at, dims, rank = self.pending_sum.pop(self.nodes[i].ins[0])
         dims = tuple(sorted(set(dims)))
-        if at.flat:
+        if at.flat is None:  # any element order: only a mean of them all
+            if dims != tuple(range(1, rank)):
+                self.fail("a mean over dims %s of a value whose elements are not in the "
+                          "graph's order (an index that drops an axis, or a reshape that "
+                          "would need a transpose); only a mean over all of them is exported"
+                          % (dims,))
+            outer, reduce, inner, out = 1, len(at.perm), 1, (1, 1)
+        elif at.flat:
             _n, f = at.gshape
             if dims != (1,):
                 self.fail("mean over dims %s of [N, features]" % (dims,))
             outer, reduce, inner, out = 1, f, 1, (1, 1)
         else:
             _n, h, w, c = at.gshape
+            if rank == 3:  # the dims of the [N, C, 1, L] value
+                dims = {(1,): (1,), (2,): (2, 3), (1, 2): (1, 2, 3)}.get(dims, dims)
             sizes = {(2, 3): (1, h * w, c, (1, 1, 1, c)), (1,): (h * w, c, 1, (1, h, w, 1)),
                      (1, 2, 3): (1, h * w * c, 1, (1, 1, 1, 1))}
             if dims not in sizes:
                 self.fail("mean over dims %s; the exported mean reduces (2, 3), (1) or "
-                          "(1, 2, 3) of [N, C, H, W]" % (dims,))
+                          "(1, 2, 3) of [N, C, H, W] and (2), (1) or (1, 2) of [N, C, L]"
+                          % (dims,))
             outer, reduce, inner, out = sizes[dims]
         if abs(s * reduce - 1.0) > 1e-6:
             self.fail("a sum is exported only as part of a mean (sum, then divide by the "
                       "count)")
-        layer = self.emit("mean", i, [self.shaped(at, at.gshape)], out,
+        src = at.vid if at.flat is None else self.shaped(at, at.gshape)
+        layer = self.emit("mean", i, [src], out,
                           params={"outer": outer, "reduce": reduce, "inner": inner})
         # with the reduced dims kept or not, the mean's elements are in graph order
         self.at[i] = self.place(i, layer.dst, np.arange(outer * inner))
@@ -686,8 +711,7 @@ def trace(model, sample_shape):
         low.fail("the model's output is a sum; only a mean is exported")
     at = low.at[out]
     if at.flat is None:
-        low.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
-                 "[N, features])" % len(nodes[out].shape))
+        low._unplaced(out)
     if not t.layers:
         raise ExportError("the model computes nothing to export (no ops after tracing)")
     if at.perm is not None:

@@ -4,6 +4,7 @@ float32 against PyTorch and the float model, int8 against the model's own float 
 `burn export` of a checkpoint of a 1-D CNN."""
 
 import numpy as np
+import pytest
 import torch
 from one_op_runtimes import check_on_host, check_on_micropython
 
@@ -13,7 +14,7 @@ from burn.graph import unary
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.cli import main as burn_main
 from burn.host.convert import to_numpy, to_tensor
-from burn.host.export import graph_input, quantize, to_float_graph
+from burn.host.export import ExportError, graph_input, quantize, to_float_graph, trace
 from burn.host.importers.unary_tables import function_table
 from burn.host.train import checkpoint as ckpt
 
@@ -152,3 +153,43 @@ def test_cli_exports_a_1d_cnn_checkpoint(tmp_path, capsys):
     got = _outputs(burn.load(str(fout)), graph, x[:4])
     want = to_numpy(model(to_tensor(x[:4])))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+class _LengthMean(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.fc = nn.Conv1d(2, 4, 3), nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(self.conv(x).mean(2))
+
+
+def test_a_mean_over_the_length_exports():
+    burn.seed(12)
+    model = _LengthMean().eval()
+    x = np.random.default_rng(13).standard_normal((8, 2, 7)).astype(np.float32)
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["conv2d", "mean", "fully_connected"]
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, to_numpy(model(to_tensor(x[:4]))), rtol=1e-4, atol=1e-6)
+
+
+class _Channel(nn.Module):
+    """Channel 2 of a feature map, its axis dropped ([N, H, W]), then `then`."""
+
+    def __init__(self, then):
+        super().__init__()
+        self.conv, self.then = nn.Conv2d(2, 4, 3, padding=1), then
+
+    def forward(self, x):
+        return self.then(self.conv(x)[:, 2])
+
+
+@pytest.mark.parametrize("then, message", [
+    (lambda g: g.relu(), r"shape \(2, 5, 5\) whose elements are not in the graph's"),
+    (lambda g: g.mean(1), r"mean over dims \(1,\) of a value whose elements"),
+])
+def test_an_index_that_drops_the_channel_axis_is_refused_where_it_cannot_be_placed(then,
+                                                                                    message):
+    with pytest.raises(ExportError, match=message):
+        trace(_Channel(then), (2, 5, 5))

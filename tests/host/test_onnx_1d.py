@@ -1,6 +1,6 @@
-"""ONNX models with 1-D convolutions and HardSigmoid: imported to burn.nn (against
-onnxruntime) and to `.bst` (float32 against onnxruntime; int8 through the exporter's
-calibration, against the float model)."""
+"""ONNX models with 1-D convolutions, HardSigmoid and a Gather of one channel: imported to
+burn.nn (against onnxruntime) and to `.bst` (float32 against onnxruntime; int8 through the
+exporter's calibration, against the float model)."""
 
 import numpy as np
 import onnx
@@ -34,17 +34,17 @@ def test_1d_cnn_imports_to_float_and_int8_bst(tmp_path):
     path = tmp_path / "kws.onnx"
     export("kws_1d", path, 17, False)
     imported = import_onnx(path)
-    x = np.random.default_rng(1).standard_normal((200, 10, 32)).astype(np.float32)
+    x = np.random.default_rng(1).standard_normal((112, 10, 32)).astype(np.float32)
     ref = _reference(path, x)
     fgraph = imported.float_graph(tests=1)
     assert [op.op for op in fgraph.ops] == ["conv2d", "max_pool2d", "conv2d", "max_pool2d",
                                             "avg_pool2d", "fully_connected"]
     _close(_bst_outputs(fgraph, x[:8]), ref[:8])
     model = imported.model("numpy")
-    qgraph = quantize(model, x[:100], io="float32", tests=2)
+    qgraph = quantize(model, x[:64], io="float32", tests=2)
     assert burn.load(encode_bst(qgraph)).self_test() == 2
-    got = _bst_outputs(qgraph, x[100:])
-    want = to_numpy(model(to_tensor(x[100:], "numpy")))
+    got = _bst_outputs(qgraph, x[64:])
+    want = to_numpy(model(to_tensor(x[64:], "numpy")))
     agree = (got.argmax(1) == want.argmax(1)).mean()
     error = np.abs(got - want).max() / np.abs(want).max()
     print("int8 1-D CNN against the float model: top-1 agreement %.1f%%, largest error "
@@ -87,3 +87,35 @@ def test_hard_sigmoid_and_1d_windows_match_onnxruntime_as_py_and_bst(tmp_path):
     got = _bst_outputs(fgraph, x)  # NHWC [1, 1, L, C]
     _close(got.reshape(4, 6, 5).transpose(0, 2, 1), ref)
     assert np.abs(ref - np.clip(ref, 0, 1)).max() == 0 and ref.min() < 0.3 < 0.7 < ref.max()
+
+
+def test_gather_of_one_channel_imports_to_bst_where_its_result_can_be_placed(tmp_path):
+    # Gather of channel 2 drops the axis ([N, H, W]); an Unsqueeze back, a Flatten and a
+    # ReduceMean over all of it can read that
+    rng = np.random.default_rng(3)
+    inits = {"w1": rng.standard_normal((4, 2, 3, 3)).astype(np.float32),
+             "w2": rng.standard_normal((3, 1, 3, 3)).astype(np.float32),
+             "k": np.array(2, np.int64), "one": np.array([1], np.int64),
+             "fc": rng.standard_normal((53, 4)).astype(np.float32)}
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["a"], pads=[1, 1, 1, 1]),
+             helper.make_node("Gather", ["a", "k"], ["g"], axis=1),
+             helper.make_node("Unsqueeze", ["g", "one"], ["u"]),
+             helper.make_node("Conv", ["u", "w2"], ["c"]),
+             helper.make_node("Flatten", ["c"], ["f"]),
+             helper.make_node("Flatten", ["g"], ["gf"]),
+             helper.make_node("ReduceMean", ["g"], ["m"], axes=[1, 2], keepdims=0),
+             helper.make_node("Unsqueeze", ["m", "one"], ["m1"]),
+             helper.make_node("Concat", ["f", "gf", "m1"], ["cat"], axis=1),
+             helper.make_node("Gemm", ["cat", "fc"], ["y"])]
+    path = tmp_path / "gather.onnx"
+    _save(path, nodes, inits, [2, 5, 5])
+    x = rng.standard_normal((3, 2, 5, 5)).astype(np.float32)
+    ref = _reference(path, x)
+    imported = import_onnx(path)
+    _close(to_numpy(imported.model("numpy")(to_tensor(x, "numpy"))), ref)
+    fgraph = imported.float_graph(tests=1)
+    assert [op.op for op in fgraph.ops] == ["conv2d", "strided", "conv2d", "mean", "concat",
+                                            "fully_connected"]  # one strided copy, read 3 ways
+    _close(_bst_outputs(fgraph, x), ref)
+    model = imported.model("numpy")
+    assert burn.load(encode_bst(quantize(model, x, io="float32", tests=2))).self_test() == 2
