@@ -286,8 +286,8 @@ class _Recorder:
         if self.traced(x.handle) and beta != 0.5:
             if alpha == 0:
                 self.fail("hard_sigmoid with alpha 0 (a constant) is not exported")
-            x = x + (beta - 0.5) / alpha
-        return self.activation("hard_sigmoid", lambda t: hard_sigmoid(t, alpha, 0.5), x,
+            x, beta = x + (beta - 0.5) / alpha, 0.5
+        return self.activation("hard_sigmoid", lambda t: hard_sigmoid(t, alpha, beta), x,
                                {"alpha": float(alpha)})
 
     # -- modules ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph, trace
 from burn.host.importers.unary_tables import function_table
 from burn.host.train import checkpoint as ckpt
+from burn.ops.hard_sigmoid import hard_sigmoid
 
 
 def _outputs(runtime, graph, xs):
@@ -76,6 +77,32 @@ def test_hard_sigmoid_exports_float_and_int8():
     assert runtime.self_test() == 2
     ours = to_numpy(model(to_tensor(x)))
     assert np.abs(_outputs(runtime, qgraph, x[:8]) - ours[:8]).max() < 0.02
+
+
+class _Gated(nn.Module):
+    """A hard sigmoid of a traced value and one of a parameter (a constant), both with a
+    beta other than 0.5."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.gate = nn.Conv2d(1, 3, 3), nn.Parameter(burn.tensor([0.7]))
+
+    def forward(self, x):
+        gate = hard_sigmoid(self.gate, 0.4, 0.3)
+        return hard_sigmoid(self.conv(x), 0.25, 0.8) * gate
+
+
+def test_hard_sigmoid_with_another_beta_exports():
+    burn.seed(14)
+    model = _Gated().eval()
+    x = (np.random.default_rng(15).standard_normal((8, 1, 5, 5)) * 3).astype(np.float32)
+    fgraph = to_float_graph(model, x[:4])
+    # the shift before the first folds into the convolution, the gate into a scale after it
+    assert [op.op for op in fgraph.ops] == ["conv2d", "unary", "depthwise_conv2d"]
+    want = to_numpy(model(to_tensor(x[:4]))).transpose(0, 2, 3, 1).reshape(4, -1)
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert abs(float(want.max()) - 0.58) < 0.01  # 1 * hard_sigmoid(0.7, 0.4, 0.3)
 
 
 def kws_1d():
