@@ -1,9 +1,9 @@
-"""Conv1d: 1-D convolution over [N, C, L] input, run as a 2-D one with H = 1."""
+"""Conv1d: 1-D convolution over [N, C, L] input, run as a 2-D one with H = 1
+(burn.ops.window1d.conv1d)."""
 
-import burn
 from burn.nn.init import default_weight_and_bias
 from burn.nn.module import Module, Parameter
-from burn.ops.window1d import as_rows, from_rows, single
+from burn.ops.window1d import conv1d, single
 
 
 class Conv1d(Module):
@@ -44,13 +44,8 @@ class Conv1d(Module):
 
     def forward(self, x):
         """Convolve `x` of shape [N, in_channels, L] (or [in_channels, L])."""
-        rows, unbatched = as_rows("Conv1d", x)
-        w = self.weight.reshape(self.out_channels, self.in_channels // self.groups, 1,
-                                self.kernel_size[0])
-        pad = self.padding if isinstance(self.padding, str) else (0, self.padding[0])
-        y = burn.conv2d(rows, w, self.bias, (1, self.stride[0]), pad, (1, self.dilation[0]),
-                        self.groups)
-        return from_rows(y, unbatched)
+        return conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                      self.groups)
 
     def extra_repr(self):
         s = (str(self.in_channels) + ", " + str(self.out_channels) + ", kernel_size=" +

@@ -42,7 +42,7 @@ def leaf_types():
     """The layer classes recorded whole, as one node each."""
     from burn import nn
     return (nn.Conv2d, nn.Conv1d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
-            nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+            nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool1d)
 
 
 class Node:

@@ -81,8 +81,8 @@ class Layer:
 class Trace:
     """The traced model: `values`, `layers` in execution order, the graph input and output
     value indices, `output_shape` (the graph output's shape, [1, features] when the model
-    returns [N, features]) and `nodes`, the count of recorded nodes (a calibration run
-    must record as many)."""
+    returns [N, features]), `output_rank` (the rank of the model's output) and `nodes`, the
+    count of recorded nodes (a calibration run must record as many)."""
 
     def __init__(self):
         self.values = []
@@ -90,6 +90,7 @@ class Trace:
         self.input = 0
         self.output = 0
         self.output_shape = ()
+        self.output_rank = 0
         self.nodes = 0
 
     def value(self, shape, name, node=0):
@@ -407,7 +408,7 @@ class _Lowering:
 
     def adaptive(self, i, m):
         src, (_n, h, w, c) = self.nhwc_src(i)
-        oh, ow = self.nodes[i].shape[2:]
+        oh, ow = _chw(self.nodes[i].shape)[1:]  # AdaptiveAvgPool1d: as the 2-D one, H = 1
         if (oh, ow) == (h, w):
             self.alias(i, self.src(i))
         elif (oh, ow) == (1, 1):
@@ -719,6 +720,7 @@ def trace(model, sample_shape):
                           "element order has no graph equivalent without a Linear after it")
     t.output = at.vid
     t.output_shape = at.gshape
+    t.output_rank = len(nodes[out].shape)
     for layer in t.layers:
         if layer.w is not None:
             layer.w = np.ascontiguousarray(layer.w, dtype=np.float32)
