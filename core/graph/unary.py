@@ -1,8 +1,9 @@
 """The optional op `unary` (burn.graph.ops.OPTIONAL): TFLite's one-input activations ABS,
-NEG, SQRT, RSQRT, ELU, HARD_SWISH and LEAKY_RELU.
+NEG, SQRT, RSQRT, ELU, HARD_SWISH and LEAKY_RELU, and the hard sigmoid.
 
 int8: the output depends on the input value alone, so the importer computes the op's 256
-results with TFLM's arithmetic on the host and stores them as the op's constant `table`;
+results with TFLM's arithmetic (the exporter, for the hard sigmoid: from the float function)
+on the host and stores them as the op's constant `table`;
 every runtime then runs one kernel, `lookup_s8(inp, out, size, table)` (s8_lookup's).
 float32: `unary_f32(inp, out, size, fn, alpha)`, fn a flex_c op code (FN below).
 """
@@ -14,8 +15,8 @@ from burn.bst_ops import _bind, _const, _dtype, _unary
 from .s8_lookup import lookup_s8, lookup_s8_fast, lookup_s8_plain  # noqa: F401
 
 # fn codes of unary_f32: flex.h's FLEX_UNARY_* and FLEX_ACTIVATION_* values
-NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU = 0, 1, 4, 5, 32, 33, 34
-FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU)
+NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, HARD_SIGMOID = 0, 1, 4, 5, 32, 33, 34, 35
+FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, HARD_SIGMOID)
 _INF = 1e308 * 10.0  # also inf where floats are single precision
 _NAN = _INF - _INF
 
@@ -43,11 +44,15 @@ def _one(fn, x, alpha):
         return _expm1(x) if x < 0 else x
     if fn == HARD_SWISH:
         return x * min(max(x + 3.0, 0.0), 6.0) / 6.0
-    return x if x > 0 else x * alpha
+    if fn == LEAKY_RELU:
+        return x if x > 0 else x * alpha
+    r = alpha * x + 0.5  # HARD_SIGMOID
+    return 0.0 if r < 0.0 else (1.0 if r > 1.0 else r)
 
 
 def unary_f32(inp, out, size, fn, alpha):
-    """out[i] = fn(inp[i]) for an fn code of FN; alpha is LEAKY_RELU's slope."""
+    """out[i] = fn(inp[i]) for an fn code of FN; alpha is LEAKY_RELU's and HARD_SIGMOID's
+    slope."""
     for i in range(size):
         out[i] = _one(fn, inp[i], alpha)
 
@@ -63,7 +68,7 @@ def prepare(step, ctx, variant):
         return
     if dt != "float32":
         step.fail("tensors must be int8 or float32")
-    fn = step.p("fn", 0, LEAKY_RELU)
+    fn = step.p("fn", 0, HARD_SIGMOID)
     if fn not in FN:
         step.fail("unknown fn code %d" % fn)
     step.a += (fn, step.num("alpha", 0.0))

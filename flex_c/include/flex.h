@@ -448,11 +448,14 @@ flex_status flex_s8_lookup(size_t n, const int8_t *input, const int8_t *table,
                            int8_t *output);
 
 /* The float32 activations of TFLite's unary ops: the flex_f32_unary codes, and ELU
- * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6) and LEAKY_RELU
- * (x > 0 ? x : alpha * x); alpha is read by LEAKY_RELU only. output may alias input. */
+ * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6), LEAKY_RELU
+ * (x > 0 ? x : alpha * x) and HARD_SIGMOID (min(max(alpha * x + 0.5, 0), 1), ONNX's
+ * HardSigmoid with beta 0.5); alpha is read by LEAKY_RELU and HARD_SIGMOID only. output
+ * may alias input. */
 #define FLEX_ACTIVATION_ELU 32
 #define FLEX_ACTIVATION_HARD_SWISH 33
 #define FLEX_ACTIVATION_LEAKY_RELU 34
+#define FLEX_ACTIVATION_HARD_SIGMOID 35
 flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float alpha,
                                 float *output);
 

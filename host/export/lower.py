@@ -149,6 +149,12 @@ def _int8_op(layer, qp):
     elif kind == "softmax":
         m, ls, dmin = quant_params.softmax_params(1.0, in_scale)
         params.update({"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+    elif kind == "unary" and params["fn"] == unary.HARD_SIGMOID:  # from the float function
+        alpha = params.pop("alpha")
+        del params["fn"]
+        consts = {"table": unary_tables.function_table(
+            lambda x: np.clip(alpha * x + 0.5, 0.0, 1.0), (in_scale, in_zp),
+            (out_scale, out_zp))}
     elif kind == "unary":  # int8: TFLM's 256 results, as the TFLite importer stores them
         name = _UNARY_NAMES[params.pop("fn")]
         consts = {"table": unary_tables.table(name, (in_scale, in_zp), (out_scale, out_zp),

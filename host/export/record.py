@@ -6,9 +6,10 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, leaky ReLU, padding, pools, permutations, slices) become nodes
-named after the innermost module that ran them. An operation the `.bst` graph has no
-counterpart for raises ExportError naming that module and the operation.
+products, clamps, sigmoid, softmax, leaky ReLU, hard sigmoid, padding, pools, permutations,
+slices) become nodes named after the innermost module that ran them. An operation the
+`.bst` graph has no counterpart for raises ExportError naming that module and the
+operation.
 
 A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
 a `reshape` node while a model is recorded, and a value used with another shape than it
@@ -40,8 +41,8 @@ class ExportError(ValueError):
 def leaf_types():
     """The layer classes recorded whole, as one node each."""
     from burn import nn
-    return (nn.Conv2d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
-            nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+    return (nn.Conv2d, nn.Conv1d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
+            nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool1d)
 
 
 class Node:
@@ -262,14 +263,32 @@ class _Recorder:
                       x.dtype, {"dim": dim})
         return Tensor(h, x.shape, x.dtype, x.device)
 
-    def leaky_relu(self, x, slope):
-        """LeakyReLU as one node (burn.leaky_relu looks this override up by name)."""
-        inner = burn.leaky_relu(Tensor(x.handle.inner, x.shape, x.dtype, self.device), slope)
+    def activation(self, kind, fn, x, attrs):
+        """`fn(x)` computed by the model's backend, recorded as one `kind` node."""
+        inner = fn(Tensor(x.handle.inner, x.shape, x.dtype, self.device))
         if not self.traced(x.handle):
             return Tensor(_H(None, inner.handle), x.shape, x.dtype, x.device)
-        h = self.node("leaky_relu", [self.use(x.handle, x.shape)], x.shape, inner.handle,
-                      x.dtype, {"slope": float(slope)})
+        h = self.node(kind, [self.use(x.handle, x.shape)], x.shape, inner.handle, x.dtype,
+                      attrs)
         return Tensor(h, x.shape, x.dtype, x.device)
+
+    def leaky_relu(self, x, slope):
+        """LeakyReLU as one node (burn.leaky_relu looks this override up by name)."""
+        return self.activation("leaky_relu", lambda t: burn.leaky_relu(t, slope), x,
+                               {"slope": float(slope)})
+
+    def hard_sigmoid(self, x, alpha, beta):
+        """The hard sigmoid as one node with beta 0.5 (burn.ops.hard_sigmoid looks this
+        override up by name); another beta is the shift (beta - 0.5) / alpha before it,
+        recorded as `x + c`."""
+        from burn.ops.hard_sigmoid import hard_sigmoid
+
+        if self.traced(x.handle) and beta != 0.5:
+            if alpha == 0:
+                self.fail("hard_sigmoid with alpha 0 (a constant) is not exported")
+            x, beta = x + (beta - 0.5) / alpha, 0.5
+        return self.activation("hard_sigmoid", lambda t: hard_sigmoid(t, alpha, beta), x,
+                               {"alpha": float(alpha)})
 
     # -- modules ------------------------------------------------------------------------------
     def call(self, module, args, kwargs, leaves):

@@ -196,6 +196,19 @@ _MAKERS = {"ABS": _abs, "RSQRT": _rsqrt, "ELU": _elu, "HARD_SWISH": _hard_swish,
            "LEAKY_RELU": _leaky_relu}
 
 
+def function_table(fn, in_q, out_q):
+    """int8 array of 256 (the layout of `table`): the float function `fn` (numpy, float64)
+    of each dequantized input, quantized to `out_q` (rounded half away from zero, as the
+    `quantize` op rounds); in_q, out_q are (scale, zero point). For activations without a
+    TFLM int8 kernel, such as the hard sigmoid."""
+    (in_scale, in_zp), (out_scale, out_zp) = in_q, out_q
+    x = (np.arange(-128, 128) - in_zp) * float(F32(in_scale))
+    y = fn(x) / float(F32(out_scale))
+    q = np.sign(y) * np.floor(np.abs(y) + 0.5) + out_zp
+    values = np.clip(q, -128, 127).astype(np.int8)
+    return np.concatenate([values[128:], values[:128]])
+
+
 def table(op, in_q, out_q, alpha=0.0):
     """int8 array of 256: TFLM's output of int8 `op` (one of OPS) for each input, indexed
     by the input's raw byte; in_q, out_q are (scale, zero point). Raises TableError."""

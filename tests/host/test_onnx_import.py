@@ -22,7 +22,7 @@ from burn.host.train.optim import SGD
 # (model, opset, BatchNormalization nodes kept): every model, opsets 13 to 21.
 CASES = [("small_cnn", 13, True), ("ds_cnn", 17, False), ("resnet8", 18, False),
          ("autoencoder", 20, True), ("op_mix", 13, True), ("op_mix", 21, True),
-         ("decoder", 16, True)]
+         ("decoder", 16, True), ("kws_1d", 17, False)]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def _load_generated(tmp_path, imported):
     return module
 
 
-@pytest.mark.parametrize("name", ["ds_cnn", "autoencoder"])
+@pytest.mark.parametrize("name", ["ds_cnn", "autoencoder", "kws_1d"])
 def test_generated_module_trains_and_exports(onnx_files, tmp_path, name):
     opset = next(c[1] for c in CASES if c[0] == name)
     path = onnx_files[name, opset]

@@ -207,8 +207,10 @@ class _Outer(nn.Module):
     (lambda y: y.permute((1, 0, 2, 3)), r"'block' \(_Unsupported\): only permutations"),
     (lambda y: y.sum((2, 3)),
      r"'block' \(_Unsupported\): .*sum.* only .*mean"),
-    (lambda y: y.reshape((y.shape[0], 2, -1)),
-     r"'block' \(_Unsupported\): values of rank 3"),
+    (lambda y: y.reshape((y.shape[0], 2, 1, 1, -1)),
+     r"'block' \(_Unsupported\): values of rank 5"),
+    (lambda y: y.reshape((y.shape[0], 4, -1)),  # [N, C, L] values are [N, C, 1, L] ones
+     r"'block' \(_Unsupported\): a value of shape \(2, 4, 8\) whose elements are not "),
     (lambda y: y.clamp(-2, 2), r"'block' \(_Unsupported\): clamp to \[-2.0, 2.0\]"),
 ])
 def test_unsupported_constructs_name_the_module_and_the_op(op, message):
