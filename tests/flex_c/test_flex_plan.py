@@ -16,7 +16,7 @@ from burn.host.flex.plan import Plan
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
-E_PARAM = -5
+E_NULL, E_PARAM = -1, -5
 
 
 def _models(data):
@@ -100,14 +100,27 @@ def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, 
 
 
 def _run(words, buffers):
+    """(status, failed index) of flex_plan_run, checked to be flex_plan_call's too."""
     lib = host()
     ffi = lib.ffi
     keep = [ffi.from_buffer(b) for b in buffers]
-    failed = ffi.new("int32_t *", -9)
-    status = lib.lib.flex_plan_run(ffi.new("int32_t[]", words), len(words),
-                                   ffi.new("void *[]", [ffi.cast("void *", p) for p in keep]),
-                                   len(keep), failed)
-    return status, failed[0]
+    args = {"plan": ffi.new("int32_t[]", words), "plan_len": len(words),
+            "buffers": ffi.new("void *[]", [ffi.cast("void *", p) for p in keep]),
+            "n_buffers": len(keep), "failed": ffi.new("int32_t *", -9)}
+    status = lib.lib.flex_plan_run(*args.values())
+    failed = args["failed"][0]
+    args["failed"][0] = -9
+    assert lib.lib.flex_plan_call(ffi.new("flex_plan_args *", args)) == status
+    assert args["failed"][0] == failed
+    return status, failed
+
+
+def test_plan_call_takes_its_arguments_as_one_block():
+    lib = host()
+    assert lib.lib.flex_plan_call(lib.ffi.NULL) == E_NULL
+    src, dst = np.arange(4, dtype=np.int8), np.zeros(4, np.int8)
+    assert _run([15, 1, 2, 4, 0, 1], [src, dst]) == (0, -9)
+    assert np.array_equal(dst, src)
 
 
 def test_malformed_steps_are_rejected_with_their_index():

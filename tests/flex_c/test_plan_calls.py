@@ -89,7 +89,7 @@ def test_a_failing_plan_step_raises_its_error():
     after the plan was made) raises FlexError naming the kernel, through both calls."""
     flex = use_flex(burn.load(encode_bst(import_tflite(mlp(TINY_SIZES), tests=0))))
     flex.run(np.zeros(16, np.int8))
-    words = flex.invoke.plan.call[1][0]
+    words = flex.invoke.plan.call[1][0].plan  # the flex_plan_args block
     assert words[0] == flex.invoke.plan.lib.lib.FLEX_OP_S8_FULLY_CONNECTED
     words[3 + 12] -= 1  # the first step's output_len word
     for call in (flex, flex.run):
