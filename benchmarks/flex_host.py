@@ -109,11 +109,11 @@ def main():
     models = [(name, path.read_bytes(), shape) for (name, shape), path in zip(CASES, paths)]
     models += [(name, mlp(sizes), (1, sizes[0])) for name, sizes in BUILT]
     print("%-32s %10s %10s %10s %10s %9s %12s" % (
-        "model", "tflm ms", "no read ms", "flex ms", "pure ms", "flex/tflm", "flex/no read"))
+        "model", "tflm us", "no read us", "flex us", "pure ms", "flex/tflm", "flex/no read"))
     for name, data, shape in models:
         tflm, no_read, flex, pure, same = measure(data, shape, args.runs)
-        print("%-32s %10.4f %10.4f %10.4f %10.1f %9.2f %12.2f%s" % (
-            name, tflm * 1e3, no_read * 1e3, flex * 1e3, pure * 1e3, flex / tflm,
+        print("%-32s %10.2f %10.2f %10.2f %10.1f %9.2f %12.2f%s" % (
+            name, tflm * 1e6, no_read * 1e6, flex * 1e6, pure * 1e3, flex / tflm,
             flex / no_read, "" if same else "  OUTPUTS DIFFER"))
 
 
