@@ -172,7 +172,7 @@ class _FastInvoke:
             self.plain()
             self.calls = [(s.k.name, s.k.fn, s.k.args) if isinstance(s.k, _Replay)
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
-            if hasattr(self.lib.lib, "flex_plan_run"):
+            if hasattr(self.lib.lib, "flex_plan_call"):
                 self.plan = _plan(self.model, self.lib)
                 if self.plan is not None and len(self.model._inputs) == 1:
                     if self.model._result is None:
