@@ -245,6 +245,17 @@ flex_status flex_strided(int32_t elem_size, const void *input, size_t input_len,
  * step (unknown op, wrong counts, an index outside `buffers`) gives FLEX_E_PARAM. */
 flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buffers,
                           size_t n_buffers, int32_t *failed);
+/* flex_plan_run with its arguments in one block, for a caller that pays for each argument
+ * it passes (the host's cffi binding converts one pointer instead of five). Host builds
+ * only (opt/host/plan_call.c). */
+typedef struct {
+    const int32_t *plan;
+    size_t plan_len;
+    void *const *buffers;
+    size_t n_buffers;
+    int32_t *failed;
+} flex_plan_args;
+flex_status flex_plan_call(const flex_plan_args *args);
 
 /* ---- float32 kernels (NCHW) ------------------------------------------------------ */
 
