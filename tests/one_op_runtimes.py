@@ -27,14 +27,16 @@ def check(name, got, want, atol=1e-30):
 
 def check_on_host(cases, kind, atol=1e-30):
     """Run every case on the plain kernels, flex (host) and flex (emulated Cortex-M0+);
-    each model must be the one op `kind`, bound to flex on both flex runtimes."""
+    each model must be the one op `kind` (or ops of the kinds in the tuple `kind`), every op
+    bound to flex on both flex runtimes."""
     m0 = EmulatedLib("cortex-m0plus")
     for name, x, want, bst in cases:
         plain = burn.load(bst, variant="plain")
-        assert [s["op"] for s in plain.info()["ops"]] == [kind]
+        ops = [s["op"] for s in plain.info()["ops"]]
+        assert ops == [kind] if isinstance(kind, str) else set(ops) <= set(kind), ops
         flex = use_flex(burn.load(bst))
         emulated = use_flex(burn.load(bst), m0)
-        assert flex.flex_ops == emulated.flex_ops == 1
+        assert flex.flex_ops == emulated.flex_ops == len(ops)
         for model in (plain, flex, emulated):
             check(name, model.run(x.reshape(-1)), want, atol)
 
@@ -47,7 +49,7 @@ from array import array
 for line in open(%r):
     path, x, is_int8, runtime = json.loads(line)
     m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == [runtime]
+    assert set([s.runtime for s in m._steps]) == set([runtime])
     print(json.dumps(list(m.run(array("b" if is_int8 else "f", x)))))
     m = None
     gc.collect()

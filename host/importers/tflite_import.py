@@ -47,7 +47,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "BATCH_MATMUL": 2,
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
-          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
+          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
+          "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL")
@@ -1129,6 +1130,7 @@ _CONVERT = {
     "EQUAL": _compare, "NOT_EQUAL": _compare, "LESS": _compare, "LESS_EQUAL": _compare,
     "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
     "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
+    "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
 }
 
 

@@ -78,8 +78,8 @@ def _box(offset, axes):
 
 def is_identity(params, size):
     """Whether a box reads all `size` elements of its input in order."""
-    return params["offset"] == 0 and params["dims"][-1] == size and \
-        (size == 1 or params["strides"][-1] == 1)
+    return params["offset"] == 0 and params["dims"][-1] == size == int(np.prod(
+        params["dims"])) and (size == 1 or params["strides"][-1] == 1)
 
 
 def _want(tf, t, shape):
@@ -249,6 +249,37 @@ def _space_to_depth(tf, node, shape):
                      (b, c), (c, 1)])]
 
 
+def _reverse(tf, node, shape):
+    rank = _rank(shape, 8, "input has more than 8 dims")
+    tt = tf.tensors[node.inputs[1]]
+    if tt.dtype != np.int32:
+        raise MoveError("Axis Type '%s' is not supported by reverse." % tt.dtype.name)
+    if len(tt.shape) != 1 or tt.shape[0] > rank:
+        raise MoveError("axis must be 1-D with at most %d entries, got shape %s"
+                        % (rank, tt.shape))
+    axes = sorted(_axis(a, rank) for a in _const(tf, node.inputs[1], "axis"))
+    if axes != list(range(axes[0], axes[0] + len(axes))):
+        raise MoveError("Non-contiguous `axes` not supported")
+    _want(tf, node.outputs[0], shape)
+    strides = _strides(shape)
+    offset = sum((shape[a] - 1) * strides[a] for a in axes)
+    return [_box(offset, [(d, -s if a in axes else s)
+                          for a, (d, s) in enumerate(zip(shape, strides))])]
+
+
+def _broadcast_to(tf, node, shape):
+    out = _const(tf, node.inputs[1], "shape", (np.int32, np.int64))
+    if len(out) > 5 or len(shape) > len(out):
+        raise MoveError("BroadcastTo only supports 1-5D input and the output needs at least "
+                        "its input's %d dims, got %s" % (len(shape), out))
+    dims = (1,) * (len(out) - len(shape)) + tuple(shape)
+    if any(d != 1 and d != o for d, o in zip(dims, out)):
+        raise MoveError("input %s does not broadcast to %s" % (tuple(shape), out))
+    _want(tf, node.outputs[0], out)
+    strides = _strides(dims)
+    return [_box(0, [(o, 0 if d == 1 else s) for d, o, s in zip(dims, out, strides)])]
+
+
 def _runs(values):
     """`values` cut into runs of evenly spaced values: [(first, step, count)]."""
     runs = []
@@ -289,6 +320,37 @@ def _gather(tf, node, shape):
                      for first, step, count in runs])]
 
 
+def _gather_nd(tf, node, shape):
+    """[(1, [(params, elements)])]: the slices that constant `indices` pick, one piece per
+    run of evenly spaced slices."""
+    tt = tf.tensors[node.inputs[1]]
+    if tt.dtype != np.int32:
+        raise MoveError("Indices of type '%s' are not supported by gather_nd."
+                        % tt.dtype.name)
+    if tt.data is None:
+        raise MoveError("indices must be a constant tensor")
+    if not tt.shape or tt.shape[-1] < 1:
+        raise MoveError("Indices must be at least a vector.")
+    if tt.shape[-1] > len(shape):
+        raise MoveError("Index innermost dimension length must be <= params rank.")
+    if tt.shape[-1] > 5:
+        raise MoveError("Index innermost dimension length must not exceed 5.")
+    k = tt.shape[-1]
+    _want(tf, node.outputs[0], tuple(tt.shape[:-1]) + tuple(shape[k:]))
+    inner, strides = int(np.prod(shape[k:])), _strides(shape)
+    starts = []
+    for index in tt.data.reshape(-1, k).tolist():
+        if any(not 0 <= i < d for i, d in zip(index, shape)):
+            raise MoveError("indices %s are outside params %s" % (index, tuple(shape)))
+        starts.append(sum(i * s for i, s in zip(index, strides)))
+    runs = _runs(starts)
+    if len(runs) > _MAX_PIECES:
+        raise MoveError("%d runs of evenly spaced slices, more than %d"
+                        % (len(runs), _MAX_PIECES))
+    return [(1, [(_box(first, [(count, step), (inner, 1)]), count * inner)
+                 for first, step, count in runs])]
+
+
 def _mirror_pad(tf, node, shape):
     """[(outer, [(params or None for the padded tensor itself, elements per outer index)])]:
     one concat per padded axis, of the mirrored pieces before and after and the tensor
@@ -327,9 +389,10 @@ def _mirror_pad(tf, node, shape):
 
 OPS = {"TRANSPOSE": _transpose, "SLICE": _slice, "STRIDED_SLICE": _strided_slice,
        "SPLIT": _split, "SPLIT_V": _split_v, "UNPACK": _unpack,
-       "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth}
+       "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth,
+       "REVERSE_V2": _reverse, "BROADCAST_TO": _broadcast_to}
 # ops made of pieces joined by concats (burn's concat op)
-PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad}
+PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad, "GATHER_ND": _gather_nd}
 _MAX_PIECES = 32  # burn.bst_ops._MAX_CONCAT
 # the input the op moves (SPLIT takes its axis first)
 _DATA = {"SPLIT": 1}

@@ -1,0 +1,88 @@
+"""TFLite ops that import through kinds burn already has, with no kernel of their own:
+REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_ND joined by
+concats). 40 random int8 cases and 10 float32 ones per op against TFLM, on the plain
+kernels, flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for
+int8); what TFLM refuses is refused at import with its reason."""
+
+import numpy as np
+import pytest
+from import_only_cases import OPS, make_cases
+from move_cases import model
+from one_op_runtimes import check_on_host, check_on_micropython
+from tflite_builder import run_tflm
+
+from burn.host.bst_writer import encode_bst
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_import import import_tflite
+
+COUNTS = {"int8": 40, "float32": 10}
+KINDS = ("strided", "concat")
+
+
+def _collect(op, dtype):
+    """COUNTS[dtype] cases of `op` that import as ops (identities fold away, checked below):
+    (name, input, TFLM's flat output, .bst bytes)."""
+    out = []
+    for data, x in make_cases(op, dtype):
+        graph = import_tflite(data, tests=0)
+        if graph.ops:
+            want = run_tflm(data, [x])[0].reshape(-1)
+            out.append(("%s %s %d" % (op, dtype, len(out)), x, want, encode_bst(graph)))
+        if len(out) == COUNTS[dtype]:
+            return out
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return [case for op in OPS for dtype in COUNTS for case in _collect(op, dtype)]
+
+
+def test_matches_tflm_on_plain_and_flex(cases):
+    assert len(cases) == len(OPS) * sum(COUNTS.values())
+    check_on_host(cases, KINDS)
+
+
+def test_matches_tflm_on_micropython(cases, tmp_path):
+    check_on_micropython(cases, tmp_path)
+
+
+def test_identity_folds_away():
+    x = np.arange(-12, 12, dtype=np.int8).reshape(2, 1, 12)
+    i32 = np.int32
+    for data in (model("REVERSE_V2", x, [x.shape], "int8", [(1, np.array([1], i32))]),
+                 model("BROADCAST_TO", x, [x.shape], "int8", [(1, np.array(x.shape, i32))])):
+        assert import_tflite(data, tests=0).ops == []
+
+
+def _refused():
+    """(model, the reason burn gives, whether TFLM refuses it too)."""
+    x = np.zeros((2, 3, 4), np.int8)
+    i32 = np.int32
+
+    def rev(axes, kind=i32):
+        return model("REVERSE_V2", x, [x.shape], "int8", [(1, np.array(axes, kind))])
+
+    def gnd(idx, out):
+        return model("GATHER_ND", x, [out], "int8", [(1, np.array(idx, idx.dtype))])
+
+    return [
+        (rev([0, 2]), "Non-contiguous `axes` not supported", True),
+        (rev([0], np.int64), "Axis Type 'int64' is not supported by reverse", True),
+        (rev([3]), "axis 3 is out of range for 3 dims", True),
+        (model("BROADCAST_TO", x, [(2, 2, 4)], "int8", [(1, np.array([2, 2, 4], i32))]),
+         "does not broadcast to", True),
+        (model("BROADCAST_TO", x, [(1, 1, 1, 2, 3, 4)], "int8",
+               [(1, np.array([1, 1, 1, 2, 3, 4], i32))]), "only supports 1-5D", True),
+        (gnd(np.zeros((2, 4), np.int32), (2,)), "must be <= params rank", True),
+        (gnd(np.zeros((2, 1), np.int64), (2, 3, 4)), "Indices of type 'int64'", True),
+        (gnd(np.array([[2]], np.int32), (1, 3, 4)), "outside params", False),
+    ]
+
+
+def test_refused_with_the_reason():
+    for data, reason, tflm_refuses in _refused():
+        with pytest.raises(TFLiteImportError, match=reason):
+            import_tflite(data, tests=0)
+        if tflm_refuses:
+            with pytest.raises(RuntimeError):
+                run_tflm(data, [np.zeros((2, 3, 4), np.int8)])
