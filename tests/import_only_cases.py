@@ -2,14 +2,17 @@
 has, without a kernel of their own: REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies
 and concats).
 
-`make_cases(op, dtype, seed)` yields (model bytes, input array) pairs without end; each
+`make_cases(op, dtype, seed)` yields (model bytes, input array, padded) without end; each
 output shape comes from numpy's own indexing of the input, not from the importer's rules.
+`padded` (None but for SPACE_TO_BATCH_ND) marks the flat output's padding elements, whose
+value TFLM leaves unset (its kernel reads a pad value it never fills in): burn writes 0
+there, the output zero point in int8, as TensorFlow Lite does.
 """
 
 import numpy as np
 from move_cases import model
 
-OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND")
+OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND")
 
 
 def _int(rng, lo, hi):
@@ -51,13 +54,58 @@ def _gather_nd(rng, x):
     return model("GATHER_ND", x, [out.shape], x.dtype.name, [(1, idx)])
 
 
+def _nhwc(x, spatial):
+    """x as NHWC (a 3-D x gets W = 1)."""
+    return x.reshape(x.shape[:2] + (1, x.shape[2])) if spatial == 1 else x
+
+
+def _space_to_batch(rng, x):
+    """The model, its input and the output's padded elements (TFLM leaves their value
+    unset)."""
+    spatial = x.ndim - 2
+    block = [_int(rng, 1, 3) for _ in range(spatial)]
+    pads = []
+    for d, b in zip(x.shape[1:1 + spatial], block):
+        before = _int(rng, 0, 2) if rng.random() < 0.5 else 0
+        pads.append([before, -(d + before) % b + b * _int(rng, 0, 1)])
+    padded = np.pad(np.zeros(x.shape, bool), [[0, 0]] + pads + [[0, 0]], constant_values=True)
+    bh, bw = block + [1] * (2 - spatial)
+    n, hp, wp, c = _nhwc(padded, spatial).shape
+    mask = _nhwc(padded, spatial).reshape(n, hp // bh, bh, wp // bw, bw, c)
+    mask = mask.transpose(2, 4, 0, 1, 3, 5).reshape(n * bh * bw, hp // bh, wp // bw, c)
+    shape = mask.shape if spatial == 2 else (n * bh * bw, hp // bh, c)
+    return model("SPACE_TO_BATCH_ND", x, [shape], x.dtype.name,
+                 [(1, np.array(block, np.int32)), (2, np.array(pads, np.int32))]), x, \
+        mask.reshape(-1)
+
+
+def _batch_to_space(rng, x):
+    spatial = x.ndim - 2
+    block = [_int(rng, 1, 3) for _ in range(spatial)]
+    x = np.concatenate([x] * int(np.prod(block)))
+    bh, bw = block + [1] * (2 - spatial)
+    b, h, w, c = _nhwc(x, spatial).shape
+    full = _nhwc(x, spatial).reshape(bh, bw, b // (bh * bw), h, w, c)
+    full = full.transpose(2, 3, 0, 4, 1, 5).reshape(b // (bh * bw), h * bh, w * bw, c)
+    crops = [[_int(rng, 0, (d - 1) // 2), _int(rng, 0, (d - 1) // 2)]
+             for d in full.shape[1:1 + spatial]]
+    crops += [[0, 0]] * (2 - spatial)
+    out = full[:, crops[0][0]:full.shape[1] - crops[0][1],
+               crops[1][0]:full.shape[2] - crops[1][1]]
+    shape = out.shape if spatial == 2 else (out.shape[0], out.shape[1], out.shape[3])
+    return model("BATCH_TO_SPACE_ND", x, [shape], x.dtype.name,
+                 [(1, np.array(block, np.int32)), (2, np.array(crops[:spatial], np.int32))]), x
+
+
 # op: (maker, lowest rank, highest rank)
 _MAKERS = {"REVERSE_V2": (_reverse, 1, 5), "BROADCAST_TO": (_broadcast_to, 1, 4),
-           "GATHER_ND": (_gather_nd, 1, 4)}
+           "GATHER_ND": (_gather_nd, 1, 4), "SPACE_TO_BATCH_ND": (_space_to_batch, 3, 4),
+           "BATCH_TO_SPACE_ND": (_batch_to_space, 3, 4)}
 
 
 def make_cases(op, dtype, seed=0):
-    """Random (model bytes, input array) cases of TFLite op `op` in `dtype`, without end."""
+    """Random (model bytes, input array, padded) cases of TFLite op `op` in `dtype`, without
+    end."""
     rng = np.random.default_rng([seed, OPS.index(op), dtype == "int8"])
     make, lo, hi = _MAKERS[op]
     while True:
@@ -66,4 +114,6 @@ def make_cases(op, dtype, seed=0):
             x = rng.integers(-128, 128, size=shape, dtype=np.int8)
         else:
             x = rng.standard_normal(shape).astype(np.float32)
-        yield make(rng, x), x
+        made = make(rng, x)
+        made = made if isinstance(made, tuple) else (made, x)
+        yield made if len(made) == 3 else made + (None,)

@@ -25,6 +25,7 @@ from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
 from burn.host.importers import MAX_TESTS, arith_params, sigmoid16, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_batch_space import convert as convert_batch_space
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
@@ -48,7 +49,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
-          "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2}
+          "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
+          "BATCH_TO_SPACE_ND": 3}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL")
@@ -994,6 +996,14 @@ def _move(c, node):
         tflite_move.convert(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
+def _batch_space(c, node):
+    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space)."""
+    try:
+        convert_batch_space(c, node)
+    except tflite_move.MoveError as e:
+        raise _Fail(str(e)) from None
+
+
 def _resize(c, node):
     """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
     here into the resize kind's tables (burn.graph.resize)."""
@@ -1131,6 +1141,7 @@ _CONVERT = {
     "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
     "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
     "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
+    "SPACE_TO_BATCH_ND": _batch_space, "BATCH_TO_SPACE_ND": _batch_space,
 }
 
 

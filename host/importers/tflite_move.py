@@ -59,7 +59,7 @@ def _axis(axis, rank):
     return axis % rank
 
 
-def _box(offset, axes):
+def box(offset, axes):
     """The strided op's parameters for reading `axes` [(count, stride)] from `offset`."""
     merged = []
     for d, s in axes:
@@ -99,7 +99,7 @@ def _transpose(tf, node, shape):
         raise MoveError("perm %s is not a permutation" % perm)
     _want(tf, node.outputs[0], [shape[p] for p in perm])
     strides = _strides(shape)
-    return [_box(0, [(shape[p], strides[p]) for p in perm])]
+    return [box(0, [(shape[p], strides[p]) for p in perm])]
 
 
 def _slice(tf, node, shape):
@@ -120,7 +120,7 @@ def _slice(tf, node, shape):
     if int(np.prod(counts)) != int(np.prod(tf.tensors[node.outputs[0]].shape)):
         raise MoveError("the output does not hold the %s slice" % counts)
     strides = _strides(shape)
-    return [_box(sum(b * s for b, s in zip(begin, strides)), list(zip(counts, strides)))]
+    return [box(sum(b * s for b, s in zip(begin, strides)), list(zip(counts, strides)))]
 
 
 def _clamp(v, lo, hi):
@@ -162,7 +162,7 @@ def _strided_slice(tf, node, shape):
         offset += start * strides[k] if count else 0
         axes.append((count, s * strides[k]))
     _want(tf, node.outputs[0], out)
-    return [_box(offset, axes)]
+    return [box(offset, axes)]
 
 
 def _split_boxes(tf, node, shape, axis, sizes, keep_axis=True):
@@ -175,7 +175,7 @@ def _split_boxes(tf, node, shape, axis, sizes, keep_axis=True):
         piece = list(shape)
         piece[axis] = n
         _want(tf, t, piece if keep_axis else piece[:axis] + piece[axis + 1:])
-        boxes.append(_box(at * strides[axis], [(c, s) for c, s in zip(piece, strides)]))
+        boxes.append(box(at * strides[axis], [(c, s) for c, s in zip(piece, strides)]))
         at += n
     return boxes
 
@@ -234,7 +234,7 @@ def _depth_to_space(tf, node, shape):
     oc = c // (b * b)
     _want(tf, node.outputs[0], (n, h * b, w * b, oc))
     # output [n, h, by, w, bx, oc] reads input [n, h, w, (by * b + bx) * oc + oc]
-    return [_box(0, [(n, h * w * c), (h, w * c), (b, b * oc), (w, c), (b, oc), (oc, 1)])]
+    return [box(0, [(n, h * w * c), (h, w * c), (b, b * oc), (w, c), (b, oc), (oc, 1)])]
 
 
 def _space_to_depth(tf, node, shape):
@@ -245,7 +245,7 @@ def _space_to_depth(tf, node, shape):
                         % (h, w, b))
     _want(tf, node.outputs[0], (n, h // b, w // b, c * b * b))
     # output [n, oh, ow, by, bx, c] reads input [n, oh * b + by, ow * b + bx, c]
-    return [_box(0, [(n, h * w * c), (h // b, b * w * c), (w // b, b * c), (b, w * c),
+    return [box(0, [(n, h * w * c), (h // b, b * w * c), (w // b, b * c), (b, w * c),
                      (b, c), (c, 1)])]
 
 
@@ -263,7 +263,7 @@ def _reverse(tf, node, shape):
     _want(tf, node.outputs[0], shape)
     strides = _strides(shape)
     offset = sum((shape[a] - 1) * strides[a] for a in axes)
-    return [_box(offset, [(d, -s if a in axes else s)
+    return [box(offset, [(d, -s if a in axes else s)
                           for a, (d, s) in enumerate(zip(shape, strides))])]
 
 
@@ -277,7 +277,7 @@ def _broadcast_to(tf, node, shape):
         raise MoveError("input %s does not broadcast to %s" % (tuple(shape), out))
     _want(tf, node.outputs[0], out)
     strides = _strides(dims)
-    return [_box(0, [(o, 0 if d == 1 else s) for d, o, s in zip(dims, out, strides)])]
+    return [box(0, [(o, 0 if d == 1 else s) for d, o, s in zip(dims, out, strides)])]
 
 
 def _runs(values):
@@ -315,7 +315,7 @@ def _gather(tf, node, shape):
     if len(runs) > _MAX_PIECES:
         raise MoveError("%d runs of evenly spaced positions, more than %d"
                         % (len(runs), _MAX_PIECES))
-    return [(outer, [(_box(first * inner, [(outer, shape[axis] * inner),
+    return [(outer, [(box(first * inner, [(outer, shape[axis] * inner),
                                            (count, step * inner), (inner, 1)]), count * inner)
                      for first, step, count in runs])]
 
@@ -347,7 +347,7 @@ def _gather_nd(tf, node, shape):
     if len(runs) > _MAX_PIECES:
         raise MoveError("%d runs of evenly spaced slices, more than %d"
                         % (len(runs), _MAX_PIECES))
-    return [(1, [(_box(first, [(count, step), (inner, 1)]), count * inner)
+    return [(1, [(box(first, [(count, step), (inner, 1)]), count * inner)
                  for first, step, count in runs])]
 
 
@@ -377,9 +377,9 @@ def _mirror_pad(tf, node, shape):
         line = [(outer, d * inner)]
         first_before = before - 1 if symmetric else before
         first_after = d - 1 if symmetric else d - 2
-        pieces = [(_box(first_before * inner, line + [(before, -inner), (inner, 1)]),
+        pieces = [(box(first_before * inner, line + [(before, -inner), (inner, 1)]),
                    before * inner), (None, d * inner),
-                  (_box(first_after * inner, line + [(after, -inner), (inner, 1)]),
+                  (box(first_after * inner, line + [(after, -inner), (inner, 1)]),
                    after * inner)]
         steps.append((outer, [p for p in pieces if p[1]]))
         now[a] = d + before + after
@@ -431,13 +431,13 @@ def convert(c, node):
     src, out = c.act(x), c.act(node.outputs[0])
     for k, (outer, pieces) in enumerate(steps):
         whole = out if k == len(steps) - 1 else \
-            _tensor(c, out, (outer, sum(n for _p, n in pieces)))
+            like_tensor(c, out, (outer, sum(n for _p, n in pieces)))
         parts = []
         for params, n in pieces:
             if params is None:  # the tensor padded so far
                 parts.append(src)
                 continue
-            parts.append(whole if len(pieces) == 1 else _tensor(c, out, (outer, n)))
+            parts.append(whole if len(pieces) == 1 else like_tensor(c, out, (outer, n)))
             c.ops.append(GraphOp("strided", [src], [parts[-1]], params=params))
         if len(pieces) > 1:
             c.ops.append(GraphOp("concat", parts, [whole], params={
@@ -445,7 +445,7 @@ def convert(c, node):
         src = whole
 
 
-def _tensor(c, like, shape):
+def like_tensor(c, like, shape):
     """A new graph tensor of `shape` with the dtype and quantization of tensor `like`."""
     t = c.tensors[like]
     name = "%s/%d" % (t.name, len(c.tensors))

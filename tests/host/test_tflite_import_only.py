@@ -1,6 +1,7 @@
 """TFLite ops that import through kinds burn already has, with no kernel of their own:
 REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_ND joined by
-concats). 40 random int8 cases and 10 float32 ones per op against TFLM, on the plain
+concats), SPACE_TO_BATCH_ND (a pad and a strided copy) and BATCH_TO_SPACE_ND (strided
+copies). 40 random int8 cases and 10 float32 ones per op against TFLM, on the plain
 kernels, flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for
 int8); what TFLM refuses is refused at import with its reason."""
 
@@ -16,17 +17,20 @@ from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
 COUNTS = {"int8": 40, "float32": 10}
-KINDS = ("strided", "concat")
+KINDS = ("strided", "concat", "pad")
+ZERO_POINT = -7  # of move_cases.model's int8 tensors
 
 
 def _collect(op, dtype):
     """COUNTS[dtype] cases of `op` that import as ops (identities fold away, checked below):
     (name, input, TFLM's flat output, .bst bytes)."""
     out = []
-    for data, x in make_cases(op, dtype):
+    for data, x, padded in make_cases(op, dtype):
         graph = import_tflite(data, tests=0)
         if graph.ops:
             want = run_tflm(data, [x])[0].reshape(-1)
+            if padded is not None:
+                want[padded] = ZERO_POINT if dtype == "int8" else 0
             out.append(("%s %s %d" % (op, dtype, len(out)), x, want, encode_bst(graph)))
         if len(out) == COUNTS[dtype]:
             return out
@@ -57,6 +61,7 @@ def test_identity_folds_away():
 def _refused():
     """(model, the reason burn gives, whether TFLM refuses it too)."""
     x = np.zeros((2, 3, 4), np.int8)
+    x5 = np.zeros((1, 1, 1, 1, 1), np.int8)
     i32 = np.int32
 
     def rev(axes, kind=i32):
@@ -76,6 +81,18 @@ def _refused():
         (gnd(np.zeros((2, 4), np.int32), (2,)), "must be <= params rank", True),
         (gnd(np.zeros((2, 1), np.int64), (2, 3, 4)), "Indices of type 'int64'", True),
         (gnd(np.array([[2]], np.int32), (1, 3, 4)), "outside params", False),
+        (model("SPACE_TO_BATCH_ND", x5, [x5.shape], "int8", [(1, np.array([1, 1, 1], i32)),
+                                                            (2, np.zeros((3, 2), i32))]),
+         "must be 3-D or 4-D", True),
+        (model("SPACE_TO_BATCH_ND", x, [(4, 2, 4)], "int8", [(1, np.array([2], i32)),
+                                                             (2, np.array([[0, 0]], i32))]),
+         "padded size 3x1 is not a multiple of block_shape 2x1", False),
+        (model("BATCH_TO_SPACE_ND", x, [(1, 6, 4)], "int8", [(1, np.array([3], i32)),
+                                                             (2, np.array([[0, 0]], i32))]),
+         "batch 2 is not a multiple of block_shape 3x1", False),
+        (model("BATCH_TO_SPACE_ND", x, [(1, 1, 4)], "int8", [(1, np.array([2], i32)),
+                                                             (2, np.array([[3, 3]], i32))]),
+         "leave nothing", False),
     ]
 
 
@@ -85,4 +102,11 @@ def test_refused_with_the_reason():
             import_tflite(data, tests=0)
         if tflm_refuses:
             with pytest.raises(RuntimeError):
-                run_tflm(data, [np.zeros((2, 3, 4), np.int8)])
+                run_tflm(data, [np.zeros(_input_shape(data), np.int8)])
+
+
+def _input_shape(data):
+    from burn.host.importers.tflite_read import read_tflite
+
+    tf = read_tflite(data)
+    return tf.tensors[tf.inputs[0]].shape
