@@ -1,6 +1,7 @@
 """Random one-op .tflite models of the TFLite ops that burn imports through kinds it already
-has, without a kernel of their own: REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies
-and concats).
+has, without a kernel of their own: REVERSE_V2, BROADCAST_TO, GATHER_ND, SPACE_TO_BATCH_ND
+and BATCH_TO_SPACE_ND (strided copies, concats and a pad), and CAST, ADD_N and REDUCE_ALL
+(`cast_case`, `add_n_case`, `reduce_all_case`).
 
 `make_cases(op, dtype, seed)` yields (model bytes, input array, padded) without end; each
 output shape comes from numpy's own indexing of the input, not from the importer's rules.
@@ -11,6 +12,7 @@ there, the output zero point in int8, as TensorFlow Lite does.
 
 import numpy as np
 from move_cases import model
+from tflite_builder import ModelBuilder
 
 OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND")
 
@@ -117,3 +119,62 @@ def make_cases(op, dtype, seed=0):
         made = make(rng, x)
         made = made if isinstance(made, tuple) else (made, x)
         yield made if len(made) == 3 else made + (None,)
+
+
+# CAST's exact pairs (burn.host.importers.tflite_cast), and the runtime of each on the
+# MicroPython unix port: a copy has a viper twin, dequantize and requantize_s8_s16 do not
+CASTS = (("bool", "int8", "viper"), ("int8", "float32", "plain"), ("bool", "float32", "plain"),
+         ("int16", "float32", "plain"), ("int8", "int16", "plain"), ("bool", "int16", "plain"))
+
+
+def _values(rng, shape, dtype):
+    """Random (burn's input, TFLM's input) of `dtype`: BOOL is int8 0/1 in burn."""
+    if dtype == "bool":
+        x = rng.integers(0, 2, size=shape, dtype=np.int8)
+        return x, x.astype(bool)
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+    return x, x
+
+
+def cast_case(rng, src, dst):
+    """(model, burn's input, TFLM's input) of a CAST from `src` to `dst` (unquantized)."""
+    x, tflm_x = _values(rng, _shape(rng, 1, 4), src)
+    mb = ModelBuilder()
+    tx, ty = mb.tensor("x", x.shape, src), mb.tensor("y", x.shape, dst)
+    mb.op("CAST", [tx], [ty])
+    return mb.finish([tx], [ty]), x, tflm_x
+
+
+def add_n_case(rng, dtype):
+    """(model, burn's inputs, TFLM's inputs) of an ADD_N: float32 of 2 to 5 inputs, int8 of
+    2 (TFLM's inputs share one quantization)."""
+    shape = _shape(rng, 1, 4)
+    count = 2 if dtype == "int8" else _int(rng, 2, 5)
+    q_in, q_out = {}, {}
+    if dtype == "int8":
+        q_in = {"scale": float(rng.uniform(0.01, 0.2)), "zero_point": _int(rng, -84, 84)}
+        q_out = {"scale": float(rng.uniform(0.01, 0.4)), "zero_point": _int(rng, -20, 20)}
+        xs = [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)]
+    else:
+        xs = [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+    mb = ModelBuilder()
+    ins = [mb.tensor("x%d" % i, shape, dtype, **q_in) for i in range(count)]
+    y = mb.tensor("y", shape, dtype, **q_out)
+    mb.op("ADD_N", ins, [y])
+    return mb.finish(ins, [y]), xs, xs
+
+
+def reduce_all_case(rng):
+    """(model, burn's input, TFLM's input) of a REDUCE_ALL over random axes."""
+    x, tflm_x = _values(rng, _shape(rng, 1, 4), "bool")
+    axes = sorted({_int(rng, 0, x.ndim - 1) for _ in range(_int(rng, 1, x.ndim))})
+    keep = bool(rng.integers(0, 2))
+    out = tflm_x.all(axis=tuple(axes), keepdims=keep)
+    given = [a - x.ndim if rng.random() < 0.3 else a for a in axes]
+    mb = ModelBuilder()
+    tx = mb.tensor("x", x.shape, "bool")
+    ta = mb.tensor("axes", (len(given),), "int32", data=np.array(given, np.int32))
+    ty = mb.tensor("y", out.shape if out.shape else (1,), "bool")
+    mb.op("REDUCE_ALL", [tx, ta], [ty], "ReducerOptions", KeepDims=keep)
+    return mb.finish([tx], [ty]), x, tflm_x

@@ -31,7 +31,7 @@ OPS = (
      "depthwise_conv_s8 depthwise_conv_f32 depthwise_conv_s16"),
     ("fully_connected", "r", "FULLY_CONNECTED",
      "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
-    ("add", "e", "ADD", "add_s8 add_f32 add_s16"),
+    ("add", "e", "ADD ADD_N", "add_s8 add_f32 add_s16"),
     ("mul", "e", "MUL", "mul_s8 mul_f32 mul_s16"),
     ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
@@ -40,7 +40,7 @@ OPS = (
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
-    ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
+    ("dequantize", "", "DEQUANTIZE CAST", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
      "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8"),
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32"),
@@ -55,7 +55,7 @@ OPS = (
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
      "SPACE_TO_DEPTH GATHER MIRROR_PAD REVERSE_V2 BROADCAST_TO GATHER_ND SPACE_TO_BATCH_ND "
      "BATCH_TO_SPACE_ND", "strided_s8 strided"),
-    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),

@@ -26,6 +26,8 @@ from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtim
 from burn.host.importers import MAX_TESTS, arith_params, sigmoid16, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_batch_space import convert as convert_batch_space
+from burn.host.importers.tflite_cast import CastError
+from burn.host.importers.tflite_cast import convert as convert_cast
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
@@ -50,10 +52,10 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
-          "BATCH_TO_SPACE_ND": 3}
+          "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
-             "NOT_EQUAL")
+             "NOT_EQUAL", "CAST", "REDUCE_ALL")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -65,7 +67,7 @@ _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
 _INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
               "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX",
-              "LOGISTIC", "TANH")
+              "LOGISTIC", "TANH", "CAST")
 
 
 def _short(name):
@@ -431,8 +433,8 @@ def _operands(c, node):
     return a, b
 
 
-def _binary(c, node):
-    kind = node.name.lower()
+def _binary(c, node, kind=None):
+    kind = kind or node.name.lower()
     a, b = _operands(c, node)
     code = c.fused(node)
     if not c.is_int8(node) and not c.is_int16(node):
@@ -639,12 +641,18 @@ def _fold_axes(c, node):
 
 
 def _mean(c, node):
-    """MEAN, SUM, REDUCE_MAX and REDUCE_MIN. int8 MEAN and SUM over one block of axes are
-    the mean kind (in every firmware); the rest is the optional reduce kind."""
+    """MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL. int8 MEAN and SUM over one block of
+    axes are the mean kind (in every firmware); the rest is the optional reduce kind."""
     dims = _fold_axes(c, node)
     name = node.name
-    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3}[name]  # burn.graph.reduce
+    # burn.graph.reduce's op codes; REDUCE_ALL of BOOL (int8 0/1) is their minimum
+    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_ALL": 3}[name]
     params = dict(zip(("outer", "reduce", "mid", "reduce2", "inner"), dims), op=op)
+    if name == "REDUCE_ALL":
+        if {c.tf.tensors[t].dtype for t in (node.inputs[0], node.outputs[0])} != {np.dtype(bool)}:
+            raise _Fail("REDUCE_ALL takes and gives BOOL tensors")
+        c.emit("reduce", node, params=dict(params, in_zp=0, out_zp=0, mult=0, shift=0))
+        return
     if not c.is_int8(node):
         if c.tf.tensors[node.outputs[0]].dtype != np.float32:
             raise _Fail("input and output types differ")
@@ -1004,6 +1012,50 @@ def _batch_space(c, node):
         raise _Fail(str(e)) from None
 
 
+def _cast(c, node):
+    """CAST where an existing op computes it exactly (burn.host.importers.tflite_cast)."""
+    try:
+        convert_cast(c, node)
+    except CastError as e:
+        raise _Fail(str(e)) from None
+
+
+def _add_n(c, node):
+    """ADD_N: float32 as a chain of ADDs, int8 of two inputs as one ADD (TFLM's ADD_N of
+    more sums them before it rounds once, which a chain cannot repeat)."""
+    types = {c.tf.tensors[t].dtype for t in node.inputs + node.outputs}
+    shapes = {tuple(c.shape(t)) for t in node.inputs + node.outputs}
+    if len(types) != 1 or len(shapes) != 1:
+        raise _Fail("inputs and output must have one type and one shape, got %s and %s"
+                    % (sorted(t.name for t in types), sorted(shapes)))
+    if c.is_int8(node):
+        if len(node.inputs) != 2:
+            raise _Fail("int8 ADD_N of %d inputs: TFLM sums them before it rounds once, "
+                        "which a chain of ADDs cannot repeat; burn takes 2" % len(node.inputs))
+        zp = c.quant(node.inputs[0])[1]
+        if c.quant(node.inputs[1]) != c.quant(node.inputs[0]):
+            raise _Fail("int8 inputs must share one scale and zero point (TFLM)")
+        # TFLM's sum starts from the input offset, not 0: it subtracts the zero point three
+        # times, which the ADD's two zero points share
+        a_zp = 3 * zp // 2
+        if not -128 <= 3 * zp - a_zp <= 127:
+            raise _Fail("input zero point %d: TFLM's int8 ADD_N subtracts it three times, "
+                        "beyond the two int8 zero points of an ADD (|zero point| <= 84)" % zp)
+        _binary(c, node, "add")
+        c.ops[-1].params.update(a_zp=a_zp, b_zp=3 * zp - a_zp)
+        return
+    if c.is_int16(node) or types != {np.dtype(np.float32)}:
+        raise _Fail("ADD_N only supports FLOAT32 and INT8, got %s."
+                    % c.tf.tensors[node.outputs[0]].dtype.name.upper())
+    y = node.outputs[0]
+    total = c.act(node.inputs[0])
+    for k, t in enumerate(node.inputs[1:]):
+        last = k == len(node.inputs) - 2
+        out = c.act(y) if last else tflite_move.like_tensor(c, c.act(y), c.shape(y))
+        c.ops.append(GraphOp("add", [total, c.act(t)], [out], params={"act": 0}))
+        total = out
+
+
 def _resize(c, node):
     """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
     here into the resize kind's tables (burn.graph.resize)."""
@@ -1142,6 +1194,7 @@ _CONVERT = {
     "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
     "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
     "SPACE_TO_BATCH_ND": _batch_space, "BATCH_TO_SPACE_ND": _batch_space,
+    "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean,
 }
 
 

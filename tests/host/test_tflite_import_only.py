@@ -7,10 +7,17 @@ int8); what TFLM refuses is refused at import with its reason."""
 
 import numpy as np
 import pytest
-from import_only_cases import OPS, make_cases
+from import_only_cases import (
+    CASTS,
+    OPS,
+    add_n_case,
+    cast_case,
+    make_cases,
+    reduce_all_case,
+)
 from move_cases import model
 from one_op_runtimes import check_on_host, check_on_micropython
-from tflite_builder import run_tflm
+from tflite_builder import ModelBuilder, run_tflm
 
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.errors import TFLiteImportError
@@ -50,6 +57,49 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
     check_on_micropython(cases, tmp_path)
 
 
+VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce")
+CASTS_PER_PAIR = 7
+ADD_N_COUNTS = {"int8": 40, "float32": 10}
+REDUCE_ALL_CASES = 40
+
+
+def _case(name, made, outputs=1):
+    """(name, burn's input, TFLM's flat output (BOOL as int8 0/1), .bst bytes)."""
+    data, x, tflm_x = made
+    want = run_tflm(data, tflm_x if isinstance(tflm_x, list) else [tflm_x])[0].reshape(-1)
+    graph = import_tflite(data, tests=0)
+    return (name, x, want.astype(np.int8) if want.dtype == bool else want, encode_bst(graph))
+
+
+@pytest.fixture(scope="module")
+def value_cases():
+    """{MicroPython runtime of int8 inputs: cases} of CAST, ADD_N and REDUCE_ALL."""
+    rng = np.random.default_rng(15)
+    out = {"viper": [], "plain": []}
+    for src, dst, runtime in CASTS:
+        out[runtime] += [_case("CAST %s %s %d" % (src, dst, i), cast_case(rng, src, dst))
+                         for i in range(CASTS_PER_PAIR)]
+    for dtype, count in ADD_N_COUNTS.items():
+        out["viper"] += [_case("ADD_N %s %d" % (dtype, i), add_n_case(rng, dtype))
+                         for i in range(count)]
+    out["viper"] += [_case("REDUCE_ALL %d" % i, reduce_all_case(rng))
+                     for i in range(REDUCE_ALL_CASES)]
+    return out
+
+
+def test_values_match_tflm_on_plain_and_flex(value_cases):
+    cases = value_cases["viper"] + value_cases["plain"]
+    assert len(cases) == len(CASTS) * CASTS_PER_PAIR + sum(ADD_N_COUNTS.values()) + \
+        REDUCE_ALL_CASES
+    check_on_host(cases, VALUE_KINDS)
+
+
+def test_values_match_tflm_on_micropython(value_cases, tmp_path):
+    for runtime, cases in value_cases.items():
+        (tmp_path / runtime).mkdir()
+        check_on_micropython(cases, tmp_path / runtime, int8_runtime=runtime)
+
+
 def test_identity_folds_away():
     x = np.arange(-12, 12, dtype=np.int8).reshape(2, 1, 12)
     i32 = np.int32
@@ -70,7 +120,26 @@ def _refused():
     def gnd(idx, out):
         return model("GATHER_ND", x, [out], "int8", [(1, np.array(idx, idx.dtype))])
 
+    def cast(src, dst):
+        mb = ModelBuilder()
+        tx, ty = mb.tensor("x", (2, 3, 4), src), mb.tensor("y", (2, 3, 4), dst)
+        mb.op("CAST", [tx], [ty])
+        return mb.finish([tx], [ty])
+
+    def add_n(count, zp):
+        mb = ModelBuilder()
+        ins = [mb.tensor("x%d" % i, (2, 3, 4), "int8", scale=0.1, zero_point=zp)
+               for i in range(count)]
+        y = mb.tensor("y", (2, 3, 4), "int8", scale=0.2, zero_point=0)
+        mb.op("ADD_N", ins, [y])
+        return mb.finish(ins, [y])
+
     return [
+        (cast("float32", "int8"), "CAST from FLOAT32 to INT8 is not supported", False),
+        (cast("int16", "int8"), "CAST from INT16 to INT8 is not supported", False),
+        (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
+        (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
+        (add_n(2, 85), "input zero point 85", False),
         (rev([0, 2]), "Non-contiguous `axes` not supported", True),
         (rev([0], np.int64), "Axis Type 'int64' is not supported by reverse", True),
         (rev([3]), "axis 3 is out of range for 3 dims", True),
