@@ -14,7 +14,8 @@ import numpy as np
 from move_cases import model
 from tflite_builder import ModelBuilder
 
-OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND")
+OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND",
+       "FILL")
 
 
 def _int(rng, lo, hi):
@@ -99,10 +100,18 @@ def _batch_to_space(rng, x):
                  [(1, np.array(block, np.int32)), (2, np.array(crops[:spatial], np.int32))]), x
 
 
+def _fill(rng, x):
+    """A FILL of x's first value (a scalar input) into a random shape."""
+    value = x.reshape(-1)[:1].reshape(())
+    out = _shape(rng, 1, 4)
+    return model("FILL", value, [out], x.dtype.name,
+                 [(0, np.array(out, np.int64 if rng.random() < 0.3 else np.int32))]), value
+
+
 # op: (maker, lowest rank, highest rank)
 _MAKERS = {"REVERSE_V2": (_reverse, 1, 5), "BROADCAST_TO": (_broadcast_to, 1, 4),
            "GATHER_ND": (_gather_nd, 1, 4), "SPACE_TO_BATCH_ND": (_space_to_batch, 3, 4),
-           "BATCH_TO_SPACE_ND": (_batch_to_space, 3, 4)}
+           "BATCH_TO_SPACE_ND": (_batch_to_space, 3, 4), "FILL": (_fill, 1, 1)}
 
 
 def make_cases(op, dtype, seed=0):

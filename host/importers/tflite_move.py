@@ -280,6 +280,21 @@ def _broadcast_to(tf, node, shape):
     return [box(0, [(o, 0 if d == 1 else s) for d, o, s in zip(dims, out, strides)])]
 
 
+def _fill(tf, node, shape):
+    if shape:
+        raise MoveError("the value tensor must be a scalar, got shape %s" % (tuple(shape),))
+    if tf.tensors[node.inputs[1]].data is not None:
+        raise MoveError("a FILL of a constant value is a constant, which a .bst graph does "
+                        "not hold")
+    out = tuple(tf.tensors[node.outputs[0]].shape)
+    dims = tf.tensors[node.inputs[0]]
+    if dims.data is not None and _const(tf, node.inputs[0], "dims", (
+            np.int8, np.int16, np.int32, np.int64)) != list(out):
+        raise MoveError("dims %s do not match the output's shape %s"
+                        % (dims.data.tolist(), out))
+    return [box(0, [(int(np.prod(out)), 0)])]
+
+
 def _runs(values):
     """`values` cut into runs of evenly spaced values: [(first, step, count)]."""
     runs = []
@@ -390,12 +405,12 @@ def _mirror_pad(tf, node, shape):
 OPS = {"TRANSPOSE": _transpose, "SLICE": _slice, "STRIDED_SLICE": _strided_slice,
        "SPLIT": _split, "SPLIT_V": _split_v, "UNPACK": _unpack,
        "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth,
-       "REVERSE_V2": _reverse, "BROADCAST_TO": _broadcast_to}
+       "REVERSE_V2": _reverse, "BROADCAST_TO": _broadcast_to, "FILL": _fill}
 # ops made of pieces joined by concats (burn's concat op)
 PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad, "GATHER_ND": _gather_nd}
 _MAX_PIECES = 32  # burn.bst_ops._MAX_CONCAT
-# the input the op moves (SPLIT takes its axis first)
-_DATA = {"SPLIT": 1}
+# the input the op moves (SPLIT takes its axis first, FILL its dims)
+_DATA = {"SPLIT": 1, "FILL": 1}
 
 
 def data_input(node):

@@ -1,9 +1,11 @@
 """TFLite ops that import through kinds burn already has, with no kernel of their own:
 REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_ND joined by
-concats), SPACE_TO_BATCH_ND (a pad and a strided copy) and BATCH_TO_SPACE_ND (strided
-copies). 40 random int8 cases and 10 float32 ones per op against TFLM, on the plain
-kernels, flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for
-int8); what TFLM refuses is refused at import with its reason."""
+concats), SPACE_TO_BATCH_ND (a pad and a strided copy), BATCH_TO_SPACE_ND (strided
+copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N and REDUCE_ALL
+(dequantize, requantize, copy, add and reduce ops). 40 random int8 cases and 10 float32
+ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels, flex (host and
+emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where the op has it);
+what TFLM refuses is refused at import with its reason."""
 
 import numpy as np
 import pytest
@@ -139,6 +141,10 @@ def _refused():
         (cast("int16", "int8"), "CAST from INT16 to INT8 is not supported", False),
         (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
         (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
+        (model("FILL", np.zeros(1, np.int8), [(2, 3)], "int8", [(0, np.array([2, 3], i32))]),
+         "must be a scalar", True),
+        (model("FILL", np.zeros((), np.int8), [(2, 3)], "int8", [(0, np.array([3, 2], i32))]),
+         "do not match the output's shape", True),
         (add_n(2, 85), "input zero point 85", False),
         (rev([0, 2]), "Non-contiguous `axes` not supported", True),
         (rev([0], np.int64), "Axis Type 'int64' is not supported by reverse", True),
