@@ -56,12 +56,19 @@ import gc
 import json
 import burn
 from array import array
+
+
+def vec(code, values):
+    return array(code, [float(v) for v in values] if code == "f" else values)
+
+
 for line in open(%r):
     path, x, code, runtime = json.loads(line)
     m = burn.load(path, variant="fast")
     assert set([s.runtime for s in m._steps]) == set([runtime])
-    x = [array(code, v) for v in x] if x and type(x[0]) is list else array(code, x)
-    print(json.dumps(list(m.run(x))))
+    x = [vec(code, v) for v in x] if x and type(x[0]) is list else vec(code, x)
+    # JSON has no inf or NaN: those travel as strings, both ways
+    print(json.dumps([v if v - v == 0 else str(v) for v in m.run(x)]))
     m = None
     gc.collect()
 """
@@ -81,8 +88,9 @@ def check_on_micropython(cases, folder, atol=1e-30, int8_runtime="viper"):
             first = x if isinstance(x, np.ndarray) else x[0]
             is_int8 = bool(first.dtype == np.int8)  # the output may be another type (ARG_MAX)
             flat = _flat(x)
-            jobs.write(json.dumps([str(path), flat.tolist() if isinstance(flat, np.ndarray)
-                                   else [a.tolist() for a in flat],
+            jobs.write(json.dumps([str(path), _json_floats(flat.tolist())
+                                   if isinstance(flat, np.ndarray)
+                                   else [_json_floats(a.tolist()) for a in flat],
                                    _TYPECODES[first.dtype.name],
                                    int8_runtime if is_int8 else "plain"]) + "\n")
     # a heap above the board's: the job lines of the larger cases are read whole
@@ -92,4 +100,10 @@ def check_on_micropython(cases, folder, atol=1e-30, int8_runtime="viper"):
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(cases)
     for (name, _x, want, _bst), line in zip(cases, lines):
-        check(name, json.loads(line), want, atol)
+        check(name, [float(v) if isinstance(v, str) else v for v in json.loads(line)], want,
+              atol)
+
+
+def _json_floats(values):
+    """`values` with inf and NaN as strings (JSON has neither; float() reads them back)."""
+    return [v if isinstance(v, int) or np.isfinite(v) else str(v) for v in values]

@@ -32,7 +32,7 @@ OPS = (
     ("fully_connected", "r", "FULLY_CONNECTED",
      "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
     ("add", "e", "ADD ADD_N", "add_s8 add_f32 add_s16"),
-    ("mul", "e", "MUL", "mul_s8 mul_f32 mul_s16"),
+    ("mul", "e", "MUL SQUARE", "mul_s8 mul_f32 mul_s16"),
     ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
@@ -48,7 +48,8 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
-    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
+    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU EXP LOG SIN COS FLOOR CEIL "
+     "ROUND", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),

@@ -833,8 +833,9 @@ def _concat(c, node):
 
 
 def _unary(c, node):
-    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU: int8 as TFLM's 256 results (a
-    `table` constant), float32 by burn.graph.unary's fn code."""
+    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, and float32 EXP, LOG, SIN, COS,
+    FLOOR, CEIL, ROUND: int8 as TFLM's 256 results (a `table` constant), float32 by
+    burn.graph.unary's fn code."""
     src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
     if src.dtype != dst.dtype:
         raise _Fail("input and output types differ (%s, %s)" % (src.dtype.name, dst.dtype.name))
@@ -859,6 +860,18 @@ def _unary(c, node):
     except unary_tables.TableError as e:
         raise _Fail(str(e)) from e
     c.emit("unary", node, consts={"table": tbl})
+
+
+def _square(c, node):
+    """SQUARE (float32 only, as in TFLM): the input multiplied by itself, a `mul`."""
+    if c.is_int8(node):
+        raise _Fail("TFLM has no int8 SQUARE kernel (float32 only)")
+    if c.tf.tensors[node.outputs[0]].dtype != np.float32:
+        raise _Fail("input and output types differ")
+    if c.shape(node.inputs[0]) != c.shape(node.outputs[0]):
+        raise _Fail("input and output shapes differ")
+    x = node.inputs[0]
+    c.emit("mul", node, params={"act": 0}, ins=[x, x])
 
 
 def _prelu(c, node):
@@ -1195,6 +1208,8 @@ _CONVERT = {
     "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
     "SPACE_TO_BATCH_ND": _batch_space, "BATCH_TO_SPACE_ND": _batch_space,
     "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean, "FILL": _move,
+    "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
+    "ROUND": _unary, "SQUARE": _square,
 }
 
 
