@@ -70,6 +70,7 @@ OPS = (
      "compare_s8 compare_f32"),
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT",
      "select_s8 select_f32"),
+    ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_f32"),
 )
 
 OPTIONAL = (
@@ -86,6 +87,7 @@ OPTIONAL = (
     "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
     "compare", "select",
+    "div",
 )
 
 GROUPS = {
@@ -182,6 +184,7 @@ KERNELS = (
     ("logic", "compare_f32", "*ab op"),
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
+    ("div", "div_f32", "*ab op swap act"),
 )
 
 

@@ -52,7 +52,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
-          "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2}
+          "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL", "CAST", "REDUCE_ALL")
@@ -478,6 +479,20 @@ def _arith(c, node):
                        "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
                        "out_shift": osh})
     c.emit(kind, node, params=params, ins=[a, b])
+
+
+def _div(c, node):
+    """DIV, FLOOR_DIV and FLOOR_MOD of float32 tensors (the optional op of burn.graph.div);
+    DIV with its fused activation."""
+    a, b = _operands(c, node)
+    types = {c.tf.tensors[t].dtype.name for t in node.inputs[:2] + node.outputs[:1]}
+    if types != {"float32"}:
+        raise _Fail("%s of %s tensors is not supported: burn's runs float32" % (
+            node.name, "/".join(sorted(t.upper() for t in types))))
+    code = c.fused(node) if node.name == "DIV" else 0
+    c.emit("div", node, ins=[a, b], params={
+        "op": ("DIV", "FLOOR_DIV", "FLOOR_MOD").index(node.name),
+        "swap": int(a != node.inputs[0]), "act": code})
 
 
 def _logic_operands(c, node, count, max_rank):
@@ -1210,6 +1225,7 @@ _CONVERT = {
     "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean, "FILL": _move,
     "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
     "ROUND": _unary, "SQUARE": _square,
+    "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div,
 }
 
 

@@ -54,6 +54,7 @@ _OPTIONS = {
     "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
     "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
+    "DIV": ("DivOptions", ("FusedActivationFunction",)),
 }
 
 
