@@ -33,7 +33,7 @@ OPS = (
      "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
     ("add", "e", "ADD ADD_N", "add_s8 add_f32 add_s16"),
     ("mul", "e", "MUL SQUARE", "mul_s8 mul_f32 mul_s16"),
-    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
+    ("avg_pool2d", "w", "AVERAGE_POOL_2D L2_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),

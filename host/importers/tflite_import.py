@@ -40,7 +40,7 @@ _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
            "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX", "RESIZE_BILINEAR",
-           "RESIZE_NEAREST_NEIGHBOR")
+           "RESIZE_NEAREST_NEIGHBOR", "L2_POOL_2D")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3,
@@ -626,6 +626,33 @@ def _pool(c, node):
         params["act"] = code
     c.emit("avg_pool2d" if node.name == "AVERAGE_POOL_2D" else "max_pool2d", node,
            params=params)
+
+
+def _l2_pool(c, node):
+    """L2_POOL_2D (float32 only, as in TFLM): the square root of each window's mean square,
+    as a `mul` of the input by itself, an `avg_pool2d`, a `unary` SQRT and, for a fused
+    activation, a `clamp`; the float arithmetic is TFLM's, step by step."""
+    if c.is_int8(node) or c.is_int16(node):
+        raise _Fail("TFLM has no int8 or int16 L2_POOL_2D kernel (float32 only)")
+    if {c.tf.tensors[t].dtype.name for t in node.inputs[:1] + node.outputs} != {"float32"}:
+        raise _Fail("input and output types differ")
+    if node.options is None:
+        raise _Fail("missing options")
+    kh, kw = node.options["FilterHeight"], node.options["FilterWidth"]
+    if c.shape4(node.inputs[0])[3] != c.shape4(node.outputs[0])[3]:
+        raise _Fail("input and output channels differ")
+    params = dict(c.window(node, kh, kw), kh=kh, kw=kw, act=0)
+    code = c.fused(node)
+    x, y = c.act(node.inputs[0]), c.act(node.outputs[0])
+    out_shape = c.shape(node.outputs[0])
+    squares = tflite_move.like_tensor(c, x, c.shape(node.inputs[0]))
+    means = tflite_move.like_tensor(c, y, out_shape)
+    root = tflite_move.like_tensor(c, y, out_shape) if code else y
+    c.ops += [GraphOp("mul", [x, x], [squares], params={"act": 0}),
+              GraphOp("avg_pool2d", [squares], [means], params=params),
+              GraphOp("unary", [means], [root], params={"fn": unary.SQRT, "alpha": 0.0})]
+    if code:
+        c.ops.append(GraphOp("clamp", [root], [y], params={"act": code}))
 
 
 def _fold_axes(c, node):
@@ -1225,7 +1252,7 @@ _CONVERT = {
     "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean, "FILL": _move,
     "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
     "ROUND": _unary, "SQUARE": _square,
-    "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div,
+    "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
 }
 
 

@@ -55,6 +55,7 @@ _OPTIONS = {
     "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
     "DIV": ("DivOptions", ("FusedActivationFunction",)),
+    "L2_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
 }
 
 
