@@ -187,3 +187,15 @@ def reduce_all_case(rng):
     ty = mb.tensor("y", out.shape if out.shape else (1,), "bool")
     mb.op("REDUCE_ALL", [tx, ta], [ty], "ReducerOptions", KeepDims=keep)
     return mb.finish([tx], [ty]), x, tflm_x
+
+
+def zeros_like_case(rng, dtype):
+    """(model, burn's input, TFLM's input) of a ZEROS_LIKE (int8: quantized, zero point not
+    0, whose zeros are still raw 0)."""
+    shape = _shape(rng, 1, 4)
+    q = {"scale": 0.1, "zero_point": _int(rng, -100, 100)} if dtype == "int8" else {}
+    x = rng.integers(-128, 128, size=shape).astype(dtype)
+    mb = ModelBuilder()
+    tx, ty = mb.tensor("x", shape, dtype, **q), mb.tensor("y", shape, dtype, **q)
+    mb.op("ZEROS_LIKE", [tx], [ty])
+    return mb.finish([tx], [ty]), x, x

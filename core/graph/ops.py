@@ -68,7 +68,7 @@ OPS = (
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
     ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
      "compare_s8 compare_f32"),
-    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT",
+    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_f32"),
 )

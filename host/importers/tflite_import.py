@@ -592,6 +592,20 @@ def _select(c, node):
     _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
 
 
+def _zeros_like(c, node):
+    """ZEROS_LIKE of an int8 or float32 tensor: a `select` of its constant 0 (raw 0 in int8,
+    as TFLM writes) wherever a constant false condition holds, reading the input once."""
+    x, y = node.inputs[0], node.outputs[0]
+    dt = c.tf.tensors[x].dtype
+    if dt not in (np.int8, np.float32) or c.tf.tensors[y].dtype != dt:
+        raise _Fail("ZEROS_LIKE of %s into %s: burn takes int8 and float32" % (
+            dt.name.upper(), c.tf.tensors[y].dtype.name.upper()))
+    if _numel(c.shape(x)) != _numel(c.shape(y)):
+        raise _Fail("input %s and output %s differ in size" % (c.shape(x), c.shape(y)))
+    c.emit("select", node, consts={"cond": np.zeros(1, np.int8), "y": np.zeros(1, dt)},
+           params={}, ins=[x])
+
+
 def _logical(c, node):
     """LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT of BOOL tensors (int8 0/1), as the select
     they are: a and b is b where a, else 0; a or b is 1 where a, else b; not a is 0 where
@@ -1253,6 +1267,7 @@ _CONVERT = {
     "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
     "ROUND": _unary, "SQUARE": _square,
     "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
+    "ZEROS_LIKE": _zeros_like,
 }
 
 

@@ -1,11 +1,11 @@
 """TFLite ops that import through kinds burn already has, with no kernel of their own:
 REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_ND joined by
 concats), SPACE_TO_BATCH_ND (a pad and a strided copy), BATCH_TO_SPACE_ND (strided
-copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N and REDUCE_ALL
-(dequantize, requantize, copy, add and reduce ops). 40 random int8 cases and 10 float32
-ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels, flex (host and
-emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where the op has it);
-what TFLM refuses is refused at import with its reason."""
+copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N, REDUCE_ALL and
+ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops). 40 random int8 cases
+and 10 float32 ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels,
+flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where
+the op has it); what TFLM refuses is refused at import with its reason."""
 
 import numpy as np
 import pytest
@@ -16,6 +16,7 @@ from import_only_cases import (
     cast_case,
     make_cases,
     reduce_all_case,
+    zeros_like_case,
 )
 from move_cases import model
 from one_op_runtimes import check_on_host, check_on_micropython
@@ -59,7 +60,7 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
     check_on_micropython(cases, tmp_path)
 
 
-VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce")
+VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select")
 CASTS_PER_PAIR = 7
 ADD_N_COUNTS = {"int8": 40, "float32": 10}
 REDUCE_ALL_CASES = 40
@@ -86,13 +87,16 @@ def value_cases():
                          for i in range(count)]
     out["viper"] += [_case("REDUCE_ALL %d" % i, reduce_all_case(rng))
                      for i in range(REDUCE_ALL_CASES)]
+    for dtype, count in COUNTS.items():
+        out["viper"] += [_case("ZEROS_LIKE %s %d" % (dtype, i), zeros_like_case(rng, dtype))
+                         for i in range(count)]
     return out
 
 
 def test_values_match_tflm_on_plain_and_flex(value_cases):
     cases = value_cases["viper"] + value_cases["plain"]
     assert len(cases) == len(CASTS) * CASTS_PER_PAIR + sum(ADD_N_COUNTS.values()) + \
-        REDUCE_ALL_CASES
+        REDUCE_ALL_CASES + sum(COUNTS.values())
     check_on_host(cases, VALUE_KINDS)
 
 
@@ -136,11 +140,18 @@ def _refused():
         mb.op("ADD_N", ins, [y])
         return mb.finish(ins, [y])
 
+    def zeros():
+        mb = ModelBuilder()
+        tx, ty = (mb.tensor(n, (2, 3, 4), "int16", scale=0.1, zero_point=0) for n in "xy")
+        mb.op("ZEROS_LIKE", [tx], [ty])
+        return mb.finish([tx], [ty])
+
     return [
         (cast("float32", "int8"), "CAST from FLOAT32 to INT8 is not supported", False),
         (cast("int16", "int8"), "CAST from INT16 to INT8 is not supported", False),
         (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
         (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
+        (zeros(), "int16 tensors are not supported by this op", True),
         (model("FILL", np.zeros(1, np.int8), [(2, 3)], "int8", [(0, np.array([2, 3], i32))]),
          "must be a scalar", True),
         (model("FILL", np.zeros((), np.int8), [(2, 3)], "int8", [(0, np.array([3, 2], i32))]),
@@ -177,11 +188,12 @@ def test_refused_with_the_reason():
             import_tflite(data, tests=0)
         if tflm_refuses:
             with pytest.raises(RuntimeError):
-                run_tflm(data, [np.zeros(_input_shape(data), np.int8)])
+                run_tflm(data, [np.zeros(*_input(data))])
 
 
-def _input_shape(data):
+def _input(data):
+    """(shape, dtype) of the model's first input."""
     from burn.host.importers.tflite_read import read_tflite
 
     tf = read_tflite(data)
-    return tf.tensors[tf.inputs[0]].shape
+    return tf.tensors[tf.inputs[0]].shape, tf.tensors[tf.inputs[0]].dtype
