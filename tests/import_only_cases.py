@@ -199,3 +199,20 @@ def zeros_like_case(rng, dtype):
     tx, ty = mb.tensor("x", shape, dtype, **q), mb.tensor("y", shape, dtype, **q)
     mb.op("ZEROS_LIKE", [tx], [ty])
     return mb.finish([tx], [ty]), x, x
+
+
+def update_slice_case(rng, dtype):
+    """(model, burn's inputs, TFLM's inputs) of a DYNAMIC_UPDATE_SLICE: the operand and the
+    update are inputs, the start indices constant (some beyond the operand, which clamps)."""
+    shape = _shape(rng, 1, 4)
+    ushape = tuple(_int(rng, 1, d) for d in shape)
+    starts = [_int(rng, -1, d - u + 1) for d, u in zip(shape, ushape)]
+    q = {"scale": 0.1, "zero_point": -7} if dtype == "int8" else {}
+    xs = [rng.integers(-128, 128, size=s).astype(dtype) for s in (shape, ushape)]
+    mb = ModelBuilder()
+    ta, tu = mb.tensor("a", shape, dtype, **q), mb.tensor("u", ushape, dtype, **q)
+    kind = np.int64 if rng.random() < 0.3 else np.int32
+    ti = mb.tensor("i", (len(shape),), kind.__name__, data=np.array(starts, kind))
+    ty = mb.tensor("y", shape, dtype, **q)
+    mb.op("DYNAMIC_UPDATE_SLICE", [ta, tu, ti], [ty])
+    return mb.finish([ta, tu], [ty]), xs, xs

@@ -31,6 +31,7 @@ from burn.host.importers.tflite_cast import convert as convert_cast
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
+from burn.host.importers.tflite_update_slice import convert as convert_update_slice
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 # the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
@@ -53,7 +54,7 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
           "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
-          "FLOOR_DIV": 2, "FLOOR_MOD": 2}
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL", "CAST", "REDUCE_ALL")
@@ -1074,9 +1075,13 @@ def _move(c, node):
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
 def _batch_space(c, node):
-    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space)."""
+    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space), and
+    DYNAMIC_UPDATE_SLICE (tflite_update_slice): copies and concats of constant boxes."""
     try:
-        convert_batch_space(c, node)
+        if node.name == "DYNAMIC_UPDATE_SLICE":
+            convert_update_slice(c, node)
+        else:
+            convert_batch_space(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
 
@@ -1267,7 +1272,7 @@ _CONVERT = {
     "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
     "ROUND": _unary, "SQUARE": _square,
     "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
-    "ZEROS_LIKE": _zeros_like,
+    "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _batch_space,
 }
 
 

@@ -2,7 +2,8 @@
 REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_ND joined by
 concats), SPACE_TO_BATCH_ND (a pad and a strided copy), BATCH_TO_SPACE_ND (strided
 copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N, REDUCE_ALL and
-ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops). 40 random int8 cases
+ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops), DYNAMIC_UPDATE_SLICE
+with constant start indices (strided copies and concats). 40 random int8 cases
 and 10 float32 ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels,
 flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where
 the op has it); what TFLM refuses is refused at import with its reason."""
@@ -16,6 +17,7 @@ from import_only_cases import (
     cast_case,
     make_cases,
     reduce_all_case,
+    update_slice_case,
     zeros_like_case,
 )
 from move_cases import model
@@ -60,7 +62,8 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
     check_on_micropython(cases, tmp_path)
 
 
-VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select")
+VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select", "strided",
+               "concat")
 CASTS_PER_PAIR = 7
 ADD_N_COUNTS = {"int8": 40, "float32": 10}
 REDUCE_ALL_CASES = 40
@@ -90,13 +93,15 @@ def value_cases():
     for dtype, count in COUNTS.items():
         out["viper"] += [_case("ZEROS_LIKE %s %d" % (dtype, i), zeros_like_case(rng, dtype))
                          for i in range(count)]
+        out["viper"] += [_case("DYNAMIC_UPDATE_SLICE %s %d" % (dtype, i),
+                               update_slice_case(rng, dtype)) for i in range(count)]
     return out
 
 
 def test_values_match_tflm_on_plain_and_flex(value_cases):
     cases = value_cases["viper"] + value_cases["plain"]
     assert len(cases) == len(CASTS) * CASTS_PER_PAIR + sum(ADD_N_COUNTS.values()) + \
-        REDUCE_ALL_CASES + sum(COUNTS.values())
+        REDUCE_ALL_CASES + 2 * sum(COUNTS.values())
     check_on_host(cases, VALUE_KINDS)
 
 
@@ -140,6 +145,15 @@ def _refused():
         mb.op("ADD_N", ins, [y])
         return mb.finish(ins, [y])
 
+    def update(ushape, index_type=np.int32):
+        mb = ModelBuilder()
+        ta, tu = (mb.tensor(n, s, "int8", scale=0.1, zero_point=0)
+                  for n, s in (("a", (2, 3, 4)), ("u", ushape)))
+        ti = mb.tensor("i", (3,), np.dtype(index_type).name, data=np.zeros(3, index_type))
+        ty = mb.tensor("y", (2, 3, 4), "int8", scale=0.1, zero_point=0)
+        mb.op("DYNAMIC_UPDATE_SLICE", [ta, tu, ti], [ty])
+        return mb.finish([ta, tu], [ty])
+
     def zeros():
         mb = ModelBuilder()
         tx, ty = (mb.tensor(n, (2, 3, 4), "int16", scale=0.1, zero_point=0) for n in "xy")
@@ -152,6 +166,8 @@ def _refused():
         (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
         (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
         (zeros(), "int16 tensors are not supported by this op", True),
+        (update((2, 4, 4)), "update \\(2, 4, 4\\) does not fit in operand", False),
+        (update((1, 1, 1), np.int16), "start indices must be 3 int32 or int64 values", False),
         (model("FILL", np.zeros(1, np.int8), [(2, 3)], "int8", [(0, np.array([2, 3], i32))]),
          "must be a scalar", True),
         (model("FILL", np.zeros((), np.int8), [(2, 3)], "int8", [(0, np.array([3, 2], i32))]),
