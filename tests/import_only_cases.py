@@ -216,3 +216,17 @@ def update_slice_case(rng, dtype):
     ty = mb.tensor("y", shape, dtype, **q)
     mb.op("DYNAMIC_UPDATE_SLICE", [ta, tu, ti], [ty])
     return mb.finish([ta, tu], [ty]), xs, xs
+
+
+def cumsum_case(rng):
+    """(model, input, input) of a float32 CUMSUM along a random axis, maybe exclusive or
+    reversed."""
+    x = rng.standard_normal(_shape(rng, 1, 4)).astype(np.float32)
+    axis = _int(rng, 0, x.ndim - 1)
+    mb = ModelBuilder()
+    tx, ty = mb.tensor("x", x.shape, "float32"), mb.tensor("y", x.shape, "float32")
+    ta = mb.tensor("axis", (), "int32", data=np.array(axis - x.ndim * _int(rng, 0, 1),
+                                                        np.int32))
+    mb.op("CUMSUM", [tx, ta], [ty], "CumsumOptions", Exclusive=bool(rng.integers(0, 2)),
+          Reverse=bool(rng.integers(0, 2)))
+    return mb.finish([tx], [ty]), x, x

@@ -55,7 +55,7 @@ OPS = (
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
      "SPACE_TO_DEPTH GATHER MIRROR_PAD REVERSE_V2 BROADCAST_TO GATHER_ND SPACE_TO_BATCH_ND "
-     "BATCH_TO_SPACE_ND FILL DYNAMIC_UPDATE_SLICE", "strided_s8 strided"),
+     "BATCH_TO_SPACE_ND FILL DYNAMIC_UPDATE_SLICE CUMSUM", "strided_s8 strided"),
     ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),

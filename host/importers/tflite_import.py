@@ -28,6 +28,7 @@ from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_batch_space import convert as convert_batch_space
 from burn.host.importers.tflite_cast import CastError
 from burn.host.importers.tflite_cast import convert as convert_cast
+from burn.host.importers.tflite_cumsum import convert as convert_cumsum
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
@@ -54,7 +55,7 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
           "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
-          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3}
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL", "CAST", "REDUCE_ALL")
@@ -1074,14 +1075,13 @@ def _move(c, node):
         tflite_move.convert(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
-def _batch_space(c, node):
-    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space), and
-    DYNAMIC_UPDATE_SLICE (tflite_update_slice): copies and concats of constant boxes."""
+def _copies(c, node):
+    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space),
+    DYNAMIC_UPDATE_SLICE (tflite_update_slice) and CUMSUM (tflite_cumsum): ops that exist,
+    joined by copies of constant boxes."""
+    convert = {"DYNAMIC_UPDATE_SLICE": convert_update_slice, "CUMSUM": convert_cumsum}
     try:
-        if node.name == "DYNAMIC_UPDATE_SLICE":
-            convert_update_slice(c, node)
-        else:
-            convert_batch_space(c, node)
+        convert.get(node.name, convert_batch_space)(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
 
@@ -1267,12 +1267,13 @@ _CONVERT = {
     "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
     "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
     "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
-    "SPACE_TO_BATCH_ND": _batch_space, "BATCH_TO_SPACE_ND": _batch_space,
+    "SPACE_TO_BATCH_ND": _copies, "BATCH_TO_SPACE_ND": _copies,
     "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean, "FILL": _move,
     "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
     "ROUND": _unary, "SQUARE": _square,
     "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
-    "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _batch_space,
+    "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _copies,
+    "CUMSUM": _copies,
 }
 
 

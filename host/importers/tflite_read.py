@@ -56,6 +56,7 @@ _OPTIONS = {
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
     "DIV": ("DivOptions", ("FusedActivationFunction",)),
     "L2_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
+    "CUMSUM": ("CumsumOptions", ("Exclusive", "Reverse")),
 }
 
 

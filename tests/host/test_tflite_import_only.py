@@ -3,7 +3,8 @@ REVERSE_V2, BROADCAST_TO and GATHER_ND (strided copies, the pieces of a GATHER_N
 concats), SPACE_TO_BATCH_ND (a pad and a strided copy), BATCH_TO_SPACE_ND (strided
 copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N, REDUCE_ALL and
 ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops), DYNAMIC_UPDATE_SLICE
-with constant start indices (strided copies and concats). 40 random int8 cases
+with constant start indices (strided copies and concats) and float32 CUMSUM (strided
+copies, adds, a select and a concat). 40 random int8 cases
 and 10 float32 ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels,
 flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where
 the op has it); what TFLM refuses is refused at import with its reason."""
@@ -15,6 +16,7 @@ from import_only_cases import (
     OPS,
     add_n_case,
     cast_case,
+    cumsum_case,
     make_cases,
     reduce_all_case,
     update_slice_case,
@@ -64,6 +66,7 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
 
 VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select", "strided",
                "concat")
+CUMSUM_CASES = 40
 CASTS_PER_PAIR = 7
 ADD_N_COUNTS = {"int8": 40, "float32": 10}
 REDUCE_ALL_CASES = 40
@@ -95,13 +98,14 @@ def value_cases():
                          for i in range(count)]
         out["viper"] += [_case("DYNAMIC_UPDATE_SLICE %s %d" % (dtype, i),
                                update_slice_case(rng, dtype)) for i in range(count)]
+    out["plain"] += [_case("CUMSUM %d" % i, cumsum_case(rng)) for i in range(CUMSUM_CASES)]
     return out
 
 
 def test_values_match_tflm_on_plain_and_flex(value_cases):
     cases = value_cases["viper"] + value_cases["plain"]
     assert len(cases) == len(CASTS) * CASTS_PER_PAIR + sum(ADD_N_COUNTS.values()) + \
-        REDUCE_ALL_CASES + 2 * sum(COUNTS.values())
+        REDUCE_ALL_CASES + 2 * sum(COUNTS.values()) + CUMSUM_CASES
     check_on_host(cases, VALUE_KINDS)
 
 
@@ -154,6 +158,14 @@ def _refused():
         mb.op("DYNAMIC_UPDATE_SLICE", [ta, tu, ti], [ty])
         return mb.finish([ta, tu], [ty])
 
+    def cumsum(dtype, n):
+        mb = ModelBuilder()
+        q = {"scale": 0.1, "zero_point": 0} if dtype == "int8" else {}
+        tx, ty = (mb.tensor(name, (2, n), dtype, **q) for name in "xy")
+        ta = mb.tensor("a", (), "int32", data=np.array(1, np.int32))
+        mb.op("CUMSUM", [tx, ta], [ty], "CumsumOptions", Exclusive=False, Reverse=False)
+        return mb.finish([tx], [ty])
+
     def zeros():
         mb = ModelBuilder()
         tx, ty = (mb.tensor(n, (2, 3, 4), "int16", scale=0.1, zero_point=0) for n in "xy")
@@ -166,6 +178,8 @@ def _refused():
         (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
         (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
         (zeros(), "int16 tensors are not supported by this op", True),
+        (cumsum("int8", 3), "CUMSUM of INT8 is not supported", False),
+        (cumsum("float32", 33), "an axis of 33 elements, more than the 32", False),
         (update((2, 4, 4)), "update \\(2, 4, 4\\) does not fit in operand", False),
         (update((1, 1, 1), np.int16), "start indices must be 3 int32 or int64 values", False),
         (model("FILL", np.zeros(1, np.int8), [(2, 3)], "int8", [(0, np.array([2, 3], i32))]),
