@@ -67,6 +67,7 @@
     X(MP_QSTR_maximum_f32, maximum_f32)                                        \
     X(MP_QSTR_minimum_f32, minimum_f32)                                        \
     X(MP_QSTR_compare_f32, compare_f32)                                        \
-    X(MP_QSTR_select_f32, select_f32)
+    X(MP_QSTR_select_f32, select_f32)                                          \
+    X(MP_QSTR_div_f32, div_f32)
 
 #endif

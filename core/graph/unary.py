@@ -1,5 +1,6 @@
 """The optional op `unary` (burn.graph.ops.OPTIONAL): TFLite's one-input activations ABS,
-NEG, SQRT, RSQRT, ELU, HARD_SWISH and LEAKY_RELU, and the hard sigmoid.
+NEG, SQRT, RSQRT, ELU, HARD_SWISH and LEAKY_RELU, the hard sigmoid, and (float32 only, as in
+TFLM) EXP, LOG, SIN, COS, FLOOR, CEIL and ROUND (half to even).
 
 int8: the output depends on the input value alone, so the importer computes the op's 256
 results with TFLM's arithmetic (the exporter, for the hard sigmoid: from the float function)
@@ -17,6 +18,10 @@ from .s8_lookup import lookup_s8, lookup_s8_fast, lookup_s8_plain  # noqa: F401
 # fn codes of unary_f32: flex.h's FLEX_UNARY_* and FLEX_ACTIVATION_* values
 NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, HARD_SIGMOID = 0, 1, 4, 5, 32, 33, 34, 35
 FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, HARD_SIGMOID)
+# math of TFLite's EXP, LOG, SIN, COS, FLOOR, CEIL and ROUND: flex.h's FLEX_UNARY_* codes,
+# whose C every firmware has (flex_f32_unary)
+EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND = 2, 3, 6, 7, 11, 12, 13
+FN += (EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND)
 _INF = 1e308 * 10.0  # also inf where floats are single precision
 _NAN = _INF - _INF
 
@@ -29,7 +34,40 @@ def _expm1(x):
     return math.exp(x) - 1.0
 
 
+_MATH = (EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND)
+
+
+def _round_even(x):
+    """x rounded to an integer, ties to even (C's rintf)."""
+    f = math.floor(x)
+    d = x - f
+    return float(f + 1 if d > 0.5 or (d == 0.5 and f % 2) else f)
+
+
+def _math(fn, x):
+    """EXP, LOG, SIN, COS, FLOOR, CEIL or ROUND of x, with C's results for inf and NaN."""
+    if x != x:
+        return x
+    if fn == EXP:
+        return math.exp(x) if x < 89.0 else _INF  # float32 overflows from about 88.7 on
+    if fn == LOG:
+        return math.log(x) if x > 0 else (-_INF if x == 0 else _NAN)
+    if x in (_INF, -_INF):
+        return _NAN if fn in (SIN, COS) else x
+    if fn == SIN:
+        return math.sin(x)
+    if fn == COS:
+        return math.cos(x)
+    if fn == FLOOR:
+        return float(math.floor(x))
+    if fn == CEIL:
+        return float(math.ceil(x))
+    return _round_even(x)
+
+
 def _one(fn, x, alpha):
+    if fn in _MATH:
+        return _math(fn, x)
     if fn == NEG:
         return -x
     if fn == ABS:

@@ -701,6 +701,15 @@ flex_status flex_s8_squared_difference(const flex_dims4 *in1_dims, const int8_t 
 #define FLEX_ARITH_SUB 2
 #define FLEX_ARITH_SUB_SWAPPED 3
 #define FLEX_ARITH_SQUARED_DIFFERENCE 4
+/* float32 only: TFLM's DIV (a / b), FLOOR_DIV (floor of the float32 quotient) and FLOOR_MOD
+ * (fmod moved to the divisor's sign), each followed by its code with the operands swapped
+ * (b op a). */
+#define FLEX_ARITH_DIV 5
+#define FLEX_ARITH_DIV_SWAPPED 6
+#define FLEX_ARITH_FLOOR_DIV 7
+#define FLEX_ARITH_FLOOR_DIV_SWAPPED 8
+#define FLEX_ARITH_FLOOR_MOD 9
+#define FLEX_ARITH_FLOOR_MOD_SWAPPED 10
 flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b,
                           size_t b_len, int8_t *output);
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,

@@ -66,7 +66,8 @@ STRUCTS = {
 
 
 # flex.h's FLEX_ARITH_* codes, in order (checked against flex.h by tests/host/test_arith_ops.py)
-ARITH = ("maximum", "minimum", "sub", "sub_swapped", "squared_difference")
+ARITH = ("maximum", "minimum", "sub", "sub_swapped", "squared_difference",
+         "div", "div_swapped", "floor_div", "floor_div_swapped", "floor_mod", "floor_mod_swapped")
 
 
 def struct(name, args):
@@ -708,6 +709,12 @@ class GraphKernels:
     def minimum_f32(self, a, b, out, size, b_size):
         """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
         self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
+
+    def div_f32(self, a, b, out, size, b_size, op, swap, act):
+        """float32 DIV, FLOOR_DIV, FLOOR_MOD (op 0, 1, 2), b op a when swap is 1, b broadcast
+        (burn.graph.div)."""
+        name = ("div", "floor_div", "floor_mod")[op] + ("_swapped" if swap else "")
+        self._arith("flex_f32_arith", name, a, b, out, size, b_size, np.float32, act)
 
     # -- optional ops: comparisons and selection (flex_c/src/extra) ------------------------
 

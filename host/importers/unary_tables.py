@@ -18,7 +18,8 @@ from burn.graph.fixedpoint_math import count_leading_zeros32, saturating_mul_pot
 
 F32 = np.float32
 OPS = ("ABS", "RSQRT", "ELU", "HARD_SWISH", "LEAKY_RELU")  # those TFLM runs on int8
-FLOAT_ONLY = ("NEG", "SQRT")  # the other TFLite ops of `unary`: TFLM has no int8 kernel
+FLOAT_ONLY = ("NEG", "SQRT",  # the other TFLite ops of `unary`: TFLM has no int8 kernel
+              "EXP", "LOG", "SIN", "COS", "FLOOR", "CEIL", "ROUND")
 
 
 class TableError(ValueError):

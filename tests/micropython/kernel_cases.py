@@ -463,6 +463,16 @@ def sub_f32(rng):
     return binary_f32(rng) + [_int(rng, 0, 1)]
 
 
+def div_f32(rng):
+    """DIV, FLOOR_DIV or FLOOR_MOD (op 0..2), maybe swapped, with an activation; divisors
+    kept away from 0."""
+    size, b_size = _broadcast(rng)
+    a, b = (rng.standard_normal(n) * 3 for n in (size, b_size))
+    a, b = (np.where(abs(v) < 0.25, v + 0.5, v) for v in (a, b))
+    return [buf("f", a), buf("f", b), out("f", size), size, b_size, _int(rng, 0, 2),
+            _int(rng, 0, 1), int(rng.choice(ACTS))]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -534,6 +544,7 @@ FLOAT = {
                                lambda rng: extreme(rng, "f")),
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
+    "div_f32": ("div", "div_f32", div_f32),
 }
 
 
