@@ -82,7 +82,7 @@ def test_int8_is_refused_as_tflm_has_no_kernel(op):
         run_tflm(data, [np.zeros(4, np.int8)])
 
 
-@pytest.mark.parametrize("fn", [8, 9, 10, 14, 35, -1])
+@pytest.mark.parametrize("fn", [8, 9, 10, 14, 36, -1])
 def test_bst_reader_refuses_unknown_fn_codes(fn):
     tensors = [GraphTensor("x", (4,), "float32"), GraphTensor("y", (4,), "float32")]
     graph = Graph(tensors, [GraphOp("unary", [0], [1], params={"fn": fn, "alpha": 0.0})],
