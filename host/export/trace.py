@@ -102,6 +102,22 @@ def _array(t):
     return to_numpy(t).astype(np.float64)
 
 
+def _dense_transpose_kernel(w, groups, dilation):
+    """A ConvTranspose2d weight [ic, oc / groups, kh, kw] as the one-group, undilated
+    [ic, oc, kh', kw'] kernel of the .bst transpose_conv2d op: other groups' blocks and the
+    taps a dilation skips are zeros, which add nothing (exactly, in float and in int8), at
+    `groups` times the weights and multiplies."""
+    if groups == 1 and tuple(dilation) == (1, 1):
+        return w
+    ic, ocg, kh, kw = w.shape
+    dh, dw = dilation
+    dense = np.zeros((ic, ocg * groups, (kh - 1) * dh + 1, (kw - 1) * dw + 1), w.dtype)
+    icg = ic // groups
+    for g in range(groups):
+        dense[g * icg:(g + 1) * icg, g * ocg:(g + 1) * ocg, ::dh, ::dw] = w[g * icg:(g + 1) * icg]
+    return dense
+
+
 def _nhwc_order(c, h, w):
     """Model (C, H, W) element index of each NHWC graph element."""
     return np.arange(c * h * w).reshape(c, h, w).transpose(1, 2, 0).reshape(-1)
@@ -321,11 +337,8 @@ class _Lowering:
         self.add(kind, i, [src], w=w, b=b, params=params)
 
     def transpose_conv(self, i, m):
-        if m.groups != 1 or m.dilation != (1, 1):
-            self.fail("exports with groups 1 and dilation 1 only (the .bst transpose_conv2d "
-                      "op), got groups %d, dilation %s" % (m.groups, m.dilation))
         src, _ = self.nhwc_src(i)
-        w = _array(m.weight)  # [ic, oc, kh, kw]; TFLite's filter is [oc, kh, kw, ic]
+        w = _dense_transpose_kernel(_array(m.weight), m.groups, m.dilation)
         b = _array(m.bias) if m.bias is not None else np.zeros(w.shape[1])
         params = {"stride_h": m.stride[0], "stride_w": m.stride[1], "pad_top": m.padding[0],
                   "pad_left": m.padding[1]}
