@@ -120,15 +120,24 @@ class _Recorder:
     def shape_of(self, h):
         return self.nodes[h.node].shape
 
-    def const(self, h, shape, op):
-        """The float of a constant operand that holds one number."""
+    def const(self, h, shape, op, out_shape=None):
+        """The constant operand `h` of shape `shape` as one float, or, when it differs only
+        along dim 1 of `out_shape` (a per-channel or per-feature constant), as an array of
+        the channel count."""
         if isinstance(h, (int, float)):
             return float(h)
         inner = h.inner if isinstance(h, _H) else h  # a parameter or buffer of the model
-        vals = list(self.inner.to_flat(inner, int(np.prod(shape)), burn.float32))
-        if len(set(vals)) != 1:
-            self.fail("op %s with a constant tensor operand; only a number is exported" % op)
-        return float(vals[0])
+        vals = np.asarray(self.inner.to_flat(inner, int(np.prod(shape)), burn.float32),
+                          np.float32)
+        if len(set(vals.tolist())) == 1:
+            return float(vals[0])
+        aligned = (1,) * (len(out_shape or ()) - len(shape)) + tuple(shape)
+        if out_shape is None or len(out_shape) < 2 or len(aligned) != len(out_shape) or \
+                any(d != 1 for k, d in enumerate(aligned) if k != 1) or \
+                aligned[1] != out_shape[1]:
+            self.fail("op %s with a constant tensor operand of shape %s; a number or one value "
+                      "per channel (dim 1) is exported" % (op, tuple(shape)))
+        return vals.astype(np.float64)
 
     @staticmethod
     def traced(h):
@@ -183,10 +192,10 @@ class _Recorder:
         x, shape, c, c_shape = (a, a_shape, b, b_shape) if ta else (b, b_shape, a, a_shape)
         if tuple(out_shape) != tuple(shape):
             self.fail("op %s broadcasts a value against a constant" % op)
-        value = self.const(c, c_shape, op)
+        value = self.const(c, c_shape, op, out_shape)
         if op == "add" or (op == "sub" and ta):
             kind, attrs = "add_const", {"c": value if op == "add" else -value}
-        elif op == "mul" or (op == "div" and ta and value != 0):
+        elif op == "mul" or (op == "div" and ta and np.all(value != 0)):
             kind, attrs = "scale", {"s": value if op == "mul" else 1.0 / value}
         else:
             self.fail("op %s with a constant operand is not supported (x + c, x - c, x * c "

@@ -350,7 +350,6 @@ class _Lowering:
         at = self.src(i)
         if at.flat and not isinstance(m, nn.BatchNorm1d):
             self.fail("needs a [N, C, H, W] input, got a flattened one")
-        c = at.gshape[-1]
         if m.running_mean is None:
             self.fail("without running statistics it normalises with the batch's own, "
                       "which an exported model cannot")
@@ -360,15 +359,28 @@ class _Lowering:
         shift = -_array(m.running_mean) * scale
         if m.bias is not None:
             shift = shift + _array(m.bias)
+        self.channel_affine(i, scale, shift)
+
+    def channel_affine(self, i, scale, shift):
+        """Node i = input * scale + shift, each a number or one value per channel (model
+        order): folded into the weighted op before it, else a 1x1 depthwise convolution (a
+        diagonal fully connected one on features)."""
+        at = self.src(i)
+        c = at.gshape[-1]
+        per_channel = np.ndim(scale) > 0 or np.ndim(shift) > 0
+        scale = np.broadcast_to(np.asarray(scale, np.float64), (c,))
+        shift = np.broadcast_to(np.asarray(shift, np.float64), (c,))
         if at.perm is not None:  # graph feature j is model feature perm[j]
             scale, shift = scale[at.perm], shift[at.perm]
         last = self.fusable(i, _WEIGHTED)
         if last is not None and last.act == ACT_NONE and \
-                (not at.flat or last.kind == "fully_connected"):
-            shape = [1] * last.w.ndim
-            shape[3 if last.kind == "depthwise_conv2d" else 0] = c
-            last.w = last.w * scale.reshape(shape)
-            last.b = last.b * scale + shift
+                (not per_channel or not at.flat or last.kind == "fully_connected"):
+            if per_channel:  # along the op's output channels
+                shape = [1] * last.w.ndim
+                shape[3 if last.kind == "depthwise_conv2d" else 0] = c
+                last.w, last.b = last.w * scale.reshape(shape), last.b * scale + shift
+            else:
+                last.w, last.b = last.w * scale[0], last.b * scale[0] + shift[0]
             last.path += "+" + self.path
             self.alias(i, at)
         elif at.flat:
@@ -545,24 +557,11 @@ class _Lowering:
                                               "strides": [0, 0] + strides})
 
     def affine(self, i, s, c):
-        """Node i = input * s + c."""
+        """Node i = input * s + c (numbers, or one value per channel)."""
         j = self.nodes[i].ins[0]
-        if j in self.pending_sum and c == 0.0:
+        if j in self.pending_sum and np.ndim(s) == 0 and c == 0.0:
             return self.mean(i, s)
-        at = self.src(i)
-        last = self.fusable(i, _WEIGHTED)
-        if last is not None and last.act == ACT_NONE:
-            last.w, last.b = last.w * s, last.b * s + c
-            last.path += "+" + self.path
-            self.alias(i, at)
-        elif not at.flat:
-            ch = at.gshape[3]
-            self.depthwise_affine(i, self.shaped(at, at.gshape), np.full(ch, s),
-                                  np.full(ch, c))
-        else:
-            f = at.gshape[1]
-            self.add("fully_connected", i, [at.vid], w=np.eye(f) * s, b=np.full(f, c))
-            self.at[i].perm = at.perm
+        self.channel_affine(i, s, c)
 
     def sum(self, i):
         """A sum waits for the division that makes it a mean (over several dims, a chain of
