@@ -219,4 +219,7 @@ logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same
 div: div_f32(a, b, out, size, b_size, op, swap, act)
     TFLite DIV, FLOOR_DIV, FLOOR_MOD of float32 (op 0..2): out[i] = act(a[i] op b[i %
     b_size]), b op a when swap is 1
+div: div_s8(a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift, act_min, act_max)
+    TFLite int8 DIV: a[i] / b[i % b_size] (b / a when swap is 1) with TFLM's fixed-point
+    reciprocal, requantized and clamped
 """

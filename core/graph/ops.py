@@ -70,7 +70,7 @@ OPS = (
      "compare_s8 compare_f32"),
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
-    ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_f32"),
+    ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32"),
 )
 
 OPTIONAL = (
@@ -185,6 +185,7 @@ KERNELS = (
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
     ("div", "div_f32", "*ab op swap act"),
+    ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
 )
 
 

@@ -742,6 +742,23 @@ flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t 
                         const void *x, size_t x_len, const void *y, size_t y_len,
                         void *output);
 
+/* ---- optional ops: int8 division (flex_c/src/extra) -------------------------------- */
+
+/* TFLM's int8 DIV: output[i] = a[i] / b[i % b_len] in real values (b / a when swap is 1;
+ * b_len divides n), with output_multiplier and output_shift from in1_scale / (in2_scale *
+ * out_scale), where in1 is the dividend. A zero divisor gives what TFLM computes on
+ * x86-64. output_shift in [FLEX_DIV_SHIFT_MIN, FLEX_DIV_SHIFT_MAX]. */
+#define FLEX_DIV_SHIFT_MIN (-25)
+#define FLEX_DIV_SHIFT_MAX 22
+typedef struct {
+    int32_t swap;
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} flex_s8_div_params;
+flex_status flex_s8_div(size_t n, const int8_t *a, const int8_t *b, size_t b_len,
+                        const flex_s8_div_params *p, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

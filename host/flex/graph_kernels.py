@@ -62,6 +62,8 @@ STRUCTS = {
     "flex_s8_compare_params": "input1_offset=-a_zp input1_multiplier=a_mult "
                               "input1_shift=a_shift input2_offset=-b_zp "
                               "input2_multiplier=b_mult input2_shift=b_shift",
+    "flex_s8_div_params": "swap input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
+                          "output_multiplier=mult output_shift=shift act_min act_max",
 }
 
 
@@ -743,6 +745,15 @@ class GraphKernels:
     def select_f32(self, cond, x, y, out, size, c_size, x_size, y_size):
         """float32 SELECT_V2, each operand broadcast (burn.graph.logic)."""
         self._select(cond, x, y, out, size, c_size, x_size, y_size, np.float32)
+
+    # -- optional op: int8 division (flex_c/src/extra) ---------------------------------------
+
+    def div_s8(self, a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift, act_min,
+               act_max):
+        """int8 DIV, b / a when swap is 1, b broadcast (burn.graph.div)."""
+        self._run("flex_s8_div", [size, _i8(a, size), _i8(b, b_size), b_size,
+                                  struct("flex_s8_div_params", locals()), _i8(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
 
 
 def _is_float(buf):

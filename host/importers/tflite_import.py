@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 import burn
+from burn.graph import div as graph_div
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry, logic, unary
 from burn.graph import quant_params as qp
@@ -484,17 +485,36 @@ def _arith(c, node):
 
 
 def _div(c, node):
-    """DIV, FLOOR_DIV and FLOOR_MOD of float32 tensors (the optional op of burn.graph.div);
-    DIV with its fused activation."""
+    """DIV, FLOOR_DIV and FLOOR_MOD of float32 tensors and DIV of int8 ones (the optional op
+    of burn.graph.div); DIV with its fused activation."""
     a, b = _operands(c, node)
     types = {c.tf.tensors[t].dtype.name for t in node.inputs[:2] + node.outputs[:1]}
+    swap = int(a != node.inputs[0])
+    if types == {"int8"} and node.name == "DIV":
+        c.emit("div", node, ins=[a, b], params=_div_s8_params(c, node, a, b, swap))
+        return
     if types != {"float32"}:
-        raise _Fail("%s of %s tensors is not supported: burn's runs float32" % (
-            node.name, "/".join(sorted(t.upper() for t in types))))
+        raise _Fail("%s of %s tensors is not supported: burn's runs float32%s" % (
+            node.name, "/".join(sorted(t.upper() for t in types)),
+            " (and int8 DIV)" if node.name == "DIV" else ""))
     code = c.fused(node) if node.name == "DIV" else 0
     c.emit("div", node, ins=[a, b], params={
-        "op": ("DIV", "FLOOR_DIV", "FLOOR_MOD").index(node.name),
-        "swap": int(a != node.inputs[0]), "act": code})
+        "op": ("DIV", "FLOOR_DIV", "FLOOR_MOD").index(node.name), "swap": swap, "act": code})
+
+
+def _div_s8_params(c, node, a, b, swap):
+    """int8 DIV's parameters as TFLM's Prepare computes them, the first operand's scale over
+    the second's times the output's (a and b may be swapped)."""
+    a_zp, b_zp = c.quant(a)[1], c.quant(b)[1]
+    out_scale, _ = c.quant(node.outputs[0])
+    (s1, _), (s2, _) = c.quant(node.inputs[0]), c.quant(node.inputs[1])
+    mult, shift = qp.div_params(s1, s2, out_scale)
+    if not graph_div.SHIFT_MIN <= shift <= graph_div.SHIFT_MAX:
+        raise _Fail("the output multiplier %g / (%g x %g) is outside burn's [2^%d, 2^%d)"
+                    % (s1, s2, out_scale, graph_div.SHIFT_MIN - 1, graph_div.SHIFT_MAX))
+    params = {"swap": swap, "a_zp": a_zp, "b_zp": b_zp, "mult": mult, "shift": shift}
+    params.update(c.out_quant_params(node, c.fused(node)))
+    return params
 
 
 def _logic_operands(c, node, count, max_rank):
