@@ -1236,7 +1236,7 @@ def _batch_matmul(c, node):
               "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
     if c.is_int8(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
-        mult, shift = qp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, o_scale)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
     if c.tf.tensors[rhs].data is not None:
         c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)

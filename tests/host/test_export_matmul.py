@@ -1,0 +1,143 @@
+"""Export of matrix products of two computed values (`x @ y`, one matrix per sample) as the
+optional `batch_matmul` op: a burn.nn model with an attention-like `y @ y.transpose(1, 2)`
+(float32 against the model within 1e-4, int8 self-test and flex against the plain
+kernels), an [N, 1, H, W] product read by a Linear, an ONNX MatMul of two values through
+the importer (against onnxruntime), and the refusals."""
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+import burn
+from burn import nn
+from burn.host.bst_writer import encode_bst
+from burn.host.convert import to_numpy, to_tensor
+from burn.host.export import ExportError, graph_input, quantize, to_float_graph
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.onnx_import import import_onnx
+
+
+class Gram(nn.Module):
+    """Conv1d, then the channels' Gram matrix y @ y^T [N, 6, 6] applied to a second
+    feature map (g @ z, [N, 6, 10]), then a Conv1d: both products' operands and results are
+    [N, C, L] values."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv1d(4, 6, 3, padding=1)
+        self.b = nn.Conv1d(6, 6, 1)
+        self.c = nn.Conv1d(6, 3, 1)
+
+    def forward(self, x):
+        y = self.a(x)
+        g = (y @ y.transpose(1, 2)) * 0.1
+        return self.c(g.transpose(1, 2) @ self.b(y).relu()).relu()
+
+
+class Square(nn.Module):
+    """A one-channel map times its transpose ([N, 1, 5, 5] @ [N, 1, 5, 5]), flattened into
+    a Linear: the product is written row by row."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 1, 3, padding=1)
+        self.fc = nn.Linear(25, 4)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return self.fc((y @ y.transpose(2, 3)).flatten(1))
+
+
+def _numpy_model(cls):
+    burn.seed(0)
+    return cls().eval().to(burn.device("numpy"))
+
+
+def _outputs(graph, xs, flex=False):
+    model = burn.load(encode_bst(graph))
+    model = use_flex(model) if flex else model
+    return np.stack([np.asarray(model(graph_input(graph, x)).tolist(), np.float32).reshape(-1)
+                     for x in xs])
+
+
+@pytest.mark.parametrize("cls,shape,layout", [(Gram, (4, 10), (3, 10)), (Square, (2, 5, 5), None)])
+def test_products_of_computed_values_export_float_and_int8(cls, shape, layout):
+    model = _numpy_model(cls)
+    x = np.random.default_rng(1).standard_normal((48,) + shape).astype(np.float32)
+    want = to_numpy(model(to_tensor(x, burn.device("numpy"))))
+    if layout is not None:  # [N, C, L] outputs are NHWC [1, 1, L, C] in the graph
+        want = want.transpose(0, 2, 1)
+    want = want.reshape(len(x), -1)
+    fgraph = to_float_graph(model, x[:4], tests=1)
+    assert sum(op.op == "batch_matmul" for op in fgraph.ops) == (2 if cls is Gram else 1)
+    got = _outputs(fgraph, x[:6])
+    assert np.abs(got - want[:6]).max() <= 1e-4 * np.abs(want).max()
+    assert np.abs(_outputs(fgraph, x[:6], flex=True) - got).max() <= 1e-5 * np.abs(got).max()
+    qgraph = quantize(model, x[:32], io="float32", tests=2)
+    assert burn.load(encode_bst(qgraph)).self_test() == 2
+    q = _outputs(qgraph, x[:16])  # within the calibrated ranges
+    assert np.array_equal(_outputs(qgraph, x[:16], flex=True), q)  # bit for bit
+    error = np.abs(q - want[:16]).max() / np.abs(want).max()
+    assert error < 0.05, error
+
+
+class AttentionScores(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = torch.nn.Conv1d(3, 8, 1)
+        self.k = torch.nn.Conv1d(3, 8, 1)
+
+    def forward(self, x):
+        return torch.softmax(self.q(x) @ self.k(x).transpose(1, 2), dim=1)
+
+
+def test_onnx_matmul_of_two_values_imports_to_bst(tmp_path):
+    torch.manual_seed(0)
+    path = tmp_path / "scores.onnx"
+    torch.onnx.export(AttentionScores().eval(), torch.randn(1, 3, 7), str(path),
+                      input_names=["x"], output_names=["y"], dynamo=False,
+                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}})
+    x = np.random.default_rng(2).standard_normal((4, 3, 7)).astype(np.float32)
+    ref = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]  # [N, 8, 8]
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert [op.op for op in fgraph.ops] == ["conv2d", "conv2d", "batch_matmul", "softmax"]
+    got = _outputs(fgraph, x).reshape(4, 8, 8).transpose(0, 2, 1)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+
+
+class _Op(nn.Module):
+    def __init__(self, fn, conv):
+        super().__init__()
+        self.conv = conv
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(self.conv(x))
+
+
+@pytest.mark.parametrize("fn,shape,match", [
+    (lambda y: y.flatten(1) @ y.flatten(1).transpose(0, 1), (2, 3, 3),
+     r"'<model>' \(_Op\): matmul of values of shapes \(2, 18\) and \(18, 2\); it exports "
+     r"with one matrix per sample"),
+    (lambda y: y @ y.transpose(2, 3), (2, 3, 3), r"matmul of values of shapes \(2, 2, 3, 3\)"),
+    (lambda y: y @ burn.ones((3, 3)).to(burn.device("numpy")), (2, 3, 3),
+     "matmul of a computed value by a constant is not supported"),
+    (lambda y: y.reshape(y.shape[0], 6, 3) @ y.reshape(y.shape[0], 3, 6), (2, 3, 3),
+     r"operand of shape \(2, 6, 3\) whose elements are neither in its rows' nor"),
+])
+def test_what_cannot_be_placed_is_refused_naming_the_module(fn, shape, match):
+    burn.seed(0)
+    conv = nn.Conv2d(2, 2, 1) if len(shape) == 3 else nn.Conv1d(2, 2, 1)
+    model = _Op(fn, conv).eval().to(burn.device("numpy"))
+    with pytest.raises(ExportError, match=match):
+        to_float_graph(model, sample_shape=shape)
+
+
+def test_a_transposed_value_read_by_a_convolution_is_refused():
+    burn.seed(0)
+    model = _Op(lambda y: y.transpose(1, 2), nn.Conv1d(2, 3, 1))
+    model = nn.Sequential(model, nn.Conv1d(4, 2, 1)).eval().to(burn.device("numpy"))
+    with pytest.raises(ExportError, match=r"'1' \(Conv1d\).*a transpose"):
+        to_float_graph(model, sample_shape=(2, 4))
