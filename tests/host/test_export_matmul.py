@@ -1,13 +1,15 @@
 """Export of matrix products of two computed values (`x @ y`, one matrix per sample) as the
 optional `batch_matmul` op: a burn.nn model with an attention-like `y @ y.transpose(1, 2)`
-(float32 against the model within 1e-4, int8 self-test and flex against the plain
-kernels), an [N, 1, H, W] product read by a Linear, an ONNX MatMul of two values through
+(float32 against the model within 1e-4, int8 self-test, and the int8 graph bit for bit on
+the plain kernels, flex host, flex Cortex-M0+ and MicroPython), an [N, 1, H, W] product read
+by a Linear, an ONNX MatMul of two values through
 the importer (against onnxruntime), and the refusals."""
 
 import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
+from one_op_runtimes import check_on_host, check_on_micropython
 
 import burn
 from burn import nn
@@ -80,6 +82,21 @@ def test_products_of_computed_values_export_float_and_int8(cls, shape, layout):
     assert np.array_equal(_outputs(qgraph, x[:16], flex=True), q)  # bit for bit
     error = np.abs(q - want[:16]).max() / np.abs(want).max()
     assert error < 0.05, error
+
+
+def test_exported_int8_products_agree_on_every_runtime(tmp_path):
+    model = _numpy_model(Gram)
+    x = np.random.default_rng(3).standard_normal((24, 4, 10)).astype(np.float32)
+    graph = quantize(model, x, tests=0)  # int8 in and out
+    bst = encode_bst(graph)
+    plain = burn.load(bst, variant="plain")
+    cases = []
+    for i in range(4):
+        xi = graph_input(graph, x[i])
+        cases.append(("sample %d" % i, xi, np.array(plain.run(xi.reshape(-1)), np.int8), bst))
+    assert len({c[2].tobytes() for c in cases}) == 4
+    check_on_host(cases, ("conv2d", "batch_matmul", "depthwise_conv2d"))  # * 0.1: 1x1
+    check_on_micropython(cases, tmp_path)
 
 
 class AttentionScores(torch.nn.Module):
