@@ -3,7 +3,7 @@ optional `batch_matmul` op: a burn.nn model with an attention-like `y @ y.transp
 (float32 against the model within 1e-4, int8 self-test, and the int8 graph bit for bit on
 the plain kernels, flex host, flex Cortex-M0+ and MicroPython), an [N, 1, H, W] product read
 by a Linear, an ONNX MatMul of two values through
-the importer (against onnxruntime), and the refusals."""
+the importer (against onnxruntime), quantization-aware training, and the refusals."""
 
 import numpy as np
 import onnxruntime as ort
@@ -13,9 +13,11 @@ from one_op_runtimes import check_on_host, check_on_micropython
 
 import burn
 from burn import nn
+from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph
+from burn.host.export.qat import prepare_qat
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.onnx_import import import_onnx
 
@@ -97,6 +99,26 @@ def test_exported_int8_products_agree_on_every_runtime(tmp_path):
     assert len({c[2].tobytes() for c in cases}) == 4
     check_on_host(cases, ("conv2d", "batch_matmul", "depthwise_conv2d"))  # * 0.1: 1x1
     check_on_micropython(cases, tmp_path)
+
+
+def test_quantization_aware_training_runs_products_exactly():
+    """The QAT model in eval mode computes the exported int8 graph's outputs exactly (its
+    numpy emulation of batch_matmul is the runtime's arithmetic)."""
+    dev = autodiff_device("numpy")
+    burn.seed(0)
+    model = Gram().to(dev)
+    x = np.random.default_rng(4).standard_normal((16, 4, 10)).astype(np.float32)
+    qat = prepare_qat(model, x, observe_batches=1)
+    loss = (qat(to_tensor(x[:8], dev)) ** 2).mean()
+    loss.backward()
+    simulated = to_numpy(qat.eval()(to_tensor(x, dev))).transpose(0, 2, 1)
+    q, graph = qat.int8_outputs(x)
+    out = graph.tensors[graph.outputs[0][0]]
+    runtime = burn.load(encode_bst(graph))
+    got = np.stack([np.asarray(runtime(graph_input(graph, xi)).tolist()) for xi in x])
+    assert np.array_equal(got.reshape(q.shape), q)
+    deq = (q.astype(np.float32) - out.zero_point) * out.scale
+    assert np.abs(simulated.reshape(deq.shape) - deq).max() <= 1e-3 * out.scale
 
 
 class AttentionScores(torch.nn.Module):

