@@ -3,13 +3,15 @@ optional `batch_matmul` op: a burn.nn model with an attention-like `y @ y.transp
 (float32 against the model within 1e-4, int8 self-test, and the int8 graph bit for bit on
 the plain kernels, flex host, flex Cortex-M0+ and MicroPython), an [N, 1, H, W] product read
 by a Linear, an ONNX MatMul of two values through
-the importer (against onnxruntime), quantization-aware training, and the refusals."""
+the importer (against onnxruntime), quantization-aware training, the .tflite writer
+(against TFLM) and the refusals."""
 
 import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
 from one_op_runtimes import check_on_host, check_on_micropython
+from tflite_builder import run_tflm
 
 import burn
 from burn import nn
@@ -18,8 +20,10 @@ from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph
 from burn.host.export.qat import prepare_qat
+from burn.host.export.tflite import tflite_bytes
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.onnx_import import import_onnx
+from burn.host.importers.tflite_import import import_tflite
 
 
 class Gram(nn.Module):
@@ -119,6 +123,29 @@ def test_quantization_aware_training_runs_products_exactly():
     assert np.array_equal(got.reshape(q.shape), q)
     deq = (q.astype(np.float32) - out.zero_point) * out.scale
     assert np.abs(simulated.reshape(deq.shape) - deq).max() <= 1e-3 * out.scale
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_products_write_to_tflite_and_run_in_tflm(dtype):
+    """BATCH_MATMUL between RESHAPEs: TFLM gives the .bst outputs (int8 bit for bit), and
+    the file imports back to a .bst that does too."""
+    model = _numpy_model(Gram)
+    x = np.random.default_rng(5).standard_normal((24, 4, 10)).astype(np.float32)
+    graph = quantize(model, x, tests=0) if dtype == "int8" else \
+        to_float_graph(model, x, tests=0)
+    data = tflite_bytes(graph)
+    back = burn.load(encode_bst(import_tflite(data, tests=0)))
+    ours = burn.load(encode_bst(graph))
+    for xi in x[:4]:
+        xi = graph_input(graph, xi)
+        want = np.asarray(ours.run(xi.reshape(-1)).tolist()).reshape(-1)
+        got = run_tflm(data, [xi])[0].reshape(-1)
+        again = np.asarray(back.run(xi.reshape(-1)).tolist()).reshape(-1)
+        if dtype == "int8":
+            assert got.tolist() == want.tolist() == again.tolist()
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+            np.testing.assert_allclose(again, want, rtol=1e-6, atol=1e-6)
 
 
 class AttentionScores(torch.nn.Module):
