@@ -201,6 +201,18 @@ def test_what_cannot_be_placed_is_refused_naming_the_module(fn, shape, match):
         to_float_graph(model, sample_shape=shape)
 
 
+def test_a_transposed_value_flattened_into_a_linear_moves_no_data():
+    burn.seed(0)
+    model = nn.Sequential(_Op(lambda y: y.transpose(1, 2).flatten(1), nn.Conv1d(3, 4, 1)),
+                          nn.Linear(20, 2)).eval().to(burn.device("numpy"))
+    x = np.random.default_rng(6).standard_normal((4, 3, 5)).astype(np.float32)
+    graph = to_float_graph(model, x)
+    assert [op.op for op in graph.ops] == ["conv2d", "fully_connected"]
+    want = to_numpy(model(to_tensor(x, burn.device("numpy"))))
+    got = _outputs(graph, x)
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+
 def test_a_transposed_value_read_by_a_convolution_is_refused():
     burn.seed(0)
     model = _Op(lambda y: y.transpose(1, 2), nn.Conv1d(2, 3, 1))
