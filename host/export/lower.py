@@ -140,6 +140,11 @@ def _int8_op(layer, qp):
         mult, shift = quant_params.mul_params(a_scale, b_scale, out_scale)
         params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
                        "shift": shift, "act_min": lo, "act_max": hi})
+    elif kind == "batch_matmul":
+        (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
+        mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, out_scale)
+        params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
+                       "shift": shift})
     elif kind in ("concat", "copy", "strided"):
         pass
     elif kind == "mean":

@@ -7,9 +7,9 @@ while a model is recorded, `Module.__call__` runs them on plain tensors and reco
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
 products, clamps, sigmoid, softmax, leaky ReLU, hard sigmoid, padding, pools, permutations,
-slices) become nodes named after the innermost module that ran them. An operation the
-`.bst` graph has no counterpart for raises ExportError naming that module and the
-operation.
+slices, matrix products of two computed values) become nodes named after the innermost
+module that ran them. An operation the `.bst` graph has no counterpart for raises
+ExportError naming that module and the operation.
 
 A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
 a `reshape` node while a model is recorded, and a value used with another shape than it
@@ -27,7 +27,7 @@ from burn.tensor import Tensor
 from ..convert import to_numpy, to_tensor
 
 _RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "permute",
-             "slice")
+             "slice", "matmul")
 # Every other primitive of burn.backend.Backend; with an operand from the input it fails.
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
@@ -243,6 +243,24 @@ class _Recorder:
             return _H(None, out)
         return self.node("slice", [self.use(h, shape)], out_shape, out, dtype,
                          {"starts": tuple(starts), "steps": tuple(steps)})
+
+    def matmul(self, a, a_shape, b, b_shape, out_shape, dtype):
+        """A matrix product of two computed values, one [rows, cols] matrix per sample:
+        operands [N, C, L] or [N, 1, H, W] (seen here as [N, rows, cols])."""
+        out = self.inner.matmul(self.raw(a), a_shape, self.raw(b), b_shape, out_shape, dtype)
+        ta, tb = self.traced(a), self.traced(b)
+        if not (ta or tb):
+            return _H(None, out)
+        if not (ta and tb):
+            self.fail("matmul of a computed value by a constant is not supported (nn.Linear "
+                      "is)")
+        own = [self.shape_of(a), self.shape_of(b)]
+        if any(s[0] != o[0] or not (len(o) == 3 or (len(o) == 4 and o[1] == 1))
+               for s, o in zip((a_shape, b_shape), own)):
+            self.fail("matmul of values of shapes %s and %s; it exports with one matrix per "
+                      "sample: operands [N, C, L] or [N, 1, H, W]" % tuple(own))
+        return self.node("matmul", [self.use(a, a_shape), self.use(b, b_shape)], out_shape,
+                         out, dtype)
 
     def pad(self, h, shape, pads, value, dtype):
         out = self.inner.pad(h.inner, shape, pads, value, dtype)

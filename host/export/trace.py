@@ -40,7 +40,7 @@ _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "av
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat", "unary", "sub")
+              "concat", "unary", "sub", "batch_matmul")
 _CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
 TRACE_BATCH = 2
 
@@ -200,9 +200,9 @@ class _Lowering:
         shape = self.nodes[j].shape
         if len(shape) == 3:
             self.fail("a value of shape %s whose elements are not in the graph's [N, C, 1, L] "
-                      "order (an index that drops an axis, or a reshape that would need a "
-                      "transpose) is exported only when a reshape back, a flatten or a mean "
-                      "over all its elements reads it" % (shape,))
+                      "order (an index that drops an axis, a transpose, or a reshape that "
+                      "would need one) is exported only when a reshape back, a flatten, a "
+                      "mean over all its elements or a matmul reads it" % (shape,))
         self.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
                   "[N, features])" % len(shape))
 
@@ -524,10 +524,65 @@ class _Lowering:
         """A permutation of an [N, C, H, W] value that keeps the batch first (see
         `strided`), or nothing when it moves no axis."""
         perm = tuple(self.nodes[i].attrs["perm"])
-        if perm == (0, 1, 2, 3):
+        if perm == tuple(range(len(perm))):
             return self.alias(i, self.src(i))
+        if perm == (0, 2, 1):
+            return self.swap(i)
         self.strided(i, "permutations", perm, (0, 0, 0, 0), (1, 1, 1, 1), len(perm) == 4
                      and perm[0] == 0)
+
+    def held(self, i, k=0):
+        """The _At of input k of node i, placed or not (see `place`)."""
+        j = self.nodes[i].ins[k]
+        if j in self.pending_sum or j in self.pending_pad:
+            self.src(i, k)  # raises
+        return self.at[j]
+
+    def swap(self, i):
+        """x.transpose(1, 2) of an [N, C, L] value moves no data: node i holds its input's
+        graph value with the model order of its elements swapped (a matmul reads either
+        order; the other ops need the placed one)."""
+        j = self.nodes[i].ins[0]
+        at = self.held(i)
+        _n, c, length = self.nodes[j].shape
+        moved = np.arange(c * length).reshape(length, c).T.reshape(-1)  # j's index -> i's
+        self.at[i] = self.place(i, at.vid, moved[self.order(j)])
+
+    def matrix(self, i, k):
+        """(value, 1 when it holds the matrix transposed) of operand k of matmul node i,
+        [N, rows, cols]: the graph holds each sample's matrix row by row (an [N, 1, H, W]
+        value, a transposed [N, C, L] one) or transposed (an [N, C, L] value, as NHWC
+        [1, 1, L, C])."""
+        j = self.nodes[i].ins[k]
+        at = self.held(i, k)
+        _n, rows, cols = self.nodes[j].shape
+        order = self.order(j)
+        if np.array_equal(order, np.arange(rows * cols)):
+            return at.vid, 0
+        if np.array_equal(order, np.arange(rows * cols).reshape(rows, cols).T.reshape(-1)):
+            return at.vid, 1
+        self.fail("a matmul operand of shape %s whose elements are neither in its rows' nor "
+                  "in its columns' order in the graph" % (self.nodes[j].shape,))
+
+    def matmul(self, i):
+        """x @ y of two computed values, one matrix per sample: a `batch_matmul` op. The
+        result is written transposed (y^T @ x^T), which is the graph's order of an
+        [N, M, N'] value, unless only reshapes to another rank read it (then row by row)."""
+        (va, ta), (vb, tb) = self.matrix(i, 0), self.matrix(i, 1)
+        _n, m, n = self.nodes[i].shape
+        k = self.nodes[self.nodes[i].ins[0]].shape[2]
+        users = [self.nodes[u] for u in self.users[i]]
+        rows = bool(users) and all(u.kind == "reshape" and len(u.shape) != 3 for u in users)
+        if rows:
+            ins, dims, adj, gshape = [va, vb], (m, k, n), (ta, tb), (1, m * n)
+            order = np.arange(m * n)
+        else:
+            ins, dims, adj, gshape = [vb, va], (n, k, m), (1 - tb, 1 - ta), (1, 1, n, m)
+            order = np.arange(m * n).reshape(m, n).T.reshape(-1)
+        params = dict(zip(("m", "k", "n"), dims), batches=1, a_step=0, b_step=0,
+                      adj_x=adj[0], adj_y=adj[1])
+        layer = self.emit("batch_matmul", i, ins, gshape, params=params)
+        self.at[i] = self.place(i, layer.dst, order)
 
     def slice(self, i):
         """A slice of an [N, C, H, W] value that keeps the whole batch (see `strided`)."""

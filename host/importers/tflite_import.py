@@ -1224,8 +1224,10 @@ def _l2norm(c, node):
 
 
 def _batch_matmul(c, node):
-    """BATCH_MATMUL: its batch dims must be equal, or all 1 on one side (a broadcast
-    operand); the second operand may be a constant."""
+    """BATCH_MATMUL: batch dims broadcast dim by dim as TFLM's do; the second operand may
+    be a constant. An operand broadcast along some batch dims but not all is expanded
+    first (a strided copy of an activation; a constant at import), so that the op sees
+    equal batch dims or one operand broadcast whole."""
     lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
     types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
     if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
@@ -1245,23 +1247,40 @@ def _batch_matmul(c, node):
     if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
         raise _Fail("batch dims %s and %s do not broadcast" % (lb, rb))
     batch = tuple(max(a, b) for a, b in zip(lb, rb))
-    batches = int(np.prod(batch, dtype=np.int64))
-    l_count, r_count = int(np.prod(lb, dtype=np.int64)), int(np.prod(rb, dtype=np.int64))
-    if not (lb == rb or l_count == 1 or r_count == 1):
-        raise _Fail("batch dims %s and %s: only equal dims or one operand broadcast whole"
-                    % (lb, rb))
     if tuple(c.shape(out)) != batch + (m, n):
         raise _Fail("output %s is not %s" % (c.shape(out), batch + (m, n)))
-    params = {"batches": batches, "m": m, "k": k, "n": n, "adj_x": adj_x, "adj_y": adj_y,
-              "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
+    whole = [int(np.prod(b, dtype=np.int64)) == 1 for b in (lb, rb)]
+    expand = lb != rb and not any(whole)  # then each operand gets every batch
+    params = {"batches": int(np.prod(batch, dtype=np.int64)), "m": m, "k": k, "n": n,
+              "adj_x": adj_x, "adj_y": adj_y, "a_step": 0 if whole[0] else m * k,
+              "b_step": 0 if whole[1] else k * n}
     if c.is_int8(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
-        mult, shift = qp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, o_scale)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
+    ins = [_bmm_operand(c, lhs, lb, batch if expand else lb, ls[-2:])]
+    consts = {}
     if c.tf.tensors[rhs].data is not None:
-        c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
+        b = c.tf.tensors[rhs].data.reshape(rb + tuple(rs[-2:]))
+        b = np.broadcast_to(b, (batch if expand else rb) + tuple(rs[-2:]))
+        consts["b"] = np.ascontiguousarray(b).reshape((-1,) + tuple(rs[-2:]))  # 3 dims
     else:
-        c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
+        ins.append(_bmm_operand(c, rhs, rb, batch if expand else rb, rs[-2:]))
+    c.ops.append(GraphOp("batch_matmul", ins, [c.act(out)], consts, params))
+
+
+def _bmm_operand(c, t, own, batch, mat):
+    """The graph tensor of BATCH_MATMUL operand `t` (batch dims `own`, matrix dims `mat`)
+    holding `batch` batches: a strided copy repeats it along the dims it broadcasts."""
+    if tuple(own) == tuple(batch):
+        return c.act(t)
+    dims = tuple(own) + tuple(mat)
+    strides = [int(np.prod(dims[a + 1:], dtype=np.int64)) for a in range(len(dims))]
+    box = tflite_move.box(0, [(o, 0 if d == 1 else s) for d, o, s in
+                              zip(dims, tuple(batch) + tuple(mat), strides)])
+    full = tflite_move.like_tensor(c, c.act(t), tuple(batch) + tuple(mat))
+    c.ops.append(GraphOp("strided", [c.act(t)], [full], params=box))
+    return full
 
 
 _CONVERT = {
