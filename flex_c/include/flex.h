@@ -256,6 +256,24 @@ typedef struct {
     int32_t *failed;
 } flex_plan_args;
 flex_status flex_plan_call(const flex_plan_args *args);
+/* Validated plans, host builds only (opt/host/plan_fast.c). flex_fast_plan_new checks the
+ * plan of `args` once, as flex_plan_run checks it on every run, and copies it into memory
+ * of its own: the fully connected steps' arguments, pre-decoded, and the other steps' words
+ * and the pointer table (the caller's plan and table may change or go afterwards; the
+ * buffers they point into must stay). `input` (input_len bytes) is where a run puts the
+ * bound input. It returns NULL with the status in *status (NULL with FLEX_OK: out of
+ * memory); a failing step's index is then in args->failed.
+ * flex_fast_bind sets the buffer a run copies into `input` first (NULL: none; src_len must
+ * equal input_len, else FLEX_E_SIZE); it must stay valid while bound. flex_fast_run runs
+ * the fully connected and copy steps without re-checking them, the others through
+ * flex_plan_run; a failing step's index is then flex_fast_failed's. */
+typedef struct flex_fast_plan flex_fast_plan;
+flex_fast_plan *flex_fast_plan_new(const flex_plan_args *args, void *input, size_t input_len,
+                                   flex_status *status);
+flex_status flex_fast_bind(flex_fast_plan *plan, const void *src, size_t src_len);
+flex_status flex_fast_run(flex_fast_plan *plan);
+int32_t flex_fast_failed(const flex_fast_plan *plan);
+void flex_fast_plan_free(flex_fast_plan *plan);
 
 /* ---- float32 kernels (NCHW) ------------------------------------------------------ */
 

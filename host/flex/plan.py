@@ -30,7 +30,7 @@ class Plan:
         self.names = []
         self.pointers = []
         self.keep = []
-        self.call = None
+        self.block = self.call = None
 
     def _pointer(self, arr):
         if not arr.flags.c_contiguous:
@@ -89,7 +89,8 @@ class Plan:
         block = ffi.new("flex_plan_args *", {
             "plan": words, "plan_len": len(self.words), "buffers": pointers,
             "n_buffers": len(self.pointers), "failed": self.failed})
-        self.keep += [words, pointers, block]
+        self.keep += [words, pointers]
+        self.block = block
         self.call = (self.lib.lib.flex_plan_call, (block,))
 
     def run(self):

@@ -11,6 +11,7 @@ step always passes the same arena views, weights and parameters.
 
 from burn.graph.ops import KERNELS, kernel_args
 from burn.host.flex.binding import raise_for_status
+from burn.host.flex.fast_plan import FastPlan
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.plan import Plan
 from burn.model import Model
@@ -107,17 +108,37 @@ def _input_error(model, x, error):
 
 def _plan_class(model, plan):
     """A subclass of Model for one-input `model` whose plan is made: `run(x)` and `model(x)`
-    put a buffer of the input's format and length (a flat numpy array, array.array) into the
-    arena by one buffer assignment and make the plan's one cffi call; any other input goes
-    through Model's conversion, which takes or refuses it as always (a value of the wrong
-    type with a ValueError too). What they use are closure cells, not attributes: each
-    attribute read would cost about as much as a kernel here, and so would a second Python
-    frame, which is why run and __call__ each inline the same lines."""
+    make one cffi call of the validated plan (burn.host.flex.fast_plan), which copies the
+    input into the arena itself. The input it copies from is bound once per input object:
+    a buffer of the input's format and byte length (a numpy array, array.array) is bound
+    as it is, and a later call with the same object only runs (its buffer stays exported,
+    so its owner cannot resize or free it); any other input goes through Model's
+    conversion into the arena, which takes or refuses it as always (a value of the wrong
+    type with a ValueError too), and the run then copies nothing. What they use are closure
+    cells, not attributes: each attribute read would cost about as much as a kernel here,
+    and so would a second Python frame, which is why run and __call__ each inline the same
+    lines."""
     view = model._inputs[0][0]
-    fn, args = plan.call
-    check, raw, result = plan.check, model._raw, model._result
+    fast = FastPlan(plan, view)
+    fn, handle, check = fast.run, fast.handle, fast.check
+    raw, result = model._raw, model._result
+    fmt, nbytes = view.format, view.nbytes
+    unbound = object()
+    bound = unbound
 
-    def convert(self, x):
+    def bind(self, x):
+        nonlocal bound
+        try:
+            m = memoryview(x)
+            direct = m.format == fmt and m.nbytes == nbytes and m.c_contiguous
+        except TypeError:
+            direct = False
+        if direct:
+            fast.bind(x)
+            bound = x
+            return
+        fast.bind(None)
+        bound = unbound
         try:
             self._set_input(0, x)
         except TypeError as e:
@@ -126,22 +147,18 @@ def _plan_class(model, plan):
     class PlanModel(Model):
         def run(self, x):
             """Model.run, by the plan (burn.host.flex.runtime._plan_class)."""
-            try:
-                view[:] = x
-            except (TypeError, ValueError):
-                convert(self, x)
-            status = fn(*args)
+            if x is not bound:
+                bind(self, x)
+            status = fn(handle)
             if status:
                 check(status)
             return raw
 
         def __call__(self, x):
             """Model.__call__, by the plan (burn.host.flex.runtime._plan_class)."""
-            try:
-                view[:] = x
-            except (TypeError, ValueError):
-                convert(self, x)
-            status = fn(*args)
+            if x is not bound:
+                bind(self, x)
+            status = fn(handle)
             if status:
                 check(status)
             return result
@@ -172,7 +189,7 @@ class _FastInvoke:
             self.plain()
             self.calls = [(s.k.name, s.k.fn, s.k.args) if isinstance(s.k, _Replay)
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
-            if hasattr(self.lib.lib, "flex_plan_call"):
+            if hasattr(self.lib.lib, "flex_fast_plan_new"):
                 self.plan = _plan(self.model, self.lib)
                 if self.plan is not None and len(self.model._inputs) == 1:
                     if self.model._result is None:

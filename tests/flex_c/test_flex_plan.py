@@ -126,7 +126,8 @@ def test_host_fully_connected_saturates_the_doubling_high_multiply():
 
 
 def _run(words, buffers):
-    """(status, failed index) of flex_plan_run, checked to be flex_plan_call's too."""
+    """(status, failed index) of flex_plan_run, checked to be flex_plan_call's too and a
+    validated plan's (refused when made, or failing when run, at the same step)."""
     lib = host()
     ffi = lib.ffi
     keep = [ffi.from_buffer(b) for b in buffers]
@@ -136,8 +137,19 @@ def _run(words, buffers):
     status = lib.lib.flex_plan_run(*args.values())
     failed = args["failed"][0]
     args["failed"][0] = -9
-    assert lib.lib.flex_plan_call(ffi.new("flex_plan_args *", args)) == status
+    block = ffi.new("flex_plan_args *", args)
+    assert lib.lib.flex_plan_call(block) == status
     assert args["failed"][0] == failed
+    args["failed"][0] = -9
+    made = ffi.new("flex_status *")
+    fast = lib.lib.flex_fast_plan_new(block, ffi.NULL, 0, made)
+    if fast == ffi.NULL:
+        assert made[0] != 0
+        assert (made[0], args["failed"][0]) == (status, failed)
+    else:
+        fast = ffi.gc(fast, lib.lib.flex_fast_plan_free)
+        ran = lib.lib.flex_fast_run(fast)
+        assert (ran, lib.lib.flex_fast_failed(fast) if ran else -9) == (status, failed)
     return status, failed
 
 

@@ -52,10 +52,11 @@ def test_every_kind_of_input_gives_the_plain_outputs(models):
 
 
 def test_a_call_is_one_python_frame(models):
-    """Per inference, the Python of `model(x)` and `model.run(x)` is their own frame alone
-    (the buffer assignment and the cffi call are C)."""
+    """Per inference on an input already seen, the Python of `model(x)` and `model.run(x)`
+    is their own frame alone (the input copy and the run are one C call)."""
     flex, _plain, n = models
     x = np.zeros(n, np.int8)
+    flex(x)  # binds x
     events = []
     sys.setprofile(lambda frame, event, arg: events.append((event, frame.f_code.co_name)))
     try:
@@ -86,12 +87,17 @@ def test_wrong_input_is_a_value_error(models, bad, match):
 
 def test_a_failing_plan_step_raises_its_error():
     """A plan whose kernel refuses its arguments (the output length, broken here on purpose
-    after the plan was made) raises FlexError naming the kernel, through both calls."""
+    after the plan was made) raises FlexError naming the kernel through the checked call
+    (`invoke`), while `model(x)` runs the validated copy made before, which the change
+    cannot reach."""
     flex = use_flex(burn.load(encode_bst(import_tflite(mlp(TINY_SIZES), tests=0))))
-    flex.run(np.zeros(16, np.int8))
+    x = np.arange(16, dtype=np.int8)
+    flex.run(x)
+    want = _values(flex(x))
     words = flex.invoke.plan.call[1][0].plan  # the flex_plan_args block
     assert words[0] == flex.invoke.plan.lib.lib.FLEX_OP_S8_FULLY_CONNECTED
     words[3 + 12] -= 1  # the first step's output_len word
+    with pytest.raises(FlexError, match=r"flex_s8_fully_connected.*plan step 0"):
+        flex.invoke()
     for call in (flex, flex.run):
-        with pytest.raises(FlexError, match=r"flex_s8_fully_connected.*plan step 0"):
-            call(np.zeros(16, np.int8))
+        assert np.array_equal(_values(call(x)), want)

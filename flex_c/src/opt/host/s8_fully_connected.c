@@ -14,6 +14,7 @@
  * summed, so a batch row's outputs come after its whole input row is read, the order the
  * .bst arena's in-place plan assumes (docs/bst-format.md). */
 #include "../../common/s8_checks.h"
+#include "s8_fc.h"
 #include "s8_requant.h"
 
 #define CHUNK 65536
@@ -146,10 +147,10 @@ __attribute__((target("avx2"))) static void requant8_avx2(const int32_t *acc,
 #endif
 
 FLEX_CLONES
-static void fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8_t *input,
-                    const int8_t *filter, int32_t filter_offset, const int32_t *bias,
-                    const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
-                    const flex_s8_quant *q, int8_t *output) {
+void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8_t *input,
+                        const int8_t *filter, int32_t filter_offset, const int32_t *bias,
+                        const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
+                        const flex_s8_quant *q, int8_t *output) {
     int32_t acc[BLOCK], mult[BLOCK], left[BLOCK], right[BLOCK];
     const int32_t io = q->input_offset;
     int32_t b, o0, i0, j, k;
@@ -214,7 +215,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
                                filter_len, filter_offset, bias, bias_len, multiplier, shift,
                                quant_len, q, output, output_len));
-    fc_rows(batches, in_features, out_features, input, filter, filter_offset, bias,
-            multiplier, shift, quant_len != 1, q, output);
+    flex__host_fc_rows(batches, in_features, out_features, input, filter, filter_offset, bias,
+                       multiplier, shift, quant_len != 1, q, output);
     return FLEX_OK;
 }

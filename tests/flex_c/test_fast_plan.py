@@ -1,0 +1,107 @@
+"""Validated plans (burn.host.flex.fast_plan, flex_c opt/host/plan_fast.c): the same outputs
+as the checked plan, bad plans and inputs refused with a clear error, and nothing Python can
+still reach (the plan's words, its pointer table) able to steer a run outside its buffers."""
+
+import gc
+
+import numpy as np
+import pytest
+from mlp_model import TINY_SIZES, mlp
+from tflite_models import reshape_depthwise, small_cnn
+
+import burn
+from burn.host.bst_writer import encode_bst
+from burn.host.flex.binding import FlexError
+from burn.host.flex.fast_plan import FastPlan
+from burn.host.flex.runtime import use_flex
+from burn.host.importers.tflite_import import import_tflite
+
+MODELS = {"mlp-tiny": lambda: mlp(TINY_SIZES, seed=3), "mlp-wide": lambda: mlp((40, 24, 7)),
+          "small-cnn": small_cnn, "reshape-depthwise": reshape_depthwise}
+
+
+def _planned(make):
+    """A flex model of `make()` running as a plan, and its input length."""
+    flex = use_flex(burn.load(encode_bst(import_tflite(make(), tests=0))))
+    n = len(flex.input_buffer())
+    flex.run(np.zeros(n, np.int8))
+    assert flex.invoke.plan is not None
+    return flex, n
+
+
+def _checked(flex, x):
+    """The outputs of the checked plan (flex_plan_run) on input x."""
+    flex.input_buffer()[:] = x.tobytes() if flex.input_buffer().format == "B" else x
+    flex.invoke()
+    return np.array(flex._raw).copy()
+
+
+@pytest.fixture(scope="module")
+def models():
+    return {name: _planned(make) for name, make in MODELS.items()}
+
+
+def test_fast_and_checked_plans_agree(models):
+    rng = np.random.default_rng(7)
+    for name, (flex, n) in models.items():
+        x = np.empty(n, np.int8)
+        for _ in range(3):
+            x[:] = rng.integers(-128, 128, n)  # the bound array, changed in place
+            fast = np.array(flex.run(x)).copy()
+            assert np.array_equal(fast, _checked(flex, x)), name
+
+
+def test_changing_the_plan_afterwards_changes_no_run():
+    """Words and table entries broken after the validated plan was made: the checked plan
+    refuses them or reads elsewhere, the validated one keeps its own checked copy."""
+    flex, n = _planned(MODELS["mlp-tiny"])
+    plan = flex.invoke.plan
+    x = np.arange(n, dtype=np.int8)
+    want = np.array(flex.run(x)).copy()
+    words, block = plan.block.plan, plan.block
+    words[3 + 1] = 1 << 20  # in_features of the first step
+    words[3 + 12] = 1 << 30  # its output_len
+    words[3 + 13 + 5] = 0  # its output pointer: the input buffer
+    tiny = np.zeros(1, np.int8)
+    plan.keep.append(tiny)
+    for k in range(block.n_buffers):
+        block.buffers[k] = plan.lib.ffi.cast("void *", plan.lib.ffi.from_buffer(tiny))
+    with pytest.raises(FlexError):
+        flex.invoke()
+    for _ in range(2):
+        assert np.array_equal(np.array(flex.run(x)), want)
+
+
+def test_a_malformed_plan_is_refused_when_validated():
+    flex, _n = _planned(MODELS["mlp-tiny"])
+    plan = flex.invoke.plan
+    plan.block.plan[3 + 12] -= 1  # the first fully connected step's output_len
+    with pytest.raises(FlexError, match=r"flex_s8_fully_connected.*plan step 0"):
+        FastPlan(plan, flex.input_buffer())
+    plan.block.plan[3 + 12] += 1
+    plan.block.plan[3 + 13] = plan.block.n_buffers  # a pointer index past the table
+    with pytest.raises(FlexError, match=r"plan step 0"):
+        FastPlan(plan, flex.input_buffer())
+
+
+def test_a_bound_input_of_the_wrong_length_is_refused(models):
+    flex, n = models["mlp-wide"]
+    fast = FastPlan(flex.invoke.plan, flex.input_buffer())
+    with pytest.raises(FlexError, match="input of %d bytes" % n):
+        fast.bind(np.zeros(n + 1, np.int8))
+    lib = flex.invoke.plan.lib
+    assert lib.lib.flex_fast_run(lib.ffi.NULL) == lib.lib.FLEX_E_NULL
+
+
+def test_a_bound_input_is_pinned_and_collected_safely():
+    """The bound buffer cannot be resized under the plan, and models whose arena input and
+    bound input are memoryviews exported to flex_c (in the model's reference cycle) are
+    collected without a crash."""
+    for _ in range(3):
+        flex, n = _planned(MODELS["mlp-tiny"])
+        buf = bytearray(n)
+        flex(memoryview(buf).cast("b"))
+        with pytest.raises(BufferError):
+            buf.append(0)
+        del flex
+        gc.collect()
