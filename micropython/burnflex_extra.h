@@ -61,6 +61,7 @@
     X(MP_QSTR_sub_f32, sub_f32)                                                \
     X(MP_QSTR_squared_difference_f32, squared_difference_f32)                  \
     X(MP_QSTR_maximum_f32, maximum_f32)                                        \
-    X(MP_QSTR_minimum_f32, minimum_f32)
+    X(MP_QSTR_minimum_f32, minimum_f32)                                        \
+    X(MP_QSTR_lstm_f32, lstm_f32)
 
 #endif

@@ -201,4 +201,8 @@ s8_arith: maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_siz
     TFLite MAXIMUM, MINIMUM of the stored int8 values, whatever the scales (as TFLM)
 f32_arith: sub_f32(a, b, out, size, b_size, act, swap); squared_difference_f32(a, b, out,
         size, b_size); maximum_f32(a, b, out, size, b_size); minimum_f32(same)
+lstm: lstm_f32(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
+        cell_clip)
+    TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel (four gates, no peephole,
+    projection or layer norm); `state` holds the hidden and cell states between inferences
 """

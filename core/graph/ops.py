@@ -64,6 +64,7 @@ OPS = (
      "squared_difference_s8 squared_difference_f32"),
     ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
+    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_f32"),
 )
 
 OPTIONAL = (
@@ -79,6 +80,7 @@ OPTIONAL = (
     "l2norm",
     "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
+    "lstm",
 )
 
 GROUPS = {
@@ -94,6 +96,7 @@ GROUPS = {
     "matmul": "a b out batches m k n a_step b_step adj_x adj_y",
     "arith": "a_zp a_mult a_shift b_zp b_mult b_shift out_zp out_mult out_shift left_shift "
              "act_min act_max",
+    "lstm": "inp w r bias state out batch steps input_size units time_major",
 }
 
 KERNELS = (
@@ -171,6 +174,7 @@ KERNELS = (
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
     ("f32_arith", "sub_f32", "*ab act swap"),
     ("f32_arith", "squared_difference_f32 maximum_f32 minimum_f32", "*ab"),
+    ("lstm", "lstm_f32", "*lstm cell_clip"),
 )
 
 

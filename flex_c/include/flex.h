@@ -678,6 +678,24 @@ flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
                            int32_t act, float *output);
 
+/* ---- optional op: LSTM (flex_c/src/extra) ------------------------------------------ */
+
+/* TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel: input [batch, steps,
+ * input_size] ([steps, batch, input_size] when time_major is 1), output laid out alike with
+ * `units` values per step (the hidden state). w [4 * units, input_size], r [4 * units,
+ * units] and bias [4 * units] stack the gates input, forget, cell, output. `state` persists
+ * between calls: the hidden states [batch, units], the cell states [batch, units], then
+ * room for 4 * units gate values (state_len >= (2 * batch + 4) * units). Per step: gate =
+ * act(w . x + bias + r . h) (sigmoid; tanh for the cell gate), c = forget * c + input *
+ * cell (clipped to +-cell_clip when cell_clip > 0), h = output * tanh(c). */
+typedef struct {
+    int32_t batch, steps, input_size, units, time_major;
+} flex_lstm_dims;
+flex_status flex_f32_lstm(const flex_lstm_dims *d, const float *input, size_t input_len,
+                          const float *w, size_t w_len, const float *r, size_t r_len,
+                          const float *bias, size_t bias_len, float *state, size_t state_len,
+                          float cell_clip, float *output, size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

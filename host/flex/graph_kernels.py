@@ -59,6 +59,7 @@ STRUCTS = {
                        "multiplier2=out_mult shift2=out_shift state_bits",
     "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
     "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
+    "flex_lstm_dims": "batch steps input_size units time_major",
 }
 
 
@@ -692,6 +693,26 @@ class GraphKernels:
     def minimum_f32(self, a, b, out, size, b_size):
         """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
         self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
+
+    def _lstm(self, name, bufs, views, tail, batch, steps, input_size, units, time_major):
+        """bufs: (inp, w, out, r, bias, state); views: the element views of the first three
+        and of the last three."""
+        d = struct("flex_lstm_dims", locals())
+        rows, gates = batch * steps, 4 * units
+        counts = (rows * input_size, gates * input_size, rows * units, gates * units, gates,
+                  (2 * batch + 4) * units)
+        x, w, y, r, b, s = [views[k // 3](buf, n) for k, (buf, n) in
+                            enumerate(zip(bufs, counts))]
+        self._run(name, [d, x, x.size, w, w.size, r, r.size, b, b.size, s, s.size, *tail, y,
+                         y.size], "%d steps of %d sequences, %d inputs, %d units"
+                  % (steps, batch, input_size, units))
+
+    def lstm_f32(self, inp, w, r, bias, state, out, batch, steps, input_size, units,
+                 time_major, cell_clip):
+        """float32 LSTM (burn.graph.lstm)."""
+        self._lstm("flex_f32_lstm", (inp, w, out, r, bias, state), (_f32, _f32),
+                   (float(cell_clip),), batch, steps, input_size, units,
+                   time_major)
 
 
 def _is_float(buf):

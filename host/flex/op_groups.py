@@ -32,6 +32,7 @@ GROUPS = {
     "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
     "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
+    "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -22,7 +22,7 @@ from burn.graph import geometry, unary
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params, tflite_move, unary_tables
+from burn.host.importers import MAX_TESTS, arith_params, tflite_lstm, tflite_move, unary_tables
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
@@ -961,6 +961,16 @@ def _batch_matmul(c, node):
         c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
 
 
+def _lstm(c, node):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM (burn.host.importers.tflite_lstm); its hidden and cell
+    states become the op's own persistent buffer, not graph tensors."""
+    try:
+        consts, params = tflite_lstm.convert(c, node)
+    except tflite_lstm.LstmError as e:
+        raise _Fail(str(e)) from e
+    c.emit("lstm", node, consts=consts, params=params)
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -980,6 +990,7 @@ _CONVERT = {
     "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
     "BATCH_MATMUL": _batch_matmul,
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
 }
 
 

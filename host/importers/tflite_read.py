@@ -54,6 +54,8 @@ _OPTIONS = {
     "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
     "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions",
+                                     ("FusedActivationFunction", "CellClip", "TimeMajor")),
 }
 
 

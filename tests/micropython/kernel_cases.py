@@ -369,6 +369,16 @@ def _svdf_args(rng, typecode):
             out("b", batch * units), batch, n_in, filters, memory, rank,
             _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
             m1, s1, m2, s2, bits]
+def _lstm_args(rng, typecode):
+    """An LSTM call whose hidden and cell states already hold values."""
+    batch, steps, n_in, units = _int(rng, 1, 2), _int(rng, 1, 4), _int(rng, 1, 8), _int(rng, 1, 6)
+    rows, gates = batch * steps, 4 * units
+    return [f32(rng, rows * n_in), f32(rng, gates * n_in, 0.5), f32(rng, gates * units, 0.5),
+            f32(rng, gates), f32(rng, (2 * batch + 4) * units, 0.5), out("f", rows * units),
+            batch, steps, n_in, units, _int(rng, 0, 1),
+            _f32(rng.uniform(0.2, 2)) * _int(rng, 0, 1)]
+
+
 def _reduce_dims(rng):
     return [_int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3)]
 
@@ -533,6 +543,7 @@ FLOAT = {
                                lambda rng: extreme(rng, "f")),
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
+    "lstm_f32": ("lstm", "lstm_f32", lambda rng: _lstm_args(rng, "f")),
 }
 
 

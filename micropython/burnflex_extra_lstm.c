@@ -1,0 +1,56 @@
+/* Bindings of LSTM (burn.graph.lstm, an optional op; flex_c/src/extra). */
+/* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
+ * MP_QSTR_lstm_f32 */
+#include "burnflex.h"
+
+/* args[0..6): inp, w, r, bias, state, out; args[6..11): the flex_lstm_dims fields. */
+enum { LS_BATCH, LS_STEPS, LS_INPUT, LS_UNITS, LS_TIME_MAJOR, LS_DIMS };
+
+typedef struct {
+    flex_lstm_dims d;
+    int64_t in, w, r, bias, state, out; /* element counts; -1 past int32 range */
+} lstm_sizes;
+
+static int64_t count(int64_t a, int64_t b) {
+    const int64_t n = a * b;
+    return a >= 0 && b >= 0 && n <= INT32_MAX ? n : -1;
+}
+
+static lstm_sizes read_sizes(const char *op, const mp_obj_t *args) {
+    int32_t v[LS_DIMS];
+    lstm_sizes s;
+    int64_t rows;
+    bf_ints(op, args, 6, LS_DIMS, v);
+    s.d.batch = v[LS_BATCH];
+    s.d.steps = v[LS_STEPS];
+    s.d.input_size = v[LS_INPUT];
+    s.d.units = v[LS_UNITS];
+    s.d.time_major = v[LS_TIME_MAJOR];
+    rows = count(s.d.batch, s.d.steps);
+    s.bias = count(4, s.d.units);
+    s.in = count(rows, s.d.input_size);
+    s.out = count(rows, s.d.units);
+    s.w = count(s.bias, s.d.input_size);
+    s.r = count(s.bias, s.d.units);
+    s.state = count(2 * (int64_t)s.d.batch + 4, s.d.units);
+    return s;
+}
+
+#if BURNFLEX_FLOAT
+/* (inp, w, r, bias, state, out, batch, steps, input_size, units, time_major, cell_clip) */
+static mp_obj_t lstm_f32(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "lstm_f32";
+    const bf_buf x = bf_buffer(op, args, 0, BF_F32, 0), w = bf_buffer(op, args, 1, BF_F32, 0),
+                 r = bf_buffer(op, args, 2, BF_F32, 0), b = bf_buffer(op, args, 3, BF_F32, 0),
+                 st = bf_buffer(op, args, 4, BF_F32, 1), y = bf_buffer(op, args, 5, BF_F32, 1);
+    const lstm_sizes s = read_sizes(op, args);
+    (void)n_args;
+    bf_check(op, flex_f32_lstm(&s.d, x.data, bf_len(&x, s.in), w.data, bf_len(&w, s.w), r.data,
+                               bf_len(&r, s.r), b.data, bf_len(&b, s.bias), st.data,
+                               bf_len(&st, s.state),
+                               (float)mp_obj_get_float(args[6 + LS_DIMS]), y.data,
+                               bf_len(&y, s.out)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_lstm_f32_obj, 12, 12, lstm_f32);
+#endif
