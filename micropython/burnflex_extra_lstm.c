@@ -3,6 +3,7 @@
  * MP_QSTR_lstm_f32 */
 #include "burnflex.h"
 
+#if BURNFLEX_FLOAT
 /* args[0..6): inp, w, r, bias, state, out; args[6..11): the flex_lstm_dims fields. */
 enum { LS_BATCH, LS_STEPS, LS_INPUT, LS_UNITS, LS_TIME_MAJOR, LS_DIMS };
 
@@ -36,7 +37,6 @@ static lstm_sizes read_sizes(const char *op, const mp_obj_t *args) {
     return s;
 }
 
-#if BURNFLEX_FLOAT
 /* (inp, w, r, bias, state, out, batch, steps, input_size, units, time_major, cell_clip) */
 static mp_obj_t lstm_f32(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "lstm_f32";

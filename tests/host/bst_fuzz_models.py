@@ -152,3 +152,23 @@ def int16(path):
     are in tests/host/test_bst_int16_hostile.py)."""
     write_bst(int16_graph(softmax=False), path)
     return str(path)
+
+
+def lstm(path):
+    """A float32 LSTM over two steps, its output through softmax and quantized to int8
+    (the lstm op's own base file: added to `others`, its code would not fit the RP2040's
+    heap beside the rest)."""
+    rng = np.random.default_rng(3)
+    tensors = [_t("x", (1, 2, 3), "float32"), _t("lstm", (1, 2, 4), "float32"),
+               _t("soft", (1, 2, 4), "float32"), _t("q", (1, 2, 4), zp=-128)]
+    ops = [
+        GraphOp("lstm", [0], [1], consts={
+            "w": rng.standard_normal((16, 3)).astype(np.float32),
+            "r": rng.standard_normal((16, 4)).astype(np.float32),
+            "bias": rng.standard_normal(16).astype(np.float32)},
+            params={"batch": 1, "steps": 2, "time_major": 0, "cell_clip": 1.5}),
+        GraphOp("softmax", [1], [2], params={"beta": 1.0}),
+        GraphOp("quantize", [2], [3], params={"scale": 1 / 256, "zp": -128}),
+    ]
+    write_bst(Graph(tensors, ops, [(0, (1, 2, 3))], [(3, (1, 2, 4))]), path)
+    return str(path)
