@@ -26,14 +26,17 @@ _BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2, "int16": 3}
 
 class GraphTensor:
     """An activation tensor: name, NHWC shape, dtype ('int8', 'int16' or 'float32') and,
-    for int8 and int16, its quantization (real = scale * (q - zero_point))."""
+    for int8 and int16, its quantization (real = scale * (q - zero_point)). `is_bool` marks
+    an int8 tensor of 0s and 1s that stands for a TFLite BOOL tensor (the file does not
+    record it: it is int8 with scale 1 and zero point 0 there)."""
 
-    def __init__(self, name, shape, dtype, scale=None, zero_point=None):
+    def __init__(self, name, shape, dtype, scale=None, zero_point=None, is_bool=False):
         self.name = name
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtype
         self.scale = scale
         self.zero_point = zero_point
+        self.is_bool = is_bool
 
 
 class GraphOp:

@@ -30,6 +30,7 @@ _TYPES = {
     "int32": (TensorType.INT32, np.int32),
     "int16": (TensorType.INT16, np.int16),
     "int64": (TensorType.INT64, np.int64),
+    "bool": (TensorType.BOOL, np.bool_),
 }
 SCHEMA_VERSION = 3
 _BUFFER_ALIGN = 16

@@ -19,7 +19,9 @@
     X(MP_QSTR_mul_s16, mul_s16)                                                \
     X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
     X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
-    X(MP_QSTR_softmax_s16, softmax_s16)
+    X(MP_QSTR_softmax_s16, softmax_s16)                                        \
+    X(MP_QSTR_logistic_s16, logistic_s16)                                      \
+    X(MP_QSTR_tanh_s16, tanh_s16)
 
 /* float32 <-> int16: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_S16_FLOAT_KERNELS(X)                                                \
@@ -42,7 +44,9 @@
     X(MP_QSTR_sub_s8, sub_s8)                                                  \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
-    X(MP_QSTR_minimum_s8, minimum_s8)
+    X(MP_QSTR_minimum_s8, minimum_s8)                                          \
+    X(MP_QSTR_compare_s8, compare_s8)                                          \
+    X(MP_QSTR_select_s8, select_s8)
 
 /* the float32 ones: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_EXTRA_FLOAT_KERNELS(X)                                              \
@@ -62,6 +66,8 @@
     X(MP_QSTR_squared_difference_f32, squared_difference_f32)                  \
     X(MP_QSTR_maximum_f32, maximum_f32)                                        \
     X(MP_QSTR_minimum_f32, minimum_f32)                                        \
+    X(MP_QSTR_compare_f32, compare_f32)                                        \
+    X(MP_QSTR_select_f32, select_f32)                                          \
     X(MP_QSTR_lstm_f32, lstm_f32)
 
 #endif

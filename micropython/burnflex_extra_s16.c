@@ -8,7 +8,7 @@
  * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
  * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_add_s16 MP_QSTR_mul_s16
  * MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16 MP_QSTR_softmax_s16 MP_QSTR_quantize_s16
- * MP_QSTR_dequantize_s16 */
+ * MP_QSTR_dequantize_s16 MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 */
 
 /* args[index] as a buffer of int16 values (array('h')), else TypeError. */
 static bf_buf s16_buffer(const char *op, const mp_obj_t *args, size_t index, int write) {
@@ -269,3 +269,32 @@ static mp_obj_t softmax_s16(size_t n_args, const mp_obj_t *args) {
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_softmax_s16_obj, 8, 8, softmax_s16);
+
+typedef flex_status (*sigmoid_fn)(size_t, const int16_t *, int32_t, int32_t, const int16_t *,
+                                  size_t, int16_t *);
+
+/* (inp, out, size, in_mult, in_left_shift, table) */
+static mp_obj_t sigmoid(const char *op, const mp_obj_t *args, sigmoid_fn kernel) {
+    enum { SIZE, MULT, SHIFT, COUNT };
+    int32_t a[COUNT];
+    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
+    const bf_buf table = s16_buffer(op, args, 5, 0);
+    bf_ints(op, args, 2, COUNT, a);
+    bf_need(op, &x, a[SIZE]);
+    bf_need(op, &y, a[SIZE]);
+    bf_check(op, kernel((size_t)a[SIZE], x.data, a[MULT], a[SHIFT], table.data,
+                        bf_len(&table, 256), y.data));
+    return mp_const_none;
+}
+
+static mp_obj_t logistic_s16(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return sigmoid("logistic_s16", args, flex_s16_logistic);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_logistic_s16_obj, 6, 6, logistic_s16);
+
+static mp_obj_t tanh_s16(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return sigmoid("tanh_s16", args, flex_s16_tanh);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_tanh_s16_obj, 6, 6, tanh_s16);

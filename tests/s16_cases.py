@@ -271,6 +271,23 @@ def softmax_case(rng):
     return Case("softmax %s scale %g beta %g" % (shape, scale, beta), build, x)
 
 
+def sigmoid_case(rng, op):
+    """LOGISTIC or TANH int16 -> int16 (output scale 1/32768): TFLM's power-of-two input
+    scales and general ones."""
+    shape = _shape(rng)
+    scale = f32(rng.choice([2.0 ** -12, 2.0 ** -11, 2.0 ** -13, 2.0 ** -10,
+                            rng.uniform(1e-5, 3e-3), rng.uniform(3e-3, 0.08)]))
+    x = s16(rng, shape) // int(rng.choice([1, 4, 16]))
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=0)
+        ty = mb.tensor("y", shape, "int16", scale=1.0 / 32768, zero_point=0)
+        mb.op(op, [tx], [ty])
+        return [tx], [ty]
+
+    return Case("%s %s scale %g" % (op.lower(), shape, scale), build, x)
+
+
 REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
 MAKERS = {
     "QUANTIZE float32 -> int16": quantize_case,
@@ -286,6 +303,8 @@ MAKERS = {
     "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
     "CONCATENATION": concat_case,
     "SOFTMAX": softmax_case,
+    "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
+    "TANH": lambda r: sigmoid_case(r, "TANH"),
 }
 
 

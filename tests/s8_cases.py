@@ -10,6 +10,7 @@ import numpy as np
 from tflite_builder import ModelBuilder, run_tflm
 
 from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 from burn.graph.geometry import out_size, pad_before
 
 ACTS = (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6)
@@ -92,8 +93,8 @@ def conv_case(rng, depthwise=False):
             mb.op("CONV_2D", [tx, tw, tb], [ty], "Conv2DOptions", **common)
         return [tx], [ty]
 
-    mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
-    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+    mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    lo, hi = qp.quant_activation_range(act, out_scale, out_zp)
 
     def run(k):
         out = np.zeros(n * oh * ow * oc, np.int8)
@@ -134,8 +135,8 @@ def fc_case(rng):
         return [tx], [ty]
 
     scales = w_scales if per_channel else w_scales * fout
-    mult, shift = fp.conv_output_multipliers(in_scale, scales, out_scale)
-    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+    mult, shift = qp.conv_output_multipliers(in_scale, scales, out_scale)
+    lo, hi = qp.quant_activation_range(act, out_scale, out_zp)
 
     def run(k):
         out = np.zeros(batches * fout, np.int8)
@@ -167,16 +168,16 @@ def binary_case(rng, opname):
               FusedActivationFunction=act)
         return [ta, tb], [ty]
 
-    lo, hi = fp.quant_activation_range(act, scales[2], zps[2])
+    lo, hi = qp.quant_activation_range(act, scales[2], zps[2])
 
     def run(k):
         out = np.zeros(a.size, np.int8)
         if opname == "ADD":
-            ls, am, ash, bm, bsh, om, osh = fp.add_params(*scales)
+            ls, am, ash, bm, bsh, om, osh = qp.add_params(*scales)
             k.add_s8(a, b, out, a.size, b.size, zps[0], am, ash, zps[1], bm, bsh, zps[2], om,
                      osh, ls, lo, hi)
         else:
-            m, s = fp.mul_params(*scales)
+            m, s = qp.mul_params(*scales)
             k.mul_s8(a, b, out, a.size, b.size, zps[0], zps[1], zps[2], m, s, lo, hi)
         return out
 
@@ -197,7 +198,7 @@ def pool_case(rng, opname):
               StrideW=sw, FilterHeight=kh, FilterWidth=kw, FusedActivationFunction=act)
         return [tx], [ty]
 
-    lo, hi = fp.quant_activation_range(act, scale, zp)
+    lo, hi = qp.quant_activation_range(act, scale, zp)
 
     def run(k):
         out = np.zeros(n * oh * ow * c, np.int8)
@@ -229,7 +230,7 @@ def mean_case(rng):
         mb.op("MEAN", [tx, ta], [ty], "ReducerOptions", KeepDims=True)
         return [tx], [ty]
 
-    m, s = fp.mean_params(in_scale, out_scale, reduce)
+    m, s = qp.mean_params(in_scale, out_scale, reduce)
 
     def run(k):
         out = np.zeros(outer * inner, np.int8)
@@ -252,7 +253,7 @@ def softmax_case(rng):
         mb.op("SOFTMAX", [tx], [ty], "SoftmaxOptions", Beta=beta)
         return [tx], [ty]
 
-    m, ls, diff_min = fp.softmax_params(beta, scale)
+    m, ls, diff_min = qp.softmax_params(beta, scale)
 
     def run(k):
         out = np.zeros(x.size, np.int8)
@@ -274,7 +275,7 @@ def unary_case(rng, opname):
         mb.op(opname, [tx], [ty])
         return [tx], [ty]
 
-    m, ls, radius = (fp.logistic_params if opname == "LOGISTIC" else fp.tanh_params)(scale)
+    m, ls, radius = (qp.logistic_params if opname == "LOGISTIC" else qp.tanh_params)(scale)
 
     def run(k):
         out = np.zeros(x.size, np.int8)
@@ -336,7 +337,7 @@ def requantize_case(rng):
         mb.op("QUANTIZE", [tx], [ty])
         return [tx], [ty]
 
-    m, s = fp.requantize_params(in_scale, out_scale)
+    m, s = qp.requantize_params(in_scale, out_scale)
 
     def run(k):
         out = np.zeros(x.size, np.int8)
@@ -464,8 +465,8 @@ def transpose_conv_case(rng, dtype="int8"):
             k.transpose_conv_f32(x, w, bias, out, n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw,
                                  pt, pl, act)
             return out
-        mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
-        lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+        mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
+        lo, hi = qp.quant_activation_range(act, out_scale, out_zp)
         out = np.zeros(int(np.prod(oshape)), np.int8)
         k.transpose_conv_s8(x, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
                             sh, sw, pt, pl, in_zp, out_zp, lo, hi)

@@ -44,13 +44,17 @@ Parameters
 
 burn.graph.fixedpoint (TFLM arithmetic; plain Python, also used by the host)
 -------------------------------------------------------------------------
-quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
 multiply_by_quantized_multiplier(x, mult, shift) -> int   TFLM reference, double rounding
 mbqm_offset(x, mult_off, shift) -> int   the same with mult = mult_off + 2**30: exact here,
     mbqm_limbs (15-bit limbs, no value >= 2**30) on a 32-bit MicroPython (NARROW)
 multiplier_offsets(mult) -> array('i') of mult[c] - 2**30;  mult_offsets(*mults) -> tuple
 saturating_rounding_doubling_high_mul(a, b) -> int   gemmlowp SRDHM on int32
 rounding_divide_by_pot(x, exponent) -> int           gemmlowp RoundingDivideByPowerOfTwo
+ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6                         fused-activation codes
+
+burn.graph.quant_params (TFLM Prepare arithmetic; computed on the host, not frozen)
+----------------------------------------------------------------------------------
+quantize_multiplier(real) -> (mult, shift)          TFLM QuantizeMultiplier (frexp based)
 quant_activation_range(act, scale, zp, lo=-128, hi=127) -> (act_min, act_max)   TFLM
 conv_output_multipliers(in_scale, w_scales, out_scale) -> (mult array('i'), shift array('i'))
     per output channel: quantize_multiplier(in_scale * w_scale[c] / out_scale)
@@ -62,7 +66,6 @@ requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTI
 softmax_params(beta, in_scale) -> (in_mult, in_left_shift, diff_min)   TFLM softmax prepare
 logistic_params(in_scale) -> (in_mult, in_left_shift, range_radius)    TFLM, 4 integer bits
 tanh_params(in_scale) -> (in_mult, in_left_shift, range_radius)        TFLM, 4 integer bits
-ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6                         fused-activation codes
 
 burn.graph.geometry
 -------------------
@@ -169,12 +172,16 @@ log_softmax: log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, rever
     TFLite LOG_SOFTMAX over the last axis of [rows, depth] (TFLM's LogSoftmaxQuantized);
     output scale 16/256, zero point 127; in_mult, in_left_shift, diff_min from
     softmax_params(1.0, in_scale), reverse_mult, reverse_shift from
-    quantize_multiplier(2**(31 - in_left_shift) / in_mult)
+    quantize_multiplier(2**(31 - in_left_shift) / in_mult); viper twin log_softmax_s8_fast
+    (table: log_softmax_table(in_mult, in_left_shift, diff_min))
 log_softmax: log_softmax_f32(inp, out, rows, depth)
 svdf: svdf_f32(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank, act)
 int16x8 kernels (s16_* modules, docs/bst-format.md): quantize_s16 dequantize_s16
 requantize_s16 requantize_s8_s16 requantize_s16_s8 fully_connected_s16 conv_s16
 depthwise_conv_s16 add_s16 mul_s16 avg_pool_s16 max_pool_s16 softmax_s16
+s16_sigmoid: logistic_s16(inp, out, size, in_mult, in_left_shift, table); tanh_s16(same)
+    TFLM's int16 LOGISTIC and TANH (output scale 1/32768) on any int16 buffers (out may be
+    inp): interpolation in the 256-entry sigmoid table (burn.host.importers.sigmoid16)
 
 Optional ops (burn.graph.ops.OPTIONAL: a default firmware leaves them out)
 -------------------------------------------------------------------------
@@ -201,6 +208,14 @@ s8_arith: maximum_s8(a, b, out, size, b_size); minimum_s8(a, b, out, size, b_siz
     TFLite MAXIMUM, MINIMUM of the stored int8 values, whatever the scales (as TFLM)
 f32_arith: sub_f32(a, b, out, size, b_size, act, swap); squared_difference_f32(a, b, out,
         size, b_size); maximum_f32(a, b, out, size, b_size); minimum_f32(same)
+logic: compare_s8(a, b, out, size, b_size, op, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift)
+    TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (op 0..5, logic.OPS):
+    out[i] = 1 where a[i] op b[i % b_size] holds for the operands rescaled as TFLM does
+    (zero point, << 8, multiplier and shift of the scale), else 0
+logic: compare_f32(a, b, out, size, b_size, op)
+    the same of float32 operands, into int8 0/1
+logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same)
+    TFLite SELECT_V2: out[i] = x[i % x_size] where cond[i % c_size] else y[i % y_size]
 lstm: lstm_f32(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
         cell_clip)
     TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel (four gates, no peephole,

@@ -1,11 +1,19 @@
 """The optional op `log_softmax` (burn.graph.ops.OPTIONAL): TFLite LOG_SOFTMAX over the last
 axis of [rows, depth]. int8 is bit-exact with TFLM's LogSoftmaxQuantized (gemmlowp's
 exp and log in fixed point; output scale 16/256, zero point 127); float32 is
-x - max - log(sum(exp(x - max)))."""
+x - max - log(sum(exp(x - max))).
+
+The int8 viper twin reads each row element's exp term and scaled difference to the row
+maximum from a table of the 256 possible differences (`log_softmax_table`, made with the
+plain arithmetic); the per-row log stays plain Python (once per row).
+"""
+# ruff: noqa: F821  (ptr8 / ptr32 are viper builtins)
 
 import math
+import sys
+from array import array
 
-from burn.bst_ops import _bind, _dtype, _unary
+from burn.bst_ops import _bind, _dtype, _table, _unary
 
 from .fixedpoint import INT32_MIN
 from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
@@ -52,10 +60,16 @@ def log_q5(x):
     return saturating_mul_pot(total, 1)
 
 
-def log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
-                   reverse_shift, diff_min):
+def _low(log_sum, diff_min, reverse_mult, reverse_shift):
+    # the smallest difference whose output is not -128: TFLM's adjusted diff_min
+    return max(diff_min - 1, _mbqm(_wrap(log_sum + INT32_MIN), reverse_mult, reverse_shift))
+
+
+def log_softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+                         reverse_shift, diff_min):
     """int8 log softmax of each row (TFLM LogSoftmaxQuantized). Parameters from
-    fixedpoint.softmax_params and log_softmax_reverse(in_mult, in_left_shift)."""
+    quant_params.softmax_params and the reverse scaling quantize_multiplier(2**(31 -
+    in_left_shift) / in_mult)."""
     for row in range(rows):
         base = row * depth
         top = -128
@@ -69,7 +83,7 @@ def log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
                 e = exp_on_negative_values(_mbqm(d, in_mult, in_left_shift), 5)
                 total = _wrap(total + _rdbp(e, 12))
         log_sum = log_q5(total)
-        low = max(diff_min - 1, _mbqm(_wrap(log_sum + INT32_MIN), reverse_mult, reverse_shift))
+        low = _low(log_sum, diff_min, reverse_mult, reverse_shift)
         for c in range(depth):
             d = ((inp[base + c] + 128) & 255) - 128 - top
             v = -128
@@ -77,6 +91,90 @@ def log_softmax_s8(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
                 v = _rdbp(_wrap(_mbqm(d, in_mult, in_left_shift) - log_sum), 22) + 127
                 v = -128 if v < -128 else (127 if v > 127 else v)
             out[base + c] = v
+
+
+def log_softmax_table(in_mult, in_left_shift, diff_min):
+    """array('i') of 512: entry k < 256 is the Q0.31 exp of the difference -k to the row
+    maximum, divided by 2**12 as the row sum adds it (0 below diff_min); entry 256 + k is
+    that difference scaled to Q5.26."""
+    table = array("i", bytes(2048))
+    for k in range(256):
+        scaled = _mbqm(-k, in_mult, in_left_shift)
+        table[256 + k] = scaled
+        if -k >= diff_min:
+            table[k] = _rdbp(exp_on_negative_values(scaled, 5), 12)
+    return table
+
+
+log_softmax_s8_fast = None
+if sys.implementation.name == "micropython":
+    import micropython
+
+    _WORK = array("i", bytes(8))  # a row's maximum and exp sum
+
+    @micropython.viper
+    def _row_sum(inp, base: int, depth: int, table, work):
+        pi = ptr8(inp)
+        pt = ptr32(table)
+        pw = ptr32(work)
+        top = -128
+        c = 0
+        while c < depth:
+            v = (int(pi[base + c]) ^ 0x80) - 0x80
+            if v > top:
+                top = v
+            c += 1
+        total = 0  # below 2**31: at most 4095 terms below 2**19
+        c = 0
+        while c < depth:
+            total += int(pt[top - ((int(pi[base + c]) ^ 0x80) - 0x80)])
+            c += 1
+        pw[0] = top
+        pw[1] = total
+
+    @micropython.viper
+    def _row_out(inp, out, base: int, depth: int, top: int, low: int, log_sum: int,
+                 table):
+        pi = ptr8(inp)
+        po = ptr8(out)
+        pt = ptr32(table)
+        sign = 1
+        sign = sign << 31  # sign-extends a 32-bit table word on a 64-bit port
+        c = 0
+        while c < depth:
+            k = top - ((int(pi[base + c]) ^ 0x80) - 0x80)
+            v = -128
+            if 0 - k > low:  # then the difference minus log_sum stays within int32
+                s = ((int(pt[256 + k]) ^ sign) - sign) - log_sum
+                r = s >> 22  # rounding_divide_by_pot(s, 22)
+                rem = s & 0x3FFFFF
+                if s < 0:
+                    if rem > 0x200000:
+                        r += 1
+                elif rem > 0x1FFFFF:
+                    r += 1
+                v = r + 127
+                if v < -128:
+                    v = -128
+                elif v > 127:
+                    v = 127
+            po[base + c] = v
+            c += 1
+
+    def log_softmax_s8_fast(inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
+                            reverse_shift, diff_min, table=None):
+        """Viper twin of log_softmax_s8_plain; `table` is log_softmax_table of the same
+        parameters (made once by the runtime; here when None)."""
+        if table is None:
+            table = log_softmax_table(in_mult, in_left_shift, diff_min)
+        for row in range(rows):
+            base = row * depth
+            _row_sum(inp, base, depth, table, _WORK)
+            log_sum = log_q5(_WORK[1])
+            _row_out(inp, out, base, depth, _WORK[0],
+                     _low(log_sum, diff_min, reverse_mult, reverse_shift), log_sum, table)
+
+log_softmax_s8 = log_softmax_s8_fast or log_softmax_s8_plain
 
 
 def log_softmax_f32(inp, out, rows, depth):
@@ -108,7 +206,9 @@ def prepare(step, ctx, variant):
     if dt == "float32":
         _bind(step, "log_softmax", "log_softmax_f32", variant)
         return
-    step.a += step.ps((("in_mult", 0, 0x7FFFFFFF), ("in_left_shift", 0, 31),
-                       ("reverse_mult", 0, 0x7FFFFFFF), ("reverse_shift", -31, 0),
-                       ("diff_min", -0x7FFFFFFF, 0)))
+    q = step.ps((("in_mult", 0, 0x7FFFFFFF), ("in_left_shift", 0, 31),
+                 ("reverse_mult", 0, 0x7FFFFFFF), ("reverse_shift", -31, 0),
+                 ("diff_min", -0x7FFFFFFF, 0)))
+    step.a += q
     _bind(step, "log_softmax", "log_softmax_s8", variant)
+    _table(step, "log_softmax", "log_softmax_table", (q[0], q[1], q[4]))

@@ -37,8 +37,8 @@ OPS = (
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
-    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32"),
-    ("tanh", "e", "TANH", "tanh_s8 tanh_f32"),
+    ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
+    ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
     ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
@@ -64,6 +64,10 @@ OPS = (
      "squared_difference_s8 squared_difference_f32"),
     ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
+    ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
+     "compare_s8 compare_f32"),
+    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT",
+     "select_s8 select_f32"),
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_f32"),
 )
 
@@ -80,6 +84,7 @@ OPTIONAL = (
     "l2norm",
     "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
+    "compare", "select",
     "lstm",
 )
 
@@ -174,6 +179,10 @@ KERNELS = (
     ("s8_arith", "maximum_s8 minimum_s8", "*ab"),
     ("f32_arith", "sub_f32", "*ab act swap"),
     ("f32_arith", "squared_difference_f32 maximum_f32 minimum_f32", "*ab"),
+    ("logic", "compare_s8", "*ab op a_zp a_mult a_shift b_zp b_mult b_shift"),
+    ("logic", "compare_f32", "*ab op"),
+    ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
+    ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
     ("lstm", "lstm_f32", "*lstm cell_clip"),
 )
 

@@ -5,7 +5,7 @@ The importer folds the input's axes into [outer, reduce, mid, reduce2, inner] (a
 kept or reduced together merge): the output [outer, mid, inner] reduces axes 1 and 3. Every
 output element visits its inputs in the input's row-major order, as TFLM does. `op`: 0 sum
 (int8: requantized with mult, shift; SUM, and MEAN with 1/count folded in by
-fixedpoint.mean_params), 1 mean (float32 only), 2 max, 3 min. int8 max and min keep the
+quant_params.mean_params), 1 mean (float32 only), 2 max, 3 min. int8 max and min keep the
 input's scale.
 
 An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware

@@ -169,10 +169,22 @@ def _softmax(step, ctx, variant):
     b._bind(step, "s16_softmax", "softmax_s16", variant)
 
 
+def _sigmoid(step, ctx, variant):
+    step.a = b._unary(step, ctx, "int16", "int16")
+    mult, shift = step.ps((("in_mult", 0, 65535), ("in_left_shift", 0, 31)))
+    scaled = mult if mult else 3 << shift  # in_mult 0: TFLM's power-of-two case
+    # every input times the multiplier, plus the rounding, stays an int32
+    if (scaled << 15) + ((1 << shift) >> 1 if mult else 0) > b._I32:
+        step.fail("in_mult %d, in_left_shift %d overflow int32" % (mult, shift))
+    step.a += (mult, shift, b._const(step, ctx, "table", "int16", count=256)[0])
+    b._bind(step, "s16_sigmoid", step.kind + "_s16", variant)
+
+
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
             "fully_connected": _fully_connected, "conv2d": _conv,
             "depthwise_conv2d": _depthwise, "add": _binary, "mul": _binary,
-            "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax}
+            "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax,
+            "logistic": _sigmoid, "tanh": _sigmoid}
 
 
 def prepare(step, ctx, variant):

@@ -25,7 +25,7 @@ def q4_activation(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, f
 
 def logistic_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
     """Reference int8 logistic; output scale 1/256, zero point -128. Parameters from
-    fixedpoint.logistic_params."""
+    quant_params.logistic_params."""
     q4_activation(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, _logistic, 23,
                   -128)
 

@@ -9,7 +9,7 @@ from .fixedpoint import mult_offsets
 
 def mean_s8_plain(inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift, mult_off=None):
     """Reference int8 mean: inp [outer, reduce, inner] -> out [outer, inner]; mult, shift
-    from fixedpoint.mean_params (1/reduce folded in); mult_off: mult_offsets(mult) (here
+    from quant_params.mean_params (1/reduce folded in); mult_off: mult_offsets(mult) (here
     when None)."""
     mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
     o = 0

@@ -22,7 +22,7 @@ def _scaled_exp(diff, in_mult, in_left_shift):
 
 def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
     """Reference int8 softmax of [rows, depth]; output scale 1/256, zero point -128.
-    in_mult, in_left_shift, diff_min come from fixedpoint.softmax_params."""
+    in_mult, in_left_shift, diff_min come from quant_params.softmax_params."""
     for r in range(rows):
         base = r * depth
         top = -128

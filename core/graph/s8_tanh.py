@@ -7,7 +7,7 @@ from .s8_lookup import make_table, table_twin
 
 def tanh_s8_plain(inp, out, size, in_zp, in_mult, in_left_shift, range_radius):
     """Reference int8 tanh; output scale 1/128, zero point 0. Parameters from
-    fixedpoint.tanh_params."""
+    quant_params.tanh_params."""
     q4_activation(inp, out, size, in_zp, in_mult, in_left_shift, range_radius, _tanh, 24, 0)
 
 

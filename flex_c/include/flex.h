@@ -584,6 +584,20 @@ flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
                              int32_t input_left_shift, const int16_t *exp_lut,
                              size_t exp_lut_len, const int16_t *inv_lut, size_t inv_lut_len,
                              int16_t *output, size_t output_len);
+/* int16 LOGISTIC and TANH of n values (output scale 1/32768, zero point 0): TFLM's reference
+ * integer Logistic and Tanh. Each input is rescaled to steps of 1 / (3 * 4096),
+ * (x * input_multiplier + rounding) >> input_left_shift, or x * (3 << input_left_shift) when
+ * input_multiplier is 0 (TFLM's power-of-two scales), then looked up with linear
+ * interpolation in `table`: the 256 entries of sigmoid(i / 24) in Q0.16, uint16 values in
+ * int16 storage (TANH reads it at twice the input). input_multiplier in [0, 65535],
+ * input_left_shift in [0, 31], with 32768 times the multiplier plus the rounding within
+ * int32. `output` may be `input`. */
+flex_status flex_s16_logistic(size_t n, const int16_t *input, int32_t input_multiplier,
+                              int32_t input_left_shift, const int16_t *table, size_t table_len,
+                              int16_t *output);
+flex_status flex_s16_tanh(size_t n, const int16_t *input, int32_t input_multiplier,
+                          int32_t input_left_shift, const int16_t *table, size_t table_len,
+                          int16_t *output);
 /* Reductions over axes 1 and 3 of [outer, reduce, mid, reduce2, inner] -> [outer, mid, inner]
  * (TFLite SUM, REDUCE_MAX, REDUCE_MIN and MEAN over any axes, folded so; an optional op).
  * op: FLEX_REDUCE_SUM (int8: MBQM(sum - input_zero_point * count, multiplier, shift) +
@@ -677,6 +691,33 @@ flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b
                           size_t b_len, int8_t *output);
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
                            int32_t act, float *output);
+
+/* ---- optional ops: comparisons and selection (flex_c/src/extra) ------------------- */
+
+/* output[i] = 1 where a[i] op b[i % b_len] holds, else 0 (b broadcast along the innermost
+ * dims; b_len divides n), op a FLEX_COMPARE_* code: TFLM's comparisons, whose BOOL output
+ * is int8 0/1 here. The int8 kernel compares the operands rescaled as TFLM does, whatever
+ * the scales: ((x + offset) << 8) times the operand's multiplier and shift (at most 0). */
+#define FLEX_COMPARE_EQUAL 0
+#define FLEX_COMPARE_NOT_EQUAL 1
+#define FLEX_COMPARE_LESS 2
+#define FLEX_COMPARE_LESS_EQUAL 3
+#define FLEX_COMPARE_GREATER 4
+#define FLEX_COMPARE_GREATER_EQUAL 5
+typedef struct {
+    int32_t input1_offset, input1_multiplier, input1_shift;
+    int32_t input2_offset, input2_multiplier, input2_shift;
+} flex_s8_compare_params;
+flex_status flex_s8_compare(int32_t op, size_t n, const int8_t *a, const int8_t *b,
+                            size_t b_len, const flex_s8_compare_params *p, int8_t *output);
+flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *b,
+                             size_t b_len, int8_t *output);
+/* TFLM's SELECT_V2 with operands that repeat along the innermost dims: output[i] =
+ * x[i % x_len] where cond[i % cond_len] is nonzero, else y[i % y_len]; elements of
+ * elem_size bytes (1 or 4); each length divides n. */
+flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
+                        const void *x, size_t x_len, const void *y, size_t y_len,
+                        void *output);
 
 /* ---- optional op: LSTM (flex_c/src/extra) ------------------------------------------ */
 

@@ -111,7 +111,8 @@ def format_ops():
 
     rows = tflite_ops()
     lines = ["TFLite ops burn imports (%d); for QUANTIZE and DEQUANTIZE the type is the "
-             "quantized side, hybrid is float32 with int8 weights:" % len(rows),
+             "quantized side, for the LOGICAL ops int8 is BOOL (int8 0/1), hybrid is float32 "
+             "with int8 weights:" % len(rows),
              "  %-24s %s  %-6s  %s" % ("op", "  ".join("%-7s" % t for t in TYPES),
                                        "hybrid", "burn op")]
     for r in rows:

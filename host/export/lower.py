@@ -6,15 +6,14 @@ int8: weights symmetric per output channel in [-127, 127]; biases int32 at scale
 the zero point nudged to an integer); pools and lone clamps keep their input's
 quantization (a concatenation's inputs and output share one, covering all their ranges);
 softmax / logistic / tanh outputs have TFLM's fixed scales. Requantization
-multipliers, shifts and clamps come from `burn.graph.fixedpoint`, so the file holds the
+multipliers, shifts and clamps come from `burn.graph.quant_params`, so the file holds the
 integers TFLM's Prepare() would compute. Every scale is rounded to float32 first, as a
 TFLite file stores it.
 """
 
 import numpy as np
 
-from burn.graph import fixedpoint as fp
-from burn.graph import unary
+from burn.graph import quant_params, unary
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
 from ..importers import arith_params, unary_tables
@@ -113,10 +112,10 @@ def _int8_op(layer, qp):
     params = dict(layer.params)
     consts = {}
     kind = layer.kind
-    lo, hi = fp.quant_activation_range(layer.act, out_scale, out_zp)
+    lo, hi = quant_params.quant_activation_range(layer.act, out_scale, out_zp)
     if kind in _WEIGHTED:
         w, w_scales = quantize_weights(layer.w, 3 if kind == "depthwise_conv2d" else 0)
-        mult, shift = fp.conv_output_multipliers(in_scale, list(w_scales), out_scale)
+        mult, shift = quant_params.conv_output_multipliers(in_scale, list(w_scales), out_scale)
         consts = {"w": w, "bias": quantize_bias(layer.b, in_scale, w_scales),
                   "mult": np.array(mult, np.int32), "shift": np.array(shift, np.int32)}
         params.update({"in_zp": in_zp, "out_zp": out_zp, "act_min": lo, "act_max": hi})
@@ -126,7 +125,7 @@ def _int8_op(layer, qp):
         params["value"] = int(quantize_input(params["value"], in_scale, in_zp))
     elif kind == "add":
         (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
-        left, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale)
+        left, am, ash, bm, bsh, om, osh = quant_params.add_params(a_scale, b_scale, out_scale)
         params.update({"a_zp": a_zp, "a_mult": am, "a_shift": ash, "b_zp": b_zp,
                        "b_mult": bm, "b_shift": bsh, "out_zp": out_zp, "out_mult": om,
                        "out_shift": osh, "left_shift": left, "act_min": lo, "act_max": hi})
@@ -138,24 +137,24 @@ def _int8_op(layer, qp):
                        "out_shift": osh, "left_shift": left, "act_min": lo, "act_max": hi})
     elif kind == "mul":
         (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
-        mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
+        mult, shift = quant_params.mul_params(a_scale, b_scale, out_scale)
         params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
                        "shift": shift, "act_min": lo, "act_max": hi})
     elif kind in ("concat", "copy", "strided"):
         pass
     elif kind == "mean":
-        params["mult"], params["shift"] = fp.mean_params(in_scale, out_scale,
+        params["mult"], params["shift"] = quant_params.mean_params(in_scale, out_scale,
                                                          params["reduce"])
         params.update({"in_zp": in_zp, "out_zp": out_zp})
     elif kind == "softmax":
-        m, ls, dmin = fp.softmax_params(1.0, in_scale)
+        m, ls, dmin = quant_params.softmax_params(1.0, in_scale)
         params.update({"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
     elif kind == "unary":  # int8: TFLM's 256 results, as the TFLite importer stores them
         name = _UNARY_NAMES[params.pop("fn")]
         consts = {"table": unary_tables.table(name, (in_scale, in_zp), (out_scale, out_zp),
                                               params.pop("alpha", 0.0))}
     elif kind in ("logistic", "tanh"):
-        helper = fp.logistic_params if kind == "logistic" else fp.tanh_params
+        helper = quant_params.logistic_params if kind == "logistic" else quant_params.tanh_params
         m, ls, radius = helper(in_scale)
         params.update({"in_zp": in_zp, "in_mult": m, "in_left_shift": ls,
                        "range_radius": radius})

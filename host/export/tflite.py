@@ -22,6 +22,7 @@ import numpy as np
 
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
+from burn.graph import quant_params as qp
 
 from ..atomic import write_bytes_atomic
 from ..tflite_writer import ModelBuilder
@@ -66,7 +67,7 @@ def _weight_scale(in_scale, out_scale, mult, shift):
         up, down = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(0))
         candidates += [up, down]
     for s in candidates:
-        if s > 0 and fp.quantize_multiplier(in_scale * float(s) / out_scale) == (mult, shift):
+        if s > 0 and qp.quantize_multiplier(in_scale * float(s) / out_scale) == (mult, shift):
             return float(s)
     return None
 
@@ -115,7 +116,7 @@ class _Writer:
         codes = [fp.ACT_RELU, fp.ACT_RELU6, fp.ACT_RELU_N1_TO_1]
         codes.insert(0 if not relu_first else 2, fp.ACT_NONE)
         for code in codes:
-            if fp.quant_activation_range(code, scale, zp) == clamp:
+            if qp.quant_activation_range(code, scale, zp) == clamp:
                 return code
         raise _Fail("clamp [%d, %d] is none of TFLite's fused activations" % clamp)
 
@@ -239,7 +240,7 @@ class _Writer:
                                                       self.quant(op.outputs[0]))
             _check(op, "in_zp", in_zp)
             _check(op, "out_zp", out_zp)
-            mult, shift = fp.mean_params(in_scale, out_scale, p["reduce"])
+            mult, shift = qp.mean_params(in_scale, out_scale, p["reduce"])
             _check(op, "mult", mult)
             _check(op, "shift", shift)
         ta = self.const(self.t(op.outputs[0]).name + "/axes", axes, "int32")
@@ -251,7 +252,7 @@ class _Writer:
         if self.int8(op):
             if self.quant(op.outputs[0]) != (1.0 / 256, -128):
                 raise _Fail("int8 output must have scale 1/256 and zero point -128")
-            m, ls, dmin = fp.softmax_params(beta, self.quant(op.inputs[0])[0])
+            m, ls, dmin = qp.softmax_params(beta, self.quant(op.inputs[0])[0])
             for name, want in (("in_mult", m), ("in_left_shift", ls), ("diff_min", dmin)):
                 _check(op, name, want)
         else:
@@ -267,8 +268,8 @@ class _Writer:
             if self.quant(op.outputs[0]) != want:
                 raise _Fail("int8 output must have scale %r and zero point %d" % want)
             in_scale, in_zp = self.quant(op.inputs[0])
-            m, ls, radius = fp.logistic_params(in_scale) if kind == "logistic" else \
-                fp.tanh_params(in_scale)
+            m, ls, radius = qp.logistic_params(in_scale) if kind == "logistic" else \
+                qp.tanh_params(in_scale)
             for name, value in (("in_zp", in_zp), ("in_mult", m), ("in_left_shift", ls),
                                 ("range_radius", radius)):
                 _check(op, name, value)
@@ -279,7 +280,7 @@ class _Writer:
         elif kind == "requantize":
             (in_scale, in_zp), (out_scale, out_zp) = (self.quant(op.inputs[0]),
                                                       self.quant(op.outputs[0]))
-            mult, shift = fp.requantize_params(in_scale, out_scale)
+            mult, shift = qp.requantize_params(in_scale, out_scale)
             for name, value in (("in_zp", in_zp), ("out_zp", out_zp), ("mult", mult),
                                 ("shift", shift)):
                 _check(op, name, value)
@@ -295,9 +296,9 @@ class _Writer:
             if op.op == "add":
                 names = ("left_shift", "a_mult", "a_shift", "b_mult", "b_shift", "out_mult",
                          "out_shift")
-                want.update(zip(names, fp.add_params(a_scale, b_scale, out_scale)))
+                want.update(zip(names, qp.add_params(a_scale, b_scale, out_scale)))
             else:
-                want["mult"], want["shift"] = fp.mul_params(a_scale, b_scale, out_scale)
+                want["mult"], want["shift"] = qp.mul_params(a_scale, b_scale, out_scale)
             for name, value in want.items():
                 _check(op, name, value)
         options = "AddOptions" if op.op == "add" else "MulOptions"

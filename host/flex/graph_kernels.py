@@ -59,6 +59,10 @@ STRUCTS = {
                        "multiplier2=out_mult shift2=out_shift state_bits",
     "flex_s16_quant": "input_offset=-in_zp output_offset=out_zp act_min act_max",
     "flex_matmul_dims": "batches m k n a_step b_step adj_x adj_y",
+    "flex_s8_compare_params": "input1_offset=-a_zp input1_multiplier=a_mult "
+                              "input1_shift=a_shift input2_offset=-b_zp "
+                              "input2_multiplier=b_mult input2_shift=b_shift",
+
     "flex_lstm_dims": "batch steps input_size units time_major",
 }
 
@@ -550,6 +554,19 @@ class GraphKernels:
         self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
                                        _i16(exp_lut, 513), 513, _i16(inv_lut, 513), 513, y,
                                        y.size], "[%d, %d]" % (rows, depth))
+
+    def logistic_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 LOGISTIC (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_logistic", inp, out, size, in_mult, in_left_shift, table)
+
+    def tanh_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 TANH (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_tanh", inp, out, size, in_mult, in_left_shift, table)
+
+    def _sigmoid16(self, name, inp, out, size, in_mult, in_left_shift, table):
+        self._run(name, [size, _i16(inp, size), in_mult, in_left_shift, _i16(table, 256), 256,
+                         _i16(out, size)], "size %d" % size)
+
     def strided(self, inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
         """Strided copy over the box [d0, ..., d5] (burn.graph.strided); int8 or float32 by
         `out`; the C kernel checks every read against the whole input buffer."""
@@ -693,6 +710,34 @@ class GraphKernels:
     def minimum_f32(self, a, b, out, size, b_size):
         """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
         self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
+
+    # -- optional ops: comparisons and selection (flex_c/src/extra) ------------------------
+
+    def compare_s8(self, a, b, out, size, b_size, op, a_zp, a_mult, a_shift, b_zp, b_mult,
+                   b_shift):
+        """int8 comparison of the rescaled operands into 0/1, b broadcast (burn.graph.logic)."""
+        self._run("flex_s8_compare", [op, size, _i8(a, size), _i8(b, b_size), b_size,
+                                      struct("flex_s8_compare_params", locals()),
+                                      _i8(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def compare_f32(self, a, b, out, size, b_size, op):
+        """float32 comparison into int8 0/1, b broadcast (burn.graph.logic)."""
+        self._run("flex_f32_compare", [op, size, _f32(a, size), _f32(b, b_size), b_size,
+                                       _i8(out, size)], "size %d, b_size %d" % (size, b_size))
+
+    def _select(self, cond, x, y, out, size, c_size, x_size, y_size, dtype):
+        self._run("flex_select", [np.dtype(dtype).itemsize, size, _i8(cond, c_size), c_size,
+                                  view(x, dtype, x_size), x_size, view(y, dtype, y_size),
+                                  y_size, view(out, dtype, size)],
+                  "size %d, sizes %d, %d, %d" % (size, c_size, x_size, y_size))
+
+    def select_s8(self, cond, x, y, out, size, c_size, x_size, y_size):
+        """int8 SELECT_V2, each operand broadcast (burn.graph.logic)."""
+        self._select(cond, x, y, out, size, c_size, x_size, y_size, np.int8)
+
+    def select_f32(self, cond, x, y, out, size, c_size, x_size, y_size):
+        """float32 SELECT_V2, each operand broadcast (burn.graph.logic)."""
+        self._select(cond, x, y, out, size, c_size, x_size, y_size, np.float32)
 
     def _lstm(self, name, bufs, views, tail, batch, steps, input_size, units, time_major):
         """bufs: (inp, w, out, r, bias, state); views: the element views of the first three

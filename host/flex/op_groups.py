@@ -24,7 +24,8 @@ GROUPS = {
     "prelu": ("s8_prelu", "f32_prelu"),
     "log softmax": ("s8_log_softmax",),
     "int16x8": ("s16_quantize", "s16_requantize", "s16_fully_connected", "s16_conv",
-                "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax"),
+                "s16_depthwise_conv", "s16_elementwise", "s16_pool", "s16_softmax",
+                "s16_sigmoid"),
     "strided copy (optional)": ("strided",),
     "reduce (optional)": ("s8_reduce_axes", "f32_reduce_axes"),
     "resize (optional)": ("s8_resize", "f32_resize"),
@@ -32,6 +33,7 @@ GROUPS = {
     "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
     "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
+    "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
     "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}

@@ -1,11 +1,12 @@
 """The int8 parameters TFLM's Prepare() computes for SUB and SQUARED_DIFFERENCE, from the
 tensor scales: (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift).
 
-SUB's Prepare divides in single precision (ADD's, `burn.graph.fixedpoint.add_params`, in
+SUB's Prepare divides in single precision (ADD's, `burn.graph.quant_params.add_params`, in
 double); SQUARED_DIFFERENCE's divides in double, shifts by 7 and quantizes the output
 multiplier without the smaller-than-one rule."""
 
-from burn.graph.fixedpoint import quantize_multiplier, to_f32
+from burn.graph.fixedpoint import to_f32
+from burn.graph.quant_params import quantize_multiplier
 
 
 def sub_params(a_scale, b_scale, out_scale):

@@ -8,7 +8,8 @@
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
 named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
 data-moving kernels without a suffix), less int8 for the ops TFLM runs on float32 only
-(burn.host.importers.unary_tables.FLOAT_ONLY). "hybrid" (float32 activations, int8 weights that the
+(burn.host.importers.unary_tables.FLOAT_ONLY), and int8 alone (BOOL held as int8 0/1) for
+the logical ops (BOOL_ONLY). "hybrid" (float32 activations, int8 weights that the
 importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
 """
 
@@ -22,6 +23,8 @@ from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 from burn.host.importers.unary_tables import FLOAT_ONLY
 
 TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
+# ops of BOOL tensors only, which a .bst holds as int8 0/1: their int8 column
+BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")
 _SUFFIX = re.compile(r"_s(8|16)$")
 # The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
 # spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
@@ -51,7 +54,8 @@ def tflite_ops():
         for name in names.split():
             kinds, types, hybrid = found.get(name, ((), set(), False))
             for kernel in kernels.split():
-                if not (name in FLOAT_ONLY and kernel_type(kernel) == "int8"):
+                if not (name in FLOAT_ONLY and kernel_type(kernel) == "int8") and \
+                        not (name in BOOL_ONLY and kernel_type(kernel) != "int8"):
                     types.add(kernel_type(kernel))
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])

@@ -18,11 +18,19 @@ import numpy as np
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.graph import geometry, unary
+from burn.graph import geometry, logic, unary
+from burn.graph import quant_params as qp
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params, tflite_lstm, tflite_move, unary_tables
+from burn.host.importers import (
+    MAX_TESTS,
+    arith_params,
+    sigmoid16,
+    tflite_lstm,
+    tflite_move,
+    unary_tables,
+)
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
@@ -44,7 +52,12 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GATHER": 2, "MIRROR_PAD": 2, "SUM": 2, "REDUCE_MAX": 2, "REDUCE_MIN": 2,
           "RESIZE_BILINEAR": 2, "RESIZE_NEAREST_NEIGHBOR": 2, "ARG_MAX": 2, "ARG_MIN": 2,
           "BATCH_MATMUL": 2,
-          "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2}
+          "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
+          "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
+          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
+# the ops that read BOOL inputs (held as int8 0/1)
+_BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
+             "NOT_EQUAL")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -55,7 +68,8 @@ _INT32 = (-(1 << 31), (1 << 31) - 1)
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
 _INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
-              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX")
+              "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX",
+              "LOGISTIC", "TANH")
 
 
 def _short(name):
@@ -101,10 +115,12 @@ class _Converter:
         if tt.dtype in (np.int8, np.int16):
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
+        elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)
+            g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
         elif tt.dtype == np.float32 or t in self.indices:
             g = GraphTensor(_short(tt.name), tt.shape, "float32")
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16 or float32"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, float32 or bool"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -154,7 +170,7 @@ class _Converter:
 
     def out_quant_params(self, node, code):
         out_scale, out_zp = self.quant(node.outputs[0])
-        lo, hi = fp.quant_activation_range(code, out_scale, out_zp,
+        lo, hi = qp.quant_activation_range(code, out_scale, out_zp,
                                            *_RANGE[self.tf.tensors[node.outputs[0]].dtype])
         return {"out_zp": out_zp, "act_min": lo, "act_max": hi}
 
@@ -194,7 +210,7 @@ class _Converter:
             w_scales = w_scales * oc
         if len(w_scales) != oc:
             raise _Fail("%d weight scales for %d output channels" % (len(w_scales), oc))
-        mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+        mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
         return np.array(mult, np.int32), np.array(shift, np.int32)
 
     def dequantized(self, t, w):
@@ -433,12 +449,12 @@ def _binary(c, node):
     if c.is_int16(node) and kind == "mul" and (a_zp or b_zp or out_zp):
         raise _Fail("int16 MUL needs zero points 0 (TFLM)")
     if kind == "add":
-        ls, am, ash, bm, bsh, om, osh = fp.add_params(a_scale, b_scale, out_scale,
+        ls, am, ash, bm, bsh, om, osh = qp.add_params(a_scale, b_scale, out_scale,
                                                       15 if c.is_int16(node) else 20)
         params.update({"left_shift": ls, "a_mult": am, "a_shift": ash, "b_mult": bm,
                        "b_shift": bsh, "out_mult": om, "out_shift": osh})
     else:
-        params["mult"], params["shift"] = fp.mul_params(a_scale, b_scale, out_scale)
+        params["mult"], params["shift"] = qp.mul_params(a_scale, b_scale, out_scale)
     c.emit(kind, node, params=params, ins=[a, b])
 
 
@@ -464,6 +480,118 @@ def _arith(c, node):
                        "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
                        "out_shift": osh})
     c.emit(kind, node, params=params, ins=[a, b])
+
+
+def _logic_operands(c, node, count, max_rank):
+    """Check the first `count` inputs of an op of burn.graph.logic: not all constant, of
+    the output's shape or repeating along its innermost dims (as the runtime reads them),
+    broadcast over at most `max_rank` dims (TFLM's limit)."""
+    ts, out = node.inputs[:count], c.shape(node.outputs[0])
+    shapes = [tuple(c.shape(t)) for t in ts]
+    if all(c.tf.tensors[t].data is not None for t in ts):
+        raise _Fail("every operand is a constant")
+    if len(set(shapes)) == 1 and _numel(shapes[0]) == _numel(out):
+        return
+    try:
+        whole = np.broadcast_shapes(*shapes)
+    except ValueError:
+        whole = None
+    if whole != tuple(out):
+        raise _Fail("operands %s do not broadcast to the output %s" % (
+            ", ".join(str(s) for s in shapes), tuple(out)))
+    if len(out) > max_rank:
+        raise _Fail("TFLM broadcasts over at most %d dims, the output has %d"
+                    % (max_rank, len(out)))
+    for s in shapes:
+        if not _trailing(s, out):
+            raise _Fail("broadcast of %s over %s is not supported (an operand must repeat "
+                        "along the innermost dims)" % (s, tuple(out)))
+
+
+def _emit_logic(c, kind, node, operands, params):
+    """Emit `kind` with operands [(name, TFLite tensor or array)]: arrays and constant
+    tensors as the op's constants of that name (a BOOL one as int8 0/1), the others as its
+    inputs in order."""
+    consts, ins = {}, []
+    for name, t in operands:
+        data = t if isinstance(t, np.ndarray) else c.tf.tensors[t].data
+        if data is None:
+            ins.append(t)
+        else:
+            consts[name] = data.reshape(-1).astype(np.int8) if data.dtype == np.bool_ else \
+                data.reshape(-1)
+    c.emit(kind, node, consts=consts, params=params, ins=ins)
+
+
+# the comparison that holds for (b, a) where `name` holds for (a, b)
+_FLIPPED = {"LESS": "GREATER", "LESS_EQUAL": "GREATER_EQUAL", "GREATER": "LESS",
+            "GREATER_EQUAL": "LESS_EQUAL"}
+
+
+def _compare(c, node):
+    """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8
+    or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one of them may be
+    a constant; the BOOL output is int8 0/1. The operand that repeats goes second (the
+    comparison flipped)."""
+    t1, t2 = node.inputs[:2]
+    types = [c.tf.tensors[t].dtype for t in (t1, t2, node.outputs[0])]
+    if types[0] != types[1] or types[0] not in (np.int8, np.float32, np.bool_):
+        raise _Fail("operands are %s and %s: int8 or float32 operands of one type are "
+                    "supported" % (types[0].name, types[1].name))
+    if types[2] != np.bool_:
+        raise _Fail("the output is %s, not BOOL" % types[2].name)
+    _logic_operands(c, node, 2, 4)
+    a, b, name = t1, t2, node.name
+    if _numel(c.shape(t1)) < _numel(c.shape(t2)):
+        a, b, name = t2, t1, _FLIPPED.get(name, name)
+    params = {"op": logic.OPS.index(name)}
+    if types[0] == np.bool_:  # EQUAL, NOT_EQUAL (_BOOL_OPS): 0/1 scaled by one half, exactly
+        params.update({p + f: v for p in "ab" for f, v in (("_zp", 0), ("_mult", 1 << 30),
+                                                             ("_shift", 0))})
+    elif types[0] == np.int8:
+        for prefix, t in (("a", a), ("b", b)):
+            scale, zp = c.quant(t)
+            mult, shift = qp.quantize_multiplier(scale)
+            if not scale < 1.0 or shift > 0:  # TFLM: TFLITE_CHECK, an abort
+                raise _Fail("input scale %g is not below 1, which TFLM's int8 comparison "
+                            "requires (QuantizeMultiplierSmallerThanOneExp)" % scale)
+            params.update({prefix + "_zp": zp, prefix + "_mult": mult,
+                           prefix + "_shift": shift})
+    _emit_logic(c, "compare", node, [("a", a), ("b", b)], params)
+
+
+def _select(c, node):
+    """SELECT_V2 (burn.graph.logic): a BOOL condition, int8 or float32 values (TFLM copies
+    them, whatever their quantization); any operand may be a constant. SELECT, which TFLM
+    lacks, where it is SELECT_V2: operands of one shape."""
+    cond, x, y = node.inputs[:3]
+    types = [c.tf.tensors[t].dtype for t in (cond, x, y, node.outputs[0])]
+    if types[0] != np.bool_:
+        raise _Fail("the condition is %s, not BOOL" % types[0].name)
+    if types[1] != types[2] or types[1] != types[3] or types[1] not in (np.int8, np.float32):
+        raise _Fail("values and output are %s: int8 or float32 of one type are supported"
+                    % ", ".join(t.name for t in types[1:]))
+    shapes = [tuple(c.shape(t)) for t in (cond, x, y, node.outputs[0])]
+    if node.name == "SELECT" and len(set(shapes)) != 1:
+        raise _Fail("SELECT of shapes %s: only operands and output of one shape are "
+                    "supported" % ", ".join(str(s) for s in shapes))
+    _logic_operands(c, node, 3, 5)
+    _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
+
+
+def _logical(c, node):
+    """LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT of BOOL tensors (int8 0/1), as the select
+    they are: a and b is b where a, else 0; a or b is 1 where a, else b; not a is 0 where
+    a, else 1."""
+    count = 1 if node.name == "LOGICAL_NOT" else 2
+    if any(c.tf.tensors[t].dtype != np.bool_ for t in node.inputs[:count] + node.outputs[:1]):
+        raise _Fail("inputs and output must be BOOL")
+    _logic_operands(c, node, count, 4)
+    a, b = node.inputs[0], node.inputs[count - 1]
+    zero, one = np.zeros(1, np.int8), np.ones(1, np.int8)
+    x, y = {"LOGICAL_AND": (b, zero), "LOGICAL_OR": (one, b), "LOGICAL_NOT": (zero, one)}[
+        node.name]
+    _emit_logic(c, "select", node, [("cond", a), ("x", x), ("y", y)], {})
 
 
 def _pool(c, node):
@@ -539,9 +667,9 @@ def _mean(c, node):
         return
     count = dims[1] * dims[3]
     if op == 1:
-        mult, shift = fp.mean_params(in_scale, out_scale, count)
+        mult, shift = qp.mean_params(in_scale, out_scale, count)
     else:
-        mult, shift = fp.quantize_multiplier(in_scale / out_scale)
+        mult, shift = qp.quantize_multiplier(in_scale / out_scale)
     q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
     if dims[3] == 1:
         c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
@@ -563,7 +691,7 @@ def _softmax(c, node):
         return
     if c.quant(node.outputs[0]) != (1.0 / 256, -128):
         raise _Fail("int8 output must have scale 1/256 and zero point -128")
-    m, ls, dmin = fp.softmax_params(beta, c.quant(node.inputs[0])[0])
+    m, ls, dmin = qp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
 
 
@@ -578,7 +706,7 @@ def _softmax16(c, node, beta):
         raise _Fail("int16 softmax needs zero points 0 (TFLM)")
     if abs(out_scale - 1.0 / 32768) > 0.001 / 32768:
         raise _Fail("int16 output must have scale 1/32768 (TFLM)")
-    mult, shift = fp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
+    mult, shift = qp.quantize_multiplier(in_scale * beta / (10.0 / 65535.0))
     exp_lut, inv_lut = softmax_luts()
     c.emit("softmax", node, consts={"exp_lut": exp_lut, "inv_lut": inv_lut},
            params={"in_mult": mult, "in_left_shift": shift})
@@ -586,6 +714,9 @@ def _softmax16(c, node, beta):
 
 def _sigmoid_like(c, node):
     kind = node.name.lower()
+    if c.is_int16(node):
+        _sigmoid16(c, node, kind)
+        return
     if not c.is_int8(node):
         c.emit(kind, node)
         return
@@ -593,10 +724,32 @@ def _sigmoid_like(c, node):
     if c.quant(node.outputs[0]) != want:
         raise _Fail("int8 output must have scale %r and zero point %d" % want)
     in_scale, in_zp = c.quant(node.inputs[0])
-    m, ls, radius = fp.logistic_params(in_scale) if kind == "logistic" else \
-        fp.tanh_params(in_scale)
+    m, ls, radius = qp.logistic_params(in_scale) if kind == "logistic" else \
+        qp.tanh_params(in_scale)
     c.emit(kind, node, params={"in_zp": in_zp, "in_mult": m, "in_left_shift": ls,
                                "range_radius": radius})
+
+
+def _sigmoid16(c, node, kind):
+    """TFLM's int16 LOGISTIC and TANH: zero points 0, output scale 2**-15 (TFLM's
+    CheckedLog2), the input scaling of its Prepare, and the table both interpolate in."""
+    (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
+        c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype != np.int16:
+        raise _Fail("an int16 input needs an int16 output")
+    if in_zp or out_zp:
+        raise _Fail("int16 %s needs zero points 0 (TFLM: input and output "
+                    "params.zero_point must be 0)" % node.name)
+    log2, pot = sigmoid16.checked_log2(out_scale)
+    if not pot or log2 != sigmoid16.OUTPUT_SCALE_LOG2:
+        raise _Fail("int16 %s output must have scale 1/32768 (TFLM: "
+                    "output_scale_log2_rounded != -kOutputFractionalBits)" % node.name)
+    try:
+        mult, shift = sigmoid16.input_scaling(kind, in_scale)
+    except ValueError as e:
+        raise _Fail(str(e)) from None
+    c.emit(kind, node, consts={"table": sigmoid16.sigmoid_table()},
+           params={"in_mult": mult, "in_left_shift": shift})
 
 
 def _quantize(c, node):
@@ -610,7 +763,7 @@ def _quantize(c, node):
     else:
         (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), \
             c.quant(node.outputs[0])
-        m, s = fp.requantize_params(in_scale, out_scale)
+        m, s = qp.requantize_params(in_scale, out_scale)
         c.emit("requantize", node, params={"in_zp": in_zp, "out_zp": out_zp, "mult": m,
                                            "shift": s})
 
@@ -724,8 +877,8 @@ def _prelu(c, node):
         return
     (in_scale, in_zp), (a_scale, a_zp) = c.quant(x), c.quant(node.inputs[1])
     out_scale, out_zp = c.quant(y)
-    pm, ps = fp.quantize_multiplier(float(in_scale) / float(out_scale))
-    nm, ns = fp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
+    pm, ps = qp.quantize_multiplier(float(in_scale) / float(out_scale))
+    nm, ns = qp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
     if ps > 15 or ns > 15:
         raise _Fail("the scales need a left shift beyond 15 (a product of input offsets "
                     "would overflow int32)")
@@ -745,11 +898,11 @@ def _log_softmax(c, node):
         return
     if c.quant(node.outputs[0]) != (16.0 / 256, 127):
         raise _Fail("int8 output must have scale 16/256 and zero point 127 (TFLM)")
-    mult, left_shift, diff_min = fp.softmax_params(1.0, c.quant(node.inputs[0])[0])
+    mult, left_shift, diff_min = qp.softmax_params(1.0, c.quant(node.inputs[0])[0])
     if left_shift < 1:
         raise _Fail("input scale %r is too small for TFLM's log softmax scaling"
                     % c.quant(node.inputs[0])[0])
-    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
+    rm, rs = qp.quantize_multiplier((1 << (31 - left_shift)) / float(mult))
     c.emit("log_softmax", node, params={"in_mult": mult, "in_left_shift": left_shift,
                                         "reverse_mult": rm, "reverse_shift": rs,
                                         "diff_min": diff_min})
@@ -812,8 +965,8 @@ def _svdf_int8(c, node):
     f32 = fp.to_f32
     _svdf_check(abs(bias_scale - f32(state_scale * wt_scale)) < 1e-5,
                 "bias scale %r != state scale x weights_time scale" % bias_scale)
-    state_mult, state_shift = fp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
-    out_mult, out_shift = fp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
+    state_mult, state_shift = qp.quantize_multiplier(f32(f32(in_scale * wf_scale) / state_scale))
+    out_mult, out_shift = qp.quantize_multiplier(f32(f32(state_scale * wt_scale) / out_scale))
     consts = {"wf": c.const(wf, "weights_feature"),
               "wt": c.const(wt, "weights_time").astype(np.int32),
               "bias": c.const(bias, "bias").reshape(-1)}
@@ -953,7 +1106,7 @@ def _batch_matmul(c, node):
               "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
     if c.is_int8(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
-        mult, shift = fp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        mult, shift = qp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
     if c.tf.tensors[rhs].data is not None:
         c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
@@ -990,6 +1143,9 @@ _CONVERT = {
     "ARG_MAX": _arg, "ARG_MIN": _arg, "L2_NORMALIZATION": _l2norm,
     "BATCH_MATMUL": _batch_matmul,
     "SUB": _arith, "SQUARED_DIFFERENCE": _arith, "MAXIMUM": _arith, "MINIMUM": _arith,
+    "EQUAL": _compare, "NOT_EQUAL": _compare, "LESS": _compare, "LESS_EQUAL": _compare,
+    "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
+    "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
 }
 
@@ -1109,6 +1265,9 @@ def _convert(tf, alias):
             if node.name not in _INT16_OPS and node.inputs and node.inputs[0] >= 0 and \
                     tf.tensors[node.inputs[0]].dtype == np.int16:
                 raise _Fail("int16 tensors are not supported by this op yet")
+            if node.name not in _BOOL_OPS and \
+                    any(t >= 0 and tf.tensors[t].dtype == np.bool_ for t in node.inputs):
+                raise _Fail("BOOL inputs are not supported by this op")
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
@@ -1134,7 +1293,9 @@ def random_inputs(graph, count, seed=0):
     for _ in range(count):
         ins = []
         for tid, shape in graph.inputs:
-            if graph.tensors[tid].dtype == "int8":
+            if graph.tensors[tid].is_bool:
+                ins.append(rng.integers(0, 2, size=shape, dtype=np.int8))
+            elif graph.tensors[tid].dtype == "int8":
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
             elif graph.tensors[tid].dtype == "int16":
                 ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))

@@ -152,7 +152,10 @@ def _invoke(folder, req):
     with np.load(os.path.join(folder, "inputs.npz"), allow_pickle=False) as z:
         for i in range(req["sets"]):
             for k in range(req["inputs"]):
-                interp.set_input(z["in_%d_%d" % (i, k)], k)
+                x = z["in_%d_%d" % (i, k)]
+                if interp.get_input_details(k)["dtype"] == np.bool_:  # held as int8 0/1
+                    x = x.astype(np.bool_)
+                interp.set_input(x, k)
             interp.invoke()
             for k in range(req["outputs"]):
                 outputs["out_%d_%d" % (i, k)] = np.array(interp.get_output(k))

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 from burn.graph.fixedpoint_math import count_leading_zeros32, saturating_mul_pot
 
 F32 = np.float32
@@ -32,7 +33,7 @@ def _wrap(x, bits=32):
 
 def _qm(real):
     """TFLM QuantizeMultiplier of a double."""
-    return fp.quantize_multiplier(float(real))
+    return qp.quantize_multiplier(float(real))
 
 
 def _mbqm(x, mult, shift):

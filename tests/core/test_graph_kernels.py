@@ -41,6 +41,11 @@ from burn.graph.s8_quantize import (
 from burn.graph.s8_softmax import softmax_s8, softmax_s8_fast, softmax_s8_plain
 from burn.graph.s8_tanh import tanh_s8, tanh_s8_fast, tanh_s8_plain
 
+try:
+    from burn.graph import quant_params as qp
+except ImportError:  # a firmware freezes only the modules its kernels import; the board
+    import quant_params as qp  # test puts this host-side module beside this file
+
 ON_MICROPYTHON = sys.implementation.name == "micropython"
 ONE_MULT, ONE_SHIFT = 1 << 30, 1  # the Q31 encoding of exactly 1.0
 
@@ -94,7 +99,7 @@ def test_multiply_by_quantized_multiplier():
 
 
 def test_quantize_multiplier():
-    q = fp.quantize_multiplier
+    q = qp.quantize_multiplier
     assert q(0.5) == (1 << 30, 0)
     assert q(1.0) == (1 << 30, 1)
     assert q(0.25) == (1 << 30, -1)
@@ -121,11 +126,11 @@ def test_viper_multiplier_matches_plain_on_edges():
 
 
 def test_activation_range():
-    assert fp.quant_activation_range(fp.ACT_NONE, 0.1, 3) == (-128, 127)
-    assert fp.quant_activation_range(fp.ACT_RELU, 0.1, -20) == (-20, 127)
-    assert fp.quant_activation_range(fp.ACT_RELU6, 0.1, -20) == (-20, 40)
-    assert fp.quant_activation_range(fp.ACT_RELU6, 0.01, 0) == (0, 127)
-    assert fp.quant_activation_range(fp.ACT_RELU_N1_TO_1, 0.5, 0) == (-2, 2)
+    assert qp.quant_activation_range(fp.ACT_NONE, 0.1, 3) == (-128, 127)
+    assert qp.quant_activation_range(fp.ACT_RELU, 0.1, -20) == (-20, 127)
+    assert qp.quant_activation_range(fp.ACT_RELU6, 0.1, -20) == (-20, 40)
+    assert qp.quant_activation_range(fp.ACT_RELU6, 0.01, 0) == (0, 127)
+    assert qp.quant_activation_range(fp.ACT_RELU_N1_TO_1, 0.5, 0) == (-2, 2)
 
 
 # ---- hand-computed kernel cases (multiplier exactly 1.0, so results are exact integers) ------
@@ -171,11 +176,11 @@ def test_fully_connected_hand_computed():
 
 def test_add_mul_hand_computed():
     out = zeros(3)
-    params = fp.add_params(0.5, 0.5, 0.5)
+    params = qp.add_params(0.5, 0.5, 0.5)
     add_s8(array("b", [1, 2, 3]), array("b", [10]), out, 3, 1, 0, params[1], params[2], 0,
            params[3], params[4], 4, params[5], params[6], params[0], -128, 127)
     assert list(out) == [15, 16, 17]
-    m, s = fp.mul_params(0.5, 0.5, 0.25)
+    m, s = qp.mul_params(0.5, 0.5, 0.25)
     mul_s8(array("b", [2, -3, 100]), array("b", [3, 3, 3]), out, 3, 3, 0, 0, 1, m, s,
            -128, 127)
     assert list(out) == [7, -8, 127]
@@ -193,7 +198,7 @@ def test_pools_hand_computed():
 
 
 def test_mean_hand_computed():
-    m, s = fp.mean_params(0.1, 0.1, 4)
+    m, s = qp.mean_params(0.1, 0.1, 4)
     out = zeros(2)
     mean_s8(array("b", [1, 10, 2, 20, 3, 30, 5, 41]), out, 1, 4, 2, 0, 0, m, s)
     # 11 / 4 = 2.75 -> 3. 101 / 4 = 25.25 -> 26: TFLM rounds twice (srdhm gives 50.5 -> 51,
@@ -203,11 +208,11 @@ def test_mean_hand_computed():
 
 def test_softmax_logistic_tanh_fixed_points():
     out = zeros(4)
-    softmax_s8(array("b", [7, 7, 7, 7]), out, 1, 4, *fp.softmax_params(1.0, 0.1))
+    softmax_s8(array("b", [7, 7, 7, 7]), out, 1, 4, *qp.softmax_params(1.0, 0.1))
     assert list(out) == [-64, -64, -64, -64]              # 0.25 * 256 - 128
-    logistic_s8(array("b", [9, 127, -128]), out, 3, 9, *fp.logistic_params(0.1))
+    logistic_s8(array("b", [9, 127, -128]), out, 3, 9, *qp.logistic_params(0.1))
     assert list(out)[:3] == [0, 127, -128]                # 0.5, ~1, ~0
-    tanh_s8(array("b", [9, 127, -128]), out, 3, 9, *fp.tanh_params(0.1))
+    tanh_s8(array("b", [9, 127, -128]), out, 3, 9, *qp.tanh_params(0.1))
     assert list(out)[:3] == [0, 127, -128]
 
 
@@ -304,19 +309,19 @@ def test_viper_twins_match_plain():
               rng.next(-128, 127), rng.next(-128, 127), -128, 127)
         size = rng.next(1, 40)
         sa, sb, so = rng.next(1, 100) / 500, rng.next(1, 100) / 500, rng.next(1, 100) / 500
-        ap = fp.add_params(sa, sb, so)
+        ap = qp.add_params(sa, sb, so)
         _same(add_s8_plain, add_s8_fast, (2, zeros(size), zeros(size)), rng.s8(size),
               rng.s8(size), size, size, rng.next(-128, 127), ap[1], ap[2],
               rng.next(-128, 127), ap[3], ap[4], rng.next(-128, 127), ap[5], ap[6], ap[0],
               -128, 127)
-        m, s = fp.mul_params(sa, sb, so / 50)
+        m, s = qp.mul_params(sa, sb, so / 50)
         _same(mul_s8_plain, mul_s8_fast, (2, zeros(size), zeros(size)), rng.s8(size),
               rng.s8(1), size, 1, rng.next(-128, 127), rng.next(-128, 127),
               rng.next(-128, 127), m, s, -128, 127)
-        m, s = fp.mean_params(sa, so, 3)
+        m, s = qp.mean_params(sa, so, 3)
         _same(mean_s8_plain, mean_s8_fast, (1, zeros(size), zeros(size)), rng.s8(3 * size),
               1, 3, size, rng.next(-128, 127), rng.next(-128, 127), m, s)
-        m, s = fp.requantize_params(sa, so)
+        m, s = qp.requantize_params(sa, so)
         _same(requantize_s8_plain, requantize_s8_fast, (1, zeros(size), zeros(size)),
               rng.s8(size), size, rng.next(-128, 127), rng.next(-128, 127), m, s)
         _same(clamp_s8_plain, clamp_s8_fast, (1, zeros(size), zeros(size)), rng.s8(size),
@@ -333,9 +338,9 @@ def test_viper_softmax_logistic_tanh_match_plain():
         size = rows * depth
         in_scale = rng.next(1, 200) / 400
         _same(softmax_s8_plain, softmax_s8_fast, (1, zeros(size), zeros(size)), rng.s8(size),
-              rows, depth, *fp.softmax_params(rng.next(1, 4) / 2, in_scale))
-        for plain, fast, params in ((logistic_s8_plain, logistic_s8_fast, fp.logistic_params),
-                                    (tanh_s8_plain, tanh_s8_fast, fp.tanh_params)):
+              rows, depth, *qp.softmax_params(rng.next(1, 4) / 2, in_scale))
+        for plain, fast, params in ((logistic_s8_plain, logistic_s8_fast, qp.logistic_params),
+                                    (tanh_s8_plain, tanh_s8_fast, qp.tanh_params)):
             _same(plain, fast, (1, zeros(size), zeros(size)), rng.s8(size), size,
                   rng.next(-128, 127), *params(in_scale))
 
@@ -363,11 +368,11 @@ def test_int8_kernels_allocate_nothing():
         (fully_connected_s8, inp, w, bias, mult, shift, out, 1, 36, 8, 3, -2, -128, 127),
         (avg_pool_s8, inp, out, 1, 8, 8, 4, 4, 4, 2, 2, 2, 2, 0, 0, -128, 127),
         (max_pool_s8, inp, out, 1, 8, 8, 4, 4, 4, 2, 2, 2, 2, 0, 0, -128, 127),
-        (add_s8, inp, inp, out, 64, 64, 1) + fp.add_params(0.1, 0.2, 0.3)[1:3] + (2,)
-        + fp.add_params(0.1, 0.2, 0.3)[3:5] + (3,) + fp.add_params(0.1, 0.2, 0.3)[5:]
+        (add_s8, inp, inp, out, 64, 64, 1) + qp.add_params(0.1, 0.2, 0.3)[1:3] + (2,)
+        + qp.add_params(0.1, 0.2, 0.3)[3:5] + (3,) + qp.add_params(0.1, 0.2, 0.3)[5:]
         + (20, -128, 127),
-        (mul_s8, inp, inp, out, 64, 4, 1, 2, 3) + fp.mul_params(0.1, 0.2, 0.3) + (-128, 127),
-        (mean_s8, inp, out, 1, 64, 4, 1, 2) + fp.mean_params(0.1, 0.2, 64),
+        (mul_s8, inp, inp, out, 64, 4, 1, 2, 3) + qp.mul_params(0.1, 0.2, 0.3) + (-128, 127),
+        (mean_s8, inp, out, 1, 64, 4, 1, 2) + qp.mean_params(0.1, 0.2, 64),
         (layout.pad_s8, inp, out, 1, 4, 4, 4, 0, 1, 1, 0, 0, 1, 1, 0, 3),
         (layout.concat_s8, [inp, inp], array("i", [4, 4]), out, 16),
         (layout.copy_s8, inp, out, 64),

@@ -10,6 +10,7 @@ from array import array
 from test_graph_kernels import Lcg, zeros
 
 from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 from burn.graph import s8_logistic, s8_softmax, s8_tanh
 from burn.graph.s8_lookup import lookup_s8_plain
 
@@ -77,7 +78,7 @@ def test_lookup_twins_match_plain():
         x = rng.s8(rows * depth)
         if case % 3 == 0:  # near-ties and repeats
             x = array("b", [rng.next(-3, 3) - 100 * rng.next(0, 1) for _ in x])
-        p = fp.softmax_params((0.5, 1.0, 2.0)[case % 3], scales[rng.next(0, 6)])
+        p = qp.softmax_params((0.5, 1.0, 2.0)[case % 3], scales[rng.next(0, 6)])
         want = _run(s8_softmax.softmax_s8_plain, len(x), x, rows, depth, *p)
         table = s8_softmax.softmax_table(*p)
         assert table[0] == fp.INT32_MAX  # exp(0)
@@ -85,8 +86,8 @@ def test_lookup_twins_match_plain():
             assert _run(s8_softmax.softmax_s8_fast, len(x), x, rows, depth, *p) == want
             assert _run(s8_softmax.softmax_s8_fast, len(x), x, rows, depth, *p + (table,)) \
                 == want
-        for mod, kind, params in ((s8_logistic, "logistic", fp.logistic_params),
-                                  (s8_tanh, "tanh", fp.tanh_params)):
+        for mod, kind, params in ((s8_logistic, "logistic", qp.logistic_params),
+                                  (s8_tanh, "tanh", qp.tanh_params)):
             n = rng.next(1, 300)
             x = rng.s8(n)
             p = (rng.next(-128, 127),) + params(scales[rng.next(0, 6)] * rng.next(1, 5))
@@ -104,8 +105,8 @@ def test_lookup_twins_allocate_nothing():
         return
     x = Lcg(3).s8(48)
     out = zeros(48)
-    sp = fp.softmax_params(1.0, 0.1)
-    lp = (3,) + fp.logistic_params(0.05)
+    sp = qp.softmax_params(1.0, 0.1)
+    lp = (3,) + qp.logistic_params(0.05)
     calls = ((s8_softmax.softmax_s8_fast, (x, out, 4, 12) + sp,
               s8_softmax.softmax_table(*sp)),
              (s8_logistic.logistic_s8_fast, (x, out, 48) + lp, s8_logistic.logistic_table(*lp)),

@@ -23,6 +23,8 @@ sys.path.insert(0, str(TESTS))
 from reference_models import model_path  # noqa: E402  (a module of tests/)
 
 CORE_TESTS = TESTS / "core"
+# not frozen (no kernel imports it); the kernel tests compute their parameters with it
+QUANT_PARAMS = TESTS.parent / "core" / "graph" / "quant_params.py"
 MARK = "@@burn-mp@@"  # mp_runner.py's protocol lines
 VIPER_TESTS = ("test_viper_multiplier_matches_plain_on_edges", "test_viper_twins_match_plain",
                "test_viper_softmax_logistic_tanh_match_plain",
@@ -47,8 +49,9 @@ def board(tmp_path_factory):
                                              tests=1)))
     with EmulatedBoard("rp2040", firmware=firmware, flash_image=folder / "flash.img") as emu:
         with connect(emu.port) as link:
-            for name in ("mp_runner.py", "test_graph_kernels.py"):
-                link.put_file(str(CORE_TESTS / name), "/" + name)
+            for path in (CORE_TESTS / "mp_runner.py", CORE_TESTS / "test_graph_kernels.py",
+                         QUANT_PARAMS):
+                link.put_file(str(path), "/" + path.name)
             link.put_file(str(kws), "/kws.bst")
             out = link.exec("import mp_runner\nmp_runner.main(['', '/', 'test_graph_kernels', "
                             "%s])" % ", ".join(repr(t) for t in VIPER_TESTS), timeout=300)

@@ -93,8 +93,8 @@ _CLAMP16 = {"act_min": -32768, "act_max": 32767}
 
 def int16_graph(softmax=True, seed=2):
     """A hand-made int16x8 graph of every int16 op: float32 -> int16, conv (wide), depthwise,
-    pools, add, mul, concat, int8 and back, fully connected (int32 bias), softmax (unless
-    `softmax` is False: its two 1 KB tables), int16 -> float32."""
+    pools, add, mul, concat, int8 and back, fully connected (int32 bias), logistic, tanh,
+    softmax (unless `softmax` is False: its two 1 KB tables), int16 -> float32."""
     rng = np.random.default_rng(seed)
 
     def t(name, shape, dtype="int16", scale=1 / 1024):
@@ -104,7 +104,8 @@ def int16_graph(softmax=True, seed=2):
                t("dw", (1, 4, 4, 2)), t("avg", (1, 2, 2, 2)), t("max", (1, 2, 2, 2)),
                t("add", (1, 2, 2, 2)), t("mul", (1, 2, 2, 2)), t("cat", (1, 2, 2, 4)),
                _t("s8", (1, 16), zp=3), t("s16", (1, 16)), t("fc", (1, 3)),
-               t("soft", (1, 3), scale=1 / 32768), t("y", (1, 3), "float32")]
+               t("soft", (1, 3), scale=1 / 32768), t("y", (1, 3), "float32"),
+               t("sig", (1, 3), scale=1 / 32768), t("tanh", (1, 3), scale=1 / 32768)]
 
     def tables(oc):
         return {"bias": rng.integers(-900, 900, oc).astype(np.int32),
@@ -113,6 +114,7 @@ def int16_graph(softmax=True, seed=2):
     window = {"stride_h": 1, "stride_w": 1, "dil_h": 1, "dil_w": 1, "pad_top": 1,
               "pad_left": 1}
     pool = {"kh": 2, "kw": 2, "stride_h": 2, "stride_w": 2, "pad_top": 0, "pad_left": 0}
+    from burn.host.importers import sigmoid16
     from burn.host.importers.tflite_luts import softmax_luts
 
     exp_lut, inv_lut = softmax_luts()
@@ -137,12 +139,16 @@ def int16_graph(softmax=True, seed=2):
         GraphOp("fully_connected", [10], [11], dict(
             w=rng.integers(-127, 128, (3, 16)).astype(np.int8), **tables(3)), dict(
             wide=0, in_zp=0, out_zp=0, **_CLAMP16)),
-        GraphOp("softmax", [11], [12], {"exp_lut": exp_lut, "inv_lut": inv_lut},
+        GraphOp("softmax", [15], [12], {"exp_lut": exp_lut, "inv_lut": inv_lut},
                 {"in_mult": 1 << 30, "in_left_shift": 3}),
         GraphOp("dequantize", [12], [13], params={"scale": 1 / 32768, "zp": 0}),
     ]
+    for kind, x, y, scale in (("logistic", 11, 14, 1 / 1024), ("tanh", 14, 15, 1 / 32768)):
+        mult, shift = sigmoid16.input_scaling(kind, scale)
+        ops.insert(-2, GraphOp(kind, [x], [y], {"table": sigmoid16.sigmoid_table()},
+                               {"in_mult": mult, "in_left_shift": shift}))
     if not softmax:
-        ops[-2:] = [GraphOp("dequantize", [11], [13], params={"scale": 1 / 1024, "zp": 0})]
+        ops[-2:] = [GraphOp("dequantize", [15], [13], params={"scale": 1 / 32768, "zp": 0})]
     return Graph(tensors, ops, [(0, (1, 4, 4, 2))], [(13, (1, 3))])
 
 

@@ -52,6 +52,14 @@ def _drop(key):
     return lambda h: h.pop(key)
 
 
+def _sigmoid_scaling(mult, shift):
+    """A logistic whose inputs times in_mult (3 << in_left_shift when 0), plus the rounding,
+    leave int32."""
+    def mutate(h):
+        h["ops"][_op("logistic")]["params"].update(in_mult=mult, in_left_shift=shift)
+    return mutate
+
+
 def _clamp_crossed(h):
     h["ops"][_op("conv2d")]["params"].update(act_min=5, act_max=4)
 
@@ -73,6 +81,11 @@ def _clamp_crossed(h):
     (_param("quantize", "zp", 32768), "zp"),
     (_param("fully_connected", "in_zp", -32769), "in_zp"),
     (_param("softmax", "in_left_shift", 40), "in_left_shift"),
+    (_param("logistic", "in_mult", 65536), "in_mult"),
+    (_param("tanh", "in_left_shift", -1), "in_left_shift"),
+    (_param("tanh", "in_left_shift", 32), "in_left_shift"),
+    (_sigmoid_scaling(65535, 16), "overflow int32"),
+    (_sigmoid_scaling(0, 15), "overflow int32"),
 ])
 def test_hostile_int16_fields_are_refused(mutate, reason):
     with pytest.raises(ValueError, match=reason):
@@ -103,3 +116,22 @@ def test_an_int16_op_without_an_int16_kernel_is_refused():
         h["ops"][_op("avg_pool2d")]["params"] = {"outer": 1, "reduce": 4, "inner": 8}
     with pytest.raises(ValueError, match="no int16 kernel"):
         burn.load(reencode(GOOD, mutate))
+
+
+@pytest.mark.parametrize("kind", ["logistic", "tanh"])
+@pytest.mark.parametrize("size", [255, 257])
+def test_sigmoid_tables_of_another_size_are_refused(kind, size):
+    graph = int16_graph()
+    graph.ops[_op(kind)].consts["table"] = np.zeros(size, np.int16)
+    with pytest.raises(ValueError, match="table"):
+        burn.load(encode_bst(graph))
+
+
+def test_the_largest_sigmoid_scalings_load_and_run_alike():
+    """The edge of the prepare step's int32 rule: accepted, and the same on every runtime."""
+    graph = int16_graph()
+    for kind, mult, shift in (("logistic", 65535, 15), ("tanh", 0, 14)):
+        graph.ops[_op(kind)].params.update(in_mult=mult, in_left_shift=shift)
+    data = encode_bst(graph)
+    want = np.array(burn.load(data, variant="plain").run(X))
+    assert np.array_equal(np.array(use_flex(burn.load(data, variant="plain")).run(X)), want)

@@ -12,7 +12,7 @@ import pytest
 
 import burn
 from burn import nn
-from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 from burn.host import mp_unix, zoo
 from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
@@ -208,8 +208,8 @@ def _binary_graph():
     shapes = [(1, 4, 4, 3), (1, 4, 4, 3), (1, 4, 4, 3), (1, 5, 6, 3), (1, 2, 24 + 45)]
     tensors = [GraphTensor("t%d" % i, s, "int8", *q) for i, (s, q) in
                enumerate(zip(shapes, scales))]
-    left, am, ash, bm, bsh, om, osh = fp.add_params(0.05, 0.05, 0.08)
-    mult, shift = fp.mul_params(0.08, 0.05, 0.2)
+    left, am, ash, bm, bsh, om, osh = qp.add_params(0.05, 0.05, 0.08)
+    mult, shift = qp.mul_params(0.08, 0.05, 0.2)
     ops = [GraphOp("add", [0, 0], [1], params={
                "a_zp": 3, "a_mult": am, "a_shift": ash, "b_zp": 3, "b_mult": bm,
                "b_shift": bsh, "out_zp": -5, "out_mult": om, "out_shift": osh,

@@ -56,7 +56,7 @@ def test_log_softmax_matches_tflm_on_plain_flex_and_emulated_m0(cases):
 
 
 def test_log_softmax_matches_tflm_on_micropython(cases, tmp_path):
-    check_on_micropython(cases, tmp_path, ATOL, int8_runtime="plain")  # no viper twin
+    check_on_micropython(cases, tmp_path, ATOL)
 
 
 def test_an_int8_output_scale_tflm_refuses_is_refused():

@@ -15,6 +15,7 @@ import json
 import numpy as np
 
 from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 from burn.graph.geometry import out_size, pad_before
 from burn.host.arena_plan import overlap_delta
 from burn.host.bst_writer import GraphOp, GraphTensor
@@ -68,8 +69,8 @@ def window(rng, dilate=True, k_max=3):
 def _quant_out(rng, in_scale, w_scales, k):
     out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(20, 100) * np.sqrt(k))
     out_zp, act = _int(rng, -128, 127), int(rng.choice(ACTS))
-    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
-    mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    lo, hi = qp.quant_activation_range(act, out_scale, out_zp)
+    mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
     return out_zp, lo, hi, list(mult), list(shift)
 
 
@@ -150,9 +151,9 @@ def add_s8(rng):
     size, b_size = _broadcast(rng)
     a_scale, b_scale, out_scale = _scales(rng, 3)
     a_zp, b_zp, out_zp = (_int(rng, -128, 127) for _ in range(3))
-    left, a_mult, a_shift, b_mult, b_shift, o_mult, o_shift = fp.add_params(a_scale, b_scale,
+    left, a_mult, a_shift, b_mult, b_shift, o_mult, o_shift = qp.add_params(a_scale, b_scale,
                                                                             out_scale)
-    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
+    lo, hi = qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
     return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size, a_zp, a_mult,
             a_shift, b_zp, b_mult, b_shift, out_zp, o_mult, o_shift, left, lo, hi]
 
@@ -161,8 +162,8 @@ def mul_s8(rng):
     size, b_size = _broadcast(rng)
     a_scale, b_scale, out_scale = _scales(rng, 3)
     out_zp = _int(rng, -128, 127)
-    mult, shift = fp.mul_params(a_scale, b_scale, out_scale)
-    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
+    mult, shift = qp.mul_params(a_scale, b_scale, out_scale)
+    lo, hi = qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
     return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size,
             _int(rng, -128, 127), _int(rng, -128, 127), out_zp, mult, shift, lo, hi]
 
@@ -174,7 +175,7 @@ def _pool_geometry(rng):
 
 def pool_s8(rng):
     n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
-    lo, hi = fp.quant_activation_range(int(rng.choice(ACTS)), _f32(rng.uniform(0.01, 0.1)),
+    lo, hi = qp.quant_activation_range(int(rng.choice(ACTS)), _f32(rng.uniform(0.01, 0.1)),
                                        _int(rng, -128, 127))
     return [s8(rng, n * ih * iw * c), out("b", n * oh * ow * c), n, ih, iw, c, oh, ow, kh, kw,
             sh, sw, pt, pl, lo, hi]
@@ -183,27 +184,27 @@ def pool_s8(rng):
 def mean_s8(rng):
     outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
     in_scale, out_scale = _scales(rng, 2)
-    mult, shift = fp.mean_params(in_scale, out_scale, reduce)
+    mult, shift = qp.mean_params(in_scale, out_scale, reduce)
     return [s8(rng, outer * reduce * inner), out("b", outer * inner), outer, reduce, inner,
             _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
 
 
 def softmax_s8(rng):
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
-    mult, left, diff_min = fp.softmax_params(_f32(rng.uniform(0.5, 2.0)),
+    mult, left, diff_min = qp.softmax_params(_f32(rng.uniform(0.5, 2.0)),
                                              _f32(rng.uniform(0.01, 0.3)))
     return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, mult, left, diff_min]
 
 
 def q4_s8(rng):
     size = _int(rng, 1, 64)
-    mult, left, radius = fp.logistic_params(_f32(rng.uniform(0.01, 0.3)))
+    mult, left, radius = qp.logistic_params(_f32(rng.uniform(0.01, 0.3)))
     return [s8(rng, size), out("b", size), size, _int(rng, -128, 127), mult, left, radius]
 
 
 def requantize_s8(rng):
     size = _int(rng, 1, 64)
-    mult, shift = fp.requantize_params(*_scales(rng, 2))
+    mult, shift = qp.requantize_params(*_scales(rng, 2))
     return [s8(rng, size), out("b", size), size, _int(rng, -128, 127), _int(rng, -128, 127),
             mult, shift]
 
@@ -327,8 +328,8 @@ def _prelu_sizes(rng):
 def prelu_s8(rng):
     size, alpha_size = _prelu_sizes(rng)
     in_s, a_s, out_s = (_f32(rng.uniform(0.005, 0.2)) for _ in range(3))
-    pm, ps = fp.quantize_multiplier(in_s / out_s)
-    nm, ns = fp.quantize_multiplier(in_s * a_s / out_s)
+    pm, ps = qp.quantize_multiplier(in_s / out_s)
+    nm, ns = qp.quantize_multiplier(in_s * a_s / out_s)
     return [s8(rng, size), s8(rng, alpha_size), out("b", size), size, alpha_size,
             _int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), pm, ps, nm, ns]
 
@@ -340,8 +341,8 @@ def prelu_f32(rng):
 
 def log_softmax_s8(rng):
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 40)
-    mult, left_shift, diff_min = fp.softmax_params(1.0, _f32(rng.uniform(0.005, 0.5)))
-    rm, rs = fp.quantize_multiplier((1 << (31 - left_shift)) / mult)
+    mult, left_shift, diff_min = qp.softmax_params(1.0, _f32(rng.uniform(0.005, 0.5)))
+    rm, rs = qp.quantize_multiplier((1 << (31 - left_shift)) / mult)
     return [s8(rng, rows * depth), out("b", rows * depth), rows, depth, mult, left_shift, rm,
             rs, diff_min]
 
@@ -360,8 +361,8 @@ def _svdf_args(rng, typecode):
                 batch, n_in, filters, memory, rank, int(rng.choice(ACTS))]
     bits = 8 if rng.integers(0, 2) else 16
     top = 1 << (bits - 1)  # wt and state values in [-top, top)
-    m1, s1 = fp.quantize_multiplier(_f32(rng.uniform(0.05, 2) * top / 32768))
-    m2, s2 = fp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4) * (32768 / top) ** 2))
+    m1, s1 = qp.quantize_multiplier(_f32(rng.uniform(0.05, 2) * top / 32768))
+    m2, s2 = qp.quantize_multiplier(_f32(rng.uniform(1e-6, 1e-4) * (32768 / top) ** 2))
     return [s8(rng, batch * n_in), s8(rng, filters * n_in),
             buf("i", rng.integers(-top // 8, top // 8, size=filters * memory)),
             buf("i", rng.integers(-1 << 16, 1 << 16, size=units)),
@@ -387,7 +388,7 @@ def reduce_s8(rng):
     dims = _reduce_dims(rng)
     op = int(rng.choice([0, 2, 3]))  # sum, max, min (burn.graph.reduce)
     in_scale, out_scale = _scales(rng, 2)
-    mult, shift = fp.mean_params(in_scale, out_scale, dims[1] * dims[3]) if op == 0 else (0, 0)
+    mult, shift = qp.mean_params(in_scale, out_scale, dims[1] * dims[3]) if op == 0 else (0, 0)
     return [s8(rng, int(np.prod(dims))), out("b", dims[0] * dims[2] * dims[4])] + dims + [
         op, _int(rng, -128, 127), _int(rng, -128, 127), mult, shift]
 
@@ -439,7 +440,7 @@ def _matmul_args(rng, typecode):
             m, k, n, a_step, b_step, _int(rng, 0, 1), _int(rng, 0, 1)]
     if typecode == "f":
         return args
-    mult, shift = fp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
+    mult, shift = qp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
     return args + [_int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), mult,
                    shift]
 
@@ -455,7 +456,7 @@ def sub_like_s8(rng, squared=False):
               arith_params.sub_params)(a_scale, b_scale, out_scale)
     left, a_mult, a_shift, b_mult, b_shift, o_mult, o_shift = params
     act = fp.ACT_NONE if squared else int(rng.choice(ACTS))
-    lo, hi = fp.quant_activation_range(act, out_scale, out_zp)
+    lo, hi = qp.quant_activation_range(act, out_scale, out_zp)
     return [s8(rng, size), s8(rng, b_size), out("b", size), size, b_size, a_zp, a_mult,
             a_shift, b_zp, b_mult, b_shift, out_zp, o_mult, o_shift, left, lo, hi] + \
         ([] if squared else [_int(rng, 0, 1)])
@@ -493,7 +494,7 @@ INT8 = {
     "transpose_conv_s8": ("transpose_conv2d", "transpose_conv_s8_plain", transpose_conv_s8),
     "lookup_s8": ("unary", "lookup_s8_plain", lookup_s8),
     "prelu_s8": ("prelu", "prelu_s8_plain", prelu_s8),
-    "log_softmax_s8": ("log_softmax", "log_softmax_s8", log_softmax_s8),
+    "log_softmax_s8": ("log_softmax", "log_softmax_s8_plain", log_softmax_s8),
     "svdf_s8": ("svdf", "svdf_s8_plain", lambda rng: _svdf_args(rng, "b")),
     "strided_s8": ("strided", "strided", lambda rng: _strided_args(rng, "b")),
     "reduce_s8": ("reduce", "reduce_s8_plain", reduce_s8),
@@ -553,13 +554,13 @@ def s16(rng, count):
 
 
 def _range16(rng, out_scale):
-    return fp.quant_activation_range(int(rng.choice(ACTS)), out_scale, 0, -32768, 32767)
+    return qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, 0, -32768, 32767)
 
 
 def _requant16(rng, src, dst):
     size = _int(rng, 1, 48)
     bits = {"b": (s8, 127), "h": (s16, 32767)}
-    mult, shift = fp.requantize_params(1.0, rng.uniform(0.3, 3) * bits[dst][1] / bits[src][1])
+    mult, shift = qp.requantize_params(1.0, rng.uniform(0.3, 3) * bits[dst][1] / bits[src][1])
     return [bits[src][0](rng, size), out(dst, size), size, _int(rng, -99, 99),
             _int(rng, -99, 99), mult, shift]
 
@@ -568,7 +569,7 @@ def _tables16(rng, k, oc, wide):
     in_scale, w_scales = _f32(rng.uniform(1e-4, 1e-3)), [_f32(rng.uniform(1e-3, 0.05))
                                                          for _ in range(oc)]
     out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(k))
-    mult, shift = fp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
     lo, hi = _range16(rng, out_scale)
     tables = [buf("i", rng.integers(-200000, 200000, size=oc)), buf("i", list(mult)),
               buf("i", list(shift))]
@@ -601,7 +602,7 @@ def conv_s16(rng, depthwise=False):
 def add_s16(rng):
     size, b_size = _broadcast(rng)
     scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(3)]
-    params = list(fp.add_params(*scales, 15))
+    params = list(qp.add_params(*scales, 15))
     zps = [_int(rng, -99, 99) for _ in range(3)]
     return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, zps[0]] + \
         params[1:3] + [zps[1]] + params[3:5] + [zps[2]] + params[5:] + [params[0]] + \
@@ -613,7 +614,7 @@ def mul_s16(rng):
     scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
     out_scale = _f32(scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3))
     return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, 0, 0, 0] + \
-        list(fp.mul_params(scales[0], scales[1], out_scale)) + list(_range16(rng, out_scale))
+        list(qp.mul_params(scales[0], scales[1], out_scale)) + list(_range16(rng, out_scale))
 
 
 def pool_s16(rng):
@@ -626,10 +627,19 @@ def softmax_s16(rng):
     from burn.host.importers.tflite_luts import softmax_luts
 
     rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
-    mult, shift = fp.quantize_multiplier(rng.uniform(1e-4, 2e-3) / (10.0 / 65535.0))
+    mult, shift = qp.quantize_multiplier(rng.uniform(1e-4, 2e-3) / (10.0 / 65535.0))
     exp_lut, inv_lut = softmax_luts()
     return [s16(rng, rows * depth), out("h", rows * depth), rows, depth, mult, shift,
             buf("h", exp_lut), buf("h", inv_lut)]
+
+
+def sigmoid_s16(rng, kind):
+    from burn.host.importers import sigmoid16
+
+    size = _int(rng, 1, 60)
+    scale = float(rng.choice([2.0 ** -12, 2.0 ** -11, rng.uniform(1e-5, 0.05)]))
+    return [s16(rng, size), out("h", size), size] + list(sigmoid16.input_scaling(
+        kind, scale)) + [buf("h", sigmoid16.sigmoid_table())]
 
 
 S16 = {
@@ -651,6 +661,8 @@ S16 = {
     "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
     "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),
     "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),
+    "logistic_s16": ("s16_sigmoid", "logistic_s16", lambda rng: sigmoid_s16(rng, "logistic")),
+    "tanh_s16": ("s16_sigmoid", "tanh_s16", lambda rng: sigmoid_s16(rng, "tanh")),
 }
 KERNELS = {**INT8, **FLOAT, **S16}
 

@@ -14,6 +14,7 @@ from s8_cases import f32, geometry, make_cases, s8
 from tflite_builder import ModelBuilder, run_tflm
 
 from burn.graph import fixedpoint as fp
+from burn.graph import quant_params as qp
 
 ACTS = (fp.ACT_NONE, fp.ACT_RELU, fp.ACT_RELU6)
 
@@ -102,9 +103,9 @@ def _unary_case(rng, opname, out_scale, out_zp):
     (want,) = run_tflm(mb.finish([tx], [ty]), [x])
     out = out_buf(x.shape)
     if opname == "LOGISTIC":
-        logistic_s8(array("b", x.tobytes()), out, 256, zp, *fp.logistic_params(scale))
+        logistic_s8(array("b", x.tobytes()), out, 256, zp, *qp.logistic_params(scale))
     else:
-        tanh_s8(array("b", x.tobytes()), out, 256, zp, *fp.tanh_params(scale))
+        tanh_s8(array("b", x.tobytes()), out, 256, zp, *qp.tanh_params(scale))
     check(out, want, opname.lower())
 
 
@@ -133,7 +134,7 @@ def test_relu_relu6_match_tflm():
         ty = mb.tensor("y", x.shape, "int8", scale=scale, zero_point=zp)
         mb.op(opname, [tx], [ty])
         (want,) = run_tflm(mb.finish([tx], [ty]), [x])
-        lo, hi = fp.quant_activation_range(act, scale, zp)
+        lo, hi = qp.quant_activation_range(act, scale, zp)
         out = out_buf(x.shape)
         clamp_s8(array("b", x.tobytes()), out, 40, lo, hi)
         check(out, want, opname.lower())

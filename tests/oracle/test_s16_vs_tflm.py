@@ -4,8 +4,8 @@ for bit, on the plain runtime, flex on the host and flex on the emulated Cortex-
 Each case is a one-op .tflite (tests/s16_cases.py) imported by burn's TFLite importer, so
 the importer's parameters (multipliers, clamps, the int64 bias rule, softmax's tables), the
 .bst reader's prepare step and each runtime's kernel are all under test. A small whole model
-(quantize, conv, reshape, fully connected, softmax, dequantize) runs the same way with its
-self-test vectors.
+(quantize, conv, tanh, reshape, fully connected, logistic, softmax, dequantize) runs the same
+way with its self-test vectors.
 """
 
 import numpy as np
@@ -70,11 +70,12 @@ def test_flex_on_the_emulated_cortex_m0plus_matches_tflm(cases):
 
 
 def _whole_model():
-    """QUANTIZE float32 -> int16, CONV_2D, RESHAPE, FULLY_CONNECTED (int64 bias), SOFTMAX,
-    DEQUANTIZE: a small int16x8 model as the TFLite converter lays one out."""
+    """QUANTIZE float32 -> int16, CONV_2D, TANH, RESHAPE, FULLY_CONNECTED (int64 bias),
+    LOGISTIC, SOFTMAX, DEQUANTIZE: a small int16x8 model as the TFLite converter lays one
+    out."""
     rng = np.random.default_rng(5)
     mb = ModelBuilder()
-    s_in, s_c, s_f = 0.0002, 0.0004, 0.0008
+    s_in, s_c, s_f, s_t = 0.0002, 0.0004, 0.0008, 1.0 / 32768
     cw_scales = [float(np.float32(s)) for s in rng.uniform(0.005, 0.02, 4)]
     fw_scale = 0.01
     x = mb.tensor("x", (1, 6, 6, 2), "float32")
@@ -84,21 +85,25 @@ def _whole_model():
     cb = mb.tensor("cb", (4,), "int64", data=rng.integers(-5000, 5000, 4),
                    scale=[s_in * s for s in cw_scales], zero_point=[0] * 4)
     c = mb.tensor("c", (1, 3, 3, 4), "int16", scale=s_c, zero_point=0)
-    r = mb.tensor("r", (1, 36), "int16", scale=s_c, zero_point=0)
+    t = mb.tensor("t", (1, 3, 3, 4), "int16", scale=s_t, zero_point=0)
+    r = mb.tensor("r", (1, 36), "int16", scale=s_t, zero_point=0)
     shape = mb.tensor("shape", (2,), "int32", data=[1, 36])
     fw = mb.tensor("fw", (5, 36), "int8", data=rng.integers(-127, 128, (5, 36)),
                    scale=fw_scale, zero_point=0)
     fb = mb.tensor("fb", (5,), "int64", data=rng.integers(-9000, 9000, 5),
-                   scale=s_c * fw_scale, zero_point=0)
+                   scale=s_t * fw_scale, zero_point=0)
     f = mb.tensor("f", (1, 5), "int16", scale=s_f, zero_point=0)
+    g = mb.tensor("g", (1, 5), "int16", scale=s_t, zero_point=0)
     p = mb.tensor("p", (1, 5), "int16", scale=1.0 / 32768, zero_point=0)
     y = mb.tensor("y", (1, 5), "float32")
     mb.op("QUANTIZE", [x], [q])
     mb.op("CONV_2D", [q, cw, cb], [c], "Conv2DOptions", Padding=0, StrideH=2, StrideW=2,
           FusedActivationFunction=1)
-    mb.op("RESHAPE", [c, shape], [r])
+    mb.op("TANH", [c], [t])
+    mb.op("RESHAPE", [t, shape], [r])
     mb.op("FULLY_CONNECTED", [r, fw, fb], [f], "FullyConnectedOptions")
-    mb.op("SOFTMAX", [f], [p], "SoftmaxOptions", Beta=1.0)
+    mb.op("LOGISTIC", [f], [g])
+    mb.op("SOFTMAX", [g], [p], "SoftmaxOptions", Beta=1.0)
     mb.op("DEQUANTIZE", [p], [y])
     return mb.finish([x], [y])
 
@@ -109,8 +114,8 @@ def test_whole_int16_model_matches_tflm_on_every_runtime():
     data = _whole_model()
     graph = import_tflite(data, tests=3)
     bst = encode_bst(graph)
-    assert [op.op for op in graph.ops] == ["quantize", "conv2d", "fully_connected", "softmax",
-                                          "dequantize"]
+    assert [op.op for op in graph.ops] == ["quantize", "conv2d", "tanh", "fully_connected",
+                                          "logistic", "softmax", "dequantize"]
     assert {t.dtype for t in graph.tensors} == {"float32", "int16"}
     rng = np.random.default_rng(1)
     xs = [rng.standard_normal((1, 6, 6, 2)).astype(np.float32) for _ in range(3)]

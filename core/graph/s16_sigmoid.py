@@ -1,0 +1,49 @@
+"""int16 LOGISTIC and TANH, as TFLM's reference integer kernels: the input rescaled to
+1 / (3 * 4096) per step, then a linear interpolation in a 256-entry table of sigmoid(i / 24)
+in Q0.16 (made on the host: burn.host.importers.sigmoid16.sigmoid_table), the output in Q0.15
+(scale 1/32768, zero point 0). TANH reads the table at twice the input: tanh(x) =
+2 * sigmoid(2x) - 1.
+
+The table arrives as int16 values holding the uint16 entries' bit patterns. in_mult 0 means
+TFLM's power-of-two case: the input is multiplied by 3 << in_left_shift. The kernels work
+on any int16 buffers (`out` may be `inp`), e.g. an LSTM's gates.
+"""
+
+_MASK = 0xFFFFFFFF  # the kernels' sums are uint32, wrapping as in C
+
+
+def _interp(table, a, frac_bits):
+    """The table interpolated at a / 2**frac_bits, with frac_bits fraction bits (uint32)."""
+    uh = a >> frac_bits
+    ua = table[uh] & 0xFFFF
+    return ((ua << frac_bits) + (a & ((1 << frac_bits) - 1)) *
+            ((table[uh + 1] & 0xFFFF) - ua)) & _MASK
+
+
+def _scaling(in_mult, in_left_shift):
+    """(multiplier, right shift, rounding) applied to every input."""
+    if in_mult == 0:
+        return 3 << in_left_shift, 0, 0
+    return in_mult, in_left_shift, (1 << in_left_shift) >> 1
+
+
+def logistic_s16(inp, out, size, in_mult, in_left_shift, table):
+    """out[i] = sigmoid(inp[i]) for the first `size` values, TFLM's int16 Logistic."""
+    mult, shift, rnd = _scaling(in_mult, in_left_shift)
+    for i in range(size):
+        v = (inp[i] * mult + rnd) >> shift
+        a = -v if v < 0 else v
+        r = 0x7FFF << 10 if a >> 9 >= 255 else _interp(table, a, 9)
+        r = ((r + 512) if v >= 0 else ((1 << 25) - r + 511)) & _MASK
+        out[i] = (((r >> 10) + 32768) & 0xFFFF) - 32768
+
+
+def tanh_s16(inp, out, size, in_mult, in_left_shift, table):
+    """out[i] = tanh(inp[i]) for the first `size` values, TFLM's int16 Tanh."""
+    mult, shift, rnd = _scaling(in_mult, in_left_shift)
+    for i in range(size):
+        v = (inp[i] * mult + rnd) >> shift
+        a = -v if v < 0 else v
+        r = 0xFFFF << 8 if a >> 8 >= 255 else _interp(table, a, 8)
+        r = ((r - (1 << 23) + 128) if v >= 0 else ((1 << 23) + 127 - r)) & _MASK
+        out[i] = (((r >> 8) + 32768) & 0xFFFF) - 32768
