@@ -36,7 +36,7 @@ def write_bytes_atomic(path, data, check=None):
     `check(temporary_path)`, when given, runs before the rename; if it raises, the
     temporary file is removed, `path` is left as it was, and the error propagates."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".burn-", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=".burn-%d-" % os.getpid(), suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), _mode_for(path))
@@ -50,6 +50,30 @@ def write_bytes_atomic(path, data, check=None):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def remove_stale_temporaries(folder):
+    """Remove the temporary files of write_bytes_atomic in `folder` whose writing process
+    has ended (killed mid-write); returns their names. A live writer's file is kept."""
+    removed = []
+    for name in os.listdir(folder):
+        parts = name.split("-")
+        if not (name.endswith(".tmp") and parts[0] == ".burn" and len(parts) > 2
+                and parts[1].isdigit()):
+            continue
+        try:
+            os.kill(int(parts[1]), 0)
+            continue  # still running (or another user's, which is not ours to remove)
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+            removed.append(name)
+        except FileNotFoundError:
+            pass
+    return removed
 
 
 def write_text_atomic(path, text):

@@ -1,12 +1,12 @@
-/* The optional elementwise arithmetic ops of burn.graph (s8_arith, f32_arith): SUB,
- * SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, each mapped onto one flex_c call as the host's
- * burn.host.flex.graph_kernels maps them. */
+/* The optional elementwise arithmetic ops of burn.graph (s8_arith, f32_arith, div): SUB,
+ * SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, DIV, FLOOR_DIV, FLOOR_MOD, each mapped onto one
+ * flex_c call as the host's burn.host.flex.graph_kernels maps them. */
 #include "burnflex.h"
 
 /* This file's kernels, spelt out for a native module's qstr scan (burnflex_extra.h):
  * MP_QSTR_sub_s8 MP_QSTR_squared_difference_s8 MP_QSTR_maximum_s8
  * MP_QSTR_minimum_s8 MP_QSTR_sub_f32 MP_QSTR_squared_difference_f32 MP_QSTR_maximum_f32
- * MP_QSTR_minimum_f32 */
+ * MP_QSTR_minimum_f32 MP_QSTR_div_f32 */
 
 /* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
  *  out_shift, left_shift, act_min, act_max[, swap]): flex_s8_add's arguments; a swap (SUB's
@@ -135,5 +135,17 @@ static mp_obj_t minimum_f32(size_t n_args, const mp_obj_t *args) {
     return arith("minimum_f32", args, FLEX_ARITH_MINIMUM, BF_F32, 0);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_minimum_f32_obj, 5, 5, minimum_f32);
+
+/* (a, b, out, size, b_size, op, swap, act): DIV, FLOOR_DIV, FLOOR_MOD (burn.graph.div) */
+static mp_obj_t div_f32(size_t n_args, const mp_obj_t *args) {
+    static const char op[] = "div_f32";
+    int32_t p[3];
+    (void)n_args;
+    bf_ints(op, args, 5, 3, p);
+    if (p[0] < 0 || p[0] > 2 || p[1] < 0 || p[1] > 1)
+        bf_raise(op, flex_status_str(FLEX_E_PARAM));
+    return arith(op, args, FLEX_ARITH_DIV + 2 * p[0] + p[1], BF_F32, p[2]);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_div_f32_obj, 8, 8, div_f32);
 
 #endif

@@ -1,7 +1,8 @@
 """PyTorch models for the ONNX importer tests, exported with `torch.onnx.export` (CPU):
 a small CNN, a DS-CNN (depthwise-separable), a ResNet-8 style network with residual adds,
-an MLP autoencoder, an op-coverage network that uses the other supported ops, and a net
-for the quantized operator form; `quantize` makes int8 models of them with onnxruntime."""
+an MLP autoencoder, an op-coverage network that uses the other supported ops, a 1-D CNN
+(time series / keyword spotting style) and a net for the quantized operator form;
+`quantize` makes int8 models of them with onnxruntime."""
 
 import logging
 import warnings
@@ -117,6 +118,22 @@ class Decoder(nn.Module):
         return self.up2(torch.relu(self.up1(torch.relu(self.down(x)))))
 
 
+class KWS1D(nn.Module):
+    """Conv1d-BatchNorm1d-ReLU-MaxPool1d twice, a global average pool and a Linear over 10
+    feature channels of 32 frames."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv1d(10, 16, 5, padding=2), nn.BatchNorm1d(16), nn.ReLU(), nn.MaxPool1d(2),
+            nn.Conv1d(16, 24, 3, stride=1, padding=1), nn.BatchNorm1d(24), nn.ReLU(),
+            nn.MaxPool1d(2), nn.AdaptiveAvgPool1d(1))
+        self.head = nn.Linear(24, 6)
+
+    def forward(self, x):
+        return self.head(self.features(x).flatten(1))
+
+
 MODELS = {  # name -> (constructor, input shape with batch 1)
     "small_cnn": (SmallCNN, (1, 1, 16, 16)),
     "ds_cnn": (DSCNN, (1, 1, 20, 10)),
@@ -124,12 +141,13 @@ MODELS = {  # name -> (constructor, input shape with batch 1)
     "autoencoder": (Autoencoder, (1, 64)),
     "op_mix": (OpMix, (1, 4, 9, 9)),
     "decoder": (Decoder, (1, 2, 8, 6)),
+    "kws_1d": (KWS1D, (1, 10, 32)),
 }
 
 
 def _randomise_batchnorm(model):
     for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
             m.running_mean.uniform_(-0.5, 0.5)
             m.running_var.uniform_(0.5, 2.0)
             m.weight.data.uniform_(0.5, 1.5)

@@ -216,6 +216,12 @@ logic: compare_f32(a, b, out, size, b_size, op)
     the same of float32 operands, into int8 0/1
 logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same)
     TFLite SELECT_V2: out[i] = x[i % x_size] where cond[i % c_size] else y[i % y_size]
+div: div_f32(a, b, out, size, b_size, op, swap, act)
+    TFLite DIV, FLOOR_DIV, FLOOR_MOD of float32 (op 0..2): out[i] = act(a[i] op b[i %
+    b_size]), b op a when swap is 1
+div: div_s8(a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift, act_min, act_max)
+    TFLite int8 DIV: a[i] / b[i % b_size] (b / a when swap is 1) with TFLM's fixed-point
+    reciprocal, requantized and clamped
 lstm: lstm_f32(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
         cell_clip)
     TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel (four gates, no peephole,

@@ -31,16 +31,16 @@ OPS = (
      "depthwise_conv_s8 depthwise_conv_f32 depthwise_conv_s16"),
     ("fully_connected", "r", "FULLY_CONNECTED",
      "fully_connected_s8 fully_connected_f32 fully_connected_s16"),
-    ("add", "e", "ADD", "add_s8 add_f32 add_s16"),
-    ("mul", "e", "MUL", "mul_s8 mul_f32 mul_s16"),
-    ("avg_pool2d", "w", "AVERAGE_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
+    ("add", "e", "ADD ADD_N", "add_s8 add_f32 add_s16"),
+    ("mul", "e", "MUL SQUARE", "mul_s8 mul_f32 mul_s16"),
+    ("avg_pool2d", "w", "AVERAGE_POOL_2D L2_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
     ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
-    ("dequantize", "", "DEQUANTIZE", "dequantize_s8 dequantize_s16"),
+    ("dequantize", "", "DEQUANTIZE CAST", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
      "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8"),
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32"),
@@ -48,13 +48,15 @@ OPS = (
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
-    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU", "lookup_s8 unary_f32"),
+    ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU EXP LOG SIN COS FLOOR CEIL "
+     "ROUND", "lookup_s8 unary_f32"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
-     "SPACE_TO_DEPTH GATHER MIRROR_PAD", "strided_s8 strided"),
-    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN", "reduce_s8 reduce_f32"),
+     "SPACE_TO_DEPTH GATHER MIRROR_PAD REVERSE_V2 BROADCAST_TO GATHER_ND SPACE_TO_BATCH_ND "
+     "BATCH_TO_SPACE_ND FILL DYNAMIC_UPDATE_SLICE CUMSUM", "strided_s8 strided"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL", "reduce_s8 reduce_f32"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
@@ -66,8 +68,9 @@ OPS = (
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
     ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
      "compare_s8 compare_f32"),
-    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT",
+    ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
+    ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32"),
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_f32"),
 )
 
@@ -85,6 +88,7 @@ OPTIONAL = (
     "batch_matmul",
     "sub", "squared_difference", "maximum", "minimum",
     "compare", "select",
+    "div",
     "lstm",
 )
 
@@ -183,6 +187,8 @@ KERNELS = (
     ("logic", "compare_f32", "*ab op"),
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
+    ("div", "div_f32", "*ab op swap act"),
+    ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
     ("lstm", "lstm_f32", "*lstm cell_clip"),
 )
 

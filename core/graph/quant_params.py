@@ -90,6 +90,13 @@ def mul_params(a_scale, b_scale, out_scale):
     return quantize_multiplier(a_scale * b_scale / out_scale)
 
 
+def div_params(a_scale, b_scale, out_scale):
+    """TFLM div Prepare (int8): (mult, shift) of a_scale / (b_scale * out_scale), the float32
+    scales divided in double precision (what the installed TFLM computes: the float32
+    quotient misses its rounding ties)."""
+    return quantize_multiplier(to_f32(a_scale) / (to_f32(b_scale) * to_f32(out_scale)))
+
+
 def mean_params(in_scale, out_scale, count):
     """TFLM int8 mean over `count` elements: (mult, shift) with 1/count folded in."""
     mult, shift = quantize_multiplier(in_scale / out_scale)

@@ -2,27 +2,26 @@
 
 Each layer lives in its own small module that is imported on first use (`nn.Linear` loads
 only module.py, init.py and linear.py), which keeps the heap small on a microcontroller.
+A name that `_HOME` does not list lives in the module of its lower-case name (`nn.Linear`
+in linear.py, `nn.Conv1d` in conv1d.py; `nn.init` is that module itself).
 """
 
 _HOME = {
-    "Module": "module", "Parameter": "module",
-    "Linear": "linear", "Conv2d": "conv", "ConvTranspose2d": "conv_transpose",
+    "Parameter": "module", "Conv2d": "conv", "ConvTranspose2d": "conv_transpose",
     "BatchNorm2d": "norm", "LayerNorm": "norm",
-    "Embedding": "embedding", "Dropout": "dropout", "Flatten": "flatten",
     "ReLU": "activation", "ReLU6": "activation", "LeakyReLU": "activation",
     "Sigmoid": "activation", "Tanh": "activation", "SiLU": "activation",
     "GELU": "activation", "Softmax": "activation", "Identity": "activation",
     "MaxPool2d": "pooling", "AvgPool2d": "pooling", "AdaptiveAvgPool2d": "pooling",
     "Sequential": "container",
 }
-_SUBMODULES = ("init", "functional")
 
 
 def __getattr__(name):
-    home = _HOME.get(name)
-    if home is None and name not in _SUBMODULES:
-        raise AttributeError("module 'burn.nn' has no attribute '" + name + "'")
-    mod = __import__("burn.nn." + (home or name), None, None, (name,), 0)
-    value = mod if home is None else getattr(mod, name)
+    try:
+        mod = __import__("burn.nn." + _HOME.get(name, name.lower()), None, None, (name,), 0)
+    except ImportError:
+        raise AttributeError("module 'burn.nn' has no attribute '" + name + "'") from None
+    value = getattr(mod, name, mod)
     globals()[name] = value
     return value

@@ -245,6 +245,17 @@ flex_status flex_strided(int32_t elem_size, const void *input, size_t input_len,
  * step (unknown op, wrong counts, an index outside `buffers`) gives FLEX_E_PARAM. */
 flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buffers,
                           size_t n_buffers, int32_t *failed);
+/* flex_plan_run with its arguments in one block, for a caller that pays for each argument
+ * it passes (the host's cffi binding converts one pointer instead of five). Host builds
+ * only (opt/host/plan_call.c). */
+typedef struct {
+    const int32_t *plan;
+    size_t plan_len;
+    void *const *buffers;
+    size_t n_buffers;
+    int32_t *failed;
+} flex_plan_args;
+flex_status flex_plan_call(const flex_plan_args *args);
 
 /* ---- float32 kernels (NCHW) ------------------------------------------------------ */
 
@@ -448,11 +459,14 @@ flex_status flex_s8_lookup(size_t n, const int8_t *input, const int8_t *table,
                            int8_t *output);
 
 /* The float32 activations of TFLite's unary ops: the flex_f32_unary codes, and ELU
- * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6) and LEAKY_RELU
- * (x > 0 ? x : alpha * x); alpha is read by LEAKY_RELU only. output may alias input. */
+ * (x < 0 ? expm1(x) : x), HARD_SWISH (x * min(max(x + 3, 0), 6) / 6), LEAKY_RELU
+ * (x > 0 ? x : alpha * x) and HARD_SIGMOID (min(max(alpha * x + 0.5, 0), 1), ONNX's
+ * HardSigmoid with beta 0.5); alpha is read by LEAKY_RELU and HARD_SIGMOID only. output
+ * may alias input. */
 #define FLEX_ACTIVATION_ELU 32
 #define FLEX_ACTIVATION_HARD_SWISH 33
 #define FLEX_ACTIVATION_LEAKY_RELU 34
+#define FLEX_ACTIVATION_HARD_SIGMOID 35
 flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float alpha,
                                 float *output);
 
@@ -687,6 +701,15 @@ flex_status flex_s8_squared_difference(const flex_dims4 *in1_dims, const int8_t 
 #define FLEX_ARITH_SUB 2
 #define FLEX_ARITH_SUB_SWAPPED 3
 #define FLEX_ARITH_SQUARED_DIFFERENCE 4
+/* float32 only: TFLM's DIV (a / b), FLOOR_DIV (floor of the float32 quotient) and FLOOR_MOD
+ * (fmod moved to the divisor's sign), each followed by its code with the operands swapped
+ * (b op a). */
+#define FLEX_ARITH_DIV 5
+#define FLEX_ARITH_DIV_SWAPPED 6
+#define FLEX_ARITH_FLOOR_DIV 7
+#define FLEX_ARITH_FLOOR_DIV_SWAPPED 8
+#define FLEX_ARITH_FLOOR_MOD 9
+#define FLEX_ARITH_FLOOR_MOD_SWAPPED 10
 flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b,
                           size_t b_len, int8_t *output);
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
@@ -718,6 +741,23 @@ flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *
 flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
                         const void *x, size_t x_len, const void *y, size_t y_len,
                         void *output);
+
+/* ---- optional ops: int8 division (flex_c/src/extra) -------------------------------- */
+
+/* TFLM's int8 DIV: output[i] = a[i] / b[i % b_len] in real values (b / a when swap is 1;
+ * b_len divides n), with output_multiplier and output_shift from in1_scale / (in2_scale *
+ * out_scale), where in1 is the dividend. A zero divisor gives what TFLM computes on
+ * x86-64. output_shift in [FLEX_DIV_SHIFT_MIN, FLEX_DIV_SHIFT_MAX]. */
+#define FLEX_DIV_SHIFT_MIN (-25)
+#define FLEX_DIV_SHIFT_MAX 22
+typedef struct {
+    int32_t swap;
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} flex_s8_div_params;
+flex_status flex_s8_div(size_t n, const int8_t *a, const int8_t *b, size_t b_len,
+                        const flex_s8_div_params *p, int8_t *output);
 
 /* ---- optional op: LSTM (flex_c/src/extra) ------------------------------------------ */
 

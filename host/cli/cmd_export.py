@@ -71,7 +71,8 @@ def register(sub):
     p.add_argument("--io", choices=("int8", "float32"), default="int8",
                    help="int8 model's input/output dtype (default int8)")
     p.add_argument("--input-shape", metavar="C,H,W",
-                   help="one sample's shape, for a float export without calibration")
+                   help="one sample's shape (C,H,W, C,L or FEATURES), for a float export "
+                        "without calibration")
     p.add_argument("--labels", metavar="A,B,...|FILE",
                    help=LABELS_HELP + " (digits: 0..9 by default)")
     p.add_argument("--name", help="model name stored in the metadata (default: the "
@@ -94,9 +95,9 @@ def _calibration(spec, count):
         x = np.load(spec, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise ValueError("calibration %s: not a numpy .npy array (%s)" % (spec, e)) from e
-    if x.ndim not in (2, 4) or not np.issubdtype(x.dtype, np.number):
-        raise ValueError("calibration %s: expected numbers of shape [N, C, H, W] or "
-                         "[N, features], got %s %s" % (spec, x.dtype, x.shape))
+    if x.ndim not in (2, 3, 4) or not np.issubdtype(x.dtype, np.number):
+        raise ValueError("calibration %s: expected numbers of shape [N, C, H, W], [N, C, L] "
+                         "or [N, features], got %s %s" % (spec, x.dtype, x.shape))
     return x[:count].astype(np.float32)
 
 
@@ -112,8 +113,8 @@ def _shape(spec):
         shape = tuple(int(d) for d in spec.split(","))
     except ValueError:
         shape = ()
-    if len(shape) not in (1, 3) or min(shape) < 1:
-        raise ValueError("--input-shape %r: expected C,H,W or FEATURES" % spec)
+    if len(shape) not in (1, 2, 3) or min(shape) < 1:
+        raise ValueError("--input-shape %r: expected C,H,W, C,L or FEATURES" % spec)
     return shape
 
 

@@ -37,11 +37,13 @@ def nhwc(x):
 
 
 def graph_input(graph, sample):
-    """The graph's input array for one model-layout sample ([C, H, W] or [features]):
-    NHWC, quantized when the graph takes int8."""
+    """The graph's input array for one model-layout sample ([C, H, W], [C, L] or
+    [features]): NHWC ([1, 1, L, C] for [C, L]), quantized when the graph takes int8."""
     tid, shape = graph.inputs[0]
     t = graph.tensors[tid]
-    x = nhwc(np.asarray(sample, np.float32)).reshape(shape)
+    x = np.asarray(sample, np.float32)
+    x = x.T if x.ndim == 2 and len(shape) == 4 else nhwc(x)
+    x = np.ascontiguousarray(x).reshape(shape)
     return quantize_input(x, t.scale, t.zero_point) if t.dtype == "int8" else x
 
 

@@ -4,11 +4,11 @@ The same integers as the `burn.graph` s8 kernels: int32 accumulators of (input -
 point) x weight products (formed in float64, exact far beyond any int8 layer's range), the
 int32 bias, TFLM's fixed-point requantization (`multiply_by_quantized_multiplier`:
 saturating rounding doubling high multiply, then a rounding right shift) vectorized in
-int64, the output zero point and the fused activation clamp; pools, mean, add and mul with
-the kernels' integer rounding; logistic and tanh through the runtime's 256-entry tables and
-softmax through its plain kernel (both exact by construction). Quantization-aware training
-runs its evaluation forward through this, so the QAT model in eval mode and its exported
-file agree exactly.
+int64, the output zero point and the fused activation clamp; pools, mean, add, mul and
+batch_matmul with the kernels' integer rounding; logistic and tanh through the runtime's
+256-entry tables and softmax through its plain kernel (both exact by construction).
+Quantization-aware training runs its evaluation forward through this, so the QAT model in
+eval mode and its exported file agree exactly.
 """
 
 from array import array
@@ -141,6 +141,26 @@ def _mul(ins, op, out_shape):
     return np.clip(out, p["act_min"], p["act_max"])
 
 
+def _matrices(v, step, rows, cols, adj, batches):
+    """[N, batches or 1, ...] matrices of a batch_matmul operand held `rows` x `cols`,
+    transposed when `adj` (TFLite's adj_x / adj_y)."""
+    m = v.reshape(len(v), batches if step else 1, rows, cols).astype(np.float64)
+    return m.transpose(0, 1, 3, 2) if adj else m
+
+
+def _batch_matmul(ins, op, out_shape):
+    p = op.params
+    m, k, n, batches = p["m"], p["k"], p["n"], p["batches"]
+    b = ins[1] if len(ins) > 1 else op.consts["b"].astype(np.int64)[None]
+    a = _matrices(ins[0] - p["a_zp"], p["a_step"], *((k, m) if p["adj_x"] else (m, k)),
+                  p["adj_x"], batches)
+    b = _matrices(b - p["b_zp"], p["b_step"], *((n, k) if p["adj_y"] else (k, n)),
+                  p["adj_y"], batches)
+    acc = np.rint(a @ b).astype(np.int64)  # exact: |acc| < 2**31 (k <= 2**15)
+    out = requantize(acc, p["mult"], p["shift"]) + p["out_zp"]
+    return np.clip(out, -128, 127)
+
+
 def _clamp(ins, op, out_shape):
     return np.clip(ins[0], op.params["act_min"], op.params["act_max"])
 
@@ -187,7 +207,7 @@ _KERNELS = {"conv2d": _conv, "depthwise_conv2d": _depthwise,
             "fully_connected": _fully_connected, "mean": _mean, "clamp": _clamp,
             "max_pool2d": _pool, "avg_pool2d": _pool, "add": _add, "mul": _mul,
             "copy": _copy, "pad": _pad, "concat": _concat, "logistic": _table,
-            "tanh": _table, "softmax": _softmax}
+            "tanh": _table, "softmax": _softmax, "batch_matmul": _batch_matmul}
 SUPPORTED_OPS = tuple(sorted(_KERNELS))
 
 

@@ -140,6 +140,11 @@ def _int8_op(layer, qp):
         mult, shift = quant_params.mul_params(a_scale, b_scale, out_scale)
         params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
                        "shift": shift, "act_min": lo, "act_max": hi})
+    elif kind == "batch_matmul":
+        (a_scale, a_zp), (b_scale, b_zp) = qp[ins[0]], qp[ins[1]]
+        mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, out_scale)
+        params.update({"a_zp": a_zp, "b_zp": b_zp, "out_zp": out_zp, "mult": mult,
+                       "shift": shift})
     elif kind in ("concat", "copy", "strided"):
         pass
     elif kind == "mean":
@@ -149,6 +154,12 @@ def _int8_op(layer, qp):
     elif kind == "softmax":
         m, ls, dmin = quant_params.softmax_params(1.0, in_scale)
         params.update({"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
+    elif kind == "unary" and params["fn"] == unary.HARD_SIGMOID:  # from the float function
+        alpha = params.pop("alpha")
+        del params["fn"]
+        consts = {"table": unary_tables.function_table(
+            lambda x: np.clip(alpha * x + 0.5, 0.0, 1.0), (in_scale, in_zp),
+            (out_scale, out_zp))}
     elif kind == "unary":  # int8: TFLM's 256 results, as the TFLite importer stores them
         name = _UNARY_NAMES[params.pop("fn")]
         consts = {"table": unary_tables.table(name, (in_scale, in_zp), (out_scale, out_zp),

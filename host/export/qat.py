@@ -26,6 +26,7 @@ import numpy as np
 
 import burn
 from burn import nn
+from burn.ops.window1d import conv1d
 
 from ..autodiff import Autodiff
 from ..convert import to_numpy, to_tensor
@@ -35,6 +36,8 @@ from .lower import _quantization, int8_graph, quantize_input
 from .qat_hooks import ForwardHooks
 from .trace import trace
 
+# The layers whose weight training fake-quantizes (a BatchNorm after one folds into it).
+_WEIGHTED_LAYERS = (nn.Conv2d, nn.Conv1d, nn.Linear)
 # Ops whose int8 output holds only values of their (already quantized) input.
 _EXACT = ("max_pool2d", "clamp")
 
@@ -154,7 +157,7 @@ class QATModel(nn.Module):
             # Producers by storage handle: a reshape between a layer and its BatchNorm
             # keeps it; a container returning its last child's result hands it on.
             source = producers.get(id(getattr(args[0], "handle", None)))
-            if isinstance(m, nn.BatchNorm2d) and isinstance(source, (nn.Conv2d, nn.Linear)):
+            if isinstance(m, nn.BatchNorm2d) and isinstance(source, _WEIGHTED_LAYERS):
                 self._folds[id(source)] = m
             if isinstance(out, burn.Tensor) and id(out.handle) not in producers:
                 producers[id(out.handle)] = m
@@ -247,7 +250,7 @@ class QATModel(nn.Module):
         ad = _autodiff(x)
 
         def on_module(m, key, original, args, kwargs):
-            if isinstance(m, (nn.Conv2d, nn.Linear)):
+            if isinstance(m, _WEIGHTED_LAYERS):
                 hooks.paused = True
                 try:
                     w = fake_quant(m.weight, _weight_grid(m, folds.get(id(m))), 0, -127, 127)
@@ -310,6 +313,8 @@ class QATModel(nn.Module):
                              % (self.sample_shape, a.shape[1:]))
         tin = graph.tensors[graph.inputs[0][0]]
         nhwc = a.transpose(0, 2, 3, 1) if a.ndim == 4 else a
+        if a.ndim == 3:  # [N, C, L] is the graph's [N, 1, L, C]
+            nhwc = a.transpose(0, 2, 1)[:, None]
         return run_int8(graph, quantize_input(nhwc, tin.scale, tin.zero_point)), graph
 
     def _int8_forward(self, x):
@@ -318,6 +323,8 @@ class QATModel(nn.Module):
         y = (q.astype(np.float32) - tout.zero_point) * np.float32(tout.scale)
         if y.ndim == 4:
             y = y.transpose(0, 3, 1, 2)
+            if self._trace.output_rank == 3:  # [N, C, 1, L] back to [N, C, L]
+                y = y[:, :, 0]
         return to_tensor(np.ascontiguousarray(y), getattr(x, "device", None))
 
 
@@ -327,9 +334,11 @@ def _f32(x):
 
 
 def _weighted(m, w, x):
-    """Conv2d or Linear `m` applied to `x` with the weight `w`."""
+    """Conv2d, Conv1d or Linear `m` applied to `x` with the weight `w`."""
     if isinstance(m, nn.Linear):
         return burn.linear(x, w, m.bias)
+    if isinstance(m, nn.Conv1d):
+        return conv1d(x, w, m.bias, m.stride, m.padding, m.dilation, m.groups)
     return burn.conv2d(x, w, m.bias, m.stride, m.padding, m.dilation, m.groups)
 
 

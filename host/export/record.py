@@ -6,9 +6,10 @@ records a `Node`. Leaf layers (convolution, BatchNorm, Linear, pools) are record
 while a model is recorded, `Module.__call__` runs them on plain tensors and records one
 node, so their weights stay theirs. Every other module (Sequential, a custom block) runs
 its own `forward`, whose tensor operations (residual adds, concatenation, means, reshapes,
-products, clamps, sigmoid, softmax, leaky ReLU, padding, pools, permutations, slices) become nodes
-named after the innermost module that ran them. An operation the `.bst` graph has no
-counterpart for raises ExportError naming that module and the operation.
+products, clamps, sigmoid, softmax, leaky ReLU, hard sigmoid, padding, pools, permutations,
+slices, matrix products of two computed values) become nodes named after the innermost
+module that ran them. An operation the `.bst` graph has no counterpart for raises
+ExportError naming that module and the operation.
 
 A reshape costs no primitive: `Tensor.reshape` (which flatten, view and squeeze use) records
 a `reshape` node while a model is recorded, and a value used with another shape than it
@@ -26,7 +27,7 @@ from burn.tensor import Tensor
 from ..convert import to_numpy, to_tensor
 
 _RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "permute",
-             "slice")
+             "slice", "matmul")
 # Every other primitive of burn.backend.Backend; with an operand from the input it fails.
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
@@ -40,8 +41,8 @@ class ExportError(ValueError):
 def leaf_types():
     """The layer classes recorded whole, as one node each."""
     from burn import nn
-    return (nn.Conv2d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
-            nn.AvgPool2d, nn.AdaptiveAvgPool2d)
+    return (nn.Conv2d, nn.Conv1d, nn.ConvTranspose2d, nn.BatchNorm2d, nn.Linear, nn.MaxPool2d,
+            nn.AvgPool2d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool1d)
 
 
 class Node:
@@ -119,15 +120,24 @@ class _Recorder:
     def shape_of(self, h):
         return self.nodes[h.node].shape
 
-    def const(self, h, shape, op):
-        """The float of a constant operand that holds one number."""
+    def const(self, h, shape, op, out_shape=None):
+        """The constant operand `h` of shape `shape` as one float, or, when it differs only
+        along dim 1 of `out_shape` (a per-channel or per-feature constant), as an array of
+        the channel count."""
         if isinstance(h, (int, float)):
             return float(h)
         inner = h.inner if isinstance(h, _H) else h  # a parameter or buffer of the model
-        vals = list(self.inner.to_flat(inner, int(np.prod(shape)), burn.float32))
-        if len(set(vals)) != 1:
-            self.fail("op %s with a constant tensor operand; only a number is exported" % op)
-        return float(vals[0])
+        vals = np.asarray(self.inner.to_flat(inner, int(np.prod(shape)), burn.float32),
+                          np.float32)
+        if len(set(vals.tolist())) == 1:
+            return float(vals[0])
+        aligned = (1,) * (len(out_shape or ()) - len(shape)) + tuple(shape)
+        if out_shape is None or len(out_shape) < 2 or len(aligned) != len(out_shape) or \
+                any(d != 1 for k, d in enumerate(aligned) if k != 1) or \
+                aligned[1] != out_shape[1]:
+            self.fail("op %s with a constant tensor operand of shape %s; a number or one value "
+                      "per channel (dim 1) is exported" % (op, tuple(shape)))
+        return vals.astype(np.float64)
 
     @staticmethod
     def traced(h):
@@ -182,10 +192,10 @@ class _Recorder:
         x, shape, c, c_shape = (a, a_shape, b, b_shape) if ta else (b, b_shape, a, a_shape)
         if tuple(out_shape) != tuple(shape):
             self.fail("op %s broadcasts a value against a constant" % op)
-        value = self.const(c, c_shape, op)
+        value = self.const(c, c_shape, op, out_shape)
         if op == "add" or (op == "sub" and ta):
             kind, attrs = "add_const", {"c": value if op == "add" else -value}
-        elif op == "mul" or (op == "div" and ta and value != 0):
+        elif op == "mul" or (op == "div" and ta and np.all(value != 0)):
             kind, attrs = "scale", {"s": value if op == "mul" else 1.0 / value}
         else:
             self.fail("op %s with a constant operand is not supported (x + c, x - c, x * c "
@@ -234,6 +244,24 @@ class _Recorder:
         return self.node("slice", [self.use(h, shape)], out_shape, out, dtype,
                          {"starts": tuple(starts), "steps": tuple(steps)})
 
+    def matmul(self, a, a_shape, b, b_shape, out_shape, dtype):
+        """A matrix product of two computed values, one [rows, cols] matrix per sample:
+        operands [N, C, L] or [N, 1, H, W] (seen here as [N, rows, cols])."""
+        out = self.inner.matmul(self.raw(a), a_shape, self.raw(b), b_shape, out_shape, dtype)
+        ta, tb = self.traced(a), self.traced(b)
+        if not (ta or tb):
+            return _H(None, out)
+        if not (ta and tb):
+            self.fail("matmul of a computed value by a constant is not supported (nn.Linear "
+                      "is)")
+        own = [self.shape_of(a), self.shape_of(b)]
+        if any(s[0] != o[0] or not (len(o) == 3 or (len(o) == 4 and o[1] == 1))
+               for s, o in zip((a_shape, b_shape), own)):
+            self.fail("matmul of values of shapes %s and %s; it exports with one matrix per "
+                      "sample: operands [N, C, L] or [N, 1, H, W]" % tuple(own))
+        return self.node("matmul", [self.use(a, a_shape), self.use(b, b_shape)], out_shape,
+                         out, dtype)
+
     def pad(self, h, shape, pads, value, dtype):
         out = self.inner.pad(h.inner, shape, pads, value, dtype)
         if not self.traced(h):
@@ -262,14 +290,32 @@ class _Recorder:
                       x.dtype, {"dim": dim})
         return Tensor(h, x.shape, x.dtype, x.device)
 
-    def leaky_relu(self, x, slope):
-        """LeakyReLU as one node (burn.leaky_relu looks this override up by name)."""
-        inner = burn.leaky_relu(Tensor(x.handle.inner, x.shape, x.dtype, self.device), slope)
+    def activation(self, kind, fn, x, attrs):
+        """`fn(x)` computed by the model's backend, recorded as one `kind` node."""
+        inner = fn(Tensor(x.handle.inner, x.shape, x.dtype, self.device))
         if not self.traced(x.handle):
             return Tensor(_H(None, inner.handle), x.shape, x.dtype, x.device)
-        h = self.node("leaky_relu", [self.use(x.handle, x.shape)], x.shape, inner.handle,
-                      x.dtype, {"slope": float(slope)})
+        h = self.node(kind, [self.use(x.handle, x.shape)], x.shape, inner.handle, x.dtype,
+                      attrs)
         return Tensor(h, x.shape, x.dtype, x.device)
+
+    def leaky_relu(self, x, slope):
+        """LeakyReLU as one node (burn.leaky_relu looks this override up by name)."""
+        return self.activation("leaky_relu", lambda t: burn.leaky_relu(t, slope), x,
+                               {"slope": float(slope)})
+
+    def hard_sigmoid(self, x, alpha, beta):
+        """The hard sigmoid as one node with beta 0.5 (burn.ops.hard_sigmoid looks this
+        override up by name); another beta is the shift (beta - 0.5) / alpha before it,
+        recorded as `x + c`."""
+        from burn.ops.hard_sigmoid import hard_sigmoid
+
+        if self.traced(x.handle) and beta != 0.5:
+            if alpha == 0:
+                self.fail("hard_sigmoid with alpha 0 (a constant) is not exported")
+            x, beta = x + (beta - 0.5) / alpha, 0.5
+        return self.activation("hard_sigmoid", lambda t: hard_sigmoid(t, alpha, beta), x,
+                               {"alpha": float(alpha)})
 
     # -- modules ------------------------------------------------------------------------------
     def call(self, module, args, kwargs, leaves):

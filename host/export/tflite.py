@@ -25,6 +25,7 @@ from burn.graph import geometry
 from burn.graph import quant_params as qp
 
 from ..atomic import write_bytes_atomic
+from ..importers import arith_params
 from ..tflite_writer import ModelBuilder
 from .trace import ExportError
 
@@ -76,6 +77,7 @@ class _Writer:
     def __init__(self, graph):
         self.g = graph
         self.mb = ModelBuilder()
+        self.reshaped = {}
         for i, t in enumerate(graph.tensors):
             if t.dtype == "int8" and (t.scale is None or _f32(t.scale) != t.scale or
                                       not math.isfinite(t.scale) or t.scale <= 0):
@@ -305,6 +307,42 @@ class _Writer:
         self.mb.op(op.op.upper(), op.inputs, op.outputs, options,
                    FusedActivationFunction=self.fused(op))
 
+    def batch_matmul(self, op):
+        """BATCH_MATMUL of two activations, each RESHAPEd to the [batches or 1, rows, cols]
+        its matrices are stored as, the [batches, m, n] result RESHAPEd to the output's
+        shape."""
+        p = op.params
+        if len(op.inputs) != 2:
+            raise _Fail("a constant operand is not written (the graph keeps no scale of it)")
+        if self.int8(op):
+            (a_scale, a_zp), (b_scale, b_zp) = (self.quant(t) for t in op.inputs)
+            out_scale, out_zp = self.quant(op.outputs[0])
+            mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, out_scale)
+            for name, value in (("a_zp", a_zp), ("b_zp", b_zp), ("out_zp", out_zp),
+                                ("mult", mult), ("shift", shift)):
+                _check(op, name, value)
+        m, k, n = p["m"], p["k"], p["n"]
+        a = (p["batches"] if p["a_step"] else 1,) + ((k, m) if p["adj_x"] else (m, k))
+        b = (p["batches"] if p["b_step"] else 1,) + ((n, k) if p["adj_y"] else (k, n))
+        ins = [self.shaped(x, shape) for x, shape in zip(op.inputs, (a, b))]
+        y = op.outputs[0]
+        out = (p["batches"], m, n)
+        o = y if self.t(y).shape == out else self.like(y, self.t(y).name + "/bmm", out)
+        self.mb.op("BATCH_MATMUL", ins, [o], "BatchMatMulOptions", AdjX=bool(p["adj_x"]),
+                   AdjY=bool(p["adj_y"]))
+        if o != y:
+            self.reshape(o, y, self.t(y).shape)
+
+    def shaped(self, x, shape):
+        """Tensor x, or a RESHAPE of it to `shape` (one per tensor and shape)."""
+        if self.t(x).shape == tuple(shape):
+            return x
+        key = (x, tuple(shape))
+        if key not in self.reshaped:
+            name = "%s/%s" % (self.t(x).name, "x".join(str(d) for d in shape))
+            self.reshaped[key] = self.reshape(x, self.like(x, name, shape), shape)
+        return self.reshaped[key]
+
     def concat(self, op):
         """CONCATENATION along the axis that (outer, inner_sizes) names; inputs of other
         shapes (flattened feature maps) are joined as [outer, inner] rows by RESHAPEs."""
@@ -373,6 +411,7 @@ _METHODS = {
     "avg_pool2d": _Writer.pool, "clamp": _Writer.clamp, "mean": _Writer.mean,
     "softmax": _Writer.softmax, "add": _Writer.binary, "mul": _Writer.binary,
     "concat": _Writer.concat, "pad": _Writer.pad, "copy": _Writer.copy,
+    "batch_matmul": _Writer.batch_matmul,
 }
 _METHODS.update({kind: _Writer.simple for kind in _SIMPLE})
 SUPPORTED = tuple(sorted(_METHODS))

@@ -31,15 +31,16 @@ from .record import ExportError, record
 # The burn.nn layers that export; any other module exports when its forward uses only the
 # tensor operations listed in docs/export.md.
 SUPPORTED = ("Sequential", "Conv2d", "ConvTranspose2d", "BatchNorm2d", "Linear", "MaxPool2d",
-             "AvgPool2d", "AdaptiveAvgPool2d", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh",
-             "Softmax", "Flatten", "Dropout", "Identity")
+             "AvgPool2d", "AdaptiveAvgPool2d", "Conv1d", "BatchNorm1d", "MaxPool1d",
+             "AvgPool1d", "AdaptiveAvgPool1d", "ReLU", "ReLU6", "LeakyReLU", "Hardsigmoid",
+             "Sigmoid", "Tanh", "Softmax", "Flatten", "Dropout", "Identity")
 # Ops whose output may take a fused activation clamp.
 _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
               "add", "mul", "transpose_conv2d", "sub")
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat", "unary", "sub")
+              "concat", "unary", "sub", "batch_matmul")
 _CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
 TRACE_BATCH = 2
 
@@ -80,8 +81,8 @@ class Layer:
 class Trace:
     """The traced model: `values`, `layers` in execution order, the graph input and output
     value indices, `output_shape` (the graph output's shape, [1, features] when the model
-    returns [N, features]) and `nodes`, the count of recorded nodes (a calibration run
-    must record as many)."""
+    returns [N, features]), `output_rank` (the rank of the model's output) and `nodes`, the
+    count of recorded nodes (a calibration run must record as many)."""
 
     def __init__(self):
         self.values = []
@@ -89,6 +90,7 @@ class Trace:
         self.input = 0
         self.output = 0
         self.output_shape = ()
+        self.output_rank = 0
         self.nodes = 0
 
     def value(self, shape, name, node=0):
@@ -100,9 +102,41 @@ def _array(t):
     return to_numpy(t).astype(np.float64)
 
 
+def _dense_transpose_kernel(w, groups, dilation):
+    """A ConvTranspose2d weight [ic, oc / groups, kh, kw] as the one-group, undilated
+    [ic, oc, kh', kw'] kernel of the .bst transpose_conv2d op: other groups' blocks and the
+    taps a dilation skips are zeros, which add nothing (exactly, in float and in int8), at
+    `groups` times the weights and multiplies."""
+    if groups == 1 and tuple(dilation) == (1, 1):
+        return w
+    ic, ocg, kh, kw = w.shape
+    dh, dw = dilation
+    dense = np.zeros((ic, ocg * groups, (kh - 1) * dh + 1, (kw - 1) * dw + 1), w.dtype)
+    icg = ic // groups
+    for g in range(groups):
+        dense[g * icg:(g + 1) * icg, g * ocg:(g + 1) * ocg, ::dh, ::dw] = w[g * icg:(g + 1) * icg]
+    return dense
+
+
 def _nhwc_order(c, h, w):
     """Model (C, H, W) element index of each NHWC graph element."""
     return np.arange(c * h * w).reshape(c, h, w).transpose(1, 2, 0).reshape(-1)
+
+
+def _chw(shape):
+    """(C, H, W) of an [N, C, H, W] shape, or of an [N, C, L] one as [N, C, 1, L] (a 1-D
+    value lives in the graph as the 2-D one with H = 1)."""
+    return tuple(shape[1:]) if len(shape) == 4 else (shape[1], 1, shape[2])
+
+
+def _conv_geometry(m):
+    """(kernel, stride, dilation, padding, weight [oc, ic / groups, kh, kw]) of a Conv2d, or
+    of a Conv1d as the Conv2d with H = 1 (padding: a pair, 'same' or 'valid')."""
+    w = _array(m.weight)
+    if w.ndim == 4:
+        return m.kernel_size, m.stride, m.dilation, m.padding, w
+    pad = m.padding if isinstance(m.padding, str) else (0, m.padding[0])
+    return (1, m.kernel_size[0]), (1, m.stride[0]), (1, m.dilation[0]), pad, w[:, :, None]
 
 
 class _At:
@@ -141,12 +175,12 @@ class _Lowering:
     def graph_shape(self, shape):
         if shape[0] != TRACE_BATCH:
             self.fail("an op changes the batch dimension (shape %s)" % (shape,))
-        if len(shape) == 4:
-            _n, c, h, w = shape
+        if len(shape) in (3, 4):
+            c, h, w = _chw(shape)
             return (1, h, w, c), False
         if len(shape) == 2:
             return (1, shape[1]), True
-        self.fail("values of rank %d are not exported (only [N, C, H, W] and "
+        self.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
                   "[N, features])" % len(shape))
 
     def src(self, i, k=0):
@@ -159,22 +193,35 @@ class _Lowering:
             self.fail("internal: padding folded into a convolution is read elsewhere")
         at = self.at[j]
         if at.flat is None:
-            self.fail("values of rank %d are not exported (only [N, C, H, W] and "
-                      "[N, features])" % len(self.nodes[j].shape))
+            self._unplaced(j)
         return at
+
+    def _unplaced(self, j):
+        shape = self.nodes[j].shape
+        if len(shape) == 3:
+            self.fail("a value of shape %s whose elements are not in the graph's [N, C, 1, L] "
+                      "order (an index that drops an axis, a transpose, or a reshape that "
+                      "would need one) is exported only when a reshape back, a flatten, a "
+                      "mean over all its elements or a matmul reads it" % (shape,))
+        self.fail("values of rank %d are not exported (only [N, C, H, W], [N, C, L] and "
+                  "[N, features])" % len(shape))
 
     def place(self, i, vid, order):
         """The _At of node i held in value `vid`, whose graph element k is node i's model
-        element order[k]. A node of another rank than 2 or 4 is only a step between
-        reshapes."""
+        element order[k]. A node of rank 3 is the [N, C, 1, L] one when its elements are in
+        that one's graph order; any other node of another rank than 2 or 4 is only a step
+        between reshapes (or the input of a mean over all its elements), such as the
+        [N, H, W] result of an index that drops the channel axis."""
         shape = self.nodes[i].shape
         if shape[0] != TRACE_BATCH:
             self.fail("an op changes the batch dimension (shape %s)" % (shape,))
         if len(shape) == 2:
             same = np.array_equal(order, np.arange(len(order)))
             return _At(vid, (1, shape[1]), True, None if same else order)
-        if len(shape) == 4:
-            _n, c, h, w = shape
+        if len(shape) == 3 and not np.array_equal(order, _nhwc_order(*_chw(shape))):
+            return _At(vid, None, None, order)
+        if len(shape) in (3, 4):
+            c, h, w = _chw(shape)
             if not np.array_equal(order, _nhwc_order(c, h, w)):
                 self.fail("a reshape to %s that reorders the elements of the NHWC graph (it "
                           "would need a transpose, which the runtime lacks)" % (shape,))
@@ -188,7 +235,7 @@ class _Lowering:
             return at.perm
         if at.flat:
             return np.arange(shape[1])
-        return _nhwc_order(*shape[1:])
+        return _nhwc_order(*_chw(shape))
 
     def real_users(self, j):
         """The users of node j, looking through reshapes."""
@@ -267,16 +314,14 @@ class _Lowering:
             self.fail("needs a [N, C, H, W] input, got a flattened one")
         src = self.shaped(at, at.gshape)
         ic = at.gshape[3]
-        kh, kw = m.kernel_size
-        (sh, sw), (dh, dw) = m.stride, m.dilation
+        (kh, kw), (sh, sw), (dh, dw), padding, w = _conv_geometry(m)
         # the bottom and right padding follow from the output size
-        if m.padding == "same":
+        if padding == "same":
             pt, pl = _sh.same_padding(kh, dh)[0], _sh.same_padding(kw, dw)[0]
-        elif m.padding == "valid":
+        elif padding == "valid":
             pt = pl = 0
         else:
-            pt, pl = m.padding
-        w = _array(m.weight)  # [oc, ic / groups, kh, kw]
+            pt, pl = padding
         oc = w.shape[0]
         b = _array(m.bias) if m.bias is not None else np.zeros(oc)
         params = {"stride_h": sh, "stride_w": sw, "dil_h": dh, "dil_w": dw,
@@ -292,21 +337,19 @@ class _Lowering:
         self.add(kind, i, [src], w=w, b=b, params=params)
 
     def transpose_conv(self, i, m):
-        if m.groups != 1 or m.dilation != (1, 1):
-            self.fail("exports with groups 1 and dilation 1 only (the .bst transpose_conv2d "
-                      "op), got groups %d, dilation %s" % (m.groups, m.dilation))
         src, _ = self.nhwc_src(i)
-        w = _array(m.weight)  # [ic, oc, kh, kw]; TFLite's filter is [oc, kh, kw, ic]
+        w = _dense_transpose_kernel(_array(m.weight), m.groups, m.dilation)
         b = _array(m.bias) if m.bias is not None else np.zeros(w.shape[1])
         params = {"stride_h": m.stride[0], "stride_w": m.stride[1], "pad_top": m.padding[0],
                   "pad_left": m.padding[1]}
         self.add("transpose_conv2d", i, [src], w=w.transpose(1, 2, 3, 0), b=b, params=params)
 
     def batch_norm(self, i, m):
+        """BatchNorm2d (and BatchNorm1d, on [N, C, L] or [N, features]) folded into the op
+        before it, else a 1x1 depthwise convolution (a diagonal fully connected one)."""
         at = self.src(i)
-        if at.flat:
+        if at.flat and not isinstance(m, nn.BatchNorm1d):
             self.fail("needs a [N, C, H, W] input, got a flattened one")
-        c = at.gshape[3]
         if m.running_mean is None:
             self.fail("without running statistics it normalises with the batch's own, "
                       "which an exported model cannot")
@@ -316,16 +359,35 @@ class _Lowering:
         shift = -_array(m.running_mean) * scale
         if m.bias is not None:
             shift = shift + _array(m.bias)
+        self.channel_affine(i, scale, shift)
+
+    def channel_affine(self, i, scale, shift):
+        """Node i = input * scale + shift, each a number or one value per channel (model
+        order): folded into the weighted op before it, else a 1x1 depthwise convolution (a
+        diagonal fully connected one on features)."""
+        at = self.src(i)
+        c = at.gshape[-1]
+        per_channel = np.ndim(scale) > 0 or np.ndim(shift) > 0
+        scale = np.broadcast_to(np.asarray(scale, np.float64), (c,))
+        shift = np.broadcast_to(np.asarray(shift, np.float64), (c,))
+        if at.perm is not None:  # graph feature j is model feature perm[j]
+            scale, shift = scale[at.perm], shift[at.perm]
         last = self.fusable(i, _WEIGHTED)
-        if last is not None and last.act == ACT_NONE:
-            shape = [1] * last.w.ndim
-            shape[3 if last.kind == "depthwise_conv2d" else 0] = c
-            last.w = last.w * scale.reshape(shape)
-            last.b = last.b * scale + shift
+        if last is not None and last.act == ACT_NONE and \
+                (not per_channel or not at.flat or last.kind == "fully_connected"):
+            if per_channel:  # along the op's output channels
+                shape = [1] * last.w.ndim
+                shape[3 if last.kind == "depthwise_conv2d" else 0] = c
+                last.w, last.b = last.w * scale.reshape(shape), last.b * scale + shift
+            else:
+                last.w, last.b = last.w * scale[0], last.b * scale[0] + shift[0]
             last.path += "+" + self.path
             self.alias(i, at)
-            return
-        self.depthwise_affine(i, self.shaped(at, at.gshape), scale, shift)
+        elif at.flat:
+            self.add("fully_connected", i, [at.vid], w=np.diag(scale), b=shift)
+            self.at[i].perm = at.perm
+        else:
+            self.depthwise_affine(i, self.shaped(at, at.gshape), scale, shift)
 
     def depthwise_affine(self, i, src, scale, shift):
         c = len(shift)
@@ -371,7 +433,7 @@ class _Lowering:
 
     def adaptive(self, i, m):
         src, (_n, h, w, c) = self.nhwc_src(i)
-        oh, ow = self.nodes[i].shape[2:]
+        oh, ow = _chw(self.nodes[i].shape)[1:]  # AdaptiveAvgPool1d: as the 2-D one, H = 1
         if (oh, ow) == (h, w):
             self.alias(i, self.src(i))
         elif (oh, ow) == (1, 1):
@@ -395,7 +457,7 @@ class _Lowering:
 
     def leaf(self, i):
         m = self.nodes[i].module
-        if isinstance(m, nn.Conv2d):
+        if isinstance(m, (nn.Conv2d, nn.Conv1d)):
             self.conv(i, m)
         elif isinstance(m, nn.ConvTranspose2d):
             self.transpose_conv(i, m)
@@ -462,10 +524,65 @@ class _Lowering:
         """A permutation of an [N, C, H, W] value that keeps the batch first (see
         `strided`), or nothing when it moves no axis."""
         perm = tuple(self.nodes[i].attrs["perm"])
-        if perm == (0, 1, 2, 3):
+        if perm == tuple(range(len(perm))):
             return self.alias(i, self.src(i))
+        if perm == (0, 2, 1):
+            return self.swap(i)
         self.strided(i, "permutations", perm, (0, 0, 0, 0), (1, 1, 1, 1), len(perm) == 4
                      and perm[0] == 0)
+
+    def held(self, i, k=0):
+        """The _At of input k of node i, placed or not (see `place`)."""
+        j = self.nodes[i].ins[k]
+        if j in self.pending_sum or j in self.pending_pad:
+            self.src(i, k)  # raises
+        return self.at[j]
+
+    def swap(self, i):
+        """x.transpose(1, 2) of an [N, C, L] value moves no data: node i holds its input's
+        graph value with the model order of its elements swapped (a matmul reads either
+        order; the other ops need the placed one)."""
+        j = self.nodes[i].ins[0]
+        at = self.held(i)
+        _n, c, length = self.nodes[j].shape
+        moved = np.arange(c * length).reshape(length, c).T.reshape(-1)  # j's index -> i's
+        self.at[i] = self.place(i, at.vid, moved[self.order(j)])
+
+    def matrix(self, i, k):
+        """(value, 1 when it holds the matrix transposed) of operand k of matmul node i,
+        [N, rows, cols]: the graph holds each sample's matrix row by row (an [N, 1, H, W]
+        value, a transposed [N, C, L] one) or transposed (an [N, C, L] value, as NHWC
+        [1, 1, L, C])."""
+        j = self.nodes[i].ins[k]
+        at = self.held(i, k)
+        _n, rows, cols = self.nodes[j].shape
+        order = self.order(j)
+        if np.array_equal(order, np.arange(rows * cols)):
+            return at.vid, 0
+        if np.array_equal(order, np.arange(rows * cols).reshape(rows, cols).T.reshape(-1)):
+            return at.vid, 1
+        self.fail("a matmul operand of shape %s whose elements are neither in its rows' nor "
+                  "in its columns' order in the graph" % (self.nodes[j].shape,))
+
+    def matmul(self, i):
+        """x @ y of two computed values, one matrix per sample: a `batch_matmul` op. The
+        result is written transposed (y^T @ x^T), which is the graph's order of an
+        [N, M, N'] value, unless only reshapes to another rank read it (then row by row)."""
+        (va, ta), (vb, tb) = self.matrix(i, 0), self.matrix(i, 1)
+        _n, m, n = self.nodes[i].shape
+        k = self.nodes[self.nodes[i].ins[0]].shape[2]
+        users = [self.nodes[u] for u in self.users[i]]
+        rows = bool(users) and all(u.kind == "reshape" and len(u.shape) != 3 for u in users)
+        if rows:
+            ins, dims, adj, gshape = [va, vb], (m, k, n), (ta, tb), (1, m * n)
+            order = np.arange(m * n)
+        else:
+            ins, dims, adj, gshape = [vb, va], (n, k, m), (1 - tb, 1 - ta), (1, 1, n, m)
+            order = np.arange(m * n).reshape(m, n).T.reshape(-1)
+        params = dict(zip(("m", "k", "n"), dims), batches=1, a_step=0, b_step=0,
+                      adj_x=adj[0], adj_y=adj[1])
+        layer = self.emit("batch_matmul", i, ins, gshape, params=params)
+        self.at[i] = self.place(i, layer.dst, order)
 
     def slice(self, i):
         """A slice of an [N, C, H, W] value that keeps the whole batch (see `strided`)."""
@@ -495,24 +612,11 @@ class _Lowering:
                                               "strides": [0, 0] + strides})
 
     def affine(self, i, s, c):
-        """Node i = input * s + c."""
+        """Node i = input * s + c (numbers, or one value per channel)."""
         j = self.nodes[i].ins[0]
-        if j in self.pending_sum and c == 0.0:
+        if j in self.pending_sum and np.ndim(s) == 0 and c == 0.0:
             return self.mean(i, s)
-        at = self.src(i)
-        last = self.fusable(i, _WEIGHTED)
-        if last is not None and last.act == ACT_NONE:
-            last.w, last.b = last.w * s, last.b * s + c
-            last.path += "+" + self.path
-            self.alias(i, at)
-        elif not at.flat:
-            ch = at.gshape[3]
-            self.depthwise_affine(i, self.shaped(at, at.gshape), np.full(ch, s),
-                                  np.full(ch, c))
-        else:
-            f = at.gshape[1]
-            self.add("fully_connected", i, [at.vid], w=np.eye(f) * s, b=np.full(f, c))
-            self.at[i].perm = at.perm
+        self.channel_affine(i, s, c)
 
     def sum(self, i):
         """A sum waits for the division that makes it a mean (over several dims, a chain of
@@ -520,33 +624,45 @@ class _Lowering:
         j = self.nodes[i].ins[0]
         dim = self.nodes[i].attrs["dim"]
         if j in self.pending_sum and self.nodes[j].kind == "sum" and self.sole_user(i):
-            at, dims = self.pending_sum.pop(j)
+            at, dims, rank = self.pending_sum.pop(j)
         else:
-            at, dims = self.src(i), ()
+            unplaced = j in self.at and self.at[j].flat is None
+            at, dims, rank = self.at[j] if unplaced else self.src(i), (), len(self.nodes[j].shape)
         if dim == 0:
             self.fail("a sum over the batch dimension is not exported")
-        self.pending_sum[i] = (at, dims + (dim,))
+        self.pending_sum[i] = (at, dims + (dim,), rank)
 
     def mean(self, i, s):
-        at, dims = self.pending_sum.pop(self.nodes[i].ins[0])
+        at, dims, rank = self.pending_sum.pop(self.nodes[i].ins[0])
         dims = tuple(sorted(set(dims)))
-        if at.flat:
+        if at.flat is None:  # any element order: only a mean of them all
+            if dims != tuple(range(1, rank)):
+                self.fail("a mean over dims %s of a value whose elements are not in the "
+                          "graph's order (an index that drops an axis, or a reshape that "
+                          "would need a transpose); only a mean over all of them is exported"
+                          % (dims,))
+            outer, reduce, inner, out = 1, len(at.perm), 1, (1, 1)
+        elif at.flat:
             _n, f = at.gshape
             if dims != (1,):
                 self.fail("mean over dims %s of [N, features]" % (dims,))
             outer, reduce, inner, out = 1, f, 1, (1, 1)
         else:
             _n, h, w, c = at.gshape
+            if rank == 3:  # the dims of the [N, C, 1, L] value
+                dims = {(1,): (1,), (2,): (2, 3), (1, 2): (1, 2, 3)}.get(dims, dims)
             sizes = {(2, 3): (1, h * w, c, (1, 1, 1, c)), (1,): (h * w, c, 1, (1, h, w, 1)),
                      (1, 2, 3): (1, h * w * c, 1, (1, 1, 1, 1))}
             if dims not in sizes:
                 self.fail("mean over dims %s; the exported mean reduces (2, 3), (1) or "
-                          "(1, 2, 3) of [N, C, H, W]" % (dims,))
+                          "(1, 2, 3) of [N, C, H, W] and (2), (1) or (1, 2) of [N, C, L]"
+                          % (dims,))
             outer, reduce, inner, out = sizes[dims]
         if abs(s * reduce - 1.0) > 1e-6:
             self.fail("a sum is exported only as part of a mean (sum, then divide by the "
                       "count)")
-        layer = self.emit("mean", i, [self.shaped(at, at.gshape)], out,
+        src = at.vid if at.flat is None else self.shaped(at, at.gshape)
+        layer = self.emit("mean", i, [src], out,
                           params={"outer": outer, "reduce": reduce, "inner": inner})
         # with the reduced dims kept or not, the mean's elements are in graph order
         self.at[i] = self.place(i, layer.dst, np.arange(outer * inner))
@@ -578,13 +694,16 @@ class _Lowering:
     def pad(self, i):
         node = self.nodes[i]
         pads, value = node.attrs["pads"], node.attrs["value"]
+        if len(pads) == 3:  # [N, C, L] as [N, C, 1, L]
+            pads = [pads[0], pads[1], (0, 0), pads[2]]
         if len(pads) != 4 or pads[0] != (0, 0):
             self.fail("padding of a %d-D value or of the batch is not exported" % len(pads))
         users = self.users[i]
         at = self.src(i)
         user = self.nodes[users[0]] if len(users) == 1 else None
-        if user is not None and user.kind == "module" and isinstance(user.module, nn.Conv2d) \
-                and value == 0.0 and pads[1] == (0, 0) and user.module.padding != "same":
+        conv = user is not None and user.kind == "module" and \
+            isinstance(user.module, (nn.Conv2d, nn.Conv1d))
+        if conv and value == 0.0 and pads[1] == (0, 0) and user.module.padding != "same":
             self.pending_pad[i] = (at, pads[2][0], pads[3][0])
             return
         (cb, ca), (pt, pb), (pl, pr) = pads[1], pads[2], pads[3]
@@ -626,6 +745,9 @@ class _Lowering:
         elif kind == "leaky_relu":
             self.elementwise(i, "unary").params.update(fn=unary.LEAKY_RELU,
                                                        alpha=node.attrs["slope"])
+        elif kind == "hard_sigmoid":
+            self.elementwise(i, "unary").params.update(fn=unary.HARD_SIGMOID,
+                                                       alpha=node.attrs["alpha"])
         elif kind in ("add", "mul", "sub"):
             self.binary(i, kind)
         elif kind == "scale":
@@ -637,15 +759,15 @@ class _Lowering:
 
 
 def trace(model, sample_shape):
-    """Trace `model` for inputs of `sample_shape` (one sample, no batch axis: [C, H, W] or
-    [features]) into a Trace. Raises ExportError naming the module and op it cannot
+    """Trace `model` for inputs of `sample_shape` (one sample, no batch axis: [C, H, W],
+    [C, L] or [features]) into a Trace. Raises ExportError naming the module and op it cannot
     export, with the module's dotted path."""
     if not isinstance(model, nn.Module):
         raise TypeError("export: expected a burn.nn Module, got " + type(model).__name__)
     sample_shape = tuple(int(d) for d in sample_shape)
-    if len(sample_shape) not in (1, 3):
-        raise ExportError("input samples must be [C, H, W] or [features], got shape %s"
-                          % (sample_shape,))
+    if len(sample_shape) not in (1, 2, 3):
+        raise ExportError("input samples must be [C, H, W], [C, L] or [features], got shape "
+                          "%s" % (sample_shape,))
     batch = np.random.default_rng(0).standard_normal((TRACE_BATCH,) + sample_shape)
     nodes, out = record(model, batch.astype(np.float32))
     low = _Lowering(nodes)
@@ -657,8 +779,7 @@ def trace(model, sample_shape):
         low.fail("the model's output is a sum; only a mean is exported")
     at = low.at[out]
     if at.flat is None:
-        low.fail("values of rank %d are not exported (only [N, C, H, W] and [N, features])"
-                 % len(nodes[out].shape))
+        low._unplaced(out)
     if not t.layers:
         raise ExportError("the model computes nothing to export (no ops after tracing)")
     if at.perm is not None:
@@ -666,6 +787,7 @@ def trace(model, sample_shape):
                           "element order has no graph equivalent without a Linear after it")
     t.output = at.vid
     t.output_shape = at.gshape
+    t.output_rank = len(nodes[out].shape)
     for layer in t.layers:
         if layer.w is not None:
             layer.w = np.ascontiguousarray(layer.w, dtype=np.float32)

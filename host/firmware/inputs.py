@@ -23,9 +23,13 @@ FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"
 
 # Core modules left out of the frozen image to save flash: the op table (burn.graph.ops, about
 # 4 KB frozen), which nothing on a board imports (it describes the ops for the host tools and
-# tests/host/test_op_table.py), and the transposed convolution (about 2.8 KB; a layer for
-# training on the host, not for the .bst runtime that a firmware is for).
-NOT_FROZEN = ("graph/ops.py", "ops/conv_transpose.py", "nn/conv_transpose.py")
+# tests/host/test_op_table.py), and the layers for training on the host, not for the .bst
+# runtime that a firmware is for: the transposed convolution (about 2.8 KB), the hard
+# sigmoid and the 1-D layers (burn.nn finds each in the module of its lower-case name).
+NOT_FROZEN = ("graph/ops.py", "ops/conv_transpose.py", "nn/conv_transpose.py",
+              "ops/hard_sigmoid.py", "nn/hardsigmoid.py", "ops/window1d.py", "nn/conv1d.py",
+              "nn/batchnorm1d.py", "nn/maxpool1d.py", "nn/avgpool1d.py",
+              "nn/adaptiveavgpool1d.py")
 # burn.mpy_abi only explains a burnflex.mpy that the board refuses. With the flex C module
 # built in, `import burnflex` finds that module first and never tries a file.
 NOT_FROZEN_WITH_FLEX = ("mpy_abi.py",)

@@ -62,13 +62,17 @@ STRUCTS = {
     "flex_s8_compare_params": "input1_offset=-a_zp input1_multiplier=a_mult "
                               "input1_shift=a_shift input2_offset=-b_zp "
                               "input2_multiplier=b_mult input2_shift=b_shift",
+    "flex_s8_div_params": "swap input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
+                          "output_multiplier=mult output_shift=shift act_min act_max",
+
 
     "flex_lstm_dims": "batch steps input_size units time_major",
 }
 
 
 # flex.h's FLEX_ARITH_* codes, in order (checked against flex.h by tests/host/test_arith_ops.py)
-ARITH = ("maximum", "minimum", "sub", "sub_swapped", "squared_difference")
+ARITH = ("maximum", "minimum", "sub", "sub_swapped", "squared_difference",
+         "div", "div_swapped", "floor_div", "floor_div_swapped", "floor_mod", "floor_mod_swapped")
 
 
 def struct(name, args):
@@ -711,6 +715,12 @@ class GraphKernels:
         """float32 MINIMUM, b broadcast (burn.graph.f32_arith)."""
         self._arith("flex_f32_arith", "minimum", a, b, out, size, b_size, np.float32, 0)
 
+    def div_f32(self, a, b, out, size, b_size, op, swap, act):
+        """float32 DIV, FLOOR_DIV, FLOOR_MOD (op 0, 1, 2), b op a when swap is 1, b broadcast
+        (burn.graph.div)."""
+        name = ("div", "floor_div", "floor_mod")[op] + ("_swapped" if swap else "")
+        self._arith("flex_f32_arith", name, a, b, out, size, b_size, np.float32, act)
+
     # -- optional ops: comparisons and selection (flex_c/src/extra) ------------------------
 
     def compare_s8(self, a, b, out, size, b_size, op, a_zp, a_mult, a_shift, b_zp, b_mult,
@@ -738,6 +748,15 @@ class GraphKernels:
     def select_f32(self, cond, x, y, out, size, c_size, x_size, y_size):
         """float32 SELECT_V2, each operand broadcast (burn.graph.logic)."""
         self._select(cond, x, y, out, size, c_size, x_size, y_size, np.float32)
+
+    # -- optional op: int8 division (flex_c/src/extra) ---------------------------------------
+
+    def div_s8(self, a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift, act_min,
+               act_max):
+        """int8 DIV, b / a when swap is 1, b broadcast (burn.graph.div)."""
+        self._run("flex_s8_div", [size, _i8(a, size), _i8(b, b_size), b_size,
+                                  struct("flex_s8_div_params", locals()), _i8(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
 
     def _lstm(self, name, bufs, views, tail, batch, steps, input_size, units, time_major):
         """bufs: (inp, w, out, r, bias, state); views: the element views of the first three

@@ -18,8 +18,8 @@ GROUPS = {
     "quantize": ("s8_quantize", "s8_requantize"),
     "float graph ops": ("f32_graph",),
     "training": ("f32_norm", "f32_optim"),
-    "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "vector_width",
-                "mem"),
+    "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "plan_call",
+                "vector_width", "mem"),
     "unary activations": ("s8_lookup", "f32_unary"),
     "prelu": ("s8_prelu", "f32_prelu"),
     "log softmax": ("s8_log_softmax",),
@@ -34,6 +34,7 @@ GROUPS = {
     "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
     "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
+    "int8 div (optional)": ("s8_div",),
     "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}

@@ -7,6 +7,9 @@ copies.
     plan.finish(); plan.run()              # raises FlexError naming the failing step
     fn, args = plan.call; plan.check(fn(*args))    # the same, one Python call less
 
+`plan.call` is flex_plan_call with the one block of flex_plan_run's arguments: cffi converts
+one pointer per run instead of five.
+
 Integers and parameter blocks become the step's words, buffers entries of its pointer
 table; a kernel without a plan op code makes `kernel` return False.
 """
@@ -83,9 +86,11 @@ class Plan:
         words = ffi.new("int32_t[]", self.words)
         pointers = ffi.new("void *[]", self.pointers)
         self.failed = ffi.new("int32_t *")
-        self.keep += [words, pointers]
-        self.call = (self.lib.lib.flex_plan_run, (words, len(self.words), pointers,
-                                                  len(self.pointers), self.failed))
+        block = ffi.new("flex_plan_args *", {
+            "plan": words, "plan_len": len(self.words), "buffers": pointers,
+            "n_buffers": len(self.pointers), "failed": self.failed})
+        self.keep += [words, pointers, block]
+        self.call = (self.lib.lib.flex_plan_call, (block,))
 
     def run(self):
         """Run the whole plan in one C call; raise the failing step's error."""

@@ -13,6 +13,7 @@ from burn.graph.ops import KERNELS, kernel_args
 from burn.host.flex.binding import raise_for_status
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.plan import Plan
+from burn.model import Model
 
 
 def _flex_kernels():
@@ -93,28 +94,59 @@ def _plan(model, lib):
     return plan
 
 
-class _PlanRun:
-    """`model.run` of a one-input model that runs as a plan: an input that is a buffer of
-    the input's format and length (a flat numpy array, array.array) goes into the arena by
-    one buffer assignment, then the plan runs; any other input takes the model's own `run`,
-    which converts or rejects it as always."""
+def _input_error(model, x, error):
+    """The ValueError for input `x` of a one-input `model` that its conversion refused with
+    TypeError `error` (a value of the wrong type, where a wrong size is a ValueError)."""
+    view, shape, tid = model._inputs[0]
+    kind = type(x).__name__
+    if hasattr(x, "dtype"):
+        kind = "%s %s" % (x.dtype, kind)
+    return ValueError("input 0: expected %d %s values for shape %s, got %s (%s)" % (
+        len(view), model.tensors[tid][1], shape, kind, error))
 
-    def __init__(self, model, plan):
-        self.view = model._inputs[0][0]
-        self.fn, self.args = plan.call
-        self.check = plan.check
-        self.raw = model._raw
-        self.plain = type(model).run.__get__(model)
 
-    def __call__(self, x):
+def _plan_class(model, plan):
+    """A subclass of Model for one-input `model` whose plan is made: `run(x)` and `model(x)`
+    put a buffer of the input's format and length (a flat numpy array, array.array) into the
+    arena by one buffer assignment and make the plan's one cffi call; any other input goes
+    through Model's conversion, which takes or refuses it as always (a value of the wrong
+    type with a ValueError too). What they use are closure cells, not attributes: each
+    attribute read would cost about as much as a kernel here, and so would a second Python
+    frame, which is why run and __call__ each inline the same lines."""
+    view = model._inputs[0][0]
+    fn, args = plan.call
+    check, raw, result = plan.check, model._raw, model._result
+
+    def convert(self, x):
         try:
-            self.view[:] = x
-        except (TypeError, ValueError):
-            return self.plain(x)
-        status = self.fn(*self.args)
-        if status:
-            self.check(status)
-        return self.raw
+            self._set_input(0, x)
+        except TypeError as e:
+            raise _input_error(self, x, e) from None
+
+    class PlanModel(Model):
+        def run(self, x):
+            """Model.run, by the plan (burn.host.flex.runtime._plan_class)."""
+            try:
+                view[:] = x
+            except (TypeError, ValueError):
+                convert(self, x)
+            status = fn(*args)
+            if status:
+                check(status)
+            return raw
+
+        def __call__(self, x):
+            """Model.__call__, by the plan (burn.host.flex.runtime._plan_class)."""
+            try:
+                view[:] = x
+            except (TypeError, ValueError):
+                convert(self, x)
+            status = fn(*args)
+            if status:
+                check(status)
+            return result
+
+    return PlanModel
 
 
 class _FastInvoke:
@@ -140,10 +172,12 @@ class _FastInvoke:
             self.plain()
             self.calls = [(s.k.name, s.k.fn, s.k.args) if isinstance(s.k, _Replay)
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
-            if hasattr(self.lib.lib, "flex_plan_run"):
+            if hasattr(self.lib.lib, "flex_plan_call"):
                 self.plan = _plan(self.model, self.lib)
                 if self.plan is not None and len(self.model._inputs) == 1:
-                    self.model.run = _PlanRun(self.model, self.plan)
+                    if self.model._result is None:
+                        self.model._result = self.model._tensors()
+                    self.model.__class__ = _plan_class(self.model, self.plan)
             return
         # fn(*args) with a tuple allocates nothing, so the loop does not wake the GC
         for name, fn, args in calls:

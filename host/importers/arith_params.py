@@ -1,5 +1,6 @@
 """The int8 parameters TFLM's Prepare() computes for SUB and SQUARED_DIFFERENCE, from the
-tensor scales: (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift).
+tensor scales: (left_shift, a_mult, a_shift, b_mult, b_shift, out_mult, out_shift); and
+BATCH_MATMUL's (mult, shift).
 
 SUB's Prepare divides in single precision (ADD's, `burn.graph.quant_params.add_params`, in
 double); SQUARED_DIFFERENCE's divides in double, shifts by 7 and quantizes the output
@@ -31,3 +32,9 @@ def squared_difference_params(a_scale, b_scale, out_scale):
 
 
 PARAMS = {"sub": sub_params, "squared_difference": squared_difference_params}
+
+
+def batch_matmul_params(a_scale, b_scale, out_scale):
+    """TFLM BATCH_MATMUL Prepare (int8): (mult, shift) of a_scale * b_scale / out_scale, the
+    product rounded to float32 first."""
+    return quantize_multiplier(to_f32(a_scale * b_scale) / out_scale)

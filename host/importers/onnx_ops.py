@@ -15,11 +15,14 @@ def _pair(values, what, b):
     return tuple(int(v) for v in values)
 
 
-def _window(b, node, x, kernel, dilations=(1, 1)):
-    """(strides, (pad top, left, bottom, right)) of a 2-D window op, auto_pad included;
-    the padded input is bounded before anything is allocated."""
-    strides, pads = _window_pads(b, node, x, kernel, dilations)
-    n, c, h, w = x.shape
+def _window(b, node, x, kernel, dilations=(1, 1), attrs=None):
+    """(strides, (pad top, left, bottom, right)) of a 2-D window op, auto_pad included, on
+    `x` (a Var or an [N, C, H, W] shape), with the node's attributes or `attrs`; the padded
+    input is bounded before anything is allocated."""
+    shape = x if isinstance(x, tuple) else x.shape
+    strides, pads = _window_pads(b, node.attrs if attrs is None else attrs, shape, kernel,
+                                 dilations)
+    n, c, h, w = shape
     check_dims(node.where() + " padded input",
                (n, c, h + pads[0] + pads[2], w + pads[1] + pads[3]), MAX_ACTIVATION)
     if min(strides) < 1:
@@ -27,8 +30,7 @@ def _window(b, node, x, kernel, dilations=(1, 1)):
     return strides, pads
 
 
-def _window_pads(b, node, x, kernel, dilations):
-    a = node.attrs
+def _window_pads(b, a, shape, kernel, dilations):
     strides = _pair(a.get("strides", [1, 1]), "strides", b)
     auto = a.get("auto_pad", "NOTSET")
     if auto in ("NOTSET", "VALID"):
@@ -39,7 +41,7 @@ def _window_pads(b, node, x, kernel, dilations):
     if auto not in ("SAME_UPPER", "SAME_LOWER"):
         b.fail("auto_pad %r is not supported" % auto)
     pads = []
-    for size, k, s, d in zip(x.shape[2:], kernel, strides, dilations):
+    for size, k, s, d in zip(shape[2:], kernel, strides, dilations):
         total = max((-(-size // s) - 1) * s + (k - 1) * d + 1 - size, 0)
         small = total // 2
         pads.append((small, total - small) if auto == "SAME_UPPER" else (total - small, small))
@@ -61,10 +63,55 @@ def _rank4(b, x):
         b.fail("only 4-D (N, C, H, W) inputs are supported, got shape %s" % (x.shape,))
 
 
+def _rows(b, node, x):
+    """(attrs, shape) of a 1-D window op on [N, C, L] as the 2-D one on [N, C, 1, L]: each
+    per-axis attribute gains an H entry (kernel, stride and dilation 1, no padding)."""
+    a = dict(node.attrs)
+    for key in ("kernel_shape", "strides", "dilations"):
+        if key in a:
+            if len(a[key]) != 1:
+                b.fail("%s must have 1 value for a 1-D input, got %r" % (key, a[key]))
+            a[key] = [1] + list(a[key])
+    if "pads" in a:
+        if len(a["pads"]) != 2:
+            b.fail("pads must have 2 values for a 1-D input, got %r" % (a["pads"],))
+        a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    n, c, length = x.shape
+    return a, (n, c, 1, length)
+
+
+def _conv1d(b, node, x, w, bias):
+    """Conv of an [N, C, L] value -> nn.Conv1d (unequal padding: an F.pad before it)."""
+    attrs, shape = _rows(b, node, x)
+    groups = attrs.get("group", 1)
+    out_c, in_g, k = (int(d) for d in w.shape)
+    dil = _pair(attrs.get("dilations", [1, 1]), "dilations", b)
+    if groups < 1 or out_c % groups or x.shape[1] != in_g * groups or min(dil) < 1:
+        b.fail("weights %s, group %d and dilations %r do not fit input %s"
+               % (w.shape, groups, dil[1:], x.shape))
+    strides, pads = _window(b, node, shape, (1, k), dil, attrs)
+    check_dims(node.where() + " output", (x.shape[0], out_c, x.shape[2] + pads[1] + pads[3]),
+               MAX_ACTIVATION)
+    src, padding = x.name, pads[1]
+    if pads[1] != pads[3]:
+        src, padding = b.compute("F.pad(%s, (%d, %d))" % (x.name, pads[1], pads[3])).name, 0
+    source = "nn.Conv1d(%d, %d, %d, stride=%d, padding=%d, dilation=%d, groups=%d, " \
+        "bias=%s)" % (in_g * groups, out_c, k, strides[1], padding, dil[1], groups,
+                      bias is not None)
+    weights = {"weight": w.astype(np.float32)}
+    if bias is not None:
+        weights["bias"] = bias.astype(np.float32).reshape(-1)
+    layer = b.layer("conv", source, weights)
+    b.emit("%s(%s)" % (layer, src))
+
+
 @lowers("Conv")
 def conv(b, node):
-    """Conv -> nn.Conv2d (asymmetric padding: an F.pad before it)."""
+    """Conv -> nn.Conv2d, or nn.Conv1d on [N, C, L] (asymmetric padding: an F.pad before
+    it)."""
     x, w, bias = b.var(0), b.const(1), b.const(2)
+    if len(x.shape) == 3 and w is not None and w.ndim == 3:
+        return _conv1d(b, node, x, w, bias)
     _rank4(b, x)
     if w is None or w.ndim != 4:
         b.fail("only 2-D convolutions with constant weights are supported")
@@ -220,10 +267,11 @@ def leaky_relu(b, node):
 
 @lowers("HardSigmoid")
 def hard_sigmoid(b, node):
-    """HardSigmoid -> clamp(alpha * x + beta, 0, 1)."""
+    """HardSigmoid -> nn.Hardsigmoid with its alpha and beta."""
     a = node.attrs
-    b.emit("burn.clamp(%s * %s + %s, 0.0, 1.0)" % (b.var(0).name, b.number(a.get("alpha", 0.2)),
-                                                  b.number(a.get("beta", 0.5))))
+    layer = b.layer("hsig", "nn.Hardsigmoid(alpha=%s, beta=%s)" % (
+        b.number(a.get("alpha", 0.2)), b.number(a.get("beta", 0.5))), {})
+    b.emit("%s(%s)" % (layer, b.var(0).name))
 
 
 @lowers("HardSwish")
@@ -241,9 +289,12 @@ def softmax(b, node):
 
 @lowers("MaxPool", "AveragePool")
 def pool(b, node):
-    """MaxPool / AveragePool (2-D, symmetric padding) -> F.max_pool2d / F.avg_pool2d."""
+    """MaxPool / AveragePool (2-D, symmetric padding) -> F.max_pool2d / F.avg_pool2d; of an
+    [N, C, L] value -> nn.MaxPool1d / nn.AvgPool1d."""
     a = node.attrs
     x = b.var(0)
+    if len(x.shape) == 3:
+        return _pool1d(b, node, x)
     _rank4(b, x)
     kernel = _pair(a.get("kernel_shape"), "kernel_shape", b)
     dil = _pair(a.get("dilations", [1, 1]), "dilations", b)
@@ -262,26 +313,52 @@ def pool(b, node):
         x.name, kernel, strides, pads[:2], ceil, bool(a.get("count_include_pad", 0))))
 
 
+def _pool1d(b, node, x):
+    a, shape = _rows(b, node, x)
+    kernel = _pair(a.get("kernel_shape"), "kernel_shape", b)
+    dil = _pair(a.get("dilations", [1, 1]), "dilations", b)
+    if min(kernel) < 1 or min(dil) < 1:
+        b.fail("kernel_shape and dilations must be positive")
+    strides, pads = _window(b, node, shape, kernel, dil, a)
+    if pads[1] != pads[3]:
+        b.fail("only the same padding on both sides is supported, got %r" % ((pads[1], pads[3]),))
+    ceil = bool(a.get("ceil_mode", 0))
+    if node.op == "MaxPool":
+        source = "nn.MaxPool1d(%d, %d, %d, %d, ceil_mode=%s)" % (kernel[1], strides[1],
+                                                                 pads[1], dil[1], ceil)
+    elif dil[1] != 1:
+        b.fail("dilated average pooling is not supported")
+    else:
+        source = "nn.AvgPool1d(%d, %d, %d, ceil_mode=%s, count_include_pad=%s)" % (
+            kernel[1], strides[1], pads[1], ceil, bool(a.get("count_include_pad", 0)))
+    b.emit("%s(%s)" % (b.layer("pool", source, {}), x.name))
+
+
 @lowers("GlobalAveragePool")
 def global_average_pool(b, node):
-    """GlobalAveragePool -> mean over (H, W), dims kept."""
+    """GlobalAveragePool -> mean over (H, W), dims kept; of an [N, C, L] value ->
+    nn.AdaptiveAvgPool1d(1)."""
     x = b.var(0)
+    if len(x.shape) == 3:
+        return b.emit("%s(%s)" % (b.layer("pool", "nn.AdaptiveAvgPool1d(1)", {}), x.name))
     _rank4(b, x)
     b.emit("%s.mean((2, 3), keepdim=True)" % x.name)
 
 
 @lowers("BatchNormalization")
 def batch_norm(b, node):
-    """BatchNormalization (inference) -> nn.BatchNorm2d with its running statistics."""
+    """BatchNormalization (inference) -> nn.BatchNorm2d with its running statistics
+    (nn.BatchNorm1d on [N, C, L] and [N, C])."""
     x = b.var(0)
-    _rank4(b, x)
+    if len(x.shape) not in (2, 3):
+        _rank4(b, x)
     if node.attrs.get("training_mode", 0):
         b.fail("training_mode=1 is not supported")
     scale, bias, mean, var = (b.const(i) for i in range(1, 5))
     if any(v is None or v.shape != (x.shape[1],) for v in (scale, bias, mean, var)):
         b.fail("scale, B, mean and var must be constants of shape (%d,)" % x.shape[1])
-    source = "nn.BatchNorm2d(%d, eps=%s, momentum=%s)" % (
-        x.shape[1], b.number(node.attrs.get("epsilon", 1e-5)),
+    source = "nn.BatchNorm%dd(%d, eps=%s, momentum=%s)" % (
+        1 if len(x.shape) < 4 else 2, x.shape[1], b.number(node.attrs.get("epsilon", 1e-5)),
         b.number(1.0 - node.attrs.get("momentum", 0.9)))
     weights = {"weight": scale, "bias": bias, "running_mean": mean, "running_var": var,
                "num_batches_tracked": np.asarray(0, np.int32)}

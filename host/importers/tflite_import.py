@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 import burn
+from burn.graph import div as graph_div
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry, logic, unary
 from burn.graph import quant_params as qp
@@ -32,9 +33,14 @@ from burn.host.importers import (
     unary_tables,
 )
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite_batch_space import convert as convert_batch_space
+from burn.host.importers.tflite_cast import CastError
+from burn.host.importers.tflite_cast import convert as convert_cast
+from burn.host.importers.tflite_cumsum import convert as convert_cumsum
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
+from burn.host.importers.tflite_update_slice import convert as convert_update_slice
 from burn.host.importers.tflm_child import TFLMError, run_tflm
 
 # the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
@@ -44,7 +50,7 @@ _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 # Ops whose graph tensors must carry the TFLite shape (the .bst kernels read it).
 _SHAPED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "PADV2",
            "SOFTMAX", "TRANSPOSE_CONV", "LOG_SOFTMAX", "RESIZE_BILINEAR",
-           "RESIZE_NEAREST_NEIGHBOR")
+           "RESIZE_NEAREST_NEIGHBOR", "L2_POOL_2D")
 # (required inputs, outputs) of each op; omitted inputs (-1) may follow the required ones.
 _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, "MUL": 2,
           "MEAN": 2, "PAD": 2, "PADV2": 2, "TRANSPOSE_CONV": 3, "PRELU": 2, "SVDF": 3,
@@ -54,10 +60,13 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "BATCH_MATMUL": 2,
           "SUB": 2, "SQUARED_DIFFERENCE": 2, "MAXIMUM": 2, "MINIMUM": 2,
           "EQUAL": 2, "NOT_EQUAL": 2, "LESS": 2, "LESS_EQUAL": 2, "GREATER": 2,
-          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2}
+          "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
+          "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
+          "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
-             "NOT_EQUAL")
+             "NOT_EQUAL", "CAST", "REDUCE_ALL")
 # ops with one output or more (the others have exactly one)
 _OUTPUTS = ("SPLIT", "SPLIT_V", "UNPACK")
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
@@ -69,7 +78,7 @@ _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
 # the TFLite ops with int16 activations that burn runs (int16x8: int8 weights)
 _INT16_OPS = ("QUANTIZE", "DEQUANTIZE", "FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D",
               "ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "CONCATENATION", "SOFTMAX",
-              "LOGISTIC", "TANH")
+              "LOGISTIC", "TANH", "CAST")
 
 
 def _short(name):
@@ -435,8 +444,8 @@ def _operands(c, node):
     return a, b
 
 
-def _binary(c, node):
-    kind = node.name.lower()
+def _binary(c, node, kind=None):
+    kind = kind or node.name.lower()
     a, b = _operands(c, node)
     code = c.fused(node)
     if not c.is_int8(node) and not c.is_int16(node):
@@ -480,6 +489,39 @@ def _arith(c, node):
                        "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
                        "out_shift": osh})
     c.emit(kind, node, params=params, ins=[a, b])
+
+
+def _div(c, node):
+    """DIV, FLOOR_DIV and FLOOR_MOD of float32 tensors and DIV of int8 ones (the optional op
+    of burn.graph.div); DIV with its fused activation."""
+    a, b = _operands(c, node)
+    types = {c.tf.tensors[t].dtype.name for t in node.inputs[:2] + node.outputs[:1]}
+    swap = int(a != node.inputs[0])
+    if types == {"int8"} and node.name == "DIV":
+        c.emit("div", node, ins=[a, b], params=_div_s8_params(c, node, a, b, swap))
+        return
+    if types != {"float32"}:
+        raise _Fail("%s of %s tensors is not supported: burn's runs float32%s" % (
+            node.name, "/".join(sorted(t.upper() for t in types)),
+            " (and int8 DIV)" if node.name == "DIV" else ""))
+    code = c.fused(node) if node.name == "DIV" else 0
+    c.emit("div", node, ins=[a, b], params={
+        "op": ("DIV", "FLOOR_DIV", "FLOOR_MOD").index(node.name), "swap": swap, "act": code})
+
+
+def _div_s8_params(c, node, a, b, swap):
+    """int8 DIV's parameters as TFLM's Prepare computes them, the first operand's scale over
+    the second's times the output's (a and b may be swapped)."""
+    a_zp, b_zp = c.quant(a)[1], c.quant(b)[1]
+    out_scale, _ = c.quant(node.outputs[0])
+    (s1, _), (s2, _) = c.quant(node.inputs[0]), c.quant(node.inputs[1])
+    mult, shift = qp.div_params(s1, s2, out_scale)
+    if not graph_div.SHIFT_MIN <= shift <= graph_div.SHIFT_MAX:
+        raise _Fail("the output multiplier %g / (%g x %g) is outside burn's [2^%d, 2^%d)"
+                    % (s1, s2, out_scale, graph_div.SHIFT_MIN - 1, graph_div.SHIFT_MAX))
+    params = {"swap": swap, "a_zp": a_zp, "b_zp": b_zp, "mult": mult, "shift": shift}
+    params.update(c.out_quant_params(node, c.fused(node)))
+    return params
 
 
 def _logic_operands(c, node, count, max_rank):
@@ -579,6 +621,20 @@ def _select(c, node):
     _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
 
 
+def _zeros_like(c, node):
+    """ZEROS_LIKE of an int8 or float32 tensor: a `select` of its constant 0 (raw 0 in int8,
+    as TFLM writes) wherever a constant false condition holds, reading the input once."""
+    x, y = node.inputs[0], node.outputs[0]
+    dt = c.tf.tensors[x].dtype
+    if dt not in (np.int8, np.float32) or c.tf.tensors[y].dtype != dt:
+        raise _Fail("ZEROS_LIKE of %s into %s: burn takes int8 and float32" % (
+            dt.name.upper(), c.tf.tensors[y].dtype.name.upper()))
+    if _numel(c.shape(x)) != _numel(c.shape(y)):
+        raise _Fail("input %s and output %s differ in size" % (c.shape(x), c.shape(y)))
+    c.emit("select", node, consts={"cond": np.zeros(1, np.int8), "y": np.zeros(1, dt)},
+           params={}, ins=[x])
+
+
 def _logical(c, node):
     """LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT of BOOL tensors (int8 0/1), as the select
     they are: a and b is b where a, else 0; a or b is 1 where a, else b; not a is 0 where
@@ -615,6 +671,33 @@ def _pool(c, node):
            params=params)
 
 
+def _l2_pool(c, node):
+    """L2_POOL_2D (float32 only, as in TFLM): the square root of each window's mean square,
+    as a `mul` of the input by itself, an `avg_pool2d`, a `unary` SQRT and, for a fused
+    activation, a `clamp`; the float arithmetic is TFLM's, step by step."""
+    if c.is_int8(node) or c.is_int16(node):
+        raise _Fail("TFLM has no int8 or int16 L2_POOL_2D kernel (float32 only)")
+    if {c.tf.tensors[t].dtype.name for t in node.inputs[:1] + node.outputs} != {"float32"}:
+        raise _Fail("input and output types differ")
+    if node.options is None:
+        raise _Fail("missing options")
+    kh, kw = node.options["FilterHeight"], node.options["FilterWidth"]
+    if c.shape4(node.inputs[0])[3] != c.shape4(node.outputs[0])[3]:
+        raise _Fail("input and output channels differ")
+    params = dict(c.window(node, kh, kw), kh=kh, kw=kw, act=0)
+    code = c.fused(node)
+    x, y = c.act(node.inputs[0]), c.act(node.outputs[0])
+    out_shape = c.shape(node.outputs[0])
+    squares = tflite_move.like_tensor(c, x, c.shape(node.inputs[0]))
+    means = tflite_move.like_tensor(c, y, out_shape)
+    root = tflite_move.like_tensor(c, y, out_shape) if code else y
+    c.ops += [GraphOp("mul", [x, x], [squares], params={"act": 0}),
+              GraphOp("avg_pool2d", [squares], [means], params=params),
+              GraphOp("unary", [means], [root], params={"fn": unary.SQRT, "alpha": 0.0})]
+    if code:
+        c.ops.append(GraphOp("clamp", [root], [y], params={"act": code}))
+
+
 def _fold_axes(c, node):
     """The input's shape folded to [outer, reduce, mid, reduce2, inner] for a reduction over
     the axes of node.inputs[1] (TFLM resolves them: negative counts from the end, repeats
@@ -643,12 +726,18 @@ def _fold_axes(c, node):
 
 
 def _mean(c, node):
-    """MEAN, SUM, REDUCE_MAX and REDUCE_MIN. int8 MEAN and SUM over one block of axes are
-    the mean kind (in every firmware); the rest is the optional reduce kind."""
+    """MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL. int8 MEAN and SUM over one block of
+    axes are the mean kind (in every firmware); the rest is the optional reduce kind."""
     dims = _fold_axes(c, node)
     name = node.name
-    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3}[name]  # burn.graph.reduce
+    # burn.graph.reduce's op codes; REDUCE_ALL of BOOL (int8 0/1) is their minimum
+    op = {"SUM": 0, "MEAN": 1, "REDUCE_MAX": 2, "REDUCE_MIN": 3, "REDUCE_ALL": 3}[name]
     params = dict(zip(("outer", "reduce", "mid", "reduce2", "inner"), dims), op=op)
+    if name == "REDUCE_ALL":
+        if {c.tf.tensors[t].dtype for t in (node.inputs[0], node.outputs[0])} != {np.dtype(bool)}:
+            raise _Fail("REDUCE_ALL takes and gives BOOL tensors")
+        c.emit("reduce", node, params=dict(params, in_zp=0, out_zp=0, mult=0, shift=0))
+        return
     if not c.is_int8(node):
         if c.tf.tensors[node.outputs[0]].dtype != np.float32:
             raise _Fail("input and output types differ")
@@ -829,8 +918,9 @@ def _concat(c, node):
 
 
 def _unary(c, node):
-    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU: int8 as TFLM's 256 results (a
-    `table` constant), float32 by burn.graph.unary's fn code."""
+    """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, and float32 EXP, LOG, SIN, COS,
+    FLOOR, CEIL, ROUND: int8 as TFLM's 256 results (a `table` constant), float32 by
+    burn.graph.unary's fn code."""
     src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
     if src.dtype != dst.dtype:
         raise _Fail("input and output types differ (%s, %s)" % (src.dtype.name, dst.dtype.name))
@@ -855,6 +945,18 @@ def _unary(c, node):
     except unary_tables.TableError as e:
         raise _Fail(str(e)) from e
     c.emit("unary", node, consts={"table": tbl})
+
+
+def _square(c, node):
+    """SQUARE (float32 only, as in TFLM): the input multiplied by itself, a `mul`."""
+    if c.is_int8(node):
+        raise _Fail("TFLM has no int8 SQUARE kernel (float32 only)")
+    if c.tf.tensors[node.outputs[0]].dtype != np.float32:
+        raise _Fail("input and output types differ")
+    if c.shape(node.inputs[0]) != c.shape(node.outputs[0]):
+        raise _Fail("input and output shapes differ")
+    x = node.inputs[0]
+    c.emit("mul", node, params={"act": 0}, ins=[x, x])
 
 
 def _prelu(c, node):
@@ -1000,6 +1102,61 @@ def _move(c, node):
         tflite_move.convert(c, node)
     except tflite_move.MoveError as e:
         raise _Fail(str(e)) from None
+def _copies(c, node):
+    """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space),
+    DYNAMIC_UPDATE_SLICE (tflite_update_slice) and CUMSUM (tflite_cumsum): ops that exist,
+    joined by copies of constant boxes."""
+    convert = {"DYNAMIC_UPDATE_SLICE": convert_update_slice, "CUMSUM": convert_cumsum}
+    try:
+        convert.get(node.name, convert_batch_space)(c, node)
+    except tflite_move.MoveError as e:
+        raise _Fail(str(e)) from None
+
+
+def _cast(c, node):
+    """CAST where an existing op computes it exactly (burn.host.importers.tflite_cast)."""
+    try:
+        convert_cast(c, node)
+    except CastError as e:
+        raise _Fail(str(e)) from None
+
+
+def _add_n(c, node):
+    """ADD_N: float32 as a chain of ADDs, int8 of two inputs as one ADD (TFLM's ADD_N of
+    more sums them before it rounds once, which a chain cannot repeat)."""
+    types = {c.tf.tensors[t].dtype for t in node.inputs + node.outputs}
+    shapes = {tuple(c.shape(t)) for t in node.inputs + node.outputs}
+    if len(types) != 1 or len(shapes) != 1:
+        raise _Fail("inputs and output must have one type and one shape, got %s and %s"
+                    % (sorted(t.name for t in types), sorted(shapes)))
+    if c.is_int8(node):
+        if len(node.inputs) != 2:
+            raise _Fail("int8 ADD_N of %d inputs: TFLM sums them before it rounds once, "
+                        "which a chain of ADDs cannot repeat; burn takes 2" % len(node.inputs))
+        zp = c.quant(node.inputs[0])[1]
+        if c.quant(node.inputs[1]) != c.quant(node.inputs[0]):
+            raise _Fail("int8 inputs must share one scale and zero point (TFLM)")
+        # TFLM's sum starts from the input offset, not 0: it subtracts the zero point three
+        # times, which the ADD's two zero points share
+        a_zp = 3 * zp // 2
+        if not -128 <= 3 * zp - a_zp <= 127:
+            raise _Fail("input zero point %d: TFLM's int8 ADD_N subtracts it three times, "
+                        "beyond the two int8 zero points of an ADD (|zero point| <= 84)" % zp)
+        _binary(c, node, "add")
+        c.ops[-1].params.update(a_zp=a_zp, b_zp=3 * zp - a_zp)
+        return
+    if c.is_int16(node) or types != {np.dtype(np.float32)}:
+        raise _Fail("ADD_N only supports FLOAT32 and INT8, got %s."
+                    % c.tf.tensors[node.outputs[0]].dtype.name.upper())
+    y = node.outputs[0]
+    total = c.act(node.inputs[0])
+    for k, t in enumerate(node.inputs[1:]):
+        last = k == len(node.inputs) - 2
+        out = c.act(y) if last else tflite_move.like_tensor(c, c.act(y), c.shape(y))
+        c.ops.append(GraphOp("add", [total, c.act(t)], [out], params={"act": 0}))
+        total = out
+
+
 def _resize(c, node):
     """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
     here into the resize kind's tables (burn.graph.resize)."""
@@ -1074,8 +1231,10 @@ def _l2norm(c, node):
 
 
 def _batch_matmul(c, node):
-    """BATCH_MATMUL: its batch dims must be equal, or all 1 on one side (a broadcast
-    operand); the second operand may be a constant."""
+    """BATCH_MATMUL: batch dims broadcast dim by dim as TFLM's do; the second operand may
+    be a constant. An operand broadcast along some batch dims but not all is expanded
+    first (a strided copy of an activation; a constant at import), so that the op sees
+    equal batch dims or one operand broadcast whole."""
     lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
     types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
     if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
@@ -1095,23 +1254,40 @@ def _batch_matmul(c, node):
     if any(a != b and 1 not in (a, b) for a, b in zip(lb, rb)):
         raise _Fail("batch dims %s and %s do not broadcast" % (lb, rb))
     batch = tuple(max(a, b) for a, b in zip(lb, rb))
-    batches = int(np.prod(batch, dtype=np.int64))
-    l_count, r_count = int(np.prod(lb, dtype=np.int64)), int(np.prod(rb, dtype=np.int64))
-    if not (lb == rb or l_count == 1 or r_count == 1):
-        raise _Fail("batch dims %s and %s: only equal dims or one operand broadcast whole"
-                    % (lb, rb))
     if tuple(c.shape(out)) != batch + (m, n):
         raise _Fail("output %s is not %s" % (c.shape(out), batch + (m, n)))
-    params = {"batches": batches, "m": m, "k": k, "n": n, "adj_x": adj_x, "adj_y": adj_y,
-              "a_step": m * k if l_count > 1 else 0, "b_step": k * n if r_count > 1 else 0}
+    whole = [int(np.prod(b, dtype=np.int64)) == 1 for b in (lb, rb)]
+    expand = lb != rb and not any(whole)  # then each operand gets every batch
+    params = {"batches": int(np.prod(batch, dtype=np.int64)), "m": m, "k": k, "n": n,
+              "adj_x": adj_x, "adj_y": adj_y, "a_step": 0 if whole[0] else m * k,
+              "b_step": 0 if whole[1] else k * n}
     if c.is_int8(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
-        mult, shift = qp.quantize_multiplier(fp.to_f32(a_scale * b_scale) / o_scale)
+        mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, o_scale)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
+    ins = [_bmm_operand(c, lhs, lb, batch if expand else lb, ls[-2:])]
+    consts = {}
     if c.tf.tensors[rhs].data is not None:
-        c.emit("batch_matmul", node, consts={"b": c.const(rhs, "b")}, params=params)
+        b = c.tf.tensors[rhs].data.reshape(rb + tuple(rs[-2:]))
+        b = np.broadcast_to(b, (batch if expand else rb) + tuple(rs[-2:]))
+        consts["b"] = np.ascontiguousarray(b).reshape((-1,) + tuple(rs[-2:]))  # 3 dims
     else:
-        c.emit("batch_matmul", node, params=params, ins=[lhs, rhs])
+        ins.append(_bmm_operand(c, rhs, rb, batch if expand else rb, rs[-2:]))
+    c.ops.append(GraphOp("batch_matmul", ins, [c.act(out)], consts, params))
+
+
+def _bmm_operand(c, t, own, batch, mat):
+    """The graph tensor of BATCH_MATMUL operand `t` (batch dims `own`, matrix dims `mat`)
+    holding `batch` batches: a strided copy repeats it along the dims it broadcasts."""
+    if tuple(own) == tuple(batch):
+        return c.act(t)
+    dims = tuple(own) + tuple(mat)
+    strides = [int(np.prod(dims[a + 1:], dtype=np.int64)) for a in range(len(dims))]
+    box = tflite_move.box(0, [(o, 0 if d == 1 else s) for d, o, s in
+                              zip(dims, tuple(batch) + tuple(mat), strides)])
+    full = tflite_move.like_tensor(c, c.act(t), tuple(batch) + tuple(mat))
+    c.ops.append(GraphOp("strided", [c.act(t)], [full], params=box))
+    return full
 
 
 def _lstm(c, node):
@@ -1146,6 +1322,14 @@ _CONVERT = {
     "EQUAL": _compare, "NOT_EQUAL": _compare, "LESS": _compare, "LESS_EQUAL": _compare,
     "GREATER": _compare, "GREATER_EQUAL": _compare, "SELECT_V2": _select, "SELECT": _select,
     "LOGICAL_AND": _logical, "LOGICAL_OR": _logical, "LOGICAL_NOT": _logical,
+    "REVERSE_V2": _move, "BROADCAST_TO": _move, "GATHER_ND": _move,
+    "SPACE_TO_BATCH_ND": _copies, "BATCH_TO_SPACE_ND": _copies,
+    "CAST": _cast, "ADD_N": _add_n, "REDUCE_ALL": _mean, "FILL": _move,
+    "EXP": _unary, "LOG": _unary, "SIN": _unary, "COS": _unary, "FLOOR": _unary, "CEIL": _unary,
+    "ROUND": _unary, "SQUARE": _square,
+    "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
+    "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _copies,
+    "CUMSUM": _copies,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
 }
 

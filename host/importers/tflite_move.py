@@ -59,7 +59,7 @@ def _axis(axis, rank):
     return axis % rank
 
 
-def _box(offset, axes):
+def box(offset, axes):
     """The strided op's parameters for reading `axes` [(count, stride)] from `offset`."""
     merged = []
     for d, s in axes:
@@ -78,8 +78,8 @@ def _box(offset, axes):
 
 def is_identity(params, size):
     """Whether a box reads all `size` elements of its input in order."""
-    return params["offset"] == 0 and params["dims"][-1] == size and \
-        (size == 1 or params["strides"][-1] == 1)
+    return params["offset"] == 0 and params["dims"][-1] == size == int(np.prod(
+        params["dims"])) and (size == 1 or params["strides"][-1] == 1)
 
 
 def _want(tf, t, shape):
@@ -99,7 +99,7 @@ def _transpose(tf, node, shape):
         raise MoveError("perm %s is not a permutation" % perm)
     _want(tf, node.outputs[0], [shape[p] for p in perm])
     strides = _strides(shape)
-    return [_box(0, [(shape[p], strides[p]) for p in perm])]
+    return [box(0, [(shape[p], strides[p]) for p in perm])]
 
 
 def _slice(tf, node, shape):
@@ -120,7 +120,7 @@ def _slice(tf, node, shape):
     if int(np.prod(counts)) != int(np.prod(tf.tensors[node.outputs[0]].shape)):
         raise MoveError("the output does not hold the %s slice" % counts)
     strides = _strides(shape)
-    return [_box(sum(b * s for b, s in zip(begin, strides)), list(zip(counts, strides)))]
+    return [box(sum(b * s for b, s in zip(begin, strides)), list(zip(counts, strides)))]
 
 
 def _clamp(v, lo, hi):
@@ -162,7 +162,7 @@ def _strided_slice(tf, node, shape):
         offset += start * strides[k] if count else 0
         axes.append((count, s * strides[k]))
     _want(tf, node.outputs[0], out)
-    return [_box(offset, axes)]
+    return [box(offset, axes)]
 
 
 def _split_boxes(tf, node, shape, axis, sizes, keep_axis=True):
@@ -175,7 +175,7 @@ def _split_boxes(tf, node, shape, axis, sizes, keep_axis=True):
         piece = list(shape)
         piece[axis] = n
         _want(tf, t, piece if keep_axis else piece[:axis] + piece[axis + 1:])
-        boxes.append(_box(at * strides[axis], [(c, s) for c, s in zip(piece, strides)]))
+        boxes.append(box(at * strides[axis], [(c, s) for c, s in zip(piece, strides)]))
         at += n
     return boxes
 
@@ -234,7 +234,7 @@ def _depth_to_space(tf, node, shape):
     oc = c // (b * b)
     _want(tf, node.outputs[0], (n, h * b, w * b, oc))
     # output [n, h, by, w, bx, oc] reads input [n, h, w, (by * b + bx) * oc + oc]
-    return [_box(0, [(n, h * w * c), (h, w * c), (b, b * oc), (w, c), (b, oc), (oc, 1)])]
+    return [box(0, [(n, h * w * c), (h, w * c), (b, b * oc), (w, c), (b, oc), (oc, 1)])]
 
 
 def _space_to_depth(tf, node, shape):
@@ -245,8 +245,54 @@ def _space_to_depth(tf, node, shape):
                         % (h, w, b))
     _want(tf, node.outputs[0], (n, h // b, w // b, c * b * b))
     # output [n, oh, ow, by, bx, c] reads input [n, oh * b + by, ow * b + bx, c]
-    return [_box(0, [(n, h * w * c), (h // b, b * w * c), (w // b, b * c), (b, w * c),
+    return [box(0, [(n, h * w * c), (h // b, b * w * c), (w // b, b * c), (b, w * c),
                      (b, c), (c, 1)])]
+
+
+def _reverse(tf, node, shape):
+    rank = _rank(shape, 8, "input has more than 8 dims")
+    tt = tf.tensors[node.inputs[1]]
+    if tt.dtype != np.int32:
+        raise MoveError("Axis Type '%s' is not supported by reverse." % tt.dtype.name)
+    if len(tt.shape) != 1 or tt.shape[0] > rank:
+        raise MoveError("axis must be 1-D with at most %d entries, got shape %s"
+                        % (rank, tt.shape))
+    axes = sorted(_axis(a, rank) for a in _const(tf, node.inputs[1], "axis"))
+    if axes != list(range(axes[0], axes[0] + len(axes))):
+        raise MoveError("Non-contiguous `axes` not supported")
+    _want(tf, node.outputs[0], shape)
+    strides = _strides(shape)
+    offset = sum((shape[a] - 1) * strides[a] for a in axes)
+    return [box(offset, [(d, -s if a in axes else s)
+                          for a, (d, s) in enumerate(zip(shape, strides))])]
+
+
+def _broadcast_to(tf, node, shape):
+    out = _const(tf, node.inputs[1], "shape", (np.int32, np.int64))
+    if len(out) > 5 or len(shape) > len(out):
+        raise MoveError("BroadcastTo only supports 1-5D input and the output needs at least "
+                        "its input's %d dims, got %s" % (len(shape), out))
+    dims = (1,) * (len(out) - len(shape)) + tuple(shape)
+    if any(d != 1 and d != o for d, o in zip(dims, out)):
+        raise MoveError("input %s does not broadcast to %s" % (tuple(shape), out))
+    _want(tf, node.outputs[0], out)
+    strides = _strides(dims)
+    return [box(0, [(o, 0 if d == 1 else s) for d, o, s in zip(dims, out, strides)])]
+
+
+def _fill(tf, node, shape):
+    if shape:
+        raise MoveError("the value tensor must be a scalar, got shape %s" % (tuple(shape),))
+    if tf.tensors[node.inputs[1]].data is not None:
+        raise MoveError("a FILL of a constant value is a constant, which a .bst graph does "
+                        "not hold")
+    out = tuple(tf.tensors[node.outputs[0]].shape)
+    dims = tf.tensors[node.inputs[0]]
+    if dims.data is not None and _const(tf, node.inputs[0], "dims", (
+            np.int8, np.int16, np.int32, np.int64)) != list(out):
+        raise MoveError("dims %s do not match the output's shape %s"
+                        % (dims.data.tolist(), out))
+    return [box(0, [(int(np.prod(out)), 0)])]
 
 
 def _runs(values):
@@ -284,9 +330,40 @@ def _gather(tf, node, shape):
     if len(runs) > _MAX_PIECES:
         raise MoveError("%d runs of evenly spaced positions, more than %d"
                         % (len(runs), _MAX_PIECES))
-    return [(outer, [(_box(first * inner, [(outer, shape[axis] * inner),
+    return [(outer, [(box(first * inner, [(outer, shape[axis] * inner),
                                            (count, step * inner), (inner, 1)]), count * inner)
                      for first, step, count in runs])]
+
+
+def _gather_nd(tf, node, shape):
+    """[(1, [(params, elements)])]: the slices that constant `indices` pick, one piece per
+    run of evenly spaced slices."""
+    tt = tf.tensors[node.inputs[1]]
+    if tt.dtype != np.int32:
+        raise MoveError("Indices of type '%s' are not supported by gather_nd."
+                        % tt.dtype.name)
+    if tt.data is None:
+        raise MoveError("indices must be a constant tensor")
+    if not tt.shape or tt.shape[-1] < 1:
+        raise MoveError("Indices must be at least a vector.")
+    if tt.shape[-1] > len(shape):
+        raise MoveError("Index innermost dimension length must be <= params rank.")
+    if tt.shape[-1] > 5:
+        raise MoveError("Index innermost dimension length must not exceed 5.")
+    k = tt.shape[-1]
+    _want(tf, node.outputs[0], tuple(tt.shape[:-1]) + tuple(shape[k:]))
+    inner, strides = int(np.prod(shape[k:])), _strides(shape)
+    starts = []
+    for index in tt.data.reshape(-1, k).tolist():
+        if any(not 0 <= i < d for i, d in zip(index, shape)):
+            raise MoveError("indices %s are outside params %s" % (index, tuple(shape)))
+        starts.append(sum(i * s for i, s in zip(index, strides)))
+    runs = _runs(starts)
+    if len(runs) > _MAX_PIECES:
+        raise MoveError("%d runs of evenly spaced slices, more than %d"
+                        % (len(runs), _MAX_PIECES))
+    return [(1, [(box(first, [(count, step), (inner, 1)]), count * inner)
+                 for first, step, count in runs])]
 
 
 def _mirror_pad(tf, node, shape):
@@ -315,9 +392,9 @@ def _mirror_pad(tf, node, shape):
         line = [(outer, d * inner)]
         first_before = before - 1 if symmetric else before
         first_after = d - 1 if symmetric else d - 2
-        pieces = [(_box(first_before * inner, line + [(before, -inner), (inner, 1)]),
+        pieces = [(box(first_before * inner, line + [(before, -inner), (inner, 1)]),
                    before * inner), (None, d * inner),
-                  (_box(first_after * inner, line + [(after, -inner), (inner, 1)]),
+                  (box(first_after * inner, line + [(after, -inner), (inner, 1)]),
                    after * inner)]
         steps.append((outer, [p for p in pieces if p[1]]))
         now[a] = d + before + after
@@ -327,12 +404,13 @@ def _mirror_pad(tf, node, shape):
 
 OPS = {"TRANSPOSE": _transpose, "SLICE": _slice, "STRIDED_SLICE": _strided_slice,
        "SPLIT": _split, "SPLIT_V": _split_v, "UNPACK": _unpack,
-       "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth}
+       "DEPTH_TO_SPACE": _depth_to_space, "SPACE_TO_DEPTH": _space_to_depth,
+       "REVERSE_V2": _reverse, "BROADCAST_TO": _broadcast_to, "FILL": _fill}
 # ops made of pieces joined by concats (burn's concat op)
-PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad}
+PIECES = {"GATHER": _gather, "MIRROR_PAD": _mirror_pad, "GATHER_ND": _gather_nd}
 _MAX_PIECES = 32  # burn.bst_ops._MAX_CONCAT
-# the input the op moves (SPLIT takes its axis first)
-_DATA = {"SPLIT": 1}
+# the input the op moves (SPLIT takes its axis first, FILL its dims)
+_DATA = {"SPLIT": 1, "FILL": 1}
 
 
 def data_input(node):
@@ -368,13 +446,13 @@ def convert(c, node):
     src, out = c.act(x), c.act(node.outputs[0])
     for k, (outer, pieces) in enumerate(steps):
         whole = out if k == len(steps) - 1 else \
-            _tensor(c, out, (outer, sum(n for _p, n in pieces)))
+            like_tensor(c, out, (outer, sum(n for _p, n in pieces)))
         parts = []
         for params, n in pieces:
             if params is None:  # the tensor padded so far
                 parts.append(src)
                 continue
-            parts.append(whole if len(pieces) == 1 else _tensor(c, out, (outer, n)))
+            parts.append(whole if len(pieces) == 1 else like_tensor(c, out, (outer, n)))
             c.ops.append(GraphOp("strided", [src], [parts[-1]], params=params))
         if len(pieces) > 1:
             c.ops.append(GraphOp("concat", parts, [whole], params={
@@ -382,7 +460,7 @@ def convert(c, node):
         src = whole
 
 
-def _tensor(c, like, shape):
+def like_tensor(c, like, shape):
     """A new graph tensor of `shape` with the dtype and quantization of tensor `like`."""
     t = c.tensors[like]
     name = "%s/%d" % (t.name, len(c.tensors))

@@ -54,6 +54,9 @@ _OPTIONS = {
     "L2_NORMALIZATION": ("L2NormOptions", ("FusedActivationFunction",)),
     "BATCH_MATMUL": ("BatchMatMulOptions", ("AdjX", "AdjY")),
     "SUB": ("SubOptions", ("FusedActivationFunction",)),
+    "DIV": ("DivOptions", ("FusedActivationFunction",)),
+    "L2_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
+    "CUMSUM": ("CumsumOptions", ("Exclusive", "Reverse")),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions",
                                      ("FusedActivationFunction", "CellClip", "TimeMajor")),
 }

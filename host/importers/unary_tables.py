@@ -18,7 +18,8 @@ from burn.graph.fixedpoint_math import count_leading_zeros32, saturating_mul_pot
 
 F32 = np.float32
 OPS = ("ABS", "RSQRT", "ELU", "HARD_SWISH", "LEAKY_RELU")  # those TFLM runs on int8
-FLOAT_ONLY = ("NEG", "SQRT")  # the other TFLite ops of `unary`: TFLM has no int8 kernel
+FLOAT_ONLY = ("NEG", "SQRT",  # the other TFLite ops of `unary`: TFLM has no int8 kernel
+              "EXP", "LOG", "SIN", "COS", "FLOOR", "CEIL", "ROUND")
 
 
 class TableError(ValueError):
@@ -194,6 +195,19 @@ def _leaky_relu(in_q, out_q, alpha):
 
 _MAKERS = {"ABS": _abs, "RSQRT": _rsqrt, "ELU": _elu, "HARD_SWISH": _hard_swish,
            "LEAKY_RELU": _leaky_relu}
+
+
+def function_table(fn, in_q, out_q):
+    """int8 array of 256 (the layout of `table`): the float function `fn` (numpy, float64)
+    of each dequantized input, quantized to `out_q` (rounded half away from zero, as the
+    `quantize` op rounds); in_q, out_q are (scale, zero point). For activations without a
+    TFLM int8 kernel, such as the hard sigmoid."""
+    (in_scale, in_zp), (out_scale, out_zp) = in_q, out_q
+    x = (np.arange(-128, 128) - in_zp) * float(F32(in_scale))
+    y = fn(x) / float(F32(out_scale))
+    q = np.sign(y) * np.floor(np.abs(y) + 0.5) + out_zp
+    values = np.clip(q, -128, 127).astype(np.int8)
+    return np.concatenate([values[128:], values[:128]])
 
 
 def table(op, in_q, out_q, alpha=0.0):

@@ -23,7 +23,7 @@ import numpy as np
 
 import burn
 
-from ..atomic import write_bytes_atomic
+from ..atomic import remove_stale_temporaries, write_bytes_atomic
 from ..convert import to_numpy, to_tensor
 
 _NAME = re.compile(r"^epoch-(\d+)\.ckpt$")
@@ -137,6 +137,7 @@ class CheckpointDir:
         self.folder = folder
         self.keep_last = keep_last
         os.makedirs(folder, exist_ok=True)
+        remove_stale_temporaries(folder)  # left by a run killed while writing
 
     def epochs(self):
         """Epoch numbers of the saved checkpoints, oldest first."""

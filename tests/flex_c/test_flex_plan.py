@@ -16,7 +16,7 @@ from burn.host.flex.plan import Plan
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite_import import import_tflite
 
-E_PARAM = -5
+E_NULL, E_PARAM = -1, -5
 
 
 def _models(data):
@@ -76,11 +76,18 @@ def _reference_fc(x, w, bias, mult, shift, filter_offset, q):
     return out
 
 
-@pytest.mark.parametrize("batches,fin,fout,per_channel,offsets", [
-    (1, 16, 16, True, (0, 0)), (3, 37, 9, True, (-7, 0)), (2, 130, 5, False, (5, 3)),
-    (1, 70000, 2, True, (100, -2))], ids=["tiny", "input-offset", "per-tensor", "long-rows"])
-def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, offsets):
-    """The host kernel's sums (offset terms split out, rows in chunks) give TFLM's bits."""
+@pytest.mark.parametrize("batches,fin,fout,per_channel,offsets,shifts", [
+    (1, 16, 16, True, (0, 0), (-14, 1)), (3, 37, 9, True, (-7, 0), (-14, 1)),
+    (2, 130, 5, False, (5, 3), (-14, 1)), (1, 70000, 2, True, (100, -2), (-14, 1)),
+    (1, 16, 8, True, (0, 0), (-31, 9)), (2, 16, 24, False, (0, 0), (-20, 4)),
+    (1, 47, 19, True, (3, 0), (-31, 9)), (4, 64, 40, True, (0, -1), (-8, 8))],
+    ids=["tiny", "input-offset", "per-tensor", "long-rows", "eight-rows-all-shifts",
+         "per-tensor-blocks", "row-and-tap-tails", "batches-of-blocks"])
+def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, offsets,
+                                               shifts):
+    """The host kernel's sums (offset terms split out, rows in chunks; on AVX2 CPUs rows of
+    16 taps or more eight at a time, requantized eight at a time) give TFLM's bits. Left
+    shifts stay where the shifted sums fit int32, as TFLM's do (it would overflow)."""
     rng = np.random.default_rng(fin)
     in_off, filter_offset = offsets
     x = rng.integers(-128, 128, (batches, fin), dtype=np.int8)
@@ -88,7 +95,7 @@ def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, 
     bias = rng.integers(-50000, 50000, fout, dtype=np.int32)
     n = fout if per_channel else 1
     mult = rng.integers(1 << 30, (1 << 31) - 1, n, dtype=np.int64).astype(np.int32)
-    shift = rng.integers(-14, 1, n, dtype=np.int32)
+    shift = rng.integers(*shifts, n, dtype=np.int32)
     q = (in_off, -3, -128, 127)
     y = np.zeros(batches * fout, np.int8)
     status = host().call("flex_s8_fully_connected", [
@@ -99,15 +106,47 @@ def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, 
     assert np.array_equal(y.reshape(batches, fout), want)
 
 
+def test_host_fully_connected_saturates_the_doubling_high_multiply():
+    """TFLM's one overflowing product, INT32_MIN * INT32_MIN, gives INT32_MAX (127 after the
+    clamp), in every lane of an eight-output block and in the rows after it."""
+    fin, fout = 16, 10
+    x = np.zeros((1, fin), np.int8)
+    w = np.zeros((fout, fin), np.int8)
+    lowest = np.iinfo(np.int32).min
+    bias = np.full(fout, lowest, np.int32)
+    mult = np.array([lowest, 1 << 30] * (fout // 2), np.int32)
+    shift = np.zeros(fout, np.int32)
+    q = (0, 0, -128, 127)
+    y = np.zeros(fout, np.int8)
+    assert host().call("flex_s8_fully_connected", [
+        1, fin, fout, x, x.size, w, w.size, 0, bias, fout, mult, shift, fout,
+        Struct("flex_s8_quant", q), y, y.size]) == 0
+    assert y.tolist() == [127, -128] * (fout // 2)
+    assert np.array_equal(y, _reference_fc(x, w, bias, mult, shift, 0, q).reshape(-1))
+
+
 def _run(words, buffers):
+    """(status, failed index) of flex_plan_run, checked to be flex_plan_call's too."""
     lib = host()
     ffi = lib.ffi
     keep = [ffi.from_buffer(b) for b in buffers]
-    failed = ffi.new("int32_t *", -9)
-    status = lib.lib.flex_plan_run(ffi.new("int32_t[]", words), len(words),
-                                   ffi.new("void *[]", [ffi.cast("void *", p) for p in keep]),
-                                   len(keep), failed)
-    return status, failed[0]
+    args = {"plan": ffi.new("int32_t[]", words), "plan_len": len(words),
+            "buffers": ffi.new("void *[]", [ffi.cast("void *", p) for p in keep]),
+            "n_buffers": len(keep), "failed": ffi.new("int32_t *", -9)}
+    status = lib.lib.flex_plan_run(*args.values())
+    failed = args["failed"][0]
+    args["failed"][0] = -9
+    assert lib.lib.flex_plan_call(ffi.new("flex_plan_args *", args)) == status
+    assert args["failed"][0] == failed
+    return status, failed
+
+
+def test_plan_call_takes_its_arguments_as_one_block():
+    lib = host()
+    assert lib.lib.flex_plan_call(lib.ffi.NULL) == E_NULL
+    src, dst = np.arange(4, dtype=np.int8), np.zeros(4, np.int8)
+    assert _run([15, 1, 2, 4, 0, 1], [src, dst]) == (0, -9)
+    assert np.array_equal(dst, src)
 
 
 def test_malformed_steps_are_rejected_with_their_index():

@@ -1,7 +1,9 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided)."""
+fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided) and one of
+products of two activations (batch_matmul; a file of its own: the RP2040 heap holds no more
+optional modules beside the others)."""
 
 import numpy as np
 
@@ -159,6 +161,24 @@ def int16(path):
     write_bst(int16_graph(softmax=False), path)
     return str(path)
 
+
+def matmul(path):
+    """x @ x^T, that times x, and the result times a constant [3, 2] (int8 batch_matmul ops,
+    two of two activations, one broadcasting its constant) as a .bst file at `path`."""
+    tensors = [_t("x", (2, 2, 3)), _t("gram", (2, 2, 2), zp=5), _t("y", (2, 2, 3), zp=-7),
+               _t("z", (2, 2, 2), zp=1)]
+    q = {"adj_x": 0, "a_zp": -3, "mult": 1 << 30}
+    b = np.random.default_rng(3).integers(-128, 128, (3, 2)).astype(np.int8)
+    ops = [GraphOp("batch_matmul", [0, 0], [1], params=dict(
+               batches=2, m=2, k=3, n=2, a_step=6, b_step=6, adj_y=1, b_zp=-3, out_zp=5,
+               shift=-3, **q)),
+           GraphOp("batch_matmul", [1, 0], [2], params=dict(
+               batches=2, m=2, k=2, n=3, a_step=4, b_step=6, adj_y=0, b_zp=5, out_zp=-7,
+               shift=-2, **dict(q, a_zp=5))),
+           GraphOp("batch_matmul", [2], [3], consts={"b": b}, params=dict(
+               batches=2, m=2, k=3, n=2, a_step=6, b_step=0, adj_y=0, b_zp=0, out_zp=1,
+               shift=-8, **dict(q, a_zp=-7)))]
+    write_bst(Graph(tensors, ops, [(0, (2, 2, 3))], [(3, (2, 2, 2))]), path)
 
 def lstm(path):
     """A float32 LSTM over two steps, its output through softmax and quantized to int8

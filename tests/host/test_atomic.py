@@ -1,15 +1,20 @@
 """Atomic writes give files the mode a plain open() would: 0666 minus the umask for a new
-file, the old mode for a replaced one (a temporary file from mkstemp alone is 0600)."""
+file, the old mode for a replaced one (a temporary file from mkstemp alone is 0600); the
+temporary file of a writer killed mid-write is removed when its folder is used again."""
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from burn import nn
-from burn.host.atomic import write_bytes_atomic, write_text_atomic
+from burn.host.atomic import remove_stale_temporaries, write_bytes_atomic, write_text_atomic
 from burn.host.export import export_bst
+from burn.host.train.checkpoint import CheckpointDir
 
 
 @pytest.fixture
@@ -53,3 +58,29 @@ def test_exported_bst_is_world_readable_under_umask_022(tmp_path):
         os.umask(old)
     assert _mode(path) == 0o644
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_stale_temporaries_of_ended_writers_are_removed_and_live_ones_kept(tmp_path):
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    stale = tmp_path / (".burn-%d-abc.tmp" % ended.pid)
+    live = tmp_path / (".burn-%d-def.tmp" % os.getpid())
+    other = tmp_path / ".burn-notes.tmp"
+    for path in (stale, live, other):
+        path.write_bytes(b"partial")
+    CheckpointDir(str(tmp_path))  # a resumed run's checkpoint folder
+    assert not stale.exists() and live.exists() and other.exists()
+    assert remove_stale_temporaries(str(tmp_path)) == []
+
+
+def test_a_killed_write_leaves_a_temporary_that_names_its_writer(tmp_path):
+    child = subprocess.run([sys.executable, "-c", (
+        "import os, signal\n"
+        "from burn.host import atomic\n"
+        "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "atomic.write_bytes_atomic(%r, b'data')\n") % str(tmp_path / "model.bst")])
+    assert child.returncode == -signal.SIGKILL
+    left = os.listdir(tmp_path)
+    assert len(left) == 1 and left[0].startswith(".burn-") and left[0].endswith(".tmp")
+    assert remove_stale_temporaries(str(tmp_path)) == left
+    assert os.listdir(tmp_path) == []

@@ -310,8 +310,25 @@ def test_conv_transpose_exports_float_and_int8():
     assert runtime.self_test() == 2
     got = _outputs(runtime, qgraph, x[:4])
     assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
-    with pytest.raises(ExportError, match=r"'0' \(ConvTranspose2d\).*groups 1 and dilation"):
-        trace(nn.Sequential(nn.ConvTranspose2d(2, 2, 3, groups=2)), (2, 4, 4))
+
+
+def test_grouped_and_dilated_conv_transpose_exports_float_and_int8():
+    burn.seed(8)
+    model = nn.Sequential(nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, groups=2,
+                                             dilation=(2, 1)), nn.ReLU(),
+                          nn.ConvTranspose2d(6, 6, 2, groups=6, dilation=2)).eval()
+    x = np.random.default_rng(9).standard_normal((32, 4, 5, 4)).astype(np.float32)
+    want = to_numpy(model(to_tensor(x))).transpose(0, 2, 3, 1)
+    fgraph = to_float_graph(model, x[:4])
+    assert [op.op for op in fgraph.ops] == ["transpose_conv2d", "transpose_conv2d"]
+    assert fgraph.ops[0].consts["w"].shape == (6, 5, 3, 4)  # [oc, kh', kw', ic], dense
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4].reshape(4, -1), rtol=1e-4, atol=1e-5)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    got = _outputs(runtime, qgraph, x[:4])
+    assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
 
 
 def test_leaky_relu_exports_as_the_unary_op():

@@ -116,17 +116,28 @@ def test_unplugged_mid_transfer_keeps_a_loadable_model(models, tmp_path):
 
 
 def firmware_pid(board):
-    """The MicroPython process of a virtual board (the supervisor's child)."""
+    """The MicroPython process of a virtual board (the supervisor's child), or None while the
+    supervisor is between two of them."""
     pid = board.proc.pid
     with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-        return int(f.read().split()[0])
+        children = f.read().split()
+    return int(children[0]) if children else None
 
 
-def kill_and_wait(pid):
-    """SIGKILL `pid` and wait (up to 5 s) until it has stopped running, so that the transfer
-    goes on against a board that is really resetting."""
-    os.kill(pid, signal.SIGKILL)
+def kill_firmware(board):
+    """SIGKILL the board's MicroPython process and wait (up to 5 s) until it has stopped
+    running, so that the transfer goes on against a board that is really resetting. A process
+    that ends on its own first (a loaded machine) is looked up again."""
     deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        pid = firmware_pid(board)
+        try:
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+                break
+        except ProcessLookupError:
+            pass
+        time.sleep(0.005)
     while time.monotonic() < deadline:
         try:
             with open("/proc/%d/stat" % pid) as f:
@@ -140,7 +151,7 @@ def kill_and_wait(pid):
 def test_board_reset_mid_transfer_is_retried(models):
     with open_board(virtual=True) as session:
         fl.flash(session, models["small"], run_measure=False)
-        crash = at_half(lambda: kill_and_wait(firmware_pid(session.virtual_board)))
+        crash = at_half(lambda: kill_firmware(session.virtual_board))
         report = fl.flash(session, models["big"], progress=crash)
         assert report.sent.retries >= 1 and report.ok
         assert model_on_board(session.link) == (sha(models["big"]), 1)

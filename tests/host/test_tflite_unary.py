@@ -140,7 +140,7 @@ def _unary_bst(dtype, consts=None, params=None):
     ("int8", None, None, "missing constant table"),
     ("int8", {"table": np.zeros(255, np.int8)}, None, "constant table"),
     ("int8", {"table": np.zeros(256, np.int32)}, None, "constant table"),
-    ("float32", None, {"fn": 2, "alpha": 0.0}, "unknown fn code 2"),
+    ("float32", None, {"fn": 8, "alpha": 0.0}, "unknown fn code 8"),
     ("float32", None, {"fn": 99, "alpha": 0.0}, "fn"),
     ("float32", None, {"alpha": 0.0}, "missing parameter fn"),
 ])
@@ -154,7 +154,7 @@ def test_the_table_is_the_ops_results_by_input_byte():
     model = burn.load(_unary_bst("int8", {"table": table}), variant="plain")
     x = np.array([-128, -1, 0, 1, 5, 127, -7, 64], np.int8)
     assert np.array(model.run(x)).tolist() == (-1 - x.astype(int)).tolist()
-    assert unary.FN == (0, 1, 4, 5, 32, 33, 34)
+    assert unary.FN == (0, 1, 4, 5, 32, 33, 34, 35, 2, 3, 6, 7, 11, 12, 13)  # flex.h codes
 
 
 def test_rsqrt_inputs_below_the_zero_point_saturate():

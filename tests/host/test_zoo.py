@@ -207,8 +207,10 @@ class _Outer(nn.Module):
     (lambda y: y.permute((1, 0, 2, 3)), r"'block' \(_Unsupported\): only permutations"),
     (lambda y: y.sum((2, 3)),
      r"'block' \(_Unsupported\): .*sum.* only .*mean"),
-    (lambda y: y.reshape((y.shape[0], 2, -1)),
-     r"'block' \(_Unsupported\): values of rank 3"),
+    (lambda y: y.reshape((y.shape[0], 2, 1, 1, -1)),
+     r"'block' \(_Unsupported\): values of rank 5"),
+    (lambda y: y.reshape((y.shape[0], 4, -1)),  # [N, C, L] values are [N, C, 1, L] ones
+     r"'block' \(_Unsupported\): a value of shape \(2, 4, 8\) whose elements are not "),
     (lambda y: y.clamp(-2, 2), r"'block' \(_Unsupported\): clamp to \[-2.0, 2.0\]"),
 ])
 def test_unsupported_constructs_name_the_module_and_the_op(op, message):
@@ -223,30 +225,51 @@ def test_layer_norm_is_refused_inside_its_own_module():
 
 
 class _Scaled(nn.Module):
-    """A learned scalar and a per-channel parameter used directly in a forward."""
+    """A learned scalar or per-channel parameter used directly in a forward, and a
+    per-feature constant subtracted from a flattened map before a Linear."""
 
     def __init__(self, per_channel):
         super().__init__()
         self.conv = nn.Conv2d(1, 3, 3)
         self.alpha = nn.Parameter(burn.tensor([[[[0.5]]]] if not per_channel else
                                               [[[[1.0]], [[2.0]], [[3.0]]]]))
+        self.mean = nn.Parameter(burn.tensor([[0.1 * k for k in range(48)]]))
+        self.fc = nn.Linear(48, 2)
+        self.div = nn.Parameter(burn.tensor([[2.0, 4.0]] if per_channel else [[2.0]]))
 
     def forward(self, x):
-        return (self.conv(x) * self.alpha).relu()
+        y = (self.conv(x) * self.alpha).relu()
+        return self.fc(y.flatten(1) - self.mean) / self.div
 
 
-def test_a_scalar_parameter_folds_and_a_per_channel_one_is_refused():
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_scalar_and_per_channel_constants_fold_into_the_ops(per_channel):
     burn.seed(4)
-    model = _Scaled(False).to(burn.device("numpy"))
+    model = _Scaled(per_channel).to(burn.device("numpy"))
     x = np.random.default_rng(4).standard_normal((2, 1, 6, 6)).astype(np.float32)
     graph = to_float_graph(model, x, tests=0)
-    assert [op.op for op in graph.ops] == ["conv2d"] and graph.ops[0].params["act"] == ACT_RELU
+    # conv * alpha and relu: one conv; - mean: a diagonal fully connected (a flattened map
+    # has no op to fold into); fc / alpha: folded into the fc
+    assert [op.op for op in graph.ops] == ["conv2d", "fully_connected", "fully_connected"]
+    assert graph.ops[0].params["act"] == ACT_RELU
     ref = to_numpy(model(to_tensor(x, burn.device("numpy"))))
-    np.testing.assert_allclose(_runtime_outputs(graph, x, "pure"),
-                               ref.transpose(0, 2, 3, 1).reshape(2, -1), rtol=1e-5, atol=1e-6)
-    with pytest.raises(ExportError, match=r"'<model>' \(_Scaled\): op mul with a constant "
-                                          r"tensor operand"):
-        trace(_Scaled(True), (1, 6, 6))
+    np.testing.assert_allclose(_runtime_outputs(graph, x, "pure"), ref, rtol=1e-5, atol=1e-6)
+
+
+class _FullConstant(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 3, 3)
+        self.bias = nn.Parameter(burn.tensor(np.arange(48.0).reshape(1, 3, 4, 4).tolist()))
+
+    def forward(self, x):
+        return self.conv(x) + self.bias
+
+
+def test_a_constant_that_varies_over_positions_is_refused():
+    with pytest.raises(ExportError, match=r"'<model>' \(_FullConstant\): op add with a "
+                                          r"constant tensor operand of shape \(1, 3, 4, 4\)"):
+        trace(_FullConstant(), (1, 6, 6))
 
 
 class _TwoBranches(nn.Module):

@@ -473,6 +473,29 @@ def sub_f32(rng):
     return binary_f32(rng) + [_int(rng, 0, 1)]
 
 
+def div_f32(rng):
+    """DIV, FLOOR_DIV or FLOOR_MOD (op 0..2), maybe swapped, with an activation; divisors
+    kept away from 0."""
+    size, b_size = _broadcast(rng)
+    a, b = (rng.standard_normal(n) * 3 for n in (size, b_size))
+    a, b = (np.where(abs(v) < 0.25, v + 0.5, v) for v in (a, b))
+    return [buf("f", a), buf("f", b), out("f", size), size, b_size, _int(rng, 0, 2),
+            _int(rng, 0, 1), int(rng.choice(ACTS))]
+
+
+def div_s8(rng):
+    """int8 DIV, maybe swapped, zero divisors included (b's zero point among its values)."""
+    size, b_size = _broadcast(rng)
+    a_scale, b_scale, out_scale = _scales(rng, 3)
+    a_zp, b_zp, out_zp = (_int(rng, -128, 127) for _ in range(3))
+    mult, shift = qp.div_params(a_scale, b_scale, out_scale)
+    lo, hi = qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, out_zp)
+    b = rng.integers(-128, 128, size=b_size)
+    b[0] = b_zp
+    return [s8(rng, size), buf("b", b), out("b", size), size, b_size, _int(rng, 0, 1), a_zp,
+            b_zp, out_zp, mult, shift, lo, hi]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -508,6 +531,7 @@ INT8 = {
                               lambda rng: sub_like_s8(rng, squared=True)),
     "maximum_s8": ("s8_arith", "maximum_s8_plain", lambda rng: extreme(rng, "b")),
     "minimum_s8": ("s8_arith", "minimum_s8_plain", lambda rng: extreme(rng, "b")),
+    "div_s8": ("div", "div_s8_plain", div_s8),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -544,6 +568,7 @@ FLOAT = {
                                lambda rng: extreme(rng, "f")),
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
+    "div_f32": ("div", "div_f32", div_f32),
     "lstm_f32": ("lstm", "lstm_f32", lambda rng: _lstm_args(rng, "f")),
 }
 

@@ -8,7 +8,7 @@ flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float 
         return flex_f32_unary(op, n, input, output);
     if (!input || !output)
         return FLEX_E_NULL;
-    if (op < FLEX_ACTIVATION_ELU || op > FLEX_ACTIVATION_LEAKY_RELU || alpha != alpha)
+    if (op < FLEX_ACTIVATION_ELU || op > FLEX_ACTIVATION_HARD_SIGMOID || alpha != alpha)
         return FLEX_E_PARAM;
     for (i = 0; i < n; i++) {
         const float x = input[i];
@@ -17,8 +17,11 @@ flex_status flex_f32_activation(int32_t op, size_t n, const float *input, float 
         } else if (op == FLEX_ACTIVATION_HARD_SWISH) {
             const float r = x + 3.0f;
             output[i] = x * (r < 0.0f ? 0.0f : (r > 6.0f ? 6.0f : r)) / 6.0f;
-        } else {
+        } else if (op == FLEX_ACTIVATION_LEAKY_RELU) {
             output[i] = x > 0.0f ? x : x * alpha;
+        } else {
+            const float r = alpha * x + 0.5f;
+            output[i] = r < 0.0f ? 0.0f : (r > 1.0f ? 1.0f : r);
         }
     }
     return FLEX_OK;
