@@ -47,7 +47,8 @@
     X(MP_QSTR_minimum_s8, minimum_s8)                                          \
     X(MP_QSTR_compare_s8, compare_s8)                                          \
     X(MP_QSTR_select_s8, select_s8)                                            \
-    X(MP_QSTR_div_s8, div_s8)
+    X(MP_QSTR_div_s8, div_s8)                                                  \
+    X(MP_QSTR_lstm_s8, lstm_s8)
 
 /* the float32 ones: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_EXTRA_FLOAT_KERNELS(X)                                              \

@@ -161,7 +161,9 @@ def lstm_model(dims, dtype="float32", data=None, q=None, time_major=False, act=4
                   "c": "int16" if int8 else dtype}, **(types or {}))
 
     def qa(scale, zp=0):
-        return {"scale": scale, "zero_point": zp} if int8 else {}
+        if isinstance(scale, list):  # per channel
+            return {"scale": scale, "zero_point": [0] * len(scale), "quantized_dimension": 0}
+        return {"scale": scale, "zero_point": zp}
 
     mb = ModelBuilder()
     xs = (steps, batch, n_in) if time_major else (batch, steps, n_in)

@@ -226,4 +226,8 @@ lstm: lstm_f32(inp, w, r, bias, state, out, batch, steps, input_size, units, tim
         cell_clip)
     TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel (four gates, no peephole,
     projection or layer norm); `state` holds the hidden and cell states between inferences
+lstm: lstm_s8(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
+        gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult, fc_shift, ic_mult,
+        ic_shift, hid_mult, hid_shift)
+    TFLM's integer LSTM (int16 gates and cell state, the int16 sigmoid/tanh `table`)
 """

@@ -71,7 +71,7 @@ OPS = (
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32"),
-    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_f32"),
+    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
 )
 
 OPTIONAL = (
@@ -190,6 +190,8 @@ KERNELS = (
     ("div", "div_f32", "*ab op swap act"),
     ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
     ("lstm", "lstm_f32", "*lstm cell_clip"),
+    ("lstm", "lstm_s8", "*lstm gate_q table in_zp out_zp cell_clip cell_power fc_mult fc_shift "
+     "ic_mult ic_shift hid_mult hid_shift"),
 )
 
 
