@@ -30,7 +30,7 @@ int8, h held less its zero point). They start at 0, and Model.reset() sets them 
 
 import math
 
-from .fixedpoint import multiply_by_quantized_multiplier as _mbqm
+from .fixedpoint import multiply_by_quantized_multiplier
 
 
 def _sigmoid(v):
@@ -82,6 +82,13 @@ def _s16(v):
 
 def _wrap32(v):
     return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def _mbqm(x, mult, shift):
+    """MultiplyByQuantizedMultiplier with its left shift wrapping in int32, as in C."""
+    if shift > 0:
+        return multiply_by_quantized_multiplier(_wrap32(x << shift), mult, 0)
+    return multiply_by_quantized_multiplier(x, mult, shift)
 
 
 def _tanh_scaling(cell_power):

@@ -15,6 +15,7 @@ from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.sigmoid16 import sigmoid_table
 from burn.host.importers.tflite_import import import_tflite
 
 CASES = 40
@@ -179,7 +180,7 @@ def _hostile(params=None, shapes=None, w_shape=(20, 4), int8=False, gate_q=(1 <<
         tensors = [GraphTensor("x", xs, "int8", 0.05, 0), GraphTensor("y", ys, "int8", 0.01, 0)]
         consts = {"w": np.ones(w_shape, np.int8), "r": np.ones((20, units), np.int8),
                   "bias": np.zeros(20, np.int32), "gate_q": np.array(gate_q, np.int32),
-                  "table": np.zeros(256, np.int16)}
+                  "table": sigmoid_table()}
         base = {"batch": batch, "steps": steps, "time_major": 0, "cell_clip": -1,
                 "in_zp": 0, "out_zp": 0, "cell_power": -11, "fc_mult": 1 << 30,
                 "fc_shift": -14, "ic_mult": 1 << 30, "ic_shift": -18, "hid_mult": 1 << 30,
@@ -219,6 +220,17 @@ def test_hostile_lstm_parameters_are_refused_by_the_reader(kwargs, match):
 def test_hostile_int8_lstm_parameters_are_refused_by_the_reader(kwargs, match):
     with pytest.raises(ValueError, match=match):
         burn.load(_hostile(int8=True, **kwargs))
+
+
+def test_left_shifts_wrap_in_int32_on_every_runtime():
+    """Positive shifts (valid, if no TFLite model's) overflow int32 in C: the plain kernel
+    wraps as the C kernels do."""
+    bst = _hostile(int8=True, params={"hid_shift": 3, "ic_shift": 2, "fc_shift": 1},
+                   gate_q=(1 << 30, 6) * 8)
+    ins = [np.random.default_rng(k).integers(-128, 128, 24, dtype=np.int8) for k in range(3)]
+    plain, flex = burn.load(bst, variant="plain"), use_flex(burn.load(bst))
+    assert [g.tolist() for g in _run_steps(plain, ins)] == \
+        [g.tolist() for g in _run_steps(flex, ins)]
 
 
 def test_a_state_beyond_the_memory_cap_is_refused():
