@@ -47,7 +47,8 @@
     X(MP_QSTR_minimum_s8, minimum_s8)                                          \
     X(MP_QSTR_compare_s8, compare_s8)                                          \
     X(MP_QSTR_select_s8, select_s8)                                            \
-    X(MP_QSTR_div_s8, div_s8)
+    X(MP_QSTR_div_s8, div_s8)                                                  \
+    X(MP_QSTR_lstm_s8, lstm_s8)
 
 /* the float32 ones: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_EXTRA_FLOAT_KERNELS(X)                                              \
@@ -69,6 +70,7 @@
     X(MP_QSTR_minimum_f32, minimum_f32)                                        \
     X(MP_QSTR_compare_f32, compare_f32)                                        \
     X(MP_QSTR_select_f32, select_f32)                                          \
-    X(MP_QSTR_div_f32, div_f32)
+    X(MP_QSTR_div_f32, div_f32)                                                \
+    X(MP_QSTR_lstm_f32, lstm_f32)
 
 #endif

@@ -138,3 +138,60 @@ def svdf_model(dims, dtype="int8", act=0, q=None, data=None, bias=True, variable
     mb.op("SVDF", [x, tf, tt, tb, ts], [y], "SVDFOptions",
           Rank=rank if opt_rank is None else opt_rank, FusedActivationFunction=act)
     return mb.finish([x], [y])
+
+
+def lstm_model(dims, dtype="float32", data=None, q=None, time_major=False, act=4, cell_clip=0.0,
+               drop=(), add=(), variable=True, types=None):
+    """A one-op UNIDIRECTIONAL_SEQUENCE_LSTM model; dims = (batch, steps, input_size,
+    units), `data` the constants (w [4, units, input_size], r [4, units, units], bias
+    [4, units], gates in TFLite's order input, forget, cell, output) and `q` the int8
+    quantization: scales of "x", "w" and "r" (four each), "b" (four), "h" and the cell
+    state's "c" with the zero points of "x" and "h". The other arguments make models that
+    TFLM refuses: `drop` leaves those inputs out (-1), `add` adds a [units] tensor at
+    those inputs (peephole, layer norm), `types` overrides tensor types by input index."""
+    batch, steps, n_in, units = dims
+    rng = np.random.default_rng(0)
+    w, r, b = data or (rng.standard_normal((4, units, n_in)) * 0.3,
+                       rng.standard_normal((4, units, units)) * 0.3, np.zeros((4, units)))
+    int8 = dtype == "int8"
+    if int8:
+        q = q or {"x": (0.05, 3), "w": [0.01] * 4, "r": [0.01] * 4, "b": [0.0005] * 4,
+                  "h": (1 / 128, 0), "c": 2.0 ** -11}
+    kinds = dict({"x": dtype, "w": dtype, "b": "int32" if int8 else dtype, "h": dtype,
+                  "c": "int16" if int8 else dtype}, **(types or {}))
+
+    def qa(scale, zp=0):
+        if isinstance(scale, list):  # per channel
+            return {"scale": scale, "zero_point": [0] * len(scale), "quantized_dimension": 0}
+        return {"scale": scale, "zero_point": zp}
+
+    mb = ModelBuilder()
+    xs = (steps, batch, n_in) if time_major else (batch, steps, n_in)
+    ys = (steps, batch, units) if time_major else (batch, steps, units)
+    x = mb.tensor("x", xs, kinds["x"], **(qa(*q["x"]) if int8 else {}))
+    ins = [x]
+    for g in range(4):
+        ins.append(mb.tensor("w%d" % g, (units, n_in), kinds["w"], data=w[g],
+                             **(qa(q["w"][g]) if int8 else {})))
+    for g in range(4):
+        ins.append(mb.tensor("r%d" % g, (units, units), kinds["w"], data=r[g],
+                             **(qa(q["r"][g]) if int8 else {})))
+    ins += [-1, -1, -1]
+    for g in range(4):
+        ins.append(mb.tensor("b%d" % g, (units,), kinds["b"], data=b[g],
+                             **(qa(q["b"][g]) if int8 else {})))
+    ins += [-1, -1]
+    ins.append(mb.tensor("h", (batch, units), kinds["h"], variable=variable,
+                         **(qa(*q["h"]) if int8 else {})))
+    ins.append(mb.tensor("c", (batch, units), kinds["c"], variable=variable,
+                         **(qa(q["c"]) if int8 else {})))
+    ins += [-1, -1, -1, -1]
+    for i in add:
+        ins[i] = mb.tensor("extra%d" % i, (units,), kinds["w"], data=np.ones(units),
+                           **(qa(0.01) if int8 else {}))
+    for i in drop:
+        ins[i] = -1
+    y = mb.tensor("y", ys, kinds["x"], **(qa(*q["h"]) if int8 else {}))
+    mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
+          FusedActivationFunction=act, CellClip=cell_clip, TimeMajor=time_major)
+    return mb.finish([x], [y])

@@ -222,4 +222,12 @@ div: div_f32(a, b, out, size, b_size, op, swap, act)
 div: div_s8(a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift, act_min, act_max)
     TFLite int8 DIV: a[i] / b[i % b_size] (b / a when swap is 1) with TFLM's fixed-point
     reciprocal, requantized and clamped
+lstm: lstm_f32(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
+        cell_clip)
+    TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel (four gates, no peephole,
+    projection or layer norm); `state` holds the hidden and cell states between inferences
+lstm: lstm_s8(inp, w, r, bias, state, out, batch, steps, input_size, units, time_major,
+        gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult, fc_shift, ic_mult,
+        ic_shift, hid_mult, hid_shift)
+    TFLM's integer LSTM (int16 gates and cell state, the int16 sigmoid/tanh `table`)
 """

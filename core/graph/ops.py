@@ -71,6 +71,7 @@ OPS = (
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32"),
+    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
 )
 
 OPTIONAL = (
@@ -88,6 +89,7 @@ OPTIONAL = (
     "sub", "squared_difference", "maximum", "minimum",
     "compare", "select",
     "div",
+    "lstm",
 )
 
 GROUPS = {
@@ -103,6 +105,7 @@ GROUPS = {
     "matmul": "a b out batches m k n a_step b_step adj_x adj_y",
     "arith": "a_zp a_mult a_shift b_zp b_mult b_shift out_zp out_mult out_shift left_shift "
              "act_min act_max",
+    "lstm": "inp w r bias state out batch steps input_size units time_major",
 }
 
 KERNELS = (
@@ -186,6 +189,9 @@ KERNELS = (
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
     ("div", "div_f32", "*ab op swap act"),
     ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
+    ("lstm", "lstm_f32", "*lstm cell_clip"),
+    ("lstm", "lstm_s8", "*lstm gate_q table in_zp out_zp cell_clip cell_power fc_mult fc_shift "
+     "ic_mult ic_shift hid_mult hid_shift"),
 )
 
 

@@ -777,6 +777,43 @@ typedef struct {
 flex_status flex_s8_div(size_t n, const int8_t *a, const int8_t *b, size_t b_len,
                         const flex_s8_div_params *p, int8_t *output);
 
+/* ---- optional op: LSTM (flex_c/src/extra) ------------------------------------------ */
+
+/* TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's micro kernel: input [batch, steps,
+ * input_size] ([steps, batch, input_size] when time_major is 1), output laid out alike with
+ * `units` values per step (the hidden state). w [4 * units, input_size], r [4 * units,
+ * units] and bias [4 * units] stack the gates input, forget, cell, output. `state` persists
+ * between calls: the hidden states [batch, units], the cell states [batch, units], then
+ * room for 4 * units gate values (state_len >= (2 * batch + 4) * units). Per step: gate =
+ * act(w . x + bias + r . h) (sigmoid; tanh for the cell gate), c = forget * c + input *
+ * cell (clipped to +-cell_clip when cell_clip > 0), h = output * tanh(c). */
+typedef struct {
+    int32_t batch, steps, input_size, units, time_major;
+} flex_lstm_dims;
+flex_status flex_f32_lstm(const flex_lstm_dims *d, const float *input, size_t input_len,
+                          const float *w, size_t w_len, const float *r, size_t r_len,
+                          const float *bias, size_t bias_len, float *state, size_t state_len,
+                          float cell_clip, float *output, size_t output_len);
+/* int8 as TFLM's integer LSTM: int8 input, weights and hidden state, int32 biases, int16
+ * gates and cell state; `state` holds int16 values, each hidden one less the hidden zero
+ * point. Per gate g (TFLite's order) gate_q[4g..4g+4) are the multipliers and shifts of its
+ * input part MBQM(w . (x - input_zero_point) + bias) and its recurrent part MBQM(r . (h -
+ * output_zero_point)), each clamped to int16, summed with int16 saturation, then TFLM's
+ * int16 sigmoid or tanh (flex_s16_logistic, flex_s16_tanh: `table`). c = sat16(MBQM(forget
+ * * c, forget_*) + MBQM(input * cell, input_*)), clamped to +-cell_clip when cell_clip >= 0;
+ * h = MBQM(tanh(c) * output, hidden_*) + output_zero_point clamped to int8, the tanh reading
+ * c at scale 2**cell_power (-43..2). */
+typedef struct {
+    int32_t input_zero_point, output_zero_point, cell_clip, cell_power, forget_multiplier,
+        forget_shift, input_multiplier, input_shift, hidden_multiplier, hidden_shift;
+} flex_lstm_quant;
+flex_status flex_s8_lstm(const flex_lstm_dims *d, const int8_t *input, size_t input_len,
+                         const int8_t *w, size_t w_len, const int8_t *r, size_t r_len,
+                         const int32_t *bias, size_t bias_len, const int32_t *gate_q,
+                         size_t gate_q_len, const int16_t *table, size_t table_len,
+                         int16_t *state, size_t state_len, const flex_lstm_quant *q,
+                         int8_t *output, size_t output_len);
+
 #ifdef __cplusplus
 }
 #endif

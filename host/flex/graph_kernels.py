@@ -64,6 +64,13 @@ STRUCTS = {
                               "input2_multiplier=b_mult input2_shift=b_shift",
     "flex_s8_div_params": "swap input1_offset=-a_zp input2_offset=-b_zp output_offset=out_zp "
                           "output_multiplier=mult output_shift=shift act_min act_max",
+
+
+    "flex_lstm_dims": "batch steps input_size units time_major",
+    "flex_lstm_quant": "input_zero_point=in_zp output_zero_point=out_zp cell_clip cell_power "
+                       "forget_multiplier=fc_mult forget_shift=fc_shift "
+                       "input_multiplier=ic_mult input_shift=ic_shift "
+                       "hidden_multiplier=hid_mult hidden_shift=hid_shift",
 }
 
 
@@ -754,6 +761,35 @@ class GraphKernels:
         self._run("flex_s8_div", [size, _i8(a, size), _i8(b, b_size), b_size,
                                   struct("flex_s8_div_params", locals()), _i8(out, size)],
                   "size %d, b_size %d" % (size, b_size))
+
+    def _lstm(self, name, bufs, views, tail, batch, steps, input_size, units, time_major):
+        """bufs: (inp, w, out, r, bias, state); views: their element views; tail: the
+        kernel's arguments after the bias (the state goes before tail's last)."""
+        d = struct("flex_lstm_dims", locals())
+        rows, gates = batch * steps, 4 * units
+        counts = (rows * input_size, gates * input_size, rows * units, gates * units, gates,
+                  (2 * batch + 4) * units)
+        x, w, y, r, b, s = [v(buf, n) for v, buf, n in zip(views, bufs, counts)]
+        self._run(name, [d, x, x.size, w, w.size, r, r.size, b, b.size, *tail[:-1], s, s.size,
+                         tail[-1], y, y.size], "%d steps of %d sequences, %d inputs, %d units"
+                  % (steps, batch, input_size, units))
+
+    def lstm_f32(self, inp, w, r, bias, state, out, batch, steps, input_size, units,
+                 time_major, cell_clip):
+        """float32 LSTM (burn.graph.lstm)."""
+        self._lstm("flex_f32_lstm", (inp, w, out, r, bias, state), (_f32,) * 6,
+                   (float(cell_clip),), batch, steps, input_size, units,
+                   time_major)
+
+    def lstm_s8(self, inp, w, r, bias, state, out, batch, steps, input_size, units,
+                time_major, gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult,
+                fc_shift, ic_mult, ic_shift, hid_mult, hid_shift):
+        """int8 LSTM, int16 gates and states (burn.graph.lstm)."""
+        q, t = _i32(gate_q, 16), _i16(table, 256)
+        self._lstm("flex_s8_lstm", (inp, w, out, r, bias, state),
+                   (_i8, _i8, _i8, _i8, _i32, _i16),
+                   (q, q.size, t, t.size, struct("flex_lstm_quant", locals())), batch, steps,
+                   input_size, units, time_major)
 
 
 def _is_float(buf):

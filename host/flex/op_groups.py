@@ -35,6 +35,7 @@ GROUPS = {
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
     "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
     "int8 div (optional)": ("s8_div",),
+    "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -24,7 +24,14 @@ from burn.graph import quant_params as qp
 from burn.graph.ops import OPS
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, runtime_tests
-from burn.host.importers import MAX_TESTS, arith_params, sigmoid16, tflite_move, unary_tables
+from burn.host.importers import (
+    MAX_TESTS,
+    arith_params,
+    sigmoid16,
+    tflite_lstm,
+    tflite_move,
+    unary_tables,
+)
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite_batch_space import convert as convert_batch_space
 from burn.host.importers.tflite_cast import CastError
@@ -1283,6 +1290,16 @@ def _bmm_operand(c, t, own, batch, mat):
     return full
 
 
+def _lstm(c, node):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM (burn.host.importers.tflite_lstm); its hidden and cell
+    states become the op's own persistent buffer, not graph tensors."""
+    try:
+        consts, params = tflite_lstm.convert(c, node)
+    except tflite_lstm.LstmError as e:
+        raise _Fail(str(e)) from e
+    c.emit("lstm", node, consts=consts, params=params)
+
+
 _CONVERT = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "FULLY_CONNECTED": _fully_connected,
     "ADD": _binary, "MUL": _binary, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
@@ -1313,6 +1330,7 @@ _CONVERT = {
     "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
     "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _copies,
     "CUMSUM": _copies,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
 }
 
 

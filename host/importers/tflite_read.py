@@ -57,6 +57,8 @@ _OPTIONS = {
     "DIV": ("DivOptions", ("FusedActivationFunction",)),
     "L2_POOL_2D": ("Pool2DOptions", _WINDOW + ("FilterHeight", "FilterWidth")),
     "CUMSUM": ("CumsumOptions", ("Exclusive", "Reverse")),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions",
+                                     ("FusedActivationFunction", "CellClip", "TimeMajor")),
 }
 
 

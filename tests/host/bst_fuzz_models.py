@@ -11,6 +11,7 @@ import burn
 from burn import nn
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, write_bst
 from burn.host.export import quantize
+from burn.host.importers.sigmoid16 import sigmoid_table
 
 
 def cnn(path):
@@ -179,4 +180,34 @@ def matmul(path):
                batches=2, m=2, k=3, n=2, a_step=6, b_step=0, adj_y=0, b_zp=0, out_zp=1,
                shift=-8, **dict(q, a_zp=-7)))]
     write_bst(Graph(tensors, ops, [(0, (2, 2, 3))], [(3, (2, 2, 2))]), path)
+    return str(path)
+
+
+def lstm(path):
+    """A float32 LSTM over two steps, its output through softmax, quantized to int8 and into
+    an int8 LSTM (the lstm op's own base file: added to `others`, its code would not fit
+    the RP2040's heap beside the rest)."""
+    rng = np.random.default_rng(3)
+    tensors = [_t("x", (1, 2, 3), "float32"), _t("lstm", (1, 2, 4), "float32"),
+               _t("soft", (1, 2, 4), "float32"), _t("q", (1, 2, 4), zp=-128),
+               _t("y", (1, 2, 3), zp=4)]
+    ops = [
+        GraphOp("lstm", [0], [1], consts={
+            "w": rng.standard_normal((16, 3)).astype(np.float32),
+            "r": rng.standard_normal((16, 4)).astype(np.float32),
+            "bias": rng.standard_normal(16).astype(np.float32)},
+            params={"batch": 1, "steps": 2, "time_major": 0, "cell_clip": 1.5}),
+        GraphOp("softmax", [1], [2], params={"beta": 1.0}),
+        GraphOp("quantize", [2], [3], params={"scale": 1 / 256, "zp": -128}),
+        GraphOp("lstm", [3], [4], consts={
+            "w": rng.integers(-127, 128, (12, 4)).astype(np.int8),
+            "r": rng.integers(-127, 128, (12, 3)).astype(np.int8),
+            "bias": rng.integers(-3000, 3000, 12).astype(np.int32),
+            "gate_q": np.array([1 << 30, -2] * 8, np.int32), "table": sigmoid_table()},
+            params={"batch": 1, "steps": 2, "time_major": 0, "in_zp": -128, "out_zp": 4,
+                    "cell_clip": 20000, "cell_power": -11, "fc_mult": 1 << 30, "fc_shift": -14,
+                    "ic_mult": 1 << 30, "ic_shift": -18, "hid_mult": 1 << 30,
+                    "hid_shift": -22}),
+    ]
+    write_bst(Graph(tensors, ops, [(0, (1, 2, 3))], [(4, (1, 2, 3))]), path)
     return str(path)

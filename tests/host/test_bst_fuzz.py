@@ -33,7 +33,8 @@ def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
     return [bst_fuzz_models.cnn(folder / "cnn.bst"), bst_fuzz_models.others(folder / "others.bst"),
             bst_fuzz_models.int16(folder / "int16.bst"),
-            bst_fuzz_models.matmul(folder / "matmul.bst")]
+            bst_fuzz_models.matmul(folder / "matmul.bst"),
+            bst_fuzz_models.lstm(folder / "lstm.bst")]
 
 
 def _summary(proc):

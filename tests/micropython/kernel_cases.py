@@ -370,6 +370,32 @@ def _svdf_args(rng, typecode):
             out("b", batch * units), batch, n_in, filters, memory, rank,
             _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
             m1, s1, m2, s2, bits]
+def _lstm_args(rng, typecode):
+    """An LSTM call whose hidden and cell states already hold values."""
+    batch, steps, n_in, units = _int(rng, 1, 2), _int(rng, 1, 4), _int(rng, 1, 8), _int(rng, 1, 6)
+    rows, gates = batch * steps, 4 * units
+    if typecode == "b":
+        from burn.host.importers.sigmoid16 import sigmoid_table
+
+        h_s, power = 1 / 128, _int(rng, -15, -8)
+        gate_q = []  # sums of about +-2 in Q3.12
+        for n in (n_in, units) * 4:
+            gate_q += qp.quantize_multiplier(rng.uniform(0.5, 2) * 8192 / (74 * 74 * np.sqrt(n)))
+        tail = [*qp.quantize_multiplier(2.0 ** -15), *qp.quantize_multiplier(2.0 ** (-30 - power)),
+                *qp.quantize_multiplier(2.0 ** -30 / h_s)]
+        return [s8(rng, rows * n_in), s8(rng, gates * n_in), s8(rng, gates * units),
+                buf("i", rng.integers(-3000, 3000, size=gates)),
+                buf("h", np.concatenate([rng.integers(-100, 100, size=batch * units),
+                                         rng.integers(-30000, 30000, size=(batch + 4) * units)])),
+                out("b", rows * units), batch, steps, n_in, units, _int(rng, 0, 1),
+                buf("i", gate_q), buf("h", sigmoid_table()), _int(rng, -128, 127),
+                _int(rng, -20, 20), int(rng.choice([-1, _int(rng, 0, 20000)])), power] + tail
+    return [f32(rng, rows * n_in), f32(rng, gates * n_in, 0.5), f32(rng, gates * units, 0.5),
+            f32(rng, gates), f32(rng, (2 * batch + 4) * units, 0.5), out("f", rows * units),
+            batch, steps, n_in, units, _int(rng, 0, 1),
+            _f32(rng.uniform(0.2, 2)) * _int(rng, 0, 1)]
+
+
 def _reduce_dims(rng):
     return [_int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3), _int(rng, 1, 4), _int(rng, 1, 3)]
 
@@ -522,6 +548,7 @@ INT8 = {
     "maximum_s8": ("s8_arith", "maximum_s8_plain", lambda rng: extreme(rng, "b")),
     "minimum_s8": ("s8_arith", "minimum_s8_plain", lambda rng: extreme(rng, "b")),
     "div_s8": ("div", "div_s8_plain", div_s8),
+    "lstm_s8": ("lstm", "lstm_s8", lambda rng: _lstm_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -559,6 +586,7 @@ FLOAT = {
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
     "div_f32": ("div", "div_f32", div_f32),
+    "lstm_f32": ("lstm", "lstm_f32", lambda rng: _lstm_args(rng, "f")),
 }
 
 
