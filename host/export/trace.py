@@ -745,6 +745,8 @@ class _Lowering:
         elif kind == "leaky_relu":
             self.elementwise(i, "unary").params.update(fn=unary.LEAKY_RELU,
                                                        alpha=node.attrs["slope"])
+        elif kind == "unary":
+            self.elementwise(i, "unary").params.update(fn=node.attrs["fn"], alpha=0.0)
         elif kind == "hard_sigmoid":
             self.elementwise(i, "unary").params.update(fn=unary.HARD_SIGMOID,
                                                        alpha=node.attrs["alpha"])

@@ -8,7 +8,10 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import burn
+from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
+from burn.host.export import export_bst, graph_input
 from burn.host.importers.onnx_import import import_onnx
 from burn.host.importers.onnx_read import ONNXImportError
 
@@ -131,3 +134,34 @@ def test_unsupported_attribute_values_are_named(tmp_path, op, attrs, inits, mess
     with pytest.raises(ONNXImportError, match=op) as e:
         import_onnx(path)
     assert message in str(e.value)
+
+
+def test_elementwise_math_imports_to_a_bst_that_matches_onnxruntime(tmp_path):
+    w = np.random.default_rng(5).standard_normal((4, 3, 3, 3)).astype(np.float32)
+    chain = ["Abs", "Sqrt", "Log", "Exp", "Neg", "Sin", "Cos"]
+    names = ["a"] + ["m%d" % i for i in range(len(chain) - 1)] + ["y"]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"], pads=[1, 1, 1, 1])] + [
+        helper.make_node(op, [names[i]], [names[i + 1]]) for i, op in enumerate(chain)]
+    path, x = _model(tmp_path, "chain", nodes, ["y"], [("w", w)], shape=(1, 3, 5, 5))
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert [op.op for op in fgraph.ops] == ["conv2d"] + ["unary"] * len(chain)
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    np.testing.assert_allclose(got.reshape(1, 5, 5, 4).transpose(0, 3, 1, 2), want,
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_ops_without_a_runtime_kernel_refuse_bst_export_by_name(tmp_path):
+    path, _ = _model(tmp_path, "erf", [helper.make_node("Erf", ["x"], ["y"])], ["y"])
+    imported = import_onnx(path)
+    with pytest.raises(ONNXImportError, match=r"does not export to \.bst: .*erf"):
+        imported.float_graph(tests=1)
+
+
+def test_float_only_unary_math_is_refused_in_int8_by_name(tmp_path):
+    path, x = _model(tmp_path, "exp", [helper.make_node("Exp", ["x"], ["y"])], ["y"],
+                     shape=(1, 3, 4, 4))
+    with pytest.raises(ValueError, match="no int8 lowering for op unary"):
+        export_bst(import_onnx(path).model("numpy"), tmp_path / "exp.bst", calibration=x,
+                   sample_shape=x.shape[1:], tests=1)
