@@ -487,4 +487,4 @@ def gather(b, node):
     b.emit("burn.cat([%s], dim=%d)" % (", ".join(parts), axis))
 
 
-from . import onnx_ops_math  # noqa: E402,F401  (registers the handlers)
+from . import onnx_ops_math, onnx_resize  # noqa: E402,F401  (register the handlers)
