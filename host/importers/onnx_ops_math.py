@@ -160,15 +160,26 @@ def reduce(b, node):
     if any(not -rank <= a < rank for a in axes):
         b.fail("axes %r are outside the %d dims" % (axes, rank))
     dims = tuple(sorted({a % rank for a in axes}))
+    if node.op == "ReduceMax" and keep and rank == 4 and dims == (2, 3):
+        return _spatial_max(b, x)
     b.emit("%s.%s(%r, keepdim=%s)" % (x.name, _REDUCE[node.op], dims, keep))
+
+
+def _spatial_max(b, x):
+    """The max over H and W of an [N, C, H, W] value as one whole-map max pool (which
+    exports to .bst)."""
+    b.emit("F.max_pool2d(%s, %r)" % (x.name, x.shape[2:]))
 
 
 @lowers("GlobalMaxPool")
 def global_max_pool(b, node):
-    """GlobalMaxPool -> amax over the spatial dims, dims kept."""
+    """GlobalMaxPool -> a whole-map F.max_pool2d on [N, C, H, W], else amax over the
+    spatial dims, dims kept."""
     x = b.var(0)
     if len(x.shape) < 3:
         b.fail("needs an [N, C, ...] input, got shape %s" % (x.shape,))
+    if len(x.shape) == 4:
+        return _spatial_max(b, x)
     b.emit("%s.amax(%r, keepdim=True)" % (x.name, tuple(range(2, len(x.shape)))))
 
 

@@ -165,3 +165,19 @@ def test_float_only_unary_math_is_refused_in_int8_by_name(tmp_path):
     with pytest.raises(ValueError, match="no int8 lowering for op unary"):
         export_bst(import_onnx(path).model("numpy"), tmp_path / "exp.bst", calibration=x,
                    sample_shape=x.shape[1:], tests=1)
+
+
+def test_spatial_max_imports_to_a_bst_as_a_max_pool(tmp_path):
+    w = np.random.default_rng(8).standard_normal((4, 3, 3, 3)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"]),
+             helper.make_node("Abs", ["a"], ["b"]),
+             helper.make_node("GlobalMaxPool", ["b"], ["g"]),
+             helper.make_node("ReduceMax", ["a"], ["r"], axes=[2, 3]),
+             helper.make_node("Add", ["g", "r"], ["y"])]
+    path, x = _model(tmp_path, "gmp", nodes, ["y"], [("w", w)], shape=(1, 3, 6, 7))
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert [op.op for op in fgraph.ops].count("max_pool2d") == 2
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-5)
