@@ -191,9 +191,9 @@ class _Recorder:
         if not (ta or tb):
             return _H(None, out)
         if ta and tb:
-            if op not in ("add", "mul", "sub"):
-                self.fail("op %s of two computed values is not supported (add, sub and mul "
-                          "are)" % op)
+            if op not in ("add", "mul", "sub", "maximum", "minimum"):
+                self.fail("op %s of two computed values is not supported (add, sub, mul, "
+                          "maximum and minimum are)" % op)
             return self.node(op, [self.use(a, a_shape), self.use(b, b_shape)], out_shape,
                              out, dtype)
         x, shape, c, c_shape = (a, a_shape, b, b_shape) if ta else (b, b_shape, a, a_shape)

@@ -159,11 +159,14 @@ def test_ops_without_a_runtime_kernel_refuse_bst_export_by_name(tmp_path):
         imported.float_graph(tests=1)
 
 
-def test_float_only_unary_math_is_refused_in_int8_by_name(tmp_path):
-    path, x = _model(tmp_path, "exp", [helper.make_node("Exp", ["x"], ["y"])], ["y"],
-                     shape=(1, 3, 4, 4))
-    with pytest.raises(ValueError, match="no int8 lowering for op unary"):
-        export_bst(import_onnx(path).model("numpy"), tmp_path / "exp.bst", calibration=x,
+@pytest.mark.parametrize("nodes,kind", [
+    ([helper.make_node("Exp", ["x"], ["y"])], "unary"),
+    ([helper.make_node("Relu", ["x"], ["n"]), helper.make_node("Max", ["x", "n"], ["y"])],
+     "maximum")])
+def test_float_only_ops_are_refused_in_int8_by_name(tmp_path, nodes, kind):
+    path, x = _model(tmp_path, kind, nodes, ["y"], shape=(1, 3, 4, 4))
+    with pytest.raises(ValueError, match="no int8 lowering for op " + kind):
+        export_bst(import_onnx(path).model("numpy"), tmp_path / "m.bst", calibration=x,
                    sample_shape=x.shape[1:], tests=1)
 
 
@@ -181,3 +184,20 @@ def test_spatial_max_imports_to_a_bst_as_a_max_pool(tmp_path):
     want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
         None, {"x": x})[0]
     np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-5)
+
+
+def test_min_and_max_of_two_computed_values_import_to_a_bst(tmp_path):
+    w = np.random.default_rng(9).standard_normal((4, 3, 3, 3)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["a"]),
+             helper.make_node("Neg", ["a"], ["n"]), helper.make_node("Cos", ["a"], ["c"]),
+             helper.make_node("Max", ["a", "n"], ["m"]),
+             helper.make_node("Min", ["a", "c"], ["k"]),
+             helper.make_node("Sub", ["m", "k"], ["y"])]
+    path, x = _model(tmp_path, "minmax", nodes, ["y"], [("w", w)], shape=(1, 3, 6, 6))
+    fgraph = import_onnx(path).float_graph(tests=1)
+    assert {"maximum", "minimum"} <= {op.op for op in fgraph.ops}
+    got = np.asarray(burn.load(encode_bst(fgraph))(graph_input(fgraph, x[0])).tolist())
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    np.testing.assert_allclose(got.reshape(1, 4, 4, 4).transpose(0, 3, 1, 2), want,
+                               rtol=1e-4, atol=1e-5)
