@@ -160,7 +160,7 @@ def _int8_op(layer, qp):
         consts = {"table": unary_tables.function_table(
             lambda x: np.clip(alpha * x + 0.5, 0.0, 1.0), (in_scale, in_zp),
             (out_scale, out_zp))}
-    elif kind == "unary":  # int8: TFLM's 256 results, as the TFLite importer stores them
+    elif kind == "unary" and params["fn"] in _UNARY_NAMES:  # int8: TFLM's 256 results
         name = _UNARY_NAMES[params.pop("fn")]
         consts = {"table": unary_tables.table(name, (in_scale, in_zp), (out_scale, out_zp),
                                               params.pop("alpha", 0.0))}

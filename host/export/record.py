@@ -21,6 +21,7 @@ import numpy as np
 import burn
 from burn.backend import Backend
 from burn.device import Device
+from burn.graph import unary as _unary_codes
 from burn.nn.module import Module
 from burn.tensor import Tensor
 
@@ -32,6 +33,9 @@ _RECORDED = ("unary", "binary", "clamp", "reduce", "cat", "pad", "pool2d", "perm
 _OTHER = tuple(sorted(n for n, v in vars(Backend).items() if callable(v) and
                       not n.startswith("_") and n not in _RECORDED))
 _UNARY = {"relu": "relu", "sigmoid": "logistic", "tanh": "tanh"}
+# burn unary ops that are the optional `unary` op's float functions: name -> its fn code
+_UNARY_FN = {name: getattr(_unary_codes, name.upper()) for name in (
+    "abs", "neg", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "floor", "ceil", "round")}
 
 
 class ExportError(ValueError):
@@ -173,6 +177,9 @@ class _Recorder:
         out = self.inner.unary(op, h.inner, n, dtype)
         if not self.traced(h):
             return _H(None, out)
+        if op in _UNARY_FN:
+            return self.node("unary", [h.node], self.shape_of(h), out, dtype,
+                             {"fn": _UNARY_FN[op]})
         if op not in _UNARY:
             self.fail("op %s is not supported by the .bst runtime" % op)
         return self.node(_UNARY[op], [h.node], self.shape_of(h), out, dtype)
@@ -184,9 +191,9 @@ class _Recorder:
         if not (ta or tb):
             return _H(None, out)
         if ta and tb:
-            if op not in ("add", "mul", "sub"):
-                self.fail("op %s of two computed values is not supported (add, sub and mul "
-                          "are)" % op)
+            if op not in ("add", "mul", "sub", "maximum", "minimum"):
+                self.fail("op %s of two computed values is not supported (add, sub, mul, "
+                          "maximum and minimum are)" % op)
             return self.node(op, [self.use(a, a_shape), self.use(b, b_shape)], out_shape,
                              out, dtype)
         x, shape, c, c_shape = (a, a_shape, b, b_shape) if ta else (b, b_shape, a, a_shape)

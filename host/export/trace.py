@@ -40,7 +40,7 @@ _FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "av
 _WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 # Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
 _ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat", "unary", "sub", "batch_matmul")
+              "concat", "unary", "sub", "batch_matmul", "maximum", "minimum")
 _CLAMPS = {(0.0, None): ACT_RELU, (0.0, 6.0): ACT_RELU6, (-1.0, 1.0): ACT_RELU_N1_TO_1}
 TRACE_BATCH = 2
 
@@ -510,6 +510,9 @@ class _Lowering:
         swap = int(np.prod(a.gshape)) < int(np.prod(b.gshape))
         if swap:  # the runtime repeats its second operand; sub then computes b - a
             a, b = b, a
+        if kind in ("maximum", "minimum") and a.gshape != b.gshape:
+            self.fail("%s of values of shapes %s and %s; only equal shapes are exported"
+                      % (kind, a.gshape, b.gshape))
         if a.gshape != b.gshape and not (not a.flat and b.gshape == (1, 1, 1, a.gshape[3])):
             self.fail("%s broadcasts only a per-channel [N, C, 1, 1] value over a feature "
                       "map, got %s and %s" % (kind, a.gshape, b.gshape))
@@ -745,10 +748,12 @@ class _Lowering:
         elif kind == "leaky_relu":
             self.elementwise(i, "unary").params.update(fn=unary.LEAKY_RELU,
                                                        alpha=node.attrs["slope"])
+        elif kind == "unary":
+            self.elementwise(i, "unary").params.update(fn=node.attrs["fn"], alpha=0.0)
         elif kind == "hard_sigmoid":
             self.elementwise(i, "unary").params.update(fn=unary.HARD_SIGMOID,
                                                        alpha=node.attrs["alpha"])
-        elif kind in ("add", "mul", "sub"):
+        elif kind in ("add", "mul", "sub", "maximum", "minimum"):
             self.binary(i, kind)
         elif kind == "scale":
             self.affine(i, node.attrs["s"], 0.0)

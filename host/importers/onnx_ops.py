@@ -442,20 +442,6 @@ def pad(b, node):
     b.emit("F.pad(%s, %r, %s)" % (x.name, tuple(flat), b.number(value)))
 
 
-@lowers("ReduceMean")
-def reduce_mean(b, node):
-    """ReduceMean over constant axes -> mean."""
-    x = b.var(0)
-    axes = b.const(1) if b.node.inputs[1:] else node.attrs.get("axes")
-    keep = bool(node.attrs.get("keepdims", 1))
-    if axes is None or len(np.asarray(axes).reshape(-1)) == 0:
-        if node.attrs.get("noop_with_empty_axes", 0):
-            return b.alias(x)
-        axes = range(len(x.shape))
-    dims = tuple(int(a) % len(x.shape) for a in np.asarray(axes).reshape(-1))
-    b.emit("%s.mean(%r, keepdim=%s)" % (x.name, dims, keep))
-
-
 @lowers("Identity", "Dropout")
 def identity(b, node):
     """Identity, Dropout (inference) -> the input itself."""
@@ -499,3 +485,6 @@ def gather(b, node):
     parts = ["%s[%s%d:%d]" % (x.name, lead, int(i) % size, int(i) % size + 1)
              for i in idx.reshape(-1)]
     b.emit("burn.cat([%s], dim=%d)" % (", ".join(parts), axis))
+
+
+from . import onnx_ops_math, onnx_resize  # noqa: E402,F401  (register the handlers)

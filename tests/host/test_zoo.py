@@ -202,7 +202,7 @@ class _Outer(nn.Module):
 
 
 @pytest.mark.parametrize("op, message", [
-    (lambda y: y.exp(), r"'block' \(_Unsupported\): op exp is not supported"),
+    (lambda y: y.erf(), r"'block' \(_Unsupported\): op erf is not supported"),
     (lambda y: y / y.relu(), r"'block' \(_Unsupported\): op div of two computed values"),
     (lambda y: y.permute((1, 0, 2, 3)), r"'block' \(_Unsupported\): only permutations"),
     (lambda y: y.sum((2, 3)),
@@ -220,7 +220,7 @@ def test_unsupported_constructs_name_the_module_and_the_op(op, message):
 
 def test_layer_norm_is_refused_inside_its_own_module():
     model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.Flatten(), nn.LayerNorm(32))
-    with pytest.raises(ExportError, match=r"'2' \(LayerNorm\): op"):
+    with pytest.raises(ExportError, match=r"'2' \(LayerNorm\): "):
         trace(model, (1, 6, 6))
 
 
