@@ -643,7 +643,8 @@ flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_
 /* Index of the largest (op 0) or smallest (op 1) element along the middle axis of
  * [outer, reduce, inner] -> [outer, inner] (TFLite ARG_MAX, ARG_MIN, as TFLM picks it: the
  * first on ties, a strict comparison with the best so far; an optional op). The indices
- * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only. */
+ * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only;
+ * op + 2 writes them as int32 values into the same 4-byte words instead. */
 flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
                         const int8_t *input, size_t input_len, float *output,
                         size_t output_len);

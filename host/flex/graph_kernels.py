@@ -608,13 +608,13 @@ class GraphKernels:
                   "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
 
     def arg_s8(self, inp, out, outer, reduce, inner, op):
-        """int8 arg max / min with float32 indices (burn.graph.arg)."""
+        """int8 arg max / min with float32 or int32 indices (burn.graph.arg)."""
         x, y = _i8(inp, outer * reduce * inner), _f32(out, outer * inner)
         self._run("flex_s8_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
                   "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
 
     def arg_f32(self, inp, out, outer, reduce, inner, op):
-        """float32 arg max / min with float32 indices (burn.graph.arg)."""
+        """float32 arg max / min with float32 or int32 indices (burn.graph.arg)."""
         x, y = _f32(inp, outer * reduce * inner), _f32(out, outer * inner)
         self._run("flex_f32_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
                   "[%d, %d, %d] op %d" % (outer, reduce, inner, op))

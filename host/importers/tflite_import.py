@@ -91,7 +91,6 @@ class _Converter:
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
-        self.indices = set()  # int32 index outputs (ARG_MAX), held as float32 tensors
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
@@ -118,10 +117,11 @@ class _Converter:
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
-        elif tt.dtype == np.float32 or t in self.indices:
-            g = GraphTensor(_short(tt.name), tt.shape, "float32")
+        elif tt.dtype in (np.float32, np.int32):
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name)
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, float32 or bool"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, int32, float32 "
+                        "or bool"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -1160,8 +1160,7 @@ def _resize(c, node):
 
 
 def _arg(c, node):
-    """ARG_MAX and ARG_MIN. The .bst has no int32 activations: the index output must be a
-    model output, and holds the indices as exact float32 values."""
+    """ARG_MAX and ARG_MIN, into an int32 tensor."""
     shape, out = c.shape(node.inputs[0]), node.outputs[0]
     types = [c.tf.tensors[t].dtype for t in (node.inputs[1], out)]
     for t in types:
@@ -1175,10 +1174,6 @@ def _arg(c, node):
     axis %= len(shape)
     if list(c.shape(out)) != list(shape[:axis]) + list(shape[axis + 1:]):
         raise _Fail("output %s is not input %s without axis %d" % (c.shape(out), shape, axis))
-    if out not in c.tf.outputs or any(out in n.inputs for n in c.tf.ops):
-        raise _Fail("the index output must be a model output that no op reads (the .bst has "
-                    "no int32 activations)")
-    c.indices.add(out)
     c.emit("arg", node, params={
         "outer": int(np.prod(shape[:axis], dtype=np.int64)), "reduce": int(shape[axis]),
         "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
@@ -1377,6 +1372,22 @@ def _check_op(op):
                 raise _Fail("requantization multiplier %d out of range" % x)
 
 
+# the op kinds that take int32 tensors, and where: (input positions, output positions)
+_INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((1,), ())}
+
+
+def _check_int32(c, op):
+    """Refuse an int32 tensor where the op's kernels do not take one (burn's int32
+    activations are indices: ARG_MAX's output, GATHER's positions)."""
+    ins, outs = _INT32_USES.get(op.op, ((), ()))
+    for where, tids, ok in (("input", op.inputs, ins), ("output", op.outputs, outs)):
+        for k, t in enumerate(tids):
+            if c.tensors[t].dtype == "int32" and k not in ok:
+                raise _Fail("int32 %s %d: burn takes int32 tensors only as indices (ARG_MAX "
+                            "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
+                            % (where, k))
+
+
 def _convert(tf, alias):
     """The graph's tensors and ops; every node that cannot be converted is reported at once."""
     conv = _Converter(tf, alias)
@@ -1398,6 +1409,7 @@ def _convert(tf, alias):
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
+                _check_int32(conv, op)
         except _Fail as e:
             errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:

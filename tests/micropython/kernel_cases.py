@@ -408,7 +408,8 @@ def _arg_args(rng, typecode):
     outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
     src = buf("b", rng.integers(-3, 4, size=outer * reduce * inner)) if typecode == "b" else \
         buf("f", rng.integers(-3, 4, size=outer * reduce * inner))  # with ties
-    return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
+    op = _int(rng, 0, 3)  # + 2: int32 indices
+    return [src, out("i" if op & 2 else "f", outer * inner), outer, reduce, inner, op]
 
 
 def l2norm_s8(rng):
