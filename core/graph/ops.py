@@ -71,6 +71,7 @@ OPS = (
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_f32"),
+    ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
 )
 
 OPTIONAL = (
@@ -88,6 +89,7 @@ OPTIONAL = (
     "sub", "squared_difference", "maximum", "minimum",
     "compare", "select",
     "div",
+    "gather",
 )
 
 GROUPS = {
@@ -185,6 +187,7 @@ KERNELS = (
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
     ("div", "div_f32", "*ab op swap act"),
+    ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
 )
 
 

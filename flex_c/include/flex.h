@@ -742,6 +742,14 @@ flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *
 flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
                         const void *x, size_t x_len, const void *y, size_t y_len,
                         void *output);
+/* Rows of params [outer, size, inner] at the run-time positions [count] into output
+ * [outer, count, inner] (TFLite GATHER, EMBEDDING_LOOKUP; an optional op), elements of
+ * elem_size bytes (1 or 4); a position outside [0, size) gives FLEX_E_PARAM before anything
+ * is written. */
+flex_status flex_gather(int32_t elem_size, int32_t outer, int32_t size, int32_t inner,
+                        int32_t count, const void *params, size_t params_len,
+                        const int32_t *positions, size_t positions_len, void *output,
+                        size_t output_len);
 
 #ifdef __cplusplus
 }

@@ -744,6 +744,23 @@ class GraphKernels:
         """float32 SELECT_V2, each operand broadcast (burn.graph.logic)."""
         self._select(cond, x, y, out, size, c_size, x_size, y_size, np.float32)
 
+    # -- optional op: gather at run-time positions (flex_c/src/extra) ------------------------
+
+    def _gather(self, inp, pos, out, outer, size, inner, count, dtype):
+        x, y = view(inp, dtype, outer * size * inner), view(out, dtype, outer * count * inner)
+        self._run("flex_gather", [x.itemsize, outer, size, inner, count, x, x.size,
+                                  _i32(pos, count), count, y, y.size],
+                  "[%d, %d, %d] at %d positions (each must lie in [0, %d))"
+                  % (outer, size, inner, count, size))
+
+    def gather_s8(self, inp, pos, out, outer, size, inner, count):
+        """int8 rows at run-time positions (burn.graph.gather)."""
+        self._gather(inp, pos, out, outer, size, inner, count, np.int8)
+
+    def gather_f32(self, inp, pos, out, outer, size, inner, count):
+        """float32 rows at run-time positions (burn.graph.gather)."""
+        self._gather(inp, pos, out, outer, size, inner, count, np.float32)
+
 
 def _is_float(buf):
     if isinstance(buf, np.ndarray):

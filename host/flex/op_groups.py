@@ -34,6 +34,7 @@ GROUPS = {
     "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
     "arithmetic (optional)": ("s8_arith", "f32_arith"),
     "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
+    "gather (optional)": ("gather",),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

@@ -29,6 +29,8 @@ from burn.host.importers.tflite_batch_space import convert as convert_batch_spac
 from burn.host.importers.tflite_cast import CastError
 from burn.host.importers.tflite_cast import convert as convert_cast
 from burn.host.importers.tflite_cumsum import convert as convert_cumsum
+from burn.host.importers.tflite_gather import GatherError, is_runtime_gather
+from burn.host.importers.tflite_gather import convert as convert_gather
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
@@ -55,7 +57,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
           "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
-          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2}
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2,
+          "EMBEDDING_LOOKUP": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL", "CAST", "REDUCE_ALL")
@@ -1070,10 +1073,22 @@ def _svdf(c, node):
 
 
 def _move(c, node):
-    """The data-movement ops: strided copies (burn.host.importers.tflite_move)."""
+    """The data-movement ops: strided copies (burn.host.importers.tflite_move); a GATHER
+    at run-time positions or of a constant table is the gather op (tflite_gather)."""
     try:
-        tflite_move.convert(c, node)
-    except tflite_move.MoveError as e:
+        if is_runtime_gather(c.tf, node):
+            convert_gather(c, node)
+        else:
+            tflite_move.convert(c, node)
+    except (tflite_move.MoveError, GatherError) as e:
+        raise _Fail(str(e)) from None
+
+
+def _embedding_lookup(c, node):
+    """EMBEDDING_LOOKUP: the gather op (burn.host.importers.tflite_gather)."""
+    try:
+        convert_gather(c, node)
+    except GatherError as e:
         raise _Fail(str(e)) from None
 def _copies(c, node):
     """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space),
@@ -1269,6 +1284,7 @@ _CONVERT = {
     "DIV": _div, "FLOOR_DIV": _div, "FLOOR_MOD": _div, "L2_POOL_2D": _l2_pool,
     "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _copies,
     "CUMSUM": _copies,
+    "EMBEDDING_LOOKUP": _embedding_lookup,
 }
 
 
@@ -1372,8 +1388,9 @@ def _check_op(op):
                 raise _Fail("requantization multiplier %d out of range" % x)
 
 
-# the op kinds that take int32 tensors, and where: (input positions, output positions)
-_INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((1,), ())}
+# the op kinds that take int32 tensors, and where: (input positions, output positions),
+# negative ones counted from the end
+_INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
 
 
 def _check_int32(c, op):
@@ -1382,7 +1399,7 @@ def _check_int32(c, op):
     ins, outs = _INT32_USES.get(op.op, ((), ()))
     for where, tids, ok in (("input", op.inputs, ins), ("output", op.outputs, outs)):
         for k, t in enumerate(tids):
-            if c.tensors[t].dtype == "int32" and k not in ok:
+            if c.tensors[t].dtype == "int32" and k not in ok and k - len(tids) not in ok:
                 raise _Fail("int32 %s %d: burn takes int32 tensors only as indices (ARG_MAX "
                             "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
                             % (where, k))

@@ -474,6 +474,14 @@ def div_f32(rng):
             _int(rng, 0, 1), int(rng.choice(ACTS))]
 
 
+def _gather_args(rng, typecode):
+    """Rows of [outer, size, inner] at random int32 positions (repeats too)."""
+    outer, size, inner, count = (_int(rng, 1, 4) for _ in range(4))
+    data = s8(rng, outer * size * inner) if typecode == "b" else f32(rng, outer * size * inner)
+    return [data, buf("i", rng.integers(0, size, size=count)),
+            out(typecode, outer * count * inner), outer, size, inner, count]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -509,6 +517,7 @@ INT8 = {
                               lambda rng: sub_like_s8(rng, squared=True)),
     "maximum_s8": ("s8_arith", "maximum_s8_plain", lambda rng: extreme(rng, "b")),
     "minimum_s8": ("s8_arith", "minimum_s8_plain", lambda rng: extreme(rng, "b")),
+    "gather_s8": ("gather", "gather_s8", lambda rng: _gather_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -546,6 +555,7 @@ FLOAT = {
     "maximum_f32": ("f32_arith", "maximum_f32", lambda rng: extreme(rng, "f")),
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
     "div_f32": ("div", "div_f32", div_f32),
+    "gather_f32": ("gather", "gather_f32", lambda rng: _gather_args(rng, "f")),
 }
 
 
