@@ -32,7 +32,8 @@ HEAP = str(boards.load_board("rp2040").heap_bytes)
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
     return [bst_fuzz_models.cnn(folder / "cnn.bst"), bst_fuzz_models.others(folder / "others.bst"),
-            bst_fuzz_models.int16(folder / "int16.bst")]
+            bst_fuzz_models.int16(folder / "int16.bst"),
+            bst_fuzz_models.int32(folder / "int32.bst")]
 
 
 def _summary(proc):
