@@ -1442,8 +1442,16 @@ def _convert(tf, alias):
     return conv, inputs, outputs
 
 
+def _rows(graph, tid):
+    """How many rows int32 input `tid` may pick: the smallest table of the gather ops that
+    take it as positions (1 when none does)."""
+    return min([op.params["size"] for op in graph.ops
+                if op.op == "gather" and op.inputs[-1] == tid], default=1)
+
+
 def random_inputs(graph, count, seed=0):
-    """`count` seeded random input sets: one array per graph input, in its dtype."""
+    """`count` seeded random input sets: one array per graph input, in its dtype (int32
+    positions within the tables they index)."""
     rng = np.random.default_rng(seed)
     sets = []
     for _ in range(count):
@@ -1455,6 +1463,8 @@ def random_inputs(graph, count, seed=0):
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
             elif graph.tensors[tid].dtype == "int16":
                 ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
+            elif graph.tensors[tid].dtype == "int32":
+                ins.append(rng.integers(0, _rows(graph, tid), size=shape, dtype=np.int32))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

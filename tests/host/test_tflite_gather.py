@@ -160,3 +160,12 @@ def _hostile(params=None, dtypes=("int8", "int32", "int8"), shapes=((3, 4), (2,)
 def test_hostile_gather_fields_are_refused_by_the_reader(bst, match):
     with pytest.raises(ValueError, match=match):
         burn.load(bst)
+
+
+def test_reference_tests_of_an_int32_input_stay_within_the_table():
+    """burn import's stored tests draw int32 ids within the table; the file's self-test
+    passes on plain and flex."""
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    bst = encode_bst(import_tflite(lookup_model(table, 7), tests=6))
+    for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+        assert model.self_test() == 6
