@@ -28,7 +28,7 @@ MAX_DIM = 1 << 24
 ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
 BLOB_DTYPES = ("int8", "int32", "float32", "int16")
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h"}
-TENSOR_DTYPES = ("int8", "float32", "int16")
+TENSOR_DTYPES = ("int8", "float32", "int16", "int32")
 _MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
@@ -241,10 +241,12 @@ class BstFile:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
-        # int16 tensors came after the fixed header: their arena's size is a header key,
-        # absent in files without them (the limit is what max_arena leaves)
-        self.arena["int16"] = check_int(h.get("arena_int16", 0), 0, self.arena["int16"],
-                                        "int16 arena")
+        # int16 and int32 tensors came after the fixed header: their arenas' sizes are
+        # header keys, absent in files without them (the limit is what max_arena leaves)
+        room = self.arena["int16"]
+        for dt in ("int16", "int32"):
+            self.arena[dt] = n = check_int(h.get("arena_" + dt, 0), 0, room, dt + " arena")
+            room -= n
         # Packed as 8 ints per blob (offset, bytes, dtype, ndim, 4 dims): a list of tuples
         # would take several times the RAM on a board.
         self.n_blobs = 0
@@ -310,8 +312,8 @@ class BstFile:
         _check_type(t, dict, what)
         dtype = t["dtype"]
         if dtype not in TENSOR_DTYPES:
-            raise ValueError("%s: dtype must be int8, int16 or float32, got %s" % (
-                what, repr(dtype)[:20]))
+            raise ValueError("%s: dtype must be one of %s, got %s" % (
+                what, TENSOR_DTYPES, repr(dtype)[:20]))
         shape = check_shape(t["shape"], what + " shape")
         off = check_int(t["arena"], 0, self.arena[dtype], what + " arena offset")
         nbytes = numel(shape) * ITEMSIZE[dtype]

@@ -558,6 +558,9 @@ def prepare(step, ctx, variant=None):
     any element type serves (copy, concat)."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
+    if step.kind not in ("copy", "arg", "gather") and "int32" in [
+            ctx.tensors[t][1] for t in step.ins + step.outs]:
+        step.fail("int32 tensors are for copy, arg, gather")
     if step.kind not in ("copy", "concat") and "int16" in [
             ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
         module = "s16_prepare"  # the int16 kernels, left out of a default firmware

@@ -135,12 +135,13 @@ class Model:
         self._arena = {"int8": memoryview(_alloc("b", bst.arena["int8"])),
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         bst.parse()
-        # the int16 arena's size is in the JSON header (docs/bst-format.md)
-        self._arena["int16"] = memoryview(_alloc("h", bst.arena["int16"] // 2))
+        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
+        for dt in ("int16", "int32"):  # their sizes are in the JSON header (bst-format.md)
+            self._arena[dt] = memoryview(_alloc(TYPECODE[dt], bst.arena[dt] // ITEMSIZE[dt]))
+            self.arena_bytes += bst.arena[dt]
         _settle()
         self.tensors = bst.tensors
         self.variant = variant
-        self.arena_bytes = bst.arena["int8"] + bst.arena["float32"] + bst.arena["int16"]
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
@@ -316,8 +317,9 @@ class Model:
 
     def __call__(self, x):
         """Run one inference; `x` is a Tensor, an array / buffer / list of the input's
-        values (NHWC, int8 or float32 as the model's input), or a list of those for a model
-        of several inputs. Returns the output Tensor (a tuple for several outputs)."""
+        values (NHWC, in the input's dtype: int8, int16, int32 or float32), or a list of
+        those for a model of several inputs. Returns the output Tensor (a tuple for several
+        outputs)."""
         self.run(x)
         if self._result is None:
             self._result = self._tensors()

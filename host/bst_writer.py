@@ -150,8 +150,9 @@ def encode_bst(graph):
         "labels": graph.labels,
         "metadata": dict({"producer": "burn " + burn.__version__}, **graph.metadata),
     }
-    if arena["int16"]:  # a key of its own: files without int16 tensors stay as they were
-        header["arena_int16"] = arena["int16"]
+    for dtype in ("int16", "int32"):  # keys of their own: files without them stay the same
+        if arena[dtype]:
+            header["arena_" + dtype] = arena[dtype]
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     data = b"".join(blobs.parts)
     data_offset = (HEADER_SIZE + len(text) + ALIGN - 1) // ALIGN * ALIGN

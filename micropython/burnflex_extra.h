@@ -48,7 +48,8 @@
     X(MP_QSTR_compare_s8, compare_s8)                                          \
     X(MP_QSTR_select_s8, select_s8)                                            \
     X(MP_QSTR_div_s8, div_s8)                                                  \
-    X(MP_QSTR_lstm_s8, lstm_s8)
+    X(MP_QSTR_lstm_s8, lstm_s8)                                                \
+    X(MP_QSTR_gather_s8, gather_s8)
 
 /* the float32 ones: only where the float kernels are (burnflex.c's BF_FLOAT_KERNELS) */
 #define BF_EXTRA_FLOAT_KERNELS(X)                                              \
@@ -71,6 +72,7 @@
     X(MP_QSTR_compare_f32, compare_f32)                                        \
     X(MP_QSTR_select_f32, select_f32)                                          \
     X(MP_QSTR_div_f32, div_f32)                                                \
-    X(MP_QSTR_lstm_f32, lstm_f32)
+    X(MP_QSTR_lstm_f32, lstm_f32)                                              \
+    X(MP_QSTR_gather_f32, gather_f32)
 
 #endif

@@ -3,13 +3,15 @@
  * MP_QSTR_arg_s8 MP_QSTR_arg_f32 */
 #include "burnflex.h"
 
-/* (inp, out_f32, outer, reduce, inner, op) */
+/* (inp, out, outer, reduce, inner, op): out float32, or int32 when op has bit 2 */
 static mp_obj_t arg(const char *op, const mp_obj_t *args, int kind) {
     enum { OUTER, REDUCE, INNER, OP, COUNT };
     int32_t a[COUNT];
     size_t x_len, y_len;
-    const bf_buf x = bf_buffer(op, args, 0, kind, 0), y = bf_buffer(op, args, 1, BF_F32, 1);
+    bf_buf x, y;
     bf_ints(op, args, 2, COUNT, a);
+    x = bf_buffer(op, args, 0, kind, 0);
+    y = bf_buffer(op, args, 1, a[OP] & 2 ? BF_I32 : BF_F32, 1);
     x_len = bf_len(&x, bf_count4(a[OUTER], a[REDUCE], a[INNER], 1));
     y_len = bf_len(&y, (int64_t)a[OUTER] * a[INNER]);
 #if BURNFLEX_FLOAT

@@ -48,7 +48,7 @@ def _flat(x):
     return x.reshape(-1) if isinstance(x, np.ndarray) else [a.reshape(-1) for a in x]
 
 
-_TYPECODES = {"int8": "b", "int16": "h", "float32": "f"}
+_TYPECODES = {"int8": "b", "int16": "h", "float32": "f", "int32": "i"}
 
 
 RUN = """
@@ -66,7 +66,7 @@ for line in open(%r):
     path, x, code, runtime = json.loads(line)
     m = burn.load(path, variant="fast")
     assert set([s.runtime for s in m._steps]) == set([runtime])
-    x = [vec(code, v) for v in x] if x and type(x[0]) is list else vec(code, x)
+    x = [vec(c, v) for c, v in zip(code, x)] if type(code) is list else vec(code, x)
     # JSON has no inf or NaN: those travel as strings, both ways
     print(json.dumps([v if v - v == 0 else str(v) for v in m.run(x)]))
     m = None
@@ -88,10 +88,11 @@ def check_on_micropython(cases, folder, atol=1e-30, int8_runtime="viper"):
             first = x if isinstance(x, np.ndarray) else x[0]
             is_int8 = bool(first.dtype == np.int8)  # the output may be another type (ARG_MAX)
             flat = _flat(x)
-            jobs.write(json.dumps([str(path), _json_floats(flat.tolist())
-                                   if isinstance(flat, np.ndarray)
-                                   else [_json_floats(a.tolist()) for a in flat],
-                                   _TYPECODES[first.dtype.name],
+            several = not isinstance(flat, np.ndarray)
+            jobs.write(json.dumps([str(path), [_json_floats(a.tolist()) for a in flat]
+                                   if several else _json_floats(flat.tolist()),
+                                   [_TYPECODES[a.dtype.name] for a in flat]
+                                   if several else _TYPECODES[first.dtype.name],
                                    int8_runtime if is_int8 else "plain"]) + "\n")
     # a heap above the board's: the job lines of the larger cases are read whole
     done = mp_unix.run_code(RUN % str(folder / "jobs.jsonl"), paths=[mpy.core_for_unix_port()],

@@ -195,6 +195,10 @@ strided (module burn.graph.strided): `strided` works on any typed buffer (plain 
 optional (burn.graph.ops.OPTIONAL; their arguments in burn.graph.ops, their modules' docs):
 reduce_s8, reduce_f32, resize_s8, resize_f32, arg_s8, arg_f32, l2norm_s8, l2norm_f32,
 batch_matmul_s8, batch_matmul_f32 (modules reduce, resize, arg, l2norm, batch_matmul)
+gather: gather_s8(inp, pos, out, outer, size, inner, count); gather_f32(same)
+    TFLite GATHER (positions computed at run time) and EMBEDDING_LOOKUP: out [outer, count,
+    inner] holds inp [outer, size, inner] at the int32 positions pos; a position outside
+    [0, size) is a ValueError, raised before anything is written
 s8_arith: sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
         out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
     TFLite SUB: out[i] = a[i] - b[i % b_size] (b - a when swap is 1), add's scaling and

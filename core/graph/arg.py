@@ -4,9 +4,10 @@ wins only when it compares greater (less) than the best so far, so a NaN never w
 none wins over a NaN in first place.
 
 The input is viewed as [outer, reduce, inner], the output [outer, inner]; `op` 0 is arg
-max, 1 arg min. The .bst has no int32 activations, so the indices are written to a float32
-tensor, exactly (reduce <= 2**24). The viper twin writes each index's float32 bits with
-integer arithmetic, as the C kernel does, so no float conversion runs on a board.
+max, 1 arg min, plus 2 for an int32 output (TFLite's). Files made before the .bst had int32
+tensors hold the indices in a float32 tensor, exactly (reduce <= 2**24): there the viper
+twin writes each index's float32 bits with integer arithmetic, as the C kernel does, so no
+float conversion runs on a board.
 
 An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
 leaves this module out.
@@ -22,7 +23,8 @@ MAX_REDUCE = 1 << 24  # float32 holds every index exactly
 
 
 def arg_s8_plain(inp, out, outer, reduce, inner, op):
-    """Reference int8 arg max (op 0) / arg min (op 1): out [outer, inner] float32."""
+    """Reference int8 arg max (op 0) / arg min (op 1): out [outer, inner] float32, or
+    int32 for op + 2."""
     o = 0
     for a in range(outer):
         for k in range(inner):
@@ -31,7 +33,7 @@ def arg_s8_plain(inp, out, outer, reduce, inner, op):
             index = 0
             for r in range(1, reduce):
                 v = ((inp[base + r * inner] + 128) & 255) - 128
-                if (v < best) if op else (v > best):
+                if (v < best) if op & 1 else (v > best):
                     best = v
                     index = r
             out[o] = index
@@ -59,12 +61,12 @@ if sys.implementation.name == "micropython":
                 while r < reduce:
                     i += inner
                     v = (int(pi[i]) ^ 0x80) - 0x80
-                    if (op != 0 and v < best) or (op == 0 and v > best):
+                    if ((op & 1) != 0 and v < best) or ((op & 1) == 0 and v > best):
                         best = v
                         index = r
                     r += 1
-                bits = 0
-                if index > 0:  # the float32 bits of index (index < 2**24)
+                bits = index
+                if (op & 2) == 0 and index > 0:  # the float32 bits of index (index < 2**24)
                     e = 0
                     while (2 << e) <= index:
                         e += 1
@@ -78,7 +80,7 @@ arg_s8 = arg_s8_fast or arg_s8_plain
 
 
 def arg_f32(inp, out, outer, reduce, inner, op):
-    """float32 arg max (op 0) / arg min (op 1)."""
+    """float32 arg max (op 0) / arg min (op 1), int32 out for op + 2."""
     o = 0
     for a in range(outer):
         for k in range(inner):
@@ -87,7 +89,7 @@ def arg_f32(inp, out, outer, reduce, inner, op):
             index = 0
             for r in range(1, reduce):
                 v = inp[base + r * inner]
-                if (v < best) if op else (v > best):
+                if (v < best) if op & 1 else (v > best):
                     best = v
                     index = r
             out[o] = index
@@ -101,8 +103,12 @@ def prepare(step, ctx, variant):
     dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_REDUCE), ("inner", 1, MAX_DIM),
                     ("op", 0, 1)))
     outer, reduce, inner = dims[:3]
+    out_dt = ctx.tensors[step.outs[0]][1]
+    if dt not in ("int8", "float32") or out_dt not in ("float32", "int32"):
+        step.fail("%s input, %s output: expected int8 or float32 in, int32 or float32 out"
+                  % (dt, out_dt))
     if numel(bst_ops._shape(step, ctx, step.ins[0], dt)) != outer * reduce * inner or \
-            numel(bst_ops._shape(step, ctx, step.outs[0], "float32")) != outer * inner:
+            numel(bst_ops._shape(step, ctx, step.outs[0], out_dt)) != outer * inner:
         step.fail("tensor sizes do not match outer %d x reduce %d x inner %d" % dims[:3])
-    step.a = bst_ops._xy(step, ctx) + dims
+    step.a = bst_ops._xy(step, ctx) + dims[:3] + (dims[3] + (2 if out_dt == "int32" else 0),)
     bst_ops._bind(step, "arg", "arg_s8" if dt == "int8" else "arg_f32", variant)

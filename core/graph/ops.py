@@ -72,6 +72,7 @@ OPS = (
      "select_s8 select_f32"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32"),
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
+    ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
 )
 
 OPTIONAL = (
@@ -90,6 +91,7 @@ OPTIONAL = (
     "compare", "select",
     "div",
     "lstm",
+    "gather",
 )
 
 GROUPS = {
@@ -192,6 +194,7 @@ KERNELS = (
     ("lstm", "lstm_f32", "*lstm cell_clip"),
     ("lstm", "lstm_s8", "*lstm gate_q table in_zp out_zp cell_clip cell_power fc_mult fc_shift "
      "ic_mult ic_shift hid_mult hid_shift"),
+    ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
 )
 
 

@@ -661,7 +661,8 @@ flex_status flex_f32_resize(const flex_dims4 *in_dims, const float *input, size_
 /* Index of the largest (op 0) or smallest (op 1) element along the middle axis of
  * [outer, reduce, inner] -> [outer, inner] (TFLite ARG_MAX, ARG_MIN, as TFLM picks it: the
  * first on ties, a strict comparison with the best so far; an optional op). The indices
- * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only. */
+ * are written as float32 values, exactly (reduce <= 2**24), with integer arithmetic only;
+ * op + 2 writes them as int32 values into the same 4-byte words instead. */
 flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
                         const int8_t *input, size_t input_len, float *output,
                         size_t output_len);
@@ -759,6 +760,14 @@ flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *
 flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
                         const void *x, size_t x_len, const void *y, size_t y_len,
                         void *output);
+/* Rows of params [outer, size, inner] at the run-time positions [count] into output
+ * [outer, count, inner] (TFLite GATHER, EMBEDDING_LOOKUP; an optional op), elements of
+ * elem_size bytes (1 or 4); a position outside [0, size) gives FLEX_E_PARAM before anything
+ * is written. */
+flex_status flex_gather(int32_t elem_size, int32_t outer, int32_t size, int32_t inner,
+                        int32_t count, const void *params, size_t params_len,
+                        const int32_t *positions, size_t positions_len, void *output,
+                        size_t output_len);
 
 /* ---- optional ops: int8 division (flex_c/src/extra) -------------------------------- */
 

@@ -617,13 +617,13 @@ class GraphKernels:
                   "%s -> %s" % ((n, ih, iw, c), (n, oh, ow, c)))
 
     def arg_s8(self, inp, out, outer, reduce, inner, op):
-        """int8 arg max / min with float32 indices (burn.graph.arg)."""
+        """int8 arg max / min with float32 or int32 indices (burn.graph.arg)."""
         x, y = _i8(inp, outer * reduce * inner), _f32(out, outer * inner)
         self._run("flex_s8_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
                   "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
 
     def arg_f32(self, inp, out, outer, reduce, inner, op):
-        """float32 arg max / min with float32 indices (burn.graph.arg)."""
+        """float32 arg max / min with float32 or int32 indices (burn.graph.arg)."""
         x, y = _f32(inp, outer * reduce * inner), _f32(out, outer * inner)
         self._run("flex_f32_arg", [outer, reduce, inner, op, x, x.size, y, y.size],
                   "[%d, %d, %d] op %d" % (outer, reduce, inner, op))
@@ -790,6 +790,23 @@ class GraphKernels:
                    (_i8, _i8, _i8, _i8, _i32, _i16),
                    (q, q.size, t, t.size, struct("flex_lstm_quant", locals())), batch, steps,
                    input_size, units, time_major)
+
+    # -- optional op: gather at run-time positions (flex_c/src/extra) ------------------------
+
+    def _gather(self, inp, pos, out, outer, size, inner, count, dtype):
+        x, y = view(inp, dtype, outer * size * inner), view(out, dtype, outer * count * inner)
+        self._run("flex_gather", [x.itemsize, outer, size, inner, count, x, x.size,
+                                  _i32(pos, count), count, y, y.size],
+                  "[%d, %d, %d] at %d positions (each must lie in [0, %d))"
+                  % (outer, size, inner, count, size))
+
+    def gather_s8(self, inp, pos, out, outer, size, inner, count):
+        """int8 rows at run-time positions (burn.graph.gather)."""
+        self._gather(inp, pos, out, outer, size, inner, count, np.int8)
+
+    def gather_f32(self, inp, pos, out, outer, size, inner, count):
+        """float32 rows at run-time positions (burn.graph.gather)."""
+        self._gather(inp, pos, out, outer, size, inner, count, np.float32)
 
 
 def _is_float(buf):

@@ -36,6 +36,7 @@ GROUPS = {
     "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
     "int8 div (optional)": ("s8_div",),
     "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
+    "gather (optional)": ("gather",),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 

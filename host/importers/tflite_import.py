@@ -37,6 +37,8 @@ from burn.host.importers.tflite_batch_space import convert as convert_batch_spac
 from burn.host.importers.tflite_cast import CastError
 from burn.host.importers.tflite_cast import convert as convert_cast
 from burn.host.importers.tflite_cumsum import convert as convert_cumsum
+from burn.host.importers.tflite_gather import GatherError, is_runtime_gather
+from burn.host.importers.tflite_gather import convert as convert_gather
 from burn.host.importers.tflite_luts import softmax_luts
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import TfOp, read_tflite, unreadable_tensors
@@ -63,7 +65,8 @@ _ARITY = {"CONV_2D": 2, "DEPTHWISE_CONV_2D": 2, "FULLY_CONNECTED": 2, "ADD": 2, 
           "GREATER_EQUAL": 2, "SELECT_V2": 3, "SELECT": 3, "LOGICAL_AND": 2, "LOGICAL_OR": 2,
           "REVERSE_V2": 2, "BROADCAST_TO": 2, "GATHER_ND": 2, "SPACE_TO_BATCH_ND": 3,
           "BATCH_TO_SPACE_ND": 3, "ADD_N": 2, "REDUCE_ALL": 2, "FILL": 2, "DIV": 2,
-          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2}
+          "FLOOR_DIV": 2, "FLOOR_MOD": 2, "DYNAMIC_UPDATE_SLICE": 3, "CUMSUM": 2,
+          "EMBEDDING_LOOKUP": 2}
 # the ops that read BOOL inputs (held as int8 0/1)
 _BOOL_OPS = ("SELECT_V2", "SELECT", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "EQUAL",
              "NOT_EQUAL", "CAST", "REDUCE_ALL")
@@ -99,7 +102,6 @@ class _Converter:
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
-        self.indices = set()  # int32 index outputs (ARG_MAX), held as float32 tensors
 
     # -- tensors --------------------------------------------------------------------------
     def act(self, t):
@@ -126,10 +128,11 @@ class _Converter:
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
-        elif tt.dtype == np.float32 or t in self.indices:
-            g = GraphTensor(_short(tt.name), tt.shape, "float32")
+        elif tt.dtype in (np.float32, np.int32):
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name)
         else:
-            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, float32 or bool"
+            raise _Fail("tensor %d (%s) is %s; activations must be int8, int16, int32, float32 "
+                        "or bool"
                         % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
@@ -1097,10 +1100,22 @@ def _svdf(c, node):
 
 
 def _move(c, node):
-    """The data-movement ops: strided copies (burn.host.importers.tflite_move)."""
+    """The data-movement ops: strided copies (burn.host.importers.tflite_move); a GATHER
+    at run-time positions or of a constant table is the gather op (tflite_gather)."""
     try:
-        tflite_move.convert(c, node)
-    except tflite_move.MoveError as e:
+        if is_runtime_gather(c.tf, node):
+            convert_gather(c, node)
+        else:
+            tflite_move.convert(c, node)
+    except (tflite_move.MoveError, GatherError) as e:
+        raise _Fail(str(e)) from None
+
+
+def _embedding_lookup(c, node):
+    """EMBEDDING_LOOKUP: the gather op (burn.host.importers.tflite_gather)."""
+    try:
+        convert_gather(c, node)
+    except GatherError as e:
         raise _Fail(str(e)) from None
 def _copies(c, node):
     """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space),
@@ -1187,8 +1202,7 @@ def _resize(c, node):
 
 
 def _arg(c, node):
-    """ARG_MAX and ARG_MIN. The .bst has no int32 activations: the index output must be a
-    model output, and holds the indices as exact float32 values."""
+    """ARG_MAX and ARG_MIN, into an int32 tensor."""
     shape, out = c.shape(node.inputs[0]), node.outputs[0]
     types = [c.tf.tensors[t].dtype for t in (node.inputs[1], out)]
     for t in types:
@@ -1202,10 +1216,6 @@ def _arg(c, node):
     axis %= len(shape)
     if list(c.shape(out)) != list(shape[:axis]) + list(shape[axis + 1:]):
         raise _Fail("output %s is not input %s without axis %d" % (c.shape(out), shape, axis))
-    if out not in c.tf.outputs or any(out in n.inputs for n in c.tf.ops):
-        raise _Fail("the index output must be a model output that no op reads (the .bst has "
-                    "no int32 activations)")
-    c.indices.add(out)
     c.emit("arg", node, params={
         "outer": int(np.prod(shape[:axis], dtype=np.int64)), "reduce": int(shape[axis]),
         "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
@@ -1331,6 +1341,7 @@ _CONVERT = {
     "ZEROS_LIKE": _zeros_like, "DYNAMIC_UPDATE_SLICE": _copies,
     "CUMSUM": _copies,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
+    "EMBEDDING_LOOKUP": _embedding_lookup,
 }
 
 
@@ -1434,6 +1445,23 @@ def _check_op(op):
                 raise _Fail("requantization multiplier %d out of range" % x)
 
 
+# the op kinds that take int32 tensors, and where: (input positions, output positions),
+# negative ones counted from the end
+_INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
+
+
+def _check_int32(c, op):
+    """Refuse an int32 tensor where the op's kernels do not take one (burn's int32
+    activations are indices: ARG_MAX's output, GATHER's positions)."""
+    ins, outs = _INT32_USES.get(op.op, ((), ()))
+    for where, tids, ok in (("input", op.inputs, ins), ("output", op.outputs, outs)):
+        for k, t in enumerate(tids):
+            if c.tensors[t].dtype == "int32" and k not in ok and k - len(tids) not in ok:
+                raise _Fail("int32 %s %d: burn takes int32 tensors only as indices (ARG_MAX "
+                            "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
+                            % (where, k))
+
+
 def _convert(tf, alias):
     """The graph's tensors and ops; every node that cannot be converted is reported at once."""
     conv = _Converter(tf, alias)
@@ -1455,6 +1483,7 @@ def _convert(tf, alias):
             _CONVERT[node.name](conv, node)
             for op in conv.ops[first:]:
                 _check_op(op)
+                _check_int32(conv, op)
         except _Fail as e:
             errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:
@@ -1470,8 +1499,16 @@ def _convert(tf, alias):
     return conv, inputs, outputs
 
 
+def _rows(graph, tid):
+    """How many rows int32 input `tid` may pick: the smallest table of the gather ops that
+    take it as positions (1 when none does)."""
+    return min([op.params["size"] for op in graph.ops
+                if op.op == "gather" and op.inputs[-1] == tid], default=1)
+
+
 def random_inputs(graph, count, seed=0):
-    """`count` seeded random input sets: one array per graph input, in its dtype."""
+    """`count` seeded random input sets: one array per graph input, in its dtype (int32
+    positions within the tables they index)."""
     rng = np.random.default_rng(seed)
     sets = []
     for _ in range(count):
@@ -1483,6 +1520,8 @@ def random_inputs(graph, count, seed=0):
                 ins.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
             elif graph.tensors[tid].dtype == "int16":
                 ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
+            elif graph.tensors[tid].dtype == "int32":
+                ins.append(rng.integers(0, _rows(graph, tid), size=shape, dtype=np.int32))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

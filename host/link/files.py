@@ -58,8 +58,15 @@ for _d in %(parent)r.split('/'):
             pass
 """
 
+# A part left by a broken transfer is removed before the new one is opened: truncating it in
+# place would keep its blocks in use until the new part is closed (littlefs copies on write),
+# and a retry of a large file would then need room for both.
 _PUT_START = _MAKEDIRS + """
 import binascii
+try:
+    os.remove(%(part)r)
+except OSError:
+    pass
 _bf = open(%(part)r, 'wb')
 _bw = _bf.write
 _ba = binascii.a2b_base64

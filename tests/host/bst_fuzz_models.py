@@ -1,9 +1,10 @@
 """Base files of the `.bst` mutation fuzz (bst_mutants.py): a small CNN exported by burn's
 quantizer (conv, depthwise conv, pools, fully connected, softmax) and a hand-made graph of
 the other ops (pad, add, mul, logistic, tanh, concat, mean, requantize, dequantize, float
-fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided) and one of
-products of two activations (batch_matmul; a file of its own: the RP2040 heap holds no more
-optional modules beside the others)."""
+fully connected and softmax, quantize, clamp, copy, unary, prelu, svdf, strided), one of
+products of two activations (batch_matmul), one of LSTMs and one of int32 tensors (gather,
+arg): files of their own, as the RP2040 heap holds no more optional modules beside the
+others."""
 
 import numpy as np
 
@@ -210,4 +211,21 @@ def lstm(path):
                     "hid_shift": -22}),
     ]
     write_bst(Graph(tensors, ops, [(0, (1, 2, 3))], [(4, (1, 2, 3))]), path)
+    return str(path)
+
+
+def int32(path):
+    """int32 token ids -> gather of a constant int8 table -> arg max (int32 indices) ->
+    gather of the embeddings at those indices -> copy, as a .bst file at `path`."""
+    rng = np.random.default_rng(3)
+    tensors = [GraphTensor("ids", (4,), "int32"), _t("emb", (4, 3)),
+               GraphTensor("best", (4,), "int32"), _t("picked", (4, 3)), _t("y", (4, 3))]
+    ops = [GraphOp("gather", [0], [1], consts={
+               "params": rng.integers(-128, 128, (1, 6, 3)).astype(np.int8)},
+               params={"outer": 1, "size": 6, "inner": 3, "count": 4}),
+           GraphOp("arg", [1], [2], params={"outer": 4, "reduce": 3, "inner": 1, "op": 0}),
+           GraphOp("gather", [1, 2], [3], params={"outer": 1, "size": 4, "inner": 3,
+                                                  "count": 4}),
+           GraphOp("copy", [3], [4])]
+    write_bst(Graph(tensors, ops, [(0, (4,))], [(4, (4, 3))]), path)
     return str(path)

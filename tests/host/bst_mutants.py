@@ -169,7 +169,8 @@ def move_tensor(rng, data, header):
     tensors = header["tensors"]
     t = tensors[rng.below(len(tensors))]
     size = 1 if t["dtype"] == "int8" else 4
-    arena = struct.unpack_from("<I", data, 28 if size == 1 else 32)[0]
+    arena = header.get("arena_int32", 0) if t["dtype"] == "int32" else \
+        struct.unpack_from("<I", data, 28 if size == 1 else 32)[0]
     room = arena - size * numel(t["shape"])
     peers = [u for u in tensors if u["dtype"] == t["dtype"] and u is not t]
     if peers and rng.below(3):
@@ -199,6 +200,8 @@ def sample(spec):
     n = numel(spec["shape"])
     if spec["dtype"] == "int8":
         return array("b", [(i * 37) % 256 - 128 for i in range(n)])
+    if spec["dtype"] == "int32":  # positions: within any table
+        return array("i", [i % 2 for i in range(n)])
     return array("f", [((i * 37) % 256 - 128) / 64.0 for i in range(n)])
 
 

@@ -34,7 +34,8 @@ def models(tmp_path_factory):
     return [bst_fuzz_models.cnn(folder / "cnn.bst"), bst_fuzz_models.others(folder / "others.bst"),
             bst_fuzz_models.int16(folder / "int16.bst"),
             bst_fuzz_models.matmul(folder / "matmul.bst"),
-            bst_fuzz_models.lstm(folder / "lstm.bst")]
+            bst_fuzz_models.lstm(folder / "lstm.bst"),
+            bst_fuzz_models.int32(folder / "int32.bst")]
 
 
 def _summary(proc):

@@ -1,5 +1,5 @@
-"""TFLite ARG_MAX and ARG_MIN import as the optional arg kind, whose index output is a
-float32 tensor holding the exact indices (the .bst has no int32 activations): equal to
+"""TFLite ARG_MAX and ARG_MIN import as the optional arg kind, whose index output is an
+int32 tensor (files made before int32 tensors hold them in float32, and still load): equal to
 TFLM's on the plain kernels, the flex C kernels (host, and built for the Cortex-M0+ run in
 unicorn) and the viper kernels (MicroPython unix port), int8 and float32."""
 
@@ -81,6 +81,19 @@ def test_float_args_match_tflm():
             assert got.tolist() == want.astype(np.float32).tolist(), name
 
 
+def test_old_files_with_float32_indices_still_load():
+    """A file of an arg op into a float32 tensor (as burn wrote them before int32 tensors):
+    the same indices, as floats, on plain and flex."""
+    x = np.array([[1, 7, 7, -2], [0, -5, 3, -5]], np.int8)
+    for op, want in ((0, [1.0, 2.0]), (1, [3.0, 1.0])):
+        tensors = [GraphTensor("x", (2, 4), "int8", 0.05, 0), GraphTensor("y", (2,), "float32")]
+        bst = encode_bst(Graph(tensors, [GraphOp("arg", [0], [1], params={
+            "outer": 2, "reduce": 4, "inner": 1, "op": op})], [(0, (2, 4))], [(1, (2,))]))
+        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+            got = model.run(x.reshape(-1))
+            assert list(got) == want and isinstance(got[0], float)
+
+
 def test_large_indices_are_exact():
     """Indices up to 2**13 through the integer-made float32 bits of the flex kernels."""
     x = np.zeros((1, 9000), np.int8)
@@ -95,7 +108,7 @@ def test_large_indices_are_exact():
 @pytest.mark.parametrize("kwargs,match", [
     ({"out_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
     ({"axis_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
-    ({"consumer": True}, "must be a model output"),
+    ({"consumer": True}, "burn takes int32 tensors only as indices"),
 ])
 def test_what_tflm_or_the_bst_cannot_hold_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):
@@ -106,7 +119,7 @@ def test_what_tflm_or_the_bst_cannot_hold_is_refused_at_import(kwargs, match):
     ({"reduce": 4}, "float32", "tensor sizes do not match"),
     ({"op": 2}, "float32", "op"),
     ({"reduce": (1 << 24) + 1}, "float32", "reduce"),
-    ({}, "int8", "expected float32"),
+    ({}, "int8", "int32 or float32 out"),
 ])
 def test_hostile_arg_parameters_are_refused_by_the_reader(params, out_dtype, match):
     tensors = [GraphTensor("x", (2, 3), "int8", 0.05, 0), GraphTensor("y", (2,), out_dtype,

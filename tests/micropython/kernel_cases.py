@@ -434,7 +434,8 @@ def _arg_args(rng, typecode):
     outer, reduce, inner = _int(rng, 1, 4), _int(rng, 1, 9), _int(rng, 1, 5)
     src = buf("b", rng.integers(-3, 4, size=outer * reduce * inner)) if typecode == "b" else \
         buf("f", rng.integers(-3, 4, size=outer * reduce * inner))  # with ties
-    return [src, out("f", outer * inner), outer, reduce, inner, _int(rng, 0, 1)]
+    op = _int(rng, 0, 3)  # + 2: int32 indices
+    return [src, out("i" if op & 2 else "f", outer * inner), outer, reduce, inner, op]
 
 
 def l2norm_s8(rng):
@@ -512,6 +513,14 @@ def div_s8(rng):
             b_zp, out_zp, mult, shift, lo, hi]
 
 
+def _gather_args(rng, typecode):
+    """Rows of [outer, size, inner] at random int32 positions (repeats too)."""
+    outer, size, inner, count = (_int(rng, 1, 4) for _ in range(4))
+    data = s8(rng, outer * size * inner) if typecode == "b" else f32(rng, outer * size * inner)
+    return [data, buf("i", rng.integers(0, size, size=count)),
+            out(typecode, outer * count * inner), outer, size, inner, count]
+
+
 # kernel: (burn.graph module, plain function, generator)
 INT8 = {
     "conv_s8": ("s8_conv", "conv_s8_plain", conv_s8),
@@ -549,6 +558,7 @@ INT8 = {
     "minimum_s8": ("s8_arith", "minimum_s8_plain", lambda rng: extreme(rng, "b")),
     "div_s8": ("div", "div_s8_plain", div_s8),
     "lstm_s8": ("lstm", "lstm_s8", lambda rng: _lstm_args(rng, "b")),
+    "gather_s8": ("gather", "gather_s8", lambda rng: _gather_args(rng, "b")),
 }
 FLOAT = {
     "quantize_s8": ("s8_quantize", "quantize_s8", quantize_s8),
@@ -587,6 +597,7 @@ FLOAT = {
     "minimum_f32": ("f32_arith", "minimum_f32", lambda rng: extreme(rng, "f")),
     "div_f32": ("div", "div_f32", div_f32),
     "lstm_f32": ("lstm", "lstm_f32", lambda rng: _lstm_args(rng, "f")),
+    "gather_f32": ("gather", "gather_f32", lambda rng: _gather_args(rng, "f")),
 }
 
 

@@ -288,11 +288,11 @@ flex_status flex__resize_check(const flex_dims4 *in_dims, const void *input, siz
 
 /* The arg ops' check (extra/s8_arg.c), and their output: *out = (float)index, for
  * 0 <= index < 2**24, made with integer arithmetic (no soft-float call on a CPU without an
- * FPU). */
+ * FPU), or, when op has bit 2, the int32 index in the same word. */
 flex_status flex__arg_check(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
                             const void *input, size_t input_len, const float *output,
                             size_t output_len);
-void flex__store_index(float *out, int32_t index);
+void flex__store_index(float *out, int32_t index, int32_t op);
 
 /* BATCH_MATMUL's check (extra/s8_batch_matmul.c); strides: a's per row and per k, b's per
  * k and per column. */

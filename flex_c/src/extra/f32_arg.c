@@ -1,5 +1,5 @@
 /* float32 ARG_MAX / ARG_MIN, as TFLM's ArgMinMax with its GreaterFn / LessFn, with float32
- * indices. */
+ * or int32 indices. */
 #include "../common/internal.h"
 
 flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
@@ -14,12 +14,12 @@ flex_status flex_f32_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t o
             int32_t index = 0;
             for (r = 1; r < reduce; r++) {
                 const float v = x[r * inner];
-                if (op ? v < best : v > best) {
+                if (op & 1 ? v < best : v > best) {
                     best = v;
                     index = r;
                 }
             }
-            flex__store_index(output++, index);
+            flex__store_index(output++, index, op);
         }
     return FLEX_OK;
 }
