@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+pytest_plugins = ["mp_ports"]  # the `micropython` fixture
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("micropython", "tests/core on the MicroPython unix port")

