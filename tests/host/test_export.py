@@ -70,6 +70,26 @@ def _outputs(model, graph, xs):
     return np.stack([to_numpy(model(graph_input(graph, x))).reshape(-1) for x in xs])
 
 
+def _exports_float_and_int8(model, x, atol, tol=None):
+    """(float graph, int8 graph) of `model` exported with calibration inputs x: the float
+    .bst within rtol 1e-4 / `atol` of the model on x[:4], the int8 one passing its two
+    self-tests and, when `tol` is given, within tol times the largest output of x."""
+    want = to_numpy(model(to_tensor(x)))
+    if want.ndim == 4:
+        want = want.transpose(0, 2, 3, 1)  # the runtime's NHWC
+    want = want.reshape(len(x), -1)
+    fgraph = to_float_graph(model, x[:4])
+    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
+    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=atol)
+    qgraph = quantize(model, x, io="float32", tests=2)
+    runtime = burn.load(encode_bst(qgraph))
+    assert runtime.self_test() == 2
+    if tol is not None:
+        got = _outputs(runtime, qgraph, x[:4])
+        assert np.abs(got - want[:4]).max() < tol * np.abs(want).max()
+    return fgraph, qgraph
+
+
 @pytest.fixture(scope="module")
 def int8_export(trained, digits, tmp_path_factory):
     """(path, graph, host outputs on the validation split) of the int8 export."""
@@ -299,17 +319,9 @@ def test_conv_transpose_exports_float_and_int8():
                           nn.BatchNorm2d(4), nn.ReLU6(),
                           nn.ConvTranspose2d(4, 3, (2, 3), stride=(1, 2))).eval()
     x = np.random.default_rng(5).standard_normal((32, 2, 8, 6)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x))).transpose(0, 2, 3, 1)  # the runtime's NHWC
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, _ = _exports_float_and_int8(model, x, 1e-5, 0.05)
     assert [op.op for op in fgraph.ops] == ["conv2d", "transpose_conv2d", "transpose_conv2d"]
     assert [op.params["act"] for op in fgraph.ops] == [1, 3, 0]  # BatchNorm folded in
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4].reshape(4, -1), rtol=1e-4, atol=1e-5)
-    qgraph = quantize(model, x, io="float32", tests=2)
-    runtime = burn.load(encode_bst(qgraph))
-    assert runtime.self_test() == 2
-    got = _outputs(runtime, qgraph, x[:4])
-    assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
 
 
 def test_grouped_and_dilated_conv_transpose_exports_float_and_int8():
@@ -318,17 +330,9 @@ def test_grouped_and_dilated_conv_transpose_exports_float_and_int8():
                                              dilation=(2, 1)), nn.ReLU(),
                           nn.ConvTranspose2d(6, 6, 2, groups=6, dilation=2)).eval()
     x = np.random.default_rng(9).standard_normal((32, 4, 5, 4)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x))).transpose(0, 2, 3, 1)
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, _ = _exports_float_and_int8(model, x, 1e-5, 0.05)
     assert [op.op for op in fgraph.ops] == ["transpose_conv2d", "transpose_conv2d"]
     assert fgraph.ops[0].consts["w"].shape == (6, 5, 3, 4)  # [oc, kh', kw', ic], dense
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4].reshape(4, -1), rtol=1e-4, atol=1e-5)
-    qgraph = quantize(model, x, io="float32", tests=2)
-    runtime = burn.load(encode_bst(qgraph))
-    assert runtime.self_test() == 2
-    got = _outputs(runtime, qgraph, x[:4])
-    assert np.abs(got - want[:4].reshape(4, -1)).max() < 0.05 * np.abs(want).max()
 
 
 def test_leaky_relu_exports_as_the_unary_op():
@@ -336,16 +340,9 @@ def test_leaky_relu_exports_as_the_unary_op():
     model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.LeakyReLU(0.2), nn.Flatten(),
                           nn.Linear(64, 5)).eval()
     x = np.random.default_rng(7).standard_normal((32, 1, 4, 4)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x)))
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, qgraph = _exports_float_and_int8(model, x, 1e-6, 0.02)
     assert [op.op for op in fgraph.ops] == ["conv2d", "unary", "fully_connected"]
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
-    qgraph = quantize(model, x, io="float32", tests=2)
     assert "table" in qgraph.ops[2].consts  # int8: TFLM's LEAKY_RELU results
-    runtime = burn.load(encode_bst(qgraph))
-    assert runtime.self_test() == 2
-    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.02 * np.abs(want).max()
 
 
 class _Differences(nn.Module):
@@ -367,16 +364,9 @@ def test_sub_of_computed_values_exports():
     burn.seed(8)
     model = _Differences().eval()
     x = np.random.default_rng(9).standard_normal((32, 1, 4, 4)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x)))
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, _ = _exports_float_and_int8(model, x, 1e-6, 0.03)
     subs = [op for op in fgraph.ops if op.op == "sub"]
     assert [(op.params["act"], op.params["swap"]) for op in subs] == [(1, 0), (0, 1)]
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
-    qgraph = quantize(model, x, io="float32", tests=2)
-    runtime = burn.load(encode_bst(qgraph))
-    assert runtime.self_test() == 2
-    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
 
 
 class _Transposed(nn.Module):
@@ -397,16 +387,9 @@ def test_permute_exports_as_strided_copies():
     burn.seed(10)
     model = _Transposed().eval()
     x = np.random.default_rng(11).standard_normal((32, 2, 6, 5)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x)))
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, _ = _exports_float_and_int8(model, x, 1e-6, 0.03)
     assert [op.op for op in fgraph.ops] == ["conv2d", "strided", "conv2d", "strided",
                                             "fully_connected"]
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
-    qgraph = quantize(model, x, io="float32", tests=2)
-    runtime = burn.load(encode_bst(qgraph))
-    assert runtime.self_test() == 2
-    assert np.abs(_outputs(runtime, qgraph, x[:4]) - want[:4]).max() < 0.03 * np.abs(want).max()
 
 
 class _Sliced(nn.Module):
@@ -424,13 +407,8 @@ def test_slice_exports_as_a_strided_copy():
     burn.seed(12)
     model = _Sliced().eval()
     x = np.random.default_rng(13).standard_normal((32, 2, 4, 5)).astype(np.float32)
-    want = to_numpy(model(to_tensor(x)))
-    fgraph = to_float_graph(model, x[:4])
+    fgraph, _ = _exports_float_and_int8(model, x, 1e-6)
     assert [op.op for op in fgraph.ops] == ["conv2d", "strided", "fully_connected"]
-    got = _outputs(burn.load(encode_bst(fgraph)), fgraph, x[:4])
-    np.testing.assert_allclose(got, want[:4], rtol=1e-4, atol=1e-6)
-    qgraph = quantize(model, x, io="float32", tests=2)
-    assert burn.load(encode_bst(qgraph)).self_test() == 2
     with pytest.raises(ExportError, match="only slices of"):
         trace(nn.Sequential(nn.Flatten(), nn.Linear(4, 4), _Take()), (4,))
 
