@@ -11,31 +11,23 @@ there, the output zero point in int8, as TensorFlow Lite does.
 """
 
 import numpy as np
-from move_cases import model
+from move_cases import model, rand_int, rand_shape, random_cases
 from tflite_builder import ModelBuilder
 
 OPS = ("REVERSE_V2", "BROADCAST_TO", "GATHER_ND", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND",
        "FILL")
 
 
-def _int(rng, lo, hi):
-    return int(rng.integers(lo, hi + 1))
-
-
-def _shape(rng, lo_rank, hi_rank, hi=4):
-    return tuple(_int(rng, 1, hi) for _ in range(_int(rng, lo_rank, hi_rank)))
-
-
 def _reverse(rng, x):
-    count = _int(rng, 1, x.ndim)
-    first = _int(rng, 0, x.ndim - count)
+    count = rand_int(rng, 1, x.ndim)
+    first = rand_int(rng, 0, x.ndim - count)
     axes = [a - x.ndim if rng.random() < 0.3 else a for a in range(first, first + count)]
     return model("REVERSE_V2", x, [x.shape], x.dtype.name,
                  [(1, np.array(rng.permutation(axes), np.int32))])
 
 
 def _broadcast_to(rng, x):
-    out = _shape(rng, x.ndim, 5, 3)
+    out = rand_shape(rng, x.ndim, 5, 3)
     out = out[:len(out) - x.ndim] + tuple(o if d == 1 else d
                                           for d, o in zip(x.shape, out[len(out) - x.ndim:]))
     kind = np.int64 if rng.random() < 0.3 else np.int32
@@ -44,10 +36,10 @@ def _broadcast_to(rng, x):
 
 
 def _gather_nd(rng, x):
-    k = _int(rng, 1, x.ndim)
-    lead = _shape(rng, 0, 2, 4)
+    k = rand_int(rng, 1, x.ndim)
+    lead = rand_shape(rng, 0, 2, 4)
     if rng.random() < 0.4:  # consecutive slices: one strided copy
-        first = _int(rng, 0, int(np.prod(x.shape[:k])) - 1)
+        first = rand_int(rng, 0, int(np.prod(x.shape[:k])) - 1)
         flat = np.minimum(first + np.arange(int(np.prod(lead))), np.prod(x.shape[:k]) - 1)
         idx = np.stack(np.unravel_index(flat, x.shape[:k]), -1)
     else:
@@ -66,11 +58,11 @@ def _space_to_batch(rng, x):
     """The model, its input and the output's padded elements (TFLM leaves their value
     unset)."""
     spatial = x.ndim - 2
-    block = [_int(rng, 1, 3) for _ in range(spatial)]
+    block = [rand_int(rng, 1, 3) for _ in range(spatial)]
     pads = []
     for d, b in zip(x.shape[1:1 + spatial], block):
-        before = _int(rng, 0, 2) if rng.random() < 0.5 else 0
-        pads.append([before, -(d + before) % b + b * _int(rng, 0, 1)])
+        before = rand_int(rng, 0, 2) if rng.random() < 0.5 else 0
+        pads.append([before, -(d + before) % b + b * rand_int(rng, 0, 1)])
     padded = np.pad(np.zeros(x.shape, bool), [[0, 0]] + pads + [[0, 0]], constant_values=True)
     bh, bw = block + [1] * (2 - spatial)
     n, hp, wp, c = _nhwc(padded, spatial).shape
@@ -84,13 +76,13 @@ def _space_to_batch(rng, x):
 
 def _batch_to_space(rng, x):
     spatial = x.ndim - 2
-    block = [_int(rng, 1, 3) for _ in range(spatial)]
+    block = [rand_int(rng, 1, 3) for _ in range(spatial)]
     x = np.concatenate([x] * int(np.prod(block)))
     bh, bw = block + [1] * (2 - spatial)
     b, h, w, c = _nhwc(x, spatial).shape
     full = _nhwc(x, spatial).reshape(bh, bw, b // (bh * bw), h, w, c)
     full = full.transpose(2, 3, 0, 4, 1, 5).reshape(b // (bh * bw), h * bh, w * bw, c)
-    crops = [[_int(rng, 0, (d - 1) // 2), _int(rng, 0, (d - 1) // 2)]
+    crops = [[rand_int(rng, 0, (d - 1) // 2), rand_int(rng, 0, (d - 1) // 2)]
              for d in full.shape[1:1 + spatial]]
     crops += [[0, 0]] * (2 - spatial)
     out = full[:, crops[0][0]:full.shape[1] - crops[0][1],
@@ -103,7 +95,7 @@ def _batch_to_space(rng, x):
 def _fill(rng, x):
     """A FILL of x's first value (a scalar input) into a random shape."""
     value = x.reshape(-1)[:1].reshape(())
-    out = _shape(rng, 1, 4)
+    out = rand_shape(rng, 1, 4)
     return model("FILL", value, [out], x.dtype.name,
                  [(0, np.array(out, np.int64 if rng.random() < 0.3 else np.int32))]), value
 
@@ -117,16 +109,7 @@ _MAKERS = {"REVERSE_V2": (_reverse, 1, 5), "BROADCAST_TO": (_broadcast_to, 1, 4)
 def make_cases(op, dtype, seed=0):
     """Random (model bytes, input array, padded) cases of TFLite op `op` in `dtype`, without
     end."""
-    rng = np.random.default_rng([seed, OPS.index(op), dtype == "int8"])
-    make, lo, hi = _MAKERS[op]
-    while True:
-        shape = _shape(rng, lo, hi, 3 if hi > 4 else 4)
-        if dtype == "int8":
-            x = rng.integers(-128, 128, size=shape, dtype=np.int8)
-        else:
-            x = rng.standard_normal(shape).astype(np.float32)
-        made = make(rng, x)
-        made = made if isinstance(made, tuple) else (made, x)
+    for made in random_cases(_MAKERS[op], OPS.index(op), dtype, seed):
         yield made if len(made) == 3 else made + (None,)
 
 
@@ -148,7 +131,7 @@ def _values(rng, shape, dtype):
 
 def cast_case(rng, src, dst):
     """(model, burn's input, TFLM's input) of a CAST from `src` to `dst` (unquantized)."""
-    x, tflm_x = _values(rng, _shape(rng, 1, 4), src)
+    x, tflm_x = _values(rng, rand_shape(rng, 1, 4), src)
     mb = ModelBuilder()
     tx, ty = mb.tensor("x", x.shape, src), mb.tensor("y", x.shape, dst)
     mb.op("CAST", [tx], [ty])
@@ -158,12 +141,12 @@ def cast_case(rng, src, dst):
 def add_n_case(rng, dtype):
     """(model, burn's inputs, TFLM's inputs) of an ADD_N: float32 of 2 to 5 inputs, int8 of
     2 (TFLM's inputs share one quantization)."""
-    shape = _shape(rng, 1, 4)
-    count = 2 if dtype == "int8" else _int(rng, 2, 5)
+    shape = rand_shape(rng, 1, 4)
+    count = 2 if dtype == "int8" else rand_int(rng, 2, 5)
     q_in, q_out = {}, {}
     if dtype == "int8":
-        q_in = {"scale": float(rng.uniform(0.01, 0.2)), "zero_point": _int(rng, -84, 84)}
-        q_out = {"scale": float(rng.uniform(0.01, 0.4)), "zero_point": _int(rng, -20, 20)}
+        q_in = {"scale": float(rng.uniform(0.01, 0.2)), "zero_point": rand_int(rng, -84, 84)}
+        q_out = {"scale": float(rng.uniform(0.01, 0.4)), "zero_point": rand_int(rng, -20, 20)}
         xs = [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)]
     else:
         xs = [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
@@ -176,8 +159,8 @@ def add_n_case(rng, dtype):
 
 def reduce_all_case(rng):
     """(model, burn's input, TFLM's input) of a REDUCE_ALL over random axes."""
-    x, tflm_x = _values(rng, _shape(rng, 1, 4), "bool")
-    axes = sorted({_int(rng, 0, x.ndim - 1) for _ in range(_int(rng, 1, x.ndim))})
+    x, tflm_x = _values(rng, rand_shape(rng, 1, 4), "bool")
+    axes = sorted({rand_int(rng, 0, x.ndim - 1) for _ in range(rand_int(rng, 1, x.ndim))})
     keep = bool(rng.integers(0, 2))
     out = tflm_x.all(axis=tuple(axes), keepdims=keep)
     given = [a - x.ndim if rng.random() < 0.3 else a for a in axes]
@@ -192,8 +175,8 @@ def reduce_all_case(rng):
 def zeros_like_case(rng, dtype):
     """(model, burn's input, TFLM's input) of a ZEROS_LIKE (int8: quantized, zero point not
     0, whose zeros are still raw 0)."""
-    shape = _shape(rng, 1, 4)
-    q = {"scale": 0.1, "zero_point": _int(rng, -100, 100)} if dtype == "int8" else {}
+    shape = rand_shape(rng, 1, 4)
+    q = {"scale": 0.1, "zero_point": rand_int(rng, -100, 100)} if dtype == "int8" else {}
     x = rng.integers(-128, 128, size=shape).astype(dtype)
     mb = ModelBuilder()
     tx, ty = mb.tensor("x", shape, dtype, **q), mb.tensor("y", shape, dtype, **q)
@@ -204,9 +187,9 @@ def zeros_like_case(rng, dtype):
 def update_slice_case(rng, dtype):
     """(model, burn's inputs, TFLM's inputs) of a DYNAMIC_UPDATE_SLICE: the operand and the
     update are inputs, the start indices constant (some beyond the operand, which clamps)."""
-    shape = _shape(rng, 1, 4)
-    ushape = tuple(_int(rng, 1, d) for d in shape)
-    starts = [_int(rng, -1, d - u + 1) for d, u in zip(shape, ushape)]
+    shape = rand_shape(rng, 1, 4)
+    ushape = tuple(rand_int(rng, 1, d) for d in shape)
+    starts = [rand_int(rng, -1, d - u + 1) for d, u in zip(shape, ushape)]
     q = {"scale": 0.1, "zero_point": -7} if dtype == "int8" else {}
     xs = [rng.integers(-128, 128, size=s).astype(dtype) for s in (shape, ushape)]
     mb = ModelBuilder()
@@ -221,11 +204,11 @@ def update_slice_case(rng, dtype):
 def cumsum_case(rng):
     """(model, input, input) of a float32 CUMSUM along a random axis, maybe exclusive or
     reversed."""
-    x = rng.standard_normal(_shape(rng, 1, 4)).astype(np.float32)
-    axis = _int(rng, 0, x.ndim - 1)
+    x = rng.standard_normal(rand_shape(rng, 1, 4)).astype(np.float32)
+    axis = rand_int(rng, 0, x.ndim - 1)
     mb = ModelBuilder()
     tx, ty = mb.tensor("x", x.shape, "float32"), mb.tensor("y", x.shape, "float32")
-    ta = mb.tensor("axis", (), "int32", data=np.array(axis - x.ndim * _int(rng, 0, 1),
+    ta = mb.tensor("axis", (), "int32", data=np.array(axis - x.ndim * rand_int(rng, 0, 1),
                                                         np.int32))
     mb.op("CUMSUM", [tx, ta], [ty], "CumsumOptions", Exclusive=bool(rng.integers(0, 2)),
           Reverse=bool(rng.integers(0, 2)))

@@ -13,12 +13,14 @@ OPS = ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "SPLIT", "SPLIT_V", "UNPACK", "DEP
        "SPACE_TO_DEPTH", "GATHER", "MIRROR_PAD")
 
 
-def _int(rng, lo, hi):
+def rand_int(rng, lo, hi):
+    """A random int in [lo, hi]."""
     return int(rng.integers(lo, hi + 1))
 
 
-def _shape(rng, lo_rank, hi_rank, hi=4):
-    return tuple(_int(rng, 1, hi) for _ in range(_int(rng, lo_rank, hi_rank)))
+def rand_shape(rng, lo_rank, hi_rank, hi=4):
+    """A random shape of lo_rank to hi_rank dims, each 1 to hi."""
+    return tuple(rand_int(rng, 1, hi) for _ in range(rand_int(rng, lo_rank, hi_rank)))
 
 
 def model(op, x, outs, dtype, consts=(), options=None, options_name=None, q=None):
@@ -43,8 +45,8 @@ def _transpose(rng, x):
 
 
 def _slice(rng, x):
-    begin = [_int(rng, 0, d - 1) for d in x.shape]
-    size = [-1 if rng.random() < 0.2 else _int(rng, 1, d - b) for d, b in zip(x.shape, begin)]
+    begin = [rand_int(rng, 0, d - 1) for d in x.shape]
+    size = [-1 if rng.random() < 0.2 else rand_int(rng, 1, d - b) for d, b in zip(x.shape, begin)]
     index = tuple(slice(b, None if n == -1 else b + n) for b, n in zip(begin, size))
     kind = np.int64 if rng.random() < 0.3 else np.int32
     return model("SLICE", x, [x[index].shape], x.dtype.name,
@@ -56,7 +58,7 @@ def _strided_slice(rng, x):
         begin, end, steps, masks, index = [], [], [], [0, 0, 0], []
         for k, d in enumerate(x.shape):
             step = int(rng.choice([-3, -2, -1, 1, 1, 2, 3]))
-            b, e = _int(rng, -d - 1, d + 1), _int(rng, -d - 1, d + 1)
+            b, e = rand_int(rng, -d - 1, d + 1), rand_int(rng, -d - 1, d + 1)
             bm, em = rng.random() < 0.25, rng.random() < 0.25
             shrink = step == 1 and -d <= b < d and rng.random() < 0.2
             bm = bm and not shrink
@@ -77,7 +79,7 @@ def _strided_slice(rng, x):
 
 
 def _axis(rng, x):
-    axis = _int(rng, 0, x.ndim - 1)
+    axis = rand_int(rng, 0, x.ndim - 1)
     return axis, axis - x.ndim if rng.random() < 0.3 else axis
 
 
@@ -93,12 +95,12 @@ def _split(rng, x):
 def _split_v(rng, x):
     axis, given = _axis(rng, x)
     d = x.shape[axis]
-    cuts = sorted(rng.choice(np.arange(1, d), size=_int(rng, 0, d - 1), replace=False)) \
+    cuts = sorted(rng.choice(np.arange(1, d), size=rand_int(rng, 0, d - 1), replace=False)) \
         if d > 1 else []
     sizes = np.diff([0] + [int(c) for c in cuts] + [d])
     outs = [p.shape for p in np.split(x, cuts, axis=axis)]
     if rng.random() < 0.3:
-        sizes[_int(rng, 0, len(sizes) - 1)] = -1
+        sizes[rand_int(rng, 0, len(sizes) - 1)] = -1
     return model("SPLIT_V", x, outs, x.dtype.name,
                  [(1, sizes.astype(np.int32)), (2, np.array([given], np.int32))],
                  {"NumSplits": len(sizes)}, "SplitVOptions")
@@ -130,9 +132,9 @@ def _space_to_depth(rng, x):
 def _gather(rng, x):
     axis, given = _axis(rng, x)
     d = x.shape[axis]
-    shape = _shape(rng, 1, 2, 5)
+    shape = rand_shape(rng, 1, 2, 5)
     if rng.random() < 0.4:  # evenly spaced, maybe reversed: one strided copy
-        first, step = _int(rng, 0, d - 1), int(rng.choice([-1, 1, 2]))
+        first, step = rand_int(rng, 0, d - 1), int(rng.choice([-1, 1, 2]))
         idx = np.clip(first + step * np.arange(int(np.prod(shape))), 0, d - 1)
     else:
         idx = rng.integers(0, d, size=int(np.prod(shape)))
@@ -143,7 +145,7 @@ def _gather(rng, x):
 
 def _mirror_pad(rng, x):
     symmetric = bool(rng.integers(0, 2))
-    pads = np.array([[_int(rng, 0, d if symmetric else d - 1) for _ in range(2)]
+    pads = np.array([[rand_int(rng, 0, d if symmetric else d - 1) for _ in range(2)]
                      for d in x.shape], np.int64 if rng.random() < 0.3 else np.int32)
     shape = np.pad(x, pads, mode="symmetric" if symmetric else "reflect").shape
     return model("MIRROR_PAD", x, [shape], x.dtype.name, [(1, pads)], {"Mode": int(symmetric)},
@@ -158,15 +160,22 @@ _MAKERS = {"TRANSPOSE": (_transpose, 1, 5), "SLICE": (_slice, 1, 5),
            "GATHER": (_gather, 1, 4), "MIRROR_PAD": (_mirror_pad, 1, 4)}
 
 
-def make_cases(op, dtype, seed=0):
-    """Random (model bytes, input array) cases of TFLite op `op` in `dtype`, without end."""
-    rng = np.random.default_rng([seed, OPS.index(op), dtype == "int8"])
-    make, lo, hi = _MAKERS[op]
+def random_cases(maker, index, dtype, seed=0):
+    """Without end: `maker` = (function, lowest rank, highest rank) applied to random inputs
+    in `dtype`, seeded by (seed, index, dtype); each yielded as the function's tuple, or as
+    (model bytes, input array) when it returns the bytes alone."""
+    rng = np.random.default_rng([seed, index, dtype == "int8"])
+    make, lo, hi = maker
     while True:
-        shape = _shape(rng, lo, hi, 3 if hi > 4 else 4)
+        shape = rand_shape(rng, lo, hi, 3 if hi > 4 else 4)
         if dtype == "int8":
             x = rng.integers(-128, 128, size=shape, dtype=np.int8)
         else:
             x = rng.standard_normal(shape).astype(np.float32)
         made = make(rng, x)
         yield made if isinstance(made, tuple) else (made, x)
+
+
+def make_cases(op, dtype, seed=0):
+    """Random (model bytes, input array) cases of TFLite op `op` in `dtype`, without end."""
+    return random_cases(_MAKERS[op], OPS.index(op), dtype, seed)
