@@ -18,8 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import numpy as np
-import onnxruntime as ort
-from onnx_models import MODELS, QLINEAR, export, quantize
+from onnx_models import MODELS, QLINEAR, exact_int8_session, export, quantize
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -41,7 +40,7 @@ def _import_ms(path):
 
 
 def _lsb(path, graph, shape, count):
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = exact_int8_session(path)
     model = use_flex(burn.load(encode_bst(graph)))
     dq = [op for op in graph.ops if op.op == "dequantize"][-1]
     scale = graph.tensors[dq.inputs[0]].scale

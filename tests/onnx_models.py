@@ -215,3 +215,18 @@ def quantize(src, dst, per_channel=False, operator_form=False, samples=8, uint8=
     quantize_static(str(src), str(dst), Reader(), activation_type=kind, weight_type=kind,
                     quant_format=QuantFormat.QOperator if operator_form else QuantFormat.QDQ,
                     per_channel=per_channel)
+
+
+def exact_int8_session(path):
+    """An onnxruntime CPU session that computes a quantized model as ONNX defines it: the
+    reference for burn's int8 imports. Graph optimizations stop at the basic level, so each
+    QDQ node runs by itself (QuantizeLinear, DequantizeLinear, the float op between them) and
+    QLinear ops run their own kernels. At its default level onnxruntime fuses QDQ groups
+    into int8 kernels, shifting int8 activations to uint8; on x86-64 CPUs with AVX2 but no
+    VNNI those kernels add u8 x s8 product pairs into saturating int16 (vpmaddubsw), so their
+    results depend on the CPU and are tens of LSB off once values use their whole range."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
