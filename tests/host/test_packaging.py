@@ -17,6 +17,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def _norm(name):
+    """A distribution name as pip compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 # One file of each project tree that a host tool opens at run time.
 TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/cortex_m.ld",
               "micropython/micropython.cmake", "micropython/natmod/Makefile",
@@ -139,17 +144,38 @@ def _host_imports():
 
 
 def test_the_host_extra_brings_every_module_host_imports():
-    def norm(name):
-        return re.sub(r"[-_.]+", "-", name).lower()
-
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11")
     with open(REPO / "pyproject.toml", "rb") as f:
         extra = tomllib.load(f)["project"]["optional-dependencies"]["host"]
-    wanted = {norm(re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0]) for req in extra}
+    wanted = {_norm(re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0]) for req in extra}
     owners = importlib.metadata.packages_distributions()
     missing = []
     for module in sorted(_host_imports() - set(NOT_FROM_HOST_EXTRA)):
-        dists = {norm(d) for d in owners.get(module, [])}
+        dists = {_norm(d) for d in owners.get(module, [])}
         if not dists & wanted:
             missing.append("%s (from %s)" % (module, ", ".join(sorted(dists)) or "nothing"))
     assert missing == [], "host/ imports modules the host extra does not install: %s" % missing
+
+
+def test_ci_runs_the_readme_test_command_exactly():
+    blocks = re.findall(r"```sh\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    test_command = next(b.strip() for b in blocks if b.strip().endswith("pytest -q"))
+    assert "-c constraints.txt" in test_command
+    assert test_command in (REPO / ".ci" / "run").read_text()
+
+
+def test_constraints_pin_every_test_and_oracle_dependency():
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11")
+    with open(REPO / "pyproject.toml", "rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    wanted = {_norm(re.split(r"[<>=!~\[; ]", req, maxsplit=1)[0])
+              for req in extras["host"] + extras["dev"]} - {"burn-micro"}
+    pins = {}
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[A-Za-z0-9_.+\-]+", line), line
+            name, version = line.split("==")
+            assert _norm(name) not in pins, "pinned twice: %s" % name
+            pins[_norm(name)] = version
+    assert sorted(wanted - set(pins)) == []
+    assert pins["torch"] == "2.13.0"  # the CPU build on disk; a newer one pulls CUDA
