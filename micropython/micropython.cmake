@@ -102,7 +102,11 @@ if(BURNFLEX_OPS)
         list(APPEND _burnflex_keep BURNFLEX_OP_${_kernel}=1)
         list(APPEND _burnflex_steps FLEX_PLAN_${_kernel}=1)
     endforeach()
-    target_compile_definitions(usermod_burnflex INTERFACE ${_burnflex_keep})
+    # only burnflex.c reads these: as a property of that one file, a change of selection
+    # recompiles it alone, where an INTERFACE definition would reach every source of the
+    # firmware and rebuild it whole
+    set_source_files_properties(${BURNFLEX_DIR}/burnflex.c PROPERTIES
+                                COMPILE_DEFINITIONS "${_burnflex_keep}")
     target_compile_definitions(burnflex_flex PRIVATE ${_burnflex_steps})
 endif()
 target_link_libraries(usermod_burnflex INTERFACE burnflex_flex)

@@ -72,7 +72,7 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     with _build_lock(progress):
         if not force and (entry / "sizes.json").is_file():  # built while we waited
             return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
-        work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.work_flavor))
+        work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.base_flavor))
         log_path = work / "build.log"
         with open(log_path, "w") as log:
             started = time.monotonic()

@@ -40,24 +40,21 @@ class Recipe:
 
     @property
     def flavor(self):
-        """'burn', 'burn-debug' or 'stock' (the default selection of ops), then
-        '-ops-<label of the selection>' when it keeps some kernels for given models, or
-        '-all-ops' when it keeps the optional ones too: part of the cache folder names and
-        of the input key."""
+        """The base flavor ('burn', 'burn-debug' or 'stock'), then '-ops-<label of the
+        selection>' when it keeps some kernels for given models, or '-all-ops' when it
+        keeps the optional ones too: part of the cache folder names and of the input key."""
         if ops_select.lists_kernels(self.ops):
-            return "%s-%s" % (self.work_flavor, ops_select.label(self.ops))
-        return self.work_flavor
+            return "%s-ops-%s" % (self.base_flavor, ops_select.label(self.ops))
+        if self.ops is None and not self.stock and ops_select.default_kernels() is not None:
+            return self.base_flavor + "-all-ops"
+        return self.base_flavor
 
     @property
-    def work_flavor(self):
-        """The flavor less the selection's label: builds of every selection for given models
-        share a work folder ('burn-ops', 'burn-debug-ops')."""
-        base = "stock" if self.stock else "burn-debug" if self.debug else "burn"
-        if ops_select.lists_kernels(self.ops):
-            return base + "-ops"
-        if self.ops is None and not self.stock and ops_select.default_kernels() is not None:
-            return base + "-all-ops"
-        return base
+    def base_flavor(self):
+        """The flavor less the kernel selection. Builds of every selection share one work
+        folder per base flavor: switching selections recompiles only the flex module's
+        binding (micropython.cmake) and the frozen core, not the whole firmware."""
+        return "stock" if self.stock else "burn-debug" if self.debug else "burn"
 
     @property
     def code_limit(self):

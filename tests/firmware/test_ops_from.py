@@ -77,7 +77,9 @@ def test_the_selection_is_part_of_the_flavor_and_the_cache_key():
     assert full.ops == ops_select.default_kernels() and "conv_s16" not in full.ops
     assert a.flavor.startswith("burn-ops-") and a.flavor != full.flavor
     assert a.flavor != b.flavor and debug.flavor.startswith("burn-debug-ops-")
-    assert a.work_flavor == b.work_flavor == "burn-ops"
+    # one work folder for every selection: switching recompiles the binding, not the firmware
+    assert a.base_flavor == b.base_flavor == full.base_flavor == "burn"
+    assert debug.base_flavor == "burn-debug"
     keys = {inputs.cache_key(r, "1.28.0", "gcc") for r in (full, a, b, debug)}
     assert len(keys) == 4
     with pytest.raises(FirmwareError, match="stock"):
