@@ -28,7 +28,6 @@ def _checked(kind, accept, what):
         if not accept(value):
             raise argparse.ArgumentTypeError("%s is not %s" % (text, what))
         return value
-    parse.__name__ = what
     return parse
 
 
