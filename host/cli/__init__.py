@@ -27,10 +27,30 @@ def build_parser():
     return parser
 
 
+def add_check(parser, check):
+    """Have `parse_args` call `check(args)` after `parser` (a subcommand's) parsed: a message
+    it returns is that parser's usage error (one line, exit status 2), as a bad value is."""
+    def run_check(args):
+        problem = check(args)
+        if problem:
+            parser.error(problem)
+    parser.set_defaults(check_combination=run_check)
+
+
+def parse_args(parser, argv=None):
+    """`argv` parsed by `parser`, then checked by the subcommand's add_check function; exits
+    with status 2 and a usage line for a bad value or combination."""
+    args = parser.parse_args(argv)
+    check = getattr(args, "check_combination", None)
+    if check is not None:
+        check(args)
+    return args
+
+
 def main(argv=None):
     """Entry point of the `burn` console command; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     if not getattr(args, "run", None):
         parser.print_help()
         return 0

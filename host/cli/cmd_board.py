@@ -12,6 +12,7 @@ import tempfile
 import threading
 
 from burn.host.boards import all_boards, board_names
+from burn.host.cli.number_args import positive_float
 from burn.host.emulator import EMULATED_BOARDS
 
 
@@ -46,7 +47,7 @@ def register(subparsers):
                          "erased if missing); default: a temporary file removed on exit")
     emulate.add_argument("--bootrom", help="RP2040 mask ROM dump (default: "
                          "$BURN_RP2040_BOOTROM or the vendor folder)")
-    emulate.add_argument("--timeout", type=float, default=20.0,
+    emulate.add_argument("--timeout", type=positive_float, default=20.0,
                          help="seconds the firmware has to reach its REPL (default 20)")
     emulate.set_defaults(run=run_emulate)
 

@@ -5,13 +5,14 @@ import sys
 
 from burn.host.board_session import Emulated, add_emulated_options
 from burn.host.boards import board_names
+from burn.host.cli.number_args import positive_int
 
 
 def register(subparsers):
     """Add `burn demo`."""
     p = subparsers.add_parser("demo", help="train, quantize, flash and evaluate a digits "
                                            "CNN on a board (virtual if none is attached)")
-    p.add_argument("--epochs", type=int, default=None,
+    p.add_argument("--epochs", type=positive_int, default=None,
                    help="training epochs (default 6; fewer is faster and less accurate)")
     p.add_argument("--board", choices=board_names(),
                    help="board kind (default: found by USB id, else rp2040)")
@@ -37,9 +38,9 @@ def run(args):
         print(text, flush=True)
 
     try:
-        results = demo.run_demo(args.epochs or demo.DEFAULT_EPOCHS, args.port, args.board,
-                                args.virtual, args.out, say, sys.stdout,
-                                emulated=Emulated.from_args(args))
+        epochs = demo.DEFAULT_EPOCHS if args.epochs is None else args.epochs
+        results = demo.run_demo(epochs, args.port, args.board, args.virtual, args.out, say,
+                                sys.stdout, emulated=Emulated.from_args(args))
     except (FlashError, LinkError, RuntimeError, ValueError) as exc:
         print("burn demo: %s" % exc, file=sys.stderr)
         return 1

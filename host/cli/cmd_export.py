@@ -5,8 +5,10 @@ import argparse
 import os
 import sys
 
+from burn.host.cli import add_check
 from burn.host.cli.labels_arg import HELP as LABELS_HELP
 from burn.host.cli.labels_arg import class_labels
+from burn.host.cli.number_args import float_above_up_to, positive_float, positive_int
 
 _DESCRIPTION = """\
 Build the model with a factory function, load a Learner checkpoint into it, and write it
@@ -54,9 +56,9 @@ def register(sub):
     p.add_argument("--calibration", metavar="digits|FILE.npy",
                    help="calibration samples (required for int8; with --qat, digits or "
                         "FILE.npz)")
-    p.add_argument("--samples", type=int, default=256,
+    p.add_argument("--samples", type=positive_int, default=256,
                    help="calibration samples to use (default 256)")
-    p.add_argument("--percentile", type=float, metavar="P",
+    p.add_argument("--percentile", type=float_above_up_to(50, 100), metavar="P",
                    help="activation ranges from the P-th percentile (e.g. 99.99) "
                         "instead of min/max")
     how = p.add_mutually_exclusive_group()
@@ -65,8 +67,8 @@ def register(sub):
     how.add_argument("--qat", action="store_true",
                      help="quantization-aware fine-tuning first (--calibration: digits or "
                           "FILE.npz with x, y)")
-    p.add_argument("--qat-epochs", type=int, default=2, help="QAT epochs (default 2)")
-    p.add_argument("--qat-lr", type=float, default=5e-4,
+    p.add_argument("--qat-epochs", type=positive_int, default=2, help="QAT epochs (default 2)")
+    p.add_argument("--qat-lr", type=positive_float, default=5e-4,
                    help="QAT learning rate (default 5e-4)")
     p.add_argument("--io", choices=("int8", "float32"), default="int8",
                    help="int8 model's input/output dtype (default int8)")
@@ -78,6 +80,22 @@ def register(sub):
     p.add_argument("--name", help="model name stored in the metadata (default: the "
                                   "factory's name)")
     p.set_defaults(run=run)
+    add_check(p, check_args)
+
+
+def check_args(args):
+    """What is wrong with the combination of options, or None (add_check)."""
+    if args.qat and args.float:
+        return "--qat makes an int8 model; leave out --float"
+    if not args.float and args.calibration is None:
+        return "an int8 export needs --calibration (digits or FILE.npy)"
+    if args.calibration is None and args.input_shape is None:
+        return "a float export needs --calibration or --input-shape"
+    extension = os.path.splitext(args.output)[1].lower()
+    if extension in (".bst", ".tflite") and extension != "." + args.format:
+        return ("-o %s with --format %s: give the file the .%s extension (or --format %s)"
+                % (args.output, args.format, args.format, extension[1:]))
+    return None
 
 
 def _calibration(spec, count):
@@ -123,8 +141,6 @@ def _qat(args, model, meta, say):
     go to `meta` and are shown side by side."""
     from burn.host.export.qat_finetune import finetune_qat, labeled_data
 
-    if args.float:
-        raise ValueError("--qat makes an int8 model; leave out --float")
     x, y, x_valid, y_valid = labeled_data(args.calibration)
     calibration = x[:args.samples]
     say("quantization-aware training: %d epochs on %d samples" % (args.qat_epochs, len(x)))
@@ -142,19 +158,6 @@ def _export(args, say):
     from burn.host.export import export_bst
     from burn.host.export.source import checkpoint_accuracy, load_trained
 
-    if args.float is False and args.calibration is None:
-        raise ValueError("an int8 export needs --calibration (digits or FILE.npy)")
-    if args.calibration is None and args.input_shape is None:
-        raise ValueError("a float export needs --calibration or --input-shape")
-    if args.percentile is not None and not 50 < args.percentile <= 100:
-        raise ValueError("--percentile must be in (50, 100], got %g" % args.percentile)
-    if args.samples < 1:
-        raise ValueError("--samples must be >= 1")
-    extension = os.path.splitext(args.output)[1].lower()
-    if extension in (".bst", ".tflite") and extension != "." + args.format:
-        raise ValueError("-o %s with --format %s: give the file the .%s extension (or "
-                         "--format %s)" % (args.output, args.format, args.format,
-                                           extension[1:]))
     labels = _labels(args.labels, args.calibration)
     model, payload, path = load_trained(args.source, args.model)
     say("loaded %s (epoch %s) into %s" % (path, payload.get("epoch"), args.model))

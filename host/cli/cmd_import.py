@@ -3,26 +3,14 @@
 `burn import model.pth|model.safetensors -o weights.safetensors`: see import_weights.py;
 `burn import --check model.tflite|model.onnx` and `burn import --list-ops`: import_check.py."""
 
-import argparse
 import sys
 from pathlib import Path
 
 from burn.host.cli import import_weights
 from burn.host.cli.labels_arg import HELP as LABELS_HELP
 from burn.host.cli.labels_arg import class_labels
+from burn.host.cli.number_args import int_from_to
 from burn.host.importers import MAX_TESTS
-
-
-def _test_count(text):
-    """--tests: an integer from 0 to MAX_TESTS (argparse turns the ValueError into a clean
-    usage error)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not an integer" % text) from None
-    if not 0 <= n <= MAX_TESTS:
-        raise argparse.ArgumentTypeError("%s is not from 0 to %d" % (text, MAX_TESTS))
-    return n
 
 
 def register(subparsers):
@@ -52,7 +40,7 @@ def register(subparsers):
                    "ONNX ops")
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst; "
                    ".safetensors for weights)")
-    p.add_argument("--tests", type=_test_count, default=4, metavar="N",
+    p.add_argument("--tests", type=int_from_to(0, MAX_TESTS), default=4, metavar="N",
                    help="reference tests stored in the file, 0 to %d (default 4); TFLite: "
                    "computed with TFLM (0 skips it)" % MAX_TESTS)
     p.add_argument("--labels", metavar="A,B,...|FILE", help=LABELS_HELP)

@@ -4,6 +4,8 @@ export it as int8 (PTQ or QAT) with float, PTQ and QAT scores side by side."""
 import argparse
 import sys
 
+from burn.host.cli.number_args import nonnegative_int, positive_float, positive_int
+
 _DESCRIPTION = """\
 Train one of the reference models of burn.host.zoo (docs/zoo.md) with the Learner: Adam
 with a cosine schedule, checkpoints and metrics.jsonl in --run-dir, and the live dashboard
@@ -39,13 +41,14 @@ def register(sub):
     p.add_argument("model", choices=sorted(BUILDERS), help="the zoo model to train")
     p.add_argument("--data", choices=SOURCES, default="digits",
                    help="training data in the model's shape (default digits)")
-    p.add_argument("--epochs", type=int, default=5, help="training epochs (default 5)")
-    p.add_argument("--batch", type=int, default=32, help="batch size (default 32)")
-    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate (default 2e-3)")
-    p.add_argument("--width", type=float, default=1.0,
+    p.add_argument("--epochs", type=positive_int, default=5, help="training epochs (default 5)")
+    p.add_argument("--batch", type=positive_int, default=32, help="batch size (default 32)")
+    p.add_argument("--lr", type=positive_float, default=2e-3,
+                   help="Adam learning rate (default 2e-3)")
+    p.add_argument("--width", type=positive_float, default=1.0,
                    help="channel multiplier of the convolutional models (default 1; 0.25 "
                         "trains fast)")
-    p.add_argument("--limit", type=int, metavar="N",
+    p.add_argument("--limit", type=positive_int, metavar="N",
                    help="use only N training samples (and N/4 validation samples)")
     p.add_argument("--run-dir", metavar="DIR",
                    help="checkpoints and metrics (default runs/MODEL-DATA)")
@@ -55,7 +58,8 @@ def register(sub):
                    help="live terminal dashboard or plain lines (default: live on a tty)")
     p.add_argument("--backend", default="numpy",
                    help="backend under autodiff (default numpy; flex, cupy)")
-    p.add_argument("--seed", type=int, default=0, help="initialisation and shuffling seed")
+    p.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="initialisation and shuffling seed")
     p.add_argument("--export", metavar="FILE.bst|FILE.tflite",
                    help="export the trained model as int8 and compare float/PTQ/QAT")
     how = p.add_mutually_exclusive_group()
@@ -63,10 +67,10 @@ def register(sub):
                      help="post-training quantization for --export (the default)")
     how.add_argument("--qat", action="store_true",
                      help="quantization-aware fine-tuning before --export")
-    p.add_argument("--qat-epochs", type=int, default=2, help="QAT epochs (default 2)")
-    p.add_argument("--qat-lr", type=float, default=5e-4, help="QAT learning rate "
+    p.add_argument("--qat-epochs", type=positive_int, default=2, help="QAT epochs (default 2)")
+    p.add_argument("--qat-lr", type=positive_float, default=5e-4, help="QAT learning rate "
                                                               "(default 5e-4)")
-    p.add_argument("--samples", type=int, default=256,
+    p.add_argument("--samples", type=positive_int, default=256,
                    help="calibration samples from the training set (default 256)")
     p.set_defaults(run=run)
 

@@ -8,6 +8,8 @@ bootloader drive) before, or instead of, a model.
 import sys
 from pathlib import Path
 
+from burn.host.cli.number_args import nonnegative_float
+
 
 def add_arguments(parser):
     """The firmware options of `burn flash` / `burn-flash`."""
@@ -19,7 +21,7 @@ def add_arguments(parser):
                        "--emulated, the firmware the emulated board runs")
     group.add_argument("--drive", metavar="FOLDER", help="the bootloader drive's folder "
                        "(default: found among the mounted drives by its INFO_UF2.TXT)")
-    group.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
+    group.add_argument("--wait", type=nonnegative_float, default=30.0, metavar="SECONDS",
                        help="how long to wait for MicroPython to answer on the board's "
                        "serial port after the copy; 0 does not wait (default 30)")
 

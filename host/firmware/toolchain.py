@@ -2,12 +2,11 @@
 the Cortex-M0+ multilib), cmake, make, and picotool (built once from its vendor sources)."""
 
 import os
-import platform
 import shutil
 import subprocess
 from dataclasses import dataclass
 
-from burn.host import vendor
+from burn.host import system_tools, vendor
 from burn.host.cache import cache_dir
 from burn.host.firmware import FirmwareError
 
@@ -22,7 +21,7 @@ _M0_FLAGS = ("-mcpu=cortex-m0plus", "-mthumb")
 
 def install_line():
     """The command that installs the Arm toolchain on this kind of machine."""
-    return BREW_LINE if platform.system() == "Darwin" else APT_LINE
+    return system_tools.install_line(APT_LINE, BREW_LINE)
 
 
 @dataclass(frozen=True)
@@ -66,13 +65,20 @@ def check_build_tools():
                                 "brew install %s)" % (tool, package, package))
 
 
+def built_picotool():
+    """The picotool executable built into the cache, or None when it is not built yet."""
+    program = cache_dir("tools", "picotool-" + vendor.PICOTOOL_VERSION) / "picotool" / "picotool"
+    return program if os.access(program, os.X_OK) else None
+
+
 def picotool_dir(tree):
     """The folder holding a built picotool (the layout of `PICOTOOL_FLAT_INSTALL`), built
     the first time from the vendor sources against the pico-sdk of MicroPython `tree`;
     pico-sdk finds it through PICOTOOL_FETCH_FROM_GIT_PATH instead of downloading it."""
+    built = built_picotool()
+    if built is not None:
+        return built.parent.parent
     final = cache_dir("tools", "picotool-" + vendor.PICOTOOL_VERSION)
-    if os.access(final / "picotool" / "picotool", os.X_OK):
-        return final
     source = vendor.picotool_source()
     if source is None:
         raise FirmwareError("picotool %s is not built and its sources are missing: put "

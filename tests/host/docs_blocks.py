@@ -9,6 +9,9 @@ on the line before a block changes that:
     <!-- file: NAME -->        the block is the file NAME that later blocks use
     <!-- run in: checkout -->  a shell block that runs in the repository's folder
 
+A block that is not run still has its commands checked against the product (a `burn`
+command by its real parser, a script or test path by the checkout): docs_commands.py.
+
 Each page runs in a fresh folder that holds `model.bst` (a small int8 model with self-test
 vectors) and `x.npy` (an input for it), the names the pages use for "your model"; HOME is
 a fresh folder too, and the cache (`$BURN_CACHE_DIR`) is the user's.

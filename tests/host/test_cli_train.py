@@ -52,7 +52,6 @@ def test_autoencoder_ptq_to_tflite_records_mse(tmp_path):
     (["resnet8", "--qat"], "--qat fine-tunes for the int8 export"),
     (["resnet8", "--export", "m.onnx"], "must end in .bst or .tflite"),
     (["autoencoder", "--width", "0.5"], "autoencoder has the reference's fixed"),
-    (["ds_cnn", "--epochs", "0"], "--epochs must be >= 1"),
     (["ds_cnn", "--limit", "2"], "limit must be >= 4"),
     (["ds_cnn", "--backend", "bogus"], "--backend 'bogus': no such backend"),
 ])

@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from docs_blocks import REPO, RUN, SHOWN, blocks, pages
+from docs_commands import check, commands
 
 RUNNABLE = [p for p in pages() if any(b.runs for b in blocks(p))]
 
@@ -52,6 +53,22 @@ def test_every_block_says_what_it_is():
                                 % (block.where, block.mark))
             elif block.mark == "run in" and block.arg != "checkout":
                 problems.append("%s: 'run in' knows only 'checkout'" % block.where)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_documented_command_is_accepted():
+    """Run or not, each command of a shell or console block is one the product accepts:
+    `burn` commands pass its parser and option checks, scripts and test paths exist and
+    have the options used (docs_commands.py)."""
+    problems, checked = [], 0
+    for page in pages():
+        for block in blocks(page):
+            for argv in commands(block):
+                checked += 1
+                why = check(argv)
+                if why:
+                    problems.append("%s: %s\n    %s" % (block.where, " ".join(argv), why))
+    assert checked > 100  # the blocks' commands were found at all
     assert not problems, "\n".join(problems)
 
 

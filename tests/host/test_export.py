@@ -303,9 +303,11 @@ def test_cli_round_trip(trained, digits, tmp_path, capsys):
     assert burn_main(["export", str(tmp_path / "nowhere"), "--model", str(factory) + ":cnn",
                       "-o", str(tmp_path / "x.bst"), "--calibration", "digits"]) == 1
     assert "no such checkpoint file or run folder" in capsys.readouterr().err
-    assert burn_main(["export", str(run_dir), "--model", str(factory) + ":cnn",
-                      "-o", str(tmp_path / "x.bst")]) == 1
-    assert "needs --calibration" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:  # a usage error, found while parsing
+        burn_main(["export", str(run_dir), "--model", str(factory) + ":cnn",
+                   "-o", str(tmp_path / "x.bst")])
+    assert stop.value.code == 2
+    assert "burn export: error: an int8 export needs --calibration" in capsys.readouterr().err
     assert burn_main(["export", str(run_dir), "--model", str(factory) + ":mlp",
                       "-o", str(tmp_path / "x.bst"), "--calibration", "digits"]) == 1
     assert "has no function mlp" in capsys.readouterr().err

@@ -301,7 +301,9 @@ def test_cli_export_qat_refuses_unlabeled_data_and_float(digits_run, tmp_path, c
     np.savez(tmp_path / "nolabels.npz", x=np.zeros((4, 1, 8, 8), np.float32))
     assert burn_main(base + ["--calibration", str(tmp_path / "nolabels.npz")]) == 1
     assert "no array y" in capsys.readouterr().err
-    assert burn_main(base + ["--calibration", "digits", "--float"]) == 1
+    with pytest.raises(SystemExit) as stop:  # a usage error, found while parsing
+        burn_main(base + ["--calibration", "digits", "--float"])
+    assert stop.value.code == 2
     assert "leave out --float" in capsys.readouterr().err
     assert not (tmp_path / "x.bst").exists()
 
