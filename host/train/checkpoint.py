@@ -180,8 +180,9 @@ class CheckpointDir:
         return read(path) if os.path.exists(path) else None
 
 
-def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
-    """The plain-data payload of a checkpoint."""
+def snapshot(model, optimizer, schedule, epoch, history, best_score, finished, rng=None):
+    """The plain-data payload of a checkpoint; `rng` is the random-number state
+    (`rng_state.capture`) a resumed run continues from."""
     return {
         "format": "burn-checkpoint-1",
         "burn_version": burn.__version__,
@@ -192,6 +193,7 @@ def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
         "epoch_finished": finished,
         "history": history,
         "best_score": best_score,
+        "rng": rng,
     }
 
 
