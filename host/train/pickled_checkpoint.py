@@ -62,13 +62,13 @@ class _ArrayRecord(Record):
     """`_reconstruct(ndarray, (0,), b'b')` of one load: accepts one BUILD of (1, shape,
     dtype, fortran order, bytes) and keeps its checked (dtype string, shape, order, bytes)."""
 
-    __slots__ = ("triple",)
+    __slots__ = ("checked",)
 
     def __init__(self):
-        self.triple = None
+        self.checked = None
 
     def __setstate__(self, state):
-        if self.triple is not None:
+        if self.checked is not None:
             raise CheckpointError("refused: the pickle sets the state of a numpy array twice")
         if not (isinstance(state, tuple) and len(state) == 5 and state[0] == 1):
             raise CheckpointError("refused: a numpy array state that numpy never writes")
@@ -86,13 +86,13 @@ class _ArrayRecord(Record):
         if len(data) != need:
             raise CheckpointError("refused: a numpy array of shape %s and dtype %s holds %d "
                                   "bytes, not %d" % (shape, dtype, len(data), need))
-        self.triple = (dtype, shape, "F" if fortran else "C", data)
+        self.checked = (dtype, shape, "F" if fortran else "C", data)
 
     def array(self):
         """The numpy array (its own copy of the bytes, writable)."""
-        if self.triple is None:
+        if self.checked is None:
             raise CheckpointError("a numpy array whose data the pickle never gives")
-        dtype, shape, order, data = self.triple
+        dtype, shape, order, data = self.checked
         return np.frombuffer(data, dtype).reshape(shape, order=order).copy(order=order)
 
     def __repr__(self):
