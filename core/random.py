@@ -3,7 +3,8 @@
 The generator is Marsaglia's xorshift32 (shifts 13, 17, 5) on a 32-bit state kept in a
 Python int with explicit masks, so both interpreters produce the same integers. Uniform
 floats take the top 24 bits (exact in float32); normals use the Box-Muller transform on
-pairs of uniforms. `seed(s)` resets the stream.
+pairs of uniforms. `seed(s)` resets the stream; `get_state()` and `set_state(state)` save
+and restore where it is (a resumed training run continues the stream it was killed in).
 """
 
 import math
@@ -29,6 +30,19 @@ def seed(s):
     if not isinstance(s, int):
         raise TypeError("seed: expected an int, got " + repr(s))
     _state[0] = _mix(s)
+
+
+def get_state():
+    """Where the stream is: an int that `set_state` takes to continue from here."""
+    return _state[0]
+
+
+def set_state(state):
+    """Continue the stream from `state`, a value `get_state` returned."""
+    if not isinstance(state, int) or isinstance(state, bool) or not 0 < state <= _MASK:
+        raise ValueError("set_state: expected a state from get_state (an int from 1 to "
+                         "2**32-1), got " + repr(state))
+    _state[0] = state
 
 
 def next_u32():

@@ -11,7 +11,8 @@ class DataLoader:
 
     With `shuffle`, each epoch uses a new permutation drawn from a generator seeded with
     `seed`, so a run is reproducible and a resumed run can skip to its epoch
-    (`set_epoch`).
+    (`set_epoch`); `state_dict()` / `load_state_dict()` carry the seed and epoch through a
+    checkpoint.
     """
 
     def __init__(self, dataset, batch_size=32, shuffle=False, seed=0, drop_last=False,
@@ -29,6 +30,19 @@ class DataLoader:
     def set_epoch(self, epoch):
         """Use the permutation of epoch `epoch` on the next iteration."""
         self.epoch = epoch
+
+    def state_dict(self):
+        """The shuffling state: the seed and the epoch whose permutation comes next."""
+        return {"seed": self.seed, "epoch": self.epoch}
+
+    def load_state_dict(self, state):
+        """Shuffle on as the loader whose `state_dict` this is (a resumed run shuffles as
+        the run it continues)."""
+        if not isinstance(state, dict) or \
+                not all(type(state.get(k)) is int for k in ("seed", "epoch")):
+            raise ValueError("DataLoader.load_state_dict: expected {'seed': int, 'epoch': "
+                             "int}, got %.80r" % (state,))
+        self.seed, self.epoch = state["seed"], state["epoch"]
 
     def __len__(self):
         n = len(self.dataset)

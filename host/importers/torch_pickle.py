@@ -1,36 +1,42 @@
-"""PyTorch's pickles read without torch: a restricted unpickler and numpy stand-ins.
+"""PyTorch's pickles read without torch: the tensor-rebuilding globals as stand-ins.
 
-A pickle names the functions it calls (its "globals"); an ordinary unpickler imports and
-calls whatever a file names, so a hostile checkpoint can run `os.system`. This unpickler
-admits only the globals that rebuild tensors (`torch._utils._rebuild_tensor_v2` and its
-kin, `collections.OrderedDict`, the storage and dtype names) and maps each to a stand-in
-of its own; any other global is refused with an error that names it, before anything runs.
+The restricted unpickler (`restricted_pickle`) admits only the globals that rebuild tensors
+(`torch._utils._rebuild_tensor_v2` and its kin, `collections.OrderedDict`, `torch.Size`,
+the storage and dtype names), each mapped to a stand-in of this module; any other global is
+refused with an error that names it, before anything runs. The stand-ins are immutable
+(a storage type or dtype is a tuple of two strings) or made fresh for each load, and refuse
+a pickle's attempt to set their state, so no load changes what the next one sees.
 
 Tensors come out as `Pending` records (storage, offset, size, stride); `resolve` turns them
 into read-only numpy views once the storages' bytes are known, after checking that every
 element a view reaches lies inside its storage.
 """
 
-import collections
 import io
-import pickle
-import pickletools
-import struct
 
 import numpy as np
 
+from . import restricted_pickle
+from .restricted_pickle import CheckpointError, Global, Record, Sealed
 
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be read: malformed, truncated, or asking to run code.
-    The message is one line that says what was refused and why."""
+__all__ = ["CheckpointError", "Pending", "StorageRef", "resolve", "unpickle",
+           "unpickle_bytes"]
 
 
-class _Kind:
-    """A storage type or dtype named by the pickle (torch.FloatStorage, torch.float32)."""
+class _Kind(Sealed, tuple):
+    """(name, numpy dtype string) of a storage type or dtype the pickle names
+    (torch.FloatStorage, torch.float32): immutable, and it holds only strings."""
 
-    def __init__(self, name, dtype):
-        self.name = name
-        self.dtype = np.dtype(dtype)  # bfloat16 is kept as uint16 bits, widened on reading
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return self[0]
+
+    @property
+    def dtype(self):
+        """A fresh numpy dtype (bfloat16 is kept as uint16 bits, widened on reading)."""
+        return np.dtype(self[1])
 
     def __repr__(self):
         return "<%s>" % self.name
@@ -47,16 +53,22 @@ MAX_DIMS = 64
 EXPANDED_LIMIT = 1 << 24  # elements a stride-0 (expanded) view may reach beyond its storage
 
 
-class StorageRef(tuple):
+class StorageRef(Sealed, tuple):
     """(index,) of a storage in the reader's table; immutable, so a pickle cannot alter it."""
 
     __slots__ = ()
 
+    def __repr__(self):
+        return "<storage %d>" % self[0]
 
-class Pending(tuple):
+
+class Pending(Record, tuple):
     """(StorageRef, offset, size, stride, dtype _Kind or None): a tensor to build."""
 
     __slots__ = ()
+
+    def __repr__(self):
+        return "<tensor of size %s>" % (self[2],)
 
 
 def _ints(what, value, limit=None):
@@ -105,46 +117,30 @@ def _rebuild_parameter(data, requires_grad, backward_hooks, state=None):
     return data
 
 
-def _size(*args):
-    return tuple(*args)
+def _size(dims):
+    return _ints("torch.Size", dims, MAX_DIMS)
 
 
-_ALLOWED = {("collections", "OrderedDict"): collections.OrderedDict,
-            ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
-            ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-            ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-            ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-            ("torch", "Size"): _size}
-_ALLOWED.update({("torch", k + "Storage"): _Kind("torch.%sStorage" % k, v)
-                 for k, v in _STORAGES.items()})
-_ALLOWED.update({("torch", k): _Kind("torch." + k, v) for k, v in _DTYPES.items()})
+def _globals():
+    table = {("torch._utils", f.__name__): f for f in
+             (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter)}
+    table["torch._utils", "_rebuild_parameter_with_state"] = _rebuild_parameter
+    table["torch", "Size"] = _size
+    allowed = {key: Global("%s.%s" % key, f) for key, f in table.items()}
+    allowed.update(restricted_pickle.ORDERED_DICT)
+    allowed.update({("torch", k + "Storage"): _Kind(("torch.%sStorage" % k, v))
+                    for k, v in _STORAGES.items()})
+    allowed.update({("torch", k): _Kind(("torch." + k, v)) for k, v in _DTYPES.items()})
+    return allowed
 
 
-def _refusal(module, name):
-    msg = ("refused: the pickle asks for the global %s.%s, which is not one that rebuilds "
-           "tensors (a pickle can run code through such a global; nothing was run)"
-           % (module, name))
-    if module.startswith("torch.nn"):
-        msg += "; this looks like a whole pickled model: save model.state_dict() instead"
-    return msg
+_ALLOWED = _globals()
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, storage, allowed):
-        super().__init__(file)
-        self._storage = storage
-        self._allowed = allowed
-
-    def find_class(self, module, name):
-        found = self._allowed.get((module, name))
-        if found is None:
-            raise CheckpointError(_refusal(module, name))
-        return found
-
-    def persistent_load(self, pid):
-        if self._storage is None:
-            raise CheckpointError("this pickle refers to a storage where none may appear")
+def _storage_loader(storage):
+    """The persistent-id hook: checks PyTorch's ("storage", type, key, location, numel)
+    record and returns `storage(kind, key, numel)`, a StorageRef."""
+    def load(pid):
         if not isinstance(pid, tuple) or len(pid) < 5 or pid[0] != "storage":
             raise CheckpointError("unknown persistent id %.60r" % (pid,))
         kind, key, numel = pid[1], pid[2], pid[4]
@@ -154,56 +150,17 @@ class _Unpickler(pickle.Unpickler):
             raise CheckpointError("a storage with key %.40r and size %.40r" % (key, numel))
         if len(pid) > 5 and pid[5] is not None:
             raise CheckpointError("storage views (PyTorch before 0.4) are not supported")
-        return self._storage(kind, key, numel)
+        return storage(kind, key, numel)
+    return load if storage is not None else None
 
 
-# Opcodes a checkpoint never needs: out-of-band buffers (protocol 5) and the copyreg
-# extension registry. The C unpickler also allocates a BYTEARRAY8 or a memo slot before it
-# reads, so lengths and memo indices are checked here first, against the data itself.
-_REFUSED_OPCODES = {"BYTEARRAY8", "NEXT_BUFFER", "READONLY_BUFFER", "EXT1", "EXT2", "EXT4"}
-_MEMO_PUTS = {"PUT", "BINPUT", "LONG_BINPUT"}
-
-
-def _prescan(file):
-    """Walk the opcodes of the pickle at `file`'s position (without running any) and put
-    the position back; refuses unknown or unneeded opcodes, lengths past the end of the
-    data (pickletools checks those) and memo indices that would make the C unpickler
-    allocate far more than the file holds."""
-    start = file.tell()
-    end = file.seek(0, io.SEEK_END)
-    file.seek(start)
-    for op, arg, pos in pickletools.genops(file):
-        if op.name in _REFUSED_OPCODES:
-            raise CheckpointError("refused: the pickle uses the %s opcode, which no "
-                                  "checkpoint needs" % op.name)
-        if op.name in _MEMO_PUTS and not 0 <= int(arg) <= end - start:
-            raise CheckpointError("malformed pickle: memo index %s at byte %d" % (arg, pos))
-        if op.name == "FRAME" and arg > end - pos:
-            raise CheckpointError("malformed pickle: a frame of %d bytes at byte %d"
-                                  % (arg, pos))
-    file.seek(start)
-
-
-_MALFORMED = (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError, IndexError,
-              AttributeError, MemoryError, OverflowError, RecursionError, UnicodeError,
-              struct.error)
-
-
-def unpickle(file, storage=None, allowed=None):
-    """The object of one pickle read from the binary `file` (left just past it).
+def unpickle(file, storage=None):
+    """The object of one PyTorch pickle read from the binary `file` (left just past it).
 
     `storage(kind, key, numel)` is called for each storage the pickle names and returns a
-    StorageRef; without it a storage is an error. `allowed` maps (module, name) to the
-    stand-in of each admitted global (default: PyTorch's tensor-rebuilding ones). Raises
-    CheckpointError for a refused global or a malformed pickle."""
-    try:
-        _prescan(file)
-        return _Unpickler(file, storage, _ALLOWED if allowed is None else allowed).load()
-    except CheckpointError:
-        raise
-    except _MALFORMED as e:
-        raise CheckpointError("malformed pickle: %s: %s" % (
-            type(e).__name__, " ".join(str(e).split())[:200])) from None
+    StorageRef; without it a storage is an error. Raises CheckpointError for a refused
+    global or state, or a malformed pickle."""
+    return restricted_pickle.unpickle(file, _ALLOWED, _storage_loader(storage))
 
 
 def unpickle_bytes(data, storage=None):
@@ -238,45 +195,10 @@ def _view(pending, arrays):
     return view
 
 
-MAX_DEPTH = 100
-
-
 def resolve(obj, arrays):
     """`obj` with every Pending replaced by a read-only numpy view of `arrays[index]`
     (1-D arrays, one per storage) and OrderedDicts made plain dicts; shared parts stay
     shared. Raises CheckpointError for a view outside its storage or nesting deeper than
-    MAX_DEPTH."""
-    done = {}
-
-    def walk(x, depth):
-        if depth > MAX_DEPTH:
-            raise CheckpointError("the checkpoint nests containers more than %d deep"
-                                  % MAX_DEPTH)
-        key = id(x)
-        if key in done:
-            if done[key] is None:
-                raise CheckpointError("the checkpoint holds a cycle through a tuple")
-            return done[key]
-        if isinstance(x, Pending):
-            out = _view(x, arrays)
-        elif isinstance(x, dict):
-            out = {}
-            done[key] = out
-            for k, v in list(x.items()):
-                out[walk(k, depth + 1)] = walk(v, depth + 1)
-        elif isinstance(x, list):
-            out = []
-            done[key] = out
-            out.extend(walk(v, depth + 1) for v in list(x))
-        elif isinstance(x, tuple):
-            done[key] = None
-            out = tuple(walk(v, depth + 1) for v in x)
-        else:
-            return x
-        done[key] = out
-        return out
-
-    try:
-        return walk(obj, 0)
-    except TypeError as e:  # an unhashable dict key, such as a list
-        raise CheckpointError("malformed checkpoint: %s" % e) from None
+    restricted_pickle.MAX_DEPTH."""
+    return restricted_pickle.resolve(
+        obj, lambda x: _view(x, arrays) if isinstance(x, Pending) else x)

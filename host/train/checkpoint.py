@@ -11,7 +11,6 @@ older versions were pickles, which can run code when loaded: they are refused, a
 loader that admits only numpy arrays and plain data, so a hostile file runs nothing.
 """
 
-import collections
 import io
 import json
 import os
@@ -181,8 +180,9 @@ class CheckpointDir:
         return read(path) if os.path.exists(path) else None
 
 
-def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
-    """The plain-data payload of a checkpoint."""
+def snapshot(model, optimizer, schedule, epoch, history, best_score, finished, rng=None):
+    """The plain-data payload of a checkpoint; `rng` is the random-number state
+    (`rng_state.capture`) a resumed run continues from."""
     return {
         "format": "burn-checkpoint-1",
         "burn_version": burn.__version__,
@@ -193,56 +193,19 @@ def snapshot(model, optimizer, schedule, epoch, history, best_score, finished):
         "epoch_finished": finished,
         "history": history,
         "best_score": best_score,
+        "rng": rng,
     }
-
-
-_NDARRAY = object()  # what the pickle's `numpy.ndarray` stands for: never called
-
-
-def _array(cls, shape, dtype):
-    """numpy's `_reconstruct(ndarray, (0,), dtype)`: an empty array that the pickle's state
-    then fills, with numpy checking the data's length against the shape it gives."""
-    if cls is not _NDARRAY or tuple(shape) != (0,):
-        raise ValueError("refused: a pickled array rebuilt in a way numpy never writes")
-    return np.ndarray((0,), _dtype(dtype))
-
-
-def _dtype(*args):
-    dtype = np.dtype(*args)
-    if dtype.hasobject:
-        raise ValueError("refused: a numpy array of Python objects")
-    return dtype
-
-
-def _latin1(text, encoding):
-    """Protocol 2's spelling of bytes: `_codecs.encode(str, 'latin1')`, and nothing else."""
-    if not isinstance(text, str) or encoding != "latin1":
-        raise ValueError("refused: _codecs.encode used for anything but bytes")
-    return text.encode("latin1")
-
-
-def _scalar(dtype, data):
-    return np.frombuffer(data, _dtype(dtype), count=1)[0]
-
-
-# What a pickled checkpoint of an older burn holds besides plain data: numpy arrays and
-# scalars (numpy 1 and 2 name their reconstructors differently), OrderedDicts and, in
-# protocol 2, bytes.
-_OLD_CHECKPOINT_GLOBALS = {("collections", "OrderedDict"): collections.OrderedDict,
-                           ("_codecs", "encode"): _latin1,
-                           ("numpy", "ndarray"): _NDARRAY, ("numpy", "dtype"): _dtype}
-for _core in ("numpy.core.multiarray", "numpy._core.multiarray"):
-    _OLD_CHECKPOINT_GLOBALS.update({(_core, "_reconstruct"): _array, (_core, "scalar"): _scalar})
 
 
 def convert_trusted_pickle(path, out=None):
     """Rewrite an older, pickled checkpoint in the data-only format. The pickle is read by a
-    restricted loader that admits only numpy arrays, numpy scalars and plain data, so a
-    file that tries to run code is refused (ValueError) and nothing runs."""
-    from burn.host.importers.torch_pickle import unpickle
+    restricted loader that admits only numpy arrays, numpy scalars and plain data
+    (`pickled_checkpoint`), so a file that tries to run code or to change a numpy object
+    is refused (ValueError), nothing runs and nothing is written."""
+    from .pickled_checkpoint import read as read_pickled
 
     with open(path, "rb") as f:
-        payload = unpickle(f, allowed=_OLD_CHECKPOINT_GLOBALS)
+        payload = read_pickled(f)
     write_atomic(out or path, payload)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..autodiff import no_grad
 from ..convert import to_numpy
 from . import checkpoint as ckpt
-from . import log
+from . import log, rng_state
 from .dashboard import make_progress
 from .losses import cross_entropy
 from .optim import clip_grad_norm_
@@ -80,8 +80,9 @@ class Learner:
             return True
         return value < best if self.mode == "min" else value > best
 
-    def _resume(self):
-        """Restore the newest checkpoint; returns (first epoch, history, best score).
+    def _resume(self, train):
+        """Restore the newest checkpoint (and, into `train`, its shuffling); returns (first
+        epoch, history, best score).
 
         A run folder without checkpoints starts at epoch 1 with an empty log. One whose
         checkpoints are all unreadable is refused: starting over there would silently throw
@@ -101,6 +102,7 @@ class Learner:
             log.replace(self.run_dir, [])
             self.progress.message("no checkpoint in %s: starting at epoch 1" % self.run_dir)
             return 1, [], None
+        self._restore_rng(payload, train)
         ckpt.load_model_state(self.model, payload["model"])
         if payload["optimizer"] is not None:
             self.optimizer.load_state_dict(payload["optimizer"])
@@ -112,18 +114,29 @@ class Learner:
         self.progress.message("resumed from epoch %d" % done)
         return done + 1, history, payload["best_score"]
 
-    def _save(self, epoch, history, best_score, finished, is_best):
+    def _restore_rng(self, payload, train):
+        """Continue the random-number streams the checkpoint was written in; a checkpoint
+        of an older burn has none, and the run goes on with a warning."""
+        if payload.get("rng") is None:
+            self.progress.message(
+                "warning: the checkpoint of epoch %s holds no random-number state (an older "
+                "burn wrote it): training continues, but its dropout masks and shuffles "
+                "differ from those of an uninterrupted run" % payload.get("epoch"))
+            return
+        rng_state.restore(payload["rng"], train)
+
+    def _save(self, epoch, history, best_score, finished, is_best, train):
         if self.store is None:
             return
         payload = ckpt.snapshot(self.model, self.optimizer, self.schedule, epoch, history,
-                                best_score, finished)
+                                best_score, finished, rng_state.capture(train))
         self.store.save(epoch, payload, best=is_best)
 
     def fit(self, train, valid=None, epochs=10, resume=False):
         """Train for `epochs` epochs (continuing a saved run when `resume`)."""
         if epochs < 1:
             raise ValueError("fit: epochs must be >= 1, got " + repr(epochs))
-        first, history, best_score = self._resume() if resume else (1, [], None)
+        first, history, best_score = self._resume(train) if resume else (1, [], None)
         if self.run_dir and not resume:
             log.replace(self.run_dir, [])
         stale, stop_reason = 0, "completed"
@@ -140,7 +153,7 @@ class Learner:
                         "checkpoint is kept%s" % (row["loss"], epoch, self._where()))
                     break
                 if stop_reason == "user":
-                    self._save(epoch, history, best_score, False, False)
+                    self._save(epoch, history, best_score, False, False, train)
                     self.progress.message("stopped by request; checkpoint written" +
                                           self._where())
                     break
@@ -158,7 +171,7 @@ class Learner:
                     best_score, stale = score, 0
                 else:
                     stale += 1
-                self._save(epoch, history, best_score, True, is_best)
+                self._save(epoch, history, best_score, True, is_best, train)
                 if self.run_dir:
                     log.append(self.run_dir, row)
                 self.progress.epoch(row)

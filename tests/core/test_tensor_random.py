@@ -34,6 +34,21 @@ def test_known_values_from_state_one():
     assert [rng.next_u32() for _ in range(3)] == [270369, 67634689, 2647435461]
 
 
+def test_a_saved_state_continues_the_stream():
+    burn.seed(5)
+    burn.rand((3,))
+    state = rng.get_state()
+    after = burn.randn((4,)).tolist()
+    burn.seed(99)
+    burn.rand((7,))
+    rng.set_state(state)
+    assert rng.get_state() == state and burn.randn((4,)).tolist() == after
+    for bad in (0, MASK + 1, -1, 2.5, "1", True):
+        assert_message(ValueError, "set_state: expected a state from get_state (an int "
+                       "from 1 to 2**32-1), got " + repr(bad), rng.set_state, bad)
+    assert rng.get_state() == _xorshift32(state, 4)[-1]  # unchanged by the refusals
+
+
 def test_uniform_uses_top_24_bits():
     burn.seed(7)
     state = rng._state[0]

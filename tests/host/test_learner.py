@@ -1,5 +1,6 @@
-"""The Learner end to end: accuracy on digits, checkpoints that survive SIGKILL, resume,
-the NaN guard, early stopping, the dashboard in a pseudo-terminal, and `burn plot`."""
+"""The Learner end to end: accuracy on digits, checkpoints that survive SIGKILL, resume
+that repeats an uninterrupted run bit for bit (Dropout and shuffling included), the NaN
+guard, early stopping, the dashboard in a pseudo-terminal, and `burn plot`."""
 
 import fcntl
 import os
@@ -76,6 +77,50 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     assert [r["epoch"] for r in rows] == list(range(1, 41))
     assert not [f for f in os.listdir(run_dir) if f.endswith(".tmp")]
     assert len(checkpoint.CheckpointDir(run_dir).epochs()) == 3
+
+
+def _metrics(run_dir):
+    return [{k: v for k, v in row.items() if k != "time"} for row in log.read(run_dir)]
+
+
+def _same_values(a, b):
+    """Whether two checkpoint payload parts are equal, arrays bit for bit with their dtype."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_same_values(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and \
+            all(map(_same_values, a, b))
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and \
+            a.tobytes() == b.tobytes() and a.shape == b.shape
+    return a == b and type(a) is type(b)
+
+
+def test_sigkill_after_an_epoch_then_resume_repeats_the_uninterrupted_run(tmp_path):
+    """Dropout masks come from burn's stream, the inputs' noise from numpy's, the order
+    from the loader's shuffle: all three continue where the killed run was."""
+    epochs, kill_after = 5, 2
+    whole, cut = str(tmp_path / "whole"), str(tmp_path / "cut")
+    args = [str(epochs), "plain", "--model", "dropout", "--noise"]
+    assert _run([whole, *args]).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-u", SCRIPT, cut, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    for line in proc.stdout:  # the epoch line comes after that epoch's checkpoint
+        if line.startswith("epoch %d/%d  lr" % (kill_after, epochs)):
+            proc.send_signal(signal.SIGKILL)
+            break
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    resumed = _run([cut, *args])
+    assert resumed.returncode == 0, resumed.stderr
+    start = int(resumed.stdout.split("resumed from epoch ")[1].split()[0])
+    assert kill_after <= start < epochs
+    assert _metrics(cut) == _metrics(whole) and len(_metrics(whole)) == epochs
+    final = [checkpoint.CheckpointDir(run).latest() for run in (whole, cut)]
+    assert final[0]["epoch"] == final[1]["epoch"] == epochs
+    for part in ("model", "optimizer", "rng", "best_score"):
+        assert _same_values(final[0][part], final[1][part]), part
 
 
 def test_nan_guard_keeps_last_good_checkpoint(tmp_path):

@@ -1,16 +1,18 @@
 """Why a fit ended, and resuming from a run folder whose checkpoints cannot be read: the
 Learner says "completed" when every epoch ran, and refuses (rather than silently
-restarting and duplicating epochs in metrics.jsonl) when no checkpoint is readable."""
+restarting and duplicating epochs in metrics.jsonl) when no checkpoint is readable; a
+checkpoint of an older burn, without random-number state, resumes with a warning."""
 
 import os
 
+import numpy as np
 import pytest
 
 import burn
 from burn import nn
 from burn.host.autodiff import autodiff_device
 from burn.host.data import DataLoader, Subset, load_digits
-from burn.host.train import log
+from burn.host.train import checkpoint, log
 from burn.host.train.learner import Learner
 from burn.host.train.optim import SGD
 
@@ -77,3 +79,36 @@ def test_resume_without_checkpoints_starts_afresh_without_duplicates(tmp_path):
             os.unlink(os.path.join(run, name))
     _fit(run, epochs=2, resume=True)
     assert [r["epoch"] for r in log.read(run)] == [1, 2]
+
+
+def _rewrite_newest(run, change):
+    """Rewrite the newest checkpoint of `run` with `change(payload)` applied."""
+    store = checkpoint.CheckpointDir(run)
+    path = store.path(store.epochs()[-1])
+    payload = checkpoint.read(path)
+    change(payload)
+    checkpoint.write_atomic(path, payload)
+
+
+def test_a_checkpoint_without_random_state_resumes_with_a_warning(tmp_path, capsys):
+    run = str(tmp_path)
+    _fit(run, epochs=2)
+    assert checkpoint.CheckpointDir(run).latest()["rng"]["burn"] == burn.random.get_state()
+    _rewrite_newest(run, lambda payload: payload.pop("rng"))  # as an older burn wrote it
+    capsys.readouterr()
+    result = _fit(run, epochs=3, resume=True)
+    out = capsys.readouterr().out
+    assert "warning: the checkpoint of epoch 2 holds no random-number state" in out
+    assert "resumed from epoch 2" in out and result.stop_reason == "completed"
+    assert [r["epoch"] for r in log.read(run)] == [1, 2, 3]
+
+
+def test_a_damaged_random_state_is_refused_by_name(tmp_path):
+    run = str(tmp_path)
+    _fit(run, epochs=1)
+    _rewrite_newest(run, lambda p: p["rng"].update(burn=0))
+    with pytest.raises(ValueError, match="set_state: expected a state from get_state"):
+        _fit(run, epochs=2, resume=True)
+    _rewrite_newest(run, lambda p: p["rng"]["numpy"]["state"].update(key=np.zeros(3)))
+    with pytest.raises(ValueError, match="numpy random state is not one"):
+        _fit(run, epochs=2, resume=True)
