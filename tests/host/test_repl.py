@@ -1,4 +1,5 @@
-"""`burn repl`: inference at the REPL of a virtual board, with -c and through a terminal."""
+"""`burn repl`: inference at the REPL of a virtual board, with -c, with input from a pipe and
+through a terminal."""
 
 import ast
 import os
@@ -51,6 +52,26 @@ def test_error_on_the_board_is_shown(model):
     assert "OSError" in proc.stderr and "Traceback" in proc.stderr
 
 
+def test_piped_input_runs_and_exits(model):
+    proc = subprocess.run(BURN + ["repl", "--virtual"], input="print(1+1)\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "2\n" and "Traceback" not in proc.stderr
+    program = "import burn\nm = burn.load('model.bst')\nfor i in range(2):\n    print(i)\n" \
+              "m.self_test()\n"
+    proc = subprocess.run(BURN + ["repl", "--virtual", model], input=program,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "0\n1\n3\n"
+
+
+def test_piped_input_that_is_no_text_is_a_clear_error():
+    proc = subprocess.run(BURN + ["repl", "--virtual"], input=b"print(1)\xff\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == b"burn repl: the program on stdin is not UTF-8 text (byte 8)\n"
+
+
 def _read_until(fd, marker, timeout=60.0):
     data = b""
     deadline = time.monotonic() + timeout
@@ -71,8 +92,11 @@ def test_interactive_session_through_a_terminal(model):
     os.close(slave)
     try:
         banner = _read_until(master, b"exit this shell")
-        os.write(master, b"\r")
-        _read_until(master, b">>> ")
+        # The board's banner and prompt come at once, without a key pressed.
+        shell = banner.split(b"exit this shell", 1)[1]
+        if b">>> " not in shell:
+            shell += _read_until(master, b">>> ", timeout=10)
+        assert b"Raspberry Pi Pico" in shell and shell.endswith(b">>> ")
         os.write(master, b'import burn; m = burn.load("model.bst"); print(m.self_test())\r')
         answer = _read_until(master, b">>> ")
         assert b"\r\n3\r\n" in answer
