@@ -4,13 +4,12 @@ through a terminal."""
 import ast
 import os
 import re
-import select
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
+from terminal import on_terminal, read_until, until_board_prompt
 
 import burn
 from burn.host.cli.cmd_repl import with_printed_value
@@ -72,33 +71,14 @@ def test_piped_input_that_is_no_text_is_a_clear_error():
     assert proc.stderr == b"burn repl: the program on stdin is not UTF-8 text (byte 8)\n"
 
 
-def _read_until(fd, marker, timeout=60.0):
-    data = b""
-    deadline = time.monotonic() + timeout
-    while marker not in data:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, "no %r in %r" % (marker, data[-400:])
-        try:
-            data += os.read(fd, 4096)
-        except OSError:
-            raise AssertionError("the terminal closed: %r" % data[-400:]) from None
-    return data
-
-
 def test_interactive_session_through_a_terminal(model):
-    master, slave = os.openpty()
-    proc = subprocess.Popen(BURN + ["repl", "--virtual", model], stdin=slave, stdout=slave,
-                            stderr=slave, start_new_session=True)
-    os.close(slave)
+    proc, master = on_terminal(BURN + ["repl", "--virtual", model])
     try:
-        banner = _read_until(master, b"exit this shell")
         # The board's banner and prompt come at once, without a key pressed.
-        shell = banner.split(b"exit this shell", 1)[1]
-        if b">>> " not in shell:
-            shell += _read_until(master, b">>> ", timeout=10)
+        banner, shell = until_board_prompt(master)
         assert b"Raspberry Pi Pico" in shell and shell.endswith(b">>> ")
         os.write(master, b'import burn; m = burn.load("model.bst"); print(m.self_test())\r')
-        answer = _read_until(master, b">>> ")
+        answer = read_until(master, b">>> ")
         assert b"\r\n3\r\n" in answer
         # The line the banner offers runs as it is: x is defined, the output printed.
         offered = re.search(rb"\n>>> (import burn; [^\r\n]+)", banner)
@@ -106,7 +86,7 @@ def test_interactive_session_through_a_terminal(model):
         line = offered.group(1)
         assert b"x = burn.zeros((1, 8, 8, 1), dtype=burn.int8)" in line
         os.write(master, line + b"\r")
-        answer = _read_until(master, b">>> ").decode()
+        answer = read_until(master, b">>> ").decode()
         assert "Error" not in answer, answer
         zeros = np.zeros((1, 8, 8, 1), np.int8)
         assert str(burn.load(model)(zeros).tolist()) in answer
