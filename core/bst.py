@@ -29,6 +29,7 @@ ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
 BLOB_DTYPES = ("int8", "int32", "float32", "int16")
 TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h"}
 TENSOR_DTYPES = ("int8", "float32", "int16", "int32")
+ROM_DIR = "/rom"  # where a board mounts its ROMFS partition (burn-flash puts models there)
 _MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
@@ -52,6 +53,23 @@ def numel(shape):
     for d in shape:
         n *= d
     return n
+
+
+def open_path(path):
+    """`path` opened for binary reading. A relative name that is not found from the current
+    folder is looked for in ROM_DIR too, as MicroPython's import looks in '' and then /rom:
+    so `burn.load("model.bst")` finds the model burn-flash put on any board, on the
+    filesystem (/model.bst) or in ROMFS (/rom/model.bst). The first OSError otherwise."""
+    try:
+        return open(path, "rb")
+    except OSError as e:
+        missing = e
+    if not path.startswith("/"):
+        try:
+            return open(ROM_DIR + "/" + path, "rb")
+        except OSError:
+            pass
+    raise missing
 
 
 def _crc32(buf, crc=0):
@@ -106,7 +124,7 @@ class BstFile:
             self.size = len(self.mem)
         else:
             if isinstance(source, str):
-                source = open(source, "rb")
+                source = open_path(source)
             elif not hasattr(source, "readinto"):
                 raise TypeError("burn.load: expected bytes, a path or a binary file, got "
                                 + type(source).__name__)

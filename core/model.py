@@ -49,9 +49,11 @@ def _default_max_arena():
 
 def load(source, variant=None, max_arena=None):
     """Load a `.bst` model from bytes / bytearray / memoryview, a path or an open binary
-    file. `variant` picks the kernels: None (fastest available: the flex C module, then
-    viper, then plain), "flex", "fast" (viper) or "plain"; `model.backend` says which ran.
-    `max_arena` caps the arena bytes (default: 64 MiB, or the free heap on MicroPython)."""
+    file. A relative path not found from the current folder is looked for in /rom too, so
+    `burn.load("model.bst")` finds what burn-flash put on any board. `variant` picks the
+    kernels: None (fastest available: the flex C module, then viper, then plain), "flex",
+    "fast" (viper) or "plain"; `model.backend` says which ran. `max_arena` caps the arena
+    bytes (default: 64 MiB, or the free heap on MicroPython)."""
     return Model(source, variant, max_arena)
 
 

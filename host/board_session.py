@@ -196,7 +196,8 @@ def add_emulated_options(where, parser, firmware=True):
                        help="use an emulated RP2040 running the real firmware (rp2040js)")
     parser.add_argument("--flash-image", metavar="FILE",
                         help="with --emulated: file keeping the emulated board's flash "
-                        "between runs (default: a temporary one)")
+                        "between runs (default: a temporary one); one board at a time may "
+                        "use a file")
     if firmware:
         parser.add_argument("--firmware", metavar="UF2",
                             help="with --emulated: the UF2 it runs (default: the one "

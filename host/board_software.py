@@ -35,18 +35,33 @@ print(repr(_r))
 @dataclass
 class BoardSoftware:
     """The files to put on the board ({remote path: bytes}), what each part is, in words,
-    and the core's `.mpy` build (None when the core is frozen in the firmware)."""
+    the core's `.mpy` build (None when the core is frozen in the firmware) and where the
+    flex kernels are: `flex` "firmware" (compiled in), "module" (/lib/burnflex.mpy) or None
+    (none: the board runs viper kernels)."""
 
     files: dict = field(default_factory=dict)
     core: object = None
     core_text: str = ""
     flex_text: str = ""
     notes: list = field(default_factory=list)
+    flex: str = None
 
     @property
     def core_bytes(self):
         """Bytes of the core sent as `.mpy` files (0 when frozen)."""
         return self.core.total_size if self.core is not None else 0
+
+    def flash_words(self):
+        """What of burn is on the board, in words: 'core 240,289 bytes + flex module 143,999
+        bytes', 'core in the firmware + flex module in the firmware', 'core ..., no flex
+        module'."""
+        core = ("core {:,} bytes".format(self.core_bytes) if self.core is not None
+                else "core in the firmware")
+        if self.flex == "module":
+            return core + " + flex module {:,} bytes".format(len(self.files[REMOTE_NATMOD]))
+        if self.flex == "firmware":
+            return core + " + flex module in the firmware"
+        return core + ", no flex module"
 
 
 def ask_board(link):
@@ -73,6 +88,7 @@ def plan_software(link, facts, arch, say):
             remote = "/lib/" + Path(rel).as_posix()
             soft.files[remote] = (soft.core.root / rel).read_bytes()
     if have.get("flex") == "(built in)":
+        soft.flex = "firmware"
         soft.flex_text = "burnflex compiled into the firmware"
     else:
         _add_natmod(soft, facts, say)
@@ -103,4 +119,5 @@ def _add_natmod(soft, facts, say):
         soft.flex_text = "not installed, viper kernels instead: burnflex.mpy " + problem
         return
     soft.files[REMOTE_NATMOD] = data
+    soft.flex = "module"
     soft.flex_text = "native module burnflex.mpy for %s, %d bytes" % (facts.arch, len(data))

@@ -18,7 +18,6 @@ from burn import nn
 
 from .autodiff import autodiff_device
 from .board_session import open_board
-from .board_software import REMOTE_NATMOD
 from .cache import cache_dir
 from .data import DataLoader, load_digits, random_split
 from .export import export_bst, graph_input
@@ -158,8 +157,7 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
         "heap_total": report.facts.heap_total,
         "heap_model": m["heap_model"] - m["heap_kernels"],
         "arena_bytes": report.model.arena_bytes, "model_bytes": report.model.size,
-        "core_bytes": report.software.core_bytes,
-        "flex_bytes": len(report.software.files.get(REMOTE_NATMOD, b"")),
+        "software": report.software.flash_words(),
         "model_path": str(path), "where": where, "seconds": time.monotonic() - t0,
     }
     for line in table(results):
@@ -170,10 +168,6 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
 def model_device(model):
     """The device of a model's parameters."""
     return next(iter(model.parameters())).device
-
-
-def _sent_bytes(count):
-    return "{:,} bytes".format(count) if count else "(in the firmware)"
 
 
 def table(r):
@@ -196,8 +190,7 @@ def table(r):
         ("heap during inference", "%s bytes of %s in use; the model holds %s (arena %s)"
          % tuple("{:,}".format(v) for v in (r["heap_in_use"], r["heap_total"],
                                             r["heap_model"], r["arena_bytes"]))),
-        ("flash used", "model %s + core %s + flex module %s"
-         % tuple(_sent_bytes(r[k]) for k in ("model_bytes", "core_bytes", "flex_bytes"))),
+        ("flash used", "model {:,} bytes + {}".format(r["model_bytes"], r["software"])),
     ]
     width = max(len(name) for name, _ in rows)
     lines = ["", "results on %s, %d validation images (%.0f s in all), model file %s:"

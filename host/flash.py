@@ -293,13 +293,15 @@ def check_fit(model, board, core_bytes, facts=None, mapped=False, core_frozen=Fa
 @dataclass
 class Transfer:
     """One file: `action` 'send' (`reason` 'new' or 'changed'), 'keep' or 'remove' (a stale
-    file of `size` bytes on the board)."""
+    file of `size` bytes on the board). A file sent over one the board has already replaces
+    `replaces` bytes."""
 
     remote: str
     action: str
     reason: str
     data: bytes = None
     size: int = 0
+    replaces: int = 0
 
     def __post_init__(self):
         if self.data is not None:
@@ -326,6 +328,19 @@ class Plan:
     def flash_to_write(self):
         """Filesystem bytes the files to send take while being written."""
         return sum(on_flash(t.size, self.block) for t in self.of("send"))
+
+    @property
+    def flash_peak(self):
+        """The most free flash the sends need at one moment, after the removals. Files go
+        one at a time, each written beside the version it replaces, which is freed once the
+        new one is renamed over it: a file needs its own blocks plus the growth of those
+        sent before it."""
+        grown = peak = 0
+        for t in self.of("send"):
+            size = on_flash(t.size, self.block)
+            peak = max(peak, grown + size)
+            grown += size - on_flash(t.replaces, self.block)
+        return peak
 
 
 _WALK = """
@@ -357,17 +372,15 @@ def _present_files(link, folder, extra):
     return dict(ast.literal_eval(line) for line in text.splitlines() if line.strip())
 
 
-def make_plan(link, files, model, remote_model, block, force=False):
+def make_plan(link, files, block, force=False):
     """The Plan for putting `files` ({remote path: bytes}: the core and flex module, see
-    board_software) and `model` (ModelFacts, or None) on the board: stale files of the core
-    folder and left-over `.part` files are removed, then files whose board-side SHA-256
-    differs are sent, the model last."""
-    wanted = dict(files)
-    if model is not None:
-        wanted[remote_model] = model.data
-    hashes = remote_hashes(link, list(wanted))
-    present = _present_files(link, REMOTE_CORE, [remote_model + PART_SUFFIX])
-    return plan_of(wanted, hashes, present, block, force)
+    board_software, and a filesystem model last) on the board: stale files of the core
+    folder and left-over `.part` files are removed, then the files whose board-side SHA-256
+    differs are sent."""
+    hashes = remote_hashes(link, list(files))
+    outside = [path for path in files if not path.startswith(REMOTE_CORE + "/")]
+    present = _present_files(link, REMOTE_CORE, outside + [path + PART_SUFFIX for path in outside])
+    return plan_of(files, hashes, present, block, force)
 
 
 def plan_of(wanted, hashes, present, block, force=False):
@@ -378,23 +391,24 @@ def plan_of(wanted, hashes, present, block, force=False):
     for path, data in wanted.items():
         have = hashes.get(path)
         if force or have != hashlib.sha256(data).hexdigest():
-            items.append(Transfer(path, "send", "new" if have is None else "changed", data))
+            items.append(Transfer(path, "send", "new" if have is None else "changed", data,
+                                  replaces=present.get(path, 0)))
         else:
             items.append(Transfer(path, "keep", "unchanged", data))
     return Plan(items, block)
 
 
 def check_flash_space(plan, facts, board):
-    """ModelTooBig when the files to send do not fit the board's free flash (stale files
-    removed first count as free)."""
-    freed = sum(on_flash(t.size, plan.block) for t in plan.of("remove"))
-    available = facts.fs_free + freed
-    if plan.flash_to_write > available:
+    """ModelTooBig when the files to send do not fit the board's free flash at some moment
+    (Plan.flash_peak: stale files removed first count as free, a file sent over an older
+    version frees that once it is in place)."""
+    available = facts.fs_free + sum(on_flash(t.size, plan.block) for t in plan.of("remove"))
+    needed = plan.flash_peak
+    if needed > available:
         raise ModelTooBig(
             "the files to send need %d bytes of the %s's flash, %d bytes are free (of %d); "
             "remove files from the board or use a smaller model"
-            % (plan.flash_to_write, board.name, available, facts.fs_total), "flash",
-            plan.flash_to_write, available)
+            % (needed, board.name, available, facts.fs_total), "flash", needed, available)
 
 
 # ---- sending -----------------------------------------------------------------------------------
@@ -701,17 +715,18 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
         soft = plan_software(session.link, facts, arch, say)
         core_flash = sum(on_flash(len(data), board.fs_block_bytes)
                          for data in soft.files.values())
-        rom_image, remote_model = place_model(session.link, model, placement, remote_model,
-                                              say)
+        rom_image, load_path = place_model(session.link, model, placement, remote_model, say)
+        wanted = dict(soft.files)
         if model is not None:
             check_fit(model, board, core_flash, facts, mapped=rom_image is not None,
                       core_frozen=soft.core is None)
-        plan = make_plan(session.link, soft.files, None if rom_image else model, remote_model,
-                         board.fs_block_bytes, force)
+            if rom_image is None:
+                wanted[remote_model] = model.data
+        plan = make_plan(session.link, wanted, board.fs_block_bytes, force)
         check_flash_space(plan, facts, board)
     except LinkError as exc:
         raise FlashError("talking to the board (%s) failed: %s" % (session.where, exc)) from None
-    report = FlashReport(session.where, board, facts, arch, soft, model, remote_model, plan,
+    report = FlashReport(session.where, board, facts, arch, soft, model, load_path, plan,
                          notes, dry_run)
     if dry_run:
         return report
@@ -725,9 +740,10 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
         verify(session.link, plan)
         if rom_image is not None:
             report.rom_written = _deploy_rom(session.link, rom_image, say)
+            _remove_shadow(session.link, remote_model, load_path, say)
         if run_measure and model is not None:
             say("running the self-test and timing inference on the board")
-            report.measured = measure(session, remote_model)
+            report.measured = measure(session, load_path)
             failure = memory_failure(report.measured, model, Path(model_path).name)
             if failure is not None:
                 raise failure
@@ -752,6 +768,17 @@ def _deploy_rom(link, image, say):
     if not written:
         say("  unchanged on the board")
     return written
+
+
+def _remove_shadow(link, remote_model, load_path, say):
+    """Remove a model left at `remote_model` on the filesystem by an earlier flash, now that
+    the model is in ROMFS at `load_path`: `burn.load("model.bst")` looks on the filesystem
+    first and would find the old one. Only once the ROMFS copy is in place, so a failed
+    write still leaves a model to load."""
+    if link.exists(remote_model):
+        link.rm(remote_model)
+        say("removed %s, an older model that burn.load would find before %s"
+            % (remote_model, load_path))
 
 
 def plan_lines(report):

@@ -38,9 +38,19 @@ class PtyPort:
             self.link.unlink()
 
 
-def die_with_parent():
-    """`preexec_fn` for a child that must not outlive its parent (Linux: PR_SET_PDEATHSIG)."""
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+def die_with_parent(signum=signal.SIGKILL):
+    """A `preexec_fn` for a child that must not outlive its parent: on Linux the child gets
+    `signum` when the parent ends (PR_SET_PDEATHSIG; strictly, when the parent's thread that
+    started it ends), and at once if the parent ended before the child asked. Elsewhere it
+    does nothing."""
+    parent = os.getpid()
+
+    def arm():
+        try:
+            ctypes.CDLL(None).prctl(1, signum)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            return
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signum)
+
+    return arm

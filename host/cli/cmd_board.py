@@ -29,8 +29,9 @@ def register(subparsers):
         "virtual", help="run a virtual board (MicroPython unix port on a pty) until Ctrl-C"
     )
     virtual.add_argument("--board", default="rp2040", choices=board_names())
-    virtual.add_argument("--flash-dir", help="folder holding its flash image (kept); "
-                         "default: a temporary folder removed on exit")
+    virtual.add_argument("--flash-dir", help="folder holding its flash image (kept; one "
+                         "board at a time may use it); default: a temporary folder removed "
+                         "on exit")
     virtual.set_defaults(run=run_virtual)
 
     emulate = actions.add_parser(

@@ -29,7 +29,8 @@ def add_arguments(parser):
     where.add_argument("--virtual", action="store_true",
                        help="flash a virtual board (MicroPython unix port on a pty)")
     parser.add_argument("--flash-dir", help="with --virtual: folder keeping the virtual "
-                        "board's flash between runs (default: a temporary one)")
+                        "board's flash between runs (default: a temporary one); one board "
+                        "at a time may use a folder")
     add_emulated_options(where, parser, firmware=False)
     parser.add_argument("--remote", default=None,
                         help="path of the model on the board (default /model.bst)")

@@ -7,9 +7,12 @@
     burn repl --emulated model.bst                # an emulated RP2040 (real firmware)
     burn repl --virtual model.bst -c "import burn; burn.load('model.bst').self_test()"
 
-The terminal is mpremote's (`mpremote connect PORT repl`): Ctrl-] or Ctrl-X leaves it.
-`-c CODE` runs CODE on the board instead and prints what it prints; as at the REPL, the
-value of a final expression is printed too.
+    echo 'print(1 + 1)' | burn repl --emulated   # input from a pipe: run, print, exit
+
+The terminal is mpremote's (`mpremote connect PORT repl`), with the board's banner and
+prompt shown at once: Ctrl-] or Ctrl-X leaves it. `-c CODE` runs CODE on the board instead
+and prints what it prints; as at the REPL, the value of a final expression is printed too.
+Without a terminal on stdin (a pipe, a file), what stdin holds runs as `-c` would run it.
 """
 
 import ast
@@ -33,7 +36,8 @@ def register(subparsers):
                        help="start a virtual board for the session")
     p.add_argument("--flash-dir", help="with --virtual: folder keeping its flash")
     add_emulated_options(where, p)
-    p.add_argument("-c", dest="code", help="run CODE on the board, print its output, exit")
+    p.add_argument("-c", dest="code", help="run CODE on the board, print its output, exit "
+                   "(without -c, input from a pipe or file is run the same way)")
     p.set_defaults(run=run)
 
 
@@ -61,6 +65,17 @@ def try_line(remote, spec):
             "m(x).tolist()" % (remote, tuple(spec["shape"]), spec["dtype"]))
 
 
+def piped_program(stream):
+    """The program in `stream` (stdin that is no terminal, or None when it is closed), as
+    text; ValueError when it is not UTF-8, the encoding of MicroPython source."""
+    data = stream.buffer.read() if stream is not None else b""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError("the program on stdin is not UTF-8 text (byte %d)" % exc.start) \
+            from None
+
+
 def run(args):
     """Prepare the board, then run `-c CODE` or hand the terminal to its REPL."""
     from burn.host.board_session import open_board
@@ -70,6 +85,13 @@ def run(args):
     def say(text):
         print(text, file=sys.stderr)
 
+    code = args.code
+    if code is None and not (sys.stdin is not None and sys.stdin.isatty()):
+        try:
+            code = piped_program(sys.stdin)
+        except ValueError as exc:
+            say("burn repl: %s" % exc)
+            return 2
     try:
         session = open_board(args.port, args.board, args.virtual, args.flash_dir,
                              emulated=Emulated.from_args(args))
@@ -82,9 +104,9 @@ def run(args):
         except (FlashError, ValueError, OSError) as exc:
             say("burn repl: %s" % exc)
             return 1
-        if args.code is not None:
+        if code is not None:
             try:
-                out = session.link.exec(with_printed_value(args.code), timeout=None)
+                out = session.link.exec(with_printed_value(code), timeout=None)
             except DeviceError as exc:
                 sys.stdout.write(exc.output)
                 say(exc.traceback)
@@ -99,5 +121,8 @@ def run(args):
             spec = report.model.inputs[0]
             say("the model is %s; try it at the prompt (x: zeros of its input's shape):\n"
                 ">>> %s" % (report.remote_model, try_line(report.remote_model, spec)))
+        # mpremote's port opening drops what the board sent before, its banner and prompt
+        # among it: an empty program in the raw REPL first makes mpremote leave the raw REPL
+        # itself, and the board's banner and `>>>` then reach the terminal at once.
         return subprocess.call([sys.executable, "-m", "mpremote", "connect", session.port,
-                                "repl"])
+                                "resume", "exec", "", "repl"])

@@ -26,6 +26,7 @@ from burn.host.boards import load_board
 from burn.host.emulator import flash_image
 from burn.host.emulator.relay import Relay
 from burn.host.emulator.runtime import BOARD_SCRIPT, EmulatorError, ensure_rp2040js, find_node
+from burn.host.flash_lock import FlashLock
 from burn.host.pty_port import PtyPort, die_with_parent
 
 CLOCK_HZ = 125_000_000
@@ -48,6 +49,10 @@ class EmulatedBoard:
     firmware build's, see `default_firmware`). `flash_image`: the file holding the whole
     flash, kept across runs (default: a temporary file removed on `close()`). `bootrom`: the
     RP2040 mask ROM (default: $BURN_RP2040_BOOTROM or the vendor folder).
+
+    The flash image is locked while the board runs (`IMAGE.lock` beside it): a second board
+    on it is refused. The emulator ends with this process, however it ends: its stdin (from
+    here) closes, and on Linux it gets SIGTERM as well; either way it saves the flash first.
     """
 
     def __init__(self, board="rp2040", firmware=None, flash_image=None, bootrom=None):
@@ -64,6 +69,7 @@ class EmulatedBoard:
         self.proc = None
         self.final = None  # the emulator's last report: {'cycles', 'us'}
         self._pty = None
+        self._lock = None
         self._relay = None
         self._control = None
         self._usb = threading.Event()
@@ -82,8 +88,14 @@ class EmulatedBoard:
             raise EmulatorError(str(exc)) from None
         node = find_node()
         index = ensure_rp2040js()
-        flash_image.prepare(self.flash_image, self.board, self.firmware)
+        self.flash_image.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self._lock = FlashLock(Path(str(self.flash_image) + ".lock"),
+                                   "the flash image %s" % self.flash_image, "--flash-image")
+        except ValueError as exc:
+            raise EmulatorError(str(exc)) from None
+        try:
+            flash_image.prepare(self.flash_image, self.board, self.firmware)
             self._launch(node, index, rom)
             self._wait_ready(timeout)
         except BaseException:
@@ -96,12 +108,13 @@ class EmulatedBoard:
         self.port = self._pty.port
         ours, theirs = socket.socketpair()
         try:
+            # The emulator inherits the lock: the image stays locked until it has saved it.
             self.proc = subprocess.Popen(
                 [node, str(BOARD_SCRIPT), str(index), str(rom), str(self.flash_image),
                  str(theirs.fileno())],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(theirs.fileno(),), start_new_session=True,
-                preexec_fn=die_with_parent)
+                pass_fds=(theirs.fileno(), self._lock.fileno()), start_new_session=True,
+                preexec_fn=die_with_parent(signal.SIGTERM))
         finally:
             theirs.close()
         self._control = ours
@@ -183,6 +196,9 @@ class EmulatedBoard:
         if self._pty is not None:
             self._pty.close()
             self._pty = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None

@@ -11,7 +11,7 @@ import time
 
 from burn.host.boards import load_board
 from burn.host.link.errors import NoBoardError
-from burn.host.virtual_board.supervisor import flash_folder, micropython_command
+from burn.host.virtual_board.supervisor import flash_folder, lock_folder, micropython_command
 
 
 class VirtualBoardError(NoBoardError):
@@ -23,6 +23,9 @@ class VirtualBoard:
 
     Use as a context manager. Without `flash_dir` the flash lives in a temporary folder that
     is removed on `stop()`; with one, its `flash.img` persists across runs like real flash.
+    The folder is locked while the board runs (a second board on it is refused), and the
+    board process powers off when this process ends, however it ends: it watches a pipe
+    (its lifeline) whose writing end only this process holds.
     """
 
     def __init__(self, board="rp2040", flash_dir=None):
@@ -38,15 +41,31 @@ class VirtualBoard:
         self.flash_dir = flash_dir or tempfile.mkdtemp(prefix="burn-virtual-%s-" % self.board.name)
         self.port = None
         self.proc = None
+        self._lock = None
+        self._lifeline = None
 
     def start(self, timeout=15.0):
         """Start the board process and wait for its port; returns self (VirtualBoardError
-        when it does not start)."""
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "burn.host.virtual_board",
-             "--board", self.board.name, "--flash-dir", str(self.flash_dir)],
-            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        )
+        when it does not start, or when another board uses the flash folder)."""
+        try:
+            self._lock = lock_folder(self.flash_dir)
+        except ValueError as exc:
+            raise VirtualBoardError("cannot start a virtual %s: %s" % (self.board.name, exc)) \
+                from None
+        lifeline, self._lifeline = os.pipe()
+        lock = self._lock.fileno()
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "burn.host.virtual_board",
+                 "--board", self.board.name, "--flash-dir", str(self.flash_dir),
+                 "--lock-fd", str(lock), "--lifeline", str(lifeline)],
+                stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, pass_fds=(lock, lifeline),
+            )
+        except BaseException:
+            self._let_go()
+            raise
+        finally:
+            os.close(lifeline)
         line = b""
         deadline = time.monotonic() + timeout
         while not line.endswith(b"\n"):
@@ -76,6 +95,7 @@ class VirtualBoard:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._let_go()
         self._cleanup()
 
     def kill(self):
@@ -84,6 +104,17 @@ class VirtualBoard:
             self.proc.send_signal(signal.SIGCONT)
             self.proc.kill()
             self.proc.wait()
+        self._let_go()
+
+    def _let_go(self):
+        """Close the lifeline and the lock: the board (if still running) powers off, and the
+        folder is free once its processes have ended."""
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def pause(self):
         """Freeze the board (SIGSTOP): it neither answers nor reads, as if stalled."""

@@ -13,12 +13,14 @@ import subprocess
 from pathlib import Path
 
 from burn.host.boards import load_board
+from burn.host.flash_lock import FlashLock
 from burn.host.mp_unix import find_micropython
 from burn.host.pty_port import PtyPort, die_with_parent
 from burn.host.virtual_board.repl import Repl
 
 FIRMWARE = Path(__file__).with_name("firmware.py")
 FLASH_IMAGE = "flash.img"
+FLASH_LOCK = "flash.lock"
 TTY_LINK = "tty"
 _OUT_LIMIT = 1 << 16  # stop reading the program's output while this much waits for the host
 
@@ -55,6 +57,12 @@ def flash_folder(path):
     return folder
 
 
+def lock_folder(folder):
+    """A FlashLock on the flash folder `folder` (see flash_folder): FlashInUse, naming the
+    folder and the PID holding it, while another board uses it."""
+    return FlashLock(Path(folder) / FLASH_LOCK, "the flash folder %s" % folder, "--flash-dir")
+
+
 def prepare_flash(flash_dir, board):
     """The board's flash image in `flash_dir` (see flash_folder), created erased (all 0xff)
     if absent."""
@@ -76,11 +84,20 @@ def prepare_flash(flash_dir, board):
 
 
 class Supervisor:
-    """One running virtual board: `port` is the path to open; `serve()` runs it."""
+    """One running virtual board: `port` is the path to open; `serve()` runs it.
 
-    def __init__(self, board, flash_dir):
+    `lock_fd`: the descriptor of the flash folder's lock, taken by the process that started
+    this one (default: the supervisor takes it; FlashInUse when another board holds it).
+    `lifeline`: the read end of a pipe whose other end the starting process holds; when it
+    closes (that process ended, however it ended) the board powers off.
+    """
+
+    def __init__(self, board, flash_dir, lock_fd=None, lifeline=None):
         self.board = load_board(board)
         self.flash_dir = flash_folder(flash_dir)
+        # The descriptor is this process's to close (in close()), whoever locked it.
+        self._lock_fd = lock_fd if lock_fd is not None else lock_folder(self.flash_dir).fileno()
+        self._lifeline = lifeline
         self.image = prepare_flash(self.flash_dir, self.board)
         self.command = micropython_command()
         self._pty = PtyPort(self.flash_dir / TTY_LINK)
@@ -93,6 +110,8 @@ class Supervisor:
         self._out = bytearray()
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.master, selectors.EVENT_READ, "host")
+        if lifeline is not None:
+            self._selector.register(lifeline, selectors.EVENT_READ, "lifeline")
 
     # ---- the port interface the Repl drives -----------------------------------------------
 
@@ -126,8 +145,9 @@ class Supervisor:
             self.board.fs_type, "1" if run_main else "0",
         ]
         self.proc = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, pass_fds=(cmd_r, evt_w),
-            cwd=self.flash_dir, preexec_fn=die_with_parent,
+            args, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+            pass_fds=(cmd_r, evt_w, self._lock_fd), cwd=self.flash_dir,
+            preexec_fn=die_with_parent(),
         )
         for fd in (cmd_r, evt_w, out_w):
             os.close(fd)
@@ -172,6 +192,18 @@ class Supervisor:
                 self._read_output()
             elif key.data == "evt" and key.fd == self._pipes.get("evt"):
                 self._read_events()
+            elif key.data == "lifeline":
+                self._check_lifeline()
+
+    def _check_lifeline(self):
+        try:
+            alive = os.read(self._lifeline, 64)
+        except BlockingIOError:
+            return
+        except OSError:
+            alive = b""
+        if not alive:
+            self.stop()  # whoever started the board has ended: nobody can reach it now
 
     def _set_interest(self, fd, mask, tag):
         registered = fd in self._selector.get_map()
@@ -263,9 +295,12 @@ class Supervisor:
             self.repl.on_output(data)
 
     def close(self):
-        """Power off: stop the firmware and close the pty."""
+        """Power off: stop the firmware, close the pty and let go of the flash folder."""
         self._stop_firmware()
         self._pty.close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 def _write_all(fd, data):

@@ -109,6 +109,39 @@ def test_open_file_reads_layers_into_one_buffer():
         os.remove(path)
 
 
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def test_a_relative_name_is_looked_for_in_romfs_too():
+    from burn import bst
+
+    rom = os.getcwd() + "/bst_rom_test"
+    os.mkdir(rom)
+    saved = bst.ROM_DIR
+    bst.ROM_DIR = rom  # stands for /rom, where a board mounts its ROMFS partition
+    try:
+        _write(rom + "/only_in_rom.bst", identity_model(lo=-5))
+        _write(rom + "/in_both.bst", identity_model(lo=-5))
+        _write("in_both.bst", identity_model())
+        x = array("b", [9, 8, -100, 0])
+        assert list(burn.load("only_in_rom.bst").run(x)) == [9, 8, -5, 0]
+        assert list(burn.load("in_both.bst").run(x)) == [9, 8, -100, 0]  # cwd first
+        for name in ("/only_in_rom.bst", "nowhere.bst"):  # absolute: no second place
+            try:
+                burn.load(name)
+            except OSError:
+                pass
+            else:
+                raise AssertionError("%s was found" % name)
+    finally:
+        bst.ROM_DIR = saved
+        for path in (rom + "/only_in_rom.bst", rom + "/in_both.bst", "in_both.bst"):
+            os.remove(path)
+        os.rmdir(rom)
+
+
 def test_second_inference_allocates_nothing():
     m = burn.load(identity_model())
     x = array("b", [1, 2, 3, 4])

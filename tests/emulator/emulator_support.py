@@ -1,8 +1,6 @@
 """What the emulated-board tests share: finding the firmware, Node and the bootrom, or the
 reason to skip."""
 
-from pathlib import Path
-
 import pytest
 from firmware_support import rp2040_firmware_or_skip
 
@@ -20,21 +18,3 @@ def emulator_or_skip():
         vendor.bootrom()
     except (EmulatorError, vendor.VendorError) as exc:
         pytest.skip(str(exc))
-
-
-def alive(pid):
-    """Whether a process with this pid exists and is not a zombie."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def children(pid):
-    """The pids of the child processes of `pid` (Linux)."""
-    found = []
-    for task in Path("/proc/%d/task" % pid).iterdir():
-        text = (task / "children").read_text()
-        found += [int(x) for x in text.split()]
-    return found

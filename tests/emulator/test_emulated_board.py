@@ -9,7 +9,8 @@ import time
 
 import pytest
 import serial
-from emulator_support import alive, children, emulator_or_skip, firmware_or_skip
+from emulator_support import emulator_or_skip, firmware_or_skip
+from processes import alive, children, gone_within
 
 from burn.host.boards import load_board
 from burn.host.emulator import EmulatedBoard
@@ -140,10 +141,7 @@ def test_a_killed_parent_takes_its_emulator_with_it(firmware, tmp_path):
     node = children(proc.pid)
     proc.kill()
     proc.wait()
-    end = time.monotonic() + 5
-    while alive(node[0]) and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not alive(node[0])
+    assert gone_within(node, 5)
 
 
 def test_the_stable_link_names_the_port(board):

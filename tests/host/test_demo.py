@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 
 import burn
+from burn.host import mpy
+from burn.host.board_software import REMOTE_NATMOD, BoardSoftware
 from burn.host.cache import cache_dir
 from burn.host.data import load_digits, random_split
 from burn.host.export import nhwc, quantize_input
@@ -68,6 +70,16 @@ def test_burn_demo_device_matches_host(tmp_path):
     assert re.search(r"latency on the device +\d+\.\d+ ms per inference, mean over the 359 "
                      r"images \(fastest \d+\.\d+ ms; \w+ kernels\)", out)
     assert re.search(r"heap during inference +[\d,]+ bytes of [\d,]+ in use", out)
+    # The flash row says what is on the board: the flex module only where one was sent.
+    flex = re.search(r"^flex: (.*)$", out, re.M).group(1)
+    used = re.search(r"^  flash used +(.*)$", out, re.M).group(1)
+    if flex.startswith("native module burnflex.mpy"):
+        assert re.fullmatch(r"model [\d,]+ bytes \+ core [\d,]+ bytes \+ flex module "
+                            r"[\d,]+ bytes", used), used
+    else:
+        assert re.fullmatch(r"model [\d,]+ bytes \+ core [\d,]+ bytes, no flex module",
+                            used), used
+        assert "viper kernels)" in out
 
     # The printed int8 accuracy is the model file's own on the validation split.
     model = burn.load(str(model_path))
@@ -79,3 +91,16 @@ def test_burn_demo_device_matches_host(tmp_path):
     accuracy = 100.0 * float(np.mean(np.array(predicted) == y))
     assert abs(accuracy - float(table["host int8 accuracy"])) < 0.01
     assert float(table["host float32 accuracy"]) > 80.0
+
+
+def test_flash_words_name_only_what_the_board_has():
+    core = mpy.compile_core("x64")
+    sent = "core {:,} bytes".format(core.total_size)
+    cases = [(BoardSoftware(), "core in the firmware, no flex module"),
+             (BoardSoftware(flex="firmware"),
+              "core in the firmware + flex module in the firmware"),
+             (BoardSoftware(core=core), sent + ", no flex module"),
+             (BoardSoftware({REMOTE_NATMOD: bytes(1234)}, core, flex="module"),
+              sent + " + flex module 1,234 bytes")]
+    for software, words in cases:
+        assert software.flash_words() == words

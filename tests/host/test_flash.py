@@ -232,6 +232,38 @@ def test_too_big_is_refused_before_sending(models):
         assert session.link.ls("/") == []  # nothing was sent
 
 
+def test_a_forced_reflash_counts_the_space_the_replaced_files_free(models, tmp_path):
+    with open_board(virtual=True, flash_dir=tmp_path) as session:
+        first = fl.flash(session, models["small"], run_measure=False)
+        free = session.link.fs_info()[1]
+        # The board holds the core: less flash is free than sending all of it again takes.
+        assert first.plan.flash_to_write > free
+        again = fl.flash(session, models["small"], run_measure=False, force=True)
+        assert sorted(again.sent.sent) == sorted(first.sent.sent)
+        assert again.plan.flash_peak <= free
+        assert model_on_board(session.link) == (sha(models["small"]), 3)
+
+
+def test_flash_peak_follows_the_sends_in_order():
+    block = 4096
+    wanted = {"/lib/a.mpy": bytes(10000), "/model.bst": bytes(5000)}
+    present = {"/lib/a.mpy": 4000, "/model.bst": 9000}
+    plan = fl.plan_of(wanted, {}, present, block)
+    # a.mpy: 3 blocks written beside its old one, then 2 more in use; the model: 2 blocks
+    # beside its old 3 while a.mpy's growth stays
+    assert plan.flash_peak == max(3, 2 + 2) * block
+    assert plan.flash_to_write == 5 * block
+    board = load_board("rp2040")
+    for free in (4 * block - 1, 4 * block):
+        facts = fl.BoardFacts("1.28.0", 0, "rp2", "", 0, 0, 1 << 20, free)
+        if free < plan.flash_peak:
+            with pytest.raises(fl.ModelTooBig) as refused:
+                fl.check_flash_space(plan, facts, board)
+            assert (refused.value.needed, refused.value.available) == (4 * block, free)
+        else:
+            fl.check_flash_space(plan, facts, board)  # fits, to the byte
+
+
 def test_memory_error_on_the_board_names_the_sizes(models):
     with open_board(virtual=True) as session:
         first = fl.flash(session, models["small"])

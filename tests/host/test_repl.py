@@ -1,15 +1,15 @@
-"""`burn repl`: inference at the REPL of a virtual board, with -c and through a terminal."""
+"""`burn repl`: inference at the REPL of a virtual board, with -c, with input from a pipe and
+through a terminal."""
 
 import ast
 import os
 import re
-import select
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
+from terminal import on_terminal, read_until, until_board_prompt
 
 import burn
 from burn.host.cli.cmd_repl import with_printed_value
@@ -51,30 +51,34 @@ def test_error_on_the_board_is_shown(model):
     assert "OSError" in proc.stderr and "Traceback" in proc.stderr
 
 
-def _read_until(fd, marker, timeout=60.0):
-    data = b""
-    deadline = time.monotonic() + timeout
-    while marker not in data:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        assert ready, "no %r in %r" % (marker, data[-400:])
-        try:
-            data += os.read(fd, 4096)
-        except OSError:
-            raise AssertionError("the terminal closed: %r" % data[-400:]) from None
-    return data
+def test_piped_input_runs_and_exits(model):
+    proc = subprocess.run(BURN + ["repl", "--virtual"], input="print(1+1)\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "2\n" and "Traceback" not in proc.stderr
+    program = "import burn\nm = burn.load('model.bst')\nfor i in range(2):\n    print(i)\n" \
+              "m.self_test()\n"
+    proc = subprocess.run(BURN + ["repl", "--virtual", model], input=program,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "0\n1\n3\n"
+
+
+def test_piped_input_that_is_no_text_is_a_clear_error():
+    proc = subprocess.run(BURN + ["repl", "--virtual"], input=b"print(1)\xff\n",
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == b"burn repl: the program on stdin is not UTF-8 text (byte 8)\n"
 
 
 def test_interactive_session_through_a_terminal(model):
-    master, slave = os.openpty()
-    proc = subprocess.Popen(BURN + ["repl", "--virtual", model], stdin=slave, stdout=slave,
-                            stderr=slave, start_new_session=True)
-    os.close(slave)
+    proc, master = on_terminal(BURN + ["repl", "--virtual", model])
     try:
-        banner = _read_until(master, b"exit this shell")
-        os.write(master, b"\r")
-        _read_until(master, b">>> ")
+        # The board's banner and prompt come at once, without a key pressed.
+        banner, shell = until_board_prompt(master)
+        assert b"Raspberry Pi Pico" in shell and shell.endswith(b">>> ")
         os.write(master, b'import burn; m = burn.load("model.bst"); print(m.self_test())\r')
-        answer = _read_until(master, b">>> ")
+        answer = read_until(master, b">>> ")
         assert b"\r\n3\r\n" in answer
         # The line the banner offers runs as it is: x is defined, the output printed.
         offered = re.search(rb"\n>>> (import burn; [^\r\n]+)", banner)
@@ -82,7 +86,7 @@ def test_interactive_session_through_a_terminal(model):
         line = offered.group(1)
         assert b"x = burn.zeros((1, 8, 8, 1), dtype=burn.int8)" in line
         os.write(master, line + b"\r")
-        answer = _read_until(master, b">>> ").decode()
+        answer = read_until(master, b">>> ").decode()
         assert "Error" not in answer, answer
         zeros = np.zeros((1, 8, 8, 1), np.int8)
         assert str(burn.load(model)(zeros).tolist()) in answer
