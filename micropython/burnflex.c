@@ -5,6 +5,13 @@
  * second field is the kernel's name (its object is bf_<name>_obj). */
 #include "burnflex.h"
 #include "burnflex_extra.h"
+/* A firmware build names the kernels it keeps in this header (micropython.cmake); the native
+ * module's build passes them as -D flags instead. */
+#if defined(__has_include)
+#if __has_include("burnflex_selection.h")
+#include "burnflex_selection.h"
+#endif
+#endif
 
 #define BF_INT8_KERNELS(X)                                                     \
     X(MP_QSTR_conv_s8, conv_s8)                                                \

@@ -62,14 +62,27 @@ endif()
 # every flex_c file is an input of the configuration: a new or renamed one re-runs cmake
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${BURNFLEX_FLEX_C}/sources.py)
 
+# The plan runner, the one flex_c file that reads the kernel selection (FLEX_PLAN_*), is a
+# library of its own: a target's objects all depend on its flags file, so another selection
+# recompiles plan.c alone, not all of flex_c.
+set(_burnflex_plan_sources ${BURNFLEX_FLEX_SOURCES})
+list(FILTER _burnflex_plan_sources INCLUDE REGEX "/common/plan\\.c$")
+list(FILTER BURNFLEX_FLEX_SOURCES EXCLUDE REGEX "/common/plan\\.c$")
 add_library(burnflex_flex STATIC ${BURNFLEX_FLEX_SOURCES})
-target_include_directories(burnflex_flex PUBLIC ${BURNFLEX_FLEX_C}/include)
-target_compile_options(burnflex_flex PRIVATE -std=gnu99 -O2 -ffunction-sections
-                       -fdata-sections -fno-math-errno)
-if(BURNFLEX_HOT_RAM)
-    target_compile_definitions(burnflex_flex PRIVATE
-        "FLEX_HOT=__attribute__((section(\".time_critical.flex\")))")
+set(_burnflex_libs burnflex_flex)
+if(_burnflex_plan_sources)
+    add_library(burnflex_flex_plan STATIC ${_burnflex_plan_sources})
+    list(PREPEND _burnflex_libs burnflex_flex_plan)
 endif()
+foreach(_lib IN LISTS _burnflex_libs)
+    target_include_directories(${_lib} PUBLIC ${BURNFLEX_FLEX_C}/include)
+    target_compile_options(${_lib} PRIVATE -std=gnu99 -O2 -ffunction-sections
+                           -fdata-sections -fno-math-errno)
+    if(BURNFLEX_HOT_RAM)
+        target_compile_definitions(${_lib} PRIVATE
+            "FLEX_HOT=__attribute__((section(\".time_critical.flex\")))")
+    endif()
+endforeach()
 
 add_library(usermod_burnflex INTERFACE)
 target_sources(usermod_burnflex INTERFACE
@@ -95,19 +108,24 @@ if(BURNFLEX_PLAN)
 else()
     target_compile_definitions(usermod_burnflex INTERFACE BURNFLEX_PLAN=0)
 endif()
+# The kernel selection reaches burnflex.c through a header written here, not through
+# compile definitions: those would change the flags of every source of the firmware (and
+# recompile it whole) where the header, rewritten only when it changes, recompiles one file.
+set(_burnflex_selection "/* the kernels this firmware keeps (BURNFLEX_OPS), by micropython.cmake */\n")
 if(BURNFLEX_OPS)
-    set(_burnflex_keep BURNFLEX_OPS=1)
+    string(APPEND _burnflex_selection "#define BURNFLEX_OPS 1\n")
     set(_burnflex_steps FLEX_PLAN_ONLY=1)
     foreach(_kernel IN LISTS BURNFLEX_OPS)
-        list(APPEND _burnflex_keep BURNFLEX_OP_${_kernel}=1)
+        string(APPEND _burnflex_selection "#define BURNFLEX_OP_${_kernel} 1\n")
         list(APPEND _burnflex_steps FLEX_PLAN_${_kernel}=1)
     endforeach()
-    # only burnflex.c reads these: as a property of that one file, a change of selection
-    # recompiles it alone, where an INTERFACE definition would reach every source of the
-    # firmware and rebuild it whole
-    set_source_files_properties(${BURNFLEX_DIR}/burnflex.c PROPERTIES
-                                COMPILE_DEFINITIONS "${_burnflex_keep}")
-    target_compile_definitions(burnflex_flex PRIVATE ${_burnflex_steps})
+    if(TARGET burnflex_flex_plan)
+        target_compile_definitions(burnflex_flex_plan PRIVATE ${_burnflex_steps})
+    endif()
 endif()
-target_link_libraries(usermod_burnflex INTERFACE burnflex_flex)
+file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/burnflex_selection/burnflex_selection.h
+     CONTENT "${_burnflex_selection}")
+target_include_directories(usermod_burnflex INTERFACE
+                           ${CMAKE_CURRENT_BINARY_DIR}/burnflex_selection)
+target_link_libraries(usermod_burnflex INTERFACE ${_burnflex_libs})
 target_link_libraries(usermod INTERFACE usermod_burnflex)

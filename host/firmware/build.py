@@ -27,7 +27,7 @@ _PERCENT = re.compile(r"^\[\s*(\d+)%\]")
 LOG_TAIL_LINES = 40
 KEEP_IMAGES = 3  # cached images kept per board and flavour (each about 8 MB)
 # Object paths of the flex module in the linker map: the bindings (micropython/burnflex*.c)
-# and flex_c, compiled into the static library libburnflex_flex.a.
+# and flex_c, compiled into the static libraries libburnflex_flex.a and libburnflex_flex_plan.a.
 FLEX_MARKERS = ("burnflex", str(project_files.tree("flex_c")).lstrip("/"))
 
 
