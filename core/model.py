@@ -420,7 +420,8 @@ class Model:
     def self_test(self):
         """Run the file's reference tests in order, from a reset state (`reset`); return
         how many ran. Raises ValueError at the first output element that differs (int8: at
-        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude)."""
+        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude) or that is not a
+        finite number (NaN or infinite, in the output or the reference)."""
         self.reset()
         for i, (ins, outs) in enumerate(self._bst.tests):
             for k, b in enumerate(ins):
@@ -432,9 +433,14 @@ class Model:
                 got = self._outputs[j]
                 for e in range(len(ref)):
                     diff = abs(got[e] - ref[e])
-                    if diff > 0 and (exact or diff > 1e-4 + 1e-3 * abs(ref[e])):
+                    # diff is NaN when either side is NaN or both are infinite, and `bad` is
+                    # then false; NaN is the one value unequal to itself (no float('nan'))
+                    bad = diff > 0 and (exact or diff > 1e-4 + 1e-3 * abs(ref[e]))
+                    if bad or diff != diff:
                         raise ValueError("self-test %d: output %d element %d is %r, the "
-                                         "reference is %r" % (i, j, e, got[e], ref[e]))
+                                         "reference is %r%s" % (
+                                             i, j, e, got[e], ref[e],
+                                             "" if diff - diff == 0 else " (not finite)"))
         return len(self._bst.tests)
 
     def close(self):
