@@ -1,4 +1,5 @@
-"""`burn run model.bst [--input x.npy] [--backend NAME]`: one inference, output printed."""
+"""`burn run model.bst [--input x.npy] [--input-layout NCHW] [--backend NAME]`: one
+inference, output printed."""
 
 import sys
 
@@ -11,17 +12,22 @@ def register(subparsers):
     p.add_argument("model", help="the .bst file")
     p.add_argument("--input", help="a .npy file with the input, of the model's shape and "
                                    "dtype (`burn info` shows them; default: zeros)")
+    p.add_argument("--input-layout", choices=("NCHW", "NHWC"),
+                   help="the layout of --input: NCHW (PyTorch's and ONNX's) is transposed "
+                        "to the model's NHWC input; for a model that records its input "
+                        "layout (`burn info`: input_layout)")
     p.add_argument("--backend", default="auto", choices=RUNTIMES, help=RUNTIME_HELP)
     p.add_argument("--self-test", action="store_true",
                    help="also run the file's reference tests")
     p.set_defaults(run=run)
 
 
-def _input(model, path):
+def _input(model, args):
     import numpy as np
     spec = model.info()["inputs"][0]
     dtype = np.int8 if spec["dtype"] == "int8" else np.float32
-    shape = tuple(spec["shape"])
+    shape = tuple(model.input_shape(0))
+    path = args.input
     if path is None:
         return np.zeros(shape, dtype)
     try:
@@ -29,8 +35,12 @@ def _input(model, path):
     except (OSError, ValueError) as exc:
         raise ValueError("cannot read the input %s as a .npy array: %s" % (path, exc)) from None
     if x.shape != shape:
-        raise ValueError("input %s has shape %s; the model takes %s (NHWC)" % (
-            path, x.shape, shape))
+        layout = ""
+        if len(shape) == 4 and model.info()["metadata"].get("input_layout") == "NHWC":
+            layout = " (NCHW)" if args.input_layout == "NCHW" else \
+                " (NHWC; --input-layout NCHW takes NCHW)"
+        raise ValueError("input %s has shape %s; the model takes %s%s" % (
+            path, x.shape, shape, layout))
     if x.dtype != dtype:
         raise ValueError("input %s is %s; the model takes %s" % (path, x.dtype, spec["dtype"]))
     return x
@@ -40,10 +50,10 @@ def run(args):
     """Load, optionally self-test, run once, print the output (and labels, if any)."""
     from burn.host.bst_runtime import load
     try:
-        model = load(args.model, args.backend)
+        model = load(args.model, args.backend, args.input_layout)
         if args.self_test:
             print("self-test: %d reference tests passed" % model.self_test())
-        y = model(_input(model, args.input))
+        y = model(_input(model, args))
     except (OSError, ValueError) as e:
         print("burn run: %s: %s" % (args.model, e), file=sys.stderr)
         return 1
