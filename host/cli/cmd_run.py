@@ -39,10 +39,10 @@ def _read(path, name):
             return arrays[name]
         if len(arrays) == 1:
             return next(iter(arrays.values()))
+        names = " ".join(", ".join(sorted(arrays)).split())[:200]  # one line, whatever they hold
         raise ValueError("%s holds %d arrays (%s), none named after the model's input %r: "
-                         "keep one, or name it %s" % (path, len(arrays),
-                                                      ", ".join(sorted(arrays))[:200] or
-                                                      "none", name, name))
+                         "keep one, or name it %s" % (path, len(arrays), names or "none",
+                                                      name, name))
     if magic != _NPY_MAGIC:
         raise ValueError("%s is neither a .npy nor an .npz file" % path)
     return npy_file.read_npy_file(path)
