@@ -47,27 +47,35 @@ def _default_max_arena():
     return 64 << 20
 
 
-def load(source, variant=None, max_arena=None):
+def load(source, variant=None, max_arena=None, input_layout=None):
     """Load a `.bst` model from bytes / bytearray / memoryview, a path or an open binary
     file. A relative path not found from the current folder is looked for in /rom too, so
     `burn.load("model.bst")` finds what burn-flash put on any board. `variant` picks the
     kernels: None (fastest available: the flex C module, then viper, then plain), "flex",
     "fast" (viper) or "plain"; `model.backend` says which ran. `max_arena` caps the arena
-    bytes (default: 64 MiB, or the free heap on MicroPython)."""
-    return Model(source, variant, max_arena)
+    bytes (default: 64 MiB, or the free heap on MicroPython). `input_layout="NCHW"` takes
+    the 4-D inputs of a model that records NHWC ones (its metadata's input_layout) in NCHW
+    and transposes them (burn.input_layout)."""
+    return Model(source, variant, max_arena, input_layout)
 
 
 def _flat(x):
-    """A flat, indexable view of a buffer of values: multi-dim buffers (numpy arrays on the
-    host) are flattened and raw bytes read as int8, where the interpreter can cast."""
+    """(a flat, indexable view of a buffer of values, the buffer's shape if it has more than
+    one dim, else None): multi-dim buffers (numpy arrays on the host) are flattened, in
+    C order, and raw bytes read as int8, where the interpreter can cast."""
     if not _CAN_CAST or isinstance(x, _FLAT):
-        return x
+        return x, None
     try:
         mv = memoryview(x)
     except TypeError:
-        return x
+        return x, None
     fmt = "b" if mv.format in ("B", "c") else mv.format
-    return mv.cast("B").cast(fmt) if mv.ndim != 1 or fmt != mv.format else mv
+    if mv.ndim == 1 and fmt == mv.format:
+        return mv, None
+    dims = None if mv.ndim == 1 else mv.shape
+    if not mv.c_contiguous:  # a strided view (a transposed numpy array): copied in C order
+        mv = memoryview(mv.tobytes())
+    return mv.cast("B").cast(fmt), dims
 
 
 def _settle():
@@ -111,17 +119,17 @@ def _backend_name(steps):
 class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
-    def __init__(self, source, variant=None, max_arena=None):
+    def __init__(self, source, variant=None, max_arena=None, input_layout=None):
         # the cap on the arena, less the op states (svdf) made so far: they share it
         self.room = max_arena = max_arena or _default_max_arena()
         self._bst = BstFile(source, max_arena)
         try:
-            self._build(variant)
+            self._build(variant, input_layout)
         except BaseException:
             self._bst.close()
             raise
 
-    def _build(self, variant):
+    def _build(self, variant, input_layout):
         bst = self._bst
         from burn import bst_ops
         if variant is None or variant == "flex":
@@ -165,6 +173,12 @@ class Model:
         self.last_us = -1  # the last inference's time, set by invoke()
         self._plan = None  # burnflex's plan of the whole model: None untried, False none
         self._inputs = [(self.view(t), shape, t) for t, shape in bst.inputs]
+        # per input: (the shape the caller passes, the NCHW dims to transpose it from or None)
+        self._takes = [(shape, None) for _t, shape in bst.inputs]
+        self._layout = None  # burn.input_layout, once input_layout or an error needs it
+        if input_layout is not None:
+            self._takes = self._layouts().takes(bst.inputs, bst.metadata.get("input_layout"),
+                                                input_layout)
         self._out_views = [self.view(t) for t, _shape in bst.outputs]
         self._outputs = [_alloc(TYPECODE[self.tensors[t][1]], numel(s)) for t, s in bst.outputs]
         self._raw = self._outputs[0] if len(self._outputs) == 1 else tuple(self._outputs)
@@ -266,21 +280,45 @@ class Model:
         return out[0] if len(out) == 1 else tuple(out)
 
     # -- inference ------------------------------------------------------------------------
+    def _layouts(self):
+        if self._layout is None:
+            self._layout = __import__("burn.input_layout", None, None, ["takes"])
+        return self._layout
+
+    def _shape_error(self, k, got_dtype, got_shape):
+        _view, shape, tid = self._inputs[k]
+        given, nchw = self._takes[k]
+        return self._layouts().shape_error(k, self.tensors[tid][1], given, got_dtype,
+                                           got_shape, shape, self._bst.metadata.get(
+                                               "input_layout"), nchw)
+
     def _set_input(self, k, x):
-        view, shape, tid = self._inputs[k]
+        # An input with a shape (a Tensor or buffer of more than one dim) must have the one
+        # the model takes; a flat one (a list, array, bytes, a 1-D buffer or Tensor) lists
+        # the values in that shape's order and must have their count.
+        view, _shape, tid = self._inputs[k]
+        given, nchw = self._takes[k]
         dtype = self.tensors[tid][1]
+        n = len(view)
         if isinstance(x, Tensor):
-            if x.dtype.name != dtype or x.numel() != numel(shape):
-                raise ValueError("input %d: expected %s %s, got %s %s" % (
-                    k, dtype, shape, x.dtype.name, x.shape))
+            dims = x.shape
+            if x.dtype.name != dtype or (len(dims) > 1 and dims != given) or x.numel() != n:
+                raise self._shape_error(k, x.dtype.name, dims)
             x = x.handle if x.backend.name == "pure" else x.backend.to_flat(
-                x.handle, x.numel(), x.dtype)
+                x.handle, n, x.dtype)
         else:
-            x = _flat(x)
-            if len(x) != numel(shape):
+            dims = None
+            if _CAN_CAST and not isinstance(x, _FLAT):  # no tuple to allocate on a board
+                x, dims = _flat(x)
+            if dims is not None and dims != given:
+                raise self._shape_error(k, None, dims)
+            if len(x) != n:
                 raise ValueError("input %d: expected %d %s values for shape %s, got %d" % (
-                    k, numel(shape), dtype, shape, len(x)))
-        self._copy[k](x, view, numel(shape))
+                    k, n, dtype, given, len(x)))
+        if nchw is None:
+            self._copy[k](x, view, n)
+        else:
+            self._layout.nchw_to_nhwc(x, view, nchw[0], nchw[1], nchw[2], nchw[3])
 
     def invoke(self):
         """Run every op on the current arena contents (inputs already set)."""
@@ -318,9 +356,10 @@ class Model:
                                   len(self._out_views[k]))
 
     def __call__(self, x):
-        """Run one inference; `x` is a Tensor, an array / buffer / list of the input's
-        values (NHWC, in the input's dtype: int8, int16, int32 or float32), or a list of
-        those for a model of several inputs. Returns the output Tensor (a tuple for several
+        """Run one inference; `x` is a Tensor or a buffer (a numpy array) of the input's
+        shape (`input_shape`), a flat array / buffer / list of its values in that shape's
+        order, in the input's dtype (int8, int16, int32 or float32), or a list of those for
+        a model of several inputs. Returns the output Tensor (a tuple for several
         outputs)."""
         self.run(x)
         if self._result is None:
@@ -398,6 +437,11 @@ class Model:
             n += len(t) * (1 if isinstance(t, (bytes, bytearray)) else 4)
         return n
 
+    def input_shape(self, k=0):
+        """The shape input `k` takes: the file's (NHWC for images), or its NCHW form when
+        the model was loaded with input_layout="NCHW"."""
+        return self._takes[k][0]
+
     def input_buffer(self, k=0):
         """The arena slice of input `k` (a flat memoryview of int8 or float32 values): fill
         it in place (e.g. with `file.readinto`) and call `invoke()` to skip the input copy."""
@@ -415,14 +459,15 @@ class Model:
             if self._bst.file.readinto(view) != self._bst.blob(index)[1]:
                 raise ValueError("the model file ended early")
         elif self._bst.blob(index)[2] == "int8":
-            self._copy[k](_flat(self._bst.blob_bytes(index)), view, len(view))
+            self._copy[k](_flat(self._bst.blob_bytes(index))[0], view, len(view))
         else:
             self._copy[k](self._bst.blob_array(index), view, len(view))
 
     def self_test(self):
         """Run the file's reference tests in order, from a reset state (`reset`); return
         how many ran. Raises ValueError at the first output element that differs (int8: at
-        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude)."""
+        all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude) or that is not a
+        finite number (NaN or infinite, in the output or the reference)."""
         self.reset()
         for i, (ins, outs) in enumerate(self._bst.tests):
             for k, b in enumerate(ins):
@@ -434,9 +479,14 @@ class Model:
                 got = self._outputs[j]
                 for e in range(len(ref)):
                     diff = abs(got[e] - ref[e])
-                    if diff > 0 and (exact or diff > 1e-4 + 1e-3 * abs(ref[e])):
+                    # diff is NaN when either side is NaN or both are infinite, and `bad` is
+                    # then false; NaN is the one value unequal to itself (no float('nan'))
+                    bad = diff > 0 and (exact or diff > 1e-4 + 1e-3 * abs(ref[e]))
+                    if bad or diff != diff:
                         raise ValueError("self-test %d: output %d element %d is %r, the "
-                                         "reference is %r" % (i, j, e, got[e], ref[e]))
+                                         "reference is %r%s" % (
+                                             i, j, e, got[e], ref[e],
+                                             "" if diff - diff == 0 else " (not finite)"))
         return len(self._bst.tests)
 
     def close(self):

@@ -22,16 +22,17 @@ def flex_available():
     return binding.available()
 
 
-def load(source, runtime="auto"):
-    """`burn.load(source)` with its int8 and float32 ops on `runtime` (one of RUNTIMES).
-    ValueError for an invalid model, or for "flex" when burn._flex is not built."""
+def load(source, runtime="auto", input_layout=None):
+    """`burn.load(source, input_layout=input_layout)` with its int8 and float32 ops on
+    `runtime` (one of RUNTIMES). ValueError for an invalid model, or for "flex" when
+    burn._flex is not built."""
     if runtime not in RUNTIMES:
         raise ValueError("unknown runtime %r; the choices are %s" % (runtime,
                                                                     ", ".join(RUNTIMES)))
     flex = runtime == "flex" or (runtime == "auto" and flex_available())
     if flex and not flex_available():
         raise ValueError(_NO_FLEX)
-    model = burn.load(source, variant="plain")
+    model = burn.load(source, variant="plain", input_layout=input_layout)
     if flex:
         from burn.host.flex.runtime import use_flex
 

@@ -173,7 +173,9 @@ def runtime_tests(graph, input_sets):
     model = burn.load(encode_bst(graph))
     tests = []
     for ins in input_sets:
-        outs = model.run(ins[0] if len(ins) == 1 else ins)
+        # in the graph inputs' shapes, which the runtime demands (a set may drop the batch)
+        arrays = [np.asarray(a).reshape(shape) for a, (_t, shape) in zip(ins, graph.inputs)]
+        outs = model.run(arrays[0] if len(arrays) == 1 else arrays)
         outs = outs if len(graph.outputs) > 1 else (outs,)
         tests.append((list(ins), [np.array(o).reshape(shape)
                                   for o, (_t, shape) in zip(outs, graph.outputs)]))

@@ -3,9 +3,10 @@
 
 
 def apply_act(v, act):
-    """Clamp one float to the fused activation's range."""
+    """Clamp one float to the fused activation's range; NaN passes through, as in flex_c's
+    clamp (every comparison with NaN is false), so the runtimes agree on it."""
     if act == 1:
-        return v if v > 0.0 else 0.0
+        return 0.0 if v < 0.0 else v
     if act == 3:
         return 0.0 if v < 0.0 else (6.0 if v > 6.0 else v)
     if act == 2:

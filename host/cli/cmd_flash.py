@@ -113,6 +113,10 @@ def run(args):
     if args.dry_run:
         print("dry run: nothing was sent; this would be:")
         print("\n".join(fl.plan_lines(report)))
+        if report.model is not None and report.model.host_self_test_error:
+            print("%s: %s: the self-test failed on the host, so it would fail on the board: "
+                  "%s" % (prog, args.model, report.model.host_self_test_error), file=sys.stderr)
+            return 1
         return 0
     print("\n".join(fl.report_lines(report)))
     if not report.ok:

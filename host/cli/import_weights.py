@@ -86,7 +86,10 @@ def run_weights(args):
             report = None
         size = safetensors_file.save(state, out, metadata={"source": src.name})
     except (OSError, ValueError) as e:
-        print("burn import: %s: %s" % (src, " ".join(str(e).split())), file=sys.stderr)
+        reason = " ".join(str(e).split())
+        if not reason.startswith("%s: " % src):  # a reader's own message names the file
+            reason = "%s: %s" % (src, reason)
+        print("burn import: " + reason, file=sys.stderr)
         return 1
     count = len(report.applied) if report else len(state)
     print("wrote %s: %d bytes, %d tensors" % (out, size, count))

@@ -98,7 +98,8 @@ def _plan(model, lib):
 def _input_error(model, x, error):
     """The ValueError for input `x` of a one-input `model` that its conversion refused with
     TypeError `error` (a value of the wrong type, where a wrong size is a ValueError)."""
-    view, shape, tid = model._inputs[0]
+    view, _shape, tid = model._inputs[0]
+    shape = model.input_shape(0)
     kind = type(x).__name__
     if hasattr(x, "dtype"):
         kind = "%s %s" % (x.dtype, kind)
@@ -110,15 +111,17 @@ def _plan_class(model, plan):
     """A subclass of Model for one-input `model` whose plan is made: `run(x)` and `model(x)`
     make one cffi call of the validated plan (burn.host.flex.fast_plan), which copies the
     input into the arena itself. The input it copies from is bound once per input object:
-    a buffer of the input's format and byte length (a numpy array, array.array) is bound
-    as it is, and a later call with the same object only runs (its buffer stays exported,
-    so its owner cannot resize or free it); any other input goes through Model's
+    a buffer of the input's format, byte length and shape, or a flat one (a numpy array,
+    array.array), is bound as it is unless the model transposes its input (input_layout),
+    and a later call with the same object only runs (its buffer stays exported, so its
+    owner cannot resize or free it); any other input goes through Model's
     conversion into the arena, which takes or refuses it as always (a value of the wrong
     type with a ValueError too), and the run then copies nothing. What they use are closure
     cells, not attributes: each attribute read would cost about as much as a kernel here,
     and so would a second Python frame, which is why run and __call__ each inline the same
     lines."""
     view = model._inputs[0][0]
+    shape, nchw = model._takes[0]
     fast = FastPlan(plan, view)
     fn, handle, check = fast.run, fast.handle, fast.check
     raw, result = model._raw, model._result
@@ -130,7 +133,8 @@ def _plan_class(model, plan):
         nonlocal bound
         try:
             m = memoryview(x)
-            direct = m.format == fmt and m.nbytes == nbytes and m.c_contiguous
+            direct = m.format == fmt and m.nbytes == nbytes and m.c_contiguous and \
+                nchw is None and (m.ndim == 1 or m.shape == shape)
         except TypeError:
             direct = False
         if direct:

@@ -18,6 +18,11 @@ class SafetensorsFileError(ValueError):
     """A safetensors file that cannot be read; the message names the file and the reason."""
 
 
+# The tensor types numpy holds (safetensors.numpy's); F8_E4M3, BF16 and the like it has not.
+NUMPY_DTYPES = ("F64", "F32", "F16", "I64", "U64", "I32", "U32", "I16", "U16", "I8", "U8",
+                "BOOL", "C64")
+
+
 def save(state, path, metadata=None):
     """Write a burn.nn model's state_dict (or a {name: tensor or numpy array} dict) to
     `path` atomically; `metadata` is a {str: str} dict stored in the header. Returns the
@@ -40,7 +45,15 @@ def read(path):
     try:
         with safetensors.safe_open(os.fspath(path), framework="numpy") as f:
             metadata = f.metadata() or {}
+            for k in f.keys():
+                dtype = f.get_slice(k).get_dtype()
+                if dtype not in NUMPY_DTYPES:
+                    raise SafetensorsFileError(
+                        "%s: tensor %s is %s, which numpy cannot hold (it holds %s)" % (
+                            path, repr(k)[:80], dtype, ", ".join(NUMPY_DTYPES)))
             state = {k: f.get_tensor(k) for k in f.keys()}
+    except SafetensorsFileError:
+        raise
     except (safetensors.SafetensorError, OSError, ValueError, TypeError) as e:
         raise SafetensorsFileError("%s: not a readable safetensors file: %s" % (
             path, " ".join(str(e).split())[:200])) from None

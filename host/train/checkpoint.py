@@ -24,6 +24,7 @@ import burn
 
 from ..atomic import remove_stale_temporaries, write_bytes_atomic
 from ..convert import to_numpy, to_tensor
+from ..npy_file import NpyFileError, read_npy_bytes
 
 _NAME = re.compile(r"^epoch-(\d+)\.ckpt$")
 BEST = "best.ckpt"
@@ -104,10 +105,14 @@ def decode(data):
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             doc = json.loads(z.read(_JSON))
-            arrays = {name: np.lib.format.read_array(io.BytesIO(z.read(name)),
-                                                     allow_pickle=False)
+            # each member's header is checked against its bytes before numpy allocates
+            arrays = {name: read_npy_bytes(z.read(name), "member " + repr(name)[:80])
                       for name in z.namelist() if name != _JSON}
         return _decode(doc, arrays)
+    except NpyFileError as e:
+        raise ValueError("not a burn checkpoint (%s)" % e) from None
+    except RecursionError:  # json's or _decode's, on a document nested thousands deep
+        raise ValueError("not a burn checkpoint (%s nests too deeply)" % _JSON) from None
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError, OSError, EOFError) as e:
         raise ValueError("not a burn checkpoint (%s)" % type(e).__name__) from None
 
@@ -117,8 +122,14 @@ def write_atomic(path, payload):
     write_bytes_atomic(path, encode(payload))
 
 
-def read(path):
-    """The payload of one checkpoint file; ValueError if it is unreadable."""
+# What resuming a run reads from its checkpoint (`snapshot`).
+RESUME_KEYS = ("model", "optimizer", "schedule", "epoch", "epoch_finished", "history",
+               "best_score")
+
+
+def read(path, keys=("model",)):
+    """The payload of one checkpoint file, which must hold `keys`; ValueError if it is
+    unreadable or lacks one."""
     try:
         with open(path, "rb") as f:
             payload = decode(f.read())
@@ -126,6 +137,10 @@ def read(path):
         raise ValueError("%s: unreadable checkpoint: %s" % (path, e)) from None
     if not isinstance(payload, dict) or "model" not in payload:
         raise ValueError(str(path) + ": not a burn checkpoint")
+    missing = [k for k in keys if k not in payload]
+    if missing:
+        raise ValueError("%s: not a checkpoint to resume from: it has no %s" % (
+            path, ", ".join(missing)))
     return payload
 
 
@@ -160,12 +175,12 @@ class CheckpointDir:
             os.unlink(self.path(old))
 
     def newest(self):
-        """(payload of the newest readable epoch checkpoint or None, the reasons why each
-        newer one could not be read)."""
+        """(payload of the newest readable epoch checkpoint that a run can resume from, or
+        None; the reasons why each newer one could not be read)."""
         skipped = []
         for epoch in reversed(self.epochs()):
             try:
-                return read(self.path(epoch)), skipped
+                return read(self.path(epoch), RESUME_KEYS), skipped
             except ValueError as e:
                 skipped.append(str(e))
         return None, skipped

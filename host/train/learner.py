@@ -92,24 +92,32 @@ class Learner:
         payload, skipped = self.store.newest()
         if payload is None and skipped:
             raise ValueError(
-                "cannot resume: no checkpoint in %s can be read:\n  %s\nNothing was changed. "
+                "cannot resume: no checkpoint in %s can be read (%s); nothing was changed. "
                 "To start this run again from epoch 1, move those files away or call "
                 "fit(..., resume=False) (which also rewrites metrics.jsonl)."
-                % (self.run_dir, "\n  ".join(skipped)))
+                % (self.run_dir, "; ".join(skipped)))
         for problem in skipped:
             self.progress.message("skipped " + problem)
         if payload is None:
             log.replace(self.run_dir, [])
             self.progress.message("no checkpoint in %s: starting at epoch 1" % self.run_dir)
             return 1, [], None
-        self._restore_rng(payload, train)
-        ckpt.load_model_state(self.model, payload["model"])
-        if payload["optimizer"] is not None:
-            self.optimizer.load_state_dict(payload["optimizer"])
-        if self.schedule is not None and payload["schedule"] is not None:
-            self.schedule.load_state_dict(payload["schedule"])
-        done = payload["epoch"] if payload["epoch_finished"] else payload["epoch"] - 1
-        history = [r for r in payload["history"] if r["epoch"] <= done]
+        try:
+            self._restore_rng(payload, train)
+            ckpt.load_model_state(self.model, payload["model"])
+            if payload["optimizer"] is not None:
+                self.optimizer.load_state_dict(payload["optimizer"])
+            if self.schedule is not None and payload["schedule"] is not None:
+                self.schedule.load_state_dict(payload["schedule"])
+            done = payload["epoch"] if payload["epoch_finished"] else payload["epoch"] - 1
+            history = [r for r in payload["history"] if r["epoch"] <= done]
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            # the payload came from the newest epoch file but the ones newest() skipped
+            path = self.store.path(self.store.epochs()[-1 - len(skipped)])
+            raise ValueError("cannot resume from %s: its state does not fit this run (%s: %s); "
+                             "the run folder was not changed" % (
+                                 path, type(e).__name__, " ".join(str(e).split())[:200])) \
+                from None
         log.replace(self.run_dir, history)
         self.progress.message("resumed from epoch %d" % done)
         return done + 1, history, payload["best_score"]

@@ -1,42 +1,19 @@
 """The .bst reader and runtime on both interpreters, with model files encoded here.
 
-The tiny encoder below follows docs/bst-format.md independently of burn.host.bst_writer
-(which needs numpy). The model is an int8 fully connected layer whose weights are the
-identity and whose requantization multiplier is exactly 1.0 (mult 2**30, shift 1), followed
-by a reshape copy, so its output must equal its input clamped to [act_min, act_max].
+The files come from the tiny encoder of bst_encode.py. The model is an int8 fully connected
+layer whose weights are the identity and whose requantization multiplier is exactly 1.0
+(mult 2**30, shift 1), followed by a reshape copy, so its output must equal its input
+clamped to [act_min, act_max].
 """
 
-import binascii
 import gc
-import json
 import os
 import struct
 from array import array
 
+from bst_encode import encode
+
 import burn
-
-
-def _pad16(data):
-    return data + bytes(-len(data) % 16)
-
-
-def encode(header, blobs, arena8, layer8=0, layer32=0, magic=b"\x89BST", version=1):
-    """Bytes of a .bst file: `blobs` is a list of (dtype, shape, raw bytes)."""
-    data = b""
-    table = []
-    for dtype, shape, raw in blobs:
-        data = _pad16(data)
-        table.append([len(data), len(raw), dtype, shape])
-        data += raw
-    header = dict(header, blobs=table)
-    text = json.dumps(header).encode()
-    doff = (48 + len(text) + 15) // 16 * 16
-    rest = struct.pack("<8I", doff, len(data), binascii.crc32(data), arena8, 0, layer8, 0,
-                       layer32)
-    pad = bytes(doff - 48 - len(text))
-    head = struct.pack("<4sHHII", magic, version, 0, len(text),
-                       binascii.crc32(rest + text + pad)) + rest
-    return head + text + pad + data
 
 
 def _i32(values):

@@ -1,6 +1,6 @@
 """The call path of a one-input model that runs as a flex plan (burn.host.flex.runtime
 `_plan_class`): `model(x)` and `model.run(x)` give the plain runtime's outputs for every kind
-of input the model takes, and refuse a wrong size or type with a ValueError."""
+of input the model takes, and refuse a wrong size, shape or type with a ValueError."""
 
 import sys
 from array import array
@@ -38,13 +38,14 @@ def _values(out):
 
 def test_every_kind_of_input_gives_the_plain_outputs(models):
     flex, plain, n = models
+    shape = flex.input_shape()
     rng = np.random.default_rng(n)
     for k in range(4):
         x = rng.integers(-128, 128, n, dtype=np.int8)
         want = _values(plain(x))
         inputs = [x, array("b", x.tobytes()), x.tolist(), bytes(x.tobytes()),
-                  x.reshape(1, n), np.repeat(x, 2)[::2],
-                  burn.tensor(x.tolist(), dtype=burn.int8).reshape((1, n))]
+                  x.reshape(shape), np.repeat(x, 2)[::2],
+                  burn.tensor(x.tolist(), dtype=burn.int8).reshape(shape)]
         for inp in inputs:
             assert np.array_equal(_values(flex(inp)), want), (k, type(inp))
             assert np.array_equal(_values(flex.run(inp)), want), (k, type(inp))
@@ -72,10 +73,11 @@ def test_a_call_is_one_python_frame(models):
     (lambda n: np.zeros(3, np.int8), "expected {n} int8 values"),
     (lambda n: np.zeros(n + 1, np.int8), "expected {n} int8 values"),
     (lambda n: np.zeros(n, np.float32), "expected {n} int8 values .* got float32 ndarray"),
+    (lambda n: np.zeros((n, 1), np.int8), r"expected int8 of shape .*, got shape \({n}, 1\)"),
     (lambda n: [0.5] * n, "got list"),
     (lambda n: None, "got NoneType"),
     (lambda n: 7, "got int"),
-], ids=["short", "long", "float32", "floats", "none", "int"])
+], ids=["short", "long", "float32", "shape", "floats", "none", "int"])
 def test_wrong_input_is_a_value_error(models, bad, match):
     flex, plain, n = models
     x = np.arange(n, dtype=np.int64).astype(np.int8)
