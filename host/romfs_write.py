@@ -32,8 +32,8 @@ from burn.host.romfs_plan import EVICT_DIR, LiveFile
 _QUERY = """
 import vfs
 try:
-    _d = vfs.rom_ioctl(2, 0)
-    print(repr((len(memoryview(_d)), _d.ioctl(5, 0))))
+    _rd = vfs.rom_ioctl(2, 0)
+    print(repr((len(memoryview(_rd)), _rd.ioctl(5, 0))))
 except Exception:
     print(repr(None))
 """
@@ -42,50 +42,50 @@ except Exception:
 # name, as a lookup does): offset of the data in the partition, length, SHA-256.
 _STATE = """
 import vfs, os, uctypes, hashlib, binascii
-_d = vfs.rom_ioctl(2, 0)
-_m = memoryview(_d)
-_B = %(block)d
-def _bh(mv):
+_rd = vfs.rom_ioctl(2, 0)
+_rm = memoryview(_rd)
+_rB = %(block)d
+def _rh(mv):
     return binascii.hexlify(hashlib.sha256(mv).digest()).decode()
-def _bp(at, data):
+def _rp(at, data):
     while data:
         p = at & ~255
         n = min(len(data), p + 256 - at)
         b = bytearray(b'\\xff' * 256)
         b[at - p:at - p + n] = data[:n]
-        _d.writeblocks(p // _B, b, p %% _B)
+        _rd.writeblocks(p // _rB, b, p %% _rB)
         at += n
         data = data[n:]
 _live = {}
 try:
-    _r = vfs.VfsRom(_d)
+    _r = vfs.VfsRom(_rd)
     for _e in _r.ilistdir('/'):
         if _e[1] == 0x8000 and _e[0] not in _live:
             _f = memoryview(_r.open('/' + _e[0], 'rb'))
-            _live[_e[0]] = (uctypes.addressof(_f) - uctypes.addressof(_m), len(_f), _bh(_f))
+            _live[_e[0]] = (uctypes.addressof(_f) - uctypes.addressof(_rm), len(_f), _rh(_f))
     del _r, _e, _f
 except OSError:
     pass
 _s = os.statvfs('/')
-print(repr((binascii.b2a_base64(_m[:_B]).decode(), _live, _s[0] * _s[3], _s[0])))
+print(repr((binascii.b2a_base64(_rm[:_rB]).decode(), _live, _s[0] * _s[3], _s[0])))
 del _live, _s
 """
 
-# `_bp(at, data)` (defined by _STATE) programs without erasing, in whole 256-byte pages with
+# `_rp(at, data)` (defined by _STATE) programs without erasing, in whole 256-byte pages with
 # 0xff (which leaves a NOR cell as it is) around `data`.
 _PROGRAM = """
-_bp(%(at)d, %(data)r)
-print(repr(bytes(_m[%(at)d:%(at)d + %(n)d]) == %(data)r))
+_rp(%(at)d, %(data)r)
+print(repr(bytes(_rm[%(at)d:%(at)d + %(n)d]) == %(data)r))
 """
 
 _WRITE_BLOCK = """
 _b = bytearray(binascii.a2b_base64(%r))
-_d.writeblocks(%d, _b)
-print(repr(bytes(_m[%d:%d]) == _b))
+_rd.writeblocks(%d, _b)
+print(repr(bytes(_rm[%d:%d]) == _b))
 del _b
 """
 
-_HASH = "print(repr(_bh(_m[%d:%d])))"
+_HASH = "print(repr(_rh(_rm[%d:%d])))"
 
 _EVICT = """
 try:
@@ -96,7 +96,7 @@ try:
     os.remove(%(part)r)
 except OSError:
     pass
-_f = memoryview(vfs.VfsRom(_d).open(%(src)r, 'rb'))
+_f = memoryview(vfs.VfsRom(_rd).open(%(src)r, 'rb'))
 with open(%(part)r, 'wb') as _o:
     for _i in range(0, len(_f), 4096):
         _o.write(_f[_i:_i + 4096])
@@ -109,17 +109,17 @@ try:
 except OSError:
     pass
 try:
-    vfs.mount(vfs.VfsRom(_d), %(mount)r)
+    vfs.mount(vfs.VfsRom(_rd), %(mount)r)
 except OSError:
     pass
 _h = {}
 for _n in %(names)r:
     try:
-        _h[_n] = _bh(memoryview(open(%(mount)r + '/' + _n, 'rb')))
+        _h[_n] = _rh(memoryview(open(%(mount)r + '/' + _n, 'rb')))
     except OSError:
         _h[_n] = None
 print(repr(_h))
-del _h, _m, _d, _bp, _bh, _B
+del _h, _rm, _rd, _rp, _rh, _rB
 """
 
 _UMOUNT = """
