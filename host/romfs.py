@@ -29,8 +29,6 @@ MicroPython's lookup takes the first LIVE entry of a name, so a new version of a
 committed by making its entry LIVE and then the old one DEAD (see romfs_write).
 """
 
-import hashlib
-
 FILESYSTEM = 0x14A6B1
 PADDING, DATA, POINTER, DIRECTORY, FILE = 1, 2, 3, 4, 5
 FREE, LIVE, DEAD = 0x7F, FILE, PADDING
@@ -239,8 +237,3 @@ def _read_entry(payload, size, block):
             or "/" in name:
         return None
     return name, offset, length
-
-
-def sha256(data):
-    """Hex SHA-256 of `data`, as the board reports it."""
-    return hashlib.sha256(data).hexdigest()
