@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import burn
-from burn.host import bst_runtime, mp_unix, mpy, romfs, romfs_write
+from burn.host import bst_runtime, mp_unix, mpy, romfs, romfs_plan, romfs_write
 from burn.host.board_session import is_transport_error
 from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
@@ -749,7 +749,15 @@ def _deploy_rom(link, files, say):
     """Write the model into the ROMFS partition unless it holds it already."""
     say("writing the model into the ROMFS partition (%s bytes)"
         % _n(sum(len(data) for data in files.values())))
-    written = romfs_write.deploy(link, files, say=lambda text: say("  " + text))
+    try:
+        written = romfs_write.deploy(link, files, say=lambda text: say("  " + text))
+    except romfs.RomfsError as exc:
+        raise FlashError("cannot put the model in ROMFS: %s" % exc) from None
+    except LinkError as exc:
+        raise FlashError("the ROMFS write was cut (%s): the board holds the previous model "
+                         "or the new one, whole, in %s (or, where the previous one had to "
+                         "make room, in %s); flash again to complete it"
+                         % (exc, romfs.ROM_MOUNT, romfs_plan.EVICT_DIR)) from None
     if not written:
         say("  unchanged on the board")
     return written

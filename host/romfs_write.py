@@ -119,7 +119,7 @@ for _n in %(names)r:
     except OSError:
         _h[_n] = None
 print(repr(_h))
-del _h, _rm, _rd, _rp, _rh, _rB
+del _h
 """
 
 _UMOUNT = """
@@ -138,6 +138,7 @@ try:
     os.rmdir(%(dir)r)
 except OSError:
     pass
+del _rm, _rd, _rp, _rh, _rB
 """
 
 
@@ -181,7 +182,8 @@ def deploy(link, files, progress=None, say=None):
             link.exec(_UMOUNT % ROM_MOUNT, timeout=30.0)
             _program(link, 0, b"\x00")  # its first byte's bits cleared: no ROMFS header
         _write_data(link, plan, block, progress)
-        say("rewriting the ROMFS directory block (%s)" % plan.why)
+        if live:
+            say("rewriting the ROMFS directory block (%s)" % plan.why)
         image = romfs.header_block(size, block, plan.entries)
         _write_block(link, 0, image)
     else:
@@ -260,7 +262,8 @@ def _commit(link, index, record, old):
 
 
 def _kill(link, slots):
-    """Turn LIVE `slots` DEAD, the highest index first (so no older entry resurfaces)."""
+    """Turn LIVE `slots` DEAD, the highest index first: of two entries of one name the
+    later one (which MicroPython does not find) goes first, so it never resurfaces."""
     for slot in sorted(slots, key=lambda s: -s.index):
         _program(link, romfs.slot_offset(slot.index), bytes([romfs.DEAD]))
 
