@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 from burn.bst import BstFile
-from burn.host import romfs
+from burn.host import romfs, romfs_write
 from burn.host.bst_writer import encode_bst
 from burn.host.cache import cache_dir
 from burn.host.importers.tflite_import import import_tflite
@@ -150,11 +150,12 @@ def put_files(link, files):
 def place_models(link, cases):
     """Put the models in the ROMFS partition in order while they fit, the rest on littlefs;
     set each case's `where` and `where_text`. Also sends each first reference input."""
-    found = romfs.partition(link)
+    found = romfs_write.partition(link)
     in_rom = {}
     for case in cases:
         trial = dict(in_rom, **{case.name + ".bst": case.data})
-        if found is not None and len(romfs.build_image(trial)) <= found[0]:
+        if found is not None and romfs.bytes_needed(map(len, trial.values()), found[1]) \
+                <= found[0]:
             in_rom = trial
             case.where, case.where_text = "%s/%s.bst" % (romfs.ROM_MOUNT, case.name), "rom"
         else:
@@ -163,7 +164,7 @@ def place_models(link, cases):
                 "fs (over the %d KB ROMFS)" % (found[0] // 1024))
     if in_rom:
         say("ROMFS image: %s" % ", ".join(sorted(in_rom)))
-        if romfs.deploy(link, romfs.build_image(in_rom)):
+        if romfs_write.deploy(link, in_rom):
             say("ROMFS partition written")
     files = {c.where: c.data for c in cases if c.where.startswith(REMOTE_DIR)}
     files.update({"%s/%s.in0" % (REMOTE_DIR, c.name): c.reference[0]

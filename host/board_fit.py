@@ -12,15 +12,14 @@ Two ways of putting a model on a board are planned, as `burn-flash` would:
 Heap: what loading the model takes (burn.host.flash.ModelFacts.heap_needed) against the
 board's MicroPython heap less what importing the runtime takes (flash.heap_available).
 Flash: the model (and the core's `.mpy` files, block-rounded) against the filesystem, or the
-ROMFS image against the partition.
+ROMFS partition (the directory block and the model in whole blocks: burn.host.romfs).
 """
 
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from burn.host import mpy, romfs
 from burn.host.boards import all_boards
-from burn.host.flash import REMOTE_MODEL, heap_available, on_flash
+from burn.host.flash import heap_available, on_flash
 
 
 @dataclass(frozen=True)
@@ -68,9 +67,8 @@ def board_fits(facts, boards=None):
                         None if core is None else on_flash(facts.size, board.fs_block_bytes)
                         + core, board.fs_bytes))
         if board.firmware_board and board.romfs_bytes:
-            name = PurePosixPath(REMOTE_MODEL).name
-            image = romfs.build_image({name: facts.data})
             fits.append(Fit(board.name, "rom", facts.heap_needed(mapped=True),
-                            heap_available(None, board, core_frozen=True), len(image),
+                            heap_available(None, board, core_frozen=True),
+                            romfs.bytes_needed([facts.size], board.fs_block_bytes),
                             board.romfs_bytes))
     return fits

@@ -46,9 +46,9 @@ def _placement(board, model, placement, remote_model, say):
                 "firmware build` makes, would take it there: --storage rom plans that)")
         return False, remote_model
     name = remote_model.rsplit("/", 1)[-1]
-    size = len(romfs.build_image({name: model.data}))
+    size = romfs.bytes_needed([model.size], board.fs_block_bytes)
     if size > board.romfs_bytes:
-        raise FlashError("cannot put the model in ROMFS: its image is %d bytes, the %s "
+        raise FlashError("cannot put the model in ROMFS: it takes %d bytes there, the %s "
                          "firmware's partition holds %d" % (size, board.name, board.romfs_bytes))
     say("model: into the ROMFS partition of the firmware `burn firmware build` makes "
         "(%d of %d bytes)" % (size, board.romfs_bytes))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import burn
-from burn.host import bst_runtime, mp_unix, mpy, romfs
+from burn.host import bst_runtime, mp_unix, mpy, romfs, romfs_plan, romfs_write
 from burn.host.board_session import is_transport_error
 from burn.host.board_software import REMOTE_NATMOD, plan_software
 from burn.host.link import DeviceMemoryError, FlashFullError, LinkError
@@ -666,23 +666,23 @@ class FlashReport:
 
 
 def place_model(link, model, placement, remote_model, say):
-    """Where the model goes: (ROMFS image or None, path the board loads it from). With
+    """Where the model goes: (ROMFS files {name: bytes} or None, path the board loads it
+    from). With
     `placement` "auto" the model goes into the firmware's ROMFS partition when there is one
     and it fits (its weights are then read in place), else onto the filesystem; "rom" and
     "fs" insist. FlashError when "rom" cannot be honoured."""
     if model is None or placement == "fs":
         return None, remote_model
-    found = romfs.partition(link)
+    found = romfs_write.partition(link)
     name = remote_model.rsplit("/", 1)[-1]
-    image = romfs.build_image({name: model.data})
     problem = None
     if found is None:
         problem = "the board's firmware has no ROMFS partition (`burn firmware build` makes one)"
-    elif len(image) > found[0]:
-        problem = "the model's ROMFS image is %s bytes, the partition holds %s" % (
-            _n(len(image)), _n(found[0]))
+    elif romfs.bytes_needed([model.size], found[1]) > found[0]:
+        problem = "the model takes %s bytes in ROMFS, the partition holds %s" % (
+            _n(romfs.bytes_needed([model.size], found[1])), _n(found[0]))
     if problem is None:
-        return image, romfs.ROM_MOUNT + "/" + name
+        return {name: model.data}, romfs.ROM_MOUNT + "/" + name
     if placement == "rom":
         raise FlashError("cannot put the model in ROMFS: " + problem)
     if found is not None:
@@ -715,12 +715,12 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
         soft = plan_software(session.link, facts, arch, say)
         core_flash = sum(on_flash(len(data), board.fs_block_bytes)
                          for data in soft.files.values())
-        rom_image, load_path = place_model(session.link, model, placement, remote_model, say)
+        rom_files, load_path = place_model(session.link, model, placement, remote_model, say)
         wanted = dict(soft.files)
         if model is not None:
-            check_fit(model, board, core_flash, facts, mapped=rom_image is not None,
+            check_fit(model, board, core_flash, facts, mapped=rom_files is not None,
                       core_frozen=soft.core is None)
-            if rom_image is None:
+            if rom_files is None:
                 wanted[remote_model] = model.data
         plan = make_plan(session.link, wanted, board.fs_block_bytes, force)
         check_flash_space(plan, facts, board)
@@ -738,8 +738,8 @@ def flash(session, model_path, remote_model=REMOTE_MODEL, dry_run=False, run_mea
     report.sent = send(session, plan, progress, say)
     try:
         verify(session.link, plan)
-        if rom_image is not None:
-            report.rom_written = _deploy_rom(session.link, rom_image, say)
+        if rom_files is not None:
+            report.rom_written = _deploy_rom(session.link, rom_files, say)
             _remove_shadow(session.link, remote_model, load_path, say)
         if run_measure and model is not None:
             say("running the self-test and timing inference on the board")
@@ -761,10 +761,19 @@ def _n(value):
     return "{:,}".format(value)
 
 
-def _deploy_rom(link, image, say):
-    """Write the model's ROMFS image unless the partition holds it already."""
-    say("writing the model into the ROMFS partition (%s bytes)" % _n(len(image)))
-    written = romfs.deploy(link, image)
+def _deploy_rom(link, files, say):
+    """Write the model into the ROMFS partition unless it holds it already."""
+    say("writing the model into the ROMFS partition (%s bytes)"
+        % _n(sum(len(data) for data in files.values())))
+    try:
+        written = romfs_write.deploy(link, files, say=lambda text: say("  " + text))
+    except romfs.RomfsError as exc:
+        raise FlashError("cannot put the model in ROMFS: %s" % exc) from None
+    except LinkError as exc:
+        raise FlashError("the ROMFS write was cut (%s): the board holds the previous model "
+                         "or the new one, whole, in %s (or, where the previous one had to "
+                         "make room, in %s); flash again to complete it"
+                         % (exc, romfs.ROM_MOUNT, romfs_plan.EVICT_DIR)) from None
     if not written:
         say("  unchanged on the board")
     return written

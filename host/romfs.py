@@ -1,24 +1,44 @@
-"""MicroPython ROMFS images with aligned file data: build, read back, put on a board.
+"""MicroPython ROMFS in burn's layout: a directory block of entry slots, then file data in
+whole blocks, so that a file can be replaced without the partition ever lacking it.
 
 ROMFS is the read-only filesystem that MicroPython (1.25 and later) maps from a flash
 partition and mounts at /rom. Its files are addressable in place: `burn.load("/rom/m.bst")`
-uses the int8 weights where they lie in flash. This module writes the image itself so that
-every file's data starts on an `align`-byte boundary (the `.bst` blobs are aligned relative
-to the file's start; word loads of unaligned data fault on a Cortex-M0+).
+uses the int8 weights where they lie in flash.
 
 Format (MicroPython's extmod/vfs_rom.c): a record is a varuint kind, a varuint payload
 length and the payload; varuints are big-endian base-128 and may be widened with leading
-0x80 bytes. The image is one record of kind 0x14a6b1 holding file (5) and directory (4)
-records; a file record holds a varuint name length, the name, then nested records, here a
-padding record (1) when needed and one verbatim data record (2).
+0x80 bytes. The image is one record of kind 0x14a6b1 holding file (5) records; a file record
+holds a varuint name length, the name, then nested records, here a data-pointer record (3:
+size and offset of the data from the start of the image's payload). Records of kinds
+MicroPython does not know are skipped, and so are padding records (1).
+
+burn's layout of a partition of `size` bytes, erased in blocks of `block` bytes:
+
+    block 0    the header (its length covers the whole partition), slot_count(block) entry
+               slots of SLOT_BYTES each, then one padding record over the rest
+    block 1..  file data, each file from a block boundary, pointed to by its entry
+
+An entry slot is one record whose kind byte says its state. The states follow each other
+by clearing bits only, which NOR flash does without an erase, one byte at a time:
+
+    FREE  0x7f  a kind MicroPython skips; its payload still erased (0xff)
+    LIVE  0x05  a file record: name, data pointer, padding
+    DEAD  0x01  a padding record, skipped
+
+MicroPython's lookup takes the first LIVE entry of a name, so a new version of a file is
+committed by making its entry LIVE and then the old one DEAD (see romfs_write).
 """
 
-import base64
-import hashlib
-
 FILESYSTEM = 0x14A6B1
-PADDING, DATA, DIRECTORY, FILE = 1, 2, 4, 5
-_LEN_WIDTH = 4  # payload lengths written 4 bytes wide, so offsets are known in advance
+PADDING, DATA, POINTER, DIRECTORY, FILE = 1, 2, 3, 4, 5
+FREE, LIVE, DEAD = 0x7F, FILE, PADDING
+_LEN_WIDTH = 4  # lengths and offsets written 4 bytes wide, so sizes are known in advance
+HEADER_BYTES = 3 + _LEN_WIDTH  # the filesystem record's kind and length
+SLOT_BYTES = 64
+_SLOT_PAYLOAD = SLOT_BYTES - 2  # after the slot's kind byte and its one-byte length
+_POINTER_BYTES = 2 + 2 * _LEN_WIDTH
+MAX_NAME = _SLOT_PAYLOAD - 1 - _POINTER_BYTES
+_TAIL_BYTES = 1 + _LEN_WIDTH  # the padding record over the data area: kind and length
 ROM_MOUNT = "/rom"
 
 
@@ -28,10 +48,10 @@ class RomfsError(ValueError):
 
 def _varuint(value, width=None):
     out = [value & 0x7F]
-    value >>= 7
-    while value:
-        out.append(0x80 | (value & 0x7F))
-        value >>= 7
+    rest = value >> 7
+    while rest:
+        out.append(0x80 | (rest & 0x7F))
+        rest >>= 7
     if width is not None:
         if len(out) > width:
             raise RomfsError("a length of %d does not fit %d varuint bytes" % (value, width))
@@ -52,149 +72,168 @@ def _read_varuint(data, pos, end):
 
 
 def _padding(count):
-    """Bytes that skip `count` bytes: nothing, or a padding record (count >= 2)."""
+    """Bytes that skip `count` bytes: nothing, or a padding record of erased bytes."""
     if count == 0:
         return b""
     if count < 2 or count > 129:
         raise RomfsError("cannot pad by %d bytes" % count)
-    return bytes([PADDING, count - 2]) + b"\0" * (count - 2)
+    return bytes([PADDING, count - 2]) + b"\xff" * (count - 2)
 
 
-def build_image(files, align=16):
-    """The ROMFS image (bytes) of `files`, {path: bytes} with '/'-separated relative paths,
-    each file's data starting at a multiple of `align` bytes from the image's start."""
-    head_len = 3 + _LEN_WIDTH
-    body = bytearray()
-    for path in sorted(files):
-        parts = [p for p in path.split("/") if p]
-        if not parts or any(p in (".", "..") for p in parts):
-            raise RomfsError("bad file name %r" % path)
-        if len(parts) > 1:
-            raise RomfsError("%r: only files at the top of /rom are supported" % path)
-        name = parts[0].encode()
-        data = bytes(files[path])
-        # file record: kind, length, name length, name, [padding], data record header, data
-        start = head_len + len(body)
-        fixed = 1 + _LEN_WIDTH + len(_varuint(len(name))) + len(name) + 1 + _LEN_WIDTH
-        pad = (-(start + fixed)) % align
-        name_len = _varuint(len(name))
-        if pad == 1:  # one byte is not a record: widen the name length varuint instead
-            name_len = b"\x80" + name_len
-            pad = 0
-        inner = name_len + name + _padding(pad) + bytes([DATA]) + \
-            _varuint(len(data), _LEN_WIDTH) + data
-        body += bytes([FILE]) + _varuint(len(inner), _LEN_WIDTH) + inner
-    if (head_len + len(body)) % 2:  # the image's size must be even: a 3-byte padding record
-        body += _padding(3)
-    return _varuint(FILESYSTEM) + _varuint(len(body), _LEN_WIDTH) + bytes(body)
+def check_name(name):
+    """RomfsError unless `name` can be a file at the top of /rom in an entry slot."""
+    encoded = name.encode()
+    if not encoded or "/" in name or name in (".", "..") or "\0" in name:
+        raise RomfsError("bad file name %r: ROMFS files are plain names at the top of /rom"
+                         % name)
+    if len(encoded) > MAX_NAME:
+        raise RomfsError("file name %r is %d bytes; a ROMFS entry holds names of at most %d"
+                         % (name, len(encoded), MAX_NAME))
 
 
-def read_image(data):
-    """{name: (offset, length)} of the files of a ROMFS image (top level); RomfsError if it
-    is not a valid image."""
+def slot_count(block):
+    """How many entry slots the directory block of `block` bytes holds."""
+    return (block - HEADER_BYTES - _TAIL_BYTES) // SLOT_BYTES
+
+
+def slot_offset(index):
+    """Partition offset of entry slot `index`."""
+    return HEADER_BYTES + index * SLOT_BYTES
+
+
+def blocks_for(length, block):
+    """Whole blocks that `length` bytes of file data take."""
+    return -(-length // block)
+
+
+def bytes_needed(lengths, block):
+    """Partition bytes that files of these `lengths` take in burn's layout: the directory
+    block and each file's data in whole blocks."""
+    return block * (1 + sum(blocks_for(n, block) for n in lengths))
+
+
+def entry(name, offset, length):
+    """The SLOT_BYTES of a LIVE entry: file `name` whose data lies at partition `offset`."""
+    check_name(name)
+    encoded = name.encode()
+    pointer = bytes([POINTER, 2 * _LEN_WIDTH]) + _varuint(length, _LEN_WIDTH) + \
+        _varuint(offset - HEADER_BYTES, _LEN_WIDTH)
+    name_len = _varuint(len(encoded))
+    spare = _SLOT_PAYLOAD - len(name_len) - len(encoded) - len(pointer)
+    if spare == 1:  # one byte is not a record: widen the name length varuint instead
+        name_len, spare = b"\x80" + name_len, 0
+    payload = name_len + encoded + pointer + _padding(spare)
+    return bytes([LIVE, _SLOT_PAYLOAD]) + payload
+
+
+def header_block(size, block, entries):
+    """Block 0 of a partition of `size` bytes: the header, `entries` [(name, offset,
+    length)] LIVE in the first slots, FREE slots after them, the padding record over the
+    data area; erased (0xff) bytes elsewhere."""
+    count = slot_count(block)
+    if len(entries) > count:
+        raise RomfsError("%d files; a ROMFS directory block holds %d" % (len(entries), count))
+    out = bytearray(b"\xff" * block)
+    out[:HEADER_BYTES] = _varuint(FILESYSTEM) + _varuint(size - HEADER_BYTES, _LEN_WIDTH)
+    for index in range(count):
+        at = slot_offset(index)
+        if index < len(entries):
+            out[at:at + SLOT_BYTES] = entry(*entries[index])
+        else:
+            out[at:at + 2] = bytes([FREE, _SLOT_PAYLOAD])
+    tail = slot_offset(count)
+    out[tail:tail + _TAIL_BYTES] = bytes([PADDING]) + \
+        _varuint(size - tail - _TAIL_BYTES, _LEN_WIDTH)
+    return bytes(out)
+
+
+def build_image(files, size, block=4096):
+    """The start of a partition of `size` bytes holding `files` ({name: bytes}) in burn's
+    layout, what a write into an erased partition leaves: the directory block, then each
+    file's data from a block boundary, in name order. RomfsError if they do not fit."""
+    names = sorted(files)
+    need = bytes_needed([len(files[n]) for n in names], block)
+    if need > size:
+        raise RomfsError("the files take %d bytes in ROMFS; the partition holds %d"
+                         % (need, size))
+    entries, data, at = [], bytearray(), block
+    for name in names:
+        entries.append((name, at, len(files[name])))
+        chunk = bytes(files[name])
+        data += chunk + b"\xff" * (blocks_for(len(chunk), block) * block - len(chunk))
+        at += blocks_for(len(chunk), block) * block
+    return header_block(size, block, entries) + bytes(data)
+
+
+class Slot:
+    """One entry slot as read from a directory block: `state` FREE, LIVE or DEAD (FREE with
+    `erased` False: a slot whose writing was cut, never used again); a LIVE one's `name`,
+    data `offset` (in the partition) and `length`."""
+
+    def __init__(self, index, state, erased=True, name=None, offset=None, length=None):
+        self.index = index
+        self.state = state
+        self.erased = erased
+        self.name = name
+        self.offset = offset
+        self.length = length
+
+    def __repr__(self):
+        return "Slot(%d, %#x, %r, %r, %r)" % (self.index, self.state, self.name,
+                                             self.offset, self.length)
+
+
+def read_slots(data, size, block):
+    """The slots of the directory block `data` of a partition of `size` bytes, or None when
+    the block is not in burn's layout (erased, another ROMFS, anything else). LIVE entries
+    whose data would lie outside the data area make it not burn's layout either."""
     data = bytes(data)
-    if len(data) < 4 or data[:3] != _varuint(FILESYSTEM):
-        raise RomfsError("not a ROMFS image (no 'RM1' header)")
-    length, pos = _read_varuint(data, 3, len(data))
-    end = pos + length
-    if end > len(data):
-        raise RomfsError("the image is truncated: %d bytes of %d" % (len(data), end))
-    found = {}
-    while pos < end:
-        kind, pos = _read_varuint(data, pos, end)
-        size, pos = _read_varuint(data, pos, end)
-        if pos + size > end:
-            raise RomfsError("a record runs past the image at byte %d" % pos)
-        if kind == FILE:
-            name_len, inner = _read_varuint(data, pos, pos + size)
-            name = data[inner:inner + name_len].decode("utf-8", "replace")
-            inner += name_len
-            while inner < pos + size:
-                k, inner = _read_varuint(data, inner, pos + size)
-                n, inner = _read_varuint(data, inner, pos + size)
-                if inner + n > pos + size:
-                    raise RomfsError("a file's record %r runs past its end at byte %d"
-                                     % (name, inner))
-                if k == DATA:
-                    found[name] = (inner, n)
-                inner += n
-        pos += size
-    return found
+    if len(data) != block or size % block or size < 2 * block:
+        return None
+    if data[:HEADER_BYTES] != _varuint(FILESYSTEM) + _varuint(size - HEADER_BYTES, _LEN_WIDTH):
+        return None
+    slots = []
+    for index in range(slot_count(block)):
+        at = slot_offset(index)
+        kind, length = data[at], data[at + 1]
+        payload = data[at + 2:at + SLOT_BYTES]
+        if length != _SLOT_PAYLOAD:
+            return None
+        if kind == FREE:
+            slots.append(Slot(index, FREE, erased=payload == b"\xff" * _SLOT_PAYLOAD))
+        elif kind == DEAD:
+            slots.append(Slot(index, DEAD))
+        elif kind == LIVE:
+            found = _read_entry(payload, size, block)
+            if found is None:
+                return None
+            slots.append(Slot(index, LIVE, True, *found))
+        else:
+            return None
+    tail = slot_offset(len(slots))
+    if data[tail:tail + _TAIL_BYTES] != bytes([PADDING]) + \
+            _varuint(size - tail - _TAIL_BYTES, _LEN_WIDTH):
+        return None
+    return slots
 
 
-# ---- on a board ----------------------------------------------------------------------------
-
-_QUERY = """
-import vfs
-try:
-    _d = vfs.rom_ioctl(2, 0)
-    print(repr((len(memoryview(_d)), _d.ioctl(5, 0))))
-except Exception:
-    print(repr(None))
-"""
-
-_HASH = """
-import vfs, hashlib, binascii
-print(binascii.hexlify(hashlib.sha256(memoryview(vfs.rom_ioctl(2, 0))[:%d]).digest()).decode())
-"""
-
-_BEGIN = """
-import vfs, binascii
-try:
-    vfs.umount(%r)
-except OSError:
-    pass
-_d = vfs.rom_ioctl(2, 0)
-_d.ioctl(6, 0)
-_b = bytearray(%d)
-"""
-
-_WRITE = """_b[:] = binascii.a2b_base64(%r)
-_d.writeblocks(%d, _b)
-"""
-
-_END = """
-try:
-    vfs.mount(vfs.VfsRom(_d), %r)
-except OSError:
-    pass
-del _d, _b
-"""
-
-
-def partition(link):
-    """(bytes, block size) of the board's ROMFS partition, or None when it has none."""
-    return link.exec_literal(_QUERY, timeout=30.0)
-
-
-def board_image_hash(link, size):
-    """SHA-256 (hex) of the first `size` bytes of the board's ROMFS partition."""
-    return link.exec(_HASH % size, timeout=60.0).strip().splitlines()[-1]
-
-
-def deploy(link, image, progress=None):
-    """Write `image` into the board's ROMFS partition and mount it at /rom. The first block
-    (the header) is erased first and written last, so an interrupted write leaves no valid
-    image. Returns False when the partition already holds `image` (nothing written).
-    RomfsError when the board has no partition or the image does not fit."""
-    found = partition(link)
-    if found is None:
-        raise RomfsError("the board's firmware has no ROMFS partition (MicroPython 1.25+ "
-                         "built with one: `burn firmware build`)")
-    size, block = found
-    if len(image) > size:
-        raise RomfsError("the ROMFS image is %d bytes; the board's partition holds %d"
-                         % (len(image), size))
-    if board_image_hash(link, len(image)) == hashlib.sha256(image).hexdigest():
-        return False
-    link.exec(_BEGIN % (ROM_MOUNT, block), timeout=30.0)
-    blocks = [(i // block, image[i:i + block]) for i in range(0, len(image), block)]
-    for done, (index, chunk) in enumerate(blocks[1:] + blocks[:1]):
-        chunk = chunk + b"\xff" * (block - len(chunk))  # writeblocks erases whole blocks
-        link.exec(_WRITE % (base64.b64encode(chunk).decode(), index), timeout=60.0)
-        if progress is not None:
-            progress((done + 1) * block, len(blocks) * block)
-    link.exec(_END % ROM_MOUNT, timeout=30.0)
-    if board_image_hash(link, len(image)) != hashlib.sha256(image).hexdigest():
-        raise RomfsError("after writing, the board's ROMFS partition differs from the image")
-    return True
+def _read_entry(payload, size, block):
+    """(name, offset, length) of a LIVE slot's payload, or None if it is not one burn
+    wrote: a name, then a data-pointer record into the data area."""
+    try:
+        name_len, pos = _read_varuint(payload, 0, len(payload))
+        name = payload[pos:pos + name_len].decode()
+        pos += name_len
+        kind, pos = _read_varuint(payload, pos, len(payload))
+        n, pos = _read_varuint(payload, pos, len(payload))
+        if kind != POINTER or pos + n > len(payload):
+            return None
+        length, inner = _read_varuint(payload, pos, pos + n)
+        offset, inner = _read_varuint(payload, inner, pos + n)
+    except (RomfsError, UnicodeError):
+        return None
+    offset += HEADER_BYTES
+    if offset < block or offset % block or offset + length > size or not name \
+            or "/" in name:
+        return None
+    return name, offset, length

@@ -130,6 +130,11 @@ class EmulatedBoard:
         elif kind == "exit":
             self.final = {"cycles": event["cycles"], "us": event["us"]}
             self._exited.set()
+        elif kind == "gone" and not self._closed and self._pty is not None:
+            # The emulator died (killed, crashed): its port goes, as a board's does when it
+            # loses power, so that a host waiting on it hears at once instead of timing out.
+            self._pty.close()
+            self._pty = None
 
     def _wait_ready(self, timeout):
         deadline = time.monotonic() + timeout

@@ -3,7 +3,8 @@
 Board output (Node's stdout) goes to the pty master; host input (the pty master) goes to
 Node's stdin. Until `forward()` is called, board output is kept in `boot_output` and the pty
 is not read, so a boot banner or a readiness probe never reaches the host. The control socket
-brings JSON events (`on_event(dict)`); Node's stderr is echoed to ours and its tail kept.
+brings JSON events (`on_event(dict)`), and {"event": "gone"} comes last, once the emulator has
+closed everything; Node's stderr is echoed to ours and its tail kept.
 """
 
 import collections
@@ -104,6 +105,7 @@ class Relay(threading.Thread):
         self._sel.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
+        self.on_event({"event": "gone"})
 
     def _feed_board(self, pending):
         """Write what waits for the board; close its stdin when finishing. False once closed."""

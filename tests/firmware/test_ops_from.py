@@ -157,7 +157,8 @@ def _flash_with_romfs(path, recipe, uf2, files):
 
     flash_image.prepare(path, recipe.board, uf2)
     data = bytearray(path.read_bytes())
-    rom = romfs.build_image({name: Path(f).read_bytes() for name, f in files.items()})
+    rom = romfs.build_image({name: Path(f).read_bytes() for name, f in files.items()},
+                            recipe.board.romfs_bytes, recipe.board.fs_block_bytes)
     at = recipe.code_limit - FLASH_BASE
     data[at:at + len(rom)] = rom
     path.write_bytes(bytes(data))

@@ -42,6 +42,15 @@ def small(path, variant=None):
                           nn.Flatten(), nn.Linear(8 * 4 * 4, 10)], (1, 8, 8), tweak=tweak)
 
 
+def medium(path, variant=None):
+    """A perceptron of about 17 KB of int8 weights (five 4 KB flash blocks). `variant`
+    "one-weight" changes one weight (and its reference outputs): the same size, other
+    bytes."""
+    tweak = {None: None, "one-weight": _change_one_weight}[variant]
+    return _export(path, [nn.Flatten(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64),
+                          nn.ReLU(), nn.Linear(64, 10)], (1, 8, 8), tweak=tweak)
+
+
 def big(path):
     """A perceptron of about 150 KB of int8 weights in layers of at most 32 KB: a transfer
     long enough to cut, a model the RP2040's heap holds."""

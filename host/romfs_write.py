@@ -1,0 +1,278 @@
+"""Writing files into a board's ROMFS partition so that a cut anywhere (power, reset, a
+killed host) leaves each file's old version or its new one, never neither.
+
+    from burn.host import romfs_write
+    romfs_write.deploy(link, {"model.bst": data})   # True if written, False if unchanged
+
+The steps (the layout is romfs's, the choices romfs_plan's):
+
+1. Ask the board what its partition holds: the directory block, and each file MicroPython
+   finds there now with the offset, length and SHA-256 of its data.
+2. Keep on the filesystem (`/rom.old/<name>`, written as a part file and renamed once its
+   hash is checked) the old files the plan cannot keep readable in ROMFS meanwhile.
+3. Write each new file's data into blocks that no readable file uses, then hash it on the
+   board; a mismatch stops here with the old files untouched.
+4. Commit. Normally per file, in the directory block, by programming bytes that are still
+   erased and then clearing bits: the new entry's payload into a FREE slot, its kind byte
+   FREE -> LIVE (the old entry still wins the lookup: it comes first), then the old entry's
+   kind LIVE -> DEAD, which hands the name to the new one. Each of these is one byte changing
+   by cleared bits, which a NOR flash does in one program operation. When the directory
+   block must be rewritten instead (another layout, or no FREE slot left), it is erased and
+   programmed in one board command, with the old files already kept on the filesystem.
+5. Remount /rom, check every file's hash through the mount, remove /rom.old.
+"""
+
+import base64
+import hashlib
+
+from burn.host import romfs, romfs_plan
+from burn.host.romfs import ROM_MOUNT, RomfsError
+from burn.host.romfs_plan import EVICT_DIR, LiveFile
+
+_QUERY = """
+import vfs
+try:
+    _rd = vfs.rom_ioctl(2, 0)
+    print(repr((len(memoryview(_rd)), _rd.ioctl(5, 0))))
+except Exception:
+    print(repr(None))
+"""
+
+# The partition's directory block and the files MicroPython finds in it (the first of each
+# name, as a lookup does): offset of the data in the partition, length, SHA-256.
+_STATE = """
+import vfs, os, uctypes, hashlib, binascii
+_rd = vfs.rom_ioctl(2, 0)
+_rm = memoryview(_rd)
+_rB = %(block)d
+def _rh(mv):
+    return binascii.hexlify(hashlib.sha256(mv).digest()).decode()
+def _rp(at, data):
+    while data:
+        p = at & ~255
+        n = min(len(data), p + 256 - at)
+        b = bytearray(b'\\xff' * 256)
+        b[at - p:at - p + n] = data[:n]
+        _rd.writeblocks(p // _rB, b, p %% _rB)
+        at += n
+        data = data[n:]
+_live = {}
+try:
+    _r = vfs.VfsRom(_rd)
+    for _e in _r.ilistdir('/'):
+        if _e[1] == 0x8000 and _e[0] not in _live:
+            _f = memoryview(_r.open('/' + _e[0], 'rb'))
+            _live[_e[0]] = (uctypes.addressof(_f) - uctypes.addressof(_rm), len(_f), _rh(_f))
+    del _r, _e, _f
+except OSError:
+    pass
+_s = os.statvfs('/')
+print(repr((binascii.b2a_base64(_rm[:_rB]).decode(), _live, _s[0] * _s[3], _s[0])))
+del _live, _s
+"""
+
+# `_rp(at, data)` (defined by _STATE) programs without erasing, in whole 256-byte pages with
+# 0xff (which leaves a NOR cell as it is) around `data`.
+_PROGRAM = """
+_rp(%(at)d, %(data)r)
+print(repr(bytes(_rm[%(at)d:%(at)d + %(n)d]) == %(data)r))
+"""
+
+_WRITE_BLOCK = """
+_b = bytearray(binascii.a2b_base64(%r))
+_rd.writeblocks(%d, _b)
+print(repr(bytes(_rm[%d:%d]) == _b))
+del _b
+"""
+
+_HASH = "print(repr(_rh(_rm[%d:%d])))"
+
+_EVICT = """
+try:
+    os.mkdir(%(dir)r)
+except OSError:
+    pass
+try:
+    os.remove(%(part)r)
+except OSError:
+    pass
+_f = memoryview(vfs.VfsRom(_rd).open(%(src)r, 'rb'))
+with open(%(part)r, 'wb') as _o:
+    for _i in range(0, len(_f), 4096):
+        _o.write(_f[_i:_i + 4096])
+del _f, _o
+"""
+
+_REMOUNT = """
+try:
+    vfs.umount(%(mount)r)
+except OSError:
+    pass
+try:
+    vfs.mount(vfs.VfsRom(_rd), %(mount)r)
+except OSError:
+    pass
+_h = {}
+for _n in %(names)r:
+    try:
+        _h[_n] = _rh(memoryview(open(%(mount)r + '/' + _n, 'rb')))
+    except OSError:
+        _h[_n] = None
+print(repr(_h))
+del _h
+"""
+
+_UMOUNT = """
+try:
+    vfs.umount(%r)
+except OSError:
+    pass
+"""
+
+# The copies of old files, once the new ones are committed (or found there already).
+_CLEAN = """
+import os
+try:
+    for _n in os.listdir(%(dir)r):
+        os.remove(%(dir)r + '/' + _n)
+    os.rmdir(%(dir)r)
+except OSError:
+    pass
+del _rm, _rd, _rp, _rh, _rB
+"""
+
+
+def partition(link):
+    """(bytes, block size) of the board's ROMFS partition, or None when it has none."""
+    return link.exec_literal(_QUERY, timeout=30.0)
+
+
+def board_state(link, block):
+    """(directory block bytes, {name: LiveFile}, bytes free on the filesystem, its block
+    size) of the board's ROMFS partition; also defines the helpers the other steps use."""
+    header, live, fs_free, fs_block = link.exec_literal(_STATE % {"block": block}, 120.0)
+    return (base64.b64decode(header), {n: LiveFile(*f) for n, f in live.items()},
+            fs_free, fs_block)
+
+
+def deploy(link, files, progress=None, say=None):
+    """Write `files` ({name: bytes}) into the board's ROMFS partition as its only files and
+    mount it at /rom; see the module docstring. Returns False when the partition held them
+    already (nothing written). `progress(sent, total)` follows the data; `say(text)` hears
+    the steps. RomfsError when the board has no partition, the files do not fit (safely),
+    or what was written reads back wrong (the old files are then still there)."""
+    say = say or (lambda text: None)
+    found = partition(link)
+    if found is None:
+        raise RomfsError("the board's firmware has no ROMFS partition (MicroPython 1.25+ "
+                         "built with one: `burn firmware build`)")
+    size, block = found
+    header, live, fs_free, fs_block = board_state(link, block)
+    slots = romfs.read_slots(header, size, block)
+    plan = romfs_plan.plan_update(size, block, slots, live, files, fs_free, fs_block)
+    if not plan.changes:
+        link.exec(_CLEAN % {"dir": EVICT_DIR}, timeout=60.0)  # copies a cut update left
+        return False
+    for name in plan.evict:
+        say("keeping %s on the filesystem as %s/%s while the new files are written (%s)"
+            % (name, EVICT_DIR, name, plan.why))
+        _evict(link, name, live[name])
+    if plan.rewrite:
+        if plan.invalidate:
+            link.exec(_UMOUNT % ROM_MOUNT, timeout=30.0)
+            _program(link, 0, b"\x00")  # its first byte's bits cleared: no ROMFS header
+        _write_data(link, plan, block, progress)
+        if live:
+            say("rewriting the ROMFS directory block (%s)" % plan.why)
+        image = romfs.header_block(size, block, plan.entries)
+        _write_block(link, 0, image)
+    else:
+        old = {s.index: s for s in slots if s.state == romfs.LIVE}
+        _kill(link, [s for s in old.values() if s.name in plan.removed or
+                     s.name in plan.evict or _hidden(s, old)])
+        _write_data(link, plan, block, progress)
+        for (name, offset, data), index in zip(plan.writes, plan.slots):
+            _commit(link, index, romfs.entry(name, offset, len(data)),
+                    [s for s in old.values() if s.name == name and s.name not in plan.evict
+                     and not _hidden(s, old)])
+    _check_mounted(link, files)
+    link.exec(_CLEAN % {"dir": EVICT_DIR}, timeout=60.0)
+    return True
+
+
+def _hidden(slot, live_slots):
+    """Whether a LIVE slot is not the one MicroPython finds (an earlier one has its name)."""
+    return any(s.name == slot.name and s.index < slot.index for s in live_slots.values())
+
+
+def _evict(link, name, live):
+    """Copy ROMFS file `name` to EVICT_DIR on the filesystem: a part file, renamed once the
+    board's hash of it is the file's."""
+    target = "%s/%s" % (EVICT_DIR, name)
+    part = target + ".part"
+    link.exec(_EVICT % {"dir": EVICT_DIR, "part": part, "src": "/" + name}, timeout=300.0)
+    if link.sha256(part) != live.sha256:
+        raise RomfsError("keeping %s on the filesystem failed: its copy %s reads back "
+                         "differently; nothing was written to ROMFS" % (name, part))
+    link.rename(part, target)
+
+
+def _write_data(link, plan, block, progress):
+    """Erase and program each new file's blocks, then check each file's hash on the board."""
+    total = sum(romfs.blocks_for(len(data), block) for _n, _o, data in plan.writes) * block
+    done = 0
+    for name, offset, data in plan.writes:
+        for at in range(0, len(data), block):
+            chunk = data[at:at + block]
+            _write_block(link, (offset + at) // block, chunk + b"\xff" * (block - len(chunk)))
+            done += block
+            if progress is not None:
+                progress(done, total)
+        got = link.exec_literal(_HASH % (offset, offset + len(data)), 120.0)
+        if got != hashlib.sha256(data).hexdigest():
+            raise RomfsError("%s reads back differently from ROMFS after writing; nothing "
+                             "was committed, the old files are still there" % name)
+
+
+def _write_block(link, index, data):
+    """Erase block `index` of the partition and program `data` (a whole block) into it."""
+    start = index * len(data)
+    ok = link.exec_literal(_WRITE_BLOCK % (base64.b64encode(data).decode(), index, start,
+                                        start + len(data)), 60.0)
+    if not ok:
+        raise RomfsError("block %d of the ROMFS partition reads back differently after "
+                         "writing" % index)
+
+
+def _program(link, at, data):
+    """Program `data` at partition offset `at` without an erase (clearing bits only);
+    RomfsError unless the bytes there then read `data`."""
+    if not link.exec_literal(_PROGRAM % {"at": at, "data": data, "n": len(data)}, 30.0):
+        raise RomfsError("the ROMFS partition at byte %d does not read back as programmed "
+                         "(was it written by something else meanwhile?)" % at)
+
+
+def _commit(link, index, record, old):
+    """Make slot `index` the LIVE entry `record`, then the `old` LIVE slots of its name DEAD
+    (the one MicroPython finds now last, so that the name passes straight to the new one)."""
+    at = romfs.slot_offset(index)
+    _program(link, at + 2, record[2:])  # onto erased bytes, behind the FREE kind
+    _program(link, at, record[:1])
+    _kill(link, old)
+
+
+def _kill(link, slots):
+    """Turn LIVE `slots` DEAD, the highest index first: of two entries of one name the
+    later one (which MicroPython does not find) goes first, so it never resurfaces."""
+    for slot in sorted(slots, key=lambda s: -s.index):
+        _program(link, romfs.slot_offset(slot.index), bytes([romfs.DEAD]))
+
+
+def _check_mounted(link, files):
+    """Remount /rom and check each file's hash through it."""
+    found = link.exec_literal(_REMOUNT % {"mount": ROM_MOUNT, "names": sorted(files)}, 120.0)
+    wrong = [n for n in sorted(files) if found.get(n) != hashlib.sha256(files[n]).hexdigest()]
+    if wrong:
+        raise RomfsError("after writing, %s in %s differ from the files sent"
+                         % (", ".join(wrong), ROM_MOUNT))
+
