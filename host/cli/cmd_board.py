@@ -103,6 +103,9 @@ def run_virtual(args):
     except (ValueError, RuntimeError) as exc:
         print("burn board virtual: %s" % exc, file=sys.stderr)
         return 2
+    # before the port is printed: whoever reads it may stop the board at once
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: supervisor.stop())
     b = supervisor.board
     print("virtual %s (%s, %s): MicroPython unix port, heap %s, flash %s (%s) in %s"
           % (b.name, b.title, b.mcu, _kib(b.heap_bytes), _kib(b.fs_bytes), b.fs_type,
@@ -111,8 +114,6 @@ def run_virtual(args):
     print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
           % (supervisor.port, supervisor.port))
     print("Ctrl-C stops it.", flush=True)
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: supervisor.stop())
     try:
         supervisor.serve()
     finally:
