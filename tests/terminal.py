@@ -1,5 +1,6 @@
 """Driving a command through a real terminal (a pty) in tests: start it, read what it shows."""
 
+import contextlib
 import os
 import select
 import subprocess
@@ -13,6 +14,23 @@ def on_terminal(args):
                             start_new_session=True)
     os.close(slave)
     return proc, master
+
+
+@contextlib.contextmanager
+def repl_on_terminal(args):
+    """`burn repl ...` (`args`) on a terminal, as (process, master fd); when the block ends
+    without an error, Ctrl-] leaves the REPL and the command must exit with 0. The process
+    is killed and the terminal closed in any case."""
+    proc, master = on_terminal(args)
+    try:
+        yield proc, master
+        os.write(master, b"\x1d")  # Ctrl-]: leave the REPL
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
 
 
 def read_until(fd, marker, timeout=60.0):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from emulator_support import emulator_or_skip, firmware_or_skip
 from processes import children, gone_within
-from terminal import on_terminal, until_board_prompt
+from terminal import repl_on_terminal, until_board_prompt
 
 import burn
 from burn.host.emulator import EmulatedBoard, EmulatorError
@@ -48,17 +48,9 @@ def test_piped_input_runs_on_the_emulated_board(firmware):
 
 
 def test_the_prompt_shows_at_once_on_a_terminal(firmware):
-    proc, master = on_terminal(BURN + ["repl", "--emulated", "--firmware", firmware])
-    try:
+    with repl_on_terminal(BURN + ["repl", "--emulated", "--firmware", firmware]) as (_, master):
         _, shell = until_board_prompt(master, timeout=180)
         assert b"with RP2040" in shell and shell.endswith(b">>> ")
-        os.write(master, b"\x1d")  # Ctrl-]: leave the REPL
-        assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
 
 
 def test_the_docs_model_name_loads_from_romfs(firmware, models, tmp_path):

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from terminal import on_terminal, read_until, until_board_prompt
+from terminal import read_until, repl_on_terminal, until_board_prompt
 
 import burn
 from burn.host.cli.cmd_repl import with_printed_value
@@ -72,8 +72,7 @@ def test_piped_input_that_is_no_text_is_a_clear_error():
 
 
 def test_interactive_session_through_a_terminal(model):
-    proc, master = on_terminal(BURN + ["repl", "--virtual", model])
-    try:
+    with repl_on_terminal(BURN + ["repl", "--virtual", model]) as (_, master):
         # The board's banner and prompt come at once, without a key pressed.
         banner, shell = until_board_prompt(master)
         assert b"Raspberry Pi Pico" in shell and shell.endswith(b">>> ")
@@ -90,10 +89,3 @@ def test_interactive_session_through_a_terminal(model):
         assert "Error" not in answer, answer
         zeros = np.zeros((1, 8, 8, 1), np.int8)
         assert str(burn.load(model)(zeros).tolist()) in answer
-        os.write(master, b"\x1d")  # Ctrl-]: leave the REPL
-        assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
