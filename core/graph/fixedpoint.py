@@ -164,10 +164,15 @@ if sys.implementation.name == "micropython":
     @micropython.viper
     def mbqm_fast(x: int, mult_off: int, shift: int) -> int:
         """multiply_by_quantized_multiplier; mult_off = mult - 2**30 (a small int when
-        boxed on a 32-bit board). Exact with 32-bit machine words."""
+        boxed on a 32-bit board). Exact, the left shift wrapping in int32 as in C."""
         m = mult_off + 0x3FFFFFFF + 1
         if shift > 0:
+            # wrapped to int32 as C's (uint32_t)x << shift, whatever the machine word size
             x = x << shift
+            hi = (x >> 16) & 0xFFFF
+            if hi > 0x7FFF:
+                hi -= 0x10000
+            x = (hi << 16) | (x & 0xFFFF)
         neg = x < 0
         ax = uint(x)
         if neg:

