@@ -1,15 +1,18 @@
 // Both Cortex-M0+ cores of the RP2040 on rp2040js, which itself emulates core 0 only. The
 // package is extended here, never edited: core 1 is a second CortexM0Core of rp2040js's own
-// class, running on a view of the chip (an object whose prototype is the RP2040) that holds
-// what the real chip gives each core on its own: the core's SIO port (CPUID, its FIFO ends,
-// its divider and interpolators: core_sio.mjs) and its private peripheral bus (NVIC,
-// SysTick, VTOR: a second RPPPB). Memory, flash, peripherals and the clock are the one chip's.
+// class on the same RP2040 object, and `mcu.core` names the core executing now (rp2040js's
+// peripherals reach "the" core through it): while core 1 executes, `mcu.core` is core 1,
+// `mcu.ppb` its private peripheral bus (NVIC, SysTick, VTOR: a second RPPPB) and the SIO
+// answers on its port (dual_sio.mjs: CPUID, its FIFO ends, its divider and interpolators).
+// Everything else is the one chip's: memory, flash, peripherals, the clock. (One RP2040
+// object for both cores, rather than a view per core, keeps rp2040js's hot code seeing one
+// object shape, which V8 runs fastest.)
 //
 // What the two cores share beyond memory: the inter-core FIFOs (sio_fifo.mjs), the SIO
 // spinlocks, every peripheral interrupt (raised in both NVICs; each core enables its own),
 // and events: SEV sets the event register of both cores, and wakes the other one from WFE.
-// rp2040js treats SEV as a no-op that logs "SEV" at level info on the core's logger, so each
-// core gets a logger that turns that message into the event.
+// rp2040js treats SEV as a no-op that logs "SEV" at level info on the chip's logger, so the
+// chip gets a logger that turns that message into the event.
 //
 // Core 1 starts where a real one does, in the bootrom: it reads CPUID 1 and waits in WFE for
 // the launch sequence (0, 0, 1, vector table, stack pointer, entry) on its FIFO, which the
@@ -17,12 +20,12 @@
 // restarts it in the bootrom (multicore_reset_core1, MicroPython's soft reset).
 //
 // Stepping (`step()`): while core 1 sleeps (WFE, WFI, held in reset) only core 0 runs, as
-// before; it costs one property read per instruction. While both run, core 1 executes
+// before; it costs a property read per instruction. While both run, core 1 executes
 // instructions until it has spent the cycles core 0 just did, so the cores advance on one
 // clock, at most one instruction apart. The cycles returned (the clock's advance) are core
 // 0's while it runs, core 1's while core 0 sleeps.
 
-import { coreSioClass } from './core_sio.mjs';
+import { dualSioClass } from './dual_sio.mjs';
 import { SioFifos } from './sio_fifo.mjs';
 
 const FLASH_BASE = 0x10000000;
@@ -31,8 +34,8 @@ const PSM_FRCE_OFF = 0x04;
 const PSM_PROC1 = 1 << 16;
 const WFE = 0xbf20;
 
-/** A logger that hands everything to `base` except the SEV message of the core it serves. */
-class CoreLogger {
+/** A logger that hands everything to `base` except the SEV message of a core. */
+class ChipLogger {
   constructor(base, onSev) {
     this.base = base;
     this.onSev = onSev;
@@ -67,23 +70,22 @@ export class DualCore {
     this.owed = 0; // cycles core 1 is behind core 0 while both run
     /** Called for a BKPT (or UDF) on either core: `onBreak(core, code)`. */
     this.onBreak = () => {};
-    const CoreSIO = coreSioClass(mcu.sio.constructor);
-    const base = mcu.logger;
-    mcu.sio = new CoreSIO(mcu, 0, this.fifos);
-    mcu.logger = new CoreLogger(base, () => this.sev(0));
-    mcu.onBreak = (code) => this.onBreak(this.cores[0], code);
+    const DualSIO = dualSioClass(mcu.sio.constructor);
+    this.sio = new DualSIO(mcu, this.fifos);
+    mcu.sio = this.sio;
+    mcu.logger = new ChipLogger(mcu.logger, () => this.sev(this.sio.current));
+    mcu.onBreak = (code) => this.onBreak(mcu.core, code);
     mcu.setInterrupt = (irq, value) => {
       this.cores[0].setInterrupt(irq, value);
       this.cores[1].setInterrupt(irq, value);
     };
-    const view = Object.create(mcu);
-    this.view = view;
-    view.sio = new CoreSIO(view, 1, this.fifos, mcu.sio);
-    view.logger = new CoreLogger(base, () => this.sev(1));
-    view.onBreak = (code) => this.onBreak(this.cores[1], code);
-    view.ppb = new mcu.ppb.constructor(view, 'PPB1');
+    // Core 1's PPB reaches its core as `rp2040.core` at any time (a SysTick alarm fires
+    // between instructions, while `mcu.core` is core 0): it gets a view of the chip whose
+    // `core` is core 1.
+    this.view = Object.create(mcu);
+    this.ppbs = [mcu.ppb, new mcu.ppb.constructor(this.view, 'PPB1')];
     mcu.addClockListener((hz) => {
-      view.ppb.systickTimer.frequency = hz;
+      for (const ppb of this.ppbs) ppb.systickTimer.frequency = hz;
     });
     this.startCore1();
     this.watchPsm(mcu.peripherals[PSM_KEY]);
@@ -92,10 +94,10 @@ export class DualCore {
   /** A fresh core 1 at the bootrom's reset vector (VTOR 0), as after power-on or reset. */
   startCore1() {
     const CortexM0Core = this.cores[0].constructor;
-    const core = new CortexM0Core(this.view);
+    const core = new CortexM0Core(this.mcu);
     this.view.core = core;
     this.cores[1] = core;
-    this.view.ppb.reset();
+    this.ppbs[1].reset();
     core.reset();
     core.waiting = this.held;
     this.owed = 0;
@@ -135,19 +137,32 @@ export class DualCore {
     if (this.cores[1].waiting) return core0.executeInstruction();
     if (core0.waiting) {
       this.owed = 0;
-      return this.runCore1();
+      return this.runCore1(1);
     }
     const cycles = core0.executeInstruction();
-    let owed = this.owed + cycles;
-    while (owed > 0 && !this.cores[1].waiting) owed -= this.runCore1();
-    this.owed = this.cores[1].waiting ? 0 : owed;
+    const owed = this.owed + cycles;
+    const spent = this.runCore1(owed);
+    this.owed = this.cores[1].waiting ? 0 : owed - spent;
     return cycles;
   }
 
-  runCore1() {
-    const cycles = this.cores[1].executeInstruction();
-    this.core1Cycles += cycles;
-    return cycles;
+  /** Core 1 executes until it has spent `owed` cycles (at least one instruction) or sleeps;
+   * returns the cycles it spent. The chip answers as core 1 meanwhile. */
+  runCore1(owed) {
+    const { mcu } = this;
+    const core = this.cores[1];
+    mcu.core = core;
+    mcu.ppb = this.ppbs[1];
+    this.sio.current = 1;
+    let spent = 0;
+    do {
+      spent += core.executeInstruction();
+    } while (spent < owed && !core.waiting && core === this.cores[1]);
+    this.sio.current = 0;
+    mcu.ppb = this.ppbs[0];
+    mcu.core = this.cores[0];
+    this.core1Cycles += spent;
+    return spent;
   }
 }
 
