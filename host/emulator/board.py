@@ -8,7 +8,7 @@
 The emulator is a Node process (rp2040_board.mjs); this side owns the pty and relays bytes
 between it and the emulator's stdin/stdout in a thread. rp2040js runs clk_sys at a fixed
 125 MHz, so the board's `time.ticks_us()` follows emulated time: cycles = microseconds * 125
-while the core is busy (while it sleeps, emulated time keeps pace with wall time).
+while core 0 is busy (while both cores sleep, emulated time keeps pace with wall time).
 """
 
 import queue

@@ -42,14 +42,14 @@ def run_program(firmware, max_cycles=DEFAULT_MAX_CYCLES, timeout=120.0, bootrom=
     """Run UF2 file `firmware` on an emulated RP2040 until it hits a breakpoint, both cores
     sleep for good, or `max_cycles` pass; EmulatorError when it cannot start, the emulator
     fails, or the run takes more than `timeout` seconds of wall time."""
-    try:
-        rom = vendor.bootrom(bootrom)
-    except vendor.VendorError as exc:
-        raise EmulatorError(str(exc)) from None
-    node = find_node()
-    index = ensure_rp2040js()
     with tempfile.TemporaryDirectory(prefix="burn-program-") as folder:
         image = flash_image.prepare(Path(folder, "flash.img"), load_board("rp2040"), firmware)
+        try:
+            rom = vendor.bootrom(bootrom)
+        except vendor.VendorError as exc:
+            raise EmulatorError(str(exc)) from None
+        node = find_node()
+        index = ensure_rp2040js()
         argv = [node, str(RUNNER), str(index), str(rom), str(image), str(int(max_cycles))]
         try:
             proc = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)

@@ -36,7 +36,7 @@ chip.onBreak = (core, code) => {
 
 const BATCH = 100000;
 while (outcome === null) {
-  for (let i = 0; i < BATCH && outcome === null; i++) {
+  for (let i = 0; i < BATCH && outcome === null && clock.nanos < limitNanos; i++) {
     if (!chip.asleep) {
       clock.tick(chip.step() * CYCLE_NANOS);
     } else if (clock.nanosToNextAlarm > 0) {

@@ -24,13 +24,18 @@ VLD, RDY, WOF, ROE = 1, 2, 4, 8
 
 
 @pytest.fixture(scope="module")
-def program_run():
+def program():
+    """The UF2 of multicore_check, built here (or taken from the cache), or skip."""
     emulator_or_skip()
     try:
-        uf2 = build_sdk_program(PROGRAM)
+        return build_sdk_program(PROGRAM)
     except FirmwareError as exc:
         pytest.skip("the pico-sdk program cannot be built: %s" % exc)
-    return run_program(uf2, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def program_run(program):
+    return run_program(program, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +99,15 @@ def test_a_missing_program_folder_is_named(tmp_path):
     assert str(tmp_path) in str(caught.value)
 
 
-def test_a_firmware_for_another_chip_is_refused(tmp_path):
-    emulator_or_skip()
+def test_a_firmware_that_is_no_uf2_is_refused_before_anything_runs(tmp_path):
     bad = tmp_path / "other.uf2"
     bad.write_bytes(b"\0" * 512)
     with pytest.raises(EmulatorError, match=r"other\.uf2"):
         run_program(bad)
+
+
+def test_a_run_stops_at_its_cycle_limit(program):
+    run = run_program(program, max_cycles=200_000)
+    assert run.reason == "limit" and run.code is None
+    assert 200_000 <= run.us * 125 < 200_100  # stopped within an instruction of it
+    assert "done" not in run.output

@@ -110,3 +110,9 @@ def test_a_soft_reset_stops_core_1_and_a_new_thread_starts_again(board, link):
     assert _wait_for(link, "shared['squares']") == sum(i * i for i in range(SQUARES_OF))
     link.exec("shared['stop'] = True")
     assert _wait_for(link, "shared['done']") is True
+
+
+def test_cycles_of_a_core_the_chip_lacks_are_refused(tmp_path):
+    board = EmulatedBoard("rp2040", firmware=tmp_path / "unused.uf2")
+    with pytest.raises(ValueError, match="cores 0 and 1, not 2"):
+        board.cycles(core=2)
