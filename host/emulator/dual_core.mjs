@@ -20,7 +20,8 @@
 // restarts it in the bootrom (multicore_reset_core1, MicroPython's soft reset).
 //
 // Stepping (`step()`): while core 1 sleeps (WFE, WFI, held in reset) only core 0 runs, as
-// before; it costs a property read per instruction. While both run, core 1 executes
+// before; a loop that steps core 0 itself then (the board's) costs one property read per
+// instruction, of core 1's `waiting`. While both run, core 1 executes
 // instructions until it has spent the cycles core 0 just did, so the cores advance on one
 // clock, at most one instruction apart. The cycles returned (the clock's advance) are core
 // 0's while it runs, core 1's while core 0 sleeps.
@@ -63,7 +64,7 @@ export class DualCore {
   /** Adds core 1 to `mcu`, an RP2040 with its bootrom loaded and its logger set. */
   constructor(mcu) {
     this.mcu = mcu;
-    this.cores = [mcu.core, null];
+    this.cores = [mcu.core, new mcu.core.constructor(mcu)];
     this.fifos = new SioFifos(this.cores);
     this.held = false; // core 1 held in reset by the PSM
     this.core1Cycles = 0; // cycles core 1 has executed since power-on, over its resets
@@ -82,24 +83,24 @@ export class DualCore {
     // Core 1's PPB reaches its core as `rp2040.core` at any time (a SysTick alarm fires
     // between instructions, while `mcu.core` is core 0): it gets a view of the chip whose
     // `core` is core 1.
-    this.view = Object.create(mcu);
-    this.ppbs = [mcu.ppb, new mcu.ppb.constructor(this.view, 'PPB1')];
+    const view = Object.create(mcu);
+    view.core = this.cores[1];
+    this.ppbs = [mcu.ppb, new mcu.ppb.constructor(view, 'PPB1')];
     mcu.addClockListener((hz) => {
       for (const ppb of this.ppbs) ppb.systickTimer.frequency = hz;
     });
-    this.startCore1();
+    this.resetCore1();
     this.watchPsm(mcu.peripherals[PSM_KEY]);
   }
 
-  /** A fresh core 1 at the bootrom's reset vector (VTOR 0), as after power-on or reset. */
-  startCore1() {
-    const CortexM0Core = this.cores[0].constructor;
-    const core = new CortexM0Core(this.mcu);
-    this.view.core = core;
-    this.cores[1] = core;
-    this.ppbs[1].reset();
+  /** Core 1 as after power-on or a reset, at the bootrom's reset vector (VTOR 0). The object
+   * stays the same (its fields are those of a new core), so loops may hold it. */
+  resetCore1() {
+    const core = this.cores[1];
+    Object.assign(core, new core.constructor(this.mcu));
     core.reset();
     core.waiting = this.held;
+    this.ppbs[1].reset();
     this.owed = 0;
   }
 
@@ -110,7 +111,7 @@ export class DualCore {
       const held = (psm.frceOff & PSM_PROC1) !== 0;
       if (offset === PSM_FRCE_OFF && held !== this.held) {
         this.held = held;
-        this.startCore1();
+        this.resetCore1();
       }
     };
   }
@@ -131,7 +132,8 @@ export class DualCore {
     return this.cores[0].waiting && this.cores[1].waiting;
   }
 
-  /** Run the next instruction of each running core; returns the cycles the clock advances. */
+  /** Run core 0's next instruction and core 1's until it has caught up with core 0 (or, while
+   * core 0 sleeps, core 1's next one); returns the cycles the clock advances. */
   step() {
     const core0 = this.cores[0];
     if (this.cores[1].waiting) return core0.executeInstruction();
@@ -141,8 +143,12 @@ export class DualCore {
     }
     const cycles = core0.executeInstruction();
     const owed = this.owed + cycles;
-    const spent = this.runCore1(owed);
-    this.owed = this.cores[1].waiting ? 0 : owed - spent;
+    if (owed <= 0) {
+      this.owed = owed; // core 1 is still ahead (its last instruction took longer)
+    } else {
+      const spent = this.runCore1(owed);
+      this.owed = this.cores[1].waiting ? 0 : owed - spent;
+    }
     return cycles;
   }
 
@@ -157,7 +163,7 @@ export class DualCore {
     let spent = 0;
     do {
       spent += core.executeInstruction();
-    } while (spent < owed && !core.waiting && core === this.cores[1]);
+    } while (spent < owed && !core.waiting);
     this.sio.current = 0;
     mcu.ppb = this.ppbs[0];
     mcu.core = this.cores[0];

@@ -193,7 +193,7 @@ function run() {
   timer = null;
   if (stopping) return;
   const { clock } = mcu;
-  const { cores } = chip;
+  const [core0, core1] = chip.cores;
   const start = wallNanos();
   if (!wasIdle && clock.nanos < anchorEmu + (start - anchorWall)) {
     // Busy code fell behind real time: it must not race ahead later to catch up.
@@ -205,9 +205,9 @@ function run() {
   for (;;) {
     feedHost();
     for (let i = 0; i < 20000 && !halted; i++) {
-      if (!cores[1].waiting) {
+      if (!core1.waiting) {
         clock.tick(chip.step() * CYCLE_NANOS); // both cores, or core 1 while core 0 sleeps
-      } else if (cores[0].waiting) {
+      } else if (core0.waiting) {
         const step = clock.nanosToNextAlarm;
         const allowed = anchorEmu + (wallNanos() - anchorWall) + LEAD_NANOS;
         if (step <= 0) {
@@ -222,7 +222,7 @@ function run() {
         }
         clock.tick(step);
       } else {
-        clock.tick(cores[0].executeInstruction() * CYCLE_NANOS); // core 0 alone, as before
+        clock.tick(core0.executeInstruction() * CYCLE_NANOS); // core 0 alone, as before
       }
     }
     if (wait > 0 || halted || wallNanos() > sliceEnd) break;

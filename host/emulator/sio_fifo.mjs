@@ -13,8 +13,7 @@ export const ROE = 8;
 const SIO_IRQ_PROC0 = 15;
 
 export class SioFifos {
-  /** `cores`: the array of the two CortexM0Core objects running now (its second entry is
-   * replaced when core 1 is reset), whose FIFO interrupt lines these queues drive. */
+  /** `cores`: the two CortexM0Core objects, whose FIFO interrupt lines these queues drive. */
   constructor(cores) {
     this.cores = cores;
     this.queues = [[], []]; // queues[i]: the words core i has to read
