@@ -20,11 +20,11 @@
 // restarts it in the bootrom (multicore_reset_core1, MicroPython's soft reset).
 //
 // Stepping (`step()`): while core 1 sleeps (WFE, WFI, held in reset) only core 0 runs, as
-// before; a loop that steps core 0 itself then (the board's) costs one property read per
-// instruction, of core 1's `waiting`. While both run, core 1 executes
-// instructions until it has spent the cycles core 0 just did, so the cores advance on one
-// clock, at most one instruction apart. The cycles returned (the clock's advance) are core
-// 0's while it runs, core 1's while core 0 sleeps.
+// before; a loop that then steps core 0 itself (the board's does) pays one property read per
+// instruction, of core 1's `waiting`. While both run, core 1 executes instructions until it
+// has spent the cycles core 0 just did, so the cores advance on one clock, at most one
+// instruction apart. The cycles returned (the clock's advance) are core 0's while it runs,
+// core 1's while core 0 sleeps.
 
 import { dualSioClass } from './dual_sio.mjs';
 import { SioFifos } from './sio_fifo.mjs';
