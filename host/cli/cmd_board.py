@@ -153,7 +153,8 @@ def run_emulate(args):
     finally:
         board.close()
     if board.final is not None:
-        print("powered off after %d emulated cycles" % board.final["cycles"])
+        print("powered off after %d emulated cycles (core 1 ran %d)"
+              % (board.final["cycles"], board.final["core1_cycles"]))
     return 0
 
 

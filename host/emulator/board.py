@@ -8,7 +8,7 @@
 The emulator is a Node process (rp2040_board.mjs); this side owns the pty and relays bytes
 between it and the emulator's stdin/stdout in a thread. rp2040js runs clk_sys at a fixed
 125 MHz, so the board's `time.ticks_us()` follows emulated time: cycles = microseconds * 125
-while the core is busy (while it sleeps, emulated time keeps pace with wall time).
+while core 0 is busy (while both cores sleep, emulated time keeps pace with wall time).
 """
 
 import queue
@@ -67,7 +67,7 @@ class EmulatedBoard:
         self.port = None
         self.link = self.flash_image.with_suffix(".tty")  # a symlink to `port` while running
         self.proc = None
-        self.final = None  # the emulator's last report: {'cycles', 'us'}
+        self.final = None  # the emulator's last report: {'cycles', 'core1_cycles', 'us'}
         self._pty = None
         self._lock = None
         self._relay = None
@@ -128,7 +128,7 @@ class EmulatedBoard:
         elif kind == "cycles":
             self._replies.put(event)
         elif kind == "exit":
-            self.final = {"cycles": event["cycles"], "us": event["us"]}
+            self.final = {key: event[key] for key in ("cycles", "core1_cycles", "us")}
             self._exited.set()
         elif kind == "gone" and not self._closed and self._pty is not None:
             # The emulator died (killed, crashed): its port goes, as a board's does when it
@@ -168,17 +168,23 @@ class EmulatedBoard:
         """Whether the emulator process is alive."""
         return self.proc is not None and self.proc.poll() is None
 
-    def cycles(self, timeout=5.0):
-        """Emulated CPU cycles executed since power-on (125 per emulated microsecond)."""
+    def cycles(self, timeout=5.0, core=0):
+        """Emulated CPU cycles that `core` (0 or 1) executed since power-on: core 0's are the
+        board's latency figures (125 per emulated microsecond while it runs); core 1's count
+        only what it ran, nothing while it sleeps (in the bootrom until the firmware starts
+        it), over its resets."""
+        if core not in (0, 1):
+            raise ValueError("the RP2040 has cores 0 and 1, not %r" % (core,))
+        key = "cycles" if core == 0 else "core1_cycles"
         if not self.running:
             if self.final is None:
                 raise EmulatorError("the emulated board is not running")
-            return self.final["cycles"]
+            return self.final[key]
         while not self._replies.empty():
             self._replies.get_nowait()
         self._relay.request("cycles")
         try:
-            return self._replies.get(timeout=timeout)["cycles"]
+            return self._replies.get(timeout=timeout)[key]
         except queue.Empty:
             raise EmulatorError("the emulator did not report its cycles within %g s"
                                 % timeout) from None

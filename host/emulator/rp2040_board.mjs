@@ -7,22 +7,24 @@
 // RP2040JS_INDEX is the path of rp2040js's dist/esm/index.js. FLASH_IMAGE holds the whole
 // flash (firmware and filesystem); it is written back, atomically, shortly after the firmware
 // erases or programs flash, and on exit. The process exits when stdin closes, on SIGTERM or
-// SIGINT. Control requests (on CONTROL_FD, a socket): "cycles". Events: {"event": "usb"} once the host side of
-// USB is configured, {"event": "cycles", ...} on request and {"event": "exit", ...} at the end.
+// SIGINT. Control requests (on CONTROL_FD, a socket): "cycles". Events: {"event": "usb"} once
+// the host side of USB is configured, {"event": "cycles", ...} on request and {"event":
+// "exit", ...} at the end; each carries core 0's cycles, core 1's and the emulated time.
+// Both cores run (dual_core.mjs); core 1 waits in the bootrom until the firmware starts it.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bootDualCore } from './dual_core.mjs';
 
 const [indexPath, bootromPath, flashPath, controlFd] = process.argv.slice(2);
 const { RP2040, USBCDC, ConsoleLogger, LogLevel } = await import(pathToFileURL(indexPath).href);
 
-const FLASH_BASE = 0x10000000;
 const CYCLE_NANOS = 8; // rp2040js runs clk_sys at a fixed 125 MHz
 const SAVE_DELAY_MS = 300;
 const SLICE_MS = 20; // wall time between looks at stdin, signals and timers
-// How far emulated time may run ahead of wall time while the core sleeps: short waits (USB
+// How far emulated time may run ahead of wall time while both cores sleep: short waits (USB
 // packets every few microseconds) pass at once, long ones (time.sleep) take real time.
 const LEAD_NANOS = 50e6;
 // Breakpoint numbers placed at the start of the bootrom's flash functions.
@@ -34,27 +36,17 @@ const PATCHES = { RE: BKPT_ERASE, RP: BKPT_PROGRAM, IF: BKPT_RETURN, EX: BKPT_RE
 
 const control = new net.Socket({ fd: Number(controlFd), readable: true, writable: true });
 function report(event, extra = {}) {
-  const line = JSON.stringify({ event, cycles: mcu.core.cycles, us: mcu.clock.micros, ...extra });
+  const line = JSON.stringify({ event, cycles: mcu.core.cycles, core1_cycles: chip.core1Cycles,
+                                us: mcu.clock.micros, ...extra });
   control.write(line + '\n');
 }
 
-// Only core 0 is emulated: MicroPython polling the inter-core FIFO (SIO 0x50, 0x58) is
-// expected and not worth a warning.
-const CORE1_FIFO = /^Read from invalid SIO address: (50|58)$/;
-const warn = console.warn;
-console.warn = (...args) => {
-  if (!CORE1_FIFO.test(args.join(' '))) warn(...args);
-};
-
-const mcu = new RP2040();
-mcu.logger = new ConsoleLogger(LogLevel.Error, false);
 const rom = new Uint8Array(fs.readFileSync(bootromPath));
-mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.byteLength / 4));
-patchBootrom(rom);
 const flashImage = fs.readFileSync(flashPath);
 const flashSize = flashImage.length;
-mcu.flash.set(flashImage);
-mcu.core.PC = FLASH_BASE; // boot2, as a reset through the bootrom would reach it
+const chip = bootDualCore(RP2040, new ConsoleLogger(LogLevel.Error, false), rom, flashImage);
+const { mcu } = chip; // mcu.core is core 0
+patchBootrom(rom);
 
 // ---- flash through the bootrom ------------------------------------------------------------
 
@@ -105,8 +97,7 @@ function inFlash(offset, count) {
 
 let halted = false;
 
-mcu.onBreak = (code) => {
-  const { core } = mcu;
+chip.onBreak = (core, code) => {
   const r = core.registers;
   if (code === BKPT_ERASE) {
     const [offset, count] = [r[0], r[1]];
@@ -119,7 +110,8 @@ mcu.onBreak = (code) => {
     }
     flashChanged();
   } else if (code !== BKPT_RETURN) {
-    process.stderr.write(`board halted: breakpoint ${code} at 0x${(core.PC - 2).toString(16)}\n`);
+    process.stderr.write(`board halted: breakpoint ${code} at 0x${(core.PC - 2).toString(16)} ` +
+                         `on core ${chip.cores.indexOf(core)}\n`);
     halted = true;
     return;
   }
@@ -200,7 +192,8 @@ function wallNanos() {
 function run() {
   timer = null;
   if (stopping) return;
-  const { core, clock } = mcu;
+  const { clock } = mcu;
+  const [core0, core1] = chip.cores;
   const start = wallNanos();
   if (!wasIdle && clock.nanos < anchorEmu + (start - anchorWall)) {
     // Busy code fell behind real time: it must not race ahead later to catch up.
@@ -212,11 +205,13 @@ function run() {
   for (;;) {
     feedHost();
     for (let i = 0; i < 20000 && !halted; i++) {
-      if (core.waiting) {
+      if (!core1.waiting) {
+        clock.tick(chip.step() * CYCLE_NANOS); // both cores, or core 1 while core 0 sleeps
+      } else if (core0.waiting) {
         const step = clock.nanosToNextAlarm;
         const allowed = anchorEmu + (wallNanos() - anchorWall) + LEAD_NANOS;
         if (step <= 0) {
-          // Nothing scheduled: only host input can wake the core; time goes on meanwhile.
+          // Nothing scheduled: only host input can wake a core; time goes on meanwhile.
           if (allowed > clock.nanos) clock.tick(allowed - clock.nanos);
           wait = SLICE_MS;
           break;
@@ -227,7 +222,7 @@ function run() {
         }
         clock.tick(step);
       } else {
-        clock.tick(core.executeInstruction() * CYCLE_NANOS);
+        clock.tick(core0.executeInstruction() * CYCLE_NANOS); // core 0 alone, as before
       }
     }
     if (wait > 0 || halted || wallNanos() > sliceEnd) break;

@@ -69,7 +69,7 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     version = vendor.micropython_version(source)
     if not force and (entry / "sizes.json").is_file():
         return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
-    with _build_lock(progress):
+    with build_lock(progress):
         if not force and (entry / "sizes.json").is_file():  # built while we waited
             return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
         work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.base_flavor))
@@ -82,14 +82,14 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             if force:
                 shutil.rmtree(work / "build", ignore_errors=True)
             progress("configuring")
-            _run(_configure_argv(recipe, tree, work), log, log_path, picotool)
+            run_logged(_configure_argv(recipe, tree, work), log, log_path, picotool)
             # makemanifest.py compares only the sources' times with its outputs, so a change of
             # manifest options (the -O level) or of mpy-tool.py (see native_align) would be
             # missed: the frozen bytecode and frozen_content.c are made again every build.
             (work / "build" / "frozen_content.c").unlink(missing_ok=True)
             shutil.rmtree(work / "build" / "frozen_mpy", ignore_errors=True)
             progress("compiling", 0)
-            _run(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
+            run_logged(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
                  lambda percent: progress("compiling", percent))
             if picotool is None:
                 _uf2_from_elf(work / "build", recipe)
@@ -134,8 +134,9 @@ def cached_image(board, stock=False, ops=None):
 
 
 @contextlib.contextmanager
-def _build_lock(progress):
-    """Hold the cache's firmware lock: one build at a time on this machine."""
+def build_lock(progress):
+    """Hold the cache's firmware lock: one build (firmware or pico-sdk program) at a time on
+    this machine; `progress(phase)` hears when it has to wait."""
     with open(cache_dir("firmware") / "build.lock", "w") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -187,8 +188,10 @@ def _cmake_ops(ops):
     return ";".join(ops) or "none"
 
 
-def _run(argv, log, log_path, picotool, on_percent=None):
-    """Run one build command, its output into `log`; FirmwareError with the log's tail."""
+def run_logged(argv, log, log_path, picotool, on_percent=None):
+    """Run one build command, its output into `log` (an open file at `log_path`), with the
+    picotool folder `picotool` (or None) known to the pico-sdk; FirmwareError with the log's
+    tail. `on_percent(n)` hears make's progress."""
     env = dict(os.environ)
     if picotool is not None:
         env["PICOTOOL_FETCH_FROM_GIT_PATH"] = str(picotool)
