@@ -129,6 +129,19 @@ if NARROW:
     mbqm_offset = mbqm_limbs
 
 
+def mbqm_wrapping(x, mult_off, shift):
+    """mbqm_offset as TFLM's C computes it for int32 `x`: the left shift of a positive `shift`
+    wraps in int32 (flex_c's `(uint32_t)x << shift`; mbqm_fast does the same), where
+    mbqm_offset keeps the exact product. The kernels whose sums can leave int32 after the
+    shift (SVDF, LSTM) use this one."""
+    if shift > 0:
+        top = x >> (31 - shift)  # 0 or -1 exactly when x * 2**shift fits int32
+        if top != 0 and top != -1:
+            return mbqm_offset((((x << shift) + 0x80000000) & 0xFFFFFFFF) - 0x80000000,
+                               mult_off, 0)
+    return mbqm_offset(x, mult_off, shift)
+
+
 def multiplier_offsets(mult):
     """array('i') of mult[c] - 2**30 for an int32 multiplier buffer: the form the int8
     kernels read (a small int on every port)."""

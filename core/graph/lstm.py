@@ -30,7 +30,7 @@ int8, h held less its zero point). They start at 0, and Model.reset() sets them 
 
 import math
 
-from .fixedpoint import multiply_by_quantized_multiplier
+from .fixedpoint import mbqm_wrapping
 
 
 def _sigmoid(v):
@@ -85,10 +85,8 @@ def _wrap32(v):
 
 
 def _mbqm(x, mult, shift):
-    """MultiplyByQuantizedMultiplier with its left shift wrapping in int32, as in C."""
-    if shift > 0:
-        return multiply_by_quantized_multiplier(_wrap32(x << shift), mult, 0)
-    return multiply_by_quantized_multiplier(x, mult, shift)
+    """mbqm_wrapping with a whole multiplier."""
+    return mbqm_wrapping(x, mult - 0x40000000, shift)
 
 
 def _tanh_scaling(cell_power):

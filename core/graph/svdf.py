@@ -25,7 +25,7 @@ back: the zero point for an int8 state, else 0, as TFLM resets variable tensors.
 import sys
 
 from .f32_activation import apply_act
-from .fixedpoint import mbqm_offset, mult_offsets
+from .fixedpoint import mbqm_wrapping, mult_offsets
 
 MAX_INPUT = 1 << 15  # input_size: the int32 feature sum of 255 * 255 products stays exact
 
@@ -34,18 +34,6 @@ def _shift(state, count):
     """Move state[1:count] to state[0:count - 1] (TFLM's shift of the whole buffer)."""
     for i in range(count - 1):
         state[i] = state[i + 1]
-
-
-def _mbqm_c(x, mult_off, shift):
-    """mbqm_offset with the left shift of a positive `shift` wrapping in int32, as in C
-    (flex_c's `(uint32_t)x << shift`, and TFLM's int32 product): where |x * 2**shift| reaches
-    2**31 the exact product would give another output than the C kernels."""
-    if shift > 0:
-        top = x >> (31 - shift)  # 0 or -1 exactly when x * 2**shift fits int32
-        if top != 0 and top != -1:
-            return mbqm_offset((((x << shift) + 0x80000000) & 0xFFFFFFFF) - 0x80000000,
-                               mult_off, 0)
-    return mbqm_offset(x, mult_off, shift)
 
 
 def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, memory, rank,
@@ -65,7 +53,7 @@ def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, mem
             for i in range(input_size):
                 acc += (((wf[w0 + i] + 128) & 255) - 128) * \
                     ((((inp[x0 + i] + 128) & 255) - 128) - in_zp)
-            v = _mbqm_c(acc, m1, state_shift)
+            v = mbqm_wrapping(acc, m1, state_shift)
             v = (-half if v < -half else (half - 1 if v >= half else v)) + state_zp
             state[(b * filters + f) * memory + memory - 1] = ((v + half) & (2 * half - 1)) - half
         for u in range(units):
@@ -76,7 +64,7 @@ def svdf_s8_plain(inp, wf, wt, bias, state, out, batch, input_size, filters, mem
                 for j in range(memory):
                     acc += wt[w0 + j] * (state[s0 + j] - state_zp)
             acc = ((acc + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-            v = _mbqm_c(acc, m2, out_shift) + out_zp
+            v = mbqm_wrapping(acc, m2, out_shift) + out_zp
             out[b * units + u] = -128 if v < -128 else (127 if v > 127 else v)
 
 
