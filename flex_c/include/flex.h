@@ -34,6 +34,8 @@ typedef int32_t flex_status;
 #define FLEX_E_SIZE (-4)     /* a buffer length does not match its shape */
 #define FLEX_E_PARAM (-5)    /* a quantization parameter or op code is out of range */
 #define FLEX_E_OVERFLOW (-6) /* an element count exceeds INT32_MAX */
+#define FLEX_E_CORE (-7)     /* the other core did not finish its part in time */
+#define FLEX_E_STOPPED (-8)  /* the caller asked the plan to stop (an interrupt) */
 
 /* Short English name of a status ("ok", "null pointer", ...). */
 const char *flex_status_str(flex_status status);
@@ -245,6 +247,65 @@ flex_status flex_strided(int32_t elem_size, const void *input, size_t input_len,
  * step (unknown op, wrong counts, an index outside `buffers`) gives FLEX_E_PARAM. */
 flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buffers,
                           size_t n_buffers, int32_t *failed);
+
+/* ---- two cores (common/split.c) ---------------------------------------------------
+ * flex_plan_run_on runs a plan as flex_plan_run does, with a second core taking part of
+ * each large convolution, depthwise convolution and fully connected step. A step splits
+ * into two smaller calls of the same kernel: output rows (convolutions; all pixels as one
+ * column for a 1x1 stride-1 unpadded convolution, "pixels"), or output features (fully
+ * connected). Each output byte is computed by the same arithmetic as in the whole call, so
+ * results are identical. A step whose parts would overwrite what the other core still
+ * reads (an output laid over its input in the arena) gives the other core's first output
+ * rows to `spare` when they fit there (copied into place once both parts are done), else
+ * runs whole. */
+#define FLEX_JOB_WORDS 28
+#define FLEX_JOB_PTRS 6
+
+/* The other core's part of a step: one or two calls (its rows that go to the spare buffer
+ * first, then the rest) of kernel `op`, with their words and pointers. */
+typedef struct {
+    int32_t op, n_calls;
+    int32_t words[2][28]; /* [2][FLEX_JOB_WORDS], spelled out for the cffi header parser */
+    void *ptrs[2][6];     /* [2][FLEX_JOB_PTRS] */
+} flex_job;
+
+/* Runs the calls of `job` in order; returns the first failing status, or FLEX_OK. */
+flex_status flex_job_run(const flex_job *job);
+
+/* The second core. start(ctx, job) begins flex_job_run(job) there and returns 1, or 0 when
+ * that core cannot take it (the step then runs whole here); finish(ctx) returns the job's
+ * status once it is done, or a negative status (FLEX_E_CORE) when the core did not finish
+ * within the bound the caller chose. stop (or NULL) is asked before each step: non-zero
+ * ends the run with FLEX_E_STOPPED. Steps of fewer than min_macs multiply-accumulates run
+ * whole. record (or NULL) gets FLEX_SPLIT_WORDS words per step, record_len in all. */
+typedef struct {
+    int (*start)(void *ctx, const flex_job *job);
+    flex_status (*finish)(void *ctx);
+    int (*stop)(void *ctx);
+    void *ctx;
+    int32_t min_macs;
+    int8_t *spare;
+    size_t spare_len;
+    int32_t *record;
+    size_t record_len;
+} flex_cores;
+
+/* How a step ran (record[0]): whole, or split by rows, pixels or features, the other core
+ * taking units [record[1], record[2]) of record[2] (record[3]: of those, how many went
+ * through the spare buffer). A whole step's record[1] says why: */
+#define FLEX_SPLIT_WORDS 4
+#define FLEX_SPLIT_NONE 0
+#define FLEX_SPLIT_ROWS 1
+#define FLEX_SPLIT_PIXELS 2
+#define FLEX_SPLIT_FEATURES 3
+#define FLEX_WHOLE_OP 0       /* an op that does not split (pools, adds, copies...) */
+#define FLEX_WHOLE_SMALL 1    /* fewer than min_macs multiply-accumulates */
+#define FLEX_WHOLE_SHAPE 2    /* one output row or feature, or several batches */
+#define FLEX_WHOLE_IN_PLACE 3 /* the parts would overwrite each other's input */
+#define FLEX_WHOLE_BUSY 4     /* the other core did not take it */
+
+flex_status flex_plan_run_on(const int32_t *plan, size_t plan_len, void *const *buffers,
+                             size_t n_buffers, int32_t *failed, const flex_cores *cores);
 /* flex_plan_run with its arguments in one block, for a caller that pays for each argument
  * it passes (the host's cffi binding converts one pointer instead of five). Host builds
  * only (opt/host/plan_call.c). */

@@ -19,6 +19,8 @@ _STATUS = {
     -4: "buffer length does not match shape",
     -5: "parameter out of range",
     -6: "element count overflows int32",
+    -7: "the second core did not finish its part in time",
+    -8: "interrupted",
 }
 _CTYPES = {
     np.dtype(np.int8): "int8_t",

@@ -1,7 +1,7 @@
 /* flex_plan_run: a whole int8 model as one call over pre-converted steps (flex.h). Each
  * step's words hold the kernel's parameters as the caller would pass them, so a step is one
  * kernel call with its arguments read in place; the kernels check them as always. */
-#include "internal.h"
+#include "split.h"
 
 #define MAX_PTRS 6
 
@@ -123,8 +123,54 @@ static flex_status run_step(int32_t op, const int32_t *w, void *const *p,
     }
 }
 
+flex_status flex_job_run(const flex_job *job) {
+    int32_t k;
+    for (k = 0; k < job->n_calls; k++)
+        FLEX_TRY(run_step(job->op, job->words[k], job->ptrs[k], NULL, 0));
+    return FLEX_OK;
+}
+
+static void note(const flex_cores *c, int32_t index, const int32_t *rec) {
+    int32_t k;
+    if (c->record && (size_t)(index + 1) * FLEX_SPLIT_WORDS <= c->record_len)
+        for (k = 0; k < FLEX_SPLIT_WORDS; k++)
+            c->record[index * FLEX_SPLIT_WORDS + k] = rec[k];
+}
+
+/* Step `index` with the second core taking its part where the step splits. */
+static flex_status run_shared(int32_t op, const int32_t *w, void *const *p,
+                              void *const *buffers, size_t n_buffers, const flex_cores *c,
+                              int32_t index) {
+    flex__split s;
+    int32_t rec[FLEX_SPLIT_WORDS], k;
+    flex_status status, theirs;
+    if (!flex__split_step(op, w, p, c, &s, rec) || !c->start(c->ctx, &s.job)) {
+        if (rec[0] != FLEX_SPLIT_NONE) { /* split, but the other core did not take it */
+            rec[0] = FLEX_SPLIT_NONE;
+            rec[1] = FLEX_WHOLE_BUSY;
+            rec[2] = rec[3] = 0;
+        }
+        note(c, index, rec);
+        return run_step(op, w, p, buffers, n_buffers);
+    }
+    note(c, index, rec);
+    status = run_step(op, s.words, s.ptrs, buffers, n_buffers);
+    theirs = c->finish(c->ctx);
+    if (status == FLEX_OK)
+        status = theirs;
+    if (status == FLEX_OK)
+        for (k = 0; k < s.head_bytes; k++)
+            s.head_dst[k] = c->spare[k];
+    return status;
+}
+
 flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buffers,
                           size_t n_buffers, int32_t *failed) {
+    return flex_plan_run_on(plan, plan_len, buffers, n_buffers, failed, NULL);
+}
+
+flex_status flex_plan_run_on(const int32_t *plan, size_t plan_len, void *const *buffers,
+                             size_t n_buffers, int32_t *failed, const flex_cores *cores) {
     size_t at = 0;
     int32_t index = 0;
     if (!plan || (n_buffers && !buffers))
@@ -147,7 +193,11 @@ flex_status flex_plan_run(const int32_t *plan, size_t plan_len, void *const *buf
                     else
                         p[k] = i < 0 ? NULL : buffers[i];
                 }
-                if (status == FLEX_OK)
+                if (status == FLEX_OK && cores && cores->stop && cores->stop(cores->ctx))
+                    status = FLEX_E_STOPPED;
+                else if (status == FLEX_OK && cores)
+                    status = run_shared(op, step + 3, p, buffers, n_buffers, cores, index);
+                else if (status == FLEX_OK)
                     status = run_step(op, step + 3, p, buffers, n_buffers);
                 at += 3 + (size_t)(step[1] + step[2]);
             }

@@ -151,6 +151,8 @@ const char *flex_status_str(flex_status status) {
     case FLEX_E_SIZE: return "buffer length does not match shape";
     case FLEX_E_PARAM: return "parameter out of range";
     case FLEX_E_OVERFLOW: return "element count overflows int32";
+    case FLEX_E_CORE: return "the second core did not finish its part in time";
+    case FLEX_E_STOPPED: return "interrupted";
     default: return "unknown status";
     }
 }
