@@ -47,7 +47,7 @@ def _default_max_arena():
     return 64 << 20
 
 
-def load(source, variant=None, max_arena=None, input_layout=None):
+def load(source, variant=None, max_arena=None, input_layout=None, cores=None):
     """Load a `.bst` model from bytes / bytearray / memoryview, a path or an open binary
     file. A relative path not found from the current folder is looked for in /rom too, so
     `burn.load("model.bst")` finds what burn-flash put on any board. `variant` picks the
@@ -55,8 +55,9 @@ def load(source, variant=None, max_arena=None, input_layout=None):
     "fast" (viper) or "plain"; `model.backend` says which ran. `max_arena` caps the arena
     bytes (default: 64 MiB, or the free heap on MicroPython). `input_layout="NCHW"` takes
     the 4-D inputs of a model that records NHWC ones (its metadata's input_layout) in NCHW
-    and transposes them (burn.input_layout)."""
-    return Model(source, variant, max_arena, input_layout)
+    and transposes them (burn.input_layout). `cores=1` keeps a flex model on one core where
+    the firmware would split its large ops between both (burn.cores)."""
+    return Model(source, variant, max_arena, input_layout, cores)
 
 
 def _flat(x):
@@ -119,7 +120,12 @@ def _backend_name(steps):
 class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
-    def __init__(self, source, variant=None, max_arena=None, input_layout=None):
+    def __init__(self, source, variant=None, max_arena=None, input_layout=None, cores=None):
+        if cores is not None:
+            from burn.cores import check
+            check(cores)
+        self._cores = cores
+        self._split = None
         # the cap on the arena, less the op states (svdf) made so far: they share it
         self.room = max_arena = max_arena or _default_max_arena()
         self._bst = BstFile(source, max_arena)
@@ -346,7 +352,10 @@ class Model:
         from burn import bst_ops
         self._plan = bst_ops.flex_plan(self) or False
         if self._plan:
-            self._run_plan = bst_ops.flex_module().run_plan
+            from burn.cores import plan_args
+            flex = bst_ops.flex_module()
+            self._plan = plan_args(flex, self, self._plan)
+            self._run_plan = flex.run_plan
         return self._plan
 
     def _copy_outputs(self):
@@ -396,7 +405,9 @@ class Model:
         `backend` (the kernels' runtimes: flex, viper, plain; each op has its `runtime`),
         `table_bytes` (constants copied into RAM when the model is read from memory), and
         `latency` of the last inference: `us`, and on a board that reports its clock the
-        `cycles`, `cpu_mhz`, `ms_at_125mhz` and `ms_at_133mhz` (None before the first)."""
+        `cycles`, `cpu_mhz`, `ms_at_125mhz` and `ms_at_133mhz` (None before the first);
+        `cores` (burn.cores.describe: the cores the last inference used, and why not two),
+        with each op's `split` between them."""
         ops = []
         params = macs = 0
         for s in self._steps:
@@ -419,8 +430,9 @@ class Model:
                 latency.update({"cycles": cycles, "cpu_mhz": mhz,
                                 "ms_at_125mhz": cycles / 125000,
                                 "ms_at_133mhz": cycles / 133000})
+        from burn.cores import describe
         return {"ops": ops, "params": params, "macs": macs, "backend": self.backend,
-                "latency": latency,
+                "latency": latency, "cores": describe(self, ops),
                 "arena_bytes": self.arena_bytes,
                 "layer_bytes": self.layer_bytes, "table_bytes": self._table_bytes(),
                 "flash_bytes": self._bst.size,

@@ -103,6 +103,7 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     BF_KERNELS(BF_STORE_KEPT)
     BF_PLAN_FUNCTIONS(BF_STORE)
     mp_store_global(MP_QSTR_aligned, MP_OBJ_FROM_PTR(&bf_aligned_obj));
+    mp_store_global(MP_QSTR_cores, MP_OBJ_FROM_PTR(&bf_cores_obj));
     mp_store_global(MP_QSTR_version, mp_obj_new_int(flex_version()));
     mp_store_global(MP_QSTR_float, mp_obj_new_bool(BURNFLEX_FLOAT));
     MP_DYNRUNTIME_INIT_EXIT
@@ -118,6 +119,7 @@ static const mp_rom_map_elem_t burnflex_globals_table[] = {
     {MP_ROM_QSTR(MP_QSTR_version), MP_ROM_INT(FLEX_VERSION)},
     {MP_ROM_QSTR(MP_QSTR_float), BURNFLEX_FLOAT ? MP_ROM_TRUE : MP_ROM_FALSE},
     {MP_ROM_QSTR(MP_QSTR_aligned), MP_ROM_PTR(&bf_aligned_obj)},
+    {MP_ROM_QSTR(MP_QSTR_cores), MP_ROM_PTR(&bf_cores_obj)},
     BF_KERNELS(BF_ENTRY_KEPT)
     BF_PLAN_FUNCTIONS(BF_ENTRY)
 };

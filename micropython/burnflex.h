@@ -177,7 +177,8 @@ extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;
 
 /* burnflex.plan(steps) and burnflex.run_plan(words, pointers) (burnflex_plan.c). */
 extern const mp_obj_fun_builtin_fixed_t bf_plan_obj;
-extern const mp_obj_fun_builtin_fixed_t bf_run_plan_obj;
+extern const mp_obj_fun_builtin_var_t bf_run_plan_obj;
+extern const mp_obj_fun_builtin_fixed_t bf_cores_obj;
 
 /* One int32 argument. */
 static inline int32_t bf_int(const char *op, mp_obj_t arg) {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 
 #include "burnflex.h"
+#include "burnflex_cores.h"
 
 #if BURNFLEX_PLAN
 
@@ -61,6 +62,7 @@ static flex_status call(int32_t op, const char *fmt, ...) {
     void *table[STEP_PTRS];
     va_list ap;
     int32_t i;
+    flex_status status;
     s.words[0] = op;
     s.n_words = 3;
     s.n_index = s.n_ptrs = s.n_data = 0;
@@ -104,7 +106,11 @@ static flex_status call(int32_t op, const char *fmt, ...) {
     }
     for (i = 0; i < s.n_ptrs; i++)
         table[i] = (void *)(s.data_at[i] < 0 ? s.ptrs[i] : s.data + s.data_at[i]);
-    return flex_plan_run(s.words, (size_t)s.n_words, table, (size_t)s.n_ptrs, NULL);
+    /* one core (a model that runs op by op), stopping at Ctrl-C */
+    status = flex_plan_run_on(s.words, (size_t)s.n_words, table, (size_t)s.n_ptrs, NULL,
+                              bf_cores(1, NULL, 0, NULL, 0));
+    bf_cores_after(status);
+    return status;
 }
 
 #define P(x) ((const void *)(x))
@@ -331,21 +337,37 @@ static mp_obj_t plan(mp_obj_t steps) {
 }
 MP_DEFINE_CONST_FUN_OBJ_1(bf_plan_obj, plan);
 
-/* burnflex.run_plan(words, pointers): the whole plan in one flex_plan_run call. */
-static mp_obj_t run_plan(mp_obj_t words_obj, mp_obj_t ptrs_obj) {
+/* burnflex.run_plan(words, pointers[, cores[, record[, spare]]]): the whole plan in one
+ * flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the second),
+ * each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per step) and
+ * `spare` (a bytearray) lent to the steps whose parts would overlap. */
+static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
     char op[] = "run_plan step 00000";
-    mp_buffer_info_t words, ptrs;
-    int32_t failed = 0, digits = 1, v;
+    mp_buffer_info_t words, ptrs, record = {0}, spare = {0};
+    int32_t failed = 0, digits = 1, v, n_cores = 2;
     const int32_t *w;
     flex_status status;
-    mp_get_buffer_raise(words_obj, &words, MP_BUFFER_READ);
-    mp_get_buffer_raise(ptrs_obj, &ptrs, MP_BUFFER_READ);
+    mp_get_buffer_raise(args[0], &words, MP_BUFFER_READ);
+    mp_get_buffer_raise(args[1], &ptrs, MP_BUFFER_READ);
+    if (n_args > 2)
+        n_cores = mp_obj_get_int(args[2]);
+    if (n_args > 3 && args[3] != mp_const_none)
+        mp_get_buffer_raise(args[3], &record, MP_BUFFER_WRITE);
+    if (n_args > 4 && args[4] != mp_const_none)
+        mp_get_buffer_raise(args[4], &spare, MP_BUFFER_WRITE);
     w = (const int32_t *)words.buf;
     if (words.len < sizeof(int32_t) || ((uintptr_t)w & 3) || ((uintptr_t)ptrs.buf & 3) ||
-        w[0] < 0 || (size_t)w[0] > words.len / sizeof(int32_t) - 1)
+        ((uintptr_t)record.buf & 3) || w[0] < 0 ||
+        (size_t)w[0] > words.len / sizeof(int32_t) - 1)
         bf_raise("run_plan", "not a plan");
-    status = flex_plan_run(w + 1, (size_t)w[0], (void *const *)ptrs.buf,
-                           ptrs.len / sizeof(void *), &failed);
+    if (n_cores < 1 || n_cores > 2)
+        bf_raise("run_plan", "cores must be 1 or 2");
+    status = flex_plan_run_on(w + 1, (size_t)w[0], (void *const *)ptrs.buf,
+                              ptrs.len / sizeof(void *), &failed,
+                              bf_cores(n_cores, (int32_t *)record.buf,
+                                       record.len / sizeof(int32_t), (int8_t *)spare.buf,
+                                       spare.len));
+    bf_cores_after(status);
     if (status != FLEX_OK) {
         for (v = failed; v >= 10 && digits < 5; v /= 10)
             digits++;
@@ -356,6 +378,6 @@ static mp_obj_t run_plan(mp_obj_t words_obj, mp_obj_t ptrs_obj) {
     }
     return mp_const_none;
 }
-MP_DEFINE_CONST_FUN_OBJ_2(bf_run_plan_obj, run_plan);
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 2, 5, run_plan);
 
 #endif

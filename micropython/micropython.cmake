@@ -57,7 +57,7 @@ endif()
 string(STRIP "${BURNFLEX_FLEX_SOURCES}" BURNFLEX_FLEX_SOURCES)
 string(REPLACE "\n" ";" BURNFLEX_FLEX_SOURCES "${BURNFLEX_FLEX_SOURCES}")
 if(NOT BURNFLEX_PLAN)
-    list(FILTER BURNFLEX_FLEX_SOURCES EXCLUDE REGEX "/common/plan\\.c$")
+    list(FILTER BURNFLEX_FLEX_SOURCES EXCLUDE REGEX "/common/(plan|split)\\.c$")
 endif()
 # every flex_c file is an input of the configuration: a new or renamed one re-runs cmake
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${BURNFLEX_FLEX_C}/sources.py)
@@ -92,6 +92,7 @@ target_sources(usermod_burnflex INTERFACE
     ${BURNFLEX_DIR}/burnflex_layout.c
     ${BURNFLEX_DIR}/burnflex_f32.c
     ${BURNFLEX_DIR}/burnflex_plan.c
+    ${BURNFLEX_DIR}/burnflex_cores.c
 )
 # the optional ops' bindings; the linker drops those a build leaves out (BURNFLEX_OPS)
 file(GLOB _burnflex_extra CONFIGURE_DEPENDS ${BURNFLEX_DIR}/burnflex_extra_*.c)

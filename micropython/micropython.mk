@@ -27,13 +27,13 @@ BURNFLEX_SOURCES_FLAGS := --no-float
 endif
 
 SRC_USERMOD_C += $(addprefix $(BURNFLEX_DIR)/, burnflex.c burnflex_args.c burnflex_s8.c \
-                 burnflex_layout.c burnflex_f32.c burnflex_plan.c) \
+                 burnflex_layout.c burnflex_f32.c burnflex_plan.c burnflex_cores.c) \
                  $(sort $(wildcard $(BURNFLEX_DIR)/burnflex_extra_*.c))
 # flex_c itself: compiled, not scanned for qstrs
 BURNFLEX_LIB_C := $(shell $(PYTHON) $(BURNFLEX_FLEX_C)/sources.py $(BURNFLEX_OPT) \
                     $(BURNFLEX_SOURCES_FLAGS))
 ifeq ($(BURNFLEX_PLAN),0)
-BURNFLEX_LIB_C := $(filter-out %/common/plan.c,$(BURNFLEX_LIB_C))
+BURNFLEX_LIB_C := $(filter-out %/common/plan.c %/common/split.c,$(BURNFLEX_LIB_C))
 endif
 SRC_USERMOD_LIB_C += $(BURNFLEX_LIB_C)
 CFLAGS_USERMOD += -I$(BURNFLEX_DIR) -I$(BURNFLEX_FLEX_C)/include -DBURNFLEX_FLOAT=$(BURNFLEX_FLOAT) \
