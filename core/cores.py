@@ -21,11 +21,12 @@ def check(cores):
 
 
 def plan_args(flex, model, plan):
-    """burnflex.run_plan's arguments for `plan` (words, pointers) of `model`."""
+    """burnflex.run_plan's five arguments for `plan` (words, pointers) of `model` (always
+    five: Model.invoke passes them one by one, a call that allocates nothing)."""
     built = flex.cores()[0] if hasattr(flex, "cores") else 1
     n = 1 if model._cores == 1 or built < 2 else 2
     if n == 1:
-        return plan[0], plan[1], 1
+        return plan[0], plan[1], 1, None, None
     steps = len(model._steps) + len(model._outputs)
     model._split = array("i", bytes(16 * steps))
     return plan[0], plan[1], 2, model._split, bytearray(SPARE_BYTES)

@@ -330,7 +330,8 @@ class Model:
         """Run every op on the current arena contents (inputs already set)."""
         start = ticks_us()
         if self._plan:
-            self._run_plan(*self._plan)
+            p = self._plan  # five arguments passed one by one: no heap for a star call
+            self._run_plan(p[0], p[1], p[2], p[3], p[4])
         elif self._plan is None and self._first_plan():
             pass  # making the plan ran the model
         else:

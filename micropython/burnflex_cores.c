@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "hardware/irq.h"
+#include "hardware/structs/psm.h"
 #include "hardware/structs/scb.h"
 #include "hardware/sync.h"
 #include "hardware/timer.h"
@@ -60,34 +61,46 @@ static void __not_in_flash_func(worker)(void) {
     }
 }
 
-/* Reset core 1 and start the worker: the handshake of multicore_launch_core1_raw, with the
- * FIFO interrupt of core 0 (MicroPython's lockout handler) held off, each exchange bounded. */
+/* Hold core 1 in reset (pico-sdk's multicore_reset_core1 would then wait, unbounded, for
+ * the bootrom's answer of a core that may not give one). */
+static void hold_core1(void) {
+    hw_set_bits(&psm_hw->frce_off, PSM_FRCE_OFF_PROC1_BITS);
+    while (!(psm_hw->frce_off & PSM_FRCE_OFF_PROC1_BITS))
+        tight_loop_contents();
+}
+
+/* Reset core 1 and start the worker: multicore_reset_core1 and the handshake of
+ * multicore_launch_core1_raw, with the FIFO interrupt of core 0 (MicroPython's lockout
+ * handler) held off and each exchange bounded. Core 1 stays in reset when it fails. */
 static bool launch(void) {
     uint32_t *bottom = &__StackOneTop - STACK_BYTES / 4, *p;
     const uint32_t cmd[] = {0, 0, 1, scb_hw->vtor, (uintptr_t)&__StackOneTop,
                             (uintptr_t)worker};
     const uint irq = SIO_IRQ_PROC0;
     const bool enabled = irq_is_enabled(irq);
-    uint32_t seq = 0, tries = 0, reply;
-    multicore_reset_core1();
+    uint32_t seq = 0, tries = 0, reply = 1;
+    hold_core1();
     for (p = bottom; p < &__StackOneTop; p++)
         *p = STACK_PAINT;
     box.posted = box.taken = box.done = 0;
     irq_set_enabled(irq, false);
-    while (seq < 6 && tries++ < 24) {
-        if (!cmd[seq]) {
-            multicore_fifo_drain();
-            __sev();
+    hw_clear_bits(&psm_hw->frce_off, PSM_FRCE_OFF_PROC1_BITS);
+    if (multicore_fifo_pop_timeout_us(HANDSHAKE_US, &reply) && reply == 0) {
+        while (seq < 6 && tries++ < 24) {
+            if (!cmd[seq]) {
+                multicore_fifo_drain();
+                __sev();
+            }
+            if (!multicore_fifo_push_timeout_us(cmd[seq], HANDSHAKE_US) ||
+                !multicore_fifo_pop_timeout_us(HANDSHAKE_US, &reply))
+                break;
+            seq = reply == cmd[seq] ? seq + 1 : 0;
         }
-        if (!multicore_fifo_push_timeout_us(cmd[seq], HANDSHAKE_US) ||
-            !multicore_fifo_pop_timeout_us(HANDSHAKE_US, &reply))
-            break;
-        seq = reply == cmd[seq] ? seq + 1 : 0;
     }
     irq_set_enabled(irq, enabled);
     launches++;
     if (seq < 6)
-        multicore_reset_core1();
+        hold_core1();
     return seq == 6;
 }
 
@@ -108,7 +121,7 @@ static int start(void *ctx, const flex_job *job) {
     if (broken || core1_entry != NULL)
         return 0;
     if (!post(job) && (!launch() || !post(job))) {
-        multicore_reset_core1();
+        hold_core1();
         broken = 1;
         return 0;
     }
@@ -121,7 +134,7 @@ static flex_status finish(void *ctx) {
     (void)ctx;
     while (box.done != box.posted)
         if (time_us_32() - t0 > 10 * mine + FINISH_MIN_US) {
-            multicore_reset_core1();
+            hold_core1();
             broken = 2;
             return FLEX_E_CORE;
         }

@@ -189,6 +189,13 @@ class EmulatedBoard:
             raise EmulatorError("the emulator did not report its cycles within %g s"
                                 % timeout) from None
 
+    def stall_core1(self, after_cycles):
+        """Halt core 1 for good once it has run `after_cycles` more cycles, as a debugger
+        would (it stays halted through resets): how a test makes core 1 stop answering."""
+        if not self.running:
+            raise EmulatorError("the emulated board is not running")
+        self._relay.request("stall1 %d" % int(after_cycles))
+
     def close(self, timeout=5.0):
         """Power off: the emulator saves the flash image and exits (killed past `timeout`);
         a temporary flash image is removed."""

@@ -67,6 +67,8 @@ export class DualCore {
     this.cores = [mcu.core, new mcu.core.constructor(mcu)];
     this.fifos = new SioFifos(this.cores);
     this.held = false; // core 1 held in reset by the PSM
+    this.stallAt = Infinity; // core 1's cycle count at which a debugger halts it for good
+    this.stalled = false;
     this.core1Cycles = 0; // cycles core 1 has executed since power-on, over its resets
     this.owed = 0; // cycles core 1 is behind core 0 while both run
     /** Called for a BKPT (or UDF) on either core: `onBreak(core, code)`. */
@@ -99,7 +101,7 @@ export class DualCore {
     const core = this.cores[1];
     Object.assign(core, new core.constructor(this.mcu));
     core.reset();
-    core.waiting = this.held;
+    core.waiting = this.held || this.stalled;
     this.ppbs[1].reset();
     this.owed = 0;
   }
@@ -116,12 +118,18 @@ export class DualCore {
     };
   }
 
+  /** Halt core 1 for good, as a debugger would, once it has run `cycles` more cycles: it
+   * then never runs again, through resets too (a test of a core that stops answering). */
+  stallCore1(cycles) {
+    this.stallAt = this.core1Cycles + cycles;
+  }
+
   /** SEV on core `from`: both event registers set; the other core, if it sleeps in WFE,
    * wakes instead (the event is spent on waking it). A core held in reset sees nothing. */
   sev(from) {
     this.cores[from].eventRegistered = true;
     const other = this.cores[1 - from];
-    if (other === this.cores[1] && this.held) return;
+    if (other === this.cores[1] && (this.held || this.stalled)) return;
     if (other.waiting && other.readUint16((other.PC - 2) >>> 0) === WFE) other.waiting = false;
     else other.eventRegistered = true;
   }
@@ -163,6 +171,10 @@ export class DualCore {
     let spent = 0;
     do {
       spent += core.executeInstruction();
+      if (this.core1Cycles + spent >= this.stallAt) {
+        this.stalled = true;
+        core.waiting = true;
+      }
     } while (spent < owed && !core.waiting);
     this.sio.current = 0;
     mcu.ppb = this.ppbs[0];
