@@ -55,7 +55,7 @@ def kws(tmp_path_factory, kws_bst):
 
 
 def test_kws_splits_across_both_cores_with_tflm_bits(kws):
-    _board_, link = kws
+    link = kws[1]
     got = link.exec_literal("""
 one = burn.load(data, cores=1)
 both = burn.load(data)
@@ -95,7 +95,7 @@ print(repr(r))
 
 
 def test_a_thread_on_core1_keeps_flex_on_core0(kws):
-    _board_, link = kws
+    link = kws[1]
     got = link.exec_literal("""
 import _thread
 flag = {'stop': False, 'done': False}
@@ -123,7 +123,7 @@ print(repr((n, during, n2, m.info()['cores']['used'])))
 
 
 def test_ctrl_c_during_inferences_leaves_both_cores_working(kws):
-    _board_, link = kws
+    link = kws[1]
     with pytest.raises(LinkTimeout):
         link.exec("m = burn.load(data)\nwhile True:\n    m.invoke()\n", timeout=8)
     got = link.exec_literal("m = burn.load(data)\nprint(repr((m.self_test(), "
