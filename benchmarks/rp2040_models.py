@@ -28,7 +28,17 @@ reset. Goals printed beside the figures:
 The plain runtime is slow on the emulator (about 45 M emulated cycles per wall second: a
 KWS inference takes minutes); every board run is bounded by --timeout.
 
+Cores (`--cores 1,2`): the flex runtimes run on core 0 alone (burn.load(..., cores=1)) and
+on both cores (burnflex splits the large ops between core 0 and core 1 where the firmware has
+the second core); each model then gets its two-core speed-up, beside pico-tflmicro's
+published person_detect times as the reference line. Two-core goals:
+
+    MobileNet-class (person_detect's shape)  <= 36.7 M cycles (half of pico-tflmicro's 587 ms)
+    KWS                                      <= 9.0 M cycles
+    speed-up of the conv-heavy models        >= 1.8 x
+
 Run: python benchmarks/rp2040_models.py [--models kws,mobilenet] [--runtimes flex,viper]
+                                        [--cores 1,2]
 """
 
 import argparse
@@ -63,6 +73,12 @@ RUNTIMES = {"plain": ("burn", "plain"), "viper": ("burn", "fast"), "flex": ("bur
 ESTIMATE_GOAL = 1.15
 MOBILENET_GOAL = 55e6
 KWS_HEAP_GOAL = 24272 + 16 * 1024
+DUAL_GOALS = {"mobilenet": 36.7e6, "kws": 9.0e6}
+SPEEDUP_GOAL = 1.8
+# github.com/raspberrypi/pico-tflmicro, benchmark_results.txt: person_detect on a Pico
+TFLMICRO_REFERENCE = ("pico-tflmicro's published person_detect on a real Pico "
+                      "(benchmark_results.txt): 823 ms on one core, 587 ms on two "
+                      "(102.9 M and 73.4 M cycles at 125 MHz)")
 REMOTE_DIR = "/bench"
 
 
@@ -195,7 +211,7 @@ _h0 = gc.mem_alloc()
 import burn
 _r = {'freq': machine.freq()}
 try:
-    _m = burn.load(%(path)r, %(variant)r)
+    _m = burn.load(%(path)r, %(variant)r, cores=%(cores)r)
 except (MemoryError, ValueError) as _e:
     _m = None
     _r['error'] = 'load: %%s: %%s' %% (type(_e).__name__, _e)
@@ -228,6 +244,7 @@ if _m is not None:
         _r['us'] = min(_r['us'], time.ticks_diff(time.ticks_us(), _t))
         _n += 1
     _r['runs'] = _n
+    _r['cores'] = _m.info()['cores']['used']
 print(repr(_r))
 """
 
@@ -238,7 +255,7 @@ print(time.ticks_diff(time.ticks_us(), _t))
 """
 
 
-def measure(link, case, variant, timeout):
+def measure(link, case, variant, timeout, cores=None):
     """The board's figures for `case` under burn.load variant `variant` (a dict), or a dict
     with 'error'. The plain runtime runs the first reference vector once and is compared
     here; the others run the file's self-test, then the best of up to 3 timed runs (one
@@ -246,7 +263,7 @@ def measure(link, case, variant, timeout):
     plain = variant == "plain"
     vector = "%s/%s.in0" % (REMOTE_DIR, case.name) if case.reference is not None else None
     code = _MEASURE % {"path": case.where, "variant": variant, "self_test": not plain,
-                       "vector": vector, "runs": 1 if plain else 3}
+                       "vector": vector, "runs": 1 if plain else 3, "cores": cores}
     link.soft_reset()
     try:
         found = ast.literal_eval(link.exec(code, timeout=timeout).strip().splitlines()[-1])
@@ -281,24 +298,30 @@ HEADER = "%-10s %-10s %-11s %13s %9s %8s %8s %-24s %-28s %12s %6s  %s" % (
     "estimate", "ratio", "goal")
 
 
-def _goal(case, runtime, cycles, heap):
+def _goal(case, runtime, cycles, heap, cores):
     goals = []
     flex = runtime.startswith("flex")
     if flex and case.name in ("kws", "resnet8") and case.estimate and cycles:
         ratio = cycles / case.estimate[0]
         goals.append("ratio <= %.2f: %s" % (ESTIMATE_GOAL, "met" if ratio <= ESTIMATE_GOAL
                                              else "MISSED"))
-    if flex and case.name == "mobilenet" and cycles:
+    if flex and case.name == "mobilenet" and cycles and cores == 1:
         goals.append("<= 55 M cycles: %s" % ("met" if cycles <= MOBILENET_GOAL else "MISSED"))
+    if flex and cores == 2 and case.name in DUAL_GOALS and cycles:
+        goal = DUAL_GOALS[case.name]
+        goals.append("<= %.1f M cycles: %s" % (goal / 1e6, "met" if cycles <= goal
+                                                else "MISSED"))
     if case.name == "kws" and heap is not None:
         goals.append("heap <= %d: %s" % (KWS_HEAP_GOAL, "met" if heap <= KWS_HEAP_GOAL
                                           else "MISSED"))
     return "; ".join(goals)
 
 
-def row(case, runtime, found):
+def row(case, runtime, found, cores=1):
     """One line of the table."""
     estimate = case.estimate[0] if case.estimate else None
+    if cores == 2:
+        runtime += "/2 cores" if found.get("cores") == 2 else "/1 core"
     if "error" in found:
         return "%-10s %-10s %s" % (case.name, runtime, found["error"])
     cycles = round(found["us"] * found["freq"] / 1e6)
@@ -314,13 +337,13 @@ def row(case, runtime, found):
         found["heap"], len(case.data), case.where_text, exact,
         "{:,}".format(estimate) if estimate else "-",
         "%.2f" % (cycles / estimate) if estimate else "-",
-        _goal(case, runtime, cycles, found["heap"]))
+        _goal(case, runtime, cycles, found["heap"], cores))
 
 
 # ---- the run ------------------------------------------------------------------------------------
 
 
-def run_firmware(flavour, runtimes, cases, timeout, rows):
+def run_firmware(flavour, runtimes, cases, timeout, rows, cores=(1,), speedups=None):
     """Boot the emulated board of `flavour`, place the models and measure every (model,
     runtime); appends the lines to `rows` as they come."""
     from burn.host.emulator.board import EmulatedBoard
@@ -337,13 +360,16 @@ def run_firmware(flavour, runtimes, cases, timeout, rows):
             checked = False
             for case in cases:
                 for runtime in runtimes:
-                    say("%s on %s ..." % (case.name, runtime))
-                    start = time.monotonic()
-                    found = measure(link, case, RUNTIMES[runtime][1], timeout)
-                    say("  done in %.0f s of wall time" % (time.monotonic() - start))
-                    line = row(case, runtime, found)
-                    rows.append(line)
-                    print(line, flush=True)
+                    for n in cores if runtime.startswith("flex") else (1,):
+                        say("%s on %s, %d core(s) ..." % (case.name, runtime, n))
+                        start = time.monotonic()
+                        found = measure(link, case, RUNTIMES[runtime][1], timeout, n)
+                        say("  done in %.0f s of wall time" % (time.monotonic() - start))
+                        line = row(case, runtime, found, n)
+                        rows.append(line)
+                        print(line, flush=True)
+                        if speedups is not None and "us" in found:
+                            speedups.setdefault((case.name, runtime), {})[n] = found["us"]
                     if not checked and "error" not in found and runtime != "plain":
                         ticks, counted = timer_check(board, link)
                         checked = True
@@ -371,6 +397,9 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="wall seconds one board run (load, check, time) may take "
                              "(default 900; the plain runtime needs minutes per model)")
+    parser.add_argument("--cores", default="1",
+                        help="comma-separated core counts for the flex runtimes: 1, 2 or 1,2 "
+                             "(default 1; 1,2 reports each model's two-core speed-up)")
     parser.add_argument("--tests", type=int, default=2,
                         help="TFLM reference vectors put into imported models (default 2)")
     args = parser.parse_args(argv)
@@ -380,6 +409,10 @@ def main(argv=None):
         r for r in runtimes if r not in RUNTIMES]
     if unknown:
         parser.error("unknown model or runtime: %s" % ", ".join(unknown))
+    cores = sorted({int(c) for c in args.cores.split(",") if c.strip()} if
+                   set(args.cores.replace(",", "").strip()) <= set("12") else ())
+    if not cores:
+        parser.error("--cores takes 1, 2 or 1,2")
     require([DEFAULT_MODELS[n] for n in names if DEFAULT_MODELS[n]])
     cases = load_cases(names, args.files, args.tests)
     if not cases or not runtimes:
@@ -392,17 +425,25 @@ def main(argv=None):
         except Exception as exc:  # the board figures stand without it
             print("%s: no unicorn estimate: %s" % (case.name, exc))
     rows = []
+    speedups = {}
     print(HEADER, flush=True)
     for flavour in ("burn", "stock"):
         chosen = [r for r in runtimes if RUNTIMES[r][0] == flavour]
         if not chosen:
             continue
         try:
-            run_firmware(flavour, chosen, cases, args.timeout, rows)
+            run_firmware(flavour, chosen, cases, args.timeout, rows, cores, speedups)
         except Exception as exc:  # report the firmware's failure and go on with the other
             print("%s firmware: not measured: %s" % (flavour, exc))
     print("\n" + HEADER)
     print("\n".join(rows))
+    for (name, runtime), us in sorted(speedups.items()):
+        if 1 in us and 2 in us:
+            ratio = us[1] / us[2]
+            print("%s on %s: two-core speed-up %.2fx (goal >= %.1f: %s)" % (
+                name, runtime, ratio, SPEEDUP_GOAL, "met" if ratio >= SPEEDUP_GOAL else "MISSED"))
+    if 2 in cores:
+        print("reference: " + TFLMICRO_REFERENCE)
     for case in cases:
         if case.estimate:
             print("%s: %s MACs, unicorn estimate %s cycles (%.2f per MAC)" % (
