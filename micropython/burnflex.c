@@ -103,7 +103,9 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
     BF_KERNELS(BF_STORE_KEPT)
     BF_PLAN_FUNCTIONS(BF_STORE)
     mp_store_global(MP_QSTR_aligned, MP_OBJ_FROM_PTR(&bf_aligned_obj));
+#if BURNFLEX_PLAN
     mp_store_global(MP_QSTR_cores, MP_OBJ_FROM_PTR(&bf_cores_obj));
+#endif
     mp_store_global(MP_QSTR_version, mp_obj_new_int(flex_version()));
     mp_store_global(MP_QSTR_float, mp_obj_new_bool(BURNFLEX_FLOAT));
     MP_DYNRUNTIME_INIT_EXIT
