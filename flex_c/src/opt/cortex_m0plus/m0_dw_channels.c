@@ -1,40 +1,86 @@
 /* Depthwise convolution (depth multiplier 1) with channels innermost: for each output pixel
- * and each tap inside the image, every channel's accumulator takes one multiply-add, so
- * input, filter and accumulators are all read contiguously. */
+ * and each tap inside the image, every channel of a block takes one multiply-add, so
+ * input, filter and accumulators are all read contiguously; m0_requant.h turns the block's
+ * sums into int8 with records prepared once per block.
+ *
+ * The blocks run one after the other over every pixel. An output over its input (the .bst
+ * arena's in-place plan) then still reads only what the reference reads, as output channel
+ * c overwrites input channel c alone, if the distance is a whole number of pixels; at
+ * other distances each pixel runs every block before the next pixel, the records
+ * prepared again per pixel. */
 #include "m0_dw_channels.h"
+#include "m0_requant.h"
+
+#define BLOCK 16 /* channels per block: accumulators and records */
+
+/* Records of channels [c0, c0 + nb); returns whether all take the assembly. */
+static int block_records(const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                         int32_t c0, int32_t nb, flex__m0_rq *rq) {
+    int32_t j;
+    int all_fast = 1;
+    for (j = 0; j < nb; j++) {
+        flex__m0_rq_init(&rq[j], bias ? bias[c0 + j] : 0, multiplier[c0 + j], shift[c0 + j]);
+        all_fast &= flex__m0_rq_range(&rq[j]) == FLEX_M0_RQ_RANGE;
+    }
+    return all_fast;
+}
+
+/* Channels [c0, c0 + nb) of output pixels [p0, p1) (raster order over out). */
+static void block_pixels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                         const flex_window *win, const flex_s8_quant *q, const flex_dims4 *out,
+                         const flex__m0_rq *rq, int all_fast, int32_t c0, int32_t nb,
+                         int32_t p0, int32_t p1, int8_t *output) {
+    int32_t acc[BLOCK];
+    const int32_t C = in->c, off = q->input_offset;
+    int32_t p, ky, kx, c;
+    for (p = p0; p < p1; p++) {
+        const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
+        for (c = 0; c < nb; c++)
+            acc[c] = 0;
+        for (ky = 0; ky < win->kernel_h; ky++) {
+            const int32_t iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
+            if (iy < 0 || iy >= in->h)
+                continue;
+            for (kx = 0; kx < win->kernel_w; kx++) {
+                const int32_t ix = ox * win->stride_w - win->pad_left + kx * win->dilation_w;
+                const int8_t *x, *w;
+                if (ix < 0 || ix >= in->w)
+                    continue;
+                x = input + ((b * in->h + iy) * in->w + ix) * C + c0;
+                w = filter + (ky * win->kernel_w + kx) * C + c0;
+                for (c = 0; c < nb; c++)
+                    acc[c] = FLEX_WADD(acc[c], w[c] * (x[c] + off));
+            }
+        }
+        flex__m0_requant_block(acc, rq, nb, all_fast, output + p * C + c0, q);
+    }
+}
 
 int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                          const flex_window *win, int32_t depth_multiplier,
                          const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
-    int32_t acc[FLEX_M0_DW_MAX_CHANNELS];
-    const int32_t C = in->c, off = q->input_offset;
-    int32_t b, oy, ox, ky, kx, c;
-    if (depth_multiplier != 1 || C > FLEX_M0_DW_MAX_CHANNELS)
+    flex__m0_rq rq[BLOCK];
+    const int32_t C = in->c, units = out->n * out->h * out->w;
+    int32_t c0, nb, p;
+    int all_fast;
+    if (depth_multiplier != 1)
         return 0;
-    for (b = 0; b < out->n; b++)
-        for (oy = 0; oy < out->h; oy++)
-            for (ox = 0; ox < out->w; ox++) {
-                for (c = 0; c < C; c++)
-                    acc[c] = bias ? bias[c] : 0;
-                for (ky = 0; ky < win->kernel_h; ky++) {
-                    const int32_t iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
-                    if (iy < 0 || iy >= in->h)
-                        continue;
-                    for (kx = 0; kx < win->kernel_w; kx++) {
-                        const int32_t ix =
-                            ox * win->stride_w - win->pad_left + kx * win->dilation_w;
-                        const int8_t *x, *w;
-                        if (ix < 0 || ix >= in->w)
-                            continue;
-                        x = input + ((b * in->h + iy) * in->w + ix) * C;
-                        w = filter + (ky * win->kernel_w + kx) * C;
-                        for (c = 0; c < C; c++)
-                            acc[c] = FLEX_WADD(acc[c], w[c] * (x[c] + off));
-                    }
-                }
-                for (c = 0; c < C; c++)
-                    *output++ = flex__s8_requant(acc[c], multiplier[c], shift[c], q);
+    if (flex__s8_overlap(input, (size_t)in->n * in->h * in->w * C, output, (size_t)units * C) &&
+        ((intptr_t)input - (intptr_t)output) % C != 0) {
+        for (p = 0; p < units; p++)
+            for (c0 = 0; c0 < C; c0 += nb) {
+                nb = C - c0 < BLOCK ? C - c0 : BLOCK;
+                all_fast = block_records(bias, multiplier, shift, c0, nb, rq);
+                block_pixels(in, input, filter, win, q, out, rq, all_fast, c0, nb, p, p + 1,
+                             output);
             }
+        return 1;
+    }
+    for (c0 = 0; c0 < C; c0 += nb) {
+        nb = C - c0 < BLOCK ? C - c0 : BLOCK;
+        all_fast = block_records(bias, multiplier, shift, c0, nb, rq);
+        block_pixels(in, input, filter, win, q, out, rq, all_fast, c0, nb, 0, units, output);
+    }
     return 1;
 }
