@@ -98,7 +98,8 @@ def m0():
 @pytest.fixture(scope="module")
 def general_code(m0):
     """Address ranges of the general requantization's functions in the image."""
-    elf = Elf(open(m0.build.image, "rb").read())
+    with open(m0.build.image, "rb") as f:
+        elf = Elf(f.read())
     return [(s.value & ~1, (s.value & ~1) + s.size) for s in elf.symbols
             if s.kind == STT_FUNC and s.name in ("flex__m0_requant_general",
                                                  "flex__s8_requant")]

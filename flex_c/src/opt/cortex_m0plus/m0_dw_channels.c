@@ -11,7 +11,7 @@
 #include "m0_dw_channels.h"
 #include "m0_requant.h"
 
-#define BLOCK 16 /* channels per block: accumulators and records */
+#define BLOCK 32 /* channels per block: accumulators and records (1 KB of stack) */
 
 /* Records of channels [c0, c0 + nb); returns whether all take the assembly. */
 static int block_records(const int32_t *bias, const int32_t *multiplier, const int32_t *shift,

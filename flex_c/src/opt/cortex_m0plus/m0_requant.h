@@ -1,23 +1,30 @@
 /* Cortex-M0+ requantization of an int32 accumulator to int8 in 32-bit arithmetic.
  *
- * TFLM's MultiplyByQuantizedMultiplier(acc, M, shift) multiplies by 2^shift first when
- * shift > 0 (wrapping), rounds t = round(acc * M / 2^31) (half up), and for shift = -s < 0
- * divides t by 2^s rounding half away from zero. With P = acc * M, for every shift:
- *     s >= 1: MBQM = floor((P + 2^30 + 2^(30+s) - [P < 0] 2^31) / 2^(31+s)),
- *     L = shift >= 0: MBQM = floor((P + 2^(30-L)) / 2^(31-L))    (no wrap: |acc 2^L| < 2^31).
- * Every added term is a multiple of 2^21 (s >= 1, or L <= 9), so F = floor(P / 2^21) is all
- * that is needed; with M split into pieces (M = m2 * 2^21 + m1 * 2^11 + m0, m0 < 2^11,
+ * TFLM's MultiplyByQuantizedMultiplier(acc, M, shift) takes x = acc * 2^L (L = shift > 0,
+ * wrapping), t = round(x * M / 2^31) (ties up), and for shift = -s < 0 divides t by 2^s
+ * rounding ties away from zero; flex__s8_requant then adds the output offset (wrapping)
+ * and clamps. With P = acc * M the roundings fold into one floor:
+ *     s >= 1:      MBQM = floor((P + 2^30 + 2^(30+s) - [P < 0] 2^31) / 2^(31+s)),
+ *     shift >= 0:  MBQM = floor((P + 2^(30-L)) / 2^(31-L))    (while x does not wrap).
+ * For s >= 1 and for L <= 9 every added term is a multiple of 2^21, so F = floor(P / 2^21)
+ * is all that is needed; with M in pieces (M = m2 2^21 + m1 2^11 + m0, m0 < 2^11,
  * m1 < 2^10) and acc in [-2^20, 2^20), F takes three 32-bit multiplies that cannot overflow:
  *     F = acc * m2 + ((acc * m1 + ((acc * m0) >> 11)) >> 10),
  *     out = clamp(((F + nudge + [acc >= 0] half) >> shift) + output_offset, act_min, act_max)
- * with half = 2^10 for s >= 1 (its -2^10 folded into nudge; [P < 0] is [acc < 0] as M >= 0),
- * 0 for L >= 0. For s >= 22 every |t| <= 2^20 rounds to 0 (nudge 2^30, shift 31), and for
- * L >= 10 with |M| >= 2^30 every non-zero accumulator whose acc * 2^L does not wrap
- * saturates, as with L = 9: those take L = 9 over [-2^(30-L), 2^(30-L)), where neither
- * acc * 2^L nor MBQM + output_offset wraps (at acc * 2^L = -2^31 the latter may). Multipliers of
- * TFLM's converter (0 or [2^30, 2^31)) take the fast form with every shift in [-31, 30];
- * accumulators beyond its range (whose outputs almost always saturate), negative multipliers
- * with right shifts and small ones with left shifts of 10 or more take the general
+ * (the output offset added after the shift: offset * 2^(10+s) would not fit beside F for
+ * large s). half is 2^10 for s >= 1, with -2^10 in the nudge: [P < 0] may be read as
+ * [acc < 0] when M >= 0, as they differ only where P = 0, which is no tie. half is 0 for
+ * shift >= 0. The depthwise line loop (flex__m0_line_rq) works on (F - [F < 0] 2^10) >> 9
+ * instead, where the output offset fits the nudge. Two more facts give every shift a form:
+ * - s >= 22 rounds every |t| <= 2^20 to 0 (nudge 2^30 and shift 31 give 0 for F >= -2^30);
+ *   s = 21 keeps its own form, since t = -2^20 rounds to -1 there.
+ * - L >= 10 with |M| >= 2^30: every non-zero acc saturates, as with L = 9, while x does not
+ *   wrap. Over [-2^(30-L), 2^(30-L)) neither x nor MBQM + output offset wraps (at x = -2^31
+ *   the latter may), so that is the fast range (shift 30: [-1, 1)).
+ * TFLM's converter gives multipliers 0 or in [2^30, 2^31): every shift in [-31, 30] then
+ * has a fast range, right shifts and left shifts up to 10 the assembly's [-2^20, 2^20).
+ * Accumulators beyond the range (outputs that almost always saturate), negative multipliers
+ * with right shifts and small ones with left shifts over 9 take the general
  * flex__s8_requant, so every result is bit-identical to the reference. */
 #ifndef FLEX_M0_REQUANT_H
 #define FLEX_M0_REQUANT_H
@@ -103,9 +110,10 @@ FLEX_INLINE void flex__m0_requant_block(const int32_t *acc, const flex__m0_rq *r
         flex__m0_requant_each(acc, rq, n, out, q);
 }
 
-/* One channel's requantization for flex__m0_requant_line (36 bytes, read in this order).
- * It works on G = F - [F < 0] 2^10 >> 9 for right shifts (half_away; the output offset then
- * fits the nudge for every shift) and on F itself for shifts >= 0. */
+/* One channel's requantization for flex__m0_requant_line (36 bytes, read in this order):
+ * out = clamp((G + nudge) >> shift) with G = (F - [F < 0] 2^10) >> 9 for right shifts
+ * (half_away; the roundings' terms of the record form / 2^9 and the output offset fit the
+ * nudge for every shift), G = F for shifts >= 0. */
 typedef struct {
     int32_t nudge, shift, m2, m0, m1; /* the rounding terms with the output offset */
     int32_t act_min, act_max;
