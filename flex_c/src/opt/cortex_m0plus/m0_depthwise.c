@@ -1,5 +1,6 @@
 /* Cortex-M0+ 3x3 depthwise convolution (see flex__m0_depthwise_3x3 below): a tile of four
- * channels, strips of four outputs in assembly, then m0_requant.h per line.
+ * channels, strips of four outputs in assembly, then m0_requant.h per line. Stack: about
+ * 2.3 KB (tile and line sums).
  *
  * A strip keeps its four accumulators in r8-r11 and one pass's three weights in r4-r6; each
  * tile byte is loaded once per pass and multiplied into every window of the strip that
@@ -111,8 +112,8 @@ typedef struct {
 } tile_layout;
 
 /* One channel in C, one output at a time, over oh x ow outputs whose windows start at the
- * tile's origin: strides other than 1 and 2 and channels whose requantization needs the
- * general path. wk in kernel order. */
+ * tile's origin: strides other than 1 and 2 and channels whose accumulators may leave the
+ * fast range of their requantization. wk in kernel order. */
 static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *wk,
                             const flex__m0_rq *rq, const flex_window *win,
                             const flex_s8_quant *q, int32_t oh, int32_t ow, int32_t C,
