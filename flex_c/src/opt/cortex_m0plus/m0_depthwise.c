@@ -113,11 +113,13 @@ typedef struct {
 
 /* One channel in C, one output at a time, over oh x ow outputs whose windows start at the
  * tile's origin: strides other than 1 and 2 and channels whose accumulators may leave the
- * fast range of their requantization. wk in kernel order. */
-static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *wk,
-                            const flex__m0_rq *rq, const flex_window *win,
-                            const flex_s8_quant *q, int32_t oh, int32_t ow, int32_t C,
-                            int8_t *output) {
+ * fast range of their requantization. wk in kernel order. Not inlined: a rare path, kept
+ * out of the registers of the tile loops. */
+__attribute__((noinline)) static void dw3x3_channel_c(const uint8_t *tile, tile_layout t,
+                                                      const int32_t *wk, const flex__m0_rq *rq,
+                                                      const flex_window *win,
+                                                      const flex_s8_quant *q, int32_t oh,
+                                                      int32_t ow, int32_t C, int8_t *output) {
     const int32_t ys = t.ys * 4, xs = t.xs * 4;
     int32_t oy, ox, k;
     for (oy = 0; oy < oh; oy++)
@@ -126,7 +128,7 @@ static void dw3x3_channel_c(const uint8_t *tile, tile_layout t, const int32_t *w
             int32_t acc = 0;
             for (k = 0; k < 9; k++)
                 acc += wk[k] * r[(k / 3) * ys + (k % 3) * xs];
-            output[(oy * ow + ox) * C] = flex__m0_requant(acc, rq, q);
+            flex__m0_requant_each(&acc, rq, 1, output + (oy * ow + ox) * C, q);
         }
 }
 

@@ -13,18 +13,6 @@
 
 #define BLOCK 32 /* channels per block: accumulators and records (1 KB of stack) */
 
-/* Records of channels [c0, c0 + nb); returns whether all take the assembly. */
-static int block_records(const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
-                         int32_t c0, int32_t nb, flex__m0_rq *rq) {
-    int32_t j;
-    int all_fast = 1;
-    for (j = 0; j < nb; j++) {
-        flex__m0_rq_init(&rq[j], bias ? bias[c0 + j] : 0, multiplier[c0 + j], shift[c0 + j]);
-        all_fast &= flex__m0_rq_range(&rq[j]) == FLEX_M0_RQ_RANGE;
-    }
-    return all_fast;
-}
-
 /* Channels [c0, c0 + nb) of output pixels [p0, p1) (raster order over out). */
 static void block_pixels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                          const flex_window *win, const flex_s8_quant *q, const flex_dims4 *out,
@@ -34,7 +22,8 @@ static void block_pixels(const flex_dims4 *in, const int8_t *input, const int8_t
     const int32_t C = in->c, off = q->input_offset;
     int32_t p, ky, kx, c;
     for (p = p0; p < p1; p++) {
-        const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
+        const int32_t row = p / out->w, ox = p - row * out->w, b = row / out->h;
+        const int32_t oy = row - b * out->h;
         for (c = 0; c < nb; c++)
             acc[c] = 0;
         for (ky = 0; ky < win->kernel_h; ky++) {
@@ -62,25 +51,21 @@ int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t
                          const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
     flex__m0_rq rq[BLOCK];
     const int32_t C = in->c, units = out->n * out->h * out->w;
-    int32_t c0, nb, p;
+    int32_t c0, nb, p0, span = units;
     int all_fast;
     if (depth_multiplier != 1)
         return 0;
     if (flex__s8_overlap(input, (size_t)in->n * in->h * in->w * C, output, (size_t)units * C) &&
-        ((intptr_t)input - (intptr_t)output) % C != 0) {
-        for (p = 0; p < units; p++)
-            for (c0 = 0; c0 < C; c0 += nb) {
-                nb = C - c0 < BLOCK ? C - c0 : BLOCK;
-                all_fast = block_records(bias, multiplier, shift, c0, nb, rq);
-                block_pixels(in, input, filter, win, q, out, rq, all_fast, c0, nb, p, p + 1,
-                             output);
-            }
-        return 1;
-    }
-    for (c0 = 0; c0 < C; c0 += nb) {
-        nb = C - c0 < BLOCK ? C - c0 : BLOCK;
-        all_fast = block_records(bias, multiplier, shift, c0, nb, rq);
-        block_pixels(in, input, filter, win, q, out, rq, all_fast, c0, nb, 0, units, output);
-    }
+        ((intptr_t)input - (intptr_t)output) % C != 0)
+        span = 1; /* every block of a pixel before the next pixel */
+    for (p0 = 0; p0 < units; p0 += span)
+        for (c0 = 0; c0 < C; c0 += nb) {
+            nb = C - c0 < BLOCK ? C - c0 : BLOCK;
+            /* no weight rows (k = 0): each record's base is the bias */
+            all_fast = flex__m0_rq_block(rq, nb, filter, 0, 0, bias ? bias + c0 : 0,
+                                         multiplier + c0, shift + c0, 1, q);
+            block_pixels(in, input, filter, win, q, out, rq, all_fast, c0, nb, p0, p0 + span,
+                         output);
+        }
     return 1;
 }

@@ -235,6 +235,7 @@ __attribute__((naked)) void flex__m0_requant_line(const int32_t *acc, int32_t n,
         "cmp r5, #0\n"
         "beq 6f\n"
         LINE_LOOP("1", HALF_AWAY, "2", "3", "4")
+        "5:\n"
         FLEX_M0_LEAVE
         "3:\n"
         "mov r1, r10\n"
@@ -243,7 +244,7 @@ __attribute__((naked)) void flex__m0_requant_line(const int32_t *acc, int32_t n,
         "mov r1, r11\n"
         "b 2b\n"
         LINE_LOOP("6", "", "7", "8", "9")
-        FLEX_M0_LEAVE
+        "b 5b\n"
         "8:\n"
         "mov r1, r10\n"
         "b 7b\n"
