@@ -106,7 +106,8 @@ static __attribute__((naked)) void dw3_strips2(const uint8_t *p, int32_t pass_st
 #define DW_TILE_WORDS 256 /* padded window rows x columns, one word per pixel (4 channels) */
 #define DW_LINE_MAX 128   /* outputs per line */
 
-/* Where the tile of flex__m0_depthwise_3x3 keeps pixel (ty, tx): byte 4 (ty * ys + tx * xs) + lane. */
+/* Where the tile of flex__m0_depthwise_3x3 keeps pixel (ty, tx):
+ * byte 4 (ty * ys + tx * xs) + lane. */
 typedef struct {
     int32_t ys, xs;
 } tile_layout;
