@@ -5,6 +5,10 @@ inference and per MAC, milliseconds at the RP2040's 133 MHz), read from $BURN_MO
 (benchmarks/model_files.py; the run stops with status 2 when they are absent, unless
 --kernels-only).
 
+The layers run with every output channel's requantization shift at -7; the KWS pointwise
+and depthwise layers run again with per-channel shifts drawn from [-16, -8] and from
+[-20, 0] (as converted models have), side by side with -7.
+
 Cycle model (burn.host.flex.m0_timing): loads/stores 2, taken branches 2, MULS 1, RP2040's
 single-cycle multiplier; flash wait states and the XIP cache are ignored.
 
@@ -38,6 +42,15 @@ LAYERS = [
     ("ad fc 640->128", "fc", (640, 128)),
 ]
 
+# per-channel shifts: name -> draw(rng, channels); the fixed -7 of LAYERS first
+SHIFTS = [
+    ("-7", lambda rng, n: np.full(n, -7, np.int32)),
+    ("[-16,-8]", lambda rng, n: rng.integers(-16, -7, n).astype(np.int32)),
+    ("[-20,0]", lambda rng, n: rng.integers(-20, 1, n).astype(np.int32)),
+]
+WIDE_LAYERS = ["kws pointwise 25x5x64->64", "kws depthwise 3x3 25x5x64"]
+CMSIS_NN = {"kws depthwise 3x3 25x5x64": 29.7}  # cycles per MAC, measured earlier
+
 
 class Recording:
     """A library wrapper that counts the emulated cost of every call."""
@@ -50,10 +63,11 @@ class Recording:
         return self.lib.trace_blocks(name, args, self.counter.on_block)
 
 
-def run_layer(kernels, kind, p, rng):
-    """Run one layer with random data; returns its MAC count."""
+def run_layer(kernels, kind, p, rng, shift=None):
+    """Run one layer with random data (every channel's shift -7 unless `shift` gives them);
+    returns its MAC count."""
     mult = np.full(256, 1 << 30, np.int32)
-    shift = np.full(256, -7, np.int32)
+    shift = np.full(256, -7, np.int32) if shift is None else shift
     if kind == "fc":
         fin, fout = p
         x = rng.integers(-128, 128, fin, dtype=np.int8)
@@ -110,6 +124,20 @@ def main():
         macs = run_layer(kernels, kind, p, rng)
         print("%-32s %10d %10.2f %10.2f" % (name, macs, lib.counter.instructions / macs,
                                              lib.counter.cycles / macs))
+    print("cycles/MAC by per-channel requantization shifts")
+    print("%-32s" % "layer" + "".join("%10s" % n for n, _draw in SHIFTS) + "  worst/-7")
+    for name, kind, p in LAYERS:
+        if name not in WIDE_LAYERS:
+            continue
+        cycles = []
+        for _n, draw in SHIFTS:
+            lib.counter = Counter(lib.lib)
+            macs = run_layer(kernels, kind, p, rng, draw(rng, 256))
+            cycles.append(lib.counter.cycles / macs)
+        print("%-32s" % name + "".join("%10.2f" % c for c in cycles) +
+              "  %8.3f" % (max(cycles) / cycles[0]))
+        if name in CMSIS_NN:
+            print("  CMSIS-NN (measured earlier): %.1f" % CMSIS_NN[name])
     result = build("cortex-m0plus", args.opt)
     print("int8 kernels code size, thumbv6m %s: %d bytes (goal <= 24576)" % (
         args.opt, result.int8_size()))

@@ -17,14 +17,18 @@ def m0():
     return EmulatedLib("cortex-m0plus")
 
 
-def _quant(rng, oc, wide=False):
-    """Per-channel multipliers / shifts / biases: TFLM-like (2^30 makes rounding ties), or
-    with wide="large" biases that push accumulators past 2^20, or with wide=True also the
-    channels that leave the fast requantization: shift 0, positive and < -12 shifts,
-    negative or small multipliers."""
+# per-channel shifts drawn from [lo, hi]: the KWS model's, and as wide as converted models'
+SHIFTS = {"kws": (-11, -6), "wide": (-20, 2)}
+
+
+def _quant(rng, oc, wide=False, shifts=SHIFTS["kws"]):
+    """Per-channel multipliers / shifts (from `shifts`) / biases: TFLM-like (2^30 makes
+    rounding ties), or with wide="large" biases that push accumulators past 2^20, or with
+    wide=True also shift 0, positive and < -12 shifts, negative or small multipliers (some
+    of which leave the fast requantization)."""
     mult = np.where(rng.integers(0, 4, oc) == 0, 1 << 30,
                     rng.integers(1 << 30, 1 << 31, oc, dtype=np.int64))
-    shift = rng.integers(-11, -5, oc)
+    shift = rng.integers(shifts[0], shifts[1] + 1, oc)
     bias = rng.integers(-3000, 3000, oc)
     if wide == "large":
         bias = rng.integers(-(1 << 21), 1 << 21, oc)
@@ -50,12 +54,12 @@ def _same(m0, name, args, out):
 
 
 def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in_zp=None,
-          w_min=-127):
+          w_min=-127, shifts=SHIFTS["kws"]):
     eff_h, eff_w = dil * (kh - 1) + 1, dil * (kw - 1) + 1
     oh, ow = (ih + 2 * pad - eff_h) // stride + 1, (iw + 2 * pad - eff_w) // stride + 1
     x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
     w = rng.integers(w_min, 128, oc * kh * kw * ic, dtype=np.int8)
-    mult, shift, bias = _quant(rng, oc, wide)
+    mult, shift, bias = _quant(rng, oc, wide, shifts)
     zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
     q = Struct("flex_s8_quant", (-zp, int(rng.integers(-20, 20)), -128, int(rng.integers(0, 128))))
     y = np.zeros(n * oh * ow * oc, np.int8)
@@ -77,15 +81,17 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
     (1, 5, 5, 16, 6, 3, 3, 1, 1, 1),    # blocks of under eight rows: byte dot products
     (1, 5, 5, 16, 3, 3, 3, 1, 1, 1),    # ... unless one block holds every channel
 ])
-def test_conv_equals_host(m0, shape):
+@pytest.mark.parametrize("shifts", SHIFTS)
+def test_conv_equals_host(m0, shape, shifts):
     rng = np.random.default_rng(sum(shape))
-    _conv(m0, rng, *shape)
+    _conv(m0, rng, *shape, shifts=SHIFTS[shifts])
 
 
 def test_conv_requantization_edges_equal_host(m0):
     rng = np.random.default_rng(3)
     for wide in (True, True, "large"):
         _conv(m0, rng, 1, 4, 4, 5, 40, 3, 3, 1, 1, wide=wide)
+        _conv(m0, rng, 1, 4, 4, 5, 40, 3, 3, 1, 1, wide=wide, shifts=SHIFTS["wide"])
 
 
 def test_conv_with_weight_minus_128_equals_host(m0):
@@ -95,14 +101,15 @@ def test_conv_with_weight_minus_128_equals_host(m0):
     _conv(m0, rng, 1, 5, 4, 8, 12, 1, 1, 1, 0, w_min=-128)
 
 
-def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1, offset=0):
+def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1, offset=0,
+               shifts=SHIFTS["kws"]):
     """offset: the input starts that many bytes past a word boundary."""
     oh, ow = (ih + 2 * pad - kh) // stride + 1, (iw + 2 * pad - kw) // stride + 1
     oc = c * dm
     x = np.zeros(n * ih * iw * c + offset, np.int8)[offset:]
     x[:] = rng.integers(-128, 128, x.size, dtype=np.int8)
     w = rng.integers(-127, 128, kh * kw * oc, dtype=np.int8)
-    mult, shift, bias = _quant(rng, oc, wide)
+    mult, shift, bias = _quant(rng, oc, wide, shifts)
     q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), int(rng.integers(-20, 20)),
                                  int(rng.integers(-128, 0)), 127))
     y = np.zeros(n * oh * ow * oc, np.int8)
@@ -124,11 +131,13 @@ def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1,
     (2, 30, 30, 4, 1, 0),  # bands, no padding, two images
     (1, 12, 12, 8, 1, 1, False, 3, 3, 1, 1),  # input at an odd address
     (1, 40, 40, 8, 1, 1, False, 3, 3, 1, 2),  # banded, input at an even one
-    (1, 5, 5, 6, 1, 1),    # channels not a multiple of 4: the general kernel
+    (1, 5, 5, 6, 1, 1),    # channels not a multiple of 4: channels innermost
+    (1, 6, 5, 37, 2, 1),   # channels innermost, two blocks of channels
 ])
-def test_depthwise_equals_host(m0, shape):
+@pytest.mark.parametrize("shifts", SHIFTS)
+def test_depthwise_equals_host(m0, shape, shifts):
     rng = np.random.default_rng(sum(shape))
-    _depthwise(m0, rng, *shape)
+    _depthwise(m0, rng, *shape, shifts=SHIFTS[shifts])
 
 
 def test_depthwise_requantization_edges_and_other_windows_equal_host(m0):
@@ -136,16 +145,18 @@ def test_depthwise_requantization_edges_and_other_windows_equal_host(m0):
     _depthwise(m0, rng, 1, 8, 6, 16, 1, 1, wide=True)
     _depthwise(m0, rng, 1, 8, 6, 16, 1, 1, wide="large")
     _depthwise(m0, rng, 1, 6, 6, 8, 1, 2, kh=5, kw=5)
+    _depthwise(m0, rng, 1, 7, 6, 20, 1, 2, wide=True, kh=5, kw=5)
     _depthwise(m0, rng, 1, 5, 5, 4, 1, 1, dm=2)
 
 
 @pytest.mark.parametrize("fout", [1, 2, 3, 5, 10, 37])
-def test_fully_connected_equals_host(m0, fout):
+@pytest.mark.parametrize("shifts", SHIFTS)
+def test_fully_connected_equals_host(m0, fout, shifts):
     rng = np.random.default_rng(fout)
     for batches, fin, wide in [(1, 64, False), (2, 13, True), (1, 30, "large")]:
         x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
         w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
-        mult, shift, bias = _quant(rng, fout, wide)
+        mult, shift, bias = _quant(rng, fout, wide, SHIFTS[shifts])
         q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), 5, -128, 127))
         y = np.zeros(batches * fout, np.int8)
         _same(m0, "flex_s8_fully_connected", [

@@ -4,12 +4,8 @@
 
 #include "../../common/s8_checks.h"
 
-/* Most channels it takes: one int32 accumulator each on the stack. */
-#define FLEX_M0_DW_MAX_CHANNELS 256
-
 /* Depthwise convolution of checked arguments (flex__s8_depthwise_check) with depth
- * multiplier 1 and at most FLEX_M0_DW_MAX_CHANNELS channels; returns 0, writing nothing,
- * for other shapes. */
+ * multiplier 1; returns 0, writing nothing, for other depth multipliers. */
 int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                          const flex_window *win, int32_t depth_multiplier,
