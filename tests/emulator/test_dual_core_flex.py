@@ -46,12 +46,16 @@ def _board(tmp_path_factory, kws_bst, name):
     return board, link
 
 
-@pytest.fixture(scope="module")
-def kws(tmp_path_factory, kws_bst):
-    board, link = _board(tmp_path_factory, kws_bst, "dual")
+def _running(tmp_path_factory, kws_bst, name):
+    board, link = _board(tmp_path_factory, kws_bst, name)
     yield board, link
     link.close()
     board.close()
+
+
+@pytest.fixture(scope="module")
+def kws(tmp_path_factory, kws_bst):
+    yield from _running(tmp_path_factory, kws_bst, "dual")
 
 
 def test_kws_splits_across_both_cores_with_tflm_bits(kws):
@@ -133,10 +137,8 @@ def test_ctrl_c_during_inferences_leaves_both_cores_working(kws):
 
 @pytest.fixture(scope="module")
 def stalled(tmp_path_factory, kws_bst):
-    board, link = _board(tmp_path_factory, kws_bst, "stall")
-    yield board, link
-    link.close()
-    board.close()
+    """A board of its own: its core 1 stays halted."""
+    yield from _running(tmp_path_factory, kws_bst, "stall")
 
 
 def test_core1_that_stops_answering_is_reported_then_core0_runs_alone(stalled):
