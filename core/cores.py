@@ -1,7 +1,8 @@
 """Both cores of the board for a model that runs as one flex plan (burnflex.run_plan): the
 arguments of the run, and what `Model.info()` says of it.
 
-A firmware whose burnflex has the second core (burnflex.cores()) splits each large
+Loaded only on a firmware whose burnflex has the second core (burnflex.cores(); burn.model
+handles one core itself). Such a firmware splits each large
 convolution, depthwise convolution and fully connected step between core 0 and core 1
 (flex_plan_run_on, docs/boards.md "Both cores"); the run writes how into `record`, four
 words per plan step. `burn.load(..., cores=1)` keeps core 1 out."""
@@ -13,20 +14,10 @@ _HOW = ("one core", "rows", "pixels", "features")
 _WHY = ("op does not split", "small", "shape", "in place", "core 1 busy")
 
 
-def check(cores):
-    """`cores` as burn.load takes it: None (all the board has), 1 or 2."""
-    if cores not in (None, 1, 2):
-        raise ValueError("cores must be None, 1 or 2, not %r" % (cores,))
-    return cores
-
-
-def plan_args(flex, model, plan):
-    """burnflex.run_plan's five arguments for `plan` (words, pointers) of `model` (always
-    five: Model.invoke passes them one by one, a call that allocates nothing)."""
-    built = flex.cores()[0] if hasattr(flex, "cores") else 1
-    n = 1 if model._cores == 1 or built < 2 else 2
-    if n == 1:
-        return plan[0], plan[1], 1, None, None
+def plan_args(model, plan):
+    """burnflex.run_plan's five arguments for `plan` (words, pointers) of `model` on two
+    cores (always five: Model.invoke passes them one by one, a call that allocates
+    nothing)."""
     steps = len(model._steps) + len(model._outputs)
     model._split = array("i", bytes(16 * steps))
     return plan[0], plan[1], 2, model._split, bytearray(SPARE_BYTES)
@@ -41,11 +32,9 @@ def _split_text(rec):
     return text + (" (%d aside)" % head if head else "")
 
 
-def describe(model, ops):
-    """The `cores` entry of model.info(), setting each op's `split` in `ops`."""
-    from burn import bst_ops
-    flex = bst_ops.flex_module()
-    state = flex.cores() if flex is not None and hasattr(flex, "cores") else (1, 1, None, 0, 0)
+def describe(model, ops, state):
+    """The `cores` entry of model.info() on a firmware whose burnflex.cores() is `state`
+    (built with two), setting each op's `split` in `ops`."""
     built, usable, why = state[0], state[1], state[2]
     record = model._split
     split = False
@@ -55,11 +44,7 @@ def describe(model, ops):
             rec = record[4 * k:4 * k + 4]
             op["split"] = _split_text(rec)
             split = split or rec[0] != 0
-    if flex is None:
-        why = "no flex module"
-    elif built < 2:
-        why = why or "this firmware runs flex on one core"
-    elif model._cores == 1:
+    if model._cores == 1:
         why = "asked for one core (burn.load(..., cores=1))"
     elif not model._plan:
         why = "the model runs op by op, not as one flex plan"

@@ -41,6 +41,14 @@ _CAN_CAST = hasattr(memoryview, "cast")  # CPython; MicroPython's memoryview can
 _ON_BOARD = sys.implementation.name == "micropython"
 
 
+def _cores_of(flex):
+    """burnflex.cores() (built, usable, why, launches, core-1 stack bytes), or what a
+    burnflex without it would say."""
+    if flex is not None and hasattr(flex, "cores"):
+        return flex.cores()
+    return (1, 1, None, 0, 0)
+
+
 def _default_max_arena():
     if _ON_BOARD:
         return gc.mem_free()
@@ -121,9 +129,8 @@ class Model:
     """A loaded `.bst` model (see the module docstring)."""
 
     def __init__(self, source, variant=None, max_arena=None, input_layout=None, cores=None):
-        if cores is not None:
-            from burn.cores import check
-            check(cores)
+        if cores not in (None, 1, 2):
+            raise ValueError("cores must be None, 1 or 2, not %r" % (cores,))
         self._cores = cores
         self._split = None
         # the cap on the arena, less the op states (svdf) made so far: they share it
@@ -353,11 +360,29 @@ class Model:
         from burn import bst_ops
         self._plan = bst_ops.flex_plan(self) or False
         if self._plan:
-            from burn.cores import plan_args
             flex = bst_ops.flex_module()
-            self._plan = plan_args(flex, self, self._plan)
+            p = self._plan
+            if self._cores != 1 and _cores_of(flex)[0] > 1:
+                from burn.cores import plan_args
+                self._plan = plan_args(self, p)
+            else:  # always five arguments: invoke passes them one by one
+                self._plan = (p[0], p[1], 1, None, None)
             self._run_plan = flex.run_plan
         return self._plan
+
+    def _cores_info(self, ops):
+        """model.info()'s `cores`; burn.cores.describe on a firmware with two."""
+        from burn import bst_ops
+        flex = bst_ops.flex_module()
+        state = _cores_of(flex)
+        if state[0] > 1:
+            from burn.cores import describe
+            return describe(self, ops, state)
+        for op in ops:
+            op["split"] = None
+        why = state[2] or "this firmware runs flex on one core"
+        return {"used": 1, "built": 1, "why": "no flex module" if flex is None else why,
+                "core1_stack_bytes": 0}
 
     def _copy_outputs(self):
         first = len(self._inputs)
@@ -431,9 +456,8 @@ class Model:
                 latency.update({"cycles": cycles, "cpu_mhz": mhz,
                                 "ms_at_125mhz": cycles / 125000,
                                 "ms_at_133mhz": cycles / 133000})
-        from burn.cores import describe
         return {"ops": ops, "params": params, "macs": macs, "backend": self.backend,
-                "latency": latency, "cores": describe(self, ops),
+                "latency": latency, "cores": self._cores_info(ops),
                 "arena_bytes": self.arena_bytes,
                 "layer_bytes": self.layer_bytes, "table_bytes": self._table_bytes(),
                 "flash_bytes": self._bst.size,

@@ -19,7 +19,7 @@ GROUPS = {
     "float graph ops": ("f32_graph",),
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "plan_call", "plan_fast",
-                "vector_width", "mem"),
+                "split", "vector_width", "mem"),
     "unary activations": ("s8_lookup", "f32_unary"),
     "prelu": ("s8_prelu", "f32_prelu"),
     "log softmax": ("s8_log_softmax",),

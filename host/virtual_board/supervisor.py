@@ -106,6 +106,7 @@ class Supervisor:
         self.repl = Repl(self, self.board.title, self.board.mcu)
         self.proc = None
         self._pipes = {}
+        self._running = True  # until stop(), which may come before serve() starts
         self._events = bytearray()
         self._out = bytearray()
         self._selector = selectors.DefaultSelector()
@@ -161,8 +162,8 @@ class Supervisor:
     # ---- the loop -----------------------------------------------------------------------------
 
     def serve(self):
-        """Boot the board and serve the pty until SIGTERM, SIGINT or `stop()`."""
-        self._running = True
+        """Boot the board and serve the pty until SIGTERM, SIGINT or `stop()` (also one
+        that came before)."""
         self.restart(run_main=True)
         try:
             while self._running:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -111,3 +112,14 @@ def test_a_stale_lock_does_not_block(tmp_path):
         with connect(vb.port) as link:
             assert link.exec("print(6 * 7)") == "42\n"
 
+
+
+def test_a_stop_before_serve_is_not_lost(tmp_path):
+    # SIGINT may reach `burn board virtual` between the port's line and serve()
+    supervisor = Supervisor("rp2040", tmp_path / "pico-flash")
+    supervisor.stop()
+    runner = threading.Thread(target=supervisor.serve, daemon=True)
+    runner.start()
+    runner.join(20)
+    assert not runner.is_alive(), "serve() ran on after an earlier stop()"
+    assert supervisor.proc.poll() is not None  # and the firmware it booted was stopped
