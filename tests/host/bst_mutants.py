@@ -82,20 +82,36 @@ def with_header(data, header):
     return fix_crcs(out)
 
 
-def leaves(node, path, out, containers):
-    """Collect the paths of `node`'s scalar leaves into `out` and of its containers (below
-    the root) into `containers`."""
+def _visit(node, path, k, containers):
+    """Walk `node` (dict keys sorted: the same order on both interpreters, and after a
+    dropped key is put back), counting `k` down at each scalar leaf (with
+    `containers`: at each container below the root): (the path where it reached 0, 0), or
+    (None, what is left of k). Nothing is kept per node: the heap may be a board's."""
+    if isinstance(node, (dict, list)) == containers and (path or not containers):
+        if k == 0:
+            return path, 0
+        k -= 1
     if isinstance(node, dict):
-        items = list(node.items())
+        keys = sorted(node)
     elif isinstance(node, list):
-        items = list(enumerate(node))
+        keys = range(len(node))
     else:
-        out.append(path)
-        return
-    if path:
-        containers.append(path)
-    for key, value in items:
-        leaves(value, path + (key,), out, containers)
+        return None, k
+    for key in keys:
+        found, k = _visit(node[key], path + (key,), k, containers)
+        if found is not None:
+            return found, k
+    return None, k
+
+
+def count_paths(header, containers):
+    """How many scalar leaves (or containers below the root) `header` has."""
+    return -1 - _visit(header, (), -1, containers)[1]
+
+
+def nth_path(header, k, containers):
+    """The path of `header`'s k-th scalar leaf (or container below the root)."""
+    return _visit(header, (), k, containers)[0]
 
 
 def parent(header, path):
@@ -114,8 +130,8 @@ def edge(rng, old):
 
 
 def mutate(rng, base, header, scalars, containers):
-    """One mutant of `base`: (bytes, description); `scalars` and `containers` are the
-    paths in `header` (see `leaves`)."""
+    """One mutant of `base`: (bytes, description); `scalars` and `containers` are how many
+    scalar leaves and containers `header` has (count_paths)."""
     kind = rng.below(12)
     data = bytearray(base)
     if kind >= 10:
@@ -142,7 +158,7 @@ def mutate(rng, base, header, scalars, containers):
         struct.pack_into("<I", data, field, value)
         return fix_crcs(data), "fixed field %d = %d" % (field, value)
     if kind == 4 and containers:
-        path = containers[rng.below(len(containers))]
+        path = nth_path(header, rng.below(containers), True)
         node = parent(header, path)
         saved = node[path[-1]]
         del node[path[-1]]
@@ -153,7 +169,7 @@ def mutate(rng, base, header, scalars, containers):
                 node.insert(path[-1], saved)
             else:
                 node[path[-1]] = saved
-    path = scalars[rng.below(len(scalars))]
+    path = nth_path(header, rng.below(scalars), False)
     node = parent(header, path)
     saved = node[path[-1]]
     node[path[-1]] = edge(rng, saved)
@@ -262,8 +278,7 @@ def main(argv):
     seed, count = int(argv[2]), int(argv[3])
     variants = argv[4:] or ["plain", "flex"]
     header = header_of(base)
-    scalars, containers = [], []
-    leaves(header, (), scalars, containers)
+    scalars, containers = count_paths(header, False), count_paths(header, True)
     # The unmutated file first: it must run, and it imports every kernel module before the
     # heap fills with mutants.
     kind, message = try_one(base, variants)
