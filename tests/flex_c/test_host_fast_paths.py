@@ -10,7 +10,7 @@ import pytest
 
 from burn.host.flex.binding import Struct, host
 from burn.host.flex.emulator import EmulatedLib
-from burn.host.flex.graph_kernels import dims, window
+from burn.host.flex.params import dims, window
 
 INT32_MIN = -(1 << 31)
 

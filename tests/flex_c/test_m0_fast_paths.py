@@ -9,7 +9,7 @@ import pytest
 
 from burn.host.flex.binding import Struct, host
 from burn.host.flex.emulator import EmulatedLib
-from burn.host.flex.graph_kernels import dims, window
+from burn.host.flex.params import dims, window
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from burn.graph import fixedpoint as fp
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
-from burn.host.flex import graph_kernels
 from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.params import ARITH
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
@@ -335,4 +335,4 @@ def test_arith_codes_follow_flex_h():
     header = (ROOT / "flex_c" / "include" / "flex.h").read_text()
     codes = {m[0].lower(): int(m[1]) for m in
              re.findall(r"#define FLEX_ARITH_(\w+) (\d+)", header)}
-    assert codes == {name: i for i, name in enumerate(graph_kernels.ARITH)}
+    assert codes == {name: i for i, name in enumerate(ARITH)}

@@ -33,6 +33,7 @@ from burn.graph.ops import (
 from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
 from burn.host.flex import graph_kernels, runtime
+from burn.host.flex.params import STRUCTS
 from burn.host.importers import tflite_import
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,10 +43,11 @@ KERNEL_NAMES = [n for _m, names, _a in KERNELS for n in names.split()]
 NO_FLEX = ("copy", "copy_s8", "clamp_s8")
 # trailing arguments of the Python twins that the C kernels do without (burn.graph)
 PY_EXTRAS = ("mult_off", "table")
-# GraphKernels methods that take *args and hand them to a helper after the flex.h name
-DELEGATES = {"avg_pool_s8": "_pool", "max_pool_s8": "_pool",
-             "avg_pool_f32": "_pool_f32", "max_pool_f32": "_pool_f32",
-             "avg_pool_s16": "_pool16", "max_pool_s16": "_pool16"}
+# GraphKernels methods that take *args and hand them to _pool after the flex.h name and the
+# element view: the geometry by name, then these activation arguments as they are
+POOLS = {"avg_pool_s8": ["act_min", "act_max"], "max_pool_s8": ["act_min", "act_max"],
+         "avg_pool_f32": ["act"], "max_pool_f32": ["act"],
+         "avg_pool_s16": ["act_min", "act_max"], "max_pool_s16": ["act_min", "act_max"]}
 
 
 def test_no_core_module_imports_the_table():
@@ -183,9 +185,10 @@ def test_flex_binding_takes_the_tables_arguments(name):
     method, count = runtime._FLEX_KERNELS[name]
     args = kernel_args(name)[1]
     assert count == len(args)
-    if method in DELEGATES:
-        fn = getattr(graph_kernels.GraphKernels, DELEGATES[method])
-        names = list(inspect.signature(fn).parameters)[2:]  # self, the flex_c name
+    if method in POOLS:
+        params = inspect.signature(graph_kernels.GraphKernels._pool).parameters.values()
+        # after self, the flex_c name and the element view
+        names = [p.name for p in params if p.kind != p.VAR_POSITIONAL][3:] + POOLS[method]
     else:
         names = list(inspect.signature(getattr(graph_kernels.GraphKernels, method)).parameters)[1:]
     assert names == args
@@ -225,8 +228,8 @@ def test_flex_structs_follow_flex_h():
     structs = _flex_h_structs()
     arg_names = {a for name in KERNEL_NAMES for a in kernel_args(name)[1]}
     computed = {"pad_bottom", "pad_right", "h", "w", "c"}  # made by the binding
-    assert set(graph_kernels.STRUCTS) <= set(structs)
-    for name, spec in graph_kernels.STRUCTS.items():
+    assert set(STRUCTS) <= set(structs)
+    for name, spec in STRUCTS.items():
         fields = [s.split("=")[0] for s in spec.split()]
         assert fields == structs[name], name
         for s in spec.split():

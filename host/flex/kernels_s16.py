@@ -1,0 +1,119 @@
+"""burn.graph's int16x8 kernels (s16_*: int16 activations, int8 weights; flex_c/src/extra)
+on flex_c: the methods of GraphKernels that micropython/burnflex_extra_s16.c binds.
+"""
+
+import numpy as np
+
+from burn.host.flex.params import as_i8, as_i16, as_i32, dims, struct, view, window
+
+
+class S16Kernels:
+    """GraphKernels' int16x8 kernels; the composed class gives them `_run` and `_pool`."""
+
+    def quantize_s16(self, inp, out, size, scale, zp):
+        """float32 -> int16 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_quantize", [size, view(inp, np.float32, size), float(scale), zp,
+                                        as_i16(out, size)], "size %d" % size)
+
+    def dequantize_s16(self, inp, out, size, scale, zp):
+        """int16 -> float32 (burn.graph.s16_quantize)."""
+        self._run("flex_s16_dequantize", [size, as_i16(inp, size), float(scale), zp,
+                                          view(out, np.float32, size)], "size %d" % size)
+
+    def _requantize16(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
+        x = (as_i8 if in_bits == 8 else as_i16)(inp, size)
+        y = (as_i8 if out_bits == 8 else as_i16)(out, size)
+        self._run("flex_s16_requantize", [size, x, in_bits, in_zp, mult, shift, out_zp,
+                                          out_bits, y], "size %d" % size)
+
+    def requantize_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int16 with a new scale (burn.graph.s16_quantize)."""
+        self._requantize16(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s8_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int8 -> int16 (burn.graph.s16_quantize)."""
+        self._requantize16(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s16_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int8 (burn.graph.s16_quantize)."""
+        self._requantize16(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def fully_connected_s16(self, inp, w, bias, mult, shift, out, batches, in_features,
+                            out_features, wide, in_zp, out_zp, act_min, act_max):
+        """int16x8 fully connected (burn.graph.s16_fully_connected)."""
+        x, y = as_i16(inp, batches * in_features), as_i16(out, batches * out_features)
+        wv = as_i8(w, out_features * in_features)
+        self._run("flex_s16_fully_connected", [
+            batches, in_features, out_features, x, x.size, wv, wv.size,
+            as_i32(bias, out_features), out_features, as_i32(mult, out_features),
+            as_i32(shift, out_features), out_features, wide,
+            struct("flex_s16_quant", locals()), y, y.size],
+            "%d x %d -> %d" % (batches, in_features, out_features))
+
+    def conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                 groups, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, wide, act_min,
+                 act_max):
+        """int16x8 convolution with groups (burn.graph.s16_conv)."""
+        wn = oc * kh * kw * (ic // groups if groups else 0)
+        x, y = as_i16(inp, n * ih * iw * ic), as_i16(out, n * oh * ow * oc)
+        self._run("flex_s16_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, as_i8(w, wn), wn, as_i32(bias, oc), oc,
+            as_i32(mult, oc), as_i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            groups, wide, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d, groups %d" % (
+                (n, ih, iw, ic), (n, oh, ow, oc), kh, kw, groups))
+
+    def depthwise_conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow,
+                           depth_mult, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+                           pad_left, act_min, act_max):
+        """int16x8 depthwise convolution (burn.graph.s16_depthwise_conv)."""
+        oc = ic * depth_mult
+        x, y = as_i16(inp, n * ih * iw * ic), as_i16(out, n * oh * ow * oc)
+        self._run("flex_s16_depthwise_conv2d", [
+            dims(n, ih, iw, ic), x, x.size, as_i8(w, kh * kw * oc), kh * kw * oc,
+            as_i32(bias, oc), oc, as_i32(mult, oc), as_i32(shift, oc), oc,
+            window(ih, iw, oh, ow, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left),
+            depth_mult, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
+            "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
+
+    def add_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+        """int16 ADD with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_add", [size, as_i16(a, size), as_i16(b, b_size), b_size,
+                                   struct("flex_s8_add_params", locals()), as_i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def mul_s16(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
+                act_max):
+        """int16 MUL with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
+        self._run("flex_s16_mul", [size, as_i16(a, size), as_i16(b, b_size), b_size,
+                                   struct("flex_s8_mul_params", locals()), as_i16(out, size)],
+                  "size %d, b_size %d" % (size, b_size))
+
+    def avg_pool_s16(self, *args):
+        """int16 average pool (burn.graph.s16_pool.avg_pool_s16 arguments)."""
+        self._pool("flex_s16_avg_pool2d", as_i16, *args)
+
+    def max_pool_s16(self, *args):
+        """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
+        self._pool("flex_s16_max_pool2d", as_i16, *args)
+
+    def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
+        """int16 softmax over the last axis (burn.graph.s16_softmax)."""
+        x, y = as_i16(inp, rows * depth), as_i16(out, rows * depth)
+        self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
+                                       as_i16(exp_lut, 513), 513, as_i16(inv_lut, 513), 513, y,
+                                       y.size], "[%d, %d]" % (rows, depth))
+
+    def logistic_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 LOGISTIC (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_logistic", inp, out, size, in_mult, in_left_shift, table)
+
+    def tanh_s16(self, inp, out, size, in_mult, in_left_shift, table):
+        """int16 TANH (burn.graph.s16_sigmoid)."""
+        self._sigmoid16("flex_s16_tanh", inp, out, size, in_mult, in_left_shift, table)
+
+    def _sigmoid16(self, name, inp, out, size, in_mult, in_left_shift, table):
+        self._run(name, [size, as_i16(inp, size), in_mult, in_left_shift, as_i16(table, 256), 256,
+                         as_i16(out, size)], "size %d" % size)
