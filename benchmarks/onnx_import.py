@@ -26,7 +26,8 @@ import burn.host  # noqa: F401
 from burn.host.convert import to_tensor
 from burn.host.importers.onnx_fold import FOLDS
 from burn.host.importers.onnx_import import import_onnx
-from burn.host.importers.onnx_lower import LOWERED, supported_ops
+from burn.host.importers.onnx_lower import supported_ops
+from burn.host.importers.onnx_registry import LOWERED
 
 
 def coverage(opset):

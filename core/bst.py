@@ -16,6 +16,8 @@ import struct
 import sys
 from array import array
 
+from burn.shape import numel
+
 MAGIC = b"\x89BST"
 VERSION = 1
 HEADER_STRUCT = "<4sHHIIIIIIIIII"
@@ -45,14 +47,6 @@ def array_from_le(typecode, buf):
     if sys.byteorder != "little":
         a.byteswap()
     return a
-
-
-def numel(shape):
-    """Element count of a shape (a list or tuple of ints)."""
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def open_path(path):

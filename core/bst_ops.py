@@ -13,7 +13,8 @@ ValueErrors that name the op index and kind.
 import gc
 from array import array
 
-from burn.bst import ITEMSIZE, MAX_DIM, check_int, check_number, numel
+from burn.bst import ITEMSIZE, MAX_DIM, check_int, check_number
+from burn.shape import numel
 
 # A firmware built for given models (`burn firmware build --ops-from`) freezes
 # burn._firmware_ops, whose check(step, kernel) fails an op whose kernel it left out.

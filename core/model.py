@@ -17,9 +17,10 @@ import gc
 import sys
 from array import array
 
-from burn.bst import ITEMSIZE, TYPECODE, BstFile, numel, zeros
+from burn.bst import ITEMSIZE, TYPECODE, BstFile, zeros
 from burn.device import device
 from burn.dtype import dtype_of
+from burn.shape import numel
 from burn.tensor import Tensor
 
 try:

@@ -171,6 +171,19 @@ static inline flex_s8_quant bf_quant(int32_t in_zp, int32_t out_zp, int32_t act_
     return q;
 }
 
+/* flex_s8_add and the kernels that take its arguments (flex_s8_sub,
+ * flex_s8_squared_difference). */
+typedef flex_status (*bf_add_like_fn)(const flex_dims4 *, const int8_t *, size_t,
+                                      const flex_dims4 *, const int8_t *, size_t,
+                                      const flex_s8_add_params *, const flex_dims4 *, int8_t *,
+                                      size_t);
+
+/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
+ *  out_shift, left_shift, act_min, act_max[, swap when has_swap]) onto `kernel`, b broadcast
+ *  along the innermost dims; a swap (SUB's b - a) passes b as flex's first input
+ *  (burnflex_s8.c). */
+mp_obj_t bf_add_like(const char *op, const mp_obj_t *args, int has_swap, bf_add_like_fn kernel);
+
 /* burnflex.aligned(buffer): whether its first byte is word aligned (a table used in place
  * as int32 words must be). */
 extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;

@@ -8,63 +8,15 @@
  * MP_QSTR_minimum_s8 MP_QSTR_sub_f32 MP_QSTR_squared_difference_f32 MP_QSTR_maximum_f32
  * MP_QSTR_minimum_f32 MP_QSTR_div_f32 */
 
-/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
- *  out_shift, left_shift, act_min, act_max[, swap]): flex_s8_add's arguments; a swap (SUB's
- *  b - a) passes b as flex's first input. */
-typedef flex_status (*add_like_fn)(const flex_dims4 *, const int8_t *, size_t,
-                                   const flex_dims4 *, const int8_t *, size_t,
-                                   const flex_s8_add_params *, const flex_dims4 *, int8_t *,
-                                   size_t);
-
-static mp_obj_t add_like(const char *op, const mp_obj_t *args, int has_swap,
-                         add_like_fn kernel) {
-    enum { SIZE, B_SIZE, A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT,
-           OUT_SHIFT, LEFT_SHIFT, ACT_MIN, ACT_MAX, SWAP, COUNT };
-    int32_t a[COUNT];
-    const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
-    bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0), t;
-    flex_dims4 d1, d2, dt;
-    int32_t n1, n2, first = A_ZP, second = B_ZP, k;
-    flex_s8_add_params p;
-    bf_ints(op, args, 3, COUNT - 1 + has_swap, a);
-    if (a[B_SIZE] < 1 || a[SIZE] < 0 || a[SIZE] % a[B_SIZE])
-        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
-    d1 = bf_dims(1, 1, a[SIZE] / a[B_SIZE], a[B_SIZE]);
-    d2 = bf_dims(1, 1, 1, a[B_SIZE]);
-    n1 = a[SIZE];
-    n2 = a[B_SIZE];
-    if (has_swap && a[SWAP]) {
-        t = x1, x1 = x2, x2 = t;
-        dt = d1, d1 = d2, d2 = dt;
-        k = n1, n1 = n2, n2 = k;
-        first = B_ZP, second = A_ZP;
-    }
-    p.input1_offset = bf_neg(a[first]);
-    p.input1_multiplier = a[first + 1];
-    p.input1_shift = a[first + 2];
-    p.input2_offset = bf_neg(a[second]);
-    p.input2_multiplier = a[second + 1];
-    p.input2_shift = a[second + 2];
-    p.left_shift = a[LEFT_SHIFT];
-    p.output_offset = a[OUT_ZP];
-    p.output_multiplier = a[OUT_MULT];
-    p.output_shift = a[OUT_SHIFT];
-    p.act_min = a[ACT_MIN];
-    p.act_max = a[ACT_MAX];
-    bf_check(op, kernel(&d1, x1.data, bf_len(&x1, n1), &d2, x2.data, bf_len(&x2, n2), &p,
-                        has_swap && a[SWAP] ? &d2 : &d1, y.data, bf_len(&y, a[SIZE])));
-    return mp_const_none;
-}
-
 static mp_obj_t sub_s8(size_t n_args, const mp_obj_t *args) {
     (void)n_args;
-    return add_like("sub_s8", args, 1, flex_s8_sub);
+    return bf_add_like("sub_s8", args, 1, flex_s8_sub);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_sub_s8_obj, 18, 18, sub_s8);
 
 static mp_obj_t squared_difference_s8(size_t n_args, const mp_obj_t *args) {
     (void)n_args;
-    return add_like("squared_difference_s8", args, 0, flex_s8_squared_difference);
+    return bf_add_like("squared_difference_s8", args, 0, flex_s8_squared_difference);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_squared_difference_s8_obj, 17, 17,
                                     squared_difference_s8);

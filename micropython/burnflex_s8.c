@@ -75,35 +75,42 @@ static void broadcast(const char *op, int32_t size, int32_t b_size, flex_dims4 *
     *db = bf_dims(1, 1, 1, b_size);
 }
 
-/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
- *  out_shift, left_shift, act_min, act_max) */
-static mp_obj_t add_s8(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "add_s8";
+mp_obj_t bf_add_like(const char *op, const mp_obj_t *args, int has_swap, bf_add_like_fn kernel) {
     enum { SIZE, B_SIZE, A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT,
-           OUT_SHIFT, LEFT_SHIFT, ACT_MIN, ACT_MAX, COUNT };
+           OUT_SHIFT, LEFT_SHIFT, ACT_MIN, ACT_MAX, SWAP, COUNT };
     int32_t a[COUNT];
-    const bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0);
     const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
-    flex_dims4 da, db;
+    const bf_buf x[2] = {bf_buffer(op, args, 0, BF_S8, 0), bf_buffer(op, args, 1, BF_S8, 0)};
+    flex_dims4 d[2];
     flex_s8_add_params p;
-    (void)n_args;
-    bf_ints(op, args, 3, COUNT, a);
-    broadcast(op, a[SIZE], a[B_SIZE], &da, &db);
-    p.input1_offset = bf_neg(a[A_ZP]);
-    p.input1_multiplier = a[A_MULT];
-    p.input1_shift = a[A_SHIFT];
-    p.input2_offset = bf_neg(a[B_ZP]);
-    p.input2_multiplier = a[B_MULT];
-    p.input2_shift = a[B_SHIFT];
+    int first; /* the argument (0: a, 1: b) that is flex's first input */
+    const int32_t *q1, *q2; /* its zero point, multiplier and shift, and the other's */
+    bf_ints(op, args, 3, COUNT - 1 + has_swap, a);
+    broadcast(op, a[SIZE], a[B_SIZE], &d[0], &d[1]);
+    first = has_swap && a[SWAP];
+    q1 = a + (first ? B_ZP : A_ZP);
+    q2 = a + (first ? A_ZP : B_ZP);
+    p.input1_offset = bf_neg(q1[0]);
+    p.input1_multiplier = q1[1];
+    p.input1_shift = q1[2];
+    p.input2_offset = bf_neg(q2[0]);
+    p.input2_multiplier = q2[1];
+    p.input2_shift = q2[2];
     p.left_shift = a[LEFT_SHIFT];
     p.output_offset = a[OUT_ZP];
     p.output_multiplier = a[OUT_MULT];
     p.output_shift = a[OUT_SHIFT];
     p.act_min = a[ACT_MIN];
     p.act_max = a[ACT_MAX];
-    bf_check(op, flex_s8_add(&da, x1.data, bf_len(&x1, a[SIZE]), &db, x2.data,
-                             bf_len(&x2, a[B_SIZE]), &p, &da, y.data, bf_len(&y, a[SIZE])));
+    bf_check(op, kernel(&d[first], x[first].data, bf_len(&x[first], a[SIZE + first]),
+                        &d[!first], x[!first].data, bf_len(&x[!first], a[SIZE + !first]), &p,
+                        &d[0], y.data, bf_len(&y, a[SIZE])));
     return mp_const_none;
+}
+
+static mp_obj_t add_s8(size_t n_args, const mp_obj_t *args) {
+    (void)n_args;
+    return bf_add_like("add_s8", args, 0, flex_s8_add);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_add_s8_obj, 17, 17, add_s8);
 

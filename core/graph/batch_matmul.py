@@ -13,7 +13,8 @@ prepare step lives here, and a default firmware leaves this module out.
 import sys
 
 from burn import bst_ops
-from burn.bst import MAX_DIM, numel
+from burn.bst import MAX_DIM
+from burn.shape import numel
 
 from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets

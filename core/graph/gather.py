@@ -12,7 +12,8 @@ leaves this module out.
 """
 
 from burn import bst_ops
-from burn.bst import MAX_DIM, numel
+from burn.bst import MAX_DIM
+from burn.shape import numel
 
 
 def _check(pos, size, count):

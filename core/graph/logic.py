@@ -19,8 +19,8 @@ first one repeats). select's three operands each repeat along the innermost dims
 
 import sys
 
-from burn.bst import numel
 from burn.bst_ops import _I32, _ZP, _bind, _const, _plain_mult_off, _shape
+from burn.shape import numel
 
 from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets

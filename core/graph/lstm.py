@@ -166,7 +166,8 @@ def prepare(step, ctx, variant):
     """Check an lstm op, make its state buffer (step.state, rest value step.rest, drawing on
     ctx.room as svdf's does) and bind its kernel (burn.bst_ops.prepare)."""
     from burn import bst_ops as b
-    from burn.bst import numel, zeros
+    from burn.bst import zeros
+    from burn.shape import numel
 
     b._arity(step, 1)
     dt = b._dtype(step, ctx)

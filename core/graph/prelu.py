@@ -5,8 +5,8 @@ alpha_size]); int8 bit-exact with TFLM's BroadcastPrelu4DSlow."""
 
 import sys
 
-from burn.bst import numel
 from burn.bst_ops import _ZP, _bind, _const, _dtype, _plain_mult_off, _unary
+from burn.shape import numel
 
 from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets

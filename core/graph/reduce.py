@@ -16,7 +16,8 @@ leaves this module out.
 import sys
 
 from burn import bst_ops
-from burn.bst import MAX_DIM, numel
+from burn.bst import MAX_DIM
+from burn.shape import numel
 
 from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets

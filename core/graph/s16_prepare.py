@@ -7,7 +7,7 @@ inside its buffers, as burn.bst_ops' own do.
 """
 
 from burn import bst_ops as b
-from burn.bst import numel
+from burn.shape import numel
 
 _I16 = (-32768, 32767)
 _MAX_DEPTH = 1 << 22  # an int64 sum of int16 x int8 products stays within 2**47 (TFLM's rule)

@@ -14,10 +14,8 @@ import sys
 
 from burn.bst_ops import _ACT, _ADD_Q, _bind, _clamp, _plain_mult_off, binary_head
 
-from .fixedpoint import mbqm_offset as _mbqm
-from .fixedpoint import mult_offsets
+from .s8_add import SQUARE, arith_plain
 
-_SQUARE = 2  # the `op` of _arith_plain that squares; 0 and 1 subtract (b - a for 1)
 _SWAP = (("swap", 0, 1),)
 # the input multipliers stay at most one half, so the square of the difference of two
 # scaled int8 values (left shift at most 7) fits int32
@@ -25,36 +23,13 @@ _SQUARED_Q = _ADD_Q[:-1] + (("left_shift", 0, 7),)
 _HALF = 1 << 30
 
 
-def _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, op, mult_off):
-    if mult_off is None:
-        mult_off = mult_offsets(a_mult, b_mult, out_mult)
-    a_mult, b_mult, out_mult = mult_off
-    j = 0
-    for i in range(size):
-        x = _mbqm((((a[i] + 128) & 255) - 128 - a_zp) << left_shift, a_mult, a_shift)
-        y = _mbqm((((b[j] + 128) & 255) - 128 - b_zp) << left_shift, b_mult, b_shift)
-        j += 1
-        if j == b_size:
-            j = 0
-        d = y - x if op == 1 else x - y
-        if op == _SQUARE:
-            d *= d
-        r = _mbqm(d, out_mult, out_shift) + out_zp
-        if r < act_min:
-            r = act_min
-        elif r > act_max:
-            r = act_max
-        out[i] = r
-
-
 def sub_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
                  out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap,
                  mult_off=None):
     """Reference int8 SUB: out[i] = a[i] - b[i % b_size] in real values (b - a when swap
     is 1), requantized. mult_off: the three multipliers as offsets (see s8_add)."""
-    _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap, mult_off)
+    arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap, mult_off)
 
 
 def squared_difference_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
@@ -62,8 +37,8 @@ def squared_difference_s8_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, 
                                 act_max, mult_off=None):
     """Reference int8 SQUARED_DIFFERENCE: out[i] = (a[i] - b[i % b_size])**2 in real
     values, requantized."""
-    _arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                 out_zp, out_mult, out_shift, left_shift, act_min, act_max, _SQUARE, mult_off)
+    arith_plain(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, SQUARE, mult_off)
 
 
 def _extreme_plain(a, b, out, size, b_size, minimum):
@@ -91,54 +66,20 @@ sub_s8_fast = squared_difference_s8_fast = maximum_s8_fast = minimum_s8_fast = N
 if sys.implementation.name == "micropython":
     import micropython
 
-    from .fixedpoint import mbqm_fast
-
-    @micropython.viper
-    def _arith_fast(a, b, out, size: int, b_size: int, a_zp: int, a_mult: int, a_shift: int,
-                    b_zp: int, b_mult: int, b_shift: int, out_zp: int, out_mult: int,
-                    out_shift: int, left_shift: int, act_min: int, act_max: int, op: int):
-        pa = ptr8(a)
-        pb = ptr8(b)
-        po = ptr8(out)
-        # Multipliers travel to mbqm_fast offset by -2**30, as small ints (see fixedpoint).
-        am = a_mult - 0x3FFFFFFF - 1
-        bm = b_mult - 0x3FFFFFFF - 1
-        om = out_mult - 0x3FFFFFFF - 1
-        j = 0
-        i = 0
-        while i < size:
-            x = int(mbqm_fast((((int(pa[i]) ^ 0x80) - 0x80) - a_zp) << left_shift, am,
-                              a_shift))
-            y = int(mbqm_fast((((int(pb[j]) ^ 0x80) - 0x80) - b_zp) << left_shift, bm,
-                              b_shift))
-            j += 1
-            if j == b_size:
-                j = 0
-            d = x - y
-            if op == 1:
-                d = y - x
-            elif op == 2:
-                d = d * d
-            r = int(mbqm_fast(d, om, out_shift)) + out_zp
-            if r < act_min:
-                r = act_min
-            elif r > act_max:
-                r = act_max
-            po[i] = r
-            i += 1
+    from .s8_add import arith_fast
 
     def sub_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
                     out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap):
         """Viper twin of sub_s8_plain."""
-        _arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
+        arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                   out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
 
     def squared_difference_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp,
                                    b_mult, b_shift, out_zp, out_mult, out_shift, left_shift,
                                    act_min, act_max):
         """Viper twin of squared_difference_s8_plain."""
-        _arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, _SQUARE)
+        arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                   out_zp, out_mult, out_shift, left_shift, act_min, act_max, SQUARE)
 
     @micropython.viper
     def _extreme_fast(a, b, out, size: int, b_size: int, minimum: int):

@@ -8,9 +8,8 @@ act_min, act_max); windows cover only in-bounds cells (padding is never averaged
 import sys
 
 
-def avg_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
-                      pad_left, act_min, act_max):
-    """Reference int8 average pool: in-window mean rounded half away from zero."""
+def _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
+                   pad_left, act_min, act_max, is_max):
     o = 0
     for b in range(n):
         for y in range(oh):
@@ -23,15 +22,18 @@ def avg_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w
                 fx1 = min(kw, iw - x0)
                 count = (fy1 - fy0) * (fx1 - fx0)
                 for ch in range(c):
-                    acc = 0
+                    acc = -128 if is_max else 0
                     for fy in range(fy0, fy1):
                         row = (b * ih + y0 + fy) * iw + x0
                         for fx in range(fx0, fx1):
-                            acc += ((inp[(row + fx) * c + ch] + 128) & 255) - 128
-                    if acc > 0:
-                        acc = (acc + count // 2) // count
-                    else:
-                        acc = -((count // 2 - acc) // count)
+                            v = ((inp[(row + fx) * c + ch] + 128) & 255) - 128
+                            if not is_max:
+                                acc += v
+                            elif v > acc:
+                                acc = v
+                    if not is_max:  # the mean, rounded half away from zero
+                        acc = (acc + count // 2) // count if acc > 0 else \
+                            -((count // 2 - acc) // count)
                     if acc < act_min:
                         acc = act_min
                     elif acc > act_max:
@@ -40,33 +42,18 @@ def avg_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w
                     o += 1
 
 
+def avg_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
+                      pad_left, act_min, act_max):
+    """Reference int8 average pool: in-window mean rounded half away from zero."""
+    _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
+                   pad_left, act_min, act_max, False)
+
+
 def max_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
                       pad_left, act_min, act_max):
     """Reference int8 max pool over the in-bounds cells of each window."""
-    o = 0
-    for b in range(n):
-        for y in range(oh):
-            y0 = y * stride_h - pad_top
-            fy0 = max(0, -y0)
-            fy1 = min(kh, ih - y0)
-            for x in range(ow):
-                x0 = x * stride_w - pad_left
-                fx0 = max(0, -x0)
-                fx1 = min(kw, iw - x0)
-                for ch in range(c):
-                    m = -128
-                    for fy in range(fy0, fy1):
-                        row = (b * ih + y0 + fy) * iw + x0
-                        for fx in range(fx0, fx1):
-                            v = ((inp[(row + fx) * c + ch] + 128) & 255) - 128
-                            if v > m:
-                                m = v
-                    if m < act_min:
-                        m = act_min
-                    elif m > act_max:
-                        m = act_max
-                    out[o] = m
-                    o += 1
+    _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
+                   pad_left, act_min, act_max, True)
 
 
 avg_pool_s8_fast = None

@@ -15,8 +15,9 @@ firmware, which leaves this module out, does not carry it.
 
 import sys
 
-from burn.bst import MAX_DIM, numel
+from burn.bst import MAX_DIM
 from burn.bst_ops import _arity, _bind, _dtype, _int_list, _shape
+from burn.shape import numel
 
 DIMS = 6
 

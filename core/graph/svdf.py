@@ -181,7 +181,8 @@ def prepare(step, ctx, variant):
     which Model.reset() fills in; it draws on ctx.room, the arena cap less the states made
     so far, with the arena) and bind its kernel (burn.bst_ops.prepare)."""
     from burn import bst_ops as b
-    from burn.bst import numel, zeros
+    from burn.bst import zeros
+    from burn.shape import numel
 
     b._arity(step, 1)
     dt = b._dtype(step, ctx)

@@ -6,6 +6,32 @@ from burn.nn.module import Module, Parameter
 from burn.ops.window import pair
 
 
+def check_channels(name, in_channels, out_channels, groups, padding_mode):
+    """Raise ValueError, naming the layer `name`, unless `groups` divides both channel
+    counts and `padding_mode` is 'zeros' (the checks of every convolution layer)."""
+    if groups < 1 or in_channels % groups or out_channels % groups:
+        raise ValueError(name + ": in_channels (" + str(in_channels) + ") and " +
+                         "out_channels (" + str(out_channels) +
+                         ") must be divisible by groups (" + str(groups) + ")")
+    if padding_mode != "zeros":
+        raise ValueError(name + ": only padding_mode='zeros' is supported, got " +
+                         repr(padding_mode))
+
+
+def conv_padding(name, padding, stride, parse, forms):
+    """The padding of convolution layer `name`: 'same' (stride 1 only, as in PyTorch) or
+    'valid' as given, else parse(name, "padding", padding); `forms` ends the list of the
+    accepted forms in the error message."""
+    if not isinstance(padding, str):
+        return parse(name, "padding", padding)
+    if padding not in ("same", "valid"):
+        raise ValueError(name + ": padding must be 'same', 'valid'" + forms + ", got " +
+                         repr(padding))
+    if padding == "same" and stride != (1,) * len(stride):
+        raise ValueError(name + ": padding='same' needs stride 1, got stride " + str(stride))
+    return padding
+
+
 class Conv2d(Module):
     """2-D convolution; weight is [out_channels, in_channels // groups, kh, kw].
 
@@ -14,28 +40,13 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode="zeros"):
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError("Conv2d: in_channels (" + str(in_channels) + ") and " +
-                             "out_channels (" + str(out_channels) +
-                             ") must be divisible by groups (" + str(groups) + ")")
-        if padding_mode != "zeros":
-            raise ValueError("Conv2d: only padding_mode='zeros' is supported, got " +
-                             repr(padding_mode))
+        check_channels("Conv2d", in_channels, out_channels, groups, padding_mode)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = pair("Conv2d", "kernel_size", kernel_size)
         self.stride = pair("Conv2d", "stride", stride)
         self.dilation = pair("Conv2d", "dilation", dilation)
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError("Conv2d: padding must be 'same', 'valid', an int or a pair, "
-                                 "got " + repr(padding))
-            if padding == "same" and self.stride != (1, 1):
-                raise ValueError("Conv2d: padding='same' needs stride 1, got stride " +
-                                 str(self.stride))
-            self.padding = padding
-        else:
-            self.padding = pair("Conv2d", "padding", padding)
+        self.padding = conv_padding("Conv2d", padding, self.stride, pair, ", an int or a pair")
         self.groups = groups
         w, b = default_weight_and_bias(
             (out_channels, in_channels // groups) + self.kernel_size, bias)

@@ -1,9 +1,14 @@
 """Conv1d: 1-D convolution over [N, C, L] input, run as a 2-D one with H = 1
 (burn.ops.window1d.conv1d)."""
 
+from burn.nn.conv import check_channels, conv_padding
 from burn.nn.init import default_weight_and_bias
 from burn.nn.module import Module, Parameter
 from burn.ops.window1d import conv1d, single
+
+
+def _single(layer, name, value):
+    return (single(layer, name, value),)
 
 
 class Conv1d(Module):
@@ -14,28 +19,13 @@ class Conv1d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode="zeros"):
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError("Conv1d: in_channels (" + str(in_channels) + ") and " +
-                             "out_channels (" + str(out_channels) +
-                             ") must be divisible by groups (" + str(groups) + ")")
-        if padding_mode != "zeros":
-            raise ValueError("Conv1d: only padding_mode='zeros' is supported, got " +
-                             repr(padding_mode))
+        check_channels("Conv1d", in_channels, out_channels, groups, padding_mode)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = (single("Conv1d", "kernel_size", kernel_size),)
         self.stride = (single("Conv1d", "stride", stride),)
         self.dilation = (single("Conv1d", "dilation", dilation),)
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError("Conv1d: padding must be 'same', 'valid' or an int, got " +
-                                 repr(padding))
-            if padding == "same" and self.stride != (1,):
-                raise ValueError("Conv1d: padding='same' needs stride 1, got stride " +
-                                 str(self.stride))
-            self.padding = padding
-        else:
-            self.padding = (single("Conv1d", "padding", padding),)
+        self.padding = conv_padding("Conv1d", padding, self.stride, _single, " or an int")
         self.groups = groups
         w, b = default_weight_and_bias(
             (out_channels, in_channels // groups) + self.kernel_size, bias)

@@ -2,6 +2,7 @@
 
 import math
 
+from burn.nn.conv import check_channels
 from burn.nn.init import default_weight_and_bias, fan_in_and_fan_out, uniform_tensor
 from burn.nn.module import Module, Parameter
 from burn.ops.conv_transpose import conv_transpose2d
@@ -15,13 +16,7 @@ class ConvTranspose2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
         super().__init__()
-        if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ValueError("ConvTranspose2d: in_channels (" + str(in_channels) + ") and " +
-                             "out_channels (" + str(out_channels) +
-                             ") must be divisible by groups (" + str(groups) + ")")
-        if padding_mode != "zeros":
-            raise ValueError("ConvTranspose2d: only padding_mode='zeros' is supported, got " +
-                             repr(padding_mode))
+        check_channels("ConvTranspose2d", in_channels, out_channels, groups, padding_mode)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = pair("ConvTranspose2d", "kernel_size", kernel_size)

@@ -11,6 +11,7 @@ are used instead.
 """
 
 from burn import dtype as _dt
+from burn.shape import numel
 
 from ..backends.window import pool_frame
 
@@ -32,13 +33,7 @@ class Inner:
                 for name, f in zip(names, fast):
                     setattr(self, name, f)
 
-    @staticmethod
-    def numel(shape):
-        """Element count of `shape`."""
-        n = 1
-        for s in shape:
-            n *= s
-        return n
+    numel = staticmethod(numel)
 
     def _same(self, op, a, b, n):
         return self.inner.binary(op, a, (n,), b, (n,), (n,), F32)

@@ -64,23 +64,17 @@ def run(args):
         return run_onnx(args)
     if Path(args.model).suffix.lower() in import_weights.SUFFIXES:
         return import_weights.run_weights(args)
-    import burn
-    from burn.host.bst_writer import write_bst
+    from burn.host.cli.import_write import write_graph
     from burn.host.importers.tflite_import import import_tflite
 
     src = Path(args.model)
     out = Path(args.output) if args.output else src.with_suffix(".bst")
-    try:
+
+    def graph():
         data = src.read_bytes()
         labels = class_labels(args.labels) if args.labels is not None else ()
-        graph = import_tflite(data, tests=args.tests, labels=labels,
-                              metadata={"source": src.name},
-                              progress=lambda m: print("  " + m, file=sys.stderr))
-        written = write_bst(graph, out)
-    except (OSError, ValueError) as e:
-        print("burn import: %s: %s" % (src, " ".join(str(e).split())), file=sys.stderr)
-        return 1
-    model = burn.load(written)
-    print("wrote %s: %d bytes, %d ops, arena %d bytes, %d reference tests" % (
-        out, len(written), len(graph.ops), model.arena_bytes, len(graph.tests)))
-    return 0
+        return import_tflite(data, tests=args.tests, labels=labels,
+                             metadata={"source": src.name},
+                             progress=lambda m: print("  " + m, file=sys.stderr))
+
+    return write_graph(src, out, graph)

@@ -7,48 +7,43 @@ import sys
 import time
 from pathlib import Path
 
+from burn.host.cli.import_write import write_graph
 from burn.host.cli.labels_arg import class_labels
 
 
 def run_onnx(args):
     """Import `args.model` (ONNX) to `args.output`; exit status 1 with the reason on error."""
-    import burn
-    from burn.host.bst_writer import write_bst
+    src = Path(args.model)
+    out = Path(args.output) if args.output else src.with_suffix(".bst")
+    return write_graph(src, out, lambda: _graph(args, src, out))
+
+
+def _graph(args, src, out):
+    """The .bst Graph of the ONNX model `src`, or None once the Python module is written."""
     from burn.host.importers.onnx_import import Imported, read
     from burn.host.importers.onnx_lower import lower
     from burn.host.importers.onnx_qdq import int8_graph, is_quantized
 
-    src = Path(args.model)
-    out = Path(args.output) if args.output else src.with_suffix(".bst")
     start = time.perf_counter()
-    try:
-        if out.suffix not in (".py", ".bst"):
-            raise ValueError("the output must end in .py or .bst, got %s" % out.name)
-        labels = class_labels(args.labels) if args.labels is not None else ()
-        onnx_graph = read(src)
-        if is_quantized(onnx_graph):
-            if out.suffix == ".py":
-                raise ValueError("a quantized (QDQ) model imports only to an int8 .bst")
-            graph = int8_graph(onnx_graph, tests=args.tests, labels=labels,
-                               metadata={"source": src.name})
-            print("  imported %d quantized ONNX nodes in %.2f s" % (
-                len(onnx_graph.nodes), time.perf_counter() - start), file=sys.stderr)
-        else:
-            imported = Imported(lower(onnx_graph), src.name)
-            print("  imported %d ONNX nodes in %.2f s" % (
-                len(onnx_graph.nodes), time.perf_counter() - start), file=sys.stderr)
-            if out.suffix == ".py":
-                code, weights = imported.write_python(out)
-                print("wrote %s and %s: %d layers, %d forward operations" % (
-                    code, weights, sum(1 for _, s in imported.builder.layers if s),
-                    len(imported.builder.lines)))
-                return 0
-            graph = imported.float_graph(tests=args.tests, labels=labels)
-        written = write_bst(graph, out)
-    except (OSError, ValueError) as e:
-        print("burn import: %s: %s" % (src, " ".join(str(e).split())), file=sys.stderr)
-        return 1
-    model = burn.load(written)
-    print("wrote %s: %d bytes, %d ops, arena %d bytes, %d reference tests" % (
-        out, len(written), len(graph.ops), model.arena_bytes, len(graph.tests)))
-    return 0
+    if out.suffix not in (".py", ".bst"):
+        raise ValueError("the output must end in .py or .bst, got %s" % out.name)
+    labels = class_labels(args.labels) if args.labels is not None else ()
+    onnx_graph = read(src)
+    if is_quantized(onnx_graph):
+        if out.suffix == ".py":
+            raise ValueError("a quantized (QDQ) model imports only to an int8 .bst")
+        graph = int8_graph(onnx_graph, tests=args.tests, labels=labels,
+                           metadata={"source": src.name})
+        print("  imported %d quantized ONNX nodes in %.2f s" % (
+            len(onnx_graph.nodes), time.perf_counter() - start), file=sys.stderr)
+        return graph
+    imported = Imported(lower(onnx_graph), src.name)
+    print("  imported %d ONNX nodes in %.2f s" % (
+        len(onnx_graph.nodes), time.perf_counter() - start), file=sys.stderr)
+    if out.suffix == ".py":
+        code, weights = imported.write_python(out)
+        print("wrote %s and %s: %d layers, %d forward operations" % (
+            code, weights, sum(1 for _, s in imported.builder.layers if s),
+            len(imported.builder.lines)))
+        return None
+    return imported.float_graph(tests=args.tests, labels=labels)

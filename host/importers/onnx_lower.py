@@ -6,6 +6,9 @@ input (batch 1) by the model being built, so every shape is known from the real 
 lines are the generated module's forward, exactly as they ran. Constants fold first
 (`onnx_fold`). A value's first dim is the batch: a reshape that keeps it writes
 `x.shape[0]`, so the model takes any batch size, as it must to train and to export.
+
+Layers: onnx_registry (LOWERED, Var), then the handlers that fill it (onnx_ops,
+onnx_ops_math, onnx_resize), then this engine, which imports them all.
 """
 
 import math
@@ -18,40 +21,16 @@ from burn import nn
 from burn.nn import functional as F
 
 from ..convert import to_numpy, to_tensor
+from . import onnx_ops, onnx_ops_math, onnx_resize  # noqa: F401  (register the handlers)
 from .onnx_fold import FOLDS, constant, fold
 from .onnx_read import ONNXImportError
-
-LOWERED = {}  # ONNX op -> handler(builder, node)
-QDQ_OPS = ("QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul")
-
-
-def lowers(*ops):
-    """Register a handler for the ONNX `ops`."""
-    def register(fn):
-        for op in ops:
-            LOWERED[op] = fn
-        return fn
-    return register
+from .onnx_registry import LOWERED, QDQ_OPS, Var
 
 
 def supported_ops():
     """The ONNX ops the importer converts (the quantized ones into int8 graphs: onnx_qdq),
     sorted."""
-    from . import onnx_ops  # noqa: F401  (registers the handlers)
     return sorted(set(LOWERED) | set(FOLDS) | set(QDQ_OPS))
-
-
-class Var:
-    """A computed value: its Python name and its tensor on the sample input."""
-
-    def __init__(self, name, tensor):
-        self.name = name
-        self.tensor = tensor
-
-    @property
-    def shape(self):
-        """The value's shape on the sample input (batch 1)."""
-        return tuple(self.tensor.shape)
 
 
 class _Imported(nn.Module):
@@ -229,7 +208,6 @@ class Builder:
 def unsupported_nodes(graph):
     """The nodes no handler converts: unknown ops, and ops that only fold (Cast, Expand,
     ...) with an input computed from the graph input."""
-    from . import onnx_ops  # noqa: F401  (registers the handlers)
     computed = {graph.inputs[0][0]}
     found = []
     for n in graph.nodes:
@@ -251,6 +229,5 @@ def lower(graph, device="numpy"):
     `device`)."""
     import burn.host  # registers the host backends' names
 
-    from . import onnx_ops  # noqa: F401  (registers the handlers)
     _, shape = graph.inputs[0]
     return Builder(graph, device).run(burn.zeros(shape, device=device))

@@ -3,8 +3,9 @@ line of burn tensor operations (NCHW, as ONNX and PyTorch)."""
 
 import numpy as np
 
-from .onnx_lower import Var, lowers
+from .onnx_fold import fold
 from .onnx_read import MAX_ACTIVATION, check_dims
+from .onnx_registry import Var, lowers
 
 MAX_GATHER = 4096  # indices of a Gather on a computed value (one slice each in the code)
 
@@ -396,7 +397,6 @@ def reshape(b, node):
 @lowers("Squeeze", "Unsqueeze")
 def squeeze(b, node):
     """Squeeze / Unsqueeze -> a reshape."""
-    from .onnx_fold import fold
     x = b.var(0)
     consts = [np.empty(x.shape, np.uint8)] + [b.const(i) for i in range(1, len(node.inputs))]
     b.reshape(x, fold(node, consts).shape)
@@ -485,6 +485,3 @@ def gather(b, node):
     parts = ["%s[%s%d:%d]" % (x.name, lead, int(i) % size, int(i) % size + 1)
              for i in idx.reshape(-1)]
     b.emit("burn.cat([%s], dim=%d)" % (", ".join(parts), axis))
-
-
-from . import onnx_ops_math, onnx_resize  # noqa: E402,F401  (register the handlers)

@@ -4,8 +4,8 @@ tensor operations (comparisons give burn bool tensors, ArgMax an int32 one)."""
 
 import numpy as np
 
-from .onnx_lower import Var, lowers
 from .onnx_read import MAX_ACTIVATION, check_dims
+from .onnx_registry import Var, lowers
 
 # ONNX op -> burn Tensor method (one input, elementwise)
 _METHODS = {"Abs": "abs", "Neg": "neg", "Sqrt": "sqrt", "Exp": "exp", "Log": "log",

@@ -19,97 +19,35 @@ Values while walking the graph:
 Layout: a 4-D value is NCHW in ONNX and NHWC in the graph. A reshape of a 4-D value keeps the
 NHWC element order; `Act.order` (graph position -> ONNX position) records it, and only a
 fully connected layer may read such a value (it takes its weight columns in that order).
+
+Layers: onnx_qdq_registry (the values, HANDLERS), then the handlers that fill it
+(onnx_qdq_ops, onnx_qlinear), then this engine, which imports them all.
 """
 
 import numpy as np
 
 from burn.host.bst_writer import runtime_tests
 
+from . import onnx_qdq_ops  # noqa: F401  (registers the handlers)
 from .errors import TFLiteImportError
 from .onnx_fold import FOLDS, constant, fold
-from .onnx_lower import QDQ_OPS
-from .onnx_read import MAX_ACTIVATION, ONNXImportError
+from .onnx_qdq_registry import (
+    HANDLERS,
+    PRECHECKS,
+    Act,
+    Fail,
+    Pending,
+    QConst,
+    checked,
+    graph_shape,
+)
+from .onnx_qlinear import QLINEAR
+from .onnx_read import ONNXImportError
+from .onnx_registry import QDQ_OPS
 from .tflite_import import build_graph, random_inputs
 from .tflite_read import TfModel, TfOp, TfTensor
 
 _BAD = object()  # the value of an output whose node could not be translated
-
-
-class Fail(ValueError):
-    """Why one node cannot be translated."""
-
-
-class QConst:
-    """A dequantized constant: integers `q`, per-axis or single `scales` and `zps` (float
-    and int arrays, 1-D) along `axis`."""
-
-    def __init__(self, q, scales, zps, axis):
-        self.q = q
-        self.scales = scales
-        self.zps = zps
-        self.axis = axis
-
-
-class Act:
-    """An activation: TfModel tensor `t`, ONNX `shape`, `view` (the ONNX value is the
-    dequantized float view of the int8 tensor) and `order` (None: the graph holds the
-    elements in the canonical order of `shape`, NHWC for 4-D)."""
-
-    def __init__(self, t, shape, view, order=None):
-        self.t = t
-        self.shape = tuple(shape)
-        self.view = view
-        self.order = order
-
-
-class Pending:
-    """The float output of `node`, of ONNX `shape`, waiting for its quantization: `emit(out,
-    code)` writes the op(s) into TfModel tensor `out` with fused activation `code`."""
-
-    def __init__(self, node, shape, emit, order=None, code=0):
-        self.node = node
-        self.shape = tuple(shape)
-        self.emit = emit
-        self.order = order
-        self.code = code
-
-
-def checked(shape):
-    """`shape`, refused (before anything of that size is made) when a dim is below 1 or the
-    elements exceed MAX_ACTIVATION."""
-    count = 1
-    for d in shape:
-        count *= int(d)
-        if d < 1 or count > MAX_ACTIVATION:
-            raise Fail("a value of shape %s: empty or more than %d elements"
-                       % (tuple(shape), MAX_ACTIVATION))
-    return shape
-
-
-def graph_shape(shape):
-    """The graph (NHWC for 4-D) shape of an ONNX shape."""
-    shape = tuple(int(d) for d in shape)
-    return (shape[0], shape[2], shape[3], shape[1]) if len(shape) == 4 else shape
-
-
-def canonical_order(shape):
-    """ONNX position of each element in the graph layout of `shape` (NHWC for 4-D); None
-    when it is the identity."""
-    if len(shape) != 4 or shape[1] == 1 or shape[2] * shape[3] == 1:
-        return None
-    return np.arange(int(np.prod(shape))).reshape(shape).transpose(0, 2, 3, 1).reshape(-1)
-
-
-def order_for(order, shape):
-    """The `order` of a value of `shape` whose graph elements hold ONNX positions `order`
-    (None: the identity); None when that is the canonical order of `shape`."""
-    canon = canonical_order(shape)
-    if order is None and canon is None:
-        return None
-    n = int(np.prod(shape))
-    have = order if order is not None else np.arange(n)
-    return None if np.array_equal(have, canon if canon is not None else np.arange(n)) \
-        else have
 
 
 class Translator:
@@ -262,7 +200,6 @@ class Translator:
     def run(self):
         """Translate every node; returns the TfModel. Raises ONNXImportError listing every
         node that cannot be translated."""
-        from .onnx_qdq_ops import HANDLERS, PRECHECKS
         name, shape = self.graph.inputs[0]
         x = self.tensor(graph_shape(shape), np.float32, name=name[-48:])
         self.values[name] = Act(x, shape, False)
@@ -331,13 +268,11 @@ class Translator:
 
 def is_quantized(graph):
     """Whether an OnnxGraph holds quantized ops (it then imports only to an int8 .bst)."""
-    from .onnx_qlinear import QLINEAR
     return any(n.op in QDQ_OPS or n.op in QLINEAR for n in graph.nodes)
 
 
 def unsupported_nodes(graph):
     """The nodes of a quantized OnnxGraph whose op the int8 import has no handler for."""
-    from .onnx_qdq_ops import HANDLERS
     return [n for n in graph.nodes if n.op not in HANDLERS and n.op not in FOLDS]
 
 

@@ -6,36 +6,23 @@ import math
 
 import numpy as np
 
-from .onnx_qdq import Act, Fail, Pending, QConst, canonical_order, checked, graph_shape, order_for
+from .onnx_qdq_registry import (
+    PRECHECKS,
+    Act,
+    Fail,
+    Pending,
+    QConst,
+    canonical_order,
+    checked,
+    graph_shape,
+    handles,
+    order_for,
+    scalar_quant,
+)
 
-HANDLERS = {}
 _CODES = {(0.0, None): 1, (-1.0, 1.0): 2, (0.0, 6.0): 3}  # clamp -> TFLite activation code
 _CLAMPS = {1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}  # TFLite activation code -> its op
 _NHWC_AXIS = (0, 3, 1, 2)  # graph axis of each NCHW axis
-
-
-def handles(*ops):
-    """Register a handler for the ONNX `ops`."""
-    def register(fn):
-        for op in ops:
-            HANDLERS[op] = fn
-        return fn
-    return register
-
-
-def scalar_quant(tr, i_scale, i_zp):
-    """(scale, zero point) of a per-tensor int8 QuantizeLinear / DequantizeLinear."""
-    scale = tr.constant(i_scale, "scale")
-    zp = tr.constant(i_zp, "zero point")
-    if zp is None or zp.dtype != np.int8:
-        raise Fail("activations must be int8 (zero point of type int8; uint8 is not "
-                   "supported: quantize with QuantType.QInt8)")
-    if scale.size != 1 or zp.size != 1:
-        raise Fail("activations must be quantized per tensor (one scale and zero point)")
-    s = float(np.float32(scale.reshape(-1)[0]))
-    if not (math.isfinite(s) and 1e-30 < s < 1e30):
-        raise Fail("bad scale %r" % s)
-    return s, int(zp.reshape(-1)[0])
 
 
 def _check_quantize(tr, node):
@@ -65,9 +52,7 @@ def _quantize(tr, node):
         raise Fail("input 0 must be a float value")
 
 
-# Checks of a node's own attributes, run even when an input failed, so that every node
-# with its own problem is reported.
-PRECHECKS = {"QuantizeLinear": _check_quantize}
+PRECHECKS["QuantizeLinear"] = _check_quantize
 
 
 @handles("DequantizeLinear")
@@ -477,6 +462,3 @@ def _identity(tr, node):
     if isinstance(tr.get(0), Pending):
         raise Fail("a float output must go straight to its QuantizeLinear")
     tr.set(tr.get(0))
-
-
-from . import onnx_qlinear  # noqa: E402,F401  (registers the QLinear ops)

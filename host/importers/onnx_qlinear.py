@@ -6,8 +6,7 @@ the float op's own handler (onnx_qdq_ops) between int8 values."""
 
 import numpy as np
 
-from .onnx_qdq import Act, Fail, QConst
-from .onnx_qdq_ops import HANDLERS, handles, scalar_quant
+from .onnx_qdq_registry import HANDLERS, Act, Fail, QConst, handles, scalar_quant
 from .onnx_read import Node
 
 _MS = "com.microsoft."

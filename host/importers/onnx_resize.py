@@ -5,8 +5,8 @@ A_w transposed (an axis whose size does not change is left alone)."""
 
 import numpy as np
 
-from .onnx_lower import lowers
 from .onnx_read import MAX_ACTIVATION, check_dims
+from .onnx_registry import lowers
 
 _COORDS = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
            "tf_half_pixel_for_nn")

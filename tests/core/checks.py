@@ -1,4 +1,31 @@
-"""Small assertion helpers shared by the tensor tests (MicroPython-safe)."""
+"""Small assertion helpers shared by the tensor tests, and the skip that both interpreters
+report (MicroPython-safe)."""
+
+import sys
+
+ON_MICROPYTHON = sys.implementation.name == "micropython"
+
+
+class Skipped(Exception):
+    """A test that does not apply here, raised by skip() on MicroPython; mp_runner.py
+    reports it as skipped (it looks for the `skipped` attribute)."""
+
+    skipped = True
+
+
+def skip(reason):
+    """Stop the running test as skipped: pytest.skip on CPython, Skipped on MicroPython."""
+    if not ON_MICROPYTHON:
+        import pytest
+
+        pytest.skip(reason)
+    raise Skipped(reason)
+
+
+def micropython_only():
+    """Skip the running test on CPython: the viper twins it checks exist on MicroPython only."""
+    if not ON_MICROPYTHON:
+        skip("the viper twins exist on MicroPython only")
 
 
 def flat(x):

@@ -70,12 +70,14 @@ class MicroPythonFailure(Exception):
 
 
 class Outcome:
-    """The result of one test on MicroPython: passed or not, report text, printed output."""
+    """The result of one test on MicroPython: passed or not, report text (a skip's reason),
+    printed output, and whether it was skipped (checks.skip)."""
 
-    def __init__(self, passed, text="", output=""):
+    def __init__(self, passed, text="", output="", skipped=False):
         self.passed = passed
         self.text = text
         self.output = output
+        self.skipped = skipped
 
 
 class MicroPythonFile(pytest.File):
@@ -114,6 +116,8 @@ class MicroPythonItem(pytest.Item):
         outcome = self.parent.outcome(self.test_name)
         if outcome.output:
             self.add_report_section("call", "stdout (MicroPython)", outcome.output)
+        if outcome.skipped:
+            pytest.skip(outcome.text)
         if not outcome.passed:
             raise MicroPythonFailure(outcome.text)
 
@@ -204,9 +208,9 @@ def run_batch(command, names, timeout, outcomes):
         if kind == "START":
             current, output = name, []
             deadline = time.monotonic() + timeout
-        elif kind in ("PASS", "FAIL"):
+        elif kind in ("PASS", "FAIL", "SKIP"):
             text = ast.literal_eval(detail) if detail else ""
-            outcomes[name] = Outcome(kind == "PASS", text, "".join(output))
+            outcomes[name] = Outcome(kind != "FAIL", text, "".join(output), kind == "SKIP")
             current, output = None, []
         elif kind == "IMPORT-ERROR":
             text = f"import of {name} failed\n" + ast.literal_eval(detail)

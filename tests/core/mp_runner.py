@@ -3,8 +3,10 @@
 Usage: micropython mp_runner.py PATHS MODULE [TEST ...]
 
 PATHS is a ':'-separated list put in front of sys.path (the folder where `burn` is found and
-the tests folder). Every line this script prints starts with MARK so that the host can tell
-results from whatever the tests print; a test's traceback travels as one repr() string.
+the tests folder). A test that raises an exception with a true `skipped` attribute
+(checks.skip) is reported as skipped. Every line this script prints starts with MARK so
+that the host can tell results from whatever the tests print; a test's traceback travels
+as one repr() string.
 This file runs on MicroPython only (it uses sys.print_exception).
 """
 
@@ -35,7 +37,10 @@ def run_tests(module, names):
         try:
             getattr(module, name)()
         except Exception as exc:  # a failing test must not stop the others
-            emit("FAIL", name, repr(traceback_text(exc)))
+            if getattr(exc, "skipped", False):  # checks.skip()
+                emit("SKIP", name, repr(str(exc)))
+            else:
+                emit("FAIL", name, repr(traceback_text(exc)))
         else:
             emit("PASS", name)
 

@@ -5,6 +5,8 @@ import gc
 import sys
 from array import array
 
+from checks import micropython_only
+
 from burn.graph import fixedpoint as fp
 from burn.graph import layout
 from burn.graph.s8_add import add_s8, add_s8_fast, add_s8_plain
@@ -46,7 +48,6 @@ try:
 except ImportError:  # a firmware freezes only the modules its kernels import; the board
     import quant_params as qp  # test puts this host-side module beside this file
 
-ON_MICROPYTHON = sys.implementation.name == "micropython"
 ONE_MULT, ONE_SHIFT = 1 << 30, 1  # the Q31 encoding of exactly 1.0
 
 
@@ -110,8 +111,7 @@ def test_quantize_multiplier():
 
 
 def test_viper_multiplier_matches_plain_on_edges():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     rng = Lcg(5)
     xs = [0, 1, -1, fp.INT32_MAX, fp.INT32_MIN, 1 << 30, -(1 << 30), 12345, -12345]
     ms = [0, 1 << 30, fp.INT32_MAX, 1518500250]
@@ -274,8 +274,7 @@ def _same(plain, fast, outs, *args):
 
 
 def test_viper_twins_match_plain():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     rng = Lcg(7)
     # an emulated RP2040 runs the plain twins at a few M operations per second
     for _ in range(8 if sys.platform == "rp2" else 25):
@@ -329,8 +328,7 @@ def test_viper_twins_match_plain():
 
 
 def test_viper_softmax_logistic_tanh_match_plain():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     rng = Lcg(11)
     # each round builds three 256-entry tables with the plain kernels (slow on an RP2040)
     for _ in range(1 if sys.platform == "rp2" else 4):
@@ -354,8 +352,7 @@ def _allocated(fn, *args):
 
 
 def test_int8_kernels_allocate_nothing():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     rng = Lcg(9)
     inp, out = rng.s8(8 * 8 * 4), zeros(8 * 8 * 8)
     bias, mult, shift = _requant(rng, 8)

@@ -2,9 +2,9 @@
 allocation (the last two on MicroPython). tests/s8_cases.py compares with TFLM."""
 
 import gc
-import sys
 from array import array
 
+from checks import ON_MICROPYTHON, micropython_only, skip
 from test_graph_kernels import Lcg
 
 from burn.graph.transpose_conv2d import (
@@ -14,7 +14,6 @@ from burn.graph.transpose_conv2d import (
     transpose_conv_s8_plain,
 )
 
-ON_MICROPYTHON = sys.implementation.name == "micropython"
 ONE_MULT, ONE_SHIFT = 1 << 30, 1  # the Q31 encoding of exactly 1.0
 
 
@@ -57,7 +56,7 @@ def _random_case(rng):
 def test_viper_twin_matches_plain():
     if not ON_MICROPYTHON:
         assert transpose_conv_s8_fast is None and transpose_conv_s8 is transpose_conv_s8_plain
-        return
+        skip("the viper twins exist on MicroPython only")
     rng = Lcg(11)
     for _ in range(40):
         args, geometry, size = _random_case(rng)
@@ -68,8 +67,7 @@ def test_viper_twin_matches_plain():
 
 
 def test_int8_kernel_allocates_nothing():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     args, geometry, size = _random_case(Lcg(5))
     out = array("b", bytes(size))
     transpose_conv_s8(*args, out, *geometry)

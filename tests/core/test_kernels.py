@@ -4,12 +4,12 @@ kernels against their compiled MicroPython twins (which exist only on MicroPytho
 MicroPython-safe: runs under CPython and the MicroPython unix port.
 """
 
-import sys
 from array import array
+
+from checks import ON_MICROPYTHON, micropython_only
 
 from burn.kernels import conv, matmul, pool
 
-ON_MICROPYTHON = sys.implementation.name == "micropython"
 _STATE = [2024]
 
 
@@ -256,8 +256,7 @@ def _agree(got, want, tc):
 
 
 def test_fast_matmul_agrees_with_plain():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     for tc in ("f", "b", "B", "i"):
         for batch, m, k, n, sa, sb in ((1, 5, 7, 3, 0, 0), (3, 2, 4, 2, 8, 0),
                                        (2, 3, 2, 4, 0, 8)):
@@ -272,8 +271,7 @@ def test_fast_matmul_agrees_with_plain():
 
 
 def test_fast_conv2d_agrees_with_plain():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     for tc in ("f", "b", "B"):
         for case in CONV_CASES:
             args = conv_args(case)
@@ -290,8 +288,7 @@ def test_fast_conv2d_agrees_with_plain():
 
 
 def test_fast_pool2d_agrees_with_plain():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     for tc in ("f", "b", "B"):
         for case in POOL_CASES:
             x = make(tc, case[0] * case[1] * case[2])

@@ -4,9 +4,9 @@
 tests/host/test_unix32.py also runs these functions on a 32-bit build of the unix port."""
 
 import gc
-import sys
 from array import array
 
+from checks import ON_MICROPYTHON, micropython_only
 from test_graph_kernels import Lcg, zeros
 
 from burn.graph import fixedpoint as fp
@@ -14,7 +14,6 @@ from burn.graph import quant_params as qp
 from burn.graph import s8_logistic, s8_softmax, s8_tanh
 from burn.graph.s8_lookup import lookup_s8_plain
 
-ON_MICROPYTHON = sys.implementation.name == "micropython"
 EDGES_X = (fp.INT32_MIN, fp.INT32_MAX, 0, 1, -1, 0x3FFFFFFF, -0x3FFFFFFF, -0x40000000,
            0x40000000, 0x20000000, -0x20000000, 0x1FFFFFFF, -0x1FFFFFFF, 12345, -12345)
 EDGES_M = (0, 1, 0x3FFFFFFF, 0x40000000, 0x40000001, 0x7FFFFFFF, 0x5A827999, 0x20000000)
@@ -101,8 +100,7 @@ def test_lookup_twins_match_plain():
 
 
 def test_lookup_twins_allocate_nothing():
-    if not ON_MICROPYTHON:
-        return
+    micropython_only()
     x = Lcg(3).s8(48)
     out = zeros(48)
     sp = qp.softmax_params(1.0, 0.1)

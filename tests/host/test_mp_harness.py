@@ -66,6 +66,22 @@ def test_big_alloc():
     assert len(bytearray(300000)) == 300000
 '''
 
+SKIPPING = '''
+import sys
+
+from checks import skip
+
+
+def test_skipped_on_micropython():
+    if sys.implementation.name == "micropython":
+        skip("not for this interpreter")
+    assert sys.implementation.name == "cpython"
+
+
+def test_after_skip():
+    assert True
+'''
+
 IMPORT_ERROR = '''
 import numpy
 
@@ -80,7 +96,7 @@ def run_harness(tmp_path, files, *args, env=None):
     core = tmp_path / "tests" / "core"
     core.mkdir(parents=True)
     shutil.copy(TESTS / "conftest.py", tmp_path / "tests" / "conftest.py")
-    for name in ("conftest.py", "mp_runner.py"):
+    for name in ("conftest.py", "mp_runner.py", "checks.py"):
         shutil.copy(TESTS / "core" / name, core / name)
     for name, text in files.items():
         (core / name).write_text(text)
@@ -104,7 +120,8 @@ def run_harness(tmp_path, files, *args, env=None):
 def faulty(tmp_path_factory):
     """One --mp-only run over files that pass, fail, hang, exit, fail to import, overflow."""
     files = {"test_sample.py": SAMPLE, "test_exiting.py": EXITING,
-             "test_imports.py": IMPORT_ERROR, "test_heap.py": BIG_ALLOC}
+             "test_imports.py": IMPORT_ERROR, "test_heap.py": BIG_ALLOC,
+             "test_skipping.py": SKIPPING}
     return run_harness(tmp_path_factory.mktemp("faulty"), files, "--mp-only",
                        "--mp-timeout", "2")
 
@@ -118,6 +135,12 @@ def test_each_test_is_its_own_result(faulty):
     assert "AssertionError: expected three items" in text
     assert 'test_sample.py", line 12, in test_fail' in text
     assert "mp_runner.py" not in text
+
+
+def test_a_skip_on_micropython_is_reported_as_skipped(faulty):
+    kind, text = faulty["test_skipped_on_micropython[micropython]"]
+    assert kind == "skipped" and "not for this interpreter" in text
+    assert faulty["test_after_skip[micropython]"][0] == "passed"
 
 
 def test_core_frames_name_the_core_files(faulty):

@@ -48,6 +48,9 @@ PY_EXTRAS = ("mult_off", "table")
 POOLS = {"avg_pool_s8": ["act_min", "act_max"], "max_pool_s8": ["act_min", "act_max"],
          "avg_pool_f32": ["act"], "max_pool_f32": ["act"],
          "avg_pool_s16": ["act_min", "act_max"], "max_pool_s16": ["act_min", "act_max"]}
+# (kind, parameter) whose kernel argument of the same name is computed from it: arg's
+# kernel `op` is the parameter plus 2 for an int32 output (burn.graph.arg)
+DERIVED = {("arg", "op")}
 
 
 def test_no_core_module_imports_the_table():
@@ -296,16 +299,24 @@ def _float_cnn(path):
 
 
 def _models(tmp_path_factory):
-    from bst_fuzz_models import cnn, others
+    """.bst files that hold every op kind of the table between them."""
+    from bst_fuzz_models import cnn, lstm, matmul, others
+    from op_kind_models import models
 
     d = tmp_path_factory.mktemp("op_table")
-    return [cnn(d / "cnn.bst"), others(d / "others.bst"), _float_cnn(d / "float.bst")]
+    paths = [cnn(d / "cnn.bst"), others(d / "others.bst"), _float_cnn(d / "float.bst"),
+             matmul(d / "matmul.bst"), lstm(d / "lstm.bst")]
+    for i, data in enumerate(models()):
+        (d / ("kind%d.bst" % i)).write_bytes(data)
+        paths.append(str(d / ("kind%d.bst" % i)))
+    return paths
 
 
 def test_prepare_passes_arguments_in_table_order(tmp_path_factory):
-    """Every parameter of an op that is also a kernel argument (by name) reaches the
-    kernel at the table's position (the viper twins take the same tuple)."""
-    checked = set()
+    """Every kind of op binds one of its kernels with at least the table's arguments, and
+    every parameter of an op that is also a kernel argument (by name) reaches the kernel at
+    the table's position (the viper twins take the same tuple)."""
+    checked, covered = set(), set()
     for path in _models(tmp_path_factory):
         f = BstFile(path, 1 << 26)
         f.parse()
@@ -318,9 +329,12 @@ def test_prepare_passes_arguments_in_table_order(tmp_path_factory):
             args = kernel_args(base)[1]
             assert base in [n for op in OPS if op[0] == kind for n in op[3].split()]
             assert len(step.a) >= len(args)
+            covered.add(kind)
             for i, a in enumerate(args):
-                if a in params and not isinstance(params[a], list):
+                if a in params and not isinstance(params[a], list) and \
+                        (kind, a) not in DERIVED:
                     assert step.a[i] == params[a], (kind, a)
                     checked.add((kind, a))
-    assert len({k for k, _a in checked}) >= 12 and len(checked) >= 50
+    assert sorted(covered) == sorted(kinds())
+    assert len({k for k, _a in checked}) >= 29 and len(checked) >= 160
     assert ("conv2d", "act") in checked and ("avg_pool2d", "act") in checked

