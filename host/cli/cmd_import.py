@@ -66,7 +66,7 @@ def run(args):
         return import_weights.run_weights(args)
     import burn
     from burn.host.bst_writer import write_bst
-    from burn.host.importers.tflite_import import import_tflite
+    from burn.host.importers.tflite import import_tflite
 
     src = Path(args.model)
     out = Path(args.output) if args.output else src.with_suffix(".bst")
