@@ -27,7 +27,7 @@ from model_files import require
 import burn
 from burn.host import mp_unix, mpy
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")

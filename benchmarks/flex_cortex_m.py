@@ -27,7 +27,7 @@ from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.m0_timing import Counter
 from burn.host.flex.runtime import use_flex
 from burn.host.flex.targets import build
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 MODELS = ["kws_ref_model.tflite", "pretrainedResnet_quant.tflite"]
 CLOCK_HZ = 133e6

@@ -29,7 +29,7 @@ from tflite_micro.python.tflite_micro import runtime
 import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "tests"))

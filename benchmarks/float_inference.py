@@ -40,7 +40,7 @@ from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, export_bst
 from burn.host.flex.binding import host
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 # the MLPerf Tiny float TFLite model of each twin's architecture
 TFLITE = {"kws_dscnn": "kws_ref_model_float32.tflite", "resnet8": "pretrainedResnet.tflite"}

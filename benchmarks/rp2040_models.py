@@ -53,7 +53,7 @@ from burn.bst import BstFile
 from burn.host import romfs, romfs_write
 from burn.host.bst_writer import encode_bst
 from burn.host.cache import cache_dir
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.link import LinkError, LinkTimeout
 from burn.host.link.files import remote_hashes
 

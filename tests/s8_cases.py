@@ -418,7 +418,7 @@ def make_cases(seed, count):
 def transpose_conv_case(rng, dtype="int8"):
     """TRANSPOSE_CONV with the output a converter gives (SAME: in * stride, VALID:
     (in - 1) * stride + k), sometimes one row or column more, as TFLM allows."""
-    from burn.host.importers.tflite_import import transpose_pad
+    from burn.host.importers.tflite.ops_conv import transpose_pad
 
     n, ih, iw, ic, oc = _int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 4), \
         _int(rng, 1, 4)

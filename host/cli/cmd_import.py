@@ -65,7 +65,7 @@ def run(args):
     if Path(args.model).suffix.lower() in import_weights.SUFFIXES:
         return import_weights.run_weights(args)
     from burn.host.cli.import_write import write_graph
-    from burn.host.importers.tflite_import import import_tflite
+    from burn.host.importers.tflite import import_tflite
 
     src = Path(args.model)
     out = Path(args.output) if args.output else src.with_suffix(".bst")

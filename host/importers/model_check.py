@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from burn.bst import TENSOR_DTYPES
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import SUPPORTED, import_tflite
+from burn.host.importers.tflite import import_tflite
+from burn.host.importers.tflite.registry import SUPPORTED
 from burn.host.importers.tflite_prune import data_inputs, prune
 from burn.host.importers.tflite_read import read_tflite, unreadable_tensors
 

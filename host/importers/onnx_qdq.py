@@ -2,7 +2,7 @@
 
 The ONNX graph is translated into the TFLite importer's model objects
 (`tflite_read.TfModel`: NHWC tensors with scales and zero points, TFLite op names and
-options) and `tflite_import.build_graph` converts those, so a quantized ONNX model gets the
+options) and `tflite.convert.build_graph` converts those, so a quantized ONNX model gets the
 same checks, the same fixed-point multipliers (computed as TFLM's Prepare() does), reshape
 folding and arena planning as a TFLite file.
 
@@ -44,7 +44,8 @@ from .onnx_qdq_registry import (
 from .onnx_qlinear import QLINEAR
 from .onnx_read import ONNXImportError
 from .onnx_registry import QDQ_OPS
-from .tflite_import import build_graph, random_inputs
+from .tflite.convert import build_graph
+from .tflite.selftest import random_inputs
 from .tflite_read import TfModel, TfOp, TfTensor
 
 _BAD = object()  # the value of an output whose node could not be translated

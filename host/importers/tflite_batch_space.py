@@ -91,5 +91,5 @@ def _batch_to_space(c, node):
 
 def convert(c, node):
     """Emit the ops of SPACE_TO_BATCH_ND or BATCH_TO_SPACE_ND node `node` through importer
-    `c` (burn.host.importers.tflite_import)."""
+    `c` (burn.host.importers.tflite.convert)."""
     (_space_to_batch if node.name == "SPACE_TO_BATCH_ND" else _batch_to_space)(c, node)

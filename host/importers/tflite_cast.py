@@ -43,7 +43,7 @@ def _raw(c, t):
 
 def convert(c, node):
     """Emit the op of CAST node `node` through importer `c` (burn.host.importers.
-    tflite_import), or raise CastError naming the types."""
+    tflite.convert), or raise CastError naming the types."""
     src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
     pair = (src.dtype.name, dst.dtype.name)
     if pair not in _EXACT:

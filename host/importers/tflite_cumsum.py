@@ -28,7 +28,7 @@ def _axis(c, node, rank):
 
 def convert(c, node):
     """Emit the ops of CUMSUM node `node` through importer `c` (burn.host.importers.
-    tflite_import)."""
+    tflite.convert)."""
     x, y = node.inputs[0], node.outputs[0]
     types = {c.tf.tensors[t].dtype.name for t in (x, y)}
     if types != {"float32"}:

@@ -433,7 +433,7 @@ def boxes(tf, node):
 
 def convert(c, node):
     """Emit the ops of TFLite node `node` (an OPS or PIECES op) through importer `c`
-    (burn.host.importers.tflite_import): strided copies, and concats of their pieces."""
+    (burn.host.importers.tflite.convert): strided copies, and concats of their pieces."""
     x = data_input(node)
     if node.name in OPS:
         for t, params in zip(node.outputs, boxes(c.tf, node)):

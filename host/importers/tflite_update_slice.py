@@ -26,7 +26,7 @@ def _starts(c, node, shape, ushape):
 
 def convert(c, node):
     """Emit the ops of DYNAMIC_UPDATE_SLICE node `node` through importer `c`
-    (burn.host.importers.tflite_import)."""
+    (burn.host.importers.tflite.convert)."""
     operand, update, y = node.inputs[0], node.inputs[1], node.outputs[0]
     shape, ushape = tuple(c.shape(operand)), tuple(c.shape(update))
     types = {c.tf.tensors[t].dtype for t in (operand, update, y)}

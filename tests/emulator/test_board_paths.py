@@ -21,7 +21,7 @@ import burn
 from burn.host import flash as fl
 from burn.host.board_session import Emulated, open_board
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models

@@ -10,7 +10,7 @@ from reference_models import model_path
 
 from burn.host.bst_writer import encode_bst
 from burn.host.emulator import EmulatedBoard
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.link import LinkTimeout, connect
 
 LOAD = """

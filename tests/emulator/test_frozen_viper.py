@@ -14,7 +14,7 @@ from emulator_support import emulator_or_skip, firmware_or_skip
 
 from burn.host.bst_writer import encode_bst
 from burn.host.emulator import EmulatedBoard
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
 from burn.host.link.errors import DeviceError
 

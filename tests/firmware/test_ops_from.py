@@ -18,7 +18,7 @@ from burn.host.bst_writer import encode_bst
 from burn.host.cli import main
 from burn.host.firmware import FirmwareError, inputs, ops_select
 from burn.host.firmware.recipe import FLASH_BASE, load_recipe
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models

@@ -14,7 +14,7 @@ from burn.host.bst_writer import encode_bst
 from burn.host.flex.binding import FlexError
 from burn.host.flex.fast_plan import FastPlan
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 MODELS = {"mlp-tiny": lambda: mlp(TINY_SIZES, seed=3), "mlp-wide": lambda: mlp((40, 24, 7)),
           "small-cnn": small_cnn, "reshape-depthwise": reshape_depthwise}

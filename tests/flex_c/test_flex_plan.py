@@ -14,7 +14,7 @@ from burn.host.bst_writer import encode_bst
 from burn.host.flex.binding import FlexError, Struct, host
 from burn.host.flex.plan import Plan
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 E_NULL, E_PARAM = -1, -5
 

@@ -12,7 +12,7 @@ from s8_cases import run_tflm
 import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 
 def test_every_input_kind_gives_tflm_output():

@@ -15,7 +15,7 @@ from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import export_bst
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 from float_models import MODELS, twins

@@ -11,7 +11,7 @@ import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = [("kws_ref_model.tflite", (1, 49, 10, 1), "cortex-m0plus"),
          ("pretrainedResnet_quant.tflite", (1, 32, 32, 3), "cortex-m0plus"),

@@ -17,7 +17,7 @@ from burn.host.flex.binding import host
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.plan import Plan
 from burn.host.flex.runtime import _Recorder, use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 NONE, ROWS, PIXELS, FEATURES = 0, 1, 2, 3
 WHOLE_OP, WHOLE_SMALL, WHOLE_SHAPE, WHOLE_IN_PLACE, WHOLE_BUSY = range(5)

@@ -22,7 +22,7 @@ from burn.host.flex.params import ARITH
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 OPS = ("SUB", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM")
 INT8_CASES = 40  # per op

@@ -23,7 +23,7 @@ from burn.host.export.qat import prepare_qat
 from burn.host.export.tflite import tflite_bytes
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.onnx_import import import_onnx
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 
 class Gram(nn.Module):

@@ -9,7 +9,7 @@ from reference_models import model_path
 import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 PAIRS = [("kws_ref_model_float32.tflite", "kws_ref_model.tflite"),
          ("pretrainedResnet.tflite", "pretrainedResnet_quant.tflite")]

@@ -19,7 +19,8 @@ from burn.host.flash import ModelTooBig, check_fit
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.model_check import check_onnx, check_tflite
 from burn.host.importers.op_coverage import kernel_type, tflite_ops, tflm_ops
-from burn.host.importers.tflite_import import SUPPORTED, import_tflite
+from burn.host.importers.tflite import import_tflite
+from burn.host.importers.tflite.registry import SUPPORTED
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 
 # Builtin ops burn is not expected to import: the first two of them that it does not.

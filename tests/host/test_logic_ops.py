@@ -26,7 +26,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 COMPARISONS = logic.OPS
 SELECTIONS = ("SELECT_V2", "SELECT")

@@ -23,7 +23,7 @@ from burn.host import boards, mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 INPUTS = 6  # random inputs per model
 

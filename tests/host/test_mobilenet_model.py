@@ -10,7 +10,7 @@ from tflite_builder import run_tflm
 import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.runtime import use_flex
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from reference_models import model_path
 from burn.host import mp_unix, mpy
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CALL = """
 import gc

@@ -34,7 +34,7 @@ from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
 from burn.host.flex import graph_kernels, runtime
 from burn.host.flex.params import STRUCTS
-from burn.host.importers import tflite_import
+from burn.host.importers.tflite import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_NAMES = [n for _m, names, _a in KERNELS for n in names.split()]
@@ -78,8 +78,8 @@ def test_every_list_of_ops_is_the_tables():
     assert set(in_place.ELEMENTWISE) == set(kinds("e"))
     assert set(in_place.WINDOWED) == set(kinds("w"))
     importers = {n for op in OPS for n in op[2].split()}
-    assert set(tflite_import._CONVERT) | set(tflite_import._FOLDED) == importers
-    assert not set(tflite_import._CONVERT) & set(tflite_import._FOLDED)
+    assert set(registry.CONVERTERS) | set(registry.FOLDED) == importers
+    assert not set(registry.CONVERTERS) & set(registry.FOLDED)
     named = {n for op in OPS for n in op[3].split()}
     assert named == set(KERNEL_NAMES) and len(KERNEL_NAMES) == len(set(KERNEL_NAMES))
     assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(NO_FLEX)

@@ -10,7 +10,7 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 VOCAB, DIM, TOKENS, CLASSES = 50, 8, 6, 4
 

@@ -13,7 +13,7 @@ import burn
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 OPS = ("ARG_MAX", "ARG_MIN")

@@ -18,7 +18,7 @@ from burn.host.export.int8_numpy import run_int8
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 60  # a third with a constant b: 40 products of two activations
 

@@ -12,7 +12,7 @@ import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflite_prune import prune
 from burn.host.importers.tflite_read import read_tflite
 

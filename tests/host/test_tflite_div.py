@@ -12,7 +12,7 @@ import burn
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 OPS = ("DIV", "FLOOR_DIV", "FLOOR_MOD")
 CASES = 40

@@ -20,7 +20,8 @@ from burn.host.convert import to_tensor
 from burn.host.data import DataLoader, load_digits, random_split
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph
 from burn.host.export.tflite import tflite_bytes, write_tflite
-from burn.host.importers.tflite_import import import_tflite, random_inputs
+from burn.host.importers.tflite import import_tflite
+from burn.host.importers.tflite.selftest import random_inputs
 from burn.host.importers.tflite_read import read_tflite
 from burn.host.train.learner import Learner
 from burn.host.train.optim import Adam

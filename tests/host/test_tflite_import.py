@@ -12,7 +12,7 @@ import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.cli import main as burn_main
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 
 def test_small_cnn_matches_tflm_bit_for_bit():

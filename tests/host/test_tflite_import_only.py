@@ -28,7 +28,7 @@ from tflite_builder import ModelBuilder, run_tflm
 
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 COUNTS = {"int8": 40, "float32": 10}
 KINDS = ("strided", "concat", "pad")

@@ -12,7 +12,7 @@ from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst, write_
 from burn.host.cli import main as burn_main
 from burn.host.importers import MAX_TESTS
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflm_child import TFLMError
 from burn.host.importers.tflm_child import run_tflm as run_tflm_child
 

@@ -12,7 +12,7 @@ from tflite_builder import ModelBuilder, run_tflm
 from burn.graph import geometry
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 KINDS = ("mul", "avg_pool2d", "unary", "clamp")

@@ -11,7 +11,7 @@ from tflite_builder import ModelBuilder, run_tflm
 import burn
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 OUT_Q = (16.0 / 256, 127)

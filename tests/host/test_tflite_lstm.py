@@ -16,7 +16,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.sigmoid16 import sigmoid_table
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 INFERENCES = 3  # in a row per case

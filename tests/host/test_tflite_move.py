@@ -18,7 +18,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflm_child import TFLMError
 from burn.host.importers.tflm_child import run_tflm as run_tflm_child
 

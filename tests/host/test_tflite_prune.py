@@ -10,7 +10,7 @@ import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.model_check import check_tflite
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 Q = {"scale": 0.05, "zero_point": -3}
 

@@ -15,7 +15,7 @@ from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 OPS = ("SUM", "REDUCE_MAX", "REDUCE_MIN")

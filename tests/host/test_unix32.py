@@ -12,7 +12,7 @@ from test_tflite_import import small_cnn
 
 from burn.host import mp_unix, mp_unix32
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 CORE_TESTS = Path(__file__).resolve().parent.parent / "core"
 

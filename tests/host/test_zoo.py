@@ -23,7 +23,7 @@ from burn.host.bst_runtime import flex_available, load
 from burn.host.bst_writer import encode_bst
 from burn.host.convert import to_numpy, to_tensor
 from burn.host.export import ExportError, graph_input, quantize, to_float_graph, trace
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 from burn.host.train.losses import cross_entropy
 from burn.host.train.optim import Adam
 

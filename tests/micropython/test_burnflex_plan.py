@@ -14,7 +14,7 @@ from test_burnflex import build, micropython
 
 from burn.host import mp_unix
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mlp_model import AD_SIZES, TINY_SIZES, mlp

@@ -16,7 +16,7 @@ import burn
 from burn.host import mp_unix, mpy
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")
 N_INPUTS = 20

@@ -16,7 +16,7 @@ from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import sigmoid16
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 EVERY_INPUT = np.arange(-32768, 32768, dtype=np.int16)
 # TFLM's power-of-two cases (2**-12; 2**-11 for TANH) and general multipliers

@@ -1,0 +1,81 @@
+"""The checks around the conversion: the TFLite model's structure before any op is converted
+(`check_structure`), and each converted graph op's parameters and int32 tensors after."""
+
+import math
+
+from burn.host.importers.errors import TFLiteImportError
+from burn.host.importers.tflite.common import INT32, numel
+from burn.host.importers.tflite.registry import CONVERTERS, SUPPORTED, Fail
+from burn.host.importers.tflite_read import unreadable_tensors
+
+MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
+MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
+
+
+def check_structure(tf):
+    """Refuse what no conversion can use: unsupported ops (all named at once), too many
+    ops, missing inputs or outputs, and ops without the tensors they need."""
+    odd = unreadable_tensors(tf)
+    if odd:
+        raise TFLiteImportError("tensors of unsupported types: " + ", ".join(
+            "%d (%s) %s" % (i, tf.tensors[i].name, tf.tensors[i].type_name) for i in odd))
+    bad = [n for n in tf.ops if n.name not in SUPPORTED]
+    if bad:
+        raise TFLiteImportError("unsupported ops: " + ", ".join(
+            n.where() for n in bad))
+    if len(tf.ops) > MAX_OPS:
+        raise TFLiteImportError("%d ops: more than %d" % (len(tf.ops), MAX_OPS))
+    if not tf.inputs or not tf.outputs:
+        raise TFLiteImportError("the model needs at least one input and one output")
+    for n in tf.ops:
+        spec = CONVERTERS.get(n.name)  # None: a folded op, which renames its one input
+        need = spec.arity if spec else 1
+        many = spec is not None and spec.many_outputs
+        outs = "outputs" if many else "one output"
+        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or not n.outputs or \
+                (len(n.outputs) != 1 and not many) or min(n.outputs) < 0:
+            raise TFLiteImportError("%s: needs %d inputs and %s, has %s -> %s"
+                                    % (n.where(), need, outs, n.inputs, n.outputs))
+        for t in n.inputs + n.outputs:
+            tt = tf.tensors[t] if t >= 0 else None
+            if tt is not None and tt.data is None and \
+                    not 0 < numel(tt.shape) * tt.dtype.itemsize <= MAX_ARENA:
+                raise TFLiteImportError("%s: tensor %d (%s) has shape %s: empty or too large"
+                                        % (n.where(), t, tt.name, tt.shape))
+
+
+def check_op(op):
+    """Refuse parameters no .bst kernel can take: integers beyond int32, multipliers and
+    shifts out of range, numbers that are not finite."""
+    values = dict(op.params)
+    for name in ("mult", "shift"):
+        if name in op.consts:
+            values[name] = op.consts[name].tolist()
+    for name, v in values.items():
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, float) and not math.isfinite(x):
+                raise Fail("parameter %s is %r" % (name, x))
+            if isinstance(x, int) and not INT32[0] <= x <= INT32[1]:
+                raise Fail("parameter %s = %d is beyond int32" % (name, x))
+            if name.endswith("shift") and name != "left_shift" and not -31 <= x <= 31:
+                raise Fail("requantization shift %d out of range (scales too far apart)"
+                           % x)
+            if name.endswith("mult") and not 0 <= x < (1 << 31):
+                raise Fail("requantization multiplier %d out of range" % x)
+
+
+# the op kinds that take int32 tensors, and where: (input positions, output positions),
+# negative ones counted from the end
+_INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
+
+
+def check_int32(c, op):
+    """Refuse an int32 tensor where the op's kernels do not take one (burn's int32
+    activations are indices: ARG_MAX's output, GATHER's positions)."""
+    ins, outs = _INT32_USES.get(op.op, ((), ()))
+    for where, tids, ok in (("input", op.inputs, ins), ("output", op.outputs, outs)):
+        for k, t in enumerate(tids):
+            if c.tensors[t].dtype == "int32" and k not in ok and k - len(tids) not in ok:
+                raise Fail("int32 %s %d: burn takes int32 tensors only as indices (ARG_MAX "
+                           "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
+                           % (where, k))
