@@ -3,9 +3,10 @@ compiled by mpy-cross in the tests), and how the host sends them.
 
 Every other module of this package is a board program: top-level function definitions
 only, their names starting with `_` (they live in the REPL's globals while they run). The
-host sends a program's text as it is, then a call of one of its functions whose arguments
-are written as Python literals (`repr`), then `forget`'s call that removes the program's
-names again; no board code is built by formatting:
+host sends a program's code (less its docstrings and comments, which would only lengthen
+what goes over the wire), then a call of one of its functions whose arguments are written as
+Python literals (`repr`), then `forget`'s call that removes the program's names again; no
+board code is built by formatting:
 
     link.exec(board_programs.once("probe", "_probe"))
 """
@@ -29,15 +30,26 @@ def path(program):
 
 @cache
 def source(program):
-    """The text of board program `program`, sent to the board as it is."""
-    return path(program).read_text()
+    """The code of board program `program` as it goes to the board: the file's, without its
+    docstrings and comments."""
+    tree = ast.parse(path(program).read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and len(body) > 1 and _is_docstring(body[0]):
+            body.pop(0)
+    return ast.unparse(tree) + "\n"
+
+
+def _is_docstring(statement):
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+        and isinstance(statement.value.value, str)
 
 
 @cache
 def defined(program):
     """The names board program `program` binds in the board's globals: its functions and
     the globals they declare."""
-    tree = ast.parse(source(program))
+    tree = ast.parse(path(program).read_text())
     names = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):

@@ -1,6 +1,7 @@
-"""burn.host.board_programs: every board program compiles with the real mpy-cross, and the
-ones that need no board hardware run on the MicroPython unix port, checked against what the
-host computes; a program sent with `once` leaves no name behind in the board's globals."""
+"""burn.host.board_programs: every board program, as written and as sent, compiles with the
+real mpy-cross, and the ones that need no board hardware run on the MicroPython unix port,
+checked against what the host computes; a program sent with `once` leaves no name behind in
+the board's globals."""
 
 import ast
 import base64
@@ -47,16 +48,20 @@ def test_every_board_program_compiles_with_mpy_cross(tmp_path):
     assert {"probe", "listing", "file_hash", "file_put", "file_get", "software", "measure",
             "rom_query", "rom_write", "demo", "forget"} <= set(names)
     for name in names:
-        out = tmp_path / (name + ".mpy")
-        proc = subprocess.run([binary, "-march=armv6m", "-o", str(out), str(bp.path(name))],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, (name, proc.stderr)
-        assert out.read_bytes()[:2] == b"M\x06"
+        sent = tmp_path / (name + "_sent.py")  # the code that goes to the board
+        sent.write_text(bp.source(name))
+        assert len(bp.source(name)) < len(bp.path(name).read_text())  # less its docstrings
+        for src in (bp.path(name), sent):
+            out = tmp_path / (src.stem + ".mpy")
+            proc = subprocess.run([binary, "-march=armv6m", "-o", str(out), str(src)],
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 0, (src, proc.stderr)
+            assert out.read_bytes()[:2] == b"M\x06"
 
 
 def test_board_programs_define_only_functions_with_private_names():
     for name in bp.programs():
-        body = ast.parse(bp.source(name)).body
+        body = ast.parse(bp.path(name).read_text()).body
         assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
         assert all(isinstance(node, ast.FunctionDef) for node in body[1:]), name
         assert bp.defined(name) and all(n.startswith("_") for n in bp.defined(name)), name
