@@ -15,8 +15,8 @@ import numpy as np
 from burn.host.board_session import open_board
 from burn.host.bst_writer import write_bst
 from burn.host.demo import train
+from burn.host.deploy import flash
 from burn.host.export import add_reference_tests, quantize
-from burn.host.flash import flash
 
 
 def export_pair(folder, epochs):

@@ -193,7 +193,7 @@ def place_models(link, cases):
 def stock_software(link):
     """Put the core (.mpy) and burnflex.mpy on a stock firmware's filesystem."""
     from burn.host.board_software import plan_software
-    from burn.host.flash import probe
+    from burn.host.deploy.probe import probe
 
     facts = probe(link)
     soft = plan_software(link, facts, facts.arch, say)

@@ -9,8 +9,8 @@ Two ways of putting a model on a board are planned, as `burn-flash` would:
 - "rom": burn's firmware for the board (`burn firmware build`, boards with `firmware_board`),
   the core frozen in it and the model in its ROMFS partition, read in place.
 
-Heap: what loading the model takes (burn.host.flash.ModelFacts.heap_needed) against the
-board's MicroPython heap less what importing the runtime takes (flash.heap_available).
+Heap: what loading the model takes (burn.host.deploy.fit.ModelFacts.heap_needed) against
+the board's MicroPython heap less what importing the runtime takes (fit.heap_available).
 Flash: the model (and the core's `.mpy` files, block-rounded) against the filesystem, or the
 ROMFS partition (the directory block and the model in whole blocks: burn.host.romfs).
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from burn.host import mpy, romfs
 from burn.host.boards import all_boards
-from burn.host.flash import heap_available, on_flash
+from burn.host.deploy.fit import heap_available, on_flash
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _core_flash(board, cores):
 
 
 def board_fits(facts, boards=None):
-    """[Fit] of the model `facts` (burn.host.flash.ModelFacts) on every board of `boards`
+    """[Fit] of the model `facts` (burn.host.deploy.fit.ModelFacts) on every board of `boards`
     (default: all of boards/*.json): a "stock" fit for each, and a "rom" fit for each that
     has a burn firmware with a ROMFS partition."""
     fits, cores = [], {}

@@ -9,28 +9,9 @@ architecture, when this machine can build one; otherwise the board runs viper ke
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from burn.host import mpy
+from burn.host import board_programs, mpy
 
 REMOTE_NATMOD = "/lib/burnflex.mpy"
-
-_ASK = """
-import sys
-_r = {}
-try:
-    import burn
-    _r['core'] = (burn.__file__, burn.__version__)
-except ImportError:
-    pass
-try:
-    import burnflex
-    _r['flex'] = getattr(burnflex, '__file__', '(built in)')
-except (ImportError, ValueError) as _e:
-    _r['flex_error'] = str(_e)
-for _k in ('burn', 'burnflex'):
-    sys.modules.pop(_k, None)
-print(repr(_r))
-"""
-
 
 @dataclass
 class BoardSoftware:
@@ -67,7 +48,7 @@ class BoardSoftware:
 def ask_board(link):
     """{'core': (file, version)?, 'flex': file or '(built in)'?, 'flex_error': text?}: what
     the board imports as `burn` and `burnflex` now."""
-    return link.exec_literal(_ASK, timeout=30.0)
+    return link.exec_literal(board_programs.once("software", "_software"), timeout=30.0)
 
 
 def plan_software(link, facts, arch, say):

@@ -16,45 +16,19 @@ import numpy as np
 import burn
 from burn import nn
 
+from . import board_programs
 from .autodiff import autodiff_device
 from .board_session import open_board
 from .cache import cache_dir
 from .data import DataLoader, load_digits, random_split
+from .deploy import flash
 from .export import export_bst, graph_input
-from .flash import flash
 from .train.learner import Learner, predict
 from .train.optim import Adam
 from .train.schedule import CosineLR
 
 DEFAULT_EPOCHS = 6
 BATCH = 60  # images per exchange with the board
-
-# Defined once on the board: classify `n` packed int8 images, print the packed int8 outputs,
-# the microseconds spent in inference and the fastest single inference.
-_SETUP = """
-import burn, binascii, time
-_m = burn.load(%r)
-_in = _m.input_buffer()
-_out = _m.outputs()
-_res = bytearray(%d * len(_out))
-def _classify(data, n):
-    src = memoryview(data)
-    res = memoryview(_res)
-    k = len(_in)
-    o = len(_out)
-    spent = 0
-    best = 1 << 30
-    for i in range(n):
-        _in[:] = src[i * k:(i + 1) * k]
-        t = time.ticks_us()
-        _m.invoke()
-        d = time.ticks_diff(time.ticks_us(), t)
-        spent += d
-        best = min(best, d)
-        res[i * o:(i + 1) * o] = _out
-    print(binascii.b2a_base64(res[:n * o]).decode().strip(), spent, best)
-"""
-
 
 def build_model():
     """The demo CNN: about 7,000 parameters, small enough for an RP2040's heap."""
@@ -93,8 +67,7 @@ def device_outputs(link, inputs, outputs_per_image, say):
     for start in range(0, len(inputs), BATCH):
         chunk = inputs[start:start + BATCH]
         packed = base64.b64encode(chunk.tobytes()).decode("ascii")
-        text = link.exec("_classify(binascii.a2b_base64(%r), %d)" % (packed, len(chunk)),
-                         timeout=600)
+        text = link.exec(board_programs.call("_classify", packed, len(chunk)), timeout=600)
         data, micros, fastest = text.split()
         results.append(np.frombuffer(base64.b64decode(data), np.int8))
         spent += int(micros)
@@ -140,7 +113,9 @@ def run_demo(epochs=DEFAULT_EPOCHS, port=None, board=None, virtual=False, out_di
             raise RuntimeError("the self-test failed on the board: " + report.self_test_error)
         say("classifying the %d validation images on the board" % len(x_valid))
         link = session.link
-        link.exec(_SETUP % (report.remote_model, BATCH))
+        # board_programs' demo, loaded once: `_classify` then runs every batch
+        link.exec(board_programs.source("demo") +
+                  board_programs.call("_demo_load", report.remote_model, BATCH))
         dev_out, micros, fastest = device_outputs(link, inputs, host_out.shape[1], say)
         where = session.where
     device_acc = float((dev_out.argmax(axis=1) == y_valid).mean())

@@ -2,7 +2,7 @@
 (boards/<name>.json) would send, when it runs stock MicroPython with an empty filesystem.
 
     report = plan_without_board("rp2040", "model.bst")    # a FlashReport; sends nothing
-    print("\\n".join(flash.plan_lines(report)))
+    print("\\n".join(plan_lines(report)))               # burn.host.deploy.report
 """
 
 import re
@@ -11,17 +11,12 @@ from burn.host import mp_unix, mpy, romfs
 from burn.host.board_session import DEFAULT_BOARD
 from burn.host.board_software import plan_software
 from burn.host.boards import load_board
-from burn.host.flash import (
-    REMOTE_MODEL,
-    BoardFacts,
-    FlashError,
-    FlashReport,
-    check_fit,
-    check_flash_space,
-    model_facts,
-    on_flash,
-    plan_of,
-)
+from burn.host.deploy import REMOTE_MODEL
+from burn.host.deploy.errors import FlashError
+from burn.host.deploy.fit import check_fit, model_facts, on_flash
+from burn.host.deploy.probe import BoardFacts
+from burn.host.deploy.report import FlashReport
+from burn.host.deploy.transfer import check_flash_space, plan_of
 
 
 def board_facts(board, compiler):
@@ -59,7 +54,7 @@ def plan_without_board(board_name=None, model_path=None, remote_model=REMOTE_MOD
                        placement="auto", say=None):
     """The FlashReport of a dry run for a board of kind `board_name` (default rp2040) that
     is not attached: every file is new, the fit is checked against boards/*.json. Raises
-    FlashError (ModelTooBig) or ValueError (an invalid model) as `flash.flash` does."""
+    FlashError (ModelTooBig) or ValueError (an invalid model) as `deploy.flash` does."""
     say = say or (lambda message: None)
     board = load_board(board_name or DEFAULT_BOARD)
     model = None if model_path is None else model_facts(model_path, say)

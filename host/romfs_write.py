@@ -20,137 +20,30 @@ The steps (the layout is romfs's, the choices romfs_plan's):
    block must be rewritten instead (another layout, or no FREE slot left), it is erased and
    programmed in one board command, with the old files already kept on the filesystem.
 5. Remount /rom, check every file's hash through the mount, remove /rom.old.
+
+The board runs burn.host.board_programs' rom_query and rom_write, one command a step.
 """
 
 import base64
 import hashlib
 
 from burn.host import romfs, romfs_plan
+from burn.host.board_programs import call, forget, once, source
 from burn.host.romfs import ROM_MOUNT, RomfsError
 from burn.host.romfs_plan import EVICT_DIR, LiveFile
-
-_QUERY = """
-import vfs
-try:
-    _rd = vfs.rom_ioctl(2, 0)
-    print(repr((len(memoryview(_rd)), _rd.ioctl(5, 0))))
-except Exception:
-    print(repr(None))
-"""
-
-# The partition's directory block and the files MicroPython finds in it (the first of each
-# name, as a lookup does): offset of the data in the partition, length, SHA-256.
-_STATE = """
-import vfs, os, uctypes, hashlib, binascii
-_rd = vfs.rom_ioctl(2, 0)
-_rm = memoryview(_rd)
-_rB = %(block)d
-def _rh(mv):
-    return binascii.hexlify(hashlib.sha256(mv).digest()).decode()
-def _rp(at, data):
-    while data:
-        p = at & ~255
-        n = min(len(data), p + 256 - at)
-        b = bytearray(b'\\xff' * 256)
-        b[at - p:at - p + n] = data[:n]
-        _rd.writeblocks(p // _rB, b, p %% _rB)
-        at += n
-        data = data[n:]
-_live = {}
-try:
-    _r = vfs.VfsRom(_rd)
-    for _e in _r.ilistdir('/'):
-        if _e[1] == 0x8000 and _e[0] not in _live:
-            _f = memoryview(_r.open('/' + _e[0], 'rb'))
-            _live[_e[0]] = (uctypes.addressof(_f) - uctypes.addressof(_rm), len(_f), _rh(_f))
-    del _r, _e, _f
-except OSError:
-    pass
-_s = os.statvfs('/')
-print(repr((binascii.b2a_base64(_rm[:_rB]).decode(), _live, _s[0] * _s[3], _s[0])))
-del _live, _s
-"""
-
-# `_rp(at, data)` (defined by _STATE) programs without erasing, in whole 256-byte pages with
-# 0xff (which leaves a NOR cell as it is) around `data`.
-_PROGRAM = """
-_rp(%(at)d, %(data)r)
-print(repr(bytes(_rm[%(at)d:%(at)d + %(n)d]) == %(data)r))
-"""
-
-_WRITE_BLOCK = """
-_b = bytearray(binascii.a2b_base64(%r))
-_rd.writeblocks(%d, _b)
-print(repr(bytes(_rm[%d:%d]) == _b))
-del _b
-"""
-
-_HASH = "print(repr(_rh(_rm[%d:%d])))"
-
-_EVICT = """
-try:
-    os.mkdir(%(dir)r)
-except OSError:
-    pass
-try:
-    os.remove(%(part)r)
-except OSError:
-    pass
-_f = memoryview(vfs.VfsRom(_rd).open(%(src)r, 'rb'))
-with open(%(part)r, 'wb') as _o:
-    for _i in range(0, len(_f), 4096):
-        _o.write(_f[_i:_i + 4096])
-del _f, _o
-"""
-
-_REMOUNT = """
-try:
-    vfs.umount(%(mount)r)
-except OSError:
-    pass
-try:
-    vfs.mount(vfs.VfsRom(_rd), %(mount)r)
-except OSError:
-    pass
-_h = {}
-for _n in %(names)r:
-    try:
-        _h[_n] = _rh(memoryview(open(%(mount)r + '/' + _n, 'rb')))
-    except OSError:
-        _h[_n] = None
-print(repr(_h))
-del _h
-"""
-
-_UMOUNT = """
-try:
-    vfs.umount(%r)
-except OSError:
-    pass
-"""
-
-# The copies of old files, once the new ones are committed (or found there already).
-_CLEAN = """
-import os
-try:
-    for _n in os.listdir(%(dir)r):
-        os.remove(%(dir)r + '/' + _n)
-    os.rmdir(%(dir)r)
-except OSError:
-    pass
-del _rm, _rd, _rp, _rh, _rB
-"""
 
 
 def partition(link):
     """(bytes, block size) of the board's ROMFS partition, or None when it has none."""
-    return link.exec_literal(_QUERY, timeout=30.0)
+    return link.exec_literal(once("rom_query", "_rom_query"), timeout=30.0)
 
 
 def board_state(link, block):
     """(directory block bytes, {name: LiveFile}, bytes free on the filesystem, its block
-    size) of the board's ROMFS partition; also defines the helpers the other steps use."""
-    header, live, fs_free, fs_block = link.exec_literal(_STATE % {"block": block}, 120.0)
+    size) of the board's ROMFS partition; also defines the steps that follow (board
+    program rom_write, forgotten by _clean)."""
+    code = source("rom_write") + call("_rom_state", block)
+    header, live, fs_free, fs_block = link.exec_literal(code, 120.0)
     return (base64.b64decode(header), {n: LiveFile(*f) for n, f in live.items()},
             fs_free, fs_block)
 
@@ -171,7 +64,7 @@ def deploy(link, files, progress=None, say=None):
     slots = romfs.read_slots(header, size, block)
     plan = romfs_plan.plan_update(size, block, slots, live, files, fs_free, fs_block)
     if not plan.changes:
-        link.exec(_CLEAN % {"dir": EVICT_DIR}, timeout=60.0)  # copies a cut update left
+        _clean(link)  # copies a cut update left
         return False
     for name in plan.evict:
         say("keeping %s on the filesystem as %s/%s while the new files are written (%s)"
@@ -179,7 +72,7 @@ def deploy(link, files, progress=None, say=None):
         _evict(link, name, live[name])
     if plan.rewrite:
         if plan.invalidate:
-            link.exec(_UMOUNT % ROM_MOUNT, timeout=30.0)
+            link.exec(call("_rom_umount", ROM_MOUNT), timeout=30.0)
             _program(link, 0, b"\x00")  # its first byte's bits cleared: no ROMFS header
         _write_data(link, plan, block, progress)
         if live:
@@ -196,8 +89,14 @@ def deploy(link, files, progress=None, say=None):
                     [s for s in old.values() if s.name == name and s.name not in plan.evict
                      and not _hidden(s, old)])
     _check_mounted(link, files)
-    link.exec(_CLEAN % {"dir": EVICT_DIR}, timeout=60.0)
+    _clean(link)
     return True
+
+
+def _clean(link):
+    """Remove the copies of old files from the filesystem and forget rom_write's names."""
+    link.exec(call("_rom_clean", EVICT_DIR) + forget("rom_write"),
+              timeout=60.0)
 
 
 def _hidden(slot, live_slots):
@@ -210,7 +109,7 @@ def _evict(link, name, live):
     board's hash of it is the file's."""
     target = "%s/%s" % (EVICT_DIR, name)
     part = target + ".part"
-    link.exec(_EVICT % {"dir": EVICT_DIR, "part": part, "src": "/" + name}, timeout=300.0)
+    link.exec(call("_rom_evict", EVICT_DIR, part, "/" + name), timeout=300.0)
     if link.sha256(part) != live.sha256:
         raise RomfsError("keeping %s on the filesystem failed: its copy %s reads back "
                          "differently; nothing was written to ROMFS" % (name, part))
@@ -228,7 +127,7 @@ def _write_data(link, plan, block, progress):
             done += block
             if progress is not None:
                 progress(done, total)
-        got = link.exec_literal(_HASH % (offset, offset + len(data)), 120.0)
+        got = link.exec_literal(call("_rom_data_hash", offset, offset + len(data)), 120.0)
         if got != hashlib.sha256(data).hexdigest():
             raise RomfsError("%s reads back differently from ROMFS after writing; nothing "
                              "was committed, the old files are still there" % name)
@@ -236,9 +135,8 @@ def _write_data(link, plan, block, progress):
 
 def _write_block(link, index, data):
     """Erase block `index` of the partition and program `data` (a whole block) into it."""
-    start = index * len(data)
-    ok = link.exec_literal(_WRITE_BLOCK % (base64.b64encode(data).decode(), index, start,
-                                        start + len(data)), 60.0)
+    ok = link.exec_literal(call("_rom_write_block", base64.b64encode(data).decode(), index),
+                           60.0)
     if not ok:
         raise RomfsError("block %d of the ROMFS partition reads back differently after "
                          "writing" % index)
@@ -247,7 +145,7 @@ def _write_block(link, index, data):
 def _program(link, at, data):
     """Program `data` at partition offset `at` without an erase (clearing bits only);
     RomfsError unless the bytes there then read `data`."""
-    if not link.exec_literal(_PROGRAM % {"at": at, "data": data, "n": len(data)}, 30.0):
+    if not link.exec_literal(call("_rom_program", at, data), 30.0):
         raise RomfsError("the ROMFS partition at byte %d does not read back as programmed "
                          "(was it written by something else meanwhile?)" % at)
 
@@ -270,7 +168,7 @@ def _kill(link, slots):
 
 def _check_mounted(link, files):
     """Remount /rom and check each file's hash through it."""
-    found = link.exec_literal(_REMOUNT % {"mount": ROM_MOUNT, "names": sorted(files)}, 120.0)
+    found = link.exec_literal(call("_rom_remount", ROM_MOUNT, sorted(files)), 120.0)
     wrong = [n for n in sorted(files) if found.get(n) != hashlib.sha256(files[n]).hexdigest()]
     if wrong:
         raise RomfsError("after writing, %s in %s differ from the files sent"

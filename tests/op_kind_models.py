@@ -6,7 +6,7 @@ import numpy as np
 from tflite_builder import ModelBuilder
 
 from burn.host.bst_writer import encode_bst
-from burn.host.importers.tflite_import import import_tflite
+from burn.host.importers.tflite import import_tflite
 
 SHAPE = (1, 4, 4, 2)
 

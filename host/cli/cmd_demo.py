@@ -31,7 +31,7 @@ def register(subparsers):
 def run(args):
     """Run the demo; 0 when the device's accuracy is the host int8 model's."""
     from burn.host import demo
-    from burn.host.flash import FlashError
+    from burn.host.deploy.errors import FlashError
     from burn.host.link import LinkError
 
     def say(text):

@@ -60,8 +60,10 @@ def register(subparsers):
 
 def run(args):
     """Flash and print the report; 0 when everything passed."""
-    from burn.host import flash as fl
+    from burn.host import deploy
     from burn.host.board_session import open_board
+    from burn.host.deploy.errors import FlashError
+    from burn.host.deploy.report import plan_lines, report_lines
     from burn.host.dry_run import plan_without_board
     from burn.host.link import LinkError, NoBoardError
 
@@ -84,7 +86,7 @@ def run(args):
         print("%s: give a .bst model, or --firmware FILE.uf2 (see --help)" % prog,
               file=sys.stderr)
         return 2
-    remote = args.remote or fl.REMOTE_MODEL
+    remote = args.remote or deploy.REMOTE_MODEL
     if not remote.startswith("/"):
         remote = "/" + remote
     try:
@@ -103,22 +105,22 @@ def run(args):
             report = plan_without_board(args.board, args.model, remote, args.storage, say)
         else:
             with session:
-                report = fl.flash(session, args.model, remote, dry_run=args.dry_run,
-                                  run_measure=not args.no_self_test, force=args.force,
-                                  say=say, progress_stream=sys.stdout,
-                                  placement=args.storage)
-    except (fl.FlashError, ValueError, OSError) as exc:
+                report = deploy.flash(session, args.model, remote, dry_run=args.dry_run,
+                                      run_measure=not args.no_self_test, force=args.force,
+                                      say=say, progress_stream=sys.stdout,
+                                      placement=args.storage)
+    except (FlashError, ValueError, OSError) as exc:
         print("%s: %s" % (prog, exc), file=sys.stderr)
         return 1
     if args.dry_run:
         print("dry run: nothing was sent; this would be:")
-        print("\n".join(fl.plan_lines(report)))
+        print("\n".join(plan_lines(report)))
         if report.model is not None and report.model.host_self_test_error:
             print("%s: %s: the self-test failed on the host, so it would fail on the board: "
                   "%s" % (prog, args.model, report.model.host_self_test_error), file=sys.stderr)
             return 1
         return 0
-    print("\n".join(fl.report_lines(report)))
+    print("\n".join(report_lines(report)))
     if not report.ok:
         print("%s: the self-test failed on the board" % prog, file=sys.stderr)
         return 1

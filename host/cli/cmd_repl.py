@@ -79,7 +79,8 @@ def piped_program(stream):
 def run(args):
     """Prepare the board, then run `-c CODE` or hand the terminal to its REPL."""
     from burn.host.board_session import open_board
-    from burn.host.flash import FlashError, flash
+    from burn.host.deploy import flash
+    from burn.host.deploy.errors import FlashError
     from burn.host.link import DeviceError, LinkError
 
     def say(text):

@@ -26,7 +26,7 @@ class CheckReport:
     """What a check found. `ops`: {op name: [node indices]} of unsupported ops; `types`:
     {type name: [(tensor index, tensor name)]} of unsupported tensor types; `problems`: the
     importer's other objections, one line each. For an importable model, `bst` (bytes),
-    `macs`, `arena_bytes`, `facts` (burn.host.flash.ModelFacts), `fits`
+    `macs`, `arena_bytes`, `facts` (burn.host.deploy.fit.ModelFacts), `fits`
     ([burn.host.board_fit.Fit]) and `optional` (its op kinds that a default firmware leaves
     out, burn.graph.ops.OPTIONAL)."""
 
@@ -118,7 +118,7 @@ def _with_figures(report, graph):
     from burn.graph import ops as op_table
     from burn.host.board_fit import board_fits
     from burn.host.bst_writer import encode_bst
-    from burn.host.flash import bst_facts
+    from burn.host.deploy.fit import bst_facts
 
     report.bst = encode_bst(graph)
     info = burn.load(report.bst).info()

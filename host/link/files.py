@@ -2,7 +2,8 @@
 
 Uploads go to `<name>.part` first and are renamed only after the board's own hash of the
 written file matches the host's, so a cut transfer never leaves a half file under the real
-name. Every snippet sent to the board is MicroPython code (binascii, hashlib, os).
+name. The code that runs on the board is burn.host.board_programs' file_hash, file_put,
+file_get and listing.
 """
 
 import ast
@@ -10,6 +11,7 @@ import base64
 import hashlib
 import posixpath
 
+from burn.host import board_programs as bp
 from burn.host.link.errors import (
     ENOSPC,
     BoardResetError,
@@ -20,86 +22,7 @@ from burn.host.link.errors import (
 )
 
 PART_SUFFIX = ".part"
-
-_HASH_FUNCTION = """
-import os, hashlib, binascii
-def _bh(p):
-    h = hashlib.sha256()
-    b = bytearray(512)
-    m = memoryview(b)
-    try:
-        f = open(p, 'rb')
-    except OSError:
-        return None
-    with f:
-        while True:
-            n = f.readinto(b)
-            if not n:
-                break
-            h.update(m[:n])
-    return binascii.hexlify(h.digest()).decode()
-"""
-
-_HASHES_CODE = _HASH_FUNCTION + """
-for _p in %r:
-    print(repr((_p, _bh(_p))))
-del _bh, _p
-"""
-
-_MAKEDIRS = """
-import os
-_p = ''
-for _d in %(parent)r.split('/'):
-    if _d:
-        _p += '/' + _d
-        try:
-            os.mkdir(_p)
-        except OSError:
-            pass
-"""
-
-# A part left by a broken transfer is removed before the new one is opened: truncating it in
-# place would keep its blocks in use until the new part is closed (littlefs copies on write),
-# and a retry of a large file would then need room for both.
-_PUT_START = _MAKEDIRS + """
-import binascii
-try:
-    os.remove(%(part)r)
-except OSError:
-    pass
-_bf = open(%(part)r, 'wb')
-_bw = _bf.write
-_ba = binascii.a2b_base64
-"""
-
-_PUT_CHUNK = "_bw(_ba(%r))\n"
-
-# The board renames the part file only when its own hash of it is the expected one.
-_PUT_FINISH = _HASH_FUNCTION + """
-_bf.close()
-_h = _bh(%(part)r)
-if _h == %(want)r:
-    try:
-        os.rename(%(part)r, %(path)r)
-    except OSError:
-        os.remove(%(path)r)
-        os.rename(%(part)r, %(path)r)
-else:
-    os.remove(%(part)r)
-print(_h)
-del _bf, _bw, _ba, _bh, _h
-"""
-
-_READ_CODE = """
-import binascii
-with open(%r, 'rb') as _bf:
-    while True:
-        _bb = _bf.read(%d)
-        if not _bb:
-            break
-        print(binascii.b2a_base64(_bb).decode(), end='')
-del _bf, _bb
-"""
+_PUT = ("file_hash", "file_put")  # the board programs of an upload
 
 
 def sha256_hex(data):
@@ -111,7 +34,8 @@ def remote_hashes(link, paths):
     """{path: SHA-256 hex, or None if absent} for files on the board, computed on the board."""
     if not paths:
         return {}
-    text = link.exec(_HASHES_CODE % (list(paths),), timeout=10.0 + 2.0 * len(paths))
+    text = link.exec(bp.once("file_hash", "_file_hashes", list(paths)),
+                     timeout=10.0 + 2.0 * len(paths))
     return dict(ast.literal_eval(line) for line in text.splitlines() if line.strip())
 
 
@@ -121,7 +45,7 @@ def _time_for(nbytes):
 
 def makedirs(link, path):
     """Create `path` and its parents on the board (existing ones are fine)."""
-    link.exec(_MAKEDIRS % {"parent": path})
+    link.exec(bp.once("file_put", "_make_dirs", path))
 
 
 def put_bytes(link, data, remote, chunk=2048, attempts=2, progress=None):
@@ -132,7 +56,7 @@ def put_bytes(link, data, remote, chunk=2048, attempts=2, progress=None):
     remote = _absolute(remote)
     values = {"parent": posixpath.dirname(remote), "part": remote + PART_SUFFIX,
               "path": remote, "want": sha256_hex(data)}
-    pieces = [_PUT_CHUNK % base64.b64encode(data[i : i + chunk]).decode("ascii")
+    pieces = [bp.call("_put_piece", base64.b64encode(data[i : i + chunk]).decode("ascii"))
               for i in range(0, len(data), chunk)] or [""]
     for attempt in range(attempts):
         try:
@@ -151,8 +75,10 @@ def put_bytes(link, data, remote, chunk=2048, attempts=2, progress=None):
 
 def _send_file(link, values, pieces, size, chunk, progress):
     # Small files take one exec; larger ones one per chunk between the start and the finish.
-    execs = [_PUT_START % values + pieces[0]] + pieces[1:]
-    execs[-1] += _PUT_FINISH % values
+    start = bp.call("_put_start", values["parent"], values["part"])
+    execs = ["".join(bp.source(p) for p in _PUT) + start + pieces[0]] + pieces[1:]
+    execs[-1] += bp.call("_put_finish", values["part"], values["path"], values["want"]) + \
+        bp.forget(*_PUT)
     try:
         for i, code in enumerate(execs[:-1]):
             link.exec(code)
@@ -172,8 +98,7 @@ def _send_file(link, values, pieces, size, chunk, progress):
 
 def _discard(link, part):
     try:
-        link.exec("try:\n    _bf.close()\nexcept Exception:\n    pass\n"
-                  "import os\ntry:\n    os.remove(%r)\nexcept OSError:\n    pass\n" % part)
+        link.exec(bp.once("file_put", "_put_discard", part, uses=("file_hash",)))
     except LinkError:
         pass
 
@@ -182,7 +107,8 @@ def get_bytes(link, remote, chunk=1536):
     """The contents of `remote`, checked against the board's own SHA-256 of it."""
     remote = _absolute(remote)
     size = link.stat(remote)[1]
-    text = link.exec(_READ_CODE % (remote, chunk), timeout=_time_for(size) * 2)
+    text = link.exec(bp.once("file_get", "_file_get", remote, chunk),
+                     timeout=_time_for(size) * 2)
     data = base64.b64decode("".join(text.split()))
     want = remote_hashes(link, [remote])[remote]
     if sha256_hex(data) != want:
@@ -195,10 +121,7 @@ def get_bytes(link, remote, chunk=1536):
 
 def listdir(link, path="/"):
     """[(name, size, is_dir)] for the entries of a folder on the board."""
-    text = link.exec(
-        "import os\nfor _e in os.ilistdir(%r):\n"
-        "    print(repr((_e[0], _e[3] if len(_e) > 3 else 0, _e[1] == 0x4000)))\n" % path
-    )
+    text = link.exec(bp.once("listing", "_list_dir", path))
     return sorted(ast.literal_eval(line) for line in text.splitlines() if line.strip())
 
 

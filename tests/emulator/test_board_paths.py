@@ -18,9 +18,12 @@ import pytest
 from emulator_support import emulator_or_skip, firmware_or_skip
 
 import burn
-from burn.host import flash as fl
+from burn.host import deploy
 from burn.host.board_session import Emulated, open_board
 from burn.host.bst_writer import encode_bst
+from burn.host.deploy.errors import FlashError, ModelTooBig
+from burn.host.deploy.fit import model_facts
+from burn.host.deploy.measure import latency_cycles
 from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
@@ -60,29 +63,29 @@ def kws(tmp_path_factory):
 
 
 def test_first_flash_puts_the_model_in_romfs_and_passes_its_self_test(session, models):
-    report = fl.flash(session, models["small"])
+    report = deploy.flash(session, models["small"])
     assert report.ok, report.self_test_error
     assert report.software.core is None  # frozen in the firmware: nothing of the core sent
     assert report.remote_model == "/rom/model.bst" and report.rom_written
     assert report.measured["backend"].startswith("flex")
     assert report.measured["heap_inference"] == 0
-    assert fl.latency_cycles(report.measured) > 0
+    assert latency_cycles(report.measured) > 0
 
 
 def test_an_unchanged_reflash_writes_nothing(session, models):
-    again = fl.flash(session, models["small"])
+    again = deploy.flash(session, models["small"])
     assert again.ok and again.rom_written is False and again.sent.sent == []
 
 
 def test_a_one_weight_change_is_written_and_checked(session, models):
-    changed = fl.flash(session, models["one_weight"])
+    changed = deploy.flash(session, models["one_weight"])
     assert changed.ok and changed.rom_written
 
 
 def test_a_model_too_big_for_the_heap_is_refused_before_sending(session, models):
     session.link.exec("import os\ntry:\n os.remove('/model.bst')\nexcept OSError:\n pass")
-    with pytest.raises(fl.ModelTooBig) as refused:
-        fl.flash(session, models["wide"], placement="fs")
+    with pytest.raises(ModelTooBig) as refused:
+        deploy.flash(session, models["wide"], placement="fs")
     assert refused.value.what == "heap"
     assert not session.link.exists("/model.bst")
 
@@ -106,7 +109,7 @@ print(repr((m.backend, m.info()['mode'], y.tolist()[0], list(r), d, m.self_test(
 
 
 def test_repl_inference_on_kws_matches_the_host(session, kws):
-    report = fl.flash(session, str(kws), run_measure=False)
+    report = deploy.flash(session, str(kws), run_measure=False)
     assert report.remote_model == "/rom/model.bst"
     host = burn.load(str(kws))
     n = int(np.prod(host.info()["inputs"][0]["shape"]))
@@ -138,33 +141,33 @@ def test_garbage_on_the_line_mid_transfer_is_survived(session, models):
     done = []
 
     def noisy(remote, sent, total):
-        if remote == fl.REMOTE_MODEL and sent * 2 >= total and not done:
+        if remote == deploy.REMOTE_MODEL and sent * 2 >= total and not done:
             done.append(True)
             session.link.repl.conn.write(noise)
 
-    report = fl.flash(session, models["small"], placement="fs", progress=noisy)
+    report = deploy.flash(session, models["small"], placement="fs", progress=noisy)
     assert done and report.ok
-    assert session.link.sha256(fl.REMOTE_MODEL) == fl.model_facts(models["small"]).sha256
+    assert session.link.sha256(deploy.REMOTE_MODEL) == model_facts(models["small"]).sha256
 
 
 def test_power_lost_mid_transfer_keeps_the_previous_model(firmware, models, tmp_path):
     image = tmp_path / "flash.img"
     emulated = Emulated(firmware, image)
     with open_board(emulated=emulated) as s:
-        fl.flash(s, models["small"], placement="fs", run_measure=False)
+        deploy.flash(s, models["small"], placement="fs", run_measure=False)
         time.sleep(0.5)  # the emulator writes its flash image back 300 ms after a change
         cut = []
 
         def pull_the_plug(remote, sent, total):
-            if remote == fl.REMOTE_MODEL and sent * 2 >= total and not cut:
+            if remote == deploy.REMOTE_MODEL and sent * 2 >= total and not cut:
                 cut.append(True)
                 s.virtual_board.proc.kill()
 
-        with pytest.raises(fl.FlashError) as failure:
-            fl.flash(s, models["one_weight"], placement="fs", progress=pull_the_plug)
+        with pytest.raises(FlashError) as failure:
+            deploy.flash(s, models["one_weight"], placement="fs", progress=pull_the_plug)
     assert "lost the board" in str(failure.value)
     with open_board(emulated=Emulated(None, image)) as s:
-        assert s.link.sha256(fl.REMOTE_MODEL) == fl.model_facts(models["small"]).sha256
+        assert s.link.sha256(deploy.REMOTE_MODEL) == model_facts(models["small"]).sha256
         assert ast.literal_eval(s.link.exec(
             "import burn\nprint(burn.load('/model.bst').self_test())").strip()) == 3
 

@@ -15,10 +15,16 @@ from pathlib import Path
 import pytest
 import serial.tools.list_ports
 
-from burn.host import flash as fl
+from burn.host import deploy
 from burn.host.board_session import open_board
 from burn.host.boards import load_board
 from burn.host.cli import flash_main
+from burn.host.deploy.errors import FlashError, ModelTooBig
+from burn.host.deploy.fit import model_facts
+from burn.host.deploy.measure import measure, memory_failure
+from burn.host.deploy.probe import BoardFacts
+from burn.host.deploy.report import report_lines
+from burn.host.deploy.transfer import check_flash_space, plan_of
 from burn.host.link import NotMicroPythonError, connect
 from burn.host.virtual_board import VirtualBoard
 
@@ -56,7 +62,7 @@ def at_half(action):
     done = []
 
     def progress(remote, sent, total):
-        if remote == fl.REMOTE_MODEL and sent * 2 >= total and not done:
+        if remote == deploy.REMOTE_MODEL and sent * 2 >= total and not done:
             done.append(True)
             action()
 
@@ -65,7 +71,7 @@ def at_half(action):
 
 def test_sends_only_what_changed(models):
     with open_board(virtual=True) as session:
-        first = fl.flash(session, models["small"])
+        first = deploy.flash(session, models["small"])
         files = first.software.files
         assert len(first.sent.sent) == len(files) + 1
         assert first.sent.payload_bytes == sum(map(len, files.values())) + first.model.size
@@ -75,18 +81,18 @@ def test_sends_only_what_changed(models):
         assert first.measured["heap_model"] - first.measured["heap_kernels"] >= \
             first.model.arena_bytes
 
-        again = fl.flash(session, models["small"])
+        again = deploy.flash(session, models["small"])
         assert again.sent.sent == [] and again.sent.wire_bytes < 1000
 
         assert sha(models["one_weight"]) != sha(models["small"])
-        changed = fl.flash(session, models["one_weight"])
+        changed = deploy.flash(session, models["one_weight"])
         assert changed.sent.sent == [("/model.bst", Path(models["one_weight"]).stat().st_size)]
         assert model_on_board(session.link) == (sha(models["one_weight"]), 3)
 
 
 def test_dry_run_sends_nothing(models, tmp_path):
     with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
-        fl.flash(session, models["small"], run_measure=False)
+        deploy.flash(session, models["small"], run_measure=False)
         port = session.port
         session.link.close()  # the command opens the port itself
         proc = subprocess.run(
@@ -102,15 +108,15 @@ def test_dry_run_sends_nothing(models, tmp_path):
 
 def test_unplugged_mid_transfer_keeps_a_loadable_model(models, tmp_path):
     with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
-        fl.flash(session, models["small"], run_measure=False)
-        with pytest.raises(fl.FlashError) as failure:
-            fl.flash(session, models["big"], progress=at_half(session.virtual_board.kill))
+        deploy.flash(session, models["small"], run_measure=False)
+        with pytest.raises(FlashError) as failure:
+            deploy.flash(session, models["big"], progress=at_half(session.virtual_board.kill))
     message = str(failure.value)
     assert "lost the board" in message and "/model.bst is still the previous version" in message
     with VirtualBoard("rp2040", str(tmp_path)) as board, connect(board.port) as link:
         assert model_on_board(link) == (sha(models["small"]), 3)
     with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
-        report = fl.flash(session, models["big"])
+        report = deploy.flash(session, models["big"])
         assert [remote for remote, _ in report.sent.sent] == ["/model.bst"]
         assert report.ok and model_on_board(session.link) == (sha(models["big"]), 1)
 
@@ -150,18 +156,18 @@ def kill_firmware(board):
 
 def test_board_reset_mid_transfer_is_retried(models):
     with open_board(virtual=True) as session:
-        fl.flash(session, models["small"], run_measure=False)
+        deploy.flash(session, models["small"], run_measure=False)
         crash = at_half(lambda: kill_firmware(session.virtual_board))
-        report = fl.flash(session, models["big"], progress=crash)
+        report = deploy.flash(session, models["big"], progress=crash)
         assert report.sent.retries >= 1 and report.ok
         assert model_on_board(session.link) == (sha(models["big"]), 1)
 
 
 def test_garbage_on_the_line_mid_transfer_is_retried(models):
     with open_board(virtual=True) as session:
-        fl.flash(session, models["small"], run_measure=False)
+        deploy.flash(session, models["small"], run_measure=False)
         noise = bytes(random.Random(1).randrange(256) for _ in range(300))
-        report = fl.flash(session, models["big"],
+        report = deploy.flash(session, models["big"],
                           progress=at_half(lambda: session.link.repl.conn.write(noise)))
         assert report.ok and model_on_board(session.link) == (sha(models["big"]), 1)
 
@@ -172,7 +178,7 @@ def test_garbage_typed_at_the_repl_before_flashing(models):
         with serial.serial_for_url(session.port, timeout=0.2) as raw:
             raw.write(b"\x02\r\nwhile True:\r\n  pass\r\n\r\n\x05garbage \xff\xfe (")
         session.reconnect()
-        report = fl.flash(session, models["small"])
+        report = deploy.flash(session, models["small"])
         assert report.ok and model_on_board(session.link) == (sha(models["small"]), 3)
 
 
@@ -202,10 +208,10 @@ def test_something_that_only_sends_garbage_is_not_a_board():
 
 def test_stalled_board_gives_a_clear_message(models, tmp_path):
     with open_board(virtual=True, flash_dir=str(tmp_path)) as session:
-        fl.flash(session, models["small"], run_measure=False)
+        deploy.flash(session, models["small"], run_measure=False)
         board = session.virtual_board
-        with pytest.raises(fl.FlashError) as failure:
-            fl.flash(session, models["big"], progress=at_half(board.pause))
+        with pytest.raises(FlashError) as failure:
+            deploy.flash(session, models["big"], progress=at_half(board.pause))
         board.resume()
         message = str(failure.value)
         assert "lost the board" in message and ("stalled" in message or "answer" in message)
@@ -215,17 +221,17 @@ def test_stalled_board_gives_a_clear_message(models, tmp_path):
 
 def test_too_big_is_refused_before_sending(models):
     with open_board(virtual=True) as session:
-        with pytest.raises(fl.ModelTooBig) as heap:
-            fl.flash(session, models["arena_too_big"])
-        facts = fl.model_facts(models["arena_too_big"])
+        with pytest.raises(ModelTooBig) as heap:
+            deploy.flash(session, models["arena_too_big"])
+        facts = model_facts(models["arena_too_big"])
         assert heap.value.what == "heap" and heap.value.needed == facts.heap_needed(False)
         assert heap.value.needed > facts.buffer_bytes
         assert str(facts.heap_needed(False)) in str(heap.value)
         assert str(heap.value.available) in str(heap.value)
         assert heap.value.available <= load_board("rp2040").heap_bytes
 
-        with pytest.raises(fl.ModelTooBig) as flash:
-            fl.flash(session, models["huge"])
+        with pytest.raises(ModelTooBig) as flash:
+            deploy.flash(session, models["huge"])
         fs_bytes = load_board("rp2040").fs_bytes
         assert flash.value.what == "flash" and flash.value.available == fs_bytes
         assert str(flash.value.needed) in str(flash.value) and str(fs_bytes) in str(flash.value)
@@ -234,11 +240,11 @@ def test_too_big_is_refused_before_sending(models):
 
 def test_a_forced_reflash_counts_the_space_the_replaced_files_free(models, tmp_path):
     with open_board(virtual=True, flash_dir=tmp_path) as session:
-        first = fl.flash(session, models["small"], run_measure=False)
+        first = deploy.flash(session, models["small"], run_measure=False)
         free = session.link.fs_info()[1]
         # The board holds the core: less flash is free than sending all of it again takes.
         assert first.plan.flash_to_write > free
-        again = fl.flash(session, models["small"], run_measure=False, force=True)
+        again = deploy.flash(session, models["small"], run_measure=False, force=True)
         assert sorted(again.sent.sent) == sorted(first.sent.sent)
         assert again.plan.flash_peak <= free
         assert model_on_board(session.link) == (sha(models["small"]), 3)
@@ -248,44 +254,44 @@ def test_flash_peak_follows_the_sends_in_order():
     block = 4096
     wanted = {"/lib/a.mpy": bytes(10000), "/model.bst": bytes(5000)}
     present = {"/lib/a.mpy": 4000, "/model.bst": 9000}
-    plan = fl.plan_of(wanted, {}, present, block)
+    plan = plan_of(wanted, {}, present, block)
     # a.mpy: 3 blocks written beside its old one, then 2 more in use; the model: 2 blocks
     # beside its old 3 while a.mpy's growth stays
     assert plan.flash_peak == max(3, 2 + 2) * block
     assert plan.flash_to_write == 5 * block
     board = load_board("rp2040")
     for free in (4 * block - 1, 4 * block):
-        facts = fl.BoardFacts("1.28.0", 0, "rp2", "", 0, 0, 1 << 20, free)
+        facts = BoardFacts("1.28.0", 0, "rp2", "", 0, 0, 1 << 20, free)
         if free < plan.flash_peak:
-            with pytest.raises(fl.ModelTooBig) as refused:
-                fl.check_flash_space(plan, facts, board)
+            with pytest.raises(ModelTooBig) as refused:
+                check_flash_space(plan, facts, board)
             assert (refused.value.needed, refused.value.available) == (4 * block, free)
         else:
-            fl.check_flash_space(plan, facts, board)  # fits, to the byte
+            check_flash_space(plan, facts, board)  # fits, to the byte
 
 
 def test_memory_error_on_the_board_names_the_sizes(models):
     with open_board(virtual=True) as session:
-        first = fl.flash(session, models["small"])
+        first = deploy.flash(session, models["small"])
         free_for_models = first.facts.heap_total - first.measured["heap_runtime"]
         # boot.py keeps a hog: what is left after the runtime is half the arena it needs.
-        facts = fl.model_facts(models["arena_60k"])
+        facts = model_facts(models["arena_60k"])
         hog = free_for_models - facts.arena_bytes // 2
         boot = b"import builtins\nbuiltins.hog = bytearray(%d)\n" % hog
         session.link.put_file(boot, "/boot.py")
         session.link.soft_reset()
         # The board's real free heap is checked before anything is sent.
-        with pytest.raises(fl.ModelTooBig) as refused:
-            fl.flash(session, models["arena_60k"])
+        with pytest.raises(ModelTooBig) as refused:
+            deploy.flash(session, models["arena_60k"])
         assert refused.value.what == "heap" and str(facts.arena_bytes) in str(refused.value)
         assert not session.link.exists("/model.bst") or \
             session.link.sha256("/model.bst") == sha(models["small"])
         # A hog that appears after flashing: the board's MemoryError is reported with sizes.
         session.link.rm("/boot.py")
         session.link.soft_reset()
-        fl.flash(session, models["arena_60k"], run_measure=False)
+        deploy.flash(session, models["arena_60k"], run_measure=False)
         session.link.put_file(boot, "/boot.py")
-        failure = fl.memory_failure(fl.measure(session, fl.REMOTE_MODEL), facts, "m.bst")
+        failure = memory_failure(measure(session, deploy.REMOTE_MODEL), facts, "m.bst")
         message = str(failure)
         assert "ran out of heap" in message and str(facts.arena_bytes) in message
         assert "free after importing the runtime" in message
@@ -293,13 +299,13 @@ def test_memory_error_on_the_board_names_the_sizes(models):
 
 def test_self_test_failure_is_detected(models):
     with open_board(virtual=True) as session:
-        report = fl.flash(session, models["bad_reference"])
+        report = deploy.flash(session, models["bad_reference"])
         assert not report.ok
         assert report.self_test_error.startswith("ValueError: self-test 0: output 0")
         assert report.model.host_self_test_error is not None
-        assert "FAILED on the board" in "\n".join(fl.report_lines(report))
-        good = fl.flash(session, models["small"])
-        assert good.ok and "3 reference vectors passed" in "\n".join(fl.report_lines(good))
+        assert "FAILED on the board" in "\n".join(report_lines(report))
+        good = deploy.flash(session, models["small"])
+        assert good.ok and "3 reference vectors passed" in "\n".join(report_lines(good))
 
 
 def test_no_board_suggests_virtual(models, monkeypatch, capsys):

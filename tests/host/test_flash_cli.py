@@ -10,8 +10,8 @@ import pytest
 import serial.tools.list_ports
 
 from burn.host import bst_runtime
-from burn.host import flash as fl
 from burn.host.cli import flash_main
+from burn.host.deploy.fit import model_facts
 from burn.host.virtual_board import VirtualBoard, VirtualBoardError
 from burn.host.virtual_board.supervisor import flash_folder
 
@@ -96,7 +96,7 @@ def test_a_named_port_is_still_needed(model, no_board, capsys):
 
 def test_host_self_test_runs_on_the_fastest_runtime_and_says_so(model):
     said = []
-    facts = fl.model_facts(model, said.append)
+    facts = model_facts(model, said.append)
     assert facts.host_self_test_error is None and facts.tests == 3
     runtime = "flex" if bst_runtime.flex_available() else "pure"
     assert said[0] == "host self-test: 3 reference vectors on the %s kernels%s" % (
@@ -110,7 +110,7 @@ def test_host_self_test_runs_on_the_fastest_runtime_and_says_so(model):
 def test_host_self_test_failure_is_reported(tmp_path):
     bad = flash_models.small(tmp_path / "bad.bst", "bad-reference")
     said = []
-    facts = fl.model_facts(bad, said.append)
+    facts = model_facts(bad, said.append)
     assert facts.host_self_test_error and said[1].startswith("  failed: self-test 0")
 
 

@@ -15,7 +15,8 @@ from burn.host import tflite_writer
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
 from burn.host.cli import main
-from burn.host.flash import ModelTooBig, check_fit
+from burn.host.deploy.errors import ModelTooBig
+from burn.host.deploy.fit import check_fit
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.model_check import check_onnx, check_tflite
 from burn.host.importers.op_coverage import kernel_type, tflite_ops, tflm_ops

@@ -31,6 +31,9 @@ TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/cortex_m.ld"
 NOT_FROM_HOST_EXTRA = {
     "build_ffi": "flex_c/build_ffi.py, loaded from the flex_c tree",
     "vfs": "MicroPython's own module, in code that runs on the virtual board",
+    "uctypes": "MicroPython's own module, in a board program (burn.host.board_programs)",
+    "machine": "MicroPython's own module, in a board program (burn.host.board_programs)",
+    "burnflex": "burn's C module on the board, imported by a board program",
     "cupy": "the gpu extra", "cupyx": "the gpu extra", "cupy_backends": "the gpu extra",
     "torch": "only burn.host.cuda.launches, the GPU benchmarks' kernel counter, which says "
              "when it is missing",
