@@ -61,6 +61,10 @@ def _measure(path, runs, budget_ms):
     r["runs"] = n
     r["latency_us"] = total / n
     r["latency_min_us"] = best
+    info = m.info()  # after the timing: it allocates
+    r["cores"] = info.get("cores")
+    r["splits"] = [(op["op"], op.get("split")) for op in info["ops"]]
+    info = None
     # Without the model, what stays is the runtime with the kernel modules it loaded.
     m.close()
     m = None

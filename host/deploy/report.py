@@ -92,6 +92,7 @@ def report_lines(report):
                 lines.append("cycles      %s per inference at the board's %g MHz: %.1f ms at "
                              "125 MHz, %.1f ms at 133 MHz" % (
                                  grouped(cycles), m["freq"] / 1e6, cycles / 125e3, cycles / 133e3))
+            lines.extend(cores_lines(m))
             lines.append("heap        %s bytes in use during inference (of %s): the model "
                          "%s (arena %s, buffers %s), the runtime and kernels %s, %s allocated "
                          "by an inference" % (
@@ -112,6 +113,26 @@ def report_lines(report):
         flash_line += "; filesystem %s of %s bytes used" % (
             grouped(report.facts.fs_total - report.fs_free_after), grouped(report.facts.fs_total))
     lines.append(flash_line)
+    return lines
+
+
+def cores_lines(measured):
+    """The report's lines on the cores an inference used and how each op ran on them
+    (Model.info()'s `cores` and each op's `split`); none from a board that does not say."""
+    cores = measured.get("cores")
+    if not cores:
+        return []
+    splits = measured.get("splits") or []
+    shared = sum(1 for _kind, split in splits if split and not split.startswith("one core"))
+    if cores.get("used") == 2:
+        head = "cores       2: %d of %d ops split between core 0 and core 1" % (
+            shared, len(splits))
+    else:
+        head = "cores       1: %s" % (cores.get("why") or "one core")
+    lines = [head]
+    if cores.get("used") == 2:
+        lines += ["  op %-3d %-22s %s" % (k, kind, split or "-")
+                  for k, (kind, split) in enumerate(splits)]
     return lines
 
 

@@ -4,11 +4,16 @@ core 0 when core 1 runs a _thread or is asked not to be used, survives Ctrl-C, a
 core 1 that stops answering (halted as a debugger would) with a clear error, running on core
 0 alone afterwards."""
 
+import ast
+
 import pytest
 from emulator_support import emulator_or_skip, firmware_or_skip
 from reference_models import model_path
 
+from burn.host import board_programs as bp
+from burn.host import romfs_write
 from burn.host.bst_writer import encode_bst
+from burn.host.deploy.report import cores_lines
 from burn.host.emulator import EmulatedBoard
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import LinkTimeout, connect
@@ -158,3 +163,14 @@ print(repr((r, burnflex.cores(), m.self_test(), m.info()['cores'])))
     assert state[1] == 1 and "did not finish" in state[2]
     assert tests == 2  # the next inferences run on core 0 alone, with TFLM's bits
     assert cores["used"] == 1 and "did not finish" in cores["why"]
+
+
+def test_burn_flash_report_gives_the_cores_and_each_ops_split(kws, kws_bst):
+    link = kws[1]
+    assert romfs_write.deploy(link, {"kws.bst": kws_bst})  # read in place: one flex plan
+    text = link.exec(bp.once("measure", "_measure", "/rom/kws.bst", 3, 100), timeout=120)
+    measured = ast.literal_eval(text.strip().splitlines()[-1])
+    lines = cores_lines(measured)
+    assert lines[0].startswith("cores       2: 9 of 12 ops split"), lines
+    assert any("depthwise_conv2d" in line and "rows 0-12 | 13-24" in line for line in lines)
+    assert any("fully_connected" in line and "one core: small" in line for line in lines)

@@ -15,6 +15,7 @@ import pytest
 from burn.host import board_programs as bp
 from burn.host import mp_unix, mpy
 from burn.host.deploy.fit import model_facts
+from burn.host.deploy.report import cores_lines
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flash_models
@@ -148,6 +149,9 @@ def test_software_and_measure_with_the_core_on_the_path(tmp_path):
     assert 3 <= measured["runs"] <= 5 and measured["latency_min_us"] <= measured["latency_us"]
     assert measured["heap_inference"] == 0
     assert measured["heap_start"] < measured["heap_runtime"] < measured["heap_model"]
+    assert measured["cores"]["used"] == 1 and len(measured["splits"]) == len(
+        burn.load(model).info()["ops"])
+    assert cores_lines(measured) == ["cores       1: no flex module"]
 
 
 def test_rom_query_finds_no_partition_on_the_unix_port():
