@@ -12,15 +12,13 @@ import cffi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # setuptools runs this file by path; sources.py sits beside it
-from sources import INCLUDE, sources  # noqa: E402
-
-HEADER = os.path.join(INCLUDE, "flex.h")
+from sources import INCLUDE, header_text, sources  # noqa: E402
 
 
 def cdef_text():
-    """flex.h as cffi cdef: comments, include guards and C++ guards removed; every #define
-    becomes `#define NAME ...` so the compiler supplies the value."""
-    text = open(HEADER).read()
+    """flex.h and its parts as cffi cdef: comments, include guards and C++ guards removed;
+    every #define becomes `#define NAME ...` so the compiler supplies the value."""
+    text = header_text()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     text = re.sub(r"#ifdef __cplusplus.*?#endif", "", text, flags=re.S)
     out = []

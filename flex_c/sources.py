@@ -10,7 +10,8 @@ helpers. extra/ holds the kernels of the optional ops (burn.graph.ops.OPTIONAL):
 has them but those that must stay small without them (`extra=False`, the armv6m native
 module). Builds for a CPU without a floating-point unit leave out the float files
 (`is_float`); builds without a C library add freestanding/ (memcpy and friends). Files of
-different folders may share a name: `object_name` tells their objects apart.
+different folders may share a name: `object_name` tells their objects apart. The public
+header, flex.h, is a list of parts (include/flex/*.h); `header_text` gives it as one text.
 
 No dependency beyond the standard library, so make and cmake can call it:
 
@@ -20,11 +21,13 @@ No dependency beyond the standard library, so make and cmake can call it:
 
 import argparse
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "src")
 INCLUDE = os.path.join(HERE, "include")
+HEADER = os.path.join(INCLUDE, "flex.h")
 
 
 def opt_targets():
@@ -70,6 +73,17 @@ def sources(opt_target=None, float_kernels=True, freestanding=False, extra=True)
     if freestanding:
         paths += folder("freestanding")
     return paths if float_kernels else [p for p in paths if not is_float(p)]
+
+
+def header_text():
+    """flex.h with each of its parts (an `#include "flex/NAME.h"` line) written in where it
+    is included: the whole public API as one text, for the tools that parse it."""
+    def part(match):
+        with open(os.path.join(INCLUDE, match.group(1))) as f:
+            return f.read()
+
+    with open(HEADER) as f:
+        return re.sub(r'^#include "(flex/\w+\.h)"$', part, f.read(), flags=re.M)
 
 
 def main(argv=None):

@@ -10,6 +10,7 @@ from pathlib import Path
 import burn
 from burn.host import bst_runtime
 from burn.host.deploy.errors import ModelTooBig
+from burn.shape import numel
 
 # Heap costs measured on the emulated RP2040 (MicroPython 1.28, 32-bit): importing the
 # runtime with the kernels of a typical model, frozen in the firmware or from .mpy files;
@@ -86,7 +87,7 @@ def _facts(data, path):
         header_bytes = model._bst.header_len
     finally:
         model.close()
-    outputs = sum(_numel(o["shape"]) * (1 if o["dtype"] == "int8" else 4)
+    outputs = sum(numel(o["shape"]) * (1 if o["dtype"] == "int8" else 4)
                   for o in info["outputs"])
     in_memory = bst_runtime.load(data)
     facts = ModelFacts(str(path), data, hashlib.sha256(data).hexdigest(),
@@ -114,13 +115,6 @@ def _host_self_test(model, tests, say):
         return str(exc)
     say("  passed in %.2f s" % (time.monotonic() - start))
     return None
-
-
-def _numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def on_flash(size, block):

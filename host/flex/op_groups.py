@@ -5,8 +5,8 @@ import posixpath
 
 # group: object file names (without folder), reference, optimised and helper files alike
 GROUPS = {
-    "conv": ("s8_conv", "f32_conv", "f32_winograd", "m0_pairs", "m0_depthwise",
-             "m0_dw_channels"),
+    "conv": ("s8_conv", "f32_conv", "f32_conv_wide", "f32_winograd", "m0_pairs",
+             "m0_depthwise", "m0_dw_channels"),
     "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
     "svdf (optional)": ("s8_svdf", "f32_svdf"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),
@@ -16,7 +16,7 @@ GROUPS = {
     "softmax/activations": ("s8_activation",),
     "layout": ("layout",),
     "quantize": ("s8_quantize", "s8_requantize"),
-    "float graph ops": ("f32_graph",),
+    "float graph ops": ("f32_graph", "f32_graph_conv", "f32_graph_depthwise"),
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "plan_call", "plan_fast",
                 "split", "vector_width", "mem"),

@@ -11,7 +11,7 @@ import subprocess
 
 from burn.host.cache import cache_dir
 from burn.host.flex.binding import HostLib
-from burn.host.flex.targets import FLEX_C, source_digest
+from burn.host.flex.targets import FLEX_C, header_text, source_digest
 
 FLAGS = ["-std=c99", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-math-errno",
          "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-shared", "-fPIC"]
@@ -75,7 +75,7 @@ class SanitizedLib(HostLib):
 def _literal_defines(cdef):
     import re
 
-    with open(os.path.join(FLEX_C, "include", "flex.h")) as f:
-        values = dict(re.findall(r"#define\s+(FLEX_\w+)\s+\(?(-?\d+)\)?", f.read()))
+    values = dict(re.findall(r"#define\s+(FLEX_\w+)\s+\(?(-?\d+)\)?",
+                             header_text()))
     return re.sub(r"#define (FLEX_\w+) \.\.\.",
                   lambda m: "#define %s %s" % (m.group(1), values[m.group(1)]), cdef)

@@ -60,6 +60,11 @@ def _flex_sources():
     return module
 
 
+def header_text():
+    """flex.h with its parts written in: the whole public C API as one text."""
+    return _flex_sources().header_text()
+
+
 def _sources(target):
     # Cross builds also carry the memory functions compilers may call (src/freestanding).
     return _flex_sources().sources(TARGETS[target][2], freestanding=True)

@@ -1,6 +1,7 @@
 """flex_c's source layout: reference kernels under their own names, chosen by name by the
 optimised ones (no #include of .c files, no function defined in a header but static inline
-helpers), sources.py's selection, and the op groups of the size report."""
+helpers), flex.h and its parts, sources.py's selection, and the op groups of the size
+report."""
 
 import os
 import re
@@ -47,6 +48,19 @@ def test_no_c_file_is_included():
     included = [(os.path.relpath(p, SRC), m) for p in list(_files(".c")) + list(_files(".h"))
                 for m in re.findall(r'#include\s+"([^"]+\.c)"', open(p).read())]
     assert included == []
+
+
+def test_flex_h_includes_each_of_its_parts_and_header_text_holds_them():
+    include = os.path.join(targets.FLEX_C, "include")
+    with open(os.path.join(include, "flex.h")) as f:
+        included = re.findall(r'^#include "(flex/\w+\.h)"$', f.read(), flags=re.M)
+    parts = sorted("flex/" + name for name in os.listdir(os.path.join(include, "flex")))
+    assert sorted(included) == parts and len(set(included)) == len(included)
+    text = sources.header_text()
+    assert '#include "flex/' not in text
+    for part in parts:
+        with open(os.path.join(include, part)) as f:
+            assert f.read() in text, part
 
 
 def test_headers_define_only_static_inline_functions():

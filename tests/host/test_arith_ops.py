@@ -5,7 +5,6 @@ flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper
 Also the import-time refusals and the .bst reader's refusal of hostile parameters."""
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from burn.graph import fixedpoint as fp
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
+from burn.host.flex import targets
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.params import ARITH
 from burn.host.flex.runtime import use_flex
@@ -27,7 +27,6 @@ from burn.host.importers.tflite import import_tflite
 OPS = ("SUB", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM")
 INT8_CASES = 40  # per op
 FLOAT_CASES = 40  # per op
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def f32(v):
@@ -277,7 +276,7 @@ def test_a_firmware_core_for_a_sub_model_runs_it(tmp_path):
 
 
 def test_arith_codes_follow_flex_h():
-    header = (ROOT / "flex_c" / "include" / "flex.h").read_text()
+    header = targets.header_text()
     codes = {m[0].lower(): int(m[1]) for m in
              re.findall(r"#define FLEX_ARITH_(\w+) (\d+)", header)}
     assert codes == {name: i for i, name in enumerate(ARITH)}

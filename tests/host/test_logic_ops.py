@@ -10,7 +10,6 @@ operands. Also a GREATER -> SELECT_V2 model, the import-time refusals and the .b
 reader's refusal of hostile parameters."""
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +21,7 @@ from burn.graph import logic
 from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
+from burn.host.flex import targets
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
@@ -34,7 +34,6 @@ LOGICAL = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")  # imported as selections
 INT8_CASES = 40  # per op
 FLOAT_CASES = 20  # per op
 BOOL_CASES = 20  # per op: EQUAL and NOT_EQUAL of BOOL tensors
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def f32(v):
@@ -405,6 +404,6 @@ def test_firmware_cores_keep_the_logic_module_only_for_models_that_use_it(tmp_pa
 
 
 def test_compare_codes_follow_flex_h():
-    header = (ROOT / "flex_c" / "include" / "flex.h").read_text()
+    header = targets.header_text()
     codes = {m[0]: int(m[1]) for m in re.findall(r"#define FLEX_COMPARE_(\w+) (\d+)", header)}
     assert codes == {name: i for i, name in enumerate(logic.OPS)}

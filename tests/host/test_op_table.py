@@ -32,7 +32,7 @@ from burn.graph.ops import (
 )
 from burn.host import arena_plan
 from burn.host.bst_writer import GraphOp, GraphTensor
-from burn.host.flex import graph_kernels, runtime
+from burn.host.flex import graph_kernels, runtime, targets
 from burn.host.flex.params import STRUCTS
 from burn.host.importers.tflite import registry
 
@@ -214,7 +214,7 @@ def test_board_kernel_cases_follow_the_table():
 
 
 def _flex_h_structs():
-    text = (ROOT / "flex_c/include/flex.h").read_text()
+    text = targets.header_text()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     structs = {}
     for body, name in re.findall(r"typedef struct\s*\{(.*?)\}\s*(\w+);", text, flags=re.S):

@@ -14,6 +14,7 @@ import kernel_cases
 import pytest
 
 from burn.host import mp_unix, natmod
+from burn.host.flex import targets
 from burn.host.vendor import VendorError
 
 HERE = Path(__file__).resolve().parent
@@ -111,7 +112,7 @@ def test_every_kernel_is_exposed(module_dir):
 
 
 def test_module_attributes(module_dir):
-    header = (REPO / "flex_c" / "include" / "flex.h").read_text()
+    header = targets.header_text()
     version = int(re.search(r"#define FLEX_VERSION (0x[0-9a-fA-F]+)", header).group(1), 16)
     out = run(module_dir, "import burnflex\nprint(burnflex.version, burnflex.float)")
     assert out.split() == [str(version), "True"]

@@ -7,8 +7,10 @@
  *   forward       y[og, pixels]   = w[og, taps] @ cols[taps, pixels]   (+ bias)
  *   weight grad   dw[og, taps]    = dy[og, pixels] @ cols[taps, pixels]^T
  *   input grad    cols[taps, pix] = w[og, taps]^T @ dy[og, pixels], scattered onto dx
+ *
+ * Stride-1 convolutions that fit a scratch buffer take the paths of f32_conv_wide.c instead.
  */
-#include "../common/internal.h"
+#include "f32_conv.h"
 
 typedef struct {
     int32_t ox_lo, ox_hi; /* output columns with a valid input column */
@@ -47,12 +49,6 @@ static flex_status check_conv(const flex_dims4 *in_dims, const void *x, size_t x
     FLEX_TRY(flex__product(count, win->kernel_h, &count));
     FLEX_TRY(flex__product(count, win->kernel_w, &count));
     return flex__check_len(weight_len, count);
-}
-
-static void zero(float *p, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; i++)
-        p[i] = 0.0f;
 }
 
 /* One group of a convolution over the whole batch. The pixel index q runs over every output
@@ -179,7 +175,7 @@ FLEX_INLINE void tap_row(const conv_geom *g, int32_t tap, int32_t q0, int32_t co
         });
         return;
     }
-    zero(out, count);
+    flex__zero(out, count);
     FOR_TAP_SEGMENTS(g, tap, q0, count, {
         const float *xs = g->x + src + lo * sw;
         float *o = out + at + lo;
@@ -287,14 +283,9 @@ static void pack_dy(const void *ctx, int32_t p0, int32_t kb, int32_t j0, int32_t
 #define OC_BLOCK 4
 #endif
 
-/* Per-group sizes of a convolution. */
-typedef struct {
-    int32_t cg, og, taps;
-} conv_sizes;
-
-static conv_sizes sizes_of(const flex_dims4 *in, const flex_window *win, int32_t groups,
-                           const flex_dims4 *out) {
-    conv_sizes s;
+static flex__conv_sizes sizes_of(const flex_dims4 *in, const flex_window *win, int32_t groups,
+                                 const flex_dims4 *out) {
+    flex__conv_sizes s;
     s.cg = in->c / groups;
     s.og = out->c / groups;
     s.taps = s.cg * win->kernel_h * win->kernel_w;
@@ -330,7 +321,7 @@ static void forward_block(conv_geom *g, const float *w_rows, int32_t m, int32_t 
                        y_rows + (q0 / g->pixels) * g->y_image + q0 % g->pixels, g->pixels);
         return;
     }
-    zero(tmp, m * nb);
+    flex__zero(tmp, m * nb);
     flex__gemm_acc(m, nb, taps, w_rows, taps, 1, pack_cols, g, tmp, nb);
     FOR_IMAGE_PARTS(g, q0, nb, {
         for (r = 0; r < m; r++) {
@@ -342,229 +333,9 @@ static void forward_block(conv_geom *g, const float *w_rows, int32_t m, int32_t 
     });
 }
 
-/* ---- depthwise fast path ----------------------------------------------------------------
- * A depthwise convolution (groups == in.c == out.c) with stride 1 is a tiny GEMM per
- * channel (one row), so it runs directly instead: the plane is
- * copied into a zero-padded scratch of width wp; then every tap is one long contiguous
- * multiply-add over a "wide" output grid of the same width (row oy at oy * wp; its columns
- * past out_w are scratch and dropped), instead of short loops over each output row. */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define DW_SCRATCH 8192
-#else
-#define DW_SCRATCH 256
-#endif
-
-typedef struct {
-    int32_t hp, wp; /* padded plane */
-    int32_t len;    /* wide-grid positions that hold an output: (out_h - 1) * wp + out_w */
-} wide_grid;
-
-static int depthwise_fits(const flex_dims4 *in, const flex_window *win, int32_t groups,
-                          const flex_dims4 *out, wide_grid *g) {
-    if (in->c != groups || out->c != groups || win->stride_h != 1 || win->stride_w != 1)
-        return 0;
-    g->hp = out->h + (win->kernel_h - 1) * win->dilation_h;
-    g->wp = out->w + (win->kernel_w - 1) * win->dilation_w;
-    g->len = (out->h - 1) * g->wp + out->w;
-    return (int64_t)g->hp * g->wp <= DW_SCRATCH;
-}
-
-/* xp (hp x wp) = the plane x (h x w) shifted by the top / left padding, zeros elsewhere. */
-static void pad_plane(const float *x, const flex_dims4 *in, const flex_window *win,
-                      const wide_grid *g, float *xp) {
-    int32_t y, c;
-    zero(xp, g->hp * g->wp);
-    for (y = 0; y < in->h; y++)
-        for (c = 0; c < in->w; c++)
-            xp[(y + win->pad_top) * g->wp + c + win->pad_left] = x[y * in->w + c];
-}
-
-static int32_t tap_offset(const flex_window *win, const wide_grid *g, int32_t tap) {
-    return (tap / win->kernel_w) * win->dilation_h * g->wp +
-           (tap % win->kernel_w) * win->dilation_w;
-}
-
-FLEX_CLONES
-static void axpy(int32_t n, float a, const float *x, float *y) {
-    int32_t i;
-    for (i = 0; i < n; i++)
-        y[i] += a * x[i];
-}
-
-FLEX_CLONES
-static float dot(int32_t n, const float *x, const float *y) {
-    float acc[8];
-    const int32_t n8 = n - n % 8;
-    int32_t i, j;
-    for (j = 0; j < 8; j++) /* a loop, not an initializer: that would call memset */
-        acc[j] = 0.0f;
-    for (i = 0; i < n8; i += 8) { /* eight lanes: one vector register */
-        float t[8];
-        for (j = 0; j < 8; j++)
-            t[j] = x[i + j] * y[i + j];
-        for (j = 0; j < 8; j++)
-            acc[j] += t[j];
-    }
-    for (; i < n; i++)
-        acc[0] += x[i] * y[i];
-    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-}
-
-/* dy_w (wide grid) = the output plane dy, zeros in the dropped columns. */
-static void widen(const float *dy, const flex_dims4 *out, const wide_grid *g, float *dy_w) {
-    int32_t y, c;
-    zero(dy_w, g->len);
-    for (y = 0; y < out->h; y++)
-        for (c = 0; c < out->w; c++)
-            dy_w[y * g->wp + c] = dy[y * out->w + c];
-}
-
-static void depthwise_forward(const flex_dims4 *in, const float *x, const float *weight,
-                              const float *bias, const flex_window *win,
-                              const flex_dims4 *out, const wide_grid *g, float *y) {
-    float xp[DW_SCRATCH], acc[DW_SCRATCH];
-    const int32_t taps = win->kernel_h * win->kernel_w;
-    int32_t b, ch, t, r, c;
-    for (b = 0; b < in->n; b++)
-        for (ch = 0; ch < in->c; ch++) {
-            float *yp = y + (b * out->c + ch) * out->h * out->w;
-            pad_plane(x + (b * in->c + ch) * in->h * in->w, in, win, g, xp);
-            zero(acc, g->len);
-            for (t = 0; t < taps; t++)
-                axpy(g->len, weight[ch * taps + t], xp + tap_offset(win, g, t), acc);
-            for (r = 0; r < out->h; r++)
-                for (c = 0; c < out->w; c++)
-                    yp[r * out->w + c] = acc[r * g->wp + c] + (bias ? bias[ch] : 0.0f);
-        }
-}
-
-static void depthwise_input_grad(const flex_dims4 *in, float *dx, const float *weight,
-                                 const flex_window *win, const flex_dims4 *out,
-                                 const float *dy, const wide_grid *g) {
-    float dxp[DW_SCRATCH], dy_w[DW_SCRATCH];
-    const int32_t taps = win->kernel_h * win->kernel_w;
-    int32_t b, ch, t, r, c;
-    for (b = 0; b < in->n; b++)
-        for (ch = 0; ch < in->c; ch++) {
-            float *dxc = dx + (b * in->c + ch) * in->h * in->w;
-            zero(dxp, g->hp * g->wp);
-            widen(dy + (b * out->c + ch) * out->h * out->w, out, g, dy_w);
-            for (t = 0; t < taps; t++)
-                axpy(g->len, weight[ch * taps + t], dy_w, dxp + tap_offset(win, g, t));
-            /* with stride 1 the padded plane is exactly hp x wp: the input is inside it */
-            for (r = 0; r < in->h; r++)
-                for (c = 0; c < in->w; c++)
-                    dxc[r * in->w + c] = dxp[(r + win->pad_top) * g->wp + c + win->pad_left];
-        }
-}
-
-static void depthwise_weight_grad(const flex_dims4 *in, const float *x, const flex_window *win,
-                                  const flex_dims4 *out, const float *dy, const wide_grid *g,
-                                  float *dw) {
-    float xp[DW_SCRATCH], dy_w[DW_SCRATCH];
-    const int32_t taps = win->kernel_h * win->kernel_w;
-    int32_t b, ch, t;
-    for (b = 0; b < in->n; b++)
-        for (ch = 0; ch < in->c; ch++) {
-            pad_plane(x + (b * in->c + ch) * in->h * in->w, in, win, g, xp);
-            widen(dy + (b * out->c + ch) * out->h * out->w, out, g, dy_w);
-            for (t = 0; t < taps; t++)
-                dw[ch * taps + t] += dot(g->len, dy_w, xp + tap_offset(win, g, t));
-        }
-}
-
-/* ---- stride-1 convolution without im2col ----------------------------------------------
- * With stride 1, tap (ic, ky, kx) of output (oy, ox) reads element (ic, oy + ky * dh,
- * ox + kx * dw) of the zero-padded input. On a "wide" output grid with the padded rows'
- * width wp (position j = oy * wp + ox) that is xp[ic * hp * wp + ky * dh * wp + kx * dw + j],
- * so every row of the im2col matrix is one contiguous run of the padded input and the GEMM
- * reads it in place (flex__gemm_rows). The wide grid's columns ox >= out_w are computed and
- * dropped. Without padding the input itself is the padded input. */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define WIDE_INPUT 32768 /* floats of padded input copy */
-#define WIDE_OUTPUT 32768 /* floats of wide output rows */
-#define WIDE_TAPS 4608
-#else
-#define WIDE_INPUT 1
-#define WIDE_OUTPUT 1
-#define WIDE_TAPS 1
-#endif
-
-typedef struct {
-    int32_t hp, wp, len; /* padded input plane; wide-grid positions holding an output */
-    int32_t copy;        /* whether the input needs a padded copy */
-    int32_t rows;        /* output channels per GEMM (their wide rows fit the scratch) */
-} wide_plan;
-
-static int wide_fits(const flex_dims4 *in, const flex_window *win, const conv_sizes *s,
-                     const flex_dims4 *out, wide_plan *w) {
-    if (win->stride_h != 1 || win->stride_w != 1 || s->taps > WIDE_TAPS)
-        return 0;
-    w->hp = out->h + (win->kernel_h - 1) * win->dilation_h;
-    w->wp = out->w + (win->kernel_w - 1) * win->dilation_w;
-    w->len = (out->h - 1) * w->wp + out->w;
-    w->copy = win->pad_top || win->pad_bottom || win->pad_left || win->pad_right;
-    if (w->copy && (int64_t)s->cg * w->hp * w->wp + FLEX_GEMM_NR > WIDE_INPUT)
-        return 0; /* the copy keeps FLEX_GEMM_NR floats of slack (flex__gemm_rows) */
-    w->rows = s->og; /* without dropped columns the GEMM writes y itself */
-    if (w->wp != out->w && (int64_t)s->og * w->len > WIDE_OUTPUT)
-        w->rows = WIDE_OUTPUT / w->len / 4 * 4; /* whole tiles of four rows */
-    return w->rows >= 1;
-}
-
-/* xp (cg planes of hp x wp, then FLEX_GEMM_NR floats of slack) = the group's input planes
- * at the padding's offset, zeros elsewhere. */
-static void pad_planes(const float *x, int32_t cg, const flex_dims4 *in,
-                       const flex_window *win, const wide_plan *w, float *xp) {
-    int32_t c, r, col;
-    zero(xp, cg * w->hp * w->wp + FLEX_GEMM_NR);
-    for (c = 0; c < cg; c++)
-        for (r = 0; r < in->h; r++)
-            for (col = 0; col < in->w; col++)
-                xp[(c * w->hp + r + win->pad_top) * w->wp + col + win->pad_left] =
-                    x[(c * in->h + r) * in->w + col];
-}
-
-FLEX_NOINLINE static void wide_forward(const flex_dims4 *in, const float *x,
-                                       const float *weight, const flex_window *win,
-                                       int32_t groups, const flex_dims4 *out,
-                                       const conv_sizes *s, const wide_plan *w, float *y) {
-    float xp[WIDE_INPUT], tmp[WIDE_OUTPUT];
-    int32_t off[WIDE_TAPS];
-    const int32_t pixels = out->h * out->w, kk = win->kernel_h * win->kernel_w;
-    int32_t b, g, t, oc0, r, oy, ox;
-    for (t = 0; t < s->taps; t++)
-        off[t] = (t / kk) * w->hp * w->wp + (t % kk / win->kernel_w) * win->dilation_h * w->wp +
-                 (t % win->kernel_w) * win->dilation_w;
-    for (b = 0; b < in->n; b++)
-        for (g = 0; g < groups; g++) {
-            const float *xg = x + (b * in->c + g * s->cg) * in->h * in->w;
-            if (w->copy)
-                pad_planes(xg, s->cg, in, win, w, xp);
-            for (oc0 = 0; oc0 < s->og; oc0 += w->rows) {
-                const int32_t m = s->og - oc0 < w->rows ? s->og - oc0 : w->rows;
-                const int32_t first = g * s->og + oc0;
-                float *yb = y + (b * out->c + first) * pixels;
-                if (w->wp == out->w) { /* the wide grid is the output grid */
-                    flex__gemm_rows(m, w->len, s->taps, weight + first * s->taps, s->taps,
-                                    w->copy ? xp : xg, off, w->copy, yb, pixels);
-                    continue;
-                }
-                zero(tmp, m * w->len);
-                flex__gemm_rows(m, w->len, s->taps, weight + first * s->taps, s->taps,
-                                w->copy ? xp : xg, off, w->copy, tmp, w->len);
-                for (r = 0; r < m; r++)
-                    for (oy = 0; oy < out->h; oy++)
-                        for (ox = 0; ox < out->w; ox++)
-                            yb[r * pixels + oy * out->w + ox] +=
-                                tmp[r * w->len + oy * w->wp + ox];
-            }
-        }
-}
-
 /* The im2col forward pass (any stride) over the whole batch; y holds the bias already. */
 FLEX_NOINLINE static void gemm_forward(const float *x, const float *weight, int32_t groups,
-                                       const conv_sizes *s, conv_geom *geo, int32_t images,
+                                       const flex__conv_sizes *s, conv_geom *geo, int32_t images,
                                        float *y) {
     float tmp[OC_BLOCK * FLEX_GEMM_NB];
     int32_t map[MAP_MAX];
@@ -590,15 +361,15 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
                             const flex_window *win, int32_t groups,
                             const flex_dims4 *out_dims, float *y, size_t y_len) {
     int32_t b, oc, i;
-    conv_sizes s;
+    flex__conv_sizes s;
     conv_geom geo;
-    wide_grid wide;
-    wide_plan plan;
+    flex__conv_grid wide;
+    flex__conv_wide plan;
     FLEX_TRY(check_conv(in_dims, x, x_len, weight, weight_len, win, groups, out_dims, y,
                         y_len));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_dims->c));
-    if (depthwise_fits(in_dims, win, groups, out_dims, &wide)) {
-        depthwise_forward(in_dims, x, weight, bias, win, out_dims, &wide, y);
+    if (flex__conv_dw_fits(in_dims, win, groups, out_dims, &wide)) {
+        flex__conv_dw_forward(in_dims, x, weight, bias, win, out_dims, &wide, y);
         return FLEX_OK;
     }
     s = sizes_of(in_dims, win, groups, out_dims);
@@ -608,8 +379,8 @@ flex_status flex_f32_conv2d(const flex_dims4 *in_dims, const float *x, size_t x_
             for (i = 0; i < geo.pixels; i++)
                 y[(b * out_dims->c + oc) * geo.pixels + i] = bias ? bias[oc] : 0.0f;
     if ((geo.pixels >= FLEX_GEMM_NB || out_dims->n == 1) &&
-        wide_fits(in_dims, win, &s, out_dims, &plan))
-        wide_forward(in_dims, x, weight, win, groups, out_dims, &s, &plan, y);
+        flex__conv_wide_fits(in_dims, win, &s, out_dims, &plan))
+        flex__conv_wide_forward(in_dims, x, weight, win, groups, out_dims, &s, &plan, y);
     else
         gemm_forward(x, weight, groups, &s, &geo, out_dims->n, y);
     return FLEX_OK;
@@ -623,16 +394,16 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
     float cols[FLEX_GEMM_KB * FLEX_GEMM_NB];
     int32_t map[MAP_MAX];
     int32_t g, t0, q0, t, total;
-    conv_sizes s;
+    flex__conv_sizes s;
     conv_geom geo;
-    wide_grid wide;
+    flex__conv_grid wide;
     FLEX_TRY(check_conv(in_dims, dx, dx_len, weight, weight_len, win, groups, out_dims, dy,
                         dy_len));
-    if (depthwise_fits(in_dims, win, groups, out_dims, &wide)) {
-        depthwise_input_grad(in_dims, dx, weight, win, out_dims, dy, &wide);
+    if (flex__conv_dw_fits(in_dims, win, groups, out_dims, &wide)) {
+        flex__conv_dw_input_grad(in_dims, dx, weight, win, out_dims, dy, &wide);
         return FLEX_OK;
     }
-    zero(dx, (int32_t)dx_len);
+    flex__zero(dx, (int32_t)dx_len);
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
     total = out_dims->n * geo.pixels;
@@ -646,7 +417,7 @@ flex_status flex_f32_conv2d_input_grad(const flex_dims4 *in_dims, float *dx, siz
             for (t0 = 0; t0 < s.taps; t0 += FLEX_GEMM_KB) {
                 const int32_t kb = s.taps - t0 < FLEX_GEMM_KB ? s.taps - t0 : FLEX_GEMM_KB;
                 /* cols[kb, nb] = w[:, t0:t0+kb]^T @ dy[:, q0:q0+nb] */
-                zero(cols, kb * nb);
+                flex__zero(cols, kb * nb);
                 geo.q_base = q0;
                 flex__gemm_acc(kb, nb, s.og, wg + t0, 1, s.taps, pack_dy, &geo, cols, nb);
                 for (t = 0; t < kb; t++)
@@ -665,18 +436,18 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
     float rows[OC_BLOCK * FLEX_GEMM_KB];
     int32_t map[MAP_MAX];
     int32_t b, g, oc, oc0, i, q0, total;
-    conv_sizes s;
+    flex__conv_sizes s;
     conv_geom geo;
-    wide_grid wide;
+    flex__conv_grid wide;
     FLEX_TRY(check_conv(in_dims, x, x_len, dw, dw_len, win, groups, out_dims, dy, dy_len));
     FLEX_TRY(flex__check_bias(db, db_len, out_dims->c));
-    zero(dw, (int32_t)dw_len);
+    flex__zero(dw, (int32_t)dw_len);
     s = sizes_of(in_dims, win, groups, out_dims);
     geo = geom_of(in_dims, win, out_dims);
     total = out_dims->n * geo.pixels;
     geo.map = tap_map(&geo, s.taps, out_dims->n, map);
-    if (depthwise_fits(in_dims, win, groups, out_dims, &wide))
-        depthwise_weight_grad(in_dims, x, win, out_dims, dy, &wide, dw);
+    if (flex__conv_dw_fits(in_dims, win, groups, out_dims, &wide))
+        flex__conv_dw_weight_grad(in_dims, x, win, out_dims, dy, &wide, dw);
     else
         for (g = 0; g < groups; g++) {
             geo.x = x + g * s.cg * geo.in_h * geo.in_w;
@@ -694,7 +465,7 @@ flex_status flex_f32_conv2d_weight_grad(const flex_dims4 *in_dims, const float *
             }
         }
     if (db) {
-        zero(db, out_dims->c);
+        flex__zero(db, out_dims->c);
         for (b = 0; b < out_dims->n; b++)
             for (oc = 0; oc < out_dims->c; oc++) {
                 const float *gp = dy + (b * out_dims->c + oc) * geo.pixels;

@@ -14,7 +14,7 @@
  * outside it is zero). The transforms only scale by small powers of two and by 1/6, 1/12,
  * 1/24: results stay within about 2e-6 of the largest output (direct summation: 2e-7).
  * Every output of a tile depends on all six of its input columns (a NaN among them reaches
- * all four), so a span (by_spans) must start at a tile: the inputs of outputs before it may
+ * all four), so a span (flex__by_spans) must start at a tile: the inputs of outputs before it may
  * already be overwritten. */
 #include "../common/internal.h"
 

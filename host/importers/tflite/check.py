@@ -4,9 +4,10 @@
 import math
 
 from burn.host.importers.errors import TFLiteImportError
-from burn.host.importers.tflite.common import INT32, numel
+from burn.host.importers.tflite.common import INT32
 from burn.host.importers.tflite.registry import CONVERTERS, SUPPORTED, Fail
 from burn.host.importers.tflite_read import unreadable_tensors
+from burn.shape import numel
 
 MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning quick
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host

@@ -6,14 +6,6 @@ MAX_DIM = 1 << 24  # the largest dimension or window parameter a .bst may hold
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
-def numel(shape):
-    """The number of elements of `shape`."""
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def trailing(small, big):
     """Whether `small` broadcast over `big` repeats with its own period, as the runtime's
     binary kernels read it: `small` without its leading 1s is the tail of `big` (a scalar,

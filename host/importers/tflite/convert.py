@@ -33,8 +33,9 @@ from burn.host.importers.tflite.check import (
     check_op,
     check_structure,
 )
-from burn.host.importers.tflite.common import numel, sane_scale
+from burn.host.importers.tflite.common import sane_scale
 from burn.host.importers.tflite.registry import CONVERTERS, FOLDED, Fail
+from burn.shape import numel
 
 # the value range of each quantized activation type
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}

@@ -11,10 +11,11 @@ from burn.graph import quant_params as qp
 from burn.graph import unary
 from burn.host.bst_writer import GraphOp
 from burn.host.importers import arith_params, tflite_move, unary_tables
-from burn.host.importers.tflite.common import numel, trailing
+from burn.host.importers.tflite.common import trailing
 from burn.host.importers.tflite.registry import Fail, converts
 from burn.host.importers.tflite_cast import CastError
 from burn.host.importers.tflite_cast import convert as convert_cast
+from burn.shape import numel
 
 
 def _operands(c, node):

@@ -5,8 +5,9 @@ import numpy as np
 
 from burn.graph import logic
 from burn.graph import quant_params as qp
-from burn.host.importers.tflite.common import numel, trailing
+from burn.host.importers.tflite.common import trailing
 from burn.host.importers.tflite.registry import Fail, converts
+from burn.shape import numel
 
 
 def _logic_operands(c, node, count, max_rank):

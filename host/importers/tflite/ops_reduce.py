@@ -4,8 +4,8 @@ ARG_MIN."""
 import numpy as np
 
 from burn.graph import quant_params as qp
-from burn.host.importers.tflite.common import numel
 from burn.host.importers.tflite.registry import Fail, converts
+from burn.shape import numel
 
 
 def _fold_axes(c, node):
