@@ -197,6 +197,32 @@ KERNELS = (
     ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
 )
 
+# Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
+# has no C kernel of its own (a fused activation does the same in every C kernel).
+PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8")
+
+# The steps of a flex_c plan (flex_plan_run, flex.h), in the order of their FLEX_OP codes
+# from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at
+# data the binding makes on its stack, as "name=words"). burn.host.codegen writes the codes,
+# the step sizes, the step calls of plan.c and burnflex's recorders from each function's
+# declaration in flex.h. A byte copy (FLEX_OP_COPY) follows the last.
+PLAN_STEPS = (
+    ("flex_s8_conv2d", "conv_s8", ""),
+    ("flex_s8_depthwise_conv2d", "depthwise_conv_s8", ""),
+    ("flex_s8_fully_connected", "fully_connected_s8", ""),
+    ("flex_s8_add", "add_s8", ""),
+    ("flex_s8_mul", "mul_s8", ""),
+    ("flex_s8_avg_pool2d", "avg_pool_s8", ""),
+    ("flex_s8_max_pool2d", "max_pool_s8", ""),
+    ("flex_s8_mean", "mean_s8", ""),
+    ("flex_s8_softmax", "softmax_s8", ""),
+    ("flex_s8_logistic", "logistic_s8", ""),
+    ("flex_s8_tanh", "tanh_s8", ""),
+    ("flex_s8_requantize", "requantize_s8", ""),
+    ("flex_pad", "pad_s8 pad", "pads=8 pad_value=1"),
+    ("flex_concat", "concat_s8 concat", ""),
+)
+
 
 def kinds(rule=None):
     """The op kinds, in table order; only those with in-place rule `rule` when given."""
@@ -224,3 +250,13 @@ def kernel_args(name):
                 out += GROUPS[a[1:]].split() if a[0] == "*" else [a]
             return module, out
     raise KeyError(name)
+
+
+def needs_fpu(name):
+    """Whether kernel `name` works on float32 data, so that builds for a CPU without an FPU
+    leave it out: the float kernels (`_f32`), the conversions between float32 and the
+    integer types, and the layout kernels without a type suffix, which serve float graphs
+    (their `_s8` twins serve int8 ones)."""
+    if name.startswith(("quantize_", "dequantize_")) or name.endswith("_f32"):
+        return True
+    return not name.endswith(("_s8", "_s16"))

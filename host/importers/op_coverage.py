@@ -82,35 +82,18 @@ class KernelSupport:
     optional: bool
 
 
-def _int_burnflex_kernels():
-    """The kernels that burnflex.c lists among those built without an FPU, with the
-    optional and int16 ones of burnflex_extra.h that its list takes in."""
-    from burn.host import project_files
-
-    found = set()
-    for name, macro in (("burnflex.c", "BF_INT8_KERNELS"),
-                        ("burnflex_extra.h", "BF_EXTRA_INT8_KERNELS"),
-                        ("burnflex_extra.h", "BF_S16_KERNELS")):
-        text = (project_files.tree("micropython") / name).read_text()
-        block = text[text.index("#define " + macro):]
-        block = block[:block.index("\n\n")]
-        found |= set(re.findall(r"X\(MP_QSTR_\w+, (\w+)\)", block))
-    return found
-
-
 def kernel_runtimes():
     """[KernelSupport] of every kernel of the op table, in table order."""
-    from burn.graph.ops import OPTIONAL
+    from burn.graph.ops import OPTIONAL, needs_fpu
     from burn.host.flex.runtime import _FLEX_KERNELS
 
-    int_c = _int_burnflex_kernels()
     rows = []
     for kind, _rule, _names, kernels in OPS:
         for kernel in kernels.split():
             module = importlib.import_module("burn.graph." + kernel_args(kernel)[0])
             rows.append(KernelSupport(
                 kernel, kind, kernel_type(kernel), hasattr(module, kernel + "_fast"),
-                kernel in _FLEX_KERNELS, kernel in _FLEX_KERNELS and kernel in int_c,
+                kernel in _FLEX_KERNELS, kernel in _FLEX_KERNELS and not needs_fpu(kernel),
                 kind in OPTIONAL))
     return rows
 

@@ -25,6 +25,7 @@ from burn.graph.ops import (
     KERNELS,
     OPS,
     OPTIONAL,
+    PYTHON_ONLY,
     kernel_args,
     kernels,
     kinds,
@@ -38,9 +39,6 @@ from burn.host.importers.tflite import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_NAMES = [n for _m, names, _a in KERNELS for n in names.split()]
-# kernels that no flex binding has: copies are buffer assignments; an int8 clamp has no C
-# kernel yet (a fused activation does the same in every C kernel)
-NO_FLEX = ("copy", "copy_s8", "clamp_s8")
 # trailing arguments of the Python twins that the C kernels do without (burn.graph)
 PY_EXTRAS = ("mult_off", "table")
 # GraphKernels methods that take *args and hand them to _pool after the flex.h name and the
@@ -82,7 +80,7 @@ def test_every_list_of_ops_is_the_tables():
     assert not set(registry.CONVERTERS) & set(registry.FOLDED)
     named = {n for op in OPS for n in op[3].split()}
     assert named == set(KERNEL_NAMES) and len(KERNEL_NAMES) == len(set(KERNEL_NAMES))
-    assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(NO_FLEX)
+    assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(PYTHON_ONLY)
     for word in (w for _m, _n, args in KERNELS for w in args.split()):
         assert word[0] != "*" or word[1:] in GROUPS
 

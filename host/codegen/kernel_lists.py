@@ -1,0 +1,52 @@
+"""The kernel lists of the MicroPython module `burnflex`, written from the op table: which
+kernels a build binds (all but PYTHON_ONLY's), which need an FPU (`needs_fpu`) and which
+only a firmware made for them keeps (`optional_kernels`: the optional ops' and the int16
+ones). burnflex.c holds the default lists, burnflex_extra.h the optional ones: a native
+module's build takes its qstrs from the text of its .c files, so the optional names must
+not be spelt in burnflex.c (the armv6m module, which leaves them out, has no bytes for
+them)."""
+
+from burn.graph.ops import PYTHON_ONLY, kernels, needs_fpu, optional_kernels
+
+_WIDTH = 79  # the continuation backslash goes in column 80
+
+
+def bound(fpu, optional):
+    """The kernels burnflex binds, in table order, of the FPU-needing (`fpu`) or the other
+    ones, among the optional (`optional`) or the default ones."""
+    extra = set(optional_kernels())
+    return [k for k in kernels() if k not in PYTHON_ONLY and needs_fpu(k) == fpu
+            and (k in extra) == optional]
+
+
+def _macro(name, entries, tail=None):
+    lines = ["#define %s(X)" % name] + ["    X(MP_QSTR_%s, %s)" % (k, k) for k in entries]
+    if tail:
+        lines.append("    %s(X)" % tail)
+    return [line.ljust(_WIDTH) + "\\" for line in lines[:-1]] + [lines[-1]]
+
+
+def default_int_list():
+    """burnflex.c: the default kernels of every build, then the optional ones' list."""
+    return _macro("BF_INT8_KERNELS", bound(False, False), "BF_EXTRA_INT8_KERNELS")
+
+
+def default_float_list():
+    """burnflex.c: the default kernels of builds with an FPU, then the optional ones'."""
+    return _macro("BF_FLOAT_KERNELS", bound(True, False), "BF_EXTRA_FLOAT_KERNELS")
+
+
+def optional_lists():
+    """burnflex_extra.h: the optional kernels of every build, then those that need an FPU."""
+    return (_macro("BF_EXTRA_INT8_KERNELS", bound(False, True)) + [""]
+            + _macro("BF_EXTRA_FLOAT_KERNELS", bound(True, True)))
+
+
+def docs_table():
+    """docs/micropython-module.md: every kernel burnflex binds, by where a build has it."""
+    cells = [", ".join("`%s`" % k for k in bound(fpu, optional))
+             for optional in (False, True) for fpu in (False, True)]
+    return ["| | every build | builds with an FPU |", "| --- | --- | --- |",
+            "| default firmware | %s | %s |" % tuple(cells[:2]),
+            "| optional (a firmware built with `--ops-from` or `--all-ops`) | %s | %s |"
+            % tuple(cells[2:])]

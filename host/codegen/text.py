@@ -1,0 +1,24 @@
+"""Line layout of generated C: calls and initialisers wrapped at the project's width."""
+
+WIDTH = 99
+
+
+def wrap_call(head, args, tail, width=WIDTH):
+    """Lines of `head` + the comma-separated `args` + `tail`, wrapped at `width` columns,
+    continuation lines aligned after `head` (or indented four more spaces than it when
+    `head` is too long for that)."""
+    indent = " " * len(head)
+    if len(head) > width // 2:
+        indent = " " * (len(head) - len(head.lstrip()) + 4)
+    lines, line = [], head
+    for i, arg in enumerate(args):
+        piece = arg + ("," if i < len(args) - 1 else tail)
+        if line not in (head, indent) and len(line) + 1 + len(piece) > width:
+            lines.append(line.rstrip())
+            line = indent + piece
+        else:
+            line += ("" if line in (head, indent) else " ") + piece
+    if not args:
+        line += tail
+    lines.append(line)
+    return lines
