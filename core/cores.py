@@ -9,18 +9,56 @@ words per plan step. `burn.load(..., cores=1)` keeps core 1 out."""
 
 from array import array
 
+from burn.shape import numel
+
 SPARE_BYTES = 2048  # output rows a part writes aside when they overlay the other's input
+_SPLITS = ("conv2d", "depthwise_conv2d", "fully_connected")  # the kinds whose steps split
 _HOW = ("one core", "rows", "pixels", "features")
 _WHY = ("op does not split", "small", "shape", "in place", "core 1 busy")
 
 
 def plan_args(model, plan):
-    """burnflex.run_plan's five arguments for `plan` (words, pointers) of `model` on two
-    cores (always five: Model.invoke passes them one by one, a call that allocates
+    """burnflex.run_plan's seven arguments for `plan` (words, pointers) of `model` on two
+    cores (always seven: Model.invoke passes them one by one, a call that allocates
     nothing)."""
     steps = len(model._steps) + len(model._outputs)
     model._split = array("i", bytes(16 * steps))
-    return plan[0], plan[1], 2, model._split, bytearray(SPARE_BYTES)
+    return (plan[0], plan[1], 2, model._split, bytearray(SPARE_BYTES), model._arena["int8"],
+            free_regions(model))
+
+
+def free_regions(model):
+    """array('i') of two words per plan step (the model's steps, then its output copies):
+    the byte offset and length of the largest region of the int8 arena that no tensor live
+    at that step holds (made, read then or read later, or a model output), for the steps
+    that may split; 0, 0 for the others. A split step may put the rows of one core's part
+    that would overwrite the other's input there."""
+    tensors, steps = model.tensors, model._steps
+    last = {}
+    for k, s in enumerate(steps):
+        for t in s.ins:
+            last[t] = k
+    for t, _shape in model._bst.outputs:
+        last[t] = len(steps)
+    made = {t: -1 for t, _shape in model._bst.inputs}
+    for k, s in enumerate(steps):
+        for t in s.outs:
+            made.setdefault(t, k)
+    free = array("i", bytes(8 * (len(steps) + len(model._outputs))))
+    size = len(model._arena["int8"])
+    for k, s in enumerate(steps):
+        if s.kind not in _SPLITS:
+            continue
+        spans = sorted((tensors[t][2], tensors[t][2] + numel(tensors[t][0]))
+                       for t in made if tensors[t][1] == "int8"
+                       and made[t] <= k <= last.get(t, made[t]))
+        at = best = end = 0
+        for lo, hi in spans + [(size, size)]:
+            if lo - end > best:
+                at, best = end, lo - end
+            end = hi if hi > end else end
+        free[2 * k], free[2 * k + 1] = at, best
+    return free
 
 
 def _split_text(rec):

@@ -338,8 +338,8 @@ class Model:
         """Run every op on the current arena contents (inputs already set)."""
         start = ticks_us()
         if self._plan:
-            p = self._plan  # five arguments passed one by one: no heap for a star call
-            self._run_plan(p[0], p[1], p[2], p[3], p[4])
+            p = self._plan  # seven arguments passed one by one: no heap for a star call
+            self._run_plan(p[0], p[1], p[2], p[3], p[4], p[5], p[6])
         elif self._plan is None and self._first_plan():
             pass  # making the plan ran the model
         else:
@@ -366,8 +366,8 @@ class Model:
             if self._cores != 1 and _cores_of(flex)[0] > 1:
                 from burn.cores import plan_args
                 self._plan = plan_args(self, p)
-            else:  # always five arguments: invoke passes them one by one
-                self._plan = (p[0], p[1], 1, None, None)
+            else:  # always seven arguments: invoke passes them one by one
+                self._plan = (p[0], p[1], 1, None, None, None, None)
             self._run_plan = flex.run_plan
         return self._plan
 

@@ -147,17 +147,16 @@ static int stop(void *ctx) {
     return MP_STATE_MAIN_THREAD(mp_pending_exception) != MP_OBJ_NULL;
 }
 
-const flex_cores *bf_cores(int32_t n, int32_t *record, size_t record_len, int8_t *spare,
-                           size_t spare_len) {
+const flex_cores *bf_cores(int32_t n, const flex_cores *buffers) {
+    if (n >= 2 && buffers)
+        cores = *buffers;
+    else
+        memset(&cores, 0, sizeof(cores));
     cores.start = start;
     cores.finish = finish;
     cores.stop = stop;
     cores.ctx = NULL;
     cores.min_macs = n >= 2 ? BF_MIN_SPLIT_MACS : 0x7fffffff; /* one core: Ctrl-C only */
-    cores.record = n >= 2 ? record : NULL;
-    cores.record_len = record_len;
-    cores.spare = spare;
-    cores.spare_len = spare_len;
     return &cores;
 }
 
@@ -192,9 +191,8 @@ MP_DEFINE_CONST_FUN_OBJ_0(bf_cores_obj, cores_state);
 
 #else /* one core: the plan runs whole on the calling core */
 
-const flex_cores *bf_cores(int32_t n, int32_t *record, size_t record_len, int8_t *spare,
-                           size_t spare_len) {
-    (void)n, (void)record, (void)record_len, (void)spare, (void)spare_len;
+const flex_cores *bf_cores(int32_t n, const flex_cores *buffers) {
+    (void)n, (void)buffers;
     return NULL;
 }
 

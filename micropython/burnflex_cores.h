@@ -16,10 +16,10 @@
 #define BF_MIN_SPLIT_MACS 8192
 
 /* The flex_cores to run a plan with on `cores` cores (1: core 0 alone, still stopping at
- * Ctrl-C between steps; 2: core 1 too, recording each step's split into `record`,
- * record_len words, and using `spare`); NULL in a build without the second core. */
-const flex_cores *bf_cores(int32_t cores, int32_t *record, size_t record_len, int8_t *spare,
-                           size_t spare_len);
+ * Ctrl-C between steps; 2: core 1 too, with the record, spare buffer, arena and free regions
+ * of `buffers`, whose other fields are ignored; NULL for none); NULL in a build without the
+ * second core. */
+const flex_cores *bf_cores(int32_t cores, const flex_cores *buffers);
 
 /* After a run: raise the error of FLEX_E_CORE (core 1 stopped answering) or FLEX_E_STOPPED
  * (Ctrl-C: the pending KeyboardInterrupt), else return. */

@@ -107,7 +107,7 @@ static flex_status call(int32_t op, const char *fmt, ...) {
         table[i] = (void *)(s.data_at[i] < 0 ? s.ptrs[i] : s.data + s.data_at[i]);
     /* one core (a model that runs op by op), stopping at Ctrl-C */
     status = flex_plan_run_on(s.words, (size_t)s.n_words, table, (size_t)s.n_ptrs, NULL,
-                              bf_cores(1, NULL, 0, NULL, 0));
+                              bf_cores(1, NULL));
     bf_cores_after(status);
     return status;
 }
@@ -334,15 +334,19 @@ static mp_obj_t plan(mp_obj_t steps) {
 }
 MP_DEFINE_CONST_FUN_OBJ_1(bf_plan_obj, plan);
 
-/* burnflex.run_plan(words, pointers[, cores[, record[, spare]]]): the whole plan in one
- * flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the second),
- * each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per step) and
- * `spare` (a bytearray) lent to the steps whose parts would overlap. */
+/* burnflex.run_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): the whole
+ * plan in one flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the
+ * second), each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per
+ * step), `spare` (a bytearray) lent to the steps whose parts would overlap, and `free` (an
+ * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
+ * model's int8 arena) a step may lend them instead. Each region must lie in the arena. */
 static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
     char op[] = "run_plan step 00000";
-    mp_buffer_info_t words, ptrs, record = {0}, spare = {0};
+    mp_buffer_info_t words, ptrs, record = {0}, spare = {0}, arena = {0}, free = {0};
     int32_t failed = 0, digits = 1, v, n_cores = 2;
-    const int32_t *w;
+    const int32_t *w, *f;
+    flex_cores buffers;
+    size_t k;
     flex_status status;
     mp_get_buffer_raise(args[0], &words, MP_BUFFER_READ);
     mp_get_buffer_raise(args[1], &ptrs, MP_BUFFER_READ);
@@ -352,6 +356,16 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
         mp_get_buffer_raise(args[3], &record, MP_BUFFER_WRITE);
     if (n_args > 4 && args[4] != mp_const_none)
         mp_get_buffer_raise(args[4], &spare, MP_BUFFER_WRITE);
+    if (n_args > 6 && args[5] != mp_const_none && args[6] != mp_const_none) {
+        mp_get_buffer_raise(args[5], &arena, MP_BUFFER_WRITE);
+        mp_get_buffer_raise(args[6], &free, MP_BUFFER_READ);
+    }
+    f = (const int32_t *)free.buf;
+    if (((uintptr_t)f & 3) || free.len % (FLEX_FREE_WORDS * sizeof(int32_t)))
+        bf_raise("run_plan", "free regions must be an array('i') of pairs");
+    for (k = 0; k < free.len / sizeof(int32_t); k += FLEX_FREE_WORDS)
+        if (f[k] < 0 || f[k + 1] < 0 || (size_t)f[k] + (size_t)f[k + 1] > arena.len)
+            bf_raise("run_plan", "a free region lies outside the arena");
     w = (const int32_t *)words.buf;
     if (words.len < sizeof(int32_t) || ((uintptr_t)w & 3) || ((uintptr_t)ptrs.buf & 3) ||
         ((uintptr_t)record.buf & 3) || w[0] < 0 ||
@@ -359,11 +373,15 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
         bf_raise("run_plan", "not a plan");
     if (n_cores < 1 || n_cores > 2)
         bf_raise("run_plan", "cores must be 1 or 2");
+    buffers.record = (int32_t *)record.buf;
+    buffers.record_len = record.len / sizeof(int32_t);
+    buffers.spare = (int8_t *)spare.buf;
+    buffers.spare_len = spare.len;
+    buffers.arena = (int8_t *)arena.buf;
+    buffers.free = f;
+    buffers.free_len = free.len / sizeof(int32_t);
     status = flex_plan_run_on(w + 1, (size_t)w[0], (void *const *)ptrs.buf,
-                              ptrs.len / sizeof(void *), &failed,
-                              bf_cores(n_cores, (int32_t *)record.buf,
-                                       record.len / sizeof(int32_t), (int8_t *)spare.buf,
-                                       spare.len));
+                              ptrs.len / sizeof(void *), &failed, bf_cores(n_cores, &buffers));
     bf_cores_after(status);
     if (status != FLEX_OK) {
         for (v = failed; v >= 10 && digits < 5; v /= 10)
@@ -375,6 +393,6 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
     }
     return mp_const_none;
 }
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 2, 5, run_plan);
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 2, 7, run_plan);
 
 #endif

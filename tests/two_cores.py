@@ -11,10 +11,12 @@ SPLIT_WORDS = 4
 
 class HostCores:
     """flex_cores for a plan: `order` "first" or "last"; `spare` bytes of spare buffer;
-    `take` False makes the core refuse every job; `fail` a status that finish returns."""
+    `take` False makes the core refuse every job; `fail` a status that finish returns;
+    `free`, (arena, array of offset and length per step), the regions of the arena a step
+    may use as its spare buffer (burn.cores.free_regions)."""
 
     def __init__(self, order="first", spare=4096, min_macs=0, take=True, fail=0, stop=False,
-                 steps=64):
+                 steps=64, free=None):
         lib = host()
         self.ffi, self.lib = lib.ffi, lib.lib
         self.order, self.take, self.fail = order, take, fail
@@ -44,10 +46,17 @@ class HostCores:
         self.keep = [start, finish, asked_to_stop]
         self.spare = ffi.new("int8_t[]", max(spare, 1))
         self.record = ffi.new("int32_t[]", SPLIT_WORDS * steps)
-        self.cores = ffi.new("flex_cores *", {
+        fields = {
             "start": start, "finish": finish, "stop": asked_to_stop, "ctx": ffi.NULL,
             "min_macs": min_macs, "spare": self.spare if spare else ffi.NULL,
-            "spare_len": spare, "record": self.record, "record_len": SPLIT_WORDS * steps})
+            "spare_len": spare, "record": self.record, "record_len": SPLIT_WORDS * steps}
+        if free is not None:
+            arena, regions = free
+            self.regions = ffi.new("int32_t[]", list(regions))
+            fields.update(arena=ffi.cast("int8_t *", ffi.from_buffer(arena)),
+                          free=self.regions, free_len=len(regions))
+            self.keep.append(arena)
+        self.cores = ffi.new("flex_cores *", fields)
 
     def run(self, plan):
         """Run a finished burn.host.flex.plan.Plan on both cores: (status, failed step)."""

@@ -12,6 +12,7 @@ from s8_cases import conv_case, fc_case
 from two_cores import HostCores
 
 import burn
+from burn.cores import free_regions
 from burn.host.bst_writer import encode_bst
 from burn.host.flex.binding import host
 from burn.host.flex.graph_kernels import GraphKernels
@@ -82,6 +83,50 @@ def test_models_split_across_two_cores_keep_their_bits(planned, order):
     if name.startswith("kws"):  # its arena lays most outputs over their inputs
         assert sum(1 for r in split if r[3] > 0) >= 6
         assert any(r[0] == PIXELS for r in split) and any(r[0] == ROWS for r in split)
+
+
+def test_free_regions_hold_no_tensor_live_at_their_step(planned):
+    _name, model, plan = planned
+    free = free_regions(model)
+    assert len(free) == 2 * len(plan.names)
+    steps, tensors = model._steps, model.tensors
+    outputs = {t for t, _s in model._bst.outputs}
+    for k, s in enumerate(steps):
+        at, n = free[2 * k], free[2 * k + 1]
+        assert 0 <= at and at + n <= len(model._arena["int8"])
+        if s.kind not in ("conv2d", "depthwise_conv2d", "fully_connected"):
+            assert (at, n) == (0, 0)
+            continue
+        for t, (shape, dtype, off, *_rest) in enumerate(tensors):
+            made = [j for j, o in enumerate(steps) if t in o.outs]
+            read = [j for j, o in enumerate(steps) if t in o.ins]
+            first = -1 if not made else made[0]
+            last = len(steps) if t in outputs else max(read + [first])
+            if dtype == "int8" and first <= k <= last and (made or read):
+                assert off + int(np.prod(shape)) <= at or at + n <= off, (k, t)
+
+
+@pytest.mark.parametrize("order", ["first", "last"])
+def test_free_arena_regions_let_the_steps_over_their_input_split_near_the_middle(planned,
+                                                                                  order):
+    """The spare rows that do not fit the 2 KB spare buffer go to the step's free region of
+    the arena instead: MobileNet's first convolution (its output laid 102 bytes below its
+    input) and its first pointwise one then split near the middle, with the same bits."""
+    _name, model, plan = planned
+    rng = np.random.default_rng(7)
+    cores = HostCores(order=order, spare=2048, min_macs=4096,
+                      free=(model._arena["int8"], free_regions(model)))
+    n = len(model.input_buffer())
+    for _ in range(2):
+        status, _failed, want, got = _run_both(model, plan, rng.integers(-128, 128, n,
+                                                                         dtype=np.int8), cores)
+        assert status == 0 and all(np.array_equal(w, g) for w, g in zip(want, got))
+    recs = cores.records(len(plan.names))
+    for k, step in enumerate(plan.names):
+        if step in ("flex_s8_conv2d", "flex_s8_depthwise_conv2d"):
+            how, first, total, _head = recs[k]
+            assert how in (ROWS, PIXELS) or first == WHOLE_SMALL, (k, recs[k])
+            assert how == NONE or abs(2 * first - total) <= max(2, total // 5), (k, recs[k])
 
 
 def test_without_a_spare_buffer_steps_over_their_input_run_whole(planned):

@@ -136,13 +136,20 @@ words, ptrs = burnflex.plan([(burnflex.requantize_s8, (x, y, 4, 0, 0, 1 << 30, 0
 w = array('i', words)
 w[1 + 3 + 3] = 99
 attempt(burnflex.run_plan, w, ptrs)
+words, ptrs = burnflex.plan([(burnflex.requantize_s8, (x, y, 4, 0, 0, 1 << 30, 0))])
+arena = bytearray(64)
+attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 64, 60, 5]))
+attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [-1, 4]))
+attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 4, 8]))
+attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 64, 0, 0]))
 print(repr(said))
 """
 
 
 def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     said = _run(folder, _MISUSE)
-    float_step, bad_kernel, short_copy, python_fn, not_a_plan, direct, bad_shift = said
+    (float_step, bad_kernel, short_copy, python_fn, not_a_plan, direct, bad_shift, past_end,
+     negative, odd, inside) = said
     assert float_step == "plan: a kernel without a plan step (float32)"
     assert bad_kernel == "requantize_s8: buffer length does not match shape"
     assert short_copy == "plan: buffer length does not match shape"
@@ -150,3 +157,7 @@ def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     assert not_a_plan == "run_plan: not a plan"
     assert direct == bytes([8, 16, 24, 32])  # the kernel runs after a failed plan()
     assert bad_shift == "run_plan step 0: parameter out of range"
+    # the arena's free regions, one (offset, length) pair per step, must lie in the arena
+    assert past_end == negative == "run_plan: a free region lies outside the arena"
+    assert odd == "run_plan: free regions must be an array('i') of pairs"
+    assert inside is None

@@ -67,7 +67,12 @@ flex_status flex_job_run(const flex_job *job);
  * status once it is done, or a negative status (FLEX_E_CORE) when the core did not finish
  * within the bound the caller chose. stop (or NULL) is asked before each step: non-zero
  * ends the run with FLEX_E_STOPPED. Steps of fewer than min_macs multiply-accumulates run
- * whole. record (or NULL) gets FLEX_SPLIT_WORDS words per step, record_len in all. */
+ * whole. record (or NULL) gets FLEX_SPLIT_WORDS words per step, record_len in all.
+ * free (or NULL) gives, FLEX_FREE_WORDS words per step (free_len in all), a region of
+ * `arena` that nothing the step reads or writes, nor anything read later, occupies: byte
+ * offset and length. A step whose spare rows do not fit `spare` puts them there when it is
+ * the larger (the runtime's arena, between the tensors live at that step). */
+#define FLEX_FREE_WORDS 2
 typedef struct {
     int (*start)(void *ctx, const flex_job *job);
     flex_status (*finish)(void *ctx);
@@ -78,6 +83,9 @@ typedef struct {
     size_t spare_len;
     int32_t *record;
     size_t record_len;
+    int8_t *arena;
+    const int32_t *free;
+    size_t free_len;
 } flex_cores;
 
 /* How a step ran (record[0]): whole, or split by rows, pixels or features, the other core

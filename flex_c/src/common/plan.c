@@ -145,11 +145,26 @@ static void note(const flex_cores *c, int32_t index, const int32_t *rec) {
             c->record[index * FLEX_SPLIT_WORDS + k] = rec[k];
 }
 
+/* The cores of step `index`: `c`, or a copy in `local` whose spare buffer is the step's free
+ * region of the arena when that is the larger. */
+static const flex_cores *step_cores(const flex_cores *c, int32_t index, flex_cores *local) {
+    const size_t at = (size_t)index * FLEX_FREE_WORDS;
+    if (!c->arena || !c->free || at + FLEX_FREE_WORDS > c->free_len ||
+        c->free[at + 1] <= 0 || (size_t)c->free[at + 1] <= c->spare_len)
+        return c;
+    *local = *c;
+    local->spare = c->arena + c->free[at];
+    local->spare_len = (size_t)c->free[at + 1];
+    return local;
+}
+
 /* Step `index` with the second core taking its part where the step splits. */
 static flex_status run_shared(int32_t op, const int32_t *w, void *const *p,
-                              void *const *buffers, size_t n_buffers, const flex_cores *c,
+                              void *const *buffers, size_t n_buffers, const flex_cores *cores,
                               int32_t index) {
     flex__split s;
+    flex_cores local;
+    const flex_cores *c = step_cores(cores, index, &local);
     int32_t rec[FLEX_SPLIT_WORDS], k;
     flex_status status, theirs;
     if (!flex__split_step(op, w, p, c, &s, rec) || !c->start(c->ctx, &s.job)) {
