@@ -1,0 +1,125 @@
+"""The int16x8 kernel cases (burn.graph.s16_*: int16 activations, int8 weights), for
+kernel_cases.KERNELS."""
+
+import numpy as np
+from case_args import ACTS, _broadcast, _f32, _int, _pool_geometry, buf, f32, out, s8, window
+
+from burn.graph import quant_params as qp
+
+
+# -- int16x8 (burn.graph.s16_*): int16 activations, int8 weights ---------------------------
+def s16(rng, count):
+    return buf("h", rng.integers(-32768, 32768, size=count))
+
+
+def _range16(rng, out_scale):
+    return qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, 0, -32768, 32767)
+
+
+def _requant16(rng, src, dst):
+    size = _int(rng, 1, 48)
+    bits = {"b": (s8, 127), "h": (s16, 32767)}
+    mult, shift = qp.requantize_params(1.0, rng.uniform(0.3, 3) * bits[dst][1] / bits[src][1])
+    return [bits[src][0](rng, size), out(dst, size), size, _int(rng, -99, 99),
+            _int(rng, -99, 99), mult, shift]
+
+
+def _tables16(rng, k, oc, wide):
+    in_scale, w_scales = _f32(rng.uniform(1e-4, 1e-3)), [_f32(rng.uniform(1e-3, 0.05))
+                                                         for _ in range(oc)]
+    out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(60, 300) * np.sqrt(k))
+    mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    lo, hi = _range16(rng, out_scale)
+    tables = [buf("i", rng.integers(-200000, 200000, size=oc)), buf("i", list(mult)),
+              buf("i", list(shift))]
+    return tables, [wide] if wide is not None else [], [lo, hi]
+
+
+def fully_connected_s16(rng):
+    batches, fin, fout = _int(rng, 1, 3), _int(rng, 1, 40), _int(rng, 1, 12)
+    tables, wide, clamp = _tables16(rng, fin, fout, _int(rng, 0, 1))
+    return [s16(rng, batches * fin), buf("b", rng.integers(-127, 128, size=fout * fin))] + \
+        tables + [out("h", batches * fout), batches, fin, fout] + wide + [0, 0] + clamp
+
+
+def conv_s16(rng, depthwise=False):
+    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
+    n = _int(rng, 1, 2)
+    if depthwise:
+        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
+        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
+    else:
+        groups = int(rng.choice([1, 1, 2]))
+        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    tables, wide, clamp = _tables16(rng, wn // oc, oc, None if depthwise else _int(rng, 0, 1))
+    return [s16(rng, n * ih * iw * ic), buf("b", rng.integers(-127, 128, size=wn))] + \
+        tables + [out("h", n * oh * ow * oc), n, ih, iw, ic, oh, ow] + middle + \
+        [sh, sw, dh, dw, pt, pl] + wide + clamp
+
+
+def add_s16(rng):
+    size, b_size = _broadcast(rng)
+    scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(3)]
+    params = list(qp.add_params(*scales, 15))
+    zps = [_int(rng, -99, 99) for _ in range(3)]
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, zps[0]] + \
+        params[1:3] + [zps[1]] + params[3:5] + [zps[2]] + params[5:] + [params[0]] + \
+        list(_range16(rng, scales[2]))
+
+
+def mul_s16(rng):
+    size, b_size = _broadcast(rng)
+    scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
+    out_scale = _f32(scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3))
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, 0, 0, 0] + \
+        list(qp.mul_params(scales[0], scales[1], out_scale)) + list(_range16(rng, out_scale))
+
+
+def pool_s16(rng):
+    n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
+    return [s16(rng, n * ih * iw * c), out("h", n * oh * ow * c), n, ih, iw, c, oh, ow, kh,
+            kw, sh, sw, pt, pl] + list(_range16(rng, 1e-3))
+
+
+def softmax_s16(rng):
+    from burn.host.importers.tflite_luts import softmax_luts
+
+    rows, depth = _int(rng, 1, 4), _int(rng, 1, 20)
+    mult, shift = qp.quantize_multiplier(rng.uniform(1e-4, 2e-3) / (10.0 / 65535.0))
+    exp_lut, inv_lut = softmax_luts()
+    return [s16(rng, rows * depth), out("h", rows * depth), rows, depth, mult, shift,
+            buf("h", exp_lut), buf("h", inv_lut)]
+
+
+def sigmoid_s16(rng, kind):
+    from burn.host.importers import sigmoid16
+
+    size = _int(rng, 1, 60)
+    scale = float(rng.choice([2.0 ** -12, 2.0 ** -11, rng.uniform(1e-5, 0.05)]))
+    return [s16(rng, size), out("h", size), size] + list(sigmoid16.input_scaling(
+        kind, scale)) + [buf("h", sigmoid16.sigmoid_table())]
+
+
+S16 = {
+    "quantize_s16": ("s16_quantize", "quantize_s16", lambda rng: [
+        f32(rng, 24, 5.0), out("h", 24), 24, _f32(rng.uniform(1e-4, 1e-3)), _int(rng, -9, 9)]),
+    "dequantize_s16": ("s16_quantize", "dequantize_s16", lambda rng: [
+        s16(rng, 24), out("f", 24), 24, _f32(rng.uniform(1e-4, 1e-3)), _int(rng, -9, 9)]),
+    "requantize_s16": ("s16_quantize", "requantize_s16", lambda rng: _requant16(rng, "h", "h")),
+    "requantize_s8_s16": ("s16_quantize", "requantize_s8_s16",
+                          lambda rng: _requant16(rng, "b", "h")),
+    "requantize_s16_s8": ("s16_quantize", "requantize_s16_s8",
+                          lambda rng: _requant16(rng, "h", "b")),
+    "fully_connected_s16": ("s16_fully_connected", "fully_connected_s16", fully_connected_s16),
+    "conv_s16": ("s16_conv", "conv_s16", conv_s16),
+    "depthwise_conv_s16": ("s16_depthwise_conv", "depthwise_conv_s16",
+                           lambda rng: conv_s16(rng, True)),
+    "add_s16": ("s16_elementwise", "add_s16", add_s16),
+    "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
+    "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
+    "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),
+    "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),
+    "logistic_s16": ("s16_sigmoid", "logistic_s16", lambda rng: sigmoid_s16(rng, "logistic")),
+    "tanh_s16": ("s16_sigmoid", "tanh_s16", lambda rng: sigmoid_s16(rng, "tanh")),
+}
