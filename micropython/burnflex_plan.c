@@ -361,11 +361,10 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
         mp_get_buffer_raise(args[6], &free, MP_BUFFER_READ);
     }
     f = (const int32_t *)free.buf;
-    if (((uintptr_t)f & 3) || free.len % (FLEX_FREE_WORDS * sizeof(int32_t)))
-        bf_raise("run_plan", "free regions must be an array('i') of pairs");
     for (k = 0; k < free.len / sizeof(int32_t); k += FLEX_FREE_WORDS)
-        if (f[k] < 0 || f[k + 1] < 0 || (size_t)f[k] + (size_t)f[k + 1] > arena.len)
-            bf_raise("run_plan", "a free region lies outside the arena");
+        if (((uintptr_t)f & 3) || free.len % (FLEX_FREE_WORDS * sizeof(int32_t)) || f[k] < 0 ||
+            f[k + 1] < 0 || (size_t)f[k] + (size_t)f[k + 1] > arena.len)
+            bf_raise("run_plan", "free regions: pairs of offset and length in the arena");
     w = (const int32_t *)words.buf;
     if (words.len < sizeof(int32_t) || ((uintptr_t)w & 3) || ((uintptr_t)ptrs.buf & 3) ||
         ((uintptr_t)record.buf & 3) || w[0] < 0 ||

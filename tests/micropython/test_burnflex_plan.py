@@ -158,6 +158,6 @@ def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     assert direct == bytes([8, 16, 24, 32])  # the kernel runs after a failed plan()
     assert bad_shift == "run_plan step 0: parameter out of range"
     # the arena's free regions, one (offset, length) pair per step, must lie in the arena
-    assert past_end == negative == "run_plan: a free region lies outside the arena"
-    assert odd == "run_plan: free regions must be an array('i') of pairs"
+    assert past_end == negative == odd == \
+        "run_plan: free regions: pairs of offset and length in the arena"
     assert inside is None

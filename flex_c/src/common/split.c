@@ -87,14 +87,15 @@ static int64_t conv_macs(int32_t op, const int32_t *w, void *const *p) {
  * (v, vp), needs with this core's part [0, r) (both calls made in s and job): 0 when its
  * output meets nothing this part reads, else the number of its first rows that would
  * overwrite this part's input; -1 when this part's output would overwrite the other part's
- * input or a part misses the image. */
+ * input, -2 when a part misses the image. */
 static int32_t head_rows(const int32_t *v, void *const *vp, int32_t r, int32_t rows,
                          int32_t out_row, flex__split *s) {
     flex_job *job = &s->job;
     int32_t h;
     if (!rows_call(v, vp, 0, r, s->words, s->ptrs) ||
-        !rows_call(v, vp, r, rows, job->words[0], job->ptrs[0]) ||
-        meets(s->ptrs[5], s->words[27], job->ptrs[0][0], job->words[0][4]))
+        !rows_call(v, vp, r, rows, job->words[0], job->ptrs[0]))
+        return -2;
+    if (meets(s->ptrs[5], s->words[27], job->ptrs[0][0], job->words[0][4]))
         return -1;
     if (!meets(job->ptrs[0][5], job->words[0][27], s->ptrs[0], s->words[4]))
         return 0;
@@ -107,43 +108,20 @@ static int spare_holds(int32_t h, int32_t out_row, const flex_cores *c) {
     return h == 0 || (h > 0 && c->spare && (size_t)h * (size_t)out_row <= c->spare_len);
 }
 
-static int fits(const int32_t *v, void *const *vp, int32_t r, int32_t rows, int32_t out_row,
-                const flex_cores *c, flex__split *s) {
-    return spare_holds(head_rows(v, vp, r, rows, out_row, s), out_row, c);
-}
-
-/* Where this core's rows end: half the rows (the odd one here); a row more when the other
- * part is two calls (its first rows into the spare buffer), which cost it about a row; and
- * when the other part's spare rows do not fit, the split nearest the middle whose do (the
- * spare rows grow or shrink with r, so a bisection finds it), or 0 when none does. */
+/* Where this core's rows end: half the rows (the odd one here), or a row more when the other
+ * part is two calls (its first rows into the spare buffer), which cost it about a row, or
+ * when only that makes its rows aside fit the spare buffer; 0 when the parts overwrite each
+ * other's input beyond what the spare buffer takes, -1 when a part misses the image. */
 static int32_t choose_rows(const int32_t *v, void *const *vp, int32_t rows, int32_t out_row,
                            int32_t split, const flex_cores *c, flex__split *s) {
-    int32_t r = (rows + 1) / 2, lo, hi;
-    const int32_t h = head_rows(v, vp, r, rows, out_row, s);
-    if (h == 0)
-        return r;
-    if (h > 0 && split == FLEX_SPLIT_ROWS && r + 2 <= rows &&
-        fits(v, vp, r + 1, rows, out_row, c, s))
+    const int32_t r = (rows + 1) / 2, h = head_rows(v, vp, r, rows, out_row, s);
+    const int holds = spare_holds(h, out_row, c);
+    if (h < -1)
+        return -1;
+    if (h > 0 && r + 2 <= rows && (split == FLEX_SPLIT_ROWS || !holds) &&
+        spare_holds(head_rows(v, vp, r + 1, rows, out_row, s), out_row, c))
         return r + 1;
-    if (spare_holds(h, out_row, c))
-        return r;
-    if (fits(v, vp, 1, rows, out_row, c, s)) { /* the largest r below the middle */
-        lo = 1, hi = r;
-        while (hi - lo > 1) {
-            const int32_t m = lo + (hi - lo) / 2;
-            *(fits(v, vp, m, rows, out_row, c, s) ? &lo : &hi) = m;
-        }
-        return lo;
-    }
-    if (fits(v, vp, rows - 1, rows, out_row, c, s)) { /* the smallest r above it */
-        lo = r, hi = rows - 1;
-        while (hi - lo > 1) {
-            const int32_t m = lo + (hi - lo) / 2;
-            *(fits(v, vp, m, rows, out_row, c, s) ? &hi : &lo) = m;
-        }
-        return hi;
-    }
-    return 0;
+    return holds ? r : 0;
 }
 
 static int split_conv(int32_t op, const int32_t *w, void *const *p, const flex_cores *c,
@@ -170,12 +148,9 @@ static int split_conv(int32_t op, const int32_t *w, void *const *p, const flex_c
     out_row = v[25] * v[26];
     job->op = op;
     job->n_calls = 1;
-    if (rows < 2 || !rows_call(v, vp, 0, (rows + 1) / 2, s->words, s->ptrs) ||
-        !rows_call(v, vp, (rows + 1) / 2, rows, job->words[0], job->ptrs[0]))
-        return whole(rec, FLEX_WHOLE_SHAPE);
-    r = choose_rows(v, vp, rows, out_row, rec[0], c, s);
-    if (!r)
-        return whole(rec, FLEX_WHOLE_IN_PLACE);
+    r = rows < 2 ? -1 : choose_rows(v, vp, rows, out_row, rec[0], c, s);
+    if (r <= 0)
+        return whole(rec, r ? FLEX_WHOLE_SHAPE : FLEX_WHOLE_IN_PLACE);
     h = head_rows(v, vp, r, rows, out_row, s); /* the parts of r, made again */
     s->head_dst = (int8_t *)job->ptrs[0][5];
     s->head_bytes = h * out_row;
