@@ -68,10 +68,10 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
     entry = _entry(board, recipe, key)
     version = vendor.micropython_version(source)
     if not force and (entry / "sizes.json").is_file():
-        return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
+        return _cached(entry)
     with build_lock(progress):
         if not force and (entry / "sizes.json").is_file():  # built while we waited
-            return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
+            return _cached(entry)
         work = cache_dir("firmware", "work", "%s-%s" % (recipe.board_name, recipe.base_flavor))
         log_path = work / "build.log"
         with open(log_path, "w") as log:
@@ -261,8 +261,20 @@ def _store(entry, work, report):
     _prune(entry)
 
 
+def _cached(entry):
+    """The BuildResult of the cached image `entry`, marked as just used: pruning removes the
+    images used least recently, so one that another run (a second checkout sharing the
+    cache) keeps taking stays."""
+    try:
+        os.utime(entry / "sizes.json")
+    except OSError:  # a read-only cache: nothing is pruned there either
+        pass
+    return BuildResult(entry, json.loads((entry / "sizes.json").read_text()), True)
+
+
 def _prune(entry, keep=KEEP_IMAGES):
-    """Remove all but the `keep` newest images of the same board and flavour."""
+    """Remove all but the `keep` most recently built or used images of the same board and
+    flavour."""
     prefix = entry.name.rsplit("-", 1)[0] + "-"
     images = sorted((p for p in entry.parent.iterdir()
                      if p.name.startswith(prefix) and (p / "sizes.json").is_file()),
