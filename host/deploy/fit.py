@@ -37,6 +37,7 @@ class ModelFacts:
     header_bytes: int = 0
     host_self_test_error: str = None
     inputs: list = None  # Model.info()["inputs"]: name, shape, dtype, quantization of each
+    outputs: list = None  # Model.info()["outputs"], the same for the outputs
 
     @property
     def size(self):
@@ -94,6 +95,7 @@ def _facts(data, path):
                        info["arena_bytes"], info["layer_bytes"], outputs, info["tests"],
                        in_memory.info()["table_bytes"], len(info["ops"]), header_bytes)
     facts.inputs = info["inputs"]
+    facts.outputs = info["outputs"]
     return facts, in_memory
 
 

@@ -62,6 +62,18 @@ def plan_lines(report):
     return lines
 
 
+def self_test_verdict(count, outputs):
+    """What `count` passed reference vectors say of a model with `outputs` (Model.info()'s):
+    integer outputs equal the file's references bit for bit, float32 ones lie within the
+    self-test's tolerance of them (burn.model.Model.self_test)."""
+    exact = sorted({o["dtype"] for o in outputs if o["dtype"] != "float32"})
+    said = ["%s outputs equal to the file's references bit for bit" % "/".join(exact)] \
+        if exact else []
+    if any(o["dtype"] == "float32" for o in outputs):
+        said.append("float32 outputs within 1e-4 + 1e-3 x |reference| of the file's references")
+    return "%d reference vectors passed: %s" % (count, "; ".join(said) or "no outputs")
+
+
 def report_lines(report):
     """The human-readable report of a finished flash."""
     lines = []
@@ -79,8 +91,7 @@ def report_lines(report):
                 verdict += " (the host's runtime disagrees with the file's reference vectors " \
                            "too: the file's references are wrong, not the board)"
         else:
-            verdict = "%d reference vectors passed: int8 outputs equal to the host's" \
-                      % m["tests"]
+            verdict = self_test_verdict(m["tests"], model.outputs or [])
         lines.append("self-test   " + verdict)
         if "latency_us" in m:
             lines.append("latency     %.3f ms per inference on the board (best %.3f ms, "

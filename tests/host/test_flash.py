@@ -23,7 +23,7 @@ from burn.host.deploy.errors import FlashError, ModelTooBig
 from burn.host.deploy.fit import model_facts
 from burn.host.deploy.measure import measure, memory_failure
 from burn.host.deploy.probe import BoardFacts
-from burn.host.deploy.report import report_lines
+from burn.host.deploy.report import report_lines, self_test_verdict
 from burn.host.deploy.transfer import check_flash_space, plan_of
 from burn.host.link import NotMicroPythonError, connect
 from burn.host.virtual_board import VirtualBoard
@@ -305,7 +305,40 @@ def test_self_test_failure_is_detected(models):
         assert report.model.host_self_test_error is not None
         assert "FAILED on the board" in "\n".join(report_lines(report))
         good = deploy.flash(session, models["small"])
-        assert good.ok and "3 reference vectors passed" in "\n".join(report_lines(good))
+        assert good.ok and "3 reference vectors passed: int8 outputs equal to the file's " \
+            "references bit for bit" in "\n".join(report_lines(good))
+
+
+def test_a_float_models_report_says_its_outputs_are_float(tmp_path):
+    """The self-test line names the outputs' type and what passing means for it: a float32
+    model is checked within a tolerance, not bit for bit (it said "int8 outputs equal")."""
+    import numpy as np
+
+    import burn
+    from burn import nn
+    from burn.host.bst_writer import write_bst
+    from burn.host.export import to_float_graph
+
+    burn.seed(0)
+    mlp = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3))
+    path = tmp_path / "float.bst"
+    write_bst(to_float_graph(mlp, np.random.default_rng(0).random((4, 6), dtype=np.float32),
+                             tests=2), path)
+    with open_board(virtual=True) as session:
+        report = deploy.flash(session, str(path))
+    line = next(x for x in report_lines(report) if x.startswith("self-test"))
+    assert report.ok, line
+    assert line == "self-test   2 reference vectors passed: float32 outputs within " \
+        "1e-4 + 1e-3 x |reference| of the file's references"
+
+
+def test_self_test_verdict_names_each_output_type():
+    int8, f32, i16 = ({"dtype": t} for t in ("int8", "float32", "int16"))
+    assert self_test_verdict(1, [int8, i16, int8]) == \
+        "1 reference vectors passed: int16/int8 outputs equal to the file's references bit for bit"
+    assert self_test_verdict(2, [f32, int8]).endswith(
+        "int8 outputs equal to the file's references bit for bit; float32 outputs within "
+        "1e-4 + 1e-3 x |reference| of the file's references")
 
 
 def test_no_board_suggests_virtual(models, monkeypatch, capsys):
