@@ -197,6 +197,14 @@ KERNELS = (
     ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
 )
 
+# What the exporter and the quantizer need to know of a kind: it has weights (a filter,
+# a bias and per-channel scales); its output may take a fused activation clamp; its output
+# tensor may take any shape of its size (its kernels read sizes only, not the layout).
+WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
+FUSES_ACTIVATION = WEIGHTED + ("max_pool2d", "avg_pool2d", "add", "mul", "sub")
+ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
+             "concat", "unary", "sub", "batch_matmul", "maximum", "minimum")
+
 # Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
 # has no C kernel of its own (a fused activation does the same in every C kernel).
 PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8")

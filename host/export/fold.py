@@ -7,11 +7,7 @@ import numpy as np
 
 from burn import nn
 from burn.graph.fixedpoint import ACT_NONE, ACT_RELU, ACT_RELU6
-
-# Ops whose output may take a fused activation clamp.
-_FUSES_ACT = ("conv2d", "depthwise_conv2d", "fully_connected", "max_pool2d", "avg_pool2d",
-              "add", "mul", "transpose_conv2d", "sub")
-_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
+from burn.graph.ops import FUSES_ACTIVATION, WEIGHTED
 
 
 class Fold:
@@ -30,7 +26,7 @@ class Fold:
         """A clamp to activation `code`: the fused activation of the op before it where
         that op may take it, else a lone `clamp` op."""
         at = self.src(i)
-        last = self.fusable(i, _FUSES_ACT)
+        last = self.fusable(i, FUSES_ACTIVATION)
         if last is not None and (last.act == ACT_NONE or
                                  {last.act, code} <= {ACT_RELU, ACT_RELU6}):
             last.act = code if last.act == ACT_NONE else \
@@ -51,7 +47,7 @@ class Fold:
         shift = np.broadcast_to(np.asarray(shift, np.float64), (c,))
         if at.perm is not None:  # graph feature j is model feature perm[j]
             scale, shift = scale[at.perm], shift[at.perm]
-        last = self.fusable(i, _WEIGHTED)
+        last = self.fusable(i, WEIGHTED)
         if last is not None and last.act == ACT_NONE and \
                 (not per_channel or not at.flat or last.kind == "fully_connected"):
             if per_channel:  # along the op's output channels

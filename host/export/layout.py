@@ -9,12 +9,10 @@ lowering's bookkeeping over them: graph shapes, placement of a node's elements (
 import numpy as np
 
 from burn.graph.fixedpoint import ACT_NONE
+from burn.graph.ops import ANY_SHAPE
 
 from .record import ExportError
 
-# Ops whose output tensor may take any shape of its size (the kernel reads sizes only).
-_ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp", "copy",
-              "concat", "unary", "sub", "batch_matmul", "maximum", "minimum")
 TRACE_BATCH = 2
 
 
@@ -233,7 +231,7 @@ class Layout:
             return at.vid
         layer = self.producer.get(at.vid)
         read = any(at.vid in other.ins for other in self.t.layers)
-        if layer is not None and layer.kind in _ANY_SHAPE and not read:
+        if layer is not None and layer.kind in ANY_SHAPE and not read:
             v.shape = tuple(gshape)
             return at.vid
         dst = self.t.value(gshape, v.name + "/reshape", v.node)

@@ -14,6 +14,7 @@ TFLite file stores it.
 import numpy as np
 
 from burn.graph import quant_params, unary
+from burn.graph.ops import WEIGHTED
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
 from ..importers import arith_params, unary_tables
@@ -21,7 +22,6 @@ from ..importers import arith_params, unary_tables
 _SHARED_QUANT = ("max_pool2d", "avg_pool2d", "clamp", "pad", "copy", "concat", "strided")
 _FIXED_QUANT = {"softmax": (1.0 / 256, -128), "logistic": (1.0 / 256, -128),
                 "tanh": (1.0 / 128, 0)}
-_WEIGHTED = ("conv2d", "depthwise_conv2d", "fully_connected", "transpose_conv2d")
 IO_DTYPES = ("int8", "float32")
 _UNARY_NAMES = {getattr(unary, name): name for name in unary_tables.OPS}  # fn code -> op
 
@@ -113,7 +113,7 @@ def _int8_op(layer, qp):
     consts = {}
     kind = layer.kind
     lo, hi = quant_params.quant_activation_range(layer.act, out_scale, out_zp)
-    if kind in _WEIGHTED:
+    if kind in WEIGHTED:
         w, w_scales = quantize_weights(layer.w, 3 if kind == "depthwise_conv2d" else 0)
         mult, shift = quant_params.conv_output_multipliers(in_scale, list(w_scales), out_scale)
         consts = {"w": w, "bias": quantize_bias(layer.b, in_scale, w_scales),
@@ -177,9 +177,9 @@ def _int8_op(layer, qp):
 def _float_op(layer):
     params = dict(layer.params)
     consts = {}
-    if layer.kind in _WEIGHTED:
+    if layer.kind in WEIGHTED:
         consts = {"w": layer.w, "bias": layer.b}
-    if layer.kind in _WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul", "sub"):
+    if layer.kind in WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul", "sub"):
         params["act"] = layer.act
     elif layer.kind == "softmax":
         params["beta"] = 1.0

@@ -21,11 +21,14 @@ from burn import bst_ops
 from burn.bst import BstFile
 from burn.graph import in_place
 from burn.graph.ops import (
+    ANY_SHAPE,
+    FUSES_ACTIVATION,
     GROUPS,
     KERNELS,
     OPS,
     OPTIONAL,
     PYTHON_ONLY,
+    WEIGHTED,
     kernel_args,
     kernels,
     kinds,
@@ -83,6 +86,8 @@ def test_every_list_of_ops_is_the_tables():
     assert set(runtime._FLEX_KERNELS) == set(KERNEL_NAMES) - set(PYTHON_ONLY)
     for word in (w for _m, _n, args in KERNELS for w in args.split()):
         assert word[0] != "*" or word[1:] in GROUPS
+    for kind_list in (WEIGHTED, FUSES_ACTIVATION, ANY_SHAPE):  # the exporter's op properties
+        assert set(kind_list) <= set(kinds()) and len(set(kind_list)) == len(kind_list)
 
 
 def test_optional_ops_stay_out_of_the_default_firmware():
