@@ -237,6 +237,14 @@ def kinds(rule=None):
     return [op[0] for op in OPS if rule is None or op[1] == rule]
 
 
+def tflite_ops(kind):
+    """The TFLite builtin ops imported as op kind `kind`, the one it exports to first."""
+    for op in OPS:
+        if op[0] == kind:
+            return op[2].split()
+    raise KeyError(kind)
+
+
 def kernels(kind_names=None):
     """The kernel names of the op kinds `kind_names` (default: every kind), in table order."""
     return [k for op in OPS if kind_names is None or op[0] in kind_names for k in op[3].split()]

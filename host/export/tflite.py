@@ -23,15 +23,17 @@ import numpy as np
 from burn.graph import fixedpoint as fp
 from burn.graph import geometry
 from burn.graph import quant_params as qp
+from burn.graph.ops import tflite_ops
 
 from ..atomic import write_bytes_atomic
 from ..importers import arith_params
 from ..tflite_writer import ModelBuilder
 from .trace import ExportError
 
-# graph op -> the TFLite builtin it becomes (window ops and those with options below)
-_SIMPLE = {"logistic": "LOGISTIC", "tanh": "TANH", "quantize": "QUANTIZE",
-           "dequantize": "DEQUANTIZE", "requantize": "QUANTIZE"}
+# graph op -> the TFLite builtin it becomes, the op table's first (window ops and those with
+# options have writers of their own below)
+_SIMPLE = {kind: tflite_ops(kind)[0]
+           for kind in ("logistic", "tanh", "quantize", "dequantize", "requantize")}
 _CLAMP_OPS = {fp.ACT_RELU: "RELU", fp.ACT_RELU6: "RELU6", fp.ACT_RELU_N1_TO_1: "RELU_N1_TO_1"}
 _FLOAT_LOWEST = float(np.finfo(np.float32).min)
 _ULPS = 4  # float32 neighbours tried around a recovered weight scale
