@@ -34,24 +34,24 @@ def free_regions(model):
     that may split; 0, 0 for the others. A split step may put the rows of one core's part
     that would overwrite the other's input there."""
     tensors, steps = model.tensors, model._steps
+    made = {t: -1 for t, _shape in model._bst.inputs}
     last = {}
     for k, s in enumerate(steps):
+        for t in s.outs:
+            made.setdefault(t, k)
         for t in s.ins:
             last[t] = k
     for t, _shape in model._bst.outputs:
         last[t] = len(steps)
-    made = {t: -1 for t, _shape in model._bst.inputs}
-    for k, s in enumerate(steps):
-        for t in s.outs:
-            made.setdefault(t, k)
+    # (start, end in the arena, first step, last step) of each int8 tensor, by start
+    lives = sorted((tensors[t][2], tensors[t][2] + numel(tensors[t][0]), made[t],
+                    last.get(t, made[t])) for t in made if tensors[t][1] == "int8")
     free = array("i", bytes(8 * (len(steps) + len(model._outputs))))
     size = len(model._arena["int8"])
     for k, s in enumerate(steps):
         if s.kind not in _SPLITS:
             continue
-        spans = sorted((tensors[t][2], tensors[t][2] + numel(tensors[t][0]))
-                       for t in made if tensors[t][1] == "int8"
-                       and made[t] <= k <= last.get(t, made[t]))
+        spans = [(lo, hi) for lo, hi, first, until in lives if first <= k <= until]
         at = best = end = 0
         for lo, hi in spans + [(size, size)]:
             if lo - end > best:

@@ -10,6 +10,7 @@ and exits 1 then (CI runs it through tests/host/test_codegen.py).
 from pathlib import Path
 
 from burn.host.codegen import kernel_lists, plan_glue, regions
+from burn.host.flex.targets import header_text
 
 
 def _plan(make):
@@ -38,25 +39,12 @@ REGIONS = (
 )
 
 
-def _header(root):
-    """flex.h with its parts, read from the checkout `root` (the sources.py rule)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("flex_c_sources",
-                                                  Path(root, "flex_c", "sources.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.header_text()
-
-
 def generate(root):
     """{path relative to `root`: new text} of every file whose generated regions differ from
-    what the op table and flex.h give now."""
-    header = _header(root)
-    texts = {}
+    what the op table and flex.h (the checkout's) give now."""
+    header = header_text(str(Path(root, "flex_c")))
+    old = {path: Path(root, path).read_text() for path in dict.fromkeys(r[0] for r in REGIONS)}
+    new = dict(old)
     for path, name, make in REGIONS:
-        old = texts.get(path)
-        if old is None:
-            old = texts[path] = Path(root, path).read_text()
-        texts[path] = regions.replace(old, path, name, make(header))
-    return {p: t for p, t in texts.items() if t != Path(root, p).read_text()}
+        new[path] = regions.replace(new[path], path, name, make(header))
+    return {p: t for p, t in new.items() if t != old[p]}

@@ -21,6 +21,11 @@ class Param:
         return self.ctype.endswith("*")
 
     @property
+    def text(self):
+        """The parameter as declared: `const flex_dims4 *in_dims`, `int32_t groups`."""
+        return self.ctype + ("" if self.is_pointer else " ") + self.name + self.suffix
+
+    @property
     def pointee(self):
         """The type a pointer parameter points at, without `const` (`flex_dims4`)."""
         return self.ctype.rstrip("*").replace("const", "").strip()
@@ -34,11 +39,6 @@ class Function:
         self.name = name
         self.params = params
 
-    def declaration(self, name=None):
-        """The declaration's head, `flex_status NAME(params)`, under another name if given."""
-        args = ", ".join(p.ctype + ("" if p.is_pointer else " ") + p.name + p.suffix
-                         for p in self.params)
-        return "%s %s(%s)" % (self.returns, name or self.name, args)
 
 
 def _code(text):
@@ -50,8 +50,7 @@ def _param(text):
     found = re.match(r"(.*?[\s*])(\w+)(\[\w*\])?$", text)
     if not found:
         raise ValueError("flex.h: cannot read the parameter %r" % text)
-    ctype = re.sub(r"\s*\*\s*", " *", found.group(1).strip())
-    return Param(ctype.replace("* *", "**").replace("**", "* *"), found.group(2),
+    return Param(re.sub(r"\s*\*\s*", " *", found.group(1).strip()), found.group(2),
                  found.group(3) or "")
 
 

@@ -139,9 +139,8 @@ def recorders(all_steps):
     lines = []
     for s in all_steps:
         name = "bf_" + s.function.name[len("flex_"):]
-        head = s.function.declaration(name)
-        params = head[head.index("(") + 1:-1].split(", ")
-        lines += wrap_call(head[:head.index("(") + 1], params, ") {")
+        lines += wrap_call("%s %s(" % (s.function.returns, name),
+                           [p.text for p in s.function.params], ") {")
         args = [s.name, '"%s"' % "".join(_format(slot) for slot in s.slots)]
         args += ["P(%s)" % slot.param.name if slot.kind in "pbd" else slot.param.name
                  for slot in s.slots]

@@ -14,7 +14,7 @@ TFLite file stores it.
 import numpy as np
 
 from burn.graph import quant_params, unary
-from burn.graph.ops import WEIGHTED
+from burn.graph.ops import FUSES_ACTIVATION, WEIGHTED
 
 from ..bst_writer import Graph, GraphOp, GraphTensor
 from ..importers import arith_params, unary_tables
@@ -179,7 +179,7 @@ def _float_op(layer):
     consts = {}
     if layer.kind in WEIGHTED:
         consts = {"w": layer.w, "bias": layer.b}
-    if layer.kind in WEIGHTED + ("max_pool2d", "avg_pool2d", "clamp", "add", "mul", "sub"):
+    if layer.kind in FUSES_ACTIVATION + ("clamp",):
         params["act"] = layer.act
     elif layer.kind == "softmax":
         params["beta"] = 1.0

@@ -49,20 +49,22 @@ def _zig(args):
         raise BuildError(" ".join(args[:3]) + " failed:\n" + proc.stdout + proc.stderr)
 
 
-def _flex_sources():
-    """flex_c/sources.py, the one file-selection rule of every flex_c build."""
+def _flex_sources(flex_c=FLEX_C):
+    """flex_c/sources.py (of the folder `flex_c`), the one file-selection rule of every
+    flex_c build."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("flex_c_sources",
-                                                  os.path.join(FLEX_C, "sources.py"))
+                                                  os.path.join(flex_c, "sources.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def header_text():
-    """flex.h with its parts written in: the whole public C API as one text."""
-    return _flex_sources().header_text()
+def header_text(flex_c=FLEX_C):
+    """flex.h (of the folder `flex_c`) with its parts written in: the whole public C API as
+    one text."""
+    return _flex_sources(flex_c).header_text()
 
 
 def _sources(target):

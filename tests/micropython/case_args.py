@@ -53,6 +53,23 @@ def window(rng, dilate=True, k_max=3):
             pad_before(iw, kw, sw, dw, ow))
 
 
+
+def conv_shape(rng, depthwise=False):
+    """A random convolution (groups of 1 or 2) or depthwise one (depth multiplier 1 or 2):
+    (batch, in channels, out channels, weight count, (ih, iw, oh, ow), the kernels'
+    arguments between the image sizes and the window, [strides, dilations, pads])."""
+    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
+    n = _int(rng, 1, 2)
+    if depthwise:
+        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
+        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
+    else:
+        groups = int(rng.choice([1, 1, 2]))
+        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    return n, ic, oc, wn, (ih, iw, oh, ow), middle, [sh, sw, dh, dw, pt, pl]
+
+
 def _quant_out(rng, in_scale, w_scales, k):
     out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(20, 100) * np.sqrt(k))
     out_zp, act = _int(rng, -128, 127), int(rng.choice(ACTS))

@@ -25,6 +25,7 @@ from case_args import (
     _scales,
     _strided_args,
     buf,
+    conv_shape,
     f32,
     out,
     s8,
@@ -172,18 +173,10 @@ def dequantize_s8(rng):
 
 
 def conv_f32(rng, depthwise=False):
-    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
-    n = _int(rng, 1, 2)
-    if depthwise:
-        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
-        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
-    else:
-        groups = int(rng.choice([1, 1, 2]))
-        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
-        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    n, ic, oc, wn, (ih, iw, oh, ow), middle, window_args = conv_shape(rng, depthwise)
     bias = f32(rng, oc) if rng.integers(0, 2) else None
     return ([f32(rng, n * ih * iw * ic), f32(rng, wn), bias, out("f", n * oh * ow * oc), n, ih,
-             iw, ic, oh, ow] + middle + [sh, sw, dh, dw, pt, pl, int(rng.choice(ACTS))])
+             iw, ic, oh, ow] + middle + window_args + [int(rng.choice(ACTS))])
 
 
 def fully_connected_f32(rng):

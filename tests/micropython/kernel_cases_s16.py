@@ -2,7 +2,7 @@
 kernel_cases.KERNELS."""
 
 import numpy as np
-from case_args import ACTS, _broadcast, _f32, _int, _pool_geometry, buf, f32, out, s8, window
+from case_args import ACTS, _broadcast, _f32, _int, _pool_geometry, buf, conv_shape, f32, out, s8
 
 from burn.graph import quant_params as qp
 
@@ -43,19 +43,11 @@ def fully_connected_s16(rng):
 
 
 def conv_s16(rng, depthwise=False):
-    ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl = window(rng)
-    n = _int(rng, 1, 2)
-    if depthwise:
-        ic, dm = _int(rng, 1, 4), _int(rng, 1, 2)
-        oc, wn, middle = ic * dm, kh * kw * ic * dm, [dm, kh, kw]
-    else:
-        groups = int(rng.choice([1, 1, 2]))
-        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
-        wn, middle = oc * kh * kw * (ic // groups), [oc, kh, kw, groups]
+    n, ic, oc, wn, (ih, iw, oh, ow), middle, window_args = conv_shape(rng, depthwise)
     tables, wide, clamp = _tables16(rng, wn // oc, oc, None if depthwise else _int(rng, 0, 1))
     return [s16(rng, n * ih * iw * ic), buf("b", rng.integers(-127, 128, size=wn))] + \
         tables + [out("h", n * oh * ow * oc), n, ih, iw, ic, oh, ow] + middle + \
-        [sh, sw, dh, dw, pt, pl] + wide + clamp
+        window_args + wide + clamp
 
 
 def add_s16(rng):

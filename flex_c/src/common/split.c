@@ -151,7 +151,8 @@ static int split_conv(int32_t op, const int32_t *w, void *const *p, const flex_c
     r = rows < 2 ? -1 : choose_rows(v, vp, rows, out_row, rec[0], c, s);
     if (r <= 0)
         return whole(rec, r ? FLEX_WHOLE_SHAPE : FLEX_WHOLE_IN_PLACE);
-    h = head_rows(v, vp, r, rows, out_row, s); /* the parts of r, made again */
+    h = head_rows(v, vp, r, rows, out_row, s); /* the parts of r again (cheaper in flash
+                                                  than keeping them in choose_rows) */
     s->head_dst = (int8_t *)job->ptrs[0][5];
     s->head_bytes = h * out_row;
     if (h) { /* rows r .. r + h into the spare buffer, then the rest in place */
