@@ -145,6 +145,9 @@ def serve_next(cmd, evt, user_globals):
                 # written directly: write_all would swallow the Ctrl-C that may follow
                 evt.write(b"S\x00\x00\x00\x00")
                 result = run_source(str(body, "utf-8"), mode, user_globals)
+                # before "done": the frame's unreachable files are closed (flushed to the
+                # flash) while the host waits, not raced by a soft reset that kills us
+                gc.collect()
             send(evt, result[0], result[1])
             return
         except KeyboardInterrupt as exc:
@@ -185,7 +188,6 @@ def main():
     while True:
         try:
             serve_next(cmd, evt, user_globals)
-            gc.collect()
         except KeyboardInterrupt:
             pass  # a Ctrl-C that arrived after the program had finished
 
