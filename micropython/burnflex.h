@@ -202,4 +202,20 @@ static inline int32_t bf_int(const char *op, mp_obj_t arg) {
     return v;
 }
 
+/* The generated bindings' readers (burnflex_extra_generated.c): an int32 argument as a
+ * size_t, refused when negative; the count `need` of buffer b, refused when b holds fewer
+ * (bf_need); args[index] as a buffer of int16 values (array('h'); burnflex_extra_s16.c). */
+static inline size_t bf_size(const char *op, int32_t v) {
+    if (v < 0)
+        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
+    return (size_t)v;
+}
+
+static inline size_t bf_take(const char *op, const bf_buf *b, int64_t need) {
+    bf_need(op, b, need);
+    return (size_t)need;
+}
+
+bf_buf bf_s16(const char *op, const mp_obj_t *args, size_t index, int write);
+
 #endif

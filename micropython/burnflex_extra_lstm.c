@@ -36,14 +36,6 @@ static lstm_sizes read_sizes(const char *op, const mp_obj_t *args) {
     return s;
 }
 
-/* args[index] as a buffer of int16 values (array('h')), else TypeError. */
-static bf_buf s16_buffer(const char *op, const mp_obj_t *args, size_t index, int write) {
-    const bf_buf b = bf_buffer(op, args, index, BF_ANY, write);
-    if (b.itemsize != 2 || b.is_float)
-        bf_raise(op, "expected a buffer of int16 values");
-    return b;
-}
-
 /* (inp, w, r, bias, state, out, batch, steps, input_size, units, time_major, gate_q, table,
  * in_zp, out_zp, cell_clip, cell_power, fc_mult, fc_shift, ic_mult, ic_shift, hid_mult,
  * hid_shift) */
@@ -53,9 +45,9 @@ static mp_obj_t lstm_s8(size_t n_args, const mp_obj_t *args) {
     flex_lstm_quant q;
     const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0),
                  r = bf_buffer(op, args, 2, BF_S8, 0), b = bf_buffer(op, args, 3, BF_I32, 0),
-                 st = s16_buffer(op, args, 4, 1), y = bf_buffer(op, args, 5, BF_S8, 1),
+                 st = bf_s16(op, args, 4, 1), y = bf_buffer(op, args, 5, BF_S8, 1),
                  gq = bf_buffer(op, args, 6 + LS_DIMS, BF_I32, 0),
-                 t = s16_buffer(op, args, 7 + LS_DIMS, 0);
+                 t = bf_s16(op, args, 7 + LS_DIMS, 0);
     const lstm_sizes s = read_sizes(op, args);
     (void)n_args;
     bf_ints(op, args, 8 + LS_DIMS, 10, v);

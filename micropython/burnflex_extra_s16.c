@@ -6,12 +6,11 @@
 /* The names burnflex.c registers these kernels under (burnflex_extra.h), spelt out for
  * a native module's qstr scan, which reads the .c files: MP_QSTR_requantize_s16
  * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
- * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_add_s16 MP_QSTR_mul_s16
- * MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16 MP_QSTR_softmax_s16 MP_QSTR_quantize_s16
- * MP_QSTR_dequantize_s16 MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 */
+ * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16
+ * MP_QSTR_quantize_s16 MP_QSTR_dequantize_s16 */
 
-/* args[index] as a buffer of int16 values (array('h')), else TypeError. */
-static bf_buf s16_buffer(const char *op, const mp_obj_t *args, size_t index, int write) {
+/* burnflex.h */
+bf_buf bf_s16(const char *op, const mp_obj_t *args, size_t index, int write) {
     const bf_buf b = bf_buffer(op, args, index, BF_ANY, write);
     if (b.itemsize != 2 || b.is_float)
         bf_raise(op, "expected a buffer of int16 values");
@@ -22,14 +21,14 @@ static bf_buf s16_buffer(const char *op, const mp_obj_t *args, size_t index, int
 static bf_buf int_buffer(const char *op, const mp_obj_t *args, size_t index, int bits,
                          int write) {
     return bits == 8 ? bf_buffer(op, args, index, BF_S8, write)
-                     : s16_buffer(op, args, index, write);
+                     : bf_s16(op, args, index, write);
 }
 
 #if BURNFLEX_FLOAT || (defined(NO_QSTR) && !defined(MICROPY_ENABLE_DYNRUNTIME))
 /* (inp_f32, out, size, scale, zp) */
 static mp_obj_t quantize_s16(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "quantize_s16";
-    const bf_buf x = bf_buffer(op, args, 0, BF_F32, 0), y = s16_buffer(op, args, 1, 1);
+    const bf_buf x = bf_buffer(op, args, 0, BF_F32, 0), y = bf_s16(op, args, 1, 1);
     const int32_t size = bf_int(op, args[2]);
     const float scale = (float)mp_obj_get_float(args[3]);
     (void)n_args;
@@ -43,7 +42,7 @@ MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_quantize_s16_obj, 5, 5, quantize_s16);
 /* (inp, out_f32, size, scale, zp) */
 static mp_obj_t dequantize_s16(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "dequantize_s16";
-    const bf_buf x = s16_buffer(op, args, 0, 0), y = bf_buffer(op, args, 1, BF_F32, 1);
+    const bf_buf x = bf_s16(op, args, 0, 0), y = bf_buffer(op, args, 1, BF_F32, 1);
     const int32_t size = bf_int(op, args[2]);
     const float scale = (float)mp_obj_get_float(args[3]);
     (void)n_args;
@@ -94,11 +93,11 @@ static mp_obj_t fully_connected_s16(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "fully_connected_s16";
     enum { BATCHES, IN_F, OUT_F, WIDE, IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
     int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
     const bf_buf bias = bf_optional(op, args, 2, BF_I32);
     const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
     const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
-    const bf_buf y = s16_buffer(op, args, 5, 1);
+    const bf_buf y = bf_s16(op, args, 5, 1);
     flex_s16_quant q;
     (void)n_args;
     bf_ints(op, args, 6, COUNT, a);
@@ -123,11 +122,11 @@ static mp_obj_t conv_s16(size_t n_args, const mp_obj_t *args) {
     enum { WIDE, ACT_MIN, ACT_MAX, COUNT };
     bf_conv g;
     int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
     const bf_buf bias = bf_optional(op, args, 2, BF_I32);
     const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
     const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
-    const bf_buf y = s16_buffer(op, args, 5, 1);
+    const bf_buf y = bf_s16(op, args, 5, 1);
     (void)n_args;
     bf_ints(op, args, bf_conv_args(op, args, 6, 0, &g), COUNT, a);
     bf_check(op, flex_s16_conv2d(&g.in, x.data, bf_len(&x, g.in_count), w.data,
@@ -145,11 +144,11 @@ static mp_obj_t depthwise_conv_s16(size_t n_args, const mp_obj_t *args) {
     enum { ACT_MIN, ACT_MAX, COUNT };
     bf_conv g;
     int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
+    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
     const bf_buf bias = bf_optional(op, args, 2, BF_I32);
     const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
     const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
-    const bf_buf y = s16_buffer(op, args, 5, 1);
+    const bf_buf y = bf_s16(op, args, 5, 1);
     (void)n_args;
     bf_ints(op, args, bf_conv_args(op, args, 6, 1, &g), COUNT, a);
     bf_check(op, flex_s16_depthwise_conv2d(
@@ -161,70 +160,6 @@ static mp_obj_t depthwise_conv_s16(size_t n_args, const mp_obj_t *args) {
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_depthwise_conv_s16_obj, 23, 23, depthwise_conv_s16);
 
-/* (a, b, out, size, b_size): the buffers of a binary op, checked against the sizes */
-static void binary_buffers(const char *op, const mp_obj_t *args, bf_buf *a, bf_buf *b,
-                           bf_buf *y, int32_t *size, int32_t *b_size) {
-    *a = s16_buffer(op, args, 0, 0);
-    *b = s16_buffer(op, args, 1, 0);
-    *y = s16_buffer(op, args, 2, 1);
-    *size = bf_int(op, args[3]);
-    *b_size = bf_int(op, args[4]);
-    bf_need(op, a, *size);
-    bf_need(op, b, *b_size);
-    bf_need(op, y, *size);
-}
-
-/* (a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp, out_mult,
- *  out_shift, left_shift, act_min, act_max) */
-static mp_obj_t add_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "add_s16";
-    enum { A_ZP, A_MULT, A_SHIFT, B_ZP, B_MULT, B_SHIFT, OUT_ZP, OUT_MULT, OUT_SHIFT, LEFT,
-           ACT_MIN, ACT_MAX, COUNT };
-    int32_t v[COUNT], size, b_size;
-    bf_buf a, b, y;
-    flex_s8_add_params p;
-    (void)n_args;
-    binary_buffers(op, args, &a, &b, &y, &size, &b_size);
-    bf_ints(op, args, 5, COUNT, v);
-    p.input1_offset = bf_neg(v[A_ZP]);
-    p.input1_multiplier = v[A_MULT];
-    p.input1_shift = v[A_SHIFT];
-    p.input2_offset = bf_neg(v[B_ZP]);
-    p.input2_multiplier = v[B_MULT];
-    p.input2_shift = v[B_SHIFT];
-    p.left_shift = v[LEFT];
-    p.output_offset = v[OUT_ZP];
-    p.output_multiplier = v[OUT_MULT];
-    p.output_shift = v[OUT_SHIFT];
-    p.act_min = v[ACT_MIN];
-    p.act_max = v[ACT_MAX];
-    bf_check(op, flex_s16_add((size_t)size, a.data, b.data, (size_t)b_size, &p, y.data));
-    return mp_const_none;
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_add_s16_obj, 17, 17, add_s16);
-
-/* (a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max) */
-static mp_obj_t mul_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "mul_s16";
-    enum { A_ZP, B_ZP, OUT_ZP, MULT, SHIFT, ACT_MIN, ACT_MAX, COUNT };
-    int32_t v[COUNT], size, b_size;
-    bf_buf a, b, y;
-    flex_s8_mul_params p;
-    (void)n_args;
-    binary_buffers(op, args, &a, &b, &y, &size, &b_size);
-    bf_ints(op, args, 5, COUNT, v);
-    p.input1_offset = bf_neg(v[A_ZP]);
-    p.input2_offset = bf_neg(v[B_ZP]);
-    p.output_offset = v[OUT_ZP];
-    p.output_multiplier = v[MULT];
-    p.output_shift = v[SHIFT];
-    p.act_min = v[ACT_MIN];
-    p.act_max = v[ACT_MAX];
-    bf_check(op, flex_s16_mul((size_t)size, a.data, b.data, (size_t)b_size, &p, y.data));
-    return mp_const_none;
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_mul_s16_obj, 12, 12, mul_s16);
-
 typedef flex_status (*pool_fn)(const flex_dims4 *, const int16_t *, size_t,
                                const flex_window *, int32_t, int32_t, const flex_dims4 *,
                                int16_t *, size_t);
@@ -234,7 +169,7 @@ static mp_obj_t pool(const char *op, const mp_obj_t *args, pool_fn kernel) {
     enum { ACT_MIN, ACT_MAX, COUNT };
     bf_pool g;
     int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
+    const bf_buf x = bf_s16(op, args, 0, 0), y = bf_s16(op, args, 1, 1);
     bf_ints(op, args, bf_pool_args(op, args, 2, &g), COUNT, a);
     bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), &g.win, a[ACT_MIN],
                         a[ACT_MAX], &g.out, y.data, bf_len(&y, g.out_count)));
@@ -252,49 +187,3 @@ static mp_obj_t max_pool_s16(size_t n_args, const mp_obj_t *args) {
     return pool("max_pool_s16", args, flex_s16_max_pool2d);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s16_obj, 16, 16, max_pool_s16);
-
-/* (inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut) */
-static mp_obj_t softmax_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "softmax_s16";
-    enum { ROWS, DEPTH, MULT, SHIFT, COUNT };
-    int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
-    const bf_buf exp_lut = s16_buffer(op, args, 6, 0), inv_lut = s16_buffer(op, args, 7, 0);
-    const int64_t count = (int64_t)bf_int(op, args[2]) * bf_int(op, args[3]);
-    (void)n_args;
-    bf_ints(op, args, 2, COUNT, a);
-    bf_check(op, flex_s16_softmax(a[ROWS], a[DEPTH], x.data, bf_len(&x, count), a[MULT],
-                                  a[SHIFT], exp_lut.data, bf_len(&exp_lut, 513), inv_lut.data,
-                                  bf_len(&inv_lut, 513), y.data, bf_len(&y, count)));
-    return mp_const_none;
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_softmax_s16_obj, 8, 8, softmax_s16);
-
-typedef flex_status (*sigmoid_fn)(size_t, const int16_t *, int32_t, int32_t, const int16_t *,
-                                  size_t, int16_t *);
-
-/* (inp, out, size, in_mult, in_left_shift, table) */
-static mp_obj_t sigmoid(const char *op, const mp_obj_t *args, sigmoid_fn kernel) {
-    enum { SIZE, MULT, SHIFT, COUNT };
-    int32_t a[COUNT];
-    const bf_buf x = s16_buffer(op, args, 0, 0), y = s16_buffer(op, args, 1, 1);
-    const bf_buf table = s16_buffer(op, args, 5, 0);
-    bf_ints(op, args, 2, COUNT, a);
-    bf_need(op, &x, a[SIZE]);
-    bf_need(op, &y, a[SIZE]);
-    bf_check(op, kernel((size_t)a[SIZE], x.data, a[MULT], a[SHIFT], table.data,
-                        bf_len(&table, 256), y.data));
-    return mp_const_none;
-}
-
-static mp_obj_t logistic_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return sigmoid("logistic_s16", args, flex_s16_logistic);
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_logistic_s16_obj, 6, 6, logistic_s16);
-
-static mp_obj_t tanh_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return sigmoid("tanh_s16", args, flex_s16_tanh);
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_tanh_s16_obj, 6, 6, tanh_s16);

@@ -288,6 +288,26 @@ def sigmoid_case(rng, op):
     return Case("%s %s scale %g" % (op.lower(), shape, scale), build, x)
 
 
+def leaky_relu_case(rng):
+    """LEAKY_RELU int16 -> int16: slopes of either sign, the output scale apart from the
+    input's, zero points mostly 0 (as the TFLite converter makes int16 tensors)."""
+    shape = _shape(rng)
+    in_scale = f32(rng.uniform(1e-4, 2e-3))
+    out_scale = f32(in_scale * rng.choice([1.0, rng.uniform(0.3, 3.0)]))
+    alpha = f32(rng.choice([0.1, 0.2, 0.0, rng.uniform(-1.5, 1.5)]))
+    zps = [0, 0] if rng.random() < 0.7 else [_int(rng, -300, 300) for _ in range(2)]
+    x = s16(rng, shape)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=in_scale, zero_point=zps[0])
+        ty = mb.tensor("y", shape, "int16", scale=out_scale, zero_point=zps[1])
+        mb.op("LEAKY_RELU", [tx], [ty], "LeakyReluOptions", Alpha=alpha)
+        return [tx], [ty]
+
+    return Case("leaky_relu %s scales %g -> %g alpha %g zps %s" % (
+        shape, in_scale, out_scale, alpha, zps), build, x)
+
+
 REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
 MAKERS = {
     "QUANTIZE float32 -> int16": quantize_case,
@@ -305,6 +325,7 @@ MAKERS = {
     "SOFTMAX": softmax_case,
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),
+    "LEAKY_RELU": leaky_relu_case,
 }
 
 

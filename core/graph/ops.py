@@ -49,7 +49,7 @@ OPS = (
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU EXP LOG SIN COS FLOOR CEIL "
-     "ROUND", "lookup_s8 unary_f32"),
+     "ROUND", "lookup_s8 unary_f32 leaky_relu_s16"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
@@ -189,6 +189,8 @@ KERNELS = (
     ("logic", "compare_f32", "*ab op"),
     ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
+    ("s16_unary", "leaky_relu_s16", "inp out size in_zp out_zp pos_mult pos_shift neg_mult"
+     " neg_shift"),
     ("div", "div_f32", "*ab op swap act"),
     ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
     ("lstm", "lstm_f32", "*lstm cell_clip"),
@@ -232,6 +234,35 @@ PLAN_STEPS = (
 )
 
 
+# The kernels whose bindings burn.host.codegen writes from their flex_c call (GraphKernels'
+# method and burnflex's C function): (kernels, their flex_c functions, one word per parameter
+# of the function's flex.h declaration, lengths aside). A word is a kernel argument ("-x":
+# minus it) or a number; "x[count]" passes argument x as a buffer of `count` elements (a
+# product of arguments and numbers, "a*b*2"), its element type the parameter's, and
+# "x?[count]" one that may be None; "&" fills the parameter struct the parameter points at
+# from the kernel's arguments by name (burn.host.flex.params.STRUCTS). A `size_t <p>_len`
+# parameter after a buffer takes the buffer's count. Only optional kernels have one so far
+# (micropython/burnflex_extra_generated.c).
+CALLS = (
+    ("lookup_s8", "flex_s8_lookup", "size inp[size] table[256] out[size]"),
+    ("prelu_s8", "flex_s8_prelu", "size inp[size] alpha[alpha_size] & out[size]"),
+    ("prelu_f32", "flex_f32_prelu", "size inp[size] alpha[alpha_size] out[size]"),
+    ("l2norm_s8", "flex_s8_l2norm", "rows depth inp[rows*depth] in_zp out[rows*depth]"),
+    ("l2norm_f32", "flex_f32_l2norm", "rows depth inp[rows*depth] out[rows*depth]"),
+    ("log_softmax_s8", "flex_s8_log_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"
+     " reverse_mult reverse_shift diff_min out[rows*depth]"),
+    ("log_softmax_f32", "flex_f32_log_softmax", "rows depth 1 inp[rows*depth] out[rows*depth]"),
+    ("add_s16", "flex_s16_add", "size a[size] b[b_size] & out[size]"),
+    ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
+    ("softmax_s16", "flex_s16_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"
+     " exp_lut[513] inv_lut[513] out[rows*depth]"),
+    ("logistic_s16 tanh_s16", "flex_s16_logistic flex_s16_tanh",
+     "size inp[size] in_mult in_left_shift table[256] out[size]"),
+    ("leaky_relu_s16", "flex_s16_leaky_relu",
+     "size inp[size] in_zp out_zp pos_mult pos_shift neg_mult neg_shift out[size]"),
+)
+
+
 def kinds(rule=None):
     """The op kinds, in table order; only those with in-place rule `rule` when given."""
     return [op[0] for op in OPS if rule is None or op[1] == rule]
@@ -266,6 +297,12 @@ def kernel_args(name):
                 out += GROUPS[a[1:]].split() if a[0] == "*" else [a]
             return module, out
     raise KeyError(name)
+
+
+def kernel_calls():
+    """[(kernel, flex_c function, words)]: CALLS, one entry per kernel, in table order."""
+    return [(k, f, words) for names, fns, words in CALLS
+            for k, f in zip(names.split(), fns.split())]
 
 
 def needs_fpu(name):

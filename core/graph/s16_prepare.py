@@ -190,8 +190,13 @@ _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quant
 def prepare(step, ctx, variant):
     """Check and bind an op with an int16 input or output (see burn.bst_ops.prepare)."""
     fn = _PREPARE.get(step.kind)
-    if fn is None:
-        step.fail("no int16 kernel for this op")
+    if fn is None:  # a kind whose int16 kernels have a module of their own: s16_<kind>
+        try:
+            fn = __import__("burn.graph.s16_" + step.kind, None, None, ["prepare"]).prepare
+        except (ImportError, AttributeError, ValueError):
+            fn = prepare
+        if fn is prepare:
+            step.fail("no int16 kernel for this op")
     if fn is _quantize:
         fn(step, ctx, ctx.tensors[step.ins[0]][1] if step.ins else None,
            ctx.tensors[step.outs[0]][1] if step.outs else None, variant)

@@ -9,13 +9,19 @@ and exits 1 then (CI runs it through tests/host/test_codegen.py).
 
 from pathlib import Path
 
-from burn.host.codegen import kernel_lists, plan_glue, regions
+from burn.host.codegen import c_bindings, calls, kernel_lists, plan_glue, py_bindings, regions
 from burn.host.flex.targets import header_text
 
 
 def _plan(make):
     def lines(header):
         return make(plan_glue.steps(header))
+    return lines
+
+
+def _calls(make):
+    def lines(header):
+        return make(calls.bindings(header))
     return lines
 
 
@@ -36,6 +42,8 @@ REGIONS = (
     ("micropython/burnflex.c", "float-kernels", _table(kernel_lists.default_float_list)),
     ("micropython/burnflex_extra.h", "optional-kernels", _table(kernel_lists.optional_lists)),
     ("docs/micropython-module.md", "kernels", _table(kernel_lists.docs_table)),
+    ("host/flex/kernels_generated.py", "bindings", _calls(py_bindings.methods)),
+    ("micropython/burnflex_extra_generated.c", "bindings", _calls(c_bindings.functions)),
 )
 
 

@@ -22,3 +22,14 @@ def wrap_call(head, args, tail, width=WIDTH):
         line += tail
     lines.append(line)
     return lines
+
+
+def wrap_comment(text, width=WIDTH):
+    """A C block comment holding `text`, wrapped between words at `width` columns."""
+    lines, line = [], "/*"
+    for word in text.split():
+        if len(line) + 1 + len(word) > width - 3:
+            lines.append(line)
+            line = " *"
+        line += " " + word
+    return lines + [line + " */"]

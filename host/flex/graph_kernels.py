@@ -15,6 +15,7 @@ from burn.host.flex.binding import host, run
 from burn.host.flex.kernels_extra import ExtraKernels
 from burn.host.flex.kernels_extra_elementwise import ElementwiseKernels
 from burn.host.flex.kernels_f32 import F32Kernels
+from burn.host.flex.kernels_generated import GeneratedKernels
 from burn.host.flex.kernels_layout import LayoutKernels
 from burn.host.flex.kernels_s8 import S8Kernels
 from burn.host.flex.kernels_s16 import S16Kernels
@@ -22,7 +23,7 @@ from burn.host.flex.params import dims, window
 
 
 class GraphKernels(S8Kernels, F32Kernels, LayoutKernels, S16Kernels, ElementwiseKernels,
-                   ExtraKernels):
+                   ExtraKernels, GeneratedKernels):
     """burn.graph's int8 and float32 kernels (and the layout kernels) running in one flex_c
     build."""
 

@@ -45,32 +45,6 @@ class ExtraKernels:
             dims(n, oh, ow, oc), y, y.size],
             "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
 
-    def log_softmax_s8(self, inp, out, rows, depth, in_mult, in_left_shift, reverse_mult,
-                       reverse_shift, diff_min):
-        """int8 log softmax over the last axis (burn.graph.log_softmax)."""
-        x, y = as_i8(inp, rows * depth), as_i8(out, rows * depth)
-        self._run("flex_s8_log_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
-                                          reverse_mult, reverse_shift, diff_min, y, y.size],
-                  "[%d, %d]" % (rows, depth))
-
-    def log_softmax_f32(self, inp, out, rows, depth):
-        """float32 log softmax over the last axis (burn.graph.log_softmax)."""
-        x, y = as_f32(inp, rows * depth), as_f32(out, rows * depth)
-        self._run("flex_f32_log_softmax", [rows, depth, 1, x, x.size, y, y.size],
-                  "[%d, %d]" % (rows, depth))
-
-    def l2norm_s8(self, inp, out, rows, depth, in_zp):
-        """int8 L2 normalization over the last axis (burn.graph.l2norm)."""
-        x, y = as_i8(inp, rows * depth), as_i8(out, rows * depth)
-        self._run("flex_s8_l2norm", [rows, depth, x, x.size, in_zp, y, y.size],
-                  "[%d, %d]" % (rows, depth))
-
-    def l2norm_f32(self, inp, out, rows, depth):
-        """float32 L2 normalization over the last axis (burn.graph.l2norm)."""
-        x, y = as_f32(inp, rows * depth), as_f32(out, rows * depth)
-        self._run("flex_f32_l2norm", [rows, depth, x, x.size, y, y.size],
-                  "[%d, %d]" % (rows, depth))
-
     def arg_s8(self, inp, out, outer, reduce, inner, op):
         """int8 arg max / min with float32 or int32 indices (burn.graph.arg)."""
         x, y = as_i8(inp, outer * reduce * inner), as_f32(out, outer * inner)

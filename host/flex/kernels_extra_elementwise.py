@@ -108,25 +108,6 @@ class ElementwiseKernels:
                                   struct("flex_s8_div_params", locals()), as_i8(out, size)],
                   "size %d, b_size %d" % (size, b_size))
 
-    def prelu_s8(self, inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
-                 pos_shift, neg_mult, neg_shift):
-        """int8 PRELU, alpha broadcast along the innermost dims (burn.graph.prelu)."""
-        params = struct("flex_s8_prelu_params", locals())
-        self._run("flex_s8_prelu", [size, as_i8(inp, size), as_i8(alpha, alpha_size), alpha_size,
-                                    params, as_i8(out, size)],
-                  "size %d, alpha_size %d" % (size, alpha_size))
-
-    def prelu_f32(self, inp, alpha, out, size, alpha_size):
-        """float32 PRELU (burn.graph.prelu)."""
-        self._run("flex_f32_prelu", [size, as_f32(inp, size), as_f32(alpha, alpha_size),
-                                     alpha_size, as_f32(out, size)],
-                  "size %d, alpha_size %d" % (size, alpha_size))
-
-    def lookup_s8(self, inp, out, size, table):
-        """An int8 op as a 256-entry table lookup (burn.graph.unary, optional)."""
-        self._run("flex_s8_lookup", [size, as_i8(inp, size), as_i8(table, 256), as_i8(out, size)],
-                  "size %d" % size)
-
     def unary_f32(self, inp, out, size, fn, alpha):
         """A float32 unary activation by flex_c op code (burn.graph.unary, optional)."""
         self._run("flex_f32_activation", [fn, size, as_f32(inp, size), float(alpha),

@@ -77,20 +77,6 @@ class S16Kernels:
             depth_mult, act_min, act_max, dims(n, oh, ow, oc), y, y.size],
             "input %s, output %s, kernel %dx%d" % ((n, ih, iw, ic), (n, oh, ow, oc), kh, kw))
 
-    def add_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                out_zp, out_mult, out_shift, left_shift, act_min, act_max):
-        """int16 ADD with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
-        self._run("flex_s16_add", [size, as_i16(a, size), as_i16(b, b_size), b_size,
-                                   struct("flex_s8_add_params", locals()), as_i16(out, size)],
-                  "size %d, b_size %d" % (size, b_size))
-
-    def mul_s16(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min,
-                act_max):
-        """int16 MUL with b broadcast along the innermost dims (burn.graph.s16_elementwise)."""
-        self._run("flex_s16_mul", [size, as_i16(a, size), as_i16(b, b_size), b_size,
-                                   struct("flex_s8_mul_params", locals()), as_i16(out, size)],
-                  "size %d, b_size %d" % (size, b_size))
-
     def avg_pool_s16(self, *args):
         """int16 average pool (burn.graph.s16_pool.avg_pool_s16 arguments)."""
         self._pool("flex_s16_avg_pool2d", as_i16, *args)
@@ -98,22 +84,3 @@ class S16Kernels:
     def max_pool_s16(self, *args):
         """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
         self._pool("flex_s16_max_pool2d", as_i16, *args)
-
-    def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
-        """int16 softmax over the last axis (burn.graph.s16_softmax)."""
-        x, y = as_i16(inp, rows * depth), as_i16(out, rows * depth)
-        self._run("flex_s16_softmax", [rows, depth, x, x.size, in_mult, in_left_shift,
-                                       as_i16(exp_lut, 513), 513, as_i16(inv_lut, 513), 513, y,
-                                       y.size], "[%d, %d]" % (rows, depth))
-
-    def logistic_s16(self, inp, out, size, in_mult, in_left_shift, table):
-        """int16 LOGISTIC (burn.graph.s16_sigmoid)."""
-        self._sigmoid16("flex_s16_logistic", inp, out, size, in_mult, in_left_shift, table)
-
-    def tanh_s16(self, inp, out, size, in_mult, in_left_shift, table):
-        """int16 TANH (burn.graph.s16_sigmoid)."""
-        self._sigmoid16("flex_s16_tanh", inp, out, size, in_mult, in_left_shift, table)
-
-    def _sigmoid16(self, name, inp, out, size, in_mult, in_left_shift, table):
-        self._run(name, [size, as_i16(inp, size), in_mult, in_left_shift, as_i16(table, 256), 256,
-                         as_i16(out, size)], "size %d" % size)

@@ -8,7 +8,8 @@
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
 named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
 data-moving kernels without a suffix), less int8 for the ops TFLM runs on float32 only
-(burn.host.importers.unary_tables.FLOAT_ONLY), and int8 alone (BOOL held as int8 0/1) for
+(burn.host.importers.unary_tables.FLOAT_ONLY), int16 only where the op's converter takes
+int16 tensors (`@converts(..., int16=True)`), and int8 alone (BOOL held as int8 0/1) for
 the logical ops (BOOL_ONLY). "hybrid" (float32 activations, int8 weights that the
 importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
 """
@@ -47,6 +48,12 @@ def kernel_type(kernel):
     return "int" + found.group(1) if found else "float32"
 
 
+def _takes_int16(name):
+    from burn.host.importers.tflite.convert import CONVERTERS
+
+    return name not in CONVERTERS or CONVERTERS[name].int16
+
+
 def tflite_ops():
     """[OpSupport] of every TFLite op the op table imports, sorted by name."""
     found = {}
@@ -54,9 +61,11 @@ def tflite_ops():
         for name in names.split():
             kinds, types, hybrid = found.get(name, ((), set(), False))
             for kernel in kernels.split():
-                if not (name in FLOAT_ONLY and kernel_type(kernel) == "int8") and \
-                        not (name in BOOL_ONLY and kernel_type(kernel) != "int8"):
-                    types.add(kernel_type(kernel))
+                dtype = kernel_type(kernel)
+                if not (name in FLOAT_ONLY and dtype == "int8") and \
+                        not (name in BOOL_ONLY and dtype != "int8") and \
+                        not (dtype == "int16" and not _takes_int16(name)):
+                    types.add(dtype)
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)

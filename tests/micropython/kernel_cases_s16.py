@@ -114,4 +114,8 @@ S16 = {
     "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),
     "logistic_s16": ("s16_sigmoid", "logistic_s16", lambda rng: sigmoid_s16(rng, "logistic")),
     "tanh_s16": ("s16_sigmoid", "tanh_s16", lambda rng: sigmoid_s16(rng, "tanh")),
+    "leaky_relu_s16": ("s16_unary", "leaky_relu_s16", lambda rng: [
+        s16(rng, 40), out("h", 40), 40, _int(rng, -99, 99), _int(rng, -99, 99)] +
+        list(qp.quantize_multiplier(rng.uniform(0.3, 3))) +
+        list(qp.quantize_multiplier(rng.uniform(-2, 2)))),
 }

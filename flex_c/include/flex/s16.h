@@ -96,5 +96,14 @@ flex_status flex_s16_logistic(size_t n, const int16_t *input, int32_t input_mult
 flex_status flex_s16_tanh(size_t n, const int16_t *input, int32_t input_multiplier,
                           int32_t input_left_shift, const int16_t *table, size_t table_len,
                           int16_t *output);
+/* int16 LEAKY_RELU of n values, TFLM's reference QuantizeLeakyRelu: x = q - input_zero_point
+ * rescaled by MBQM with the identity multiplier (in_scale / out_scale) when x >= 0, with the
+ * alpha one (in_scale * alpha / out_scale, negative for a negative alpha) when x < 0, plus
+ * output_zero_point, clamped to int16. Zero points within int16, identity_multiplier >= 0,
+ * shifts in [-31, 14]. `output` may be `input`. */
+flex_status flex_s16_leaky_relu(size_t n, const int16_t *input, int32_t input_zero_point,
+                                int32_t output_zero_point, int32_t identity_multiplier,
+                                int32_t identity_shift, int32_t alpha_multiplier,
+                                int32_t alpha_shift, int16_t *output);
 
 #endif /* FLEX_API_S16_H */

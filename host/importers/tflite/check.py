@@ -45,6 +45,11 @@ def check_structure(tf):
                                         % (n.where(), t, tt.name, tt.shape))
 
 
+# multipliers that may be negative: int16 LEAKY_RELU's of a negative slope (TFLM multiplies
+# by it as it is)
+_SIGNED = {("unary", "neg_mult")}
+
+
 def check_op(op):
     """Refuse parameters no .bst kernel can take: integers beyond int32, multipliers and
     shifts out of range, numbers that are not finite."""
@@ -61,7 +66,8 @@ def check_op(op):
             if name.endswith("shift") and name != "left_shift" and not -31 <= x <= 31:
                 raise Fail("requantization shift %d out of range (scales too far apart)"
                            % x)
-            if name.endswith("mult") and not 0 <= x < (1 << 31):
+            low = -(1 << 31) if (op.op, name) in _SIGNED else 0
+            if name.endswith("mult") and not low <= x < (1 << 31):
                 raise Fail("requantization multiplier %d out of range" % x)
 
 
