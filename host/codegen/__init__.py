@@ -9,7 +9,15 @@ and exits 1 then (CI runs it through tests/host/test_codegen.py).
 
 from pathlib import Path
 
-from burn.host.codegen import c_bindings, calls, kernel_lists, plan_glue, py_bindings, regions
+from burn.host.codegen import (
+    c_bindings,
+    calls,
+    kernel_lists,
+    plan_glue,
+    py_bindings,
+    ref_entries,
+    regions,
+)
 from burn.host.flex.targets import header_text
 
 
@@ -22,6 +30,12 @@ def _plan(make):
 def _calls(make):
     def lines(header):
         return make(calls.bindings(header))
+    return lines
+
+
+def _entry(name):
+    def lines(header):
+        return ref_entries.forwarders(header, name)
     return lines
 
 
@@ -44,7 +58,9 @@ REGIONS = (
     ("docs/micropython-module.md", "kernels", _table(kernel_lists.docs_table)),
     ("host/flex/kernels_generated.py", "bindings", _calls(py_bindings.methods)),
     ("micropython/burnflex_extra_generated.c", "bindings", _calls(c_bindings.functions)),
-)
+    ("flex_c/src/ref/ref.h", "reference-kernels", ref_entries.declarations),
+) + tuple(("flex_c/src/entry/%s.c" % name, "forwarders", _entry(name))
+          for name in ref_entries.ENTRIES)
 
 
 def generate(root):
