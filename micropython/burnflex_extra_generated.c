@@ -7,7 +7,8 @@
 /* These kernels, spelt out for a native module's qstr scan: MP_QSTR_lookup_s8 MP_QSTR_prelu_s8
  * MP_QSTR_prelu_f32 MP_QSTR_l2norm_s8 MP_QSTR_l2norm_f32 MP_QSTR_log_softmax_s8
  * MP_QSTR_log_softmax_f32 MP_QSTR_add_s16 MP_QSTR_mul_s16 MP_QSTR_softmax_s16
- * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 */
+ * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16
+ * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 */
 
 /* lookup_s8(inp, out, size, table): flex_s8_lookup */
 static mp_obj_t lookup_s8(size_t n_args, const mp_obj_t *args) {
@@ -281,4 +282,80 @@ static mp_obj_t leaky_relu_s16(size_t n_args, const mp_obj_t *args) {
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_leaky_relu_s16_obj, 9, 9, leaky_relu_s16);
+
+#if BURNFLEX_FLOAT
+/* quantize_s16(inp, out, size, scale, zp): flex_s16_quantize */
+static mp_obj_t quantize_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "quantize_s16";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_F32, 0);
+    const bf_buf out = bf_s16(kernel, args, 1, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    const float scale = (float)mp_obj_get_float(args[3]);
+    const int32_t zp = bf_int(kernel, args[4]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_s16_quantize(bf_size(kernel, size), inp.data, scale, zp, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_quantize_s16_obj, 5, 5, quantize_s16);
+#endif
+
+#if BURNFLEX_FLOAT
+/* dequantize_s16(inp, out, size, scale, zp): flex_s16_dequantize */
+static mp_obj_t dequantize_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "dequantize_s16";
+    const bf_buf inp = bf_s16(kernel, args, 0, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_F32, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    const float scale = (float)mp_obj_get_float(args[3]);
+    const int32_t zp = bf_int(kernel, args[4]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_s16_dequantize(bf_size(kernel, size), inp.data, scale, zp, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_dequantize_s16_obj, 5, 5, dequantize_s16);
+#endif
+
+/* gather_s8(inp, pos, out, outer, size, inner, count): flex_gather */
+static mp_obj_t gather_s8(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "gather_s8";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_S8, 0);
+    const bf_buf pos = bf_buffer(kernel, args, 1, BF_I32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 2, BF_S8, 1);
+    const int32_t outer = bf_int(kernel, args[3]);
+    const int32_t size = bf_int(kernel, args[4]);
+    const int32_t inner = bf_int(kernel, args[5]);
+    const int32_t count = bf_int(kernel, args[6]);
+    (void)n_args;
+    bf_check(kernel, flex_gather(1, outer, size, inner, count, inp.data,
+                                 bf_take(kernel, &inp, (int64_t)outer * size * inner), pos.data,
+                                 bf_take(kernel, &pos, count), out.data,
+                                 bf_take(kernel, &out, (int64_t)outer * count * inner)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_gather_s8_obj, 7, 7, gather_s8);
+
+#if BURNFLEX_FLOAT
+/* gather_f32(inp, pos, out, outer, size, inner, count): flex_gather */
+static mp_obj_t gather_f32(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "gather_f32";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_F32, 0);
+    const bf_buf pos = bf_buffer(kernel, args, 1, BF_I32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 2, BF_F32, 1);
+    const int32_t outer = bf_int(kernel, args[3]);
+    const int32_t size = bf_int(kernel, args[4]);
+    const int32_t inner = bf_int(kernel, args[5]);
+    const int32_t count = bf_int(kernel, args[6]);
+    (void)n_args;
+    bf_check(kernel, flex_gather(4, outer, size, inner, count, inp.data,
+                                 bf_take(kernel, &inp, (int64_t)outer * size * inner), pos.data,
+                                 bf_take(kernel, &pos, count), out.data,
+                                 bf_take(kernel, &out, (int64_t)outer * count * inner)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_gather_f32_obj, 7, 7, gather_f32);
+#endif
 /* END bindings */

@@ -6,8 +6,7 @@
 /* The names burnflex.c registers these kernels under (burnflex_extra.h), spelt out for
  * a native module's qstr scan, which reads the .c files: MP_QSTR_requantize_s16
  * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
- * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16
- * MP_QSTR_quantize_s16 MP_QSTR_dequantize_s16 */
+ * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16 */
 
 /* burnflex.h */
 bf_buf bf_s16(const char *op, const mp_obj_t *args, size_t index, int write) {
@@ -23,37 +22,6 @@ static bf_buf int_buffer(const char *op, const mp_obj_t *args, size_t index, int
     return bits == 8 ? bf_buffer(op, args, index, BF_S8, write)
                      : bf_s16(op, args, index, write);
 }
-
-#if BURNFLEX_FLOAT || (defined(NO_QSTR) && !defined(MICROPY_ENABLE_DYNRUNTIME))
-/* (inp_f32, out, size, scale, zp) */
-static mp_obj_t quantize_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "quantize_s16";
-    const bf_buf x = bf_buffer(op, args, 0, BF_F32, 0), y = bf_s16(op, args, 1, 1);
-    const int32_t size = bf_int(op, args[2]);
-    const float scale = (float)mp_obj_get_float(args[3]);
-    (void)n_args;
-    bf_need(op, &x, size);
-    bf_need(op, &y, size);
-    bf_check(op, flex_s16_quantize((size_t)size, x.data, scale, bf_int(op, args[4]), y.data));
-    return mp_const_none;
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_quantize_s16_obj, 5, 5, quantize_s16);
-
-/* (inp, out_f32, size, scale, zp) */
-static mp_obj_t dequantize_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "dequantize_s16";
-    const bf_buf x = bf_s16(op, args, 0, 0), y = bf_buffer(op, args, 1, BF_F32, 1);
-    const int32_t size = bf_int(op, args[2]);
-    const float scale = (float)mp_obj_get_float(args[3]);
-    (void)n_args;
-    bf_need(op, &x, size);
-    bf_need(op, &y, size);
-    bf_check(op, flex_s16_dequantize((size_t)size, x.data, scale, bf_int(op, args[4]),
-                                     y.data));
-    return mp_const_none;
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_dequantize_s16_obj, 5, 5, dequantize_s16);
-#endif
 
 /* (inp, out, size, in_zp, out_zp, mult, shift) between int8 and int16 */
 static mp_obj_t requantize(const char *op, const mp_obj_t *args, int in_bits, int out_bits) {

@@ -241,8 +241,10 @@ PLAN_STEPS = (
 # product of arguments and numbers, "a*b*2"), its element type the parameter's, and
 # "x?[count]" one that may be None; "&" fills the parameter struct the parameter points at
 # from the kernel's arguments by name (burn.host.flex.params.STRUCTS). A `size_t <p>_len`
-# parameter after a buffer takes the buffer's count. Only optional kernels have one so far
-# (micropython/burnflex_extra_generated.c).
+# parameter after a buffer takes the buffer's count; an upper-case word is a flex.h constant;
+# a `void *` buffer's elements are of the kernel's type (its name's suffix). The optional and
+# int16 kernels' C bindings go to micropython/burnflex_extra_generated.c, the default float
+# ones' to burnflex_f32.c; a default integer kernel keeps its hand-written binding.
 CALLS = (
     ("lookup_s8", "flex_s8_lookup", "size inp[size] table[256] out[size]"),
     ("prelu_s8", "flex_s8_prelu", "size inp[size] alpha[alpha_size] & out[size]"),
@@ -260,6 +262,24 @@ CALLS = (
      "size inp[size] in_mult in_left_shift table[256] out[size]"),
     ("leaky_relu_s16", "flex_s16_leaky_relu",
      "size inp[size] in_zp out_zp pos_mult pos_shift neg_mult neg_shift out[size]"),
+    ("quantize_s8 quantize_s16", "flex_s8_quantize flex_s16_quantize",
+     "size inp[size] scale zp out[size]"),
+    ("dequantize_s8 dequantize_s16", "flex_s8_dequantize flex_s16_dequantize",
+     "size inp[size] scale zp out[size]"),
+    ("fully_connected_f32", "flex_f32_fully_connected", "batches in_features out_features"
+     " inp[batches*in_features] w[out_features*in_features] bias?[out_features] act"
+     " out[batches*out_features]"),
+    ("add_f32 mul_f32", "flex_f32_add_act flex_f32_mul_act",
+     "size a[size] b[b_size] act out[size]"),
+    ("clamp_f32", "flex_f32_act", "size inp[size] act out[size]"),
+    ("logistic_f32", "flex_f32_unary", "FLEX_UNARY_SIGMOID size inp[size] out[size]"),
+    ("tanh_f32", "flex_f32_unary", "FLEX_UNARY_TANH size inp[size] out[size]"),
+    ("mean_f32", "flex_f32_mean", "outer reduce inner inp[outer*reduce*inner] out[outer*inner]"),
+    ("softmax_f32", "flex_f32_softmax_beta", "rows depth inp[rows*depth] beta out[rows*depth]"),
+    ("gather_s8", "flex_gather", "1 outer size inner count inp[outer*size*inner] pos[count]"
+     " out[outer*count*inner]"),
+    ("gather_f32", "flex_gather", "4 outer size inner count inp[outer*size*inner] pos[count]"
+     " out[outer*count*inner]"),
 )
 
 

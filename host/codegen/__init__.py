@@ -57,7 +57,9 @@ REGIONS = (
     ("micropython/burnflex_extra.h", "optional-kernels", _table(kernel_lists.optional_lists)),
     ("docs/micropython-module.md", "kernels", _table(kernel_lists.docs_table)),
     ("host/flex/kernels_generated.py", "bindings", _calls(py_bindings.methods)),
-    ("micropython/burnflex_extra_generated.c", "bindings", _calls(c_bindings.functions)),
+    ("micropython/burnflex_extra_generated.c", "bindings",
+     _calls(c_bindings.optional_functions)),
+    ("micropython/burnflex_f32.c", "bindings", _calls(c_bindings.float_functions)),
     ("flex_c/src/ref/ref.h", "reference-kernels", ref_entries.declarations),
 ) + tuple(("flex_c/src/entry/%s.c" % name, "forwarders", _entry(name))
           for name in ref_entries.ENTRIES)

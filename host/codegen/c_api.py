@@ -74,3 +74,11 @@ def struct_fields(text=None):
         if all(d.startswith("int32_t ") for d in decls):
             out[name] = [f.strip() for d in decls for f in d[len("int32_t "):].split(",")]
     return out
+
+
+def constants(text=None):
+    """{name: int} of flex.h's integer #defines (`#define FLEX_UNARY_TANH 5`)."""
+    code = _code(text if text is not None else targets.header_text())
+    return {name: int(value, 0) for name, value in
+            re.findall(r"^\s*#define\s+(FLEX_\w+)\s+\(?(-?(?:0x[0-9a-fA-F]+|\d+))\)?\s*$",
+                       code, flags=re.M)}

@@ -4,7 +4,7 @@ for its element type, and writable where the kernel writes it; an int32 or a flo
 that every buffer holds its count, fills the parameter structs and calls the flex_c
 function, raising its status as burnflex's hand-written bindings do (burnflex_args.c)."""
 
-from burn.graph.ops import needs_fpu
+from burn.graph.ops import needs_fpu, optional_kernels
 from burn.host.codegen.text import wrap_call, wrap_comment
 
 _KIND = {"i8": "BF_S8", "i32": "BF_I32", "f32": "BF_F32"}
@@ -84,14 +84,31 @@ def function(binding):
     return lines
 
 
-def functions(bindings):
-    """The region's lines: the kernels' qstrs for a native module's scan, then a function
-    per binding, those that need an FPU inside `#if BURNFLEX_FLOAT`."""
+def optional_functions(bindings):
+    """burnflex_extra_generated.c's region: the optional and int16 kernels' qstrs, spelt out
+    for a native module's scan (burnflex_extra.h), then a function per kernel, those that
+    need an FPU inside `#if BURNFLEX_FLOAT`."""
+    chosen = [b for b in bindings if b.kernel in optional_kernels()]
     lines = wrap_comment("These kernels, spelt out for a native module's qstr scan: " +
-                         " ".join("MP_QSTR_" + b.kernel for b in bindings))
-    for b in bindings:
+                         " ".join("MP_QSTR_" + b.kernel for b in chosen))
+    for b in chosen:
         body = function(b)
         if needs_fpu(b.kernel):
             body = [_FLOAT_GUARD] + body + ["#endif"]
         lines += [""] + body
+    return lines
+
+
+def float_functions(bindings):
+    """burnflex_f32.c's region, inside its `#if BURNFLEX_FLOAT`: the default kernels' (all
+    of which need an FPU: a default integer kernel keeps its hand-written binding, made to
+    share code within the armv6m module's budget)."""
+    lines = []
+    for b in bindings:
+        if b.kernel in optional_kernels():
+            continue
+        if not needs_fpu(b.kernel):
+            raise ValueError("CALLS %s: a default integer kernel's binding is hand-written "
+                             "(micropython/burnflex_s8.c)" % b.kernel)
+        lines += ([""] if lines else []) + function(b)
     return lines

@@ -6,11 +6,13 @@ method and burnflex's C function."""
 import re
 
 from burn.graph.ops import kernel_args, kernel_calls
-from burn.host.codegen.c_api import functions
+from burn.host.codegen.c_api import constants, functions
 from burn.host.flex.params import STRUCTS
 
-# element type of a buffer parameter -> the buffer's short name (as_i8, BF_S8, ...)
+# element type of a buffer parameter -> the buffer's short name (as_i8, BF_S8, ...); a
+# `void *` buffer takes the element type of the kernel's name (SUFFIXES)
 ELEMENTS = {"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "float": "f32"}
+SUFFIXES = {"_s8": "i8", "_s16": "i16", "_f32": "f32"}
 
 
 class CallError(ValueError):
@@ -20,7 +22,8 @@ class CallError(ValueError):
 class Arg:
     """What one parameter of the flex_c function receives.
 
-    kind: "value" (an argument, minus one, or a number: `expr`), "buffer" (argument `name`
+    kind: "value" (an argument, minus one, a number or a flex.h constant: `expr`, with the
+    constant's value in `number`), "buffer" (argument `name`
     as `count` elements of `element`, `optional` when it may be None, `write` when the
     kernel writes it), "length" (the count of the buffer before it), "struct" (flex.h
     struct `struct`, its fields from the arguments: `fields`, [(field, expr)])."""
@@ -28,7 +31,7 @@ class Arg:
     def __init__(self, param, kind, **facts):
         self.param = param
         self.kind = kind
-        self.name = self.expr = self.count = self.element = self.struct = None
+        self.name = self.expr = self.count = self.element = self.struct = self.number = None
         self.optional = self.write = False
         self.fields = ()
         for key, value in facts.items():
@@ -55,12 +58,14 @@ class Binding:
         return [a for a in self.args if a in words]
 
 
-def _expr(word, args, where):
-    """(sign, name or number) of a value word: "x", "-x" or a number."""
+def _expr(word, args, where, defines=None):
+    """(sign, name or number) of a value word: "x", "-x", a number or a flex.h constant."""
     sign = "-" if word.startswith("-") else ""
     name = word.lstrip("-")
     if name.isdigit():
         return sign, int(name)
+    if defines is not None and name in defines:
+        return sign, name
     if name not in args:
         raise CallError("%s: %r is not an argument of the kernel" % (where, name))
     return sign, name
@@ -87,7 +92,13 @@ def _struct(param, args, where):
     return Arg(param, "struct", struct=name, fields=fields)
 
 
-def _bind(kernel, function, words, declared):
+def _element(param, kernel):
+    if param.pointee == "void":
+        return next((e for suffix, e in SUFFIXES.items() if kernel.endswith(suffix)), None)
+    return ELEMENTS.get(param.pointee)
+
+
+def _bind(kernel, function, words, declared, defines):
     where = "CALLS %s" % kernel
     if function not in declared:
         raise CallError("%s: flex.h declares no %s" % (where, function))
@@ -103,7 +114,7 @@ def _bind(kernel, function, words, declared):
         if word == "&":
             out.append(_struct(param, args, where))
         elif buffer:
-            element = ELEMENTS.get(param.pointee)
+            element = _element(param, kernel)
             if not param.is_pointer or element is None:
                 raise CallError("%s: %s is not a buffer parameter of a known element type"
                                 % (where, param.name))
@@ -120,11 +131,12 @@ def _bind(kernel, function, words, declared):
         elif param.is_pointer:
             raise CallError("%s: pointer parameter %s needs x[count] or &" % (where, param.name))
         else:
-            out.append(Arg(param, "value", expr=_expr(word, args, where)))
+            expr = _expr(word, args, where, defines)
+            out.append(Arg(param, "value", expr=expr, number=defines.get(expr[1])))
     if words:
         raise CallError("%s: %d words more than %s's parameters" % (where, len(words), function))
     used = set(p.name for p in out if p.kind == "buffer")
-    used |= set(p.expr[1] for p in out if p.kind == "value")
+    used |= set(p.expr[1] for p in out if p.kind == "value" and p.number is None)
     used |= set(e[1] for p in out if p.kind == "struct" for _, e in p.fields)
     used |= set(w for p in out if p.kind == "buffer" for w in p.count)
     unused = [a for a in args if a not in used]
@@ -135,5 +147,5 @@ def _bind(kernel, function, words, declared):
 
 def bindings(header):
     """[Binding] of every CALLS kernel, in table order, read against flex.h's text."""
-    declared = functions(header)
-    return [_bind(k, f, words, declared) for k, f, words in kernel_calls()]
+    declared, defines = functions(header), constants(header)
+    return [_bind(k, f, words, declared, defines) for k, f, words in kernel_calls()]

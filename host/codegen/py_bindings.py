@@ -6,6 +6,7 @@ from burn.host.codegen.text import wrap_call
 
 _VIEW = {"i8": "as_i8", "i16": "as_i16", "i32": "as_i32", "f32": "as_f32"}
 _INDENT = " " * 8
+_ARGS = " " * 12
 
 
 def count_text(count):
@@ -19,8 +20,11 @@ def _value(expr):
 
 
 def _param(arg):
+    if arg.kind == "value" and arg.number is not None:
+        return ("-" if arg.expr[0] else "") + str(arg.number)
     if arg.kind == "value":
-        return _value(arg.expr)
+        value = _value(arg.expr)
+        return "float(%s)" % value if arg.param.ctype == "float" else value
     if arg.kind == "struct":
         return 'struct("%s", locals())' % arg.struct
     count = count_text(arg.count)
@@ -31,11 +35,15 @@ def _param(arg):
 
 
 def _context(binding):
+    """The lines of the call's last argument: the sizes, for its error messages."""
     names = binding.count_args()
     if not names:
-        return '""'
+        return ['""']
     values = names[0] if len(names) == 1 else "(%s)" % ", ".join(names)
-    return '"%s" %% %s' % (", ".join("%s %%d" % n for n in names), values)
+    text = '"%s"' % ", ".join("%s %%d" % n for n in names)
+    if len(_ARGS + text + values) + 4 <= 99:
+        return [text + " % " + values]
+    return [text, "% " + values]
 
 
 def method(binding):
@@ -44,10 +52,11 @@ def method(binding):
     lines = wrap_call(head, ["self"] + binding.args, "):")
     lines.append('%s"""burn.graph\'s %s on flex_c\'s %s."""' % (_INDENT, binding.kernel,
                                                               binding.function))
-    call = wrap_call('%sself._run("%s", [' % (_INDENT, binding.function),
-                     [_param(p) for p in binding.params], "],")
-    lines += call + [_INDENT + " " * 10 + _context(binding) + ")"]
-    return lines
+    lines.append('%sself._run("%s", [' % (_INDENT, binding.function))
+    lines += wrap_call(_ARGS, [_param(p) for p in binding.params], "],", indent=len(_ARGS))
+    context = _context(binding)
+    context[-1] += ")"
+    return lines + [_ARGS + line for line in context]
 
 
 def methods(bindings):

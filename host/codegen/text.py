@@ -3,13 +3,16 @@
 WIDTH = 99
 
 
-def wrap_call(head, args, tail, width=WIDTH):
+def wrap_call(head, args, tail, width=WIDTH, indent=None):
     """Lines of `head` + the comma-separated `args` + `tail`, wrapped at `width` columns,
     continuation lines aligned after `head` (or indented four more spaces than it when
-    `head` is too long for that)."""
-    indent = " " * len(head)
-    if len(head) > width // 2:
+    `head` is too long for that, or by `indent` spaces when given)."""
+    if indent is not None:
+        indent = " " * indent
+    elif len(head) > width // 2:
         indent = " " * (len(head) - len(head.lstrip()) + 4)
+    else:
+        indent = " " * len(head)
     lines, line = [], head
     for i, arg in enumerate(args):
         piece = arg + ("," if i < len(args) - 1 else tail)

@@ -6,7 +6,7 @@ and concat (burn.graph.layout; micropython/burnflex_layout.c), strided
 import numpy as np
 
 from burn.host.flex.binding import PtrList
-from burn.host.flex.params import as_i32, dims, element_dtype, is_float, view
+from burn.host.flex.params import dims, element_dtype, is_float, view
 
 
 class LayoutKernels:
@@ -43,18 +43,3 @@ class LayoutKernels:
                   "box %s, strides %s" % (dims.tolist(), [s0, s1, s2, s3, s4, s5]))
 
     strided_s8 = strided
-
-    def _gather(self, inp, pos, out, outer, size, inner, count, dtype):
-        x, y = view(inp, dtype, outer * size * inner), view(out, dtype, outer * count * inner)
-        self._run("flex_gather", [x.itemsize, outer, size, inner, count, x, x.size,
-                                  as_i32(pos, count), count, y, y.size],
-                  "[%d, %d, %d] at %d positions (each must lie in [0, %d))"
-                  % (outer, size, inner, count, size))
-
-    def gather_s8(self, inp, pos, out, outer, size, inner, count):
-        """int8 rows at run-time positions (burn.graph.gather)."""
-        self._gather(inp, pos, out, outer, size, inner, count, np.int8)
-
-    def gather_f32(self, inp, pos, out, outer, size, inner, count):
-        """float32 rows at run-time positions (burn.graph.gather)."""
-        self._gather(inp, pos, out, outer, size, inner, count, np.float32)

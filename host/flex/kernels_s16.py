@@ -2,23 +2,12 @@
 on flex_c: the methods of GraphKernels that micropython/burnflex_extra_s16.c binds.
 """
 
-import numpy as np
 
-from burn.host.flex.params import as_i8, as_i16, as_i32, dims, struct, view, window
+from burn.host.flex.params import as_i8, as_i16, as_i32, dims, struct, window
 
 
 class S16Kernels:
     """GraphKernels' int16x8 kernels; the composed class gives them `_run` and `_pool`."""
-
-    def quantize_s16(self, inp, out, size, scale, zp):
-        """float32 -> int16 (burn.graph.s16_quantize)."""
-        self._run("flex_s16_quantize", [size, view(inp, np.float32, size), float(scale), zp,
-                                        as_i16(out, size)], "size %d" % size)
-
-    def dequantize_s16(self, inp, out, size, scale, zp):
-        """int16 -> float32 (burn.graph.s16_quantize)."""
-        self._run("flex_s16_dequantize", [size, as_i16(inp, size), float(scale), zp,
-                                          view(out, np.float32, size)], "size %d" % size)
 
     def _requantize16(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
         x = (as_i8 if in_bits == 8 else as_i16)(inp, size)
