@@ -242,7 +242,8 @@ PLAN_STEPS = (
 # "x?[count]" one that may be None; "&" fills the parameter struct the parameter points at
 # from the kernel's arguments by name (burn.host.flex.params.STRUCTS). A `size_t <p>_len`
 # parameter after a buffer takes the buffer's count; an upper-case word is a flex.h constant;
-# a `void *` buffer's elements are of the kernel's type (its name's suffix). The optional and
+# a `void *` buffer's elements are of the kernel's type (its name's suffix). A fourth item, a
+# hint with arguments in braces, is added to the host binding's error messages. The optional and
 # int16 kernels' C bindings go to micropython/burnflex_extra_generated.c, the default float
 # ones' to burnflex_f32.c; a default integer kernel keeps its hand-written binding.
 CALLS = (
@@ -277,9 +278,9 @@ CALLS = (
     ("mean_f32", "flex_f32_mean", "outer reduce inner inp[outer*reduce*inner] out[outer*inner]"),
     ("softmax_f32", "flex_f32_softmax_beta", "rows depth inp[rows*depth] beta out[rows*depth]"),
     ("gather_s8", "flex_gather", "1 outer size inner count inp[outer*size*inner] pos[count]"
-     " out[outer*count*inner]"),
+     " out[outer*count*inner]", "each position must lie in [0, {size})"),
     ("gather_f32", "flex_gather", "4 outer size inner count inp[outer*size*inner] pos[count]"
-     " out[outer*count*inner]"),
+     " out[outer*count*inner]", "each position must lie in [0, {size})"),
 )
 
 
@@ -320,9 +321,10 @@ def kernel_args(name):
 
 
 def kernel_calls():
-    """[(kernel, flex_c function, words)]: CALLS, one entry per kernel, in table order."""
-    return [(k, f, words) for names, fns, words in CALLS
-            for k, f in zip(names.split(), fns.split())]
+    """[(kernel, flex_c function, words, hint)]: CALLS, one entry per kernel, in table order;
+    `hint` ("" when the row gives none) adds to the host binding's error messages."""
+    return [(k, f, row[2], row[3] if len(row) > 3 else "") for row in CALLS
+            for k, f in zip(row[0].split(), row[1].split())]
 
 
 def needs_fpu(name):

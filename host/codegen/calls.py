@@ -42,11 +42,12 @@ class Binding:
     """One kernel's binding: its name, arguments (burn.graph.ops order), flex_c function,
     and an Arg per parameter of that function."""
 
-    def __init__(self, kernel, args, function, params):
+    def __init__(self, kernel, args, function, params, hint=""):
         self.kernel = kernel
         self.args = args
         self.function = function
         self.params = params
+        self.hint = hint
 
     def buffers(self):
         """{argument name: its buffer Arg}."""
@@ -98,7 +99,7 @@ def _element(param, kernel):
     return ELEMENTS.get(param.pointee)
 
 
-def _bind(kernel, function, words, declared, defines):
+def _bind(kernel, function, words, hint, declared, defines):
     where = "CALLS %s" % kernel
     if function not in declared:
         raise CallError("%s: flex.h declares no %s" % (where, function))
@@ -142,10 +143,14 @@ def _bind(kernel, function, words, declared, defines):
     unused = [a for a in args if a not in used]
     if unused:
         raise CallError("%s: the kernel's arguments %s reach no parameter" % (where, unused))
-    return Binding(kernel, args, function, out)
+    for name in re.findall(r"\{(\w+)\}", hint):
+        if name not in args:
+            raise CallError("%s: hint names %r, not an argument of the kernel" % (where, name))
+    return Binding(kernel, args, function, out, hint)
 
 
 def bindings(header):
     """[Binding] of every CALLS kernel, in table order, read against flex.h's text."""
     declared, defines = functions(header), constants(header)
-    return [_bind(k, f, words, declared, defines) for k, f, words in kernel_calls()]
+    return [_bind(k, f, words, hint, declared, defines)
+            for k, f, words, hint in kernel_calls()]

@@ -2,6 +2,8 @@
 each takes the kernel's arguments, views its buffers with the element type and count of
 their flex_c parameter (burn.host.flex.params) and calls the flex_c function."""
 
+import re
+
 from burn.host.codegen.text import wrap_call
 
 _VIEW = {"i8": "as_i8", "i16": "as_i16", "i32": "as_i32", "f32": "as_f32"}
@@ -37,10 +39,14 @@ def _param(arg):
 def _context(binding):
     """The lines of the call's last argument: the sizes, for its error messages."""
     names = binding.count_args()
+    text = ", ".join("%s %%d" % n for n in names)
+    if binding.hint:
+        text += " (%s)" % re.sub(r"\{\w+\}", "%d", binding.hint)
+        names = names + re.findall(r"\{(\w+)\}", binding.hint)
     if not names:
-        return ['""']
+        return ['"%s"' % text]
     values = names[0] if len(names) == 1 else "(%s)" % ", ".join(names)
-    text = '"%s"' % ", ".join("%s %%d" % n for n in names)
+    text = '"%s"' % text
     if len(_ARGS + text + values) + 4 <= 99:
         return [text + " % " + values]
     return [text, "% " + values]

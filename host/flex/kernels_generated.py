@@ -188,12 +188,14 @@ class GeneratedKernels:
         self._run("flex_gather", [
             1, outer, size, inner, count, as_i8(inp, outer * size * inner), outer * size * inner,
             as_i32(pos, count), count, as_i8(out, outer * count * inner), outer * count * inner],
-            "outer %d, size %d, inner %d, count %d" % (outer, size, inner, count))
+            "outer %d, size %d, inner %d, count %d (each position must lie in [0, %d))"
+            % (outer, size, inner, count, size))
 
     def gather_f32(self, inp, pos, out, outer, size, inner, count):
         """burn.graph's gather_f32 on flex_c's flex_gather."""
         self._run("flex_gather", [
             4, outer, size, inner, count, as_f32(inp, outer * size * inner), outer * size * inner,
             as_i32(pos, count), count, as_f32(out, outer * count * inner), outer * count * inner],
-            "outer %d, size %d, inner %d, count %d" % (outer, size, inner, count))
+            "outer %d, size %d, inner %d, count %d (each position must lie in [0, %d))"
+            % (outer, size, inner, count, size))
     # END bindings
