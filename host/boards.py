@@ -13,7 +13,7 @@ from burn.host import project_files
 
 BOARDS_DIR = project_files.tree("boards")
 
-_FS_TYPES = ("littlefs2", "fat")
+_FS_TYPES = ("littlefs2", "fat", "none")  # none: no filesystem (fs_bytes 0)
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ class Board:
     firmware_board: str = ""
     uf2_family: int = None
     uf2_board_id: str = None
+    # Boards that QEMU emulates (MicroPython's qemu port): the QEMU program and machine.
+    qemu_system: str = ""
+    qemu_machine: str = ""
 
     @property
     def fs_blocks(self):
@@ -85,8 +88,10 @@ def _from_dict(data, where):
     for key in ("usb_ids", "bootloader_usb_ids"):
         values[key] = tuple(_usb_id(text, where) for text in data[key])
     for key in ("ram_bytes", "heap_bytes", "flash_bytes", "fs_bytes", "fs_block_bytes"):
-        if not isinstance(data[key], int) or data[key] <= 0:
-            raise ValueError("%s: %s must be a positive integer, got %r" % (where, key, data[key]))
+        empty = key == "fs_bytes" and data.get("fs_type") == "none"
+        if not isinstance(data[key], int) or data[key] < 0 or (data[key] == 0) != empty:
+            raise ValueError("%s: %s must be a positive integer (0 for fs_type none), got %r"
+                             % (where, key, data[key]))
     if "uf2_family" in data:
         values["uf2_family"] = _uf2_family(data["uf2_family"], where)
     if data["fs_type"] not in _FS_TYPES:

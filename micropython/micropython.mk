@@ -40,6 +40,8 @@ CFLAGS_USERMOD += -I$(BURNFLEX_DIR) -I$(BURNFLEX_FLEX_C)/include -DBURNFLEX_FLOA
                   -DBURNFLEX_PLAN=$(BURNFLEX_PLAN)
 
 # flex_c is written to its own warning set, not to a port's (unix adds -Wextra,
-# -Wdouble-promotion, -Wfloat-conversion with -Werror)
+# -Wdouble-promotion, -Wfloat-conversion with -Werror); without errno, a square root is the
+# FPU's instruction alone (ports such as qemu link no libm)
 $(BUILD)/flex_c/%.o: CFLAGS += -Wno-error -Wno-double-promotion -Wno-float-conversion \
-                               -Wno-sign-compare -Wno-missing-field-initializers
+                               -Wno-sign-compare -Wno-missing-field-initializers \
+                               -fno-math-errno

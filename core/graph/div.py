@@ -29,7 +29,7 @@ from .fixedpoint import to_f32
 from .fixedpoint_math import one_over_one_plus_x_for_x_in_0_1 as _recip
 
 DIV, FLOOR_DIV, FLOOR_MOD = 0, 1, 2
-_INF = 1e308 * 10.0  # also inf where floats are single precision
+_INF = float("inf")  # a call, not a constant: frozen bytecode cannot hold inf in C
 _NAN = _INF - _INF
 _FLT_MAX = 3.4028234663852886e38
 # TFLM's reciprocal of a zero divisor: its Newton steps on -1.0, int32 sums wrapping

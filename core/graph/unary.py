@@ -22,7 +22,7 @@ FN = (NEG, ABS, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, HARD_SIGMOID)
 # whose C every firmware has (flex_f32_unary)
 EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND = 2, 3, 6, 7, 11, 12, 13
 FN += (EXP, LOG, SIN, COS, FLOOR, CEIL, ROUND)
-_INF = 1e308 * 10.0  # also inf where floats are single precision
+_INF = float("inf")  # a call, not a constant: frozen bytecode cannot hold inf in C
 _NAN = _INF - _INF
 
 

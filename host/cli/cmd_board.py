@@ -3,6 +3,7 @@
     burn board list                      boards (data in boards/*.json) and serial ports seen
     burn board virtual --board rp2040    run a virtual board until Ctrl-C; prints its port
     burn board emulate --firmware F.uf2  run the firmware on an emulated RP2040 until Ctrl-C
+    burn board emulate --board qemu-m7   run burn's firmware for a QEMU board until Ctrl-C
     burn board info [--port P | --virtual] [--board B]   what a connected board reports
 """
 
@@ -14,6 +15,7 @@ import threading
 from burn.host.boards import all_boards, board_names
 from burn.host.cli.number_args import positive_float
 from burn.host.emulator import EMULATED_BOARDS
+from burn.host.emulator.qemu import qemu_boards
 
 
 def register(subparsers):
@@ -35,15 +37,19 @@ def register(subparsers):
     virtual.set_defaults(run=run_virtual)
 
     emulate = actions.add_parser(
-        "emulate", help="run MicroPython firmware on an emulated RP2040 (rp2040js) until Ctrl-C",
+        "emulate", help="run MicroPython firmware on an emulated board until Ctrl-C",
         description="Boot a MicroPython UF2 on an emulated RP2040 (rp2040js under Node.js >= "
         "18) and serve its USB serial on a pty until Ctrl-C. The flash image holds the whole "
         "flash and keeps the filesystem across runs; the firmware's bytes are written into it "
-        "at start, as a UF2 copy onto a real board would.")
-    emulate.add_argument("--board", default="rp2040", choices=EMULATED_BOARDS)
-    emulate.add_argument("--firmware", help="MicroPython UF2 for the board (default: the one "
-                         "`burn firmware build` made; optional when --flash-image already "
-                         "holds a firmware)")
+        "at start, as a UF2 copy onto a real board would. A QEMU board (%s) boots burn's "
+        "firmware ELF under QEMU instead, its serial console on a pty, one instruction per "
+        "nanosecond of its clock (time.ticks_us() counts thousands of instructions); it has "
+        "no flash image." % ", ".join(qemu_boards()))
+    emulate.add_argument("--board", default="rp2040", choices=EMULATED_BOARDS + tuple(
+        qemu_boards()))
+    emulate.add_argument("--firmware", help="MicroPython UF2 for the board, or ELF for a QEMU "
+                         "board (default: the one `burn firmware build` made; optional when "
+                         "--flash-image already holds a firmware)")
     emulate.add_argument("--flash-image", help="file holding the whole flash (kept; created "
                          "erased if missing); default: a temporary file removed on exit")
     emulate.add_argument("--bootrom", help="RP2040 mask ROM dump (default: "
@@ -126,6 +132,8 @@ def run_emulate(args):
     """Run an emulated board in the foreground until Ctrl-C."""
     from burn.host.emulator import EmulatedBoard, EmulatorError
 
+    if args.board in qemu_boards():
+        return _run_qemu(args)
     board = EmulatedBoard(args.board, firmware=args.firmware, flash_image=args.flash_image,
                           bootrom=args.bootrom)
     stop = threading.Event()
@@ -155,6 +163,42 @@ def run_emulate(args):
     if board.final is not None:
         print("powered off after %d emulated cycles (core 1 ran %d)"
               % (board.final["cycles"], board.final["core1_cycles"]))
+    return 0
+
+
+def _run_qemu(args):
+    """`burn board emulate` of a QEMU board: QEMU in the foreground until Ctrl-C."""
+    from burn.host.emulator import EmulatorError
+    from burn.host.emulator.qemu import QemuBoard
+
+    if args.flash_image or args.bootrom:
+        print("burn board emulate: --flash-image and --bootrom are for the RP2040; %s boots "
+              "its firmware from RAM" % args.board, file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    try:
+        board = QemuBoard(args.board, firmware=args.firmware).start(args.timeout)
+    except EmulatorError as exc:
+        print("burn board emulate: %s" % exc, file=sys.stderr)
+        return 2
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
+        b = board.board
+        print("emulated %s (%s) on QEMU %s: firmware %s"
+              % (b.name, b.title, b.qemu_machine, board.firmware or "built by burn"))
+        print("connect to: %s" % board.port)
+        print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
+              % (board.port, board.port))
+        print("Ctrl-C stops it.", flush=True)
+        while not stop.wait(0.2):
+            if not board.running:
+                print("burn board emulate: QEMU stopped", file=sys.stderr)
+                return 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        board.close()
     return 0
 
 

@@ -15,7 +15,7 @@ def register(subparsers):
     p = subparsers.add_parser("firmware", help="build MicroPython firmware with burn inside")
     sub = p.add_subparsers(dest="firmware_command", metavar="ACTION", required=True)
     b = sub.add_parser(
-        "build", help="build the firmware image (.uf2) of a board",
+        "build", help="build the firmware image of a board (.uf2; .elf for a QEMU board)",
         description="Build MicroPython v1.28.0 for a board with the package burn frozen in "
         "(bytecode in flash), the flex C module compiled in and a ROMFS partition for models. "
         "Needs the Arm GNU toolchain, cmake and make. The build runs in the cache "
@@ -24,8 +24,8 @@ def register(subparsers):
     b.add_argument("--board", default="rp2040",
                    help="board name from boards/ (with a recipe: %s; default rp2040)"
                    % ", ".join(recipe_boards()))
-    b.add_argument("-o", "--output", help="where to write the .uf2 (default "
-                   "firmware-BOARD.uf2 in the current folder)")
+    b.add_argument("-o", "--output", help="where to write the image (default "
+                   "firmware-BOARD.uf2, or .elf for a QEMU board, in the current folder)")
     b.add_argument("--micropython", metavar="DIR", help="MicroPython v1.28.0 source tree "
                    "(a checkout with the rp2 submodules, or its .tar.xz); default "
                    "$BURN_MICROPYTHON_SRC, the vendor archive, or a git clone")
@@ -49,7 +49,7 @@ def register(subparsers):
 
 
 def run_build(args):
-    """Build with a progress bar, write the .uf2, print the size report; 1 on failure."""
+    """Build with a progress bar, write the image, print the size report; 1 on failure."""
     try:
         if args.ops_from and args.all_ops:
             raise FirmwareError("choose --ops-from or --all-ops, not both")
@@ -58,14 +58,16 @@ def run_build(args):
     except FirmwareError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
-    output = args.output or "firmware-%s%s%s.uf2" % (
-        args.board, "-stock" if args.stock else "-debug" if args.debug else "",
-        "-all-ops" if ops == ALL_OPS else "" if ops is None else "-ops-" + ops_select.label(ops))
+    output = args.output
     try:
         with _Progress() as progress:
             result = build_firmware(args.board, args.micropython, args.force, args.stock,
                                     progress, debug=args.debug, ops=ops)
-        write_bytes_atomic(output, result.uf2.read_bytes())
+        output = output or "firmware-%s%s%s%s" % (
+            args.board, "-stock" if args.stock else "-debug" if args.debug else "",
+            "-all-ops" if ops == ALL_OPS else "" if ops is None else
+            "-ops-" + ops_select.label(ops), result.image.suffix)
+        write_bytes_atomic(output, result.image.read_bytes())
     except FirmwareError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1

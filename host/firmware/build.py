@@ -16,7 +16,7 @@ from pathlib import Path
 from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
-from burn.host.firmware import FirmwareError, inputs, sizes, toolchain
+from burn.host.firmware import FirmwareError, inputs, qemu_port, sizes, toolchain
 from burn.host.firmware.recipe import load_recipe
 from burn.host.firmware.tree import prepared_tree
 
@@ -27,8 +27,9 @@ _PERCENT = re.compile(r"^\[\s*(\d+)%\]")
 LOG_TAIL_LINES = 40
 KEEP_IMAGES = 3  # cached images kept per board and flavour (each about 8 MB)
 # Object paths of the flex module in the linker map: the bindings (micropython/burnflex*.c)
-# and flex_c, compiled into the static libraries libburnflex_flex.a and libburnflex_flex_plan.a.
-FLEX_MARKERS = ("burnflex", str(project_files.tree("flex_c")).lstrip("/"))
+# and flex_c, compiled into the static libraries libburnflex_flex.a and libburnflex_flex_plan.a
+# (cmake), or into the build folder's flex_c/ (make ports).
+FLEX_MARKERS = ("burnflex", str(project_files.tree("flex_c")).lstrip("/"), "/build/flex_c/")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class BuildResult:
     def uf2(self):
         """Path of the UF2 image in the cache."""
         return self.folder / "firmware.uf2"
+
+    @property
+    def image(self):
+        """The image to put on the board: the UF2, or the ELF of a QEMU board (no UF2)."""
+        return self.uf2 if self.uf2.is_file() else self.elf
 
     @property
     def elf(self):
@@ -78,21 +84,19 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             started = time.monotonic()
             progress("preparing the MicroPython source tree")
             tree = prepared_tree(source, log)
-            picotool = None if _writes_own_uf2(recipe) else toolchain.picotool_dir(tree)
             if force:
                 shutil.rmtree(work / "build", ignore_errors=True)
-            progress("configuring")
-            run_logged(_configure_argv(recipe, tree, work), log, log_path, picotool)
             # makemanifest.py compares only the sources' times with its outputs, so a change of
             # manifest options (the -O level) or of mpy-tool.py (see native_align) would be
             # missed: the frozen bytecode and frozen_content.c are made again every build.
             (work / "build" / "frozen_content.c").unlink(missing_ok=True)
             shutil.rmtree(work / "build" / "frozen_mpy", ignore_errors=True)
-            progress("compiling", 0)
-            run_logged(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
-                 lambda percent: progress("compiling", percent))
-            if picotool is None:
-                _uf2_from_elf(work / "build", recipe)
+            if recipe.board.micropython_port == "qemu":
+                progress("compiling")
+                run_logged(qemu_port.make_argv(recipe, tree, work), log, log_path, None)
+                qemu_port.finish(work / "build")
+            else:
+                _build_rp2(recipe, tree, work, log, log_path, progress)
             seconds = time.monotonic() - started
         if inputs.cache_key(recipe, version, tools.version) != key:
             raise FirmwareError("the sources changed while the firmware was building; run "
@@ -100,6 +104,23 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
         report = _report(recipe, work / "build", version, tools.version, seconds)
         _store(entry, work, report)
     return BuildResult(entry, report, False)
+
+
+def _build_rp2(recipe, tree, work, log, log_path, progress):
+    """Configure and compile an rp2 firmware (cmake, the pico-sdk) in `work`/build."""
+    picotool = None if _writes_own_uf2(recipe) else toolchain.picotool_dir(tree)
+    progress("configuring")
+    run_logged(_configure_argv(recipe, tree, work), log, log_path, picotool)
+    progress("compiling", 0)
+    run_logged(["make", "-C", str(work / "build"), "-j2"], log, log_path, picotool,
+               lambda percent: progress("compiling", percent))
+    if picotool is None:
+        _uf2_from_elf(work / "build", recipe)
+
+
+def artifacts(recipe):
+    """The files a finished build of `recipe` leaves, its image first."""
+    return qemu_port.ARTIFACTS if recipe.board.micropython_port == "qemu" else ARTIFACTS
 
 
 def _locate(board, micropython, stock, allow_clone=True, debug=False, ops=None):
@@ -121,16 +142,16 @@ def _entry(board, recipe, key):
 
 
 def cached_image(board, stock=False, ops=None):
-    """The cached UF2 of `board` (with kernels `ops`: see recipe.load_recipe) for the inputs,
-    or None when it is not built (or cannot be: no toolchain, no source tree). Never builds
-    anything."""
+    """The cached image of `board` (the UF2; a QEMU board's ELF), with kernels `ops` (see
+    recipe.load_recipe), for the inputs, or None when it is not built (or cannot be: no
+    toolchain, no source tree). Never builds anything."""
     try:
         recipe, _source, _tools, key = _locate(board, None, stock, allow_clone=False, ops=ops)
     except FirmwareError:
         return None
     entry = _entry(board, recipe, key)
-    uf2 = entry / "firmware.uf2"
-    return uf2 if (entry / "sizes.json").is_file() else None
+    image = entry / artifacts(recipe)[0]
+    return image if (entry / "sizes.json").is_file() else None
 
 
 @contextlib.contextmanager
@@ -222,7 +243,7 @@ def _tail(path):
 
 def _report(recipe, build, version, toolchain_version, seconds):
     """The size report of a finished build, checked against the board's code space."""
-    for name in ARTIFACTS:
+    for name in artifacts(recipe):
         if not (build / name).is_file():
             raise FirmwareError("the build made no %s (see %s)" % (name, build.parent))
     frozen = build / FROZEN_C

@@ -36,6 +36,8 @@ class Recipe:
         """The frozen manifest; None for a stock build (the port's default)."""
         if self.stock:
             return None
+        if self.board.micropython_port == "qemu":  # a port with no frozen modules of its own
+            return FIRMWARE_DIR / "manifest_bare.py"
         return FIRMWARE_DIR / ("manifest_debug.py" if self.debug else "manifest.py")
 
     @property
@@ -58,7 +60,10 @@ class Recipe:
 
     @property
     def code_limit(self):
-        """First flash address the firmware image must stay below (ROMFS, then littlefs)."""
+        """First flash address the firmware image must stay below (ROMFS, then littlefs);
+        on a QEMU board, the image's share of RAM, from address 0."""
+        if self.board.micropython_port == "qemu":
+            return self.board.flash_bytes
         romfs = 0 if self.stock else self.board.romfs_bytes
         return FLASH_BASE + self.board.flash_bytes - self.board.fs_bytes - romfs
 
@@ -70,6 +75,7 @@ def recipe_boards():
 
 
 ALL_OPS = "all"
+PORTS = ("rp2", "qemu")  # the MicroPython ports burn builds firmware for
 
 
 def load_recipe(name, stock=False, debug=False, ops=None):
@@ -81,7 +87,7 @@ def load_recipe(name, stock=False, debug=False, ops=None):
     except ValueError as e:
         raise FirmwareError(str(e)) from None
     known = ", ".join(recipe_boards()) or "none"
-    if board.micropython_port != "rp2" or not board.firmware_board:
+    if board.micropython_port not in PORTS or not board.firmware_board:
         raise FirmwareError("board %r has no firmware recipe; boards with one: %s"
                             % (name, known))
     if not stock and not (FIRMWARE_DIR / "boards" / board.firmware_board).is_dir():
@@ -93,6 +99,11 @@ def load_recipe(name, stock=False, debug=False, ops=None):
     if stock and ops is not None:
         raise FirmwareError("a stock build has no burn ops to choose: choose --stock or "
                             "--ops-from")
+    if board.micropython_port == "qemu":
+        if stock or debug or ops not in (None, ALL_OPS):
+            raise FirmwareError("a QEMU board's firmware is burn's build with every kernel: "
+                                "--stock, --debug and --ops-from are for the rp2 boards")
+        ops = ALL_OPS  # the qemu port is a make port: the kernel selection is cmake's
     if ops is None and not stock:
         ops = ops_select.default_kernels()
     elif ops == ALL_OPS:

@@ -130,7 +130,8 @@ def image_sizes(elf_bytes, map_text, frozen_c, flex_markers):
         kind = kinds.get(output)
         if kind is None or not size:
             continue
-        if obj.endswith(("frozen_content.c.o", "frozen_content.c.obj")) and kind == "text":
+        if obj.endswith(("frozen_content.c.o", "frozen_content.c.obj", "/frozen_content.o")) \
+                and kind == "text":
             frozen_total += size
         elif any(m in obj for m in flex_markers):
             parts["flex_module"][kind] += size
@@ -174,8 +175,9 @@ def report_lines(report):
                      % (labels[part], p["text"] + p["data"], p["text"], p["data"], p["bss"]))
     lines.append("%-22s %10d %10d %10d %10d" % ("total", total["text"] + total["data"],
                                                 total["text"], total["data"], total["bss"]))
-    used = report["flash_end"] - 0x10000000
-    limit = report["code_limit"] - 0x10000000
+    base = 0x10000000 if report["code_limit"] > 0x10000000 else 0  # XIP flash, or RAM at 0
+    used = report["flash_end"] - base
+    limit = report["code_limit"] - base
     lines.append("flash image %d of %d bytes of code space (%d free); static RAM %d bytes "
                  "(data + bss)" % (used, limit, limit - used, total["data"] + total["bss"]))
     for name, addr, size in report["ram_code"]:

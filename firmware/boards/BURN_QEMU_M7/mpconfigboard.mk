@@ -1,0 +1,4 @@
+# burn's Cortex-M7 board for MicroPython's qemu port: the port's MPS2_AN500 (QEMU machine
+# mps2-an500), with a 1 MB heap (the machine has 4 MB of RAM, which also holds the image).
+include $(TOP)/ports/qemu/boards/MPS2_AN500/mpconfigboard.mk
+MICROPY_HEAP_SIZE = 1048576

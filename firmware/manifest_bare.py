@@ -1,0 +1,5 @@
+# ruff: noqa: F821  (package and options are the manifest language's own names)
+# Frozen manifest of burn's firmware for ports without frozen modules of their own (qemu):
+# the package `burn` alone, from $(BURN_FROZEN) as in manifest.py.
+options.defaults(debug=False)
+package("burn", base_path="$(BURN_FROZEN)", opt=None if options.debug else 3)

@@ -1,0 +1,124 @@
+"""burn's firmware for the QEMU Cortex-M7 board (qemu-m7: MicroPython's qemu port on QEMU's
+mps2-an500, burn frozen in, the flex module compiled for the M7 with its FPU), built by
+`burn firmware build` and booted under QEMU with its console on a pty, driven over the raw
+REPL as a real board is. KWS runs there on flex, bit for bit with TFLM's vectors, allocating
+nothing per inference. Skips with the install line without QEMU or the Arm toolchain."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from reference_models import model_path
+
+from burn.host.bst_writer import encode_bst
+from burn.host.emulator import EmulatorError
+from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_bytes
+from burn.host.importers.tflite import import_tflite
+from burn.host.link import connect
+
+BOARD = "qemu-m7"
+
+
+def _qemu_or_skip():
+    if shutil.which("qemu-system-arm") is None:
+        pytest.skip("qemu-system-arm not found (apt-get install -y qemu-system-arm)")
+
+
+@pytest.fixture(scope="module")
+def firmware():
+    """burn's qemu-m7 ELF, built (or taken from the cache) once for the module."""
+    _qemu_or_skip()
+    from burn.host.firmware import FirmwareError
+    from burn.host.firmware.build import build_firmware
+
+    try:
+        result = build_firmware(BOARD)
+    except FirmwareError as exc:
+        pytest.skip("no %s firmware could be built: %s" % (BOARD, exc))
+    return result
+
+
+@pytest.fixture(scope="module")
+def board(firmware):
+    with QemuBoard(BOARD, firmware=firmware.elf) as running, connect(running.port) as link:
+        yield running, link
+
+
+def test_the_board_is_data_and_its_firmware_holds_burn_and_flex(firmware):
+    assert BOARD in qemu_boards()
+    report = firmware.report
+    assert report["board"] == BOARD and report["flex_module"]
+    assert report["parts"]["frozen_core"]["text"] > 100_000  # burn's core, frozen
+    assert report["parts"]["flex_module"]["text"] > 20_000
+    assert report["flash_end"] <= report["code_limit"]
+
+
+def test_boots_to_the_repl_with_burn_frozen_and_flex_built_in(board):
+    got = board[1].exec_literal(
+        "import sys, gc, burn, burnflex\n"
+        "print(repr((sys.platform, gc.mem_free() > 900_000, 'conv_s8' in dir(burnflex), "
+        "'conv_f32' in dir(burnflex))))")
+    assert got == ("qemu", True, True, True)  # the M7 build has the float kernels
+
+
+def test_kws_on_flex_matches_tflm_and_allocates_nothing(board):
+    data = encode_bst(import_tflite(model_path("kws_ref_model.tflite").read_bytes(), tests=2))
+    link = board[1]
+    send_bytes(link, "data", data)
+    got = link.exec_literal("""
+import burn, gc, time
+m = burn.load(data)
+n = m.self_test()
+m.invoke()
+m.invoke()
+alloc = []
+for k in range(3):
+    gc.collect()
+    a = gc.mem_alloc()
+    m.invoke()
+    alloc.append(gc.mem_alloc() - a)
+t = time.ticks_us()
+m.invoke()
+print(repr((n, alloc, m.info()['backend'], time.ticks_diff(time.ticks_us(), t))))
+""", timeout=300)
+    tests, alloc, backend, ticks = got
+    assert tests == 2  # both of the file's TFLM reference vectors, bit for bit
+    assert alloc == [0, 0, 0] and backend == "flex"
+    # a DS-CNN of 2.7 M MACs takes millions of instructions on the reference kernels
+    assert 2_700_000 < instructions(ticks) < 200_000_000, ticks
+
+
+def test_a_firmware_that_never_reaches_the_repl_times_out_with_the_console(tmp_path):
+    _qemu_or_skip()
+    elf = tmp_path / "silent.elf"
+    # a valid Cortex-M image that spins before printing anything
+    source = tmp_path / "spin.c"
+    source.write_text("void Reset_Handler(void) { for (;;) { } }\n"
+                      "__attribute__((section(\".isr_vector\"))) const void *vectors[2] = "
+                      "{ (void *)0x00400000, (void *)Reset_Handler };\n")
+    gcc = shutil.which("arm-none-eabi-gcc")
+    if gcc is None:
+        pytest.skip("arm-none-eabi-gcc not found (apt-get install -y gcc-arm-none-eabi)")
+    subprocess.run([gcc, "-mcpu=cortex-m7", "-mthumb", "-nostdlib", "-Wl,-Ttext=0",
+                    "-Wl,--entry=Reset_Handler", "-o", str(elf), str(source)], check=True)
+    with pytest.raises(EmulatorError, match="never reached the REPL"):
+        QemuBoard(BOARD, firmware=elf).start(timeout=3)
+
+
+def test_a_missing_qemu_is_named_with_its_install_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EmulatorError, match="apt-get install -y qemu-system-arm"):
+        QemuBoard(BOARD, firmware=tmp_path / "x.elf").start()
+
+
+def test_only_qemu_boards_are_emulated_by_qemu():
+    with pytest.raises(EmulatorError, match="qemu-m7"):
+        QemuBoard("rp2040")
+
+
+def test_burn_board_emulate_lists_the_qemu_boards():
+    argv = [sys.executable, "-c", "from burn.host.cli import main; main()", "board", "emulate",
+            "--help"]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    assert "qemu-m7" in out
