@@ -17,7 +17,7 @@ from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
 from burn.host.firmware import FirmwareError, inputs, qemu_port, sizes, toolchain
-from burn.host.firmware.recipe import load_recipe
+from burn.host.firmware.recipe import FLASH_BASE, load_recipe
 from burn.host.firmware.tree import prepared_tree
 
 ARTIFACTS = ("firmware.uf2", "firmware.elf", "firmware.elf.map")
@@ -251,16 +251,20 @@ def _report(recipe, build, version, toolchain_version, seconds):
                                (build / "firmware.elf.map").read_text(errors="replace"),
                                frozen.read_text(errors="replace") if frozen.is_file() else "",
                                FLEX_MARKERS)
+    limit = recipe.code_limit
+    base = FLASH_BASE if limit is not None else report["flash_start"]
+    if limit is None:  # a QEMU board: the image's share of RAM, from where it starts
+        limit = base + recipe.board.flash_bytes
     report.update(board=recipe.board.name, flavor=recipe.flavor, micropython=version,
                   toolchain=toolchain_version, flex_module=inputs.has_flex_module()
-                  and not recipe.stock, code_limit=recipe.code_limit,
+                  and not recipe.stock, code_base=base, code_limit=limit,
                   ops=None if recipe.ops is None else list(recipe.ops),
                   build_seconds=round(seconds, 1))
-    if report["flash_end"] > recipe.code_limit:
+    if report["flash_end"] > limit:
         raise FirmwareError(
             "the image ends at 0x%08x, past the end of the code space at 0x%08x (flash less "
             "littlefs and ROMFS); make romfs_bytes in boards/%s.json smaller"
-            % (report["flash_end"], recipe.code_limit, recipe.board.name))
+            % (report["flash_end"], limit, recipe.board.name))
     return report
 
 

@@ -3,7 +3,7 @@ firmware/boards/ names the port's board it extends, burn's core is frozen by
 firmware/manifest_bare.py and the flex module is a user C module (micropython/micropython.mk),
 built for the board's core with its FPU. The image is an ELF that QEMU loads into RAM."""
 
-from burn.host.firmware import inputs
+from burn.host.firmware import FirmwareError, inputs
 
 IMAGE = "firmware.elf"
 ARTIFACTS = (IMAGE, "firmware.elf.map")
@@ -20,6 +20,29 @@ def make_argv(recipe, tree, work):
     if inputs.has_flex_module():
         argv.append("USER_C_MODULES=%s" % inputs.FLEX_MODULE.parent.parent)
     return argv
+
+
+UART_C = ("ports", "qemu", "uart.c")
+# uart.c (v1.28.0) puts the MPS2 boards' UART0 at the AN385/AN500 address; a board of burn's
+# own on another MPS2 machine (qemu-m33: AN505) names its address with QEMU_SOC_MPS2_UART0
+_MPS2_UART = ("#if defined(QEMU_SOC_MPS3)\n#define UART0 ((UART_t *)(0x49303000))\n#else\n")
+_WITH_ADDRESS = ("#if defined(QEMU_SOC_MPS3)\n#define UART0 ((UART_t *)(0x49303000))\n"
+                 "#elif defined(QEMU_SOC_MPS2_UART0)\n"
+                 "#define UART0 ((UART_t *)(QEMU_SOC_MPS2_UART0))\n#else\n")
+
+
+def name_the_uart(tree):
+    """Let an MPS2 board of the qemu port name its UART0 address (QEMU_SOC_MPS2_UART0): a
+    change to the firmware build's private copy of MicroPython, as native_align's.
+    Idempotent; FirmwareError when uart.c is not the expected one."""
+    path = tree.joinpath(*UART_C)
+    text = path.read_text()
+    if _WITH_ADDRESS in text:
+        return
+    if text.count(_MPS2_UART) != 1:
+        raise FirmwareError("%s does not place the MPS2 UART as MicroPython v1.28.0 does; "
+                            "burn's qemu-m33 board would have no console" % path)
+    path.write_text(text.replace(_MPS2_UART, _WITH_ADDRESS))
 
 
 def finish(build):

@@ -146,7 +146,8 @@ def image_sizes(elf_bytes, map_text, frozen_c, flex_markers):
     for kind in KINDS:
         parts["rest"][kind] = total[kind] - sum(parts[p][kind] for p in PARTS[:2])
     flash_end = max(paddr + len(data) for paddr, data in elf.load_images)
-    return {"total": total, "parts": parts, "flash_end": flash_end,
+    flash_start = min(paddr for paddr, _data in elf.load_images)
+    return {"total": total, "parts": parts, "flash_start": flash_start, "flash_end": flash_end,
             "ram_code": _functions_in(elf, ram_code)}
 
 
@@ -175,7 +176,7 @@ def report_lines(report):
                      % (labels[part], p["text"] + p["data"], p["text"], p["data"], p["bss"]))
     lines.append("%-22s %10d %10d %10d %10d" % ("total", total["text"] + total["data"],
                                                 total["text"], total["data"], total["bss"]))
-    base = 0x10000000 if report["code_limit"] > 0x10000000 else 0  # XIP flash, or RAM at 0
+    base = report.get("code_base", 0x10000000)  # the start of XIP flash, or of the image
     used = report["flash_end"] - base
     limit = report["code_limit"] - base
     lines.append("flash image %d of %d bytes of code space (%d free); static RAM %d bytes "

@@ -9,12 +9,12 @@ import shutil
 import subprocess
 
 from burn.host.cache import cache_dir
-from burn.host.firmware import FirmwareError
+from burn.host.firmware import FirmwareError, qemu_port
 from burn.host.firmware.native_align import align_armv6m_native_code
 from burn.host.vendor import micropython_version
 
 # Names the preparation: a tree prepared by an older procedure (no native_align) is made anew.
-_READY = ".burn-prepared-2"
+_READY = ".burn-prepared-3"
 
 
 def _build_outputs(folder, names):
@@ -41,6 +41,7 @@ def prepared_tree(source, log):
                                 "in it" % source)
         (tmp / "lib" / "pico-sdk" / "docs").mkdir(exist_ok=True)
         align_armv6m_native_code(tmp)
+        qemu_port.name_the_uart(tmp)
         log.write("$ make -C mpy-cross -j2\n")
         log.flush()
         proc = subprocess.run(["make", "-C", str(tmp / "mpy-cross"), "-j2"], stdout=log,

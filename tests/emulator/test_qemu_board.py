@@ -1,8 +1,10 @@
-"""burn's firmware for the QEMU Cortex-M7 board (qemu-m7: MicroPython's qemu port on QEMU's
-mps2-an500, burn frozen in, the flex module compiled for the M7 with its FPU), built by
-`burn firmware build` and booted under QEMU with its console on a pty, driven over the raw
-REPL as a real board is. KWS runs there on flex, bit for bit with TFLM's vectors, allocating
-nothing per inference. Skips with the install line without QEMU or the Arm toolchain."""
+"""burn's firmware for the QEMU boards (qemu-m7: MicroPython's qemu port on QEMU's mps2-an500,
+a Cortex-M7 with its FPU; qemu-m33: burn's own board of that port on mps2-an505, a Cortex-M33
+with its single-precision FPU), burn frozen in and the flex module compiled for the core,
+built by `burn firmware build` and booted under QEMU with the console on a pty, driven over
+the raw REPL as a real board is. KWS runs there on flex, bit for bit with TFLM's vectors,
+allocating nothing per inference. Skips with the install line without QEMU or the Arm
+toolchain."""
 
 import shutil
 import subprocess
@@ -17,7 +19,9 @@ from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_b
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
 
-BOARD = "qemu-m7"
+BOARD = "qemu-m7"  # the board of the tests that need only one
+BOARDS = ("qemu-m7", "qemu-m33")
+MCUS = {"qemu-m7": "Cortex-M7", "qemu-m33": "Cortex-M33"}
 
 
 def _qemu_or_skip():
@@ -25,41 +29,44 @@ def _qemu_or_skip():
         pytest.skip("qemu-system-arm not found (apt-get install -y qemu-system-arm)")
 
 
-@pytest.fixture(scope="module")
-def firmware():
-    """burn's qemu-m7 ELF, built (or taken from the cache) once for the module."""
+@pytest.fixture(scope="module", params=BOARDS)
+def firmware(request):
+    """burn's ELF for each QEMU board, built (or taken from the cache) once for the module."""
     _qemu_or_skip()
     from burn.host.firmware import FirmwareError
     from burn.host.firmware.build import build_firmware
 
     try:
-        result = build_firmware(BOARD)
+        return build_firmware(request.param)
     except FirmwareError as exc:
-        pytest.skip("no %s firmware could be built: %s" % (BOARD, exc))
-    return result
+        pytest.skip("no %s firmware could be built: %s" % (request.param, exc))
 
 
 @pytest.fixture(scope="module")
 def board(firmware):
-    with QemuBoard(BOARD, firmware=firmware.elf) as running, connect(running.port) as link:
-        yield running, link
+    name = firmware.report["board"]
+    with QemuBoard(name, firmware=firmware.elf) as running, connect(running.port) as link:
+        yield name, link
 
 
 def test_the_board_is_data_and_its_firmware_holds_burn_and_flex(firmware):
-    assert BOARD in qemu_boards()
     report = firmware.report
-    assert report["board"] == BOARD and report["flex_module"]
+    assert report["board"] in qemu_boards() and report["flex_module"]
     assert report["parts"]["frozen_core"]["text"] > 100_000  # burn's core, frozen
     assert report["parts"]["flex_module"]["text"] > 20_000
+    assert report["code_base"] <= report["flash_start"] < report["flash_end"]
     assert report["flash_end"] <= report["code_limit"]
 
 
 def test_boots_to_the_repl_with_burn_frozen_and_flex_built_in(board):
-    got = board[1].exec_literal(
+    name, link = board
+    got = link.exec_literal(
         "import sys, gc, burn, burnflex\n"
-        "print(repr((sys.platform, gc.mem_free() > 900_000, 'conv_s8' in dir(burnflex), "
-        "'conv_f32' in dir(burnflex))))")
-    assert got == ("qemu", True, True, True)  # the M7 build has the float kernels
+        "print(repr((sys.platform, sys.implementation._machine, gc.mem_free() > 900_000, "
+        "'conv_s8' in dir(burnflex), 'conv_f32' in dir(burnflex))))")
+    platform, machine, heap, int8, float32 = got
+    assert platform == "qemu" and MCUS[name] in machine
+    assert heap and int8 and float32  # both cores have an FPU: the float kernels are built
 
 
 def test_kws_on_flex_matches_tflm_and_allocates_nothing(board):
