@@ -9,7 +9,7 @@ import pytest
 import serial
 
 from burn.host.boards import load_board
-from burn.host.link import DeviceError, connect
+from burn.host.link import BoardResetError, DeviceError, connect
 from burn.host.virtual_board import VirtualBoard
 
 
@@ -158,9 +158,14 @@ def test_garbage_into_the_board_leaves_it_usable(board):
         conn.write(noise)
         time.sleep(0.3)
     # The board works through the noise as a real one would (garbage lines run and fail,
-    # stray Ctrl-D bytes soft-reset it), which takes a while on a loaded machine.
-    with connect(board.port, timeout=30) as link:
-        assert link.exec("print('ok')") == "ok\n"
+    # stray Ctrl-D bytes soft-reset it), which takes a while on a loaded machine: a reset
+    # the noise still causes after the link is up is the board's answer to it, once.
+    try:
+        with connect(board.port, timeout=30) as link:
+            assert link.exec("print('ok')") == "ok\n"
+    except BoardResetError:
+        with connect(board.port, timeout=30) as link:
+            assert link.exec("print('ok')") == "ok\n"
 
 
 def test_ctrl_c_at_any_moment_of_a_program_keeps_the_board_answering(board):

@@ -18,3 +18,7 @@ MPY_CROSS_FLAGS += -march=armv7emsp
 MICROPY_FLOAT_IMPL = float
 SUPPORTS_HARDWARE_FP_SINGLE = 1
 MICROPY_HEAP_SIZE = 1048576
+
+# flex's Cortex-M0+ kernels (Thumb-1 code, which every M-profile core runs) until kernels
+# for this core's DSP extension exist: about 1.4-1.6x fewer instructions than the reference
+BURNFLEX_OPT = cortex_m0plus
