@@ -252,19 +252,22 @@ def _report(recipe, build, version, toolchain_version, seconds):
                                frozen.read_text(errors="replace") if frozen.is_file() else "",
                                FLEX_MARKERS)
     limit = recipe.code_limit
-    base = FLASH_BASE if limit is not None else report["flash_start"]
-    if limit is None:  # a QEMU board: the image's share of RAM, from where it starts
-        limit = base + recipe.board.flash_bytes
+    base, used = FLASH_BASE, report["flash_end"]
+    if limit is None:  # a QEMU board: the bytes QEMU loads, against their share of RAM
+        base, used, limit = None, report["image_bytes"], recipe.board.flash_bytes
     report.update(board=recipe.board.name, flavor=recipe.flavor, micropython=version,
                   toolchain=toolchain_version, flex_module=inputs.has_flex_module()
                   and not recipe.stock, code_base=base, code_limit=limit,
                   ops=None if recipe.ops is None else list(recipe.ops),
                   build_seconds=round(seconds, 1))
-    if report["flash_end"] > limit:
+    if base is None and used > limit:
+        raise FirmwareError("the image is %d bytes, more than the %d of RAM that boards/%s.json "
+                            "gives it (flash_bytes)" % (used, limit, recipe.board.name))
+    if base is not None and used > limit:
         raise FirmwareError(
             "the image ends at 0x%08x, past the end of the code space at 0x%08x (flash less "
             "littlefs and ROMFS); make romfs_bytes in boards/%s.json smaller"
-            % (report["flash_end"], limit, recipe.board.name))
+            % (used, limit, recipe.board.name))
     return report
 
 

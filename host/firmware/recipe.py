@@ -61,7 +61,7 @@ class Recipe:
     @property
     def code_limit(self):
         """First flash address the firmware image must stay below (ROMFS, then littlefs);
-        None on a QEMU board, whose image's share of RAM starts where the image does."""
+        None on a QEMU board, whose image QEMU loads into RAM (flash_bytes: its share)."""
         if self.board.micropython_port == "qemu":
             return None
         romfs = 0 if self.stock else self.board.romfs_bytes

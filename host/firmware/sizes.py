@@ -146,8 +146,8 @@ def image_sizes(elf_bytes, map_text, frozen_c, flex_markers):
     for kind in KINDS:
         parts["rest"][kind] = total[kind] - sum(parts[p][kind] for p in PARTS[:2])
     flash_end = max(paddr + len(data) for paddr, data in elf.load_images)
-    flash_start = min(paddr for paddr, _data in elf.load_images)
-    return {"total": total, "parts": parts, "flash_start": flash_start, "flash_end": flash_end,
+    image = sum(len(data) for _paddr, data in elf.load_images)
+    return {"total": total, "parts": parts, "image_bytes": image, "flash_end": flash_end,
             "ram_code": _functions_in(elf, ram_code)}
 
 
@@ -176,9 +176,9 @@ def report_lines(report):
                      % (labels[part], p["text"] + p["data"], p["text"], p["data"], p["bss"]))
     lines.append("%-22s %10d %10d %10d %10d" % ("total", total["text"] + total["data"],
                                                 total["text"], total["data"], total["bss"]))
-    base = report.get("code_base", 0x10000000)  # the start of XIP flash, or of the image
-    used = report["flash_end"] - base
-    limit = report["code_limit"] - base
+    base = report.get("code_base", 0x10000000)  # XIP flash; None: a QEMU board's RAM image
+    used = report["image_bytes"] if base is None else report["flash_end"] - base
+    limit = report["code_limit"] - (base or 0)
     lines.append("flash image %d of %d bytes of code space (%d free); static RAM %d bytes "
                  "(data + bss)" % (used, limit, limit - used, total["data"] + total["bss"]))
     for name, addr, size in report["ram_code"]:

@@ -114,8 +114,8 @@ def test_unknown_board_lists_the_boards_with_a_recipe(capsys, tmp_path):
 def test_board_without_recipe_names_those_with_one(capsys, tmp_path):
     err = _fails(["firmware", "build", "--board", "esp32"], capsys, tmp_path,
                  "no firmware recipe")
-    assert recipe_boards() == ["qemu-m33", "qemu-m7", "rp2040", "rp2350"]
-    assert "qemu-m33, qemu-m7, rp2040, rp2350" in err
+    assert recipe_boards() == ["qemu-m33", "qemu-m55", "qemu-m7", "rp2040", "rp2350"]
+    assert "qemu-m33, qemu-m55, qemu-m7, rp2040, rp2350" in err
 
 
 def test_stock_and_debug_exclude_each_other(capsys, tmp_path):

@@ -1,0 +1,14 @@
+# burn's Cortex-M55 board for MicroPython's qemu port: the port's MPS3_AN547 (QEMU machine
+# mps3-an547, the Cortex-M55 with the Helium vector extension), its floats single precision:
+# the port's double-precision build needs a libm that Debian's toolchain lacks (double_t in
+# lib/libm_dbl), and burn's kernels are float32. A 1 MB heap.
+MICROPY_FLOAT_IMPL = float
+SUPPORTS_HARDWARE_FP_SINGLE = 1
+include $(TOP)/ports/qemu/boards/MPS3_AN547/mpconfigboard.mk
+SUPPORTS_HARDWARE_FP_DOUBLE = 0
+MPY_CROSS_FLAGS := -march=armv7emsp
+MICROPY_HEAP_SIZE = 1048576
+
+# flex's Cortex-M0+ kernels (Thumb-1 code, which every M-profile core runs) until kernels
+# for this core's Helium extension exist
+BURNFLEX_OPT = cortex_m0plus
