@@ -129,23 +129,33 @@ def run_virtual(args):
 
 
 def run_emulate(args):
-    """Run an emulated board in the foreground until Ctrl-C."""
+    """Run an emulated board (rp2040js, or QEMU for a QEMU board) until Ctrl-C."""
     from burn.host.emulator import EmulatedBoard, EmulatorError
+    from burn.host.emulator.qemu import QemuBoard
 
-    if args.board in qemu_boards():
-        return _run_qemu(args)
-    board = EmulatedBoard(args.board, firmware=args.firmware, flash_image=args.flash_image,
-                          bootrom=args.bootrom)
+    qemu = args.board in qemu_boards()
+    if qemu and (args.flash_image or args.bootrom):
+        print("burn board emulate: --flash-image and --bootrom are for the RP2040; %s boots "
+              "its firmware from RAM" % args.board, file=sys.stderr)
+        return 2
+    board = (QemuBoard(args.board, firmware=args.firmware) if qemu else
+             EmulatedBoard(args.board, firmware=args.firmware, flash_image=args.flash_image,
+                           bootrom=args.bootrom))
     stop = threading.Event()
     try:
         board.start(args.timeout)
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stop.set())
         b = board.board
-        print("emulated %s (%s, %s) on rp2040js: firmware %s, flash image %s"
-              % (b.name, b.title, b.mcu, board.firmware or "from the image",
-                 args.flash_image or "temporary"))
-        print("connect to: %s (also %s)" % (board.port, board.link))
+        if qemu:
+            print("emulated %s (%s) on QEMU %s: firmware %s"
+                  % (b.name, b.title, b.qemu_machine, board.firmware or "built by burn"))
+            print("connect to: %s" % board.port)
+        else:
+            print("emulated %s (%s, %s) on rp2040js: firmware %s, flash image %s"
+                  % (b.name, b.title, b.mcu, board.firmware or "from the image",
+                     args.flash_image or "temporary"))
+            print("connect to: %s (also %s)" % (board.port, board.link))
         print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
               % (board.port, board.port))
         print("Ctrl-C stops it.", flush=True)
@@ -160,45 +170,9 @@ def run_emulate(args):
         return 130
     finally:
         board.close()
-    if board.final is not None:
+    if getattr(board, "final", None) is not None:
         print("powered off after %d emulated cycles (core 1 ran %d)"
               % (board.final["cycles"], board.final["core1_cycles"]))
-    return 0
-
-
-def _run_qemu(args):
-    """`burn board emulate` of a QEMU board: QEMU in the foreground until Ctrl-C."""
-    from burn.host.emulator import EmulatorError
-    from burn.host.emulator.qemu import QemuBoard
-
-    if args.flash_image or args.bootrom:
-        print("burn board emulate: --flash-image and --bootrom are for the RP2040; %s boots "
-              "its firmware from RAM" % args.board, file=sys.stderr)
-        return 2
-    stop = threading.Event()
-    try:
-        board = QemuBoard(args.board, firmware=args.firmware).start(args.timeout)
-    except EmulatorError as exc:
-        print("burn board emulate: %s" % exc, file=sys.stderr)
-        return 2
-    try:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: stop.set())
-        b = board.board
-        print("emulated %s (%s) on QEMU %s: firmware %s"
-              % (b.name, b.title, b.qemu_machine, board.firmware or "built by burn"))
-        print("connect to: %s" % board.port)
-        print("  e.g. mpremote connect %s repl   |   burn ... --port %s"
-              % (board.port, board.port))
-        print("Ctrl-C stops it.", flush=True)
-        while not stop.wait(0.2):
-            if not board.running:
-                print("burn board emulate: QEMU stopped", file=sys.stderr)
-                return 1
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        board.close()
     return 0
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from burn.host import vendor
 from burn.host.boards import load_board
 from burn.host.emulator import flash_image
+from burn.host.emulator.lifecycle import BoardProcess
 from burn.host.emulator.relay import Relay
 from burn.host.emulator.runtime import BOARD_SCRIPT, EmulatorError, ensure_rp2040js, find_node
 from burn.host.flash_lock import FlashLock
@@ -42,7 +43,7 @@ def default_firmware(board):
     return cached_image(board)
 
 
-class EmulatedBoard:
+class EmulatedBoard(BoardProcess):
     """One emulated board: `port` is the pty path to open (set by `start()`).
 
     `firmware`: a UF2 file written into the flash image before booting (default: the
@@ -220,16 +221,3 @@ class EmulatedBoard:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
-
-    def stop(self, timeout=5.0):
-        """close() under the name a VirtualBoard uses, so a session stops either alike."""
-        self.close(timeout)
-
-    def __enter__(self):
-        return self.start() if self.proc is None else self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self):
-        return "EmulatedBoard(%r, port=%r)" % (self.board.name, self.port)

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from burn.host.boards import load_board
+from burn.host.emulator.lifecycle import BoardProcess
 from burn.host.emulator.runtime import EmulatorError
 
 _PTY = re.compile(rb"char device redirected to (/dev/pts/\d+)")
@@ -53,7 +54,7 @@ def instructions(ticks_us):
     return ticks_us * 1000
 
 
-class QemuBoard:
+class QemuBoard(BoardProcess):
     """One QEMU board: `port` is the pty path to open (set by `start()`)."""
 
     def __init__(self, board="qemu-m7", firmware=None, icount=True):
@@ -156,16 +157,3 @@ class QemuBoard:
                     self.proc.wait()
             self.proc.stdout.close()
             self.proc = None
-
-    def stop(self, timeout=5.0):
-        """close() under the name a VirtualBoard uses."""
-        self.close(timeout)
-
-    def __enter__(self):
-        return self.start() if self.proc is None else self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __repr__(self):
-        return "QemuBoard(%r, port=%r)" % (self.board.name, self.port)

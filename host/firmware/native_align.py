@@ -13,7 +13,7 @@ and viper code computes wrong results without any error (for instance 0x3FFFFFFF
 gives ARMv6-M the 4-byte alignment that mpy-tool already gives ARMv6 and Xtensa code.
 """
 
-from burn.host.firmware import FirmwareError
+from burn.host.firmware.tree_patch import replace_once
 
 MPY_TOOL = ("tools", "mpy-tool.py")
 # The architectures that mpy-tool aligns to 4 bytes, as v1.28.0 lists them.
@@ -25,12 +25,7 @@ _WITH_ARMV6M = ("            MP_NATIVE_ARCH_ARMV6,\n            MP_NATIVE_ARCH_A
 def align_armv6m_native_code(tree):
     """Make tree/tools/mpy-tool.py freeze ARMv6-M native code word aligned (see the module
     docstring). Idempotent; FirmwareError when the tool is not the expected one."""
-    path = tree.joinpath(*MPY_TOOL)
-    text = path.read_text()
-    if _WITH_ARMV6M in text:
-        return
-    if text.count(_WORD_ALIGNED) != 1:
-        raise FirmwareError("%s does not list the word-aligned native architectures as "
-                            "MicroPython v1.28.0 does; frozen Cortex-M0+ viper code could be "
-                            "misaligned (wrong results), so the build stops" % path)
-    path.write_text(text.replace(_WORD_ALIGNED, _WITH_ARMV6M))
+    replace_once(tree.joinpath(*MPY_TOOL), _WORD_ALIGNED, _WITH_ARMV6M,
+                 "does not list the word-aligned native architectures as MicroPython v1.28.0 "
+                 "does; frozen Cortex-M0+ viper code could be misaligned (wrong results), so "
+                 "the build stops")

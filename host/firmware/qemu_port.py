@@ -3,7 +3,8 @@ firmware/boards/ names the port's board it extends, burn's core is frozen by
 firmware/manifest_bare.py and the flex module is a user C module (micropython/micropython.mk),
 built for the board's core with its FPU. The image is an ELF that QEMU loads into RAM."""
 
-from burn.host.firmware import FirmwareError, inputs
+from burn.host.firmware import inputs
+from burn.host.firmware.tree_patch import replace_once
 
 IMAGE = "firmware.elf"
 ARTIFACTS = (IMAGE, "firmware.elf.map")
@@ -35,14 +36,9 @@ def name_the_uart(tree):
     """Let an MPS2 board of the qemu port name its UART0 address (QEMU_SOC_MPS2_UART0): a
     change to the firmware build's private copy of MicroPython, as native_align's.
     Idempotent; FirmwareError when uart.c is not the expected one."""
-    path = tree.joinpath(*UART_C)
-    text = path.read_text()
-    if _WITH_ADDRESS in text:
-        return
-    if text.count(_MPS2_UART) != 1:
-        raise FirmwareError("%s does not place the MPS2 UART as MicroPython v1.28.0 does; "
-                            "burn's qemu-m33 board would have no console" % path)
-    path.write_text(text.replace(_MPS2_UART, _WITH_ADDRESS))
+    replace_once(tree.joinpath(*UART_C), _MPS2_UART, _WITH_ADDRESS,
+                 "does not place the MPS2 UART as MicroPython v1.28.0 does; burn's qemu-m33 "
+                 "board would have no console")
 
 
 def finish(build):
