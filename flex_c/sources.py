@@ -6,7 +6,8 @@ target may optimise are compiled in ref/ under their own names (flex__ref_*, ref
 entry/ file gives them their public names, unless opt/<target>/ has a file of the same name,
 which then defines those public kernels itself (calling the flex__ref_* ones for the cases
 it leaves to the reference). The opt/<target>/ files that have no entry/ twin are its
-helpers. extra/ holds the kernels of the optional ops (burn.graph.ops.OPTIONAL): every build
+helpers. An opt folder may stand on another (BASES): it has its base's files but those it
+replaces with a file of the same name. extra/ holds the kernels of the optional ops (burn.graph.ops.OPTIONAL): every build
 has them but those that must stay small without them (`extra=False`, the armv6m native
 module). Builds for a CPU without a floating-point unit leave out the float files
 (`is_float`); builds without a C library add freestanding/ (memcpy and friends). Files of
@@ -28,6 +29,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "src")
 INCLUDE = os.path.join(HERE, "include")
 HEADER = os.path.join(INCLUDE, "flex.h")
+
+# opt folder: the folder whose files it has unless it replaces them. The Cortex-M0+ kernels
+# are Thumb-1 code that every M-profile core runs; the DSP ones replace the dot products.
+BASES = {"cortex_m_dsp": "cortex_m0plus"}
 
 
 def opt_targets():
@@ -53,6 +58,17 @@ def object_name(path):
     return os.path.splitext(os.path.relpath(path, SRC))[0].replace(os.sep, "/")
 
 
+def _opt_files(opt_target):
+    """{file name: its folder} of an opt folder's C files, its base's included."""
+    if not opt_target:
+        return {}
+    files = _opt_files(BASES.get(opt_target))
+    folder = os.path.join(SRC, "opt", opt_target)
+    if os.path.isdir(folder):
+        files.update((f, folder) for f in _c_files(folder))
+    return files
+
+
 def sources(opt_target=None, float_kernels=True, freestanding=False, extra=True):
     """Absolute paths of the C files of one build (see the module docstring). `opt_target`
     names an opt/ folder; None, or a target with no folder yet, gives the reference
@@ -62,11 +78,10 @@ def sources(opt_target=None, float_kernels=True, freestanding=False, extra=True)
         return [os.path.join(path, f) for f in _c_files(path)] if os.path.isdir(path) else []
 
     entry_dir = os.path.join(SRC, "entry")
-    opt_dir = os.path.join(SRC, "opt", opt_target) if opt_target else None
-    opt = set(_c_files(opt_dir)) if opt_dir and os.path.isdir(opt_dir) else set()
+    opt = _opt_files(opt_target)
     entry = _c_files(entry_dir)
-    entries = [os.path.join(opt_dir if f in opt else entry_dir, f) for f in entry]
-    helpers = [os.path.join(opt_dir, f) for f in sorted(opt - set(entry))]
+    entries = [os.path.join(opt.get(f, entry_dir), f) for f in entry]
+    helpers = [os.path.join(opt[f], f) for f in sorted(set(opt) - set(entry))]
     paths = folder("common") + folder("ref") + entries + helpers
     if extra:
         paths += folder("extra")

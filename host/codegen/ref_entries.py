@@ -8,7 +8,8 @@ from burn.host.codegen.text import wrap_call
 
 # entry/ file: the flex.h functions it forwards, in its order
 ENTRIES = {
-    "s8_conv": ("flex_s8_conv2d", "flex_s8_depthwise_conv2d"),
+    "s8_conv": ("flex_s8_conv2d",),
+    "s8_depthwise": ("flex_s8_depthwise_conv2d",),
     "s8_elementwise": ("flex_s8_add",),
     "s8_fully_connected": ("flex_s8_fully_connected",),
     "s8_pool": ("flex_s8_avg_pool2d",),

@@ -18,7 +18,7 @@ from unicorn import arm_const as arm
 
 from burn.host.flex.binding import PtrList, Struct
 from burn.host.flex.elf import STT_FUNC, Elf
-from burn.host.flex.targets import build
+from burn.host.flex.targets import TARGETS, build
 
 FLASH = 0x10000000
 FLASH_SIZE = 2 << 20
@@ -26,7 +26,8 @@ RAM = 0x20000000
 RAM_SIZE = 16 << 20
 STACK_SIZE = 64 << 10
 RETURN = FLASH + FLASH_SIZE - 0x100  # never code: the return address of every call
-_CPU = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4f": arm.UC_CPU_ARM_CORTEX_M4}
+_CPU = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4f": arm.UC_CPU_ARM_CORTEX_M4,
+        "cortex-m33": arm.UC_CPU_ARM_CORTEX_M33}
 _ARGS = [arm.UC_ARM_REG_R0, arm.UC_ARM_REG_R1, arm.UC_ARM_REG_R2, arm.UC_ARM_REG_R3]
 _FLOAT_ARGS = [getattr(arm, "UC_ARM_REG_S%d" % i) for i in range(16)]
 
@@ -49,20 +50,22 @@ class EmulationError(RuntimeError):
 
 
 class EmulatedLib:
-    """A Cortex-M build of flex_c loaded into a fresh unicorn instance."""
+    """A Cortex-M build of flex_c loaded into a fresh unicorn instance: the target's
+    optimised kernels, or with `reference` the reference kernels alone; or `image`, another
+    ELF linked for the same memory map (flex_c/cortex_m.ld), such as a peer library's."""
 
-    def __init__(self, target="cortex-m0plus", opt="-Os"):
+    def __init__(self, target="cortex-m0plus", opt="-Os", reference=False, image=None):
         if target not in _CPU:
             raise ValueError("no emulator for target %r; emulated: %s" % (
                 target, ", ".join(sorted(_CPU))))
         self.target = target
-        self.name = target
-        self.build = build(target, opt)
-        with open(self.build.image, "rb") as f:
+        self.name = target + (" (reference kernels)" if reference else "")
+        self.build = None if image else build(target, opt, reference=reference)
+        with open(image or self.build.image, "rb") as f:
             elf = Elf(f.read())
         self.functions = {s.name: s.value & ~1 for s in elf.symbols
                           if s.kind == STT_FUNC and s.section is not None}
-        self.hard_float = target == "cortex-m4f"
+        self.hard_float = TARGETS[target][0].endswith("eabihf")
         uc = Uc(UC_ARCH_ARM, UC_MODE_THUMB | UC_MODE_MCLASS)
         uc.ctl_set_cpu_model(_CPU[target])
         uc.mem_map(FLASH, FLASH_SIZE)

@@ -39,8 +39,8 @@ def instruction_cycles(hw, hw2=None):
 
 
 def block_cost(code):
-    """(instructions, cycles with a final conditional branch taken, ends with a
-    conditional branch) of one straight-line block of Thumb code (bytes)."""
+    """(instructions, cycles with a final conditional branch taken, the cycles fewer when
+    that branch falls through) of one straight-line block of Thumb code (bytes)."""
     pos = count = cycles = 0
     cond = False
     while pos + 1 < len(code):
@@ -50,15 +50,17 @@ def block_cost(code):
         cycles += c
         count += 1
         pos += size
-    return count, cycles, cond
+    return count, cycles, 1 if cond else 0
 
 
 class Counter:
     """Accumulates instructions and estimated cycles over the blocks an emulated call runs
-    (`EmulatedLib.trace_blocks(name, args, counter.on_block)`)."""
+    (`EmulatedLib.trace_blocks(name, args, counter.on_block)`), each block costed by
+    `cost` (this module's block_cost, or another core's with the same result)."""
 
-    def __init__(self, lib):
+    def __init__(self, lib, cost=block_cost):
         self.lib = lib
+        self.cost = cost
         self.instructions = 0
         self.cycles = 0
         self._cache = {}
@@ -66,14 +68,14 @@ class Counter:
 
     def on_block(self, addr, size):
         """Block hook: add the block's cost; a conditional branch that fell through to this
-        block cost one cycle less than counted."""
+        block cost less than counted (its refund)."""
         info = self._cache.get(addr)
         if info is None:
-            info = block_cost(self.lib.read_code(addr, size))
+            info = self.cost(self.lib.read_code(addr, size))
             self._cache[addr] = info
-        if self._fallthrough == addr:
-            self.cycles -= 1
-        count, cycles, cond = info
+        if self._fallthrough is not None and self._fallthrough[0] == addr:
+            self.cycles -= self._fallthrough[1]
+        count, cycles, refund = info
         self.instructions += count
         self.cycles += cycles
-        self._fallthrough = addr + size if cond else None
+        self._fallthrough = (addr + size, refund) if refund else None

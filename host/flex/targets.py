@@ -27,8 +27,10 @@ LINK_FLAGS = ["-g", "-nostartfiles", "-Wl,-T," + os.path.join(FLEX_C, "cortex_m.
 TARGETS = {
     "cortex-m0plus": ("thumb-freestanding-eabi", ["-mcpu=cortex_m0plus"], "cortex_m0plus",
                       True),
-    "cortex-m4f": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m4+vfp4d16sp"], "cortex_m4f",
+    "cortex-m4f": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m4+vfp4d16sp"], "cortex_m_dsp",
                    True),
+    "cortex-m33": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m33+dsp+fp_armv8d16sp"],
+                   "cortex_m_dsp", True),
     "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+a+c"], "riscv32", False),
     "wasm32": ("wasm32-freestanding", [], "wasm32", False),
 }
@@ -67,9 +69,10 @@ def header_text(flex_c=FLEX_C):
     return _flex_sources(flex_c).header_text()
 
 
-def _sources(target):
+def _sources(target, reference=False):
     # Cross builds also carry the memory functions compilers may call (src/freestanding).
-    return _flex_sources().sources(TARGETS[target][2], freestanding=True)
+    return _flex_sources().sources(None if reference else TARGETS[target][2],
+                                   freestanding=True)
 
 
 def source_digest():
@@ -90,8 +93,8 @@ class Build:
     """A finished build: `objects` {object name (flex_c/sources.py `object_name`): .o path},
     `library` (.a), `image` (linked ELF for the emulator, or None), `target`, `opt`."""
 
-    def __init__(self, target, opt, folder, objects, library, image):
-        self.target, self.opt, self.folder = target, opt, folder
+    def __init__(self, target, opt, folder, objects, library, image, reference=False):
+        self.target, self.opt, self.folder, self.reference = target, opt, folder, reference
         self.objects, self.library, self.image = objects, library, image
 
     def sizes(self):
@@ -135,16 +138,18 @@ class Build:
             not n.startswith("__") or n.startswith(_LIBC_INTERNALS)))
 
 
-def build(target, opt="-Os", force=False):
-    """Compile flex_c for `target` (a TARGETS key) at optimisation `opt`; cached."""
+def build(target, opt="-Os", force=False, reference=False):
+    """Compile flex_c for `target` (a TARGETS key) at optimisation `opt`, with the target's
+    optimised kernels or, with `reference`, the reference kernels alone; cached."""
     if target not in TARGETS:
         raise ValueError("unknown target %r; known: %s" % (target, ", ".join(sorted(TARGETS))))
     triple, cpu, _opt_dir, link = TARGETS[target]
     flags = ["-target", triple] + cpu + COMMON_FLAGS + [opt]
-    srcs = _sources(target)
-    h = hashlib.sha256(" ".join(flags + LINK_FLAGS).encode())
+    srcs = _sources(target, reference)
+    h = hashlib.sha256(" ".join(flags + LINK_FLAGS + ["ref" if reference else ""]).encode())
     h.update(source_digest().encode())
-    folder = os.path.join(cache_dir("flex"), "%s%s-%s" % (target, opt, h.hexdigest()[:16]))
+    folder = os.path.join(cache_dir("flex"), "%s%s%s-%s" % (
+        target, "-ref" if reference else "", opt, h.hexdigest()[:16]))
     library = os.path.join(folder, "libflex.a")
     image = os.path.join(folder, "flex.elf") if link else None
     names = {src: _flex_sources().object_name(src) for src in srcs}
@@ -170,4 +175,4 @@ def build(target, opt="-Os", force=False):
         else:
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(tmp, folder)
-    return Build(target, opt, folder, objects, library, image)
+    return Build(target, opt, folder, objects, library, image, reference)

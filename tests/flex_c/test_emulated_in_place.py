@@ -1,4 +1,4 @@
-"""The Cortex-M0+ int8 kernels with their output over their input, as the .bst arena plans it
+"""The Cortex-M0+ int8 kernels, and the DSP ones of the M33, with their output over their input, as the .bst arena plans it
 (docs/bst-format.md, "Arena and in-place execution"), run in the unicorn emulator: the same
 bits as the host computes out of place. Kernels that run output channels in blocks (conv,
 fully connected) or channels in groups (3x3 depthwise) must not overwrite inputs that a
@@ -21,9 +21,9 @@ from burn.host.flex.graph_kernels import GraphKernels
 HOST = GraphKernels()
 
 
-@pytest.fixture(scope="module")
-def m0():
-    return GraphKernels(EmulatedLib("cortex-m0plus"))
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33"])
+def m0(request):
+    return GraphKernels(EmulatedLib(request.param))
 
 
 # (h, w, ic, oc, kernel, stride, extra bytes below the planned position)

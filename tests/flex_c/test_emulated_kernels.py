@@ -1,5 +1,6 @@
-"""The Cortex-M0+ and Cortex-M4F builds of flex_c, run in the unicorn emulator, give every
-int8 kernel's output equal to the host build's and to TFLM's on random shapes and data."""
+"""The Cortex-M0+, Cortex-M4F and Cortex-M33 builds of flex_c (the M4F's and M33's with the
+DSP kernels), run in the unicorn emulator, give every int8 kernel's output equal to the host
+build's and to TFLM's on random shapes and data."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 
 
-@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f"])
+@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33"])
 def test_emulated_int8_kernels_equal_host_and_tflm(target):
     host, emulated = GraphKernels(), GraphKernels(EmulatedLib(target))
     failures = []

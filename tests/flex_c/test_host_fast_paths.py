@@ -1,7 +1,7 @@
 """The host build's vectorized int8 paths (int16 patch dot products in blocks of output
 channels, channel-innermost depthwise and average pool, per-channel requantization rows, ADD
 over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
-build, which has no optimized kernels, run in unicorn; shapes and parameters are chosen to
+build of the reference kernels alone, run in unicorn; shapes and parameters are chosen to
 reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
 accumulators, no bias)."""
 
@@ -17,7 +17,7 @@ INT32_MIN = -(1 << 31)
 
 @pytest.fixture(scope="module")
 def ref():
-    return EmulatedLib("cortex-m4f")
+    return EmulatedLib("cortex-m4f", reference=True)
 
 
 def _quant(rng, oc, edges):

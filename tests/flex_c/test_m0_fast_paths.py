@@ -1,4 +1,5 @@
-"""The Cortex-M0+ kernels' special paths (patch gather, padded bands of input rows, dot
+"""The Cortex-M0+ kernels' special paths, and the same cases on the DSP kernels of the M33
+that stand on them (patch gather, padded bands of input rows, dot
 products over 1-4 rows and paired dot products over packed rows and patches, the
 32-bit requantization and its fall-back, the 3x3 depthwise tile), run in the unicorn
 emulator, give the host build's output bit for bit on shapes and quantization parameters
@@ -12,9 +13,10 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.params import dims, window
 
 
-@pytest.fixture(scope="module")
-def m0():
-    return EmulatedLib("cortex-m0plus")
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33"])
+def m0(request):
+    """The Cortex-M0+ kernels, and the DSP ones of the M33 that stand on them."""
+    return EmulatedLib(request.param)
 
 
 # per-channel shifts drawn from [lo, hi]: the KWS model's, and as wide as converted models'

@@ -9,6 +9,6 @@ SUPPORTS_HARDWARE_FP_DOUBLE = 0
 MPY_CROSS_FLAGS := -march=armv7emsp
 MICROPY_HEAP_SIZE = 1048576
 
-# flex's Cortex-M0+ kernels (Thumb-1 code, which every M-profile core runs) until kernels
-# for this core's Helium extension exist
-BURNFLEX_OPT = cortex_m0plus
+# flex's kernels for the DSP extension (flex_c/src/opt/cortex_m_dsp), standing on the
+# Cortex-M0+ ones for the ops they leave (Thumb-1 code, which every M-profile core runs)
+BURNFLEX_OPT = cortex_m_dsp

@@ -3,6 +3,6 @@
 include $(TOP)/ports/qemu/boards/MPS2_AN500/mpconfigboard.mk
 MICROPY_HEAP_SIZE = 1048576
 
-# flex's Cortex-M0+ kernels (Thumb-1 code, which every M-profile core runs) until kernels
-# for this core's DSP extension exist: about 1.4-1.6x fewer instructions than the reference
-BURNFLEX_OPT = cortex_m0plus
+# flex's kernels for the DSP extension (flex_c/src/opt/cortex_m_dsp), standing on the
+# Cortex-M0+ ones for the ops they leave (Thumb-1 code, which every M-profile core runs)
+BURNFLEX_OPT = cortex_m_dsp

@@ -3,17 +3,14 @@
  * TFLM skipping it; a window that is one contiguous run of the input is used in place), then
  * flex__m0_dot_rows runs every output channel of a block over it and m0_requant.h turns the
  * sums into int8. The input offset enters once per channel as input_offset * sum(weights),
- * folded with the bias. 3x3 depthwise convolution runs channel by channel over a tile
- * (m0_depthwise.c), other depthwise shapes walk channels innermost (m0_dw_channels.c).
- * Grouped convolution and patches too large for the stack buffer use the reference kernels
- * (ref/ref.h). An output over its input (the .bst arena's in-place plan) runs in spans of
- * pixels, since the channel blocks each read every input pixel (flex_s8_conv2d). Stack:
- * about 3 KB for conv2d (a 2.2 KB scratch, requantization records). */
+ * folded with the bias. Grouped convolution and patches too large for the stack buffer use
+ * the reference kernel (ref/ref.h). An output over its input (the .bst arena's in-place
+ * plan) runs in spans of pixels, since the channel blocks each read every input pixel
+ * (flex_s8_conv2d). Stack: about 3 KB (a 2.2 KB scratch, requantization records). */
 #include "../../ref/ref.h"
-#include "m0_depthwise.h"
 #include "m0_dot.h"
-#include "m0_dw_channels.h"
 #include "m0_pairs.h"
+#include "m0_patch.h"
 #include "m0_requant.h"
 
 #define PATCH_MAX 1152   /* 3 x 3 x 128: longest patch of the fast paths */
@@ -24,74 +21,6 @@
 #define BAND_MAX 768     /* bytes of the padded band of input rows */
 #define SPAN_ROWS 8      /* in place, paired: filter rows packed at a time */
 #define SPAN_MIN 4       /* in place, paired: fewest pixels a span may hold */
-
-typedef int32_t word_t __attribute__((may_alias));
-
-/* dst[0:n] = src[0:n], a word at a time when both are word-aligned. */
-static void copy_run(int8_t *dst, const int8_t *src, int32_t n) {
-    if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
-        for (; n >= 4; n -= 4, dst += 4, src += 4)
-            *(word_t *)dst = *(const word_t *)src;
-    }
-    while (n-- > 0)
-        *dst++ = *src++;
-}
-
-static void fill_run(int8_t *dst, int8_t value, int32_t n) {
-    while (n-- > 0)
-        *dst++ = value;
-}
-
-/* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
- * y0 + ky * dilation_h of `image`, with `fill` outside it. */
-static void padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
-                        int32_t y0, int32_t x0, int32_t width, int8_t fill, int8_t *dst) {
-    const int32_t C = in->c, in_w = in->w, row = width * C;
-    const int32_t left = x0 >= 0 ? 0 : (-x0 < width ? -x0 : width);
-    const int32_t end = x0 + width <= in_w ? width : (in_w - x0 > left ? in_w - x0 : left);
-    int32_t ky, iy;
-    for (ky = 0; ky < win->kernel_h; ky++, dst += row) {
-        iy = y0 + ky * win->dilation_h;
-        if (iy < 0 || iy >= in->h) {
-            fill_run(dst, fill, row);
-            continue;
-        }
-        fill_run(dst, fill, left * C);
-        copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C, (end - left) * C);
-        fill_run(dst + end * C, fill, row - end * C);
-    }
-}
-
-/* Gather the window of output pixel (b, oy, ox); returns the patch start (the input itself
- * when the window is one contiguous run of it). */
-static const int8_t *gather(const flex_dims4 *in, const int8_t *input, const flex_window *win,
-                            int32_t b, int32_t oy, int32_t ox, int8_t fill, int8_t *patch) {
-    const int32_t y0 = oy * win->stride_h - win->pad_top;
-    const int32_t x0 = ox * win->stride_w - win->pad_left;
-    const int32_t C = in->c;
-    const int8_t *image = input + b * in->h * in->w * C;
-    int32_t ky, kx;
-    int8_t *dst = patch;
-    if (win->kernel_h == 1 && x0 >= 0 && x0 + win->kernel_w <= in->w && y0 >= 0 &&
-        y0 < in->h && (win->kernel_w == 1 || win->dilation_w == 1))
-        return image + (y0 * in->w + x0) * C;
-    if (win->dilation_w == 1) { /* each window row one run of the input, padded at its ends */
-        padded_rows(in, image, win, y0, x0, win->kernel_w, fill, patch);
-        return patch;
-    }
-    for (ky = 0; ky < win->kernel_h; ky++, dst += win->kernel_w * C) {
-        const int32_t iy = y0 + ky * win->dilation_h;
-        const int8_t *src = image + iy * in->w * C;
-        for (kx = 0; kx < win->kernel_w; kx++) {
-            const int32_t ix = x0 + kx * win->dilation_w;
-            if (iy < 0 || iy >= in->h || ix < 0 || ix >= in->w)
-                fill_run(dst + kx * C, fill, C);
-            else
-                copy_run(dst + kx * C, src + ix * C, C);
-        }
-    }
-    return patch;
-}
 
 /* Packs (m0_pairs.h) the patch whose rows of `row` elements (even) start at `x`, `stride`
  * apart, into the `words` words of xp. */
@@ -152,14 +81,14 @@ static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
     const int32_t C = g->in->c;
     const int8_t fill = (int8_t)(-g->q->input_offset);
     if (!g->banded) {
-        flex__m0_pack_x(gather(g->in, g->input, win, a.b, a.oy, a.ox, fill, g->band), g->k,
-                        xp);
+        flex__m0_pack_x(flex__m0_gather(g->in, g->input, win, a.b, a.oy, a.ox, fill, g->band),
+                        g->k, xp);
         return;
     }
     if (fresh || a.ox == 0) /* the window rows under this output row, padded */
-        padded_rows(g->in, g->input + a.b * g->in->h * g->in->w * C, win,
-                    a.oy * win->stride_h - win->pad_top, -win->pad_left, g->width, fill,
-                    g->band);
+        flex__m0_padded_rows(g->in, g->input + a.b * g->in->h * g->in->w * C, win,
+                             a.oy * win->stride_h - win->pad_top, -win->pad_left, g->width,
+                             fill, g->band);
     pack_band_patch(g->band + a.ox * win->stride_w * C, win->kernel_h, win->kernel_w * C,
                     g->width * C, g->words, xp);
 }
@@ -191,7 +120,8 @@ static void conv_dots(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
     int32_t p;
     pixel_at a = locate(g->out, p0);
     for (p = p0; p < p1; p++, dst += g->out->c, advance(g->out, &a)) {
-        const int8_t *x = gather(g->in, g->input, g->win, a.b, a.oy, a.ox, fill, g->band);
+        const int8_t *x = flex__m0_gather(g->in, g->input, g->win, a.b, a.oy, a.ox, fill,
+                                          g->band);
         flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
         flex__m0_requant_block(acc, rq, nb, all_fast, dst, g->q);
     }
@@ -325,26 +255,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
             conv_dots(&g, rq, all_fast, filter + oc0 * k, nb, p0, p1, acc, dst + oc0);
         }
         if (dst != output) /* else this was the only span */
-            copy_run(output + p0 * OC, dst, (p1 - p0) * OC);
+            flex__m0_copy_run(output + p0 * OC, dst, (p1 - p0) * OC);
     }
     return FLEX_OK;
-}
-
-flex_status flex_s8_depthwise_conv2d(
-    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
-    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
-    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
-                                      bias_len, multiplier, shift, quant_len, win,
-                                      depth_multiplier, q, out_dims, output, output_len));
-    if (flex__m0_depthwise_3x3(in_dims, input, filter, bias, multiplier, shift, win,
-                                depth_multiplier, q, out_dims, output) ||
-        flex__m0_dw_channels(in_dims, input, filter, bias, multiplier, shift, win,
-                             depth_multiplier, q, out_dims, output))
-        return FLEX_OK;
-    return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                         bias_len, multiplier, shift, quant_len, win,
-                                         depth_multiplier, q, out_dims, output, output_len);
 }

@@ -1,22 +1,15 @@
-/* Host (x86-64 / aarch64) int8 convolution and depthwise convolution, bit-identical to the
- * reference kernels and written for the vectorizer (on x86-64 GCC builds the hot functions
- * are cloned for AVX2, FLEX_CLONES):
- *
- * - conv2d (groups 1): each output pixel's receptive field is gathered once into an int16
- *   patch of (input + input offset), padding 0, exactly as TFLM skipping it (a kernel row
- *   inside the input is one contiguous run); weights are widened to int16 once per call, in
- *   blocks of output channels that fit the stack. Patch and weight rows are zero-padded to
- *   a multiple of the vector width, so every output channel is an int16 dot product without
- *   a scalar tail (multiply-add of pairs into int32, four channels per pass over the patch).
- *   |sum| <= taps * 255 * 128 < 2^31: exact. An output over its input with several weight
- *   blocks runs in spans of pixels held on the stack until complete.
- * - depthwise (depth multiplier 1): channels innermost; the input offset enters once per
- *   channel as offset * sum(weights) and taps outside the input read a row of zero points,
- *   so each output pixel is one pass of multiply-adds over contiguous channels (a 3x3
- *   window has its nine taps unrolled).
- * - Requantization runs over each output pixel's row of channels (s8_requant.h).
- *
- * Other shapes use the reference kernels (ref/ref.h). */
+/* Host (x86-64 / aarch64) int8 convolution, bit-identical to the reference kernel and written
+ * for the vectorizer (on x86-64 GCC builds the hot functions are cloned for AVX2,
+ * FLEX_CLONES): each output pixel's receptive field (groups 1) is gathered once into an
+ * int16 patch of (input + input offset), padding 0, exactly as TFLM skipping it (a kernel
+ * row inside the input is one contiguous run); weights are widened to int16 once per call,
+ * in blocks of output channels that fit the stack. Patch and weight rows are zero-padded to
+ * a multiple of the vector width, so every output channel is an int16 dot product without
+ * a scalar tail (multiply-add of pairs into int32, four channels per pass over the patch).
+ * |sum| <= taps * 255 * 128 < 2^31: exact. An output over its input with several weight
+ * blocks runs in spans of pixels held on the stack until complete. Requantization runs over
+ * each output pixel's row of channels (s8_requant.h). Other shapes use the reference kernel
+ * (ref/ref.h). */
 #include "../../ref/ref.h"
 #include "s8_requant.h"
 
@@ -25,8 +18,6 @@
 #define WIDE_MAX 32768    /* int16 weights widened at a time (64 KB of stack) */
 #define SPAN_BYTES 16384  /* in place: output pixels held until complete */
 #define LANES 16          /* int16 lanes of the widest vectors: taps are padded to a multiple */
-#define DW_MAX_CHANNELS 1024
-#define DW_MAX_TAPS 64
 
 /* Patch of output pixel (b, oy, ox): (x + offset) per tap and channel, 0 outside. A kernel
  * row wholly inside the input without dilation is one contiguous run. */
@@ -162,92 +153,5 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                                    bias_len, multiplier, shift, quant_len, win, groups, q,
                                    out_dims, output, output_len);
     conv_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
-    return FLEX_OK;
-}
-
-/* acc[c] = base[c] + sum over taps t of w[t * C + c] * x[t][c] (|sum| < 2^20; the bias in
- * base wraps like TFLM's int32 accumulator): a 3x3 window in one pass over the channels,
- * other windows one tap at a time. */
-FLEX_INLINE void dw_taps(const int8_t *const *x, const int8_t *restrict w,
-                         const int32_t *restrict base, int32_t taps, int32_t C,
-                         int32_t *restrict acc) {
-    int32_t t, c;
-    if (taps == 9) {
-        const int8_t *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2];
-        const int8_t *restrict x3 = x[3], *restrict x4 = x[4], *restrict x5 = x[5];
-        const int8_t *restrict x6 = x[6], *restrict x7 = x[7], *restrict x8 = x[8];
-        for (c = 0; c < C; c++)
-            acc[c] = FLEX_WADD(base[c], w[c] * x0[c] + w[C + c] * x1[c] +
-                               w[2 * C + c] * x2[c] + w[3 * C + c] * x3[c] +
-                               w[4 * C + c] * x4[c] + w[5 * C + c] * x5[c] +
-                               w[6 * C + c] * x6[c] + w[7 * C + c] * x7[c] +
-                               w[8 * C + c] * x8[c]);
-        return;
-    }
-    for (c = 0; c < C; c++)
-        acc[c] = 0;
-    for (t = 0; t < taps; t++) {
-        const int8_t *restrict xt = x[t], *restrict wt = w + t * C;
-        for (c = 0; c < C; c++)
-            acc[c] += wt[c] * xt[c];
-    }
-    for (c = 0; c < C; c++)
-        acc[c] = FLEX_WADD(base[c], acc[c]);
-}
-
-FLEX_CLONES
-static void depthwise_fast(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
-                           const int32_t *bias, const int32_t *multiplier,
-                           const int32_t *shift, const flex_window *win,
-                           const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
-    int32_t acc[DW_MAX_CHANNELS], base[DW_MAX_CHANNELS];
-    int32_t left[DW_MAX_CHANNELS], right[DW_MAX_CHANNELS];
-    int8_t zero_row[DW_MAX_CHANNELS];
-    const int8_t *x[DW_MAX_TAPS];
-    const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
-    int32_t b, oy, ox, ky, kx, c, t;
-    flex__host_split_shifts(shift, C, left, right);
-    for (c = 0; c < C; c++) {
-        int32_t sum = 0;
-        for (t = 0; t < taps; t++)
-            sum += filter[t * C + c];
-        base[c] = FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(sum, q->input_offset));
-        zero_row[c] = (int8_t)(-q->input_offset);
-    }
-    for (b = 0; b < out->n; b++)
-        for (oy = 0; oy < out->h; oy++)
-            for (ox = 0; ox < out->w; ox++) {
-                for (ky = 0, t = 0; ky < win->kernel_h; ky++) {
-                    const int32_t iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
-                    for (kx = 0; kx < win->kernel_w; kx++, t++) {
-                        const int32_t ix =
-                            ox * win->stride_w - win->pad_left + kx * win->dilation_w;
-                        x[t] = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w
-                                   ? input + ((b * in->h + iy) * in->w + ix) * C
-                                   : zero_row;
-                    }
-                }
-                dw_taps(x, filter, base, taps, C, acc);
-                flex__host_requant_row(acc, 0, multiplier, left, right, C, q, output);
-                output += C;
-            }
-}
-
-flex_status flex_s8_depthwise_conv2d(
-    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
-    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
-    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
-                                      bias_len, multiplier, shift, quant_len, win,
-                                      depth_multiplier, q, out_dims, output, output_len));
-    if (depth_multiplier != 1 || in_dims->c > DW_MAX_CHANNELS ||
-        win->kernel_h * win->kernel_w > DW_MAX_TAPS)
-        return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len,
-                                             bias, bias_len, multiplier, shift, quant_len,
-                                             win, depth_multiplier, q, out_dims, output,
-                                             output_len);
-    depthwise_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

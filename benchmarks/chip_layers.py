@@ -1,0 +1,133 @@
+"""flex against CMSIS-NN layer by layer on an emulated Cortex-M core (benchmarks/chips.py
+prints the table): the same random data and quantization through flex's kernels for the
+core and through CMSIS-NN built with the same compiler and flags (benchmarks/cmsis_nn.py),
+both in unicorn; per layer the instructions and estimated cycles per multiply-accumulate
+(burn.host.flex.m4_timing) and whether the outputs agree bit for bit.
+"""
+
+import numpy as np
+
+from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.m0_timing import Counter
+from burn.host.flex.m4_timing import block_cost
+
+# (name, kind, geometry): conv/depthwise (in_h, in_w, in_c, out_c, kernel_h, kernel_w,
+# stride), "same" padding; fc (in_features, out_features). Layers of KWS (DS-CNN), ResNet-8,
+# MobileNetV1-0.25 (person detection's shape) and the AD autoencoder.
+LAYERS = [
+    ("kws conv 10x4/2 49x10x1->64", "conv", (49, 10, 1, 64, 10, 4, 2)),
+    ("kws pointwise 25x5x64->64", "conv", (25, 5, 64, 64, 1, 1, 1)),
+    ("kws depthwise 3x3 25x5x64", "depthwise", (25, 5, 64, 64, 3, 3, 1)),
+    ("resnet conv 3x3 32x32x3->16", "conv", (32, 32, 3, 16, 3, 3, 1)),
+    ("resnet conv 3x3 16x16x32->32", "conv", (16, 16, 32, 32, 3, 3, 1)),
+    ("resnet conv 3x3 8x8x64->64", "conv", (8, 8, 64, 64, 3, 3, 1)),
+    ("mobilenet pointwise 24x24x32->64", "conv", (24, 24, 32, 64, 1, 1, 1)),
+    ("mobilenet depthwise 3x3/2 48x48x16", "depthwise", (48, 48, 16, 16, 3, 3, 2)),
+    ("resnet fc 64->10", "fc", (64, 10)),
+    ("ad fc 640->128", "fc", (640, 128)),
+]
+
+
+class Layer:
+    """One layer's random data and quantization (TFLM-like: multipliers in [2^30, 2^31),
+    shifts in [-10, -6], zero points anywhere)."""
+
+    def __init__(self, kind, geometry, rng):
+        self.kind = kind
+        self.in_zp, self.out_zp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+        if kind == "fc":
+            fin, fout = geometry
+            self.shape = (fin, fout)
+            self.x = rng.integers(-128, 128, fin, dtype=np.int8)
+            self.w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
+            self.bias = rng.integers(-3000, 3000, fout).astype(np.int32)
+            self.mult = np.array([rng.integers(1 << 30, 1 << 31)], np.int32)
+            self.shift = np.array([rng.integers(-10, -5)], np.int32)
+            self.out_size, self.macs = fout, fin * fout
+            return
+        ih, iw, ic, oc, kh, kw, s = geometry
+        oh, ow = (ih + s - 1) // s, (iw + s - 1) // s
+        pt = max(0, ((oh - 1) * s + kh - ih) // 2)
+        pl = max(0, ((ow - 1) * s + kw - iw) // 2)
+        self.geometry = (ih, iw, ic, oh, ow, oc, kh, kw, s, pt, pl)
+        taps = kh * kw * (1 if kind == "depthwise" else ic)
+        self.x = rng.integers(-128, 128, ih * iw * ic, dtype=np.int8)
+        self.w = rng.integers(-127, 128, oc * taps, dtype=np.int8)
+        self.bias = rng.integers(-3000, 3000, oc).astype(np.int32)
+        self.mult = rng.integers(1 << 30, 1 << 31, oc).astype(np.int32)
+        self.shift = rng.integers(-10, -5, oc).astype(np.int32)
+        self.out_size, self.macs = oh * ow * oc, oh * ow * oc * taps
+
+    def run_flex(self, lib):
+        """The output through flex's kernels on `lib` (an EmulatedLib or a wrapper)."""
+        k, out = GraphKernels(lib), np.zeros(self.out_size, np.int8)
+        if self.kind == "fc":
+            fin, fout = self.shape
+            k.fully_connected_s8(self.x, self.w, self.bias, np.repeat(self.mult, fout),
+                                 np.repeat(self.shift, fout), out, 1, fin, fout, self.in_zp,
+                                 self.out_zp, -128, 127)
+            return out
+        ih, iw, ic, oh, ow, oc, kh, kw, s, pt, pl = self.geometry
+        if self.kind == "depthwise":
+            k.depthwise_conv_s8(self.x, self.w, self.bias, self.mult, self.shift, out, 1, ih,
+                                iw, ic, oh, ow, 1, kh, kw, s, s, 1, 1, pt, pl, self.in_zp,
+                                self.out_zp, -128, 127)
+        else:
+            k.conv_s8(self.x, self.w, self.bias, self.mult, self.shift, out, 1, ih, iw, ic, oh,
+                      ow, oc, kh, kw, 1, s, s, 1, 1, pt, pl, self.in_zp, self.out_zp, -128,
+                      127)
+        return out
+
+    def peer_call(self, out):
+        """(function name, arguments) of the same layer through benchmarks/cmsis_nn_peer.c."""
+        if self.kind == "fc":
+            fin, fout = self.shape
+            p = np.array([1, fin, fout, -self.in_zp, self.out_zp, -128, 127], np.int32)
+            return "peer_fully_connected_s8", [self.x, self.w, self.bias, int(self.mult[0]),
+                                               int(self.shift[0]), out, p]
+        ih, iw, ic, oh, ow, oc, kh, kw, s, pt, pl = self.geometry
+        p = np.array([1, ih, iw, ic, oh, ow, oc, kh, kw, s, s, pt, pl, 1, 1, -self.in_zp,
+                      self.out_zp, -128, 127, 1], np.int32)
+        name = "peer_depthwise_s8" if self.kind == "depthwise" else "peer_conv_s8"
+        return name, [self.x, self.w, self.bias, self.mult, self.shift, out, p]
+
+
+class Counted:
+    """A library whose every call is costed (instructions, estimated cycles)."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.counter = Counter(lib, block_cost)
+
+    def call(self, name, args):
+        return self.lib.trace_blocks(name, args, self.counter.on_block)
+
+    def reset(self):
+        self.counter = Counter(self.lib, block_cost)
+
+
+def compare(flex_lib, peer_lib, seed=0):
+    """[(name, MACs, flex (instr/MAC, cycles/MAC), peer (instr/MAC, cycles/MAC), equal)]
+    for every layer of LAYERS."""
+    rng = np.random.default_rng(seed)
+    flex, peer = Counted(flex_lib), Counted(peer_lib)
+    rows = []
+    for name, kind, geometry in LAYERS:
+        layer = Layer(kind, geometry, rng)
+        flex.reset()
+        ours = layer.run_flex(flex)
+        theirs = np.zeros(layer.out_size, np.int8)
+        fn, args = layer.peer_call(theirs)
+        if kind == "fc":
+            status = peer_lib.call("peer_fully_connected_prepare_s8", [layer.w, layer.bias,
+                                                                       args[-1]])
+            assert status == 0, status
+        peer.reset()
+        status = peer.call(fn, args)
+        if status != 0:
+            raise RuntimeError("CMSIS-NN's %s returned %d on %s" % (fn, status, name))
+        per = [(c.instructions / layer.macs, c.cycles / layer.macs)
+               for c in (flex.counter, peer.counter)]
+        rows.append((name, layer.macs, per[0], per[1], bool(np.array_equal(ours, theirs))))
+    return rows
+

@@ -1,0 +1,79 @@
+/* int8 convolution on the Arm DSP extension: output pixels two at a time, each receptive
+ * field gathered (m0_patch.h; padding filled with the input zero point, so that it adds
+ * nothing once the offset is added, exactly as TFLM skipping it) and widened with the input
+ * offset (dsp_dot.h), then every output channel's dot products over both patches at once,
+ * requantized as the reference does. Both patches are widened before either pixel is
+ * written, so an output over its input (the .bst arena's in-place plan) needs no other
+ * order. Grouped convolution and patches longer than PATCH_MAX use the reference kernel
+ * (ref/ref.h); patches longer than half of it run one pixel at a time. Stack: about
+ * 3.6 KB. */
+#include "../../ref/ref.h"
+#include "../cortex_m0plus/m0_patch.h"
+#include "dsp_dot.h"
+
+#define PATCH_MAX 1152 /* 3 x 3 x 128 */
+#define XQ_WORDS FLEX_DSP_WORDS(PATCH_MAX)
+#define OC_BLOCK 16    /* output channels per block of accumulators (two pixels each) */
+
+/* Gathers output pixel p's patch and widens it into lane `lane` of `lanes` of xq. */
+static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_window *win,
+                        const flex_dims4 *out, int32_t p, int32_t k, int32_t input_offset,
+                        int32_t lanes, int32_t lane, int8_t *patch, int32_t *xq) {
+    const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
+    const int8_t *x = flex__m0_gather(in, input, win, b, oy, ox, (int8_t)(-input_offset),
+                                      patch);
+    flex__dsp_widen(x, k, input_offset, lanes, lane, xq);
+}
+
+/* Requantizes channels [oc0, oc0 + n) of `lanes` pixels (acc[lanes * r + lane]) into
+ * out + lane * out_c + oc0 + r. */
+static void requant_block(const int32_t *acc, int32_t lanes, int32_t oc0, int32_t n,
+                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                          const flex_s8_quant *q, int32_t out_c, int8_t *out) {
+    int32_t r, lane;
+    for (r = 0; r < n; r++) {
+        const int32_t c = oc0 + r, base = bias ? bias[c] : 0;
+        for (lane = 0; lane < lanes; lane++)
+            out[lane * out_c + c] = flex__s8_requant(FLEX_WADD(acc[lanes * r + lane], base),
+                                                     multiplier[c], shift[c], q);
+    }
+}
+
+flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+                           const int8_t *filter, size_t filter_len, const int32_t *bias,
+                           size_t bias_len, const int32_t *multiplier, const int32_t *shift,
+                           size_t quant_len, const flex_window *win, int32_t groups,
+                           const flex_s8_quant *q, const flex_dims4 *out_dims, int8_t *output,
+                           size_t output_len) {
+    int8_t patch[PATCH_MAX];
+    int32_t xq[XQ_WORDS], acc[2 * OC_BLOCK];
+    int32_t k, OC, units, p, lanes, oc0, nb;
+    FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
+                                 multiplier, shift, quant_len, win, groups, q, out_dims, output,
+                                 output_len));
+    k = win->kernel_h * win->kernel_w * in_dims->c;
+    if (groups != 1 || k > PATCH_MAX)
+        return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
+                                   bias_len, multiplier, shift, quant_len, win, groups, q,
+                                   out_dims, output, output_len);
+    OC = out_dims->c;
+    units = out_dims->n * out_dims->h * out_dims->w;
+    for (p = 0; p < units; p += lanes) {
+        lanes = p + 1 < units && 2 * FLEX_DSP_WORDS(k) <= XQ_WORDS ? 2 : 1;
+        widen_pixel(in_dims, input, win, out_dims, p, k, q->input_offset, lanes, 0, patch,
+                    xq);
+        if (lanes == 2)
+            widen_pixel(in_dims, input, win, out_dims, p + 1, k, q->input_offset, 2, 1,
+                        patch, xq);
+        for (oc0 = 0; oc0 < OC; oc0 += nb) {
+            nb = OC - oc0 < OC_BLOCK ? OC - oc0 : OC_BLOCK;
+            if (lanes == 2)
+                flex__dsp_dot_rows2(xq, k, filter + oc0 * k, nb, acc);
+            else
+                flex__dsp_dot_rows(xq, k, filter + oc0 * k, nb, acc);
+            requant_block(acc, lanes, oc0, nb, bias, multiplier, shift, q, OC,
+                          output + p * OC);
+        }
+    }
+    return FLEX_OK;
+}
