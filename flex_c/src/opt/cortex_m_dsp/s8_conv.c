@@ -2,7 +2,7 @@
  * field gathered (m0_patch.h; padding filled with the input zero point, so that it adds
  * nothing once the offset is added, exactly as TFLM skipping it) and widened with the input
  * offset (dsp_dot.h), then every output channel's dot products over both patches at once,
- * requantized as the reference does. Both patches are widened before either pixel is
+ * requantized (dsp_requant.h). Both patches are widened before either pixel is
  * written, so an output over its input (the .bst arena's in-place plan) needs no other
  * order. Grouped convolution and patches longer than PATCH_MAX use the reference kernel
  * (ref/ref.h); patches longer than half of it run one pixel at a time. Stack: about
@@ -10,10 +10,11 @@
 #include "../../ref/ref.h"
 #include "../cortex_m0plus/m0_patch.h"
 #include "dsp_dot.h"
+#include "dsp_requant.h"
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
 #define XQ_WORDS FLEX_DSP_WORDS(PATCH_MAX)
-#define OC_BLOCK 16    /* output channels per block of accumulators (two pixels each) */
+#define OC_BLOCK 64    /* output channels per block of accumulators (two pixels each) */
 
 /* Gathers output pixel p's patch and widens it into lane `lane` of `lanes` of xq. */
 static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_window *win,
@@ -26,17 +27,21 @@ static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_wi
 }
 
 /* Requantizes channels [oc0, oc0 + n) of `lanes` pixels (acc[lanes * r + lane]) into
- * out + lane * out_c + oc0 + r. */
-static void requant_block(const int32_t *acc, int32_t lanes, int32_t oc0, int32_t n,
-                          const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+ * out + lane * out_c + oc0 + r, through the records rq when `fast` (dsp_requant.h). */
+static void requant_block(const flex__dsp_rq *rq, int fast, const int32_t *acc,
+                          int32_t lanes, int32_t oc0, int32_t n, const int32_t *bias,
+                          const int32_t *multiplier, const int32_t *shift,
                           const flex_s8_quant *q, int32_t out_c, int8_t *out) {
     int32_t r, lane;
-    for (r = 0; r < n; r++) {
-        const int32_t c = oc0 + r, base = bias ? bias[c] : 0;
-        for (lane = 0; lane < lanes; lane++)
-            out[lane * out_c + c] = flex__s8_requant(FLEX_WADD(acc[lanes * r + lane], base),
-                                                     multiplier[c], shift[c], q);
+    if (fast) {
+        flex__dsp_rq_apply(rq, acc, n, lanes, q, out + oc0, out_c);
+        return;
     }
+    for (r = 0; r < n; r++)
+        for (lane = 0; lane < lanes; lane++)
+            out[lane * out_c + oc0 + r] = flex__s8_requant(
+                FLEX_WADD(acc[lanes * r + lane], bias ? bias[oc0 + r] : 0),
+                multiplier[oc0 + r], shift[oc0 + r], q);
 }
 
 flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
@@ -47,7 +52,9 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                            size_t output_len) {
     int8_t patch[PATCH_MAX];
     int32_t xq[XQ_WORDS], acc[2 * OC_BLOCK];
+    flex__dsp_rq rq[OC_BLOCK];
     int32_t k, OC, units, p, lanes, oc0, nb;
+    int fast = 0;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
                                  output_len));
@@ -58,6 +65,8 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                                    out_dims, output, output_len);
     OC = out_dims->c;
     units = out_dims->n * out_dims->h * out_dims->w;
+    if (OC <= OC_BLOCK) /* one block: its records serve every pixel */
+        fast = flex__dsp_rq_block(rq, bias, multiplier, shift, OC);
     for (p = 0; p < units; p += lanes) {
         lanes = p + 1 < units && 2 * FLEX_DSP_WORDS(k) <= XQ_WORDS ? 2 : 1;
         widen_pixel(in_dims, input, win, out_dims, p, k, q->input_offset, lanes, 0, patch,
@@ -71,7 +80,10 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                 flex__dsp_dot_rows2(xq, k, filter + oc0 * k, nb, acc);
             else
                 flex__dsp_dot_rows(xq, k, filter + oc0 * k, nb, acc);
-            requant_block(acc, lanes, oc0, nb, bias, multiplier, shift, q, OC,
+            if (OC > OC_BLOCK)
+                fast = flex__dsp_rq_block(rq, bias ? bias + oc0 : 0, multiplier + oc0,
+                                          shift + oc0, nb);
+            requant_block(rq, fast, acc, lanes, oc0, nb, bias, multiplier, shift, q, OC,
                           output + p * OC);
         }
     }

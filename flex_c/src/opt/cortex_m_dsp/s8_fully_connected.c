@@ -1,14 +1,15 @@
 /* int8 fully connected on the Arm DSP extension: each input row is widened once with the
  * input offset (dsp_dot.h), then every output row's dot product runs over it, four rows at
- * a time, requantized as the reference does. The row is widened before any of its outputs
+ * a time, requantized (dsp_requant.h). The row is widened before any of its outputs
  * is written, so an output over its input needs no other order. A non-zero filter offset
  * and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack: about 2.6 KB. */
 #include "../../ref/ref.h"
 #include "dsp_dot.h"
+#include "dsp_requant.h"
 
 #define ROW_MAX 1280 /* input features */
 #define XQ_WORDS FLEX_DSP_WORDS(ROW_MAX)
-#define OUT_BLOCK 16
+#define OUT_BLOCK 32
 
 flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
                                     const int8_t *input, size_t input_len,
@@ -19,6 +20,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                     const flex_s8_quant *q, int8_t *output,
                                     size_t output_len) {
     int32_t xq[XQ_WORDS], acc[OUT_BLOCK];
+    flex__dsp_rq rq[OUT_BLOCK];
     int32_t b, o0, nb, r;
     const int32_t per_channel = quant_len == 1 ? 0 : 1;
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
@@ -35,6 +37,11 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
         for (o0 = 0; o0 < out_features; o0 += nb) {
             nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
             flex__dsp_dot_rows(xq, in_features, filter + o0 * in_features, nb, acc);
+            if (per_channel && flex__dsp_rq_block(rq, bias ? bias + o0 : 0, multiplier + o0,
+                                                  shift + o0, nb)) {
+                flex__dsp_rq_apply(rq, acc, nb, 1, q, out + o0, 0);
+                continue;
+            }
             for (r = 0; r < nb; r++) {
                 const int32_t o = o0 + r;
                 out[o] = flex__s8_requant(FLEX_WADD(acc[r], bias ? bias[o] : 0),

@@ -1,0 +1,33 @@
+/* TFLM's int8 requantization in the form the DSP cores run fast: one SMLAL per output.
+ *
+ * For a multiplier m >= 0 and a right shift s = -shift in [1, 31], TFLM's
+ * MultiplyByQuantizedMultiplier(acc, m, shift) equals
+ *     floor((acc * m + 2^30 + 2^(30+s) - [acc < 0] 2^31) / 2^(31+s))
+ * (opt/cortex_m0plus/m0_requant.h derives it): the high word of a 64-bit sum, shifted
+ * right by s - 1. TFLM's converter makes every multiplier non-negative and nearly every
+ * shift a right shift; the others (left shifts, shift 0, negative multipliers) take the
+ * reference flex__s8_requant. */
+#ifndef FLEX_DSP_REQUANT_H
+#define FLEX_DSP_REQUANT_H
+
+#include "../../common/s8_checks.h"
+
+/* One output channel's requantization (flex__dsp_rq_block), 16 bytes read in this order by
+ * the assembly; the final shift s - 1 is 32 - clz(c_hi). */
+typedef struct {
+    int32_t c_lo, c_hi; /* 2^30 + 2^(30+s) as a 64-bit value (c_hi = 2^(s-2) or 0) */
+    int32_t base;       /* the bias */
+    int32_t m;          /* the multiplier */
+} flex__dsp_rq;
+
+/* Records of channels [0, n) (bias may be NULL); returns 0, leaving them unfinished, when
+ * one of them needs the reference form. */
+int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *multiplier,
+                       const int32_t *shift, int32_t n);
+
+/* out[r + lane * lane_step] = the int8 of acc[lanes * r + lane] through rq[r], for r < n
+ * and lane < lanes (1 or 2). */
+void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,
+                        const flex_s8_quant *q, int8_t *out, int32_t lane_step);
+
+#endif
