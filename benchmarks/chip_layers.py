@@ -7,9 +7,11 @@ both in unicorn; per layer the instructions and estimated cycles per multiply-ac
 
 import numpy as np
 
+import burn
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.m0_timing import Counter
 from burn.host.flex.m4_timing import block_cost
+from burn.host.flex.runtime import use_flex
 
 # (name, kind, geometry): conv/depthwise (in_h, in_w, in_c, out_c, kernel_h, kernel_w,
 # stride), "same" padding; fc (in_features, out_features). Layers of KWS (DS-CNN), ResNet-8,
@@ -131,3 +133,84 @@ def compare(flex_lib, peer_lib, seed=0):
         rows.append((name, layer.macs, per[0], per[1], bool(np.array_equal(ours, theirs))))
     return rows
 
+
+
+def _peer_args(name, args):
+    """(peer function, arguments, output) of flex call `name` with `args` (flex.h's order),
+    inputs copied so that the peer runs before flex may overwrite them; None for a call the
+    peer does not take."""
+    if name in ("flex_s8_conv2d", "flex_s8_depthwise_conv2d"):
+        ind, x, _xl, w, _wl, bias, _bl, mult, shift, _ql, win, groups, q, outd, out, _ol = args
+        n, ih, iw, ic = ind.values
+        kh, kw, sh, sw, dh, dw, pt, _pb, pl, _pr = win.values
+        _n, oh, ow, oc = outd.values
+        if name == "flex_s8_conv2d" and groups != 1:
+            return None
+        p = np.array([n, ih, iw, ic, oh, ow, oc, kh, kw, sh, sw, pt, pl, dh, dw]
+                     + list(q.values) + [groups], np.int32)
+        bias = np.zeros(oc, np.int32) if bias is None else np.copy(bias)
+        theirs = np.zeros(out.size, np.int8)
+        fn = "peer_conv_s8" if name == "flex_s8_conv2d" else "peer_depthwise_s8"
+        return fn, [np.copy(x), np.copy(w), bias, np.copy(mult), np.copy(shift), theirs,
+                    p], theirs
+    if name == "flex_s8_fully_connected":
+        batches, fin, fout, x, _xl, w, _wl, f_off, bias, _bl, mult, shift, _ql, q, out, _ = args
+        if f_off != 0 or len(set(np.asarray(mult).tolist())) > 1 or \
+                len(set(np.asarray(shift).tolist())) > 1:
+            return None
+        p = np.array([batches, fin, fout] + list(q.values), np.int32)
+        bias = np.zeros(fout, np.int32) if bias is None else np.copy(bias)
+        theirs = np.zeros(out.size, np.int8)
+        return "peer_fully_connected_s8", [np.copy(x), np.copy(w), bias, int(mult[0]),
+                                           int(shift[0]), theirs, p], theirs
+    return None
+
+
+class SideBySide:
+    """A library for burn's runtime (use_flex) that runs every call on flex's kernels and,
+    first, every int8 conv, depthwise and fully connected call on the peer too, costing
+    both: `flex` and `peer` are the costs of the calls both ran, `rest` flex's other calls;
+    `equal` stays True while every output agrees."""
+
+    def __init__(self, flex_lib, peer_lib):
+        self.flex_lib, self.peer_lib = flex_lib, peer_lib
+        self.reset()
+
+    def reset(self):
+        self.flex = Counter(self.flex_lib, block_cost)
+        self.rest = Counter(self.flex_lib, block_cost)
+        self.peer = Counter(self.peer_lib, block_cost)
+        self.equal = True
+        self.unmatched = 0
+
+    def call(self, name, args):
+        side = _peer_args(name, args)
+        if side is None:
+            if name in ("flex_s8_conv2d", "flex_s8_depthwise_conv2d",
+                        "flex_s8_fully_connected"):
+                self.unmatched += 1
+            return self.flex_lib.trace_blocks(name, args, self.rest.on_block)
+        fn, peer_args, theirs = side
+        if fn == "peer_fully_connected_s8":
+            assert self.peer_lib.call("peer_fully_connected_prepare_s8",
+                                      [peer_args[1], peer_args[2], peer_args[6]]) == 0
+        status = self.peer_lib.trace_blocks(fn, peer_args, self.peer.on_block)
+        if status != 0:
+            raise RuntimeError("CMSIS-NN's %s returned %d" % (fn, status))
+        result = self.flex_lib.trace_blocks(name, args, self.flex.on_block)
+        out = args[14]
+        self.equal = self.equal and np.array_equal(np.asarray(out).reshape(-1), theirs)
+        return result
+
+
+def compare_model(bst_data, flex_lib, peer_lib, seed=0):
+    """One inference of the `.bst` bytes on flex's kernels in the emulator with the peer
+    beside it (SideBySide, after a first run that prepares every call); returns it."""
+    side = SideBySide(flex_lib, peer_lib)
+    model = use_flex(burn.load(bst_data), side)
+    x = np.random.default_rng(seed).integers(
+        -128, 128, int(np.prod(model.info()["inputs"][0]["shape"])), dtype=np.int8)
+    model.run(x)
+    side.reset()
+    model.run(x)
+    return side

@@ -1,6 +1,19 @@
-"""int8 models on the QEMU boards (docs/boards.md, "QEMU boards"), one row per (board,
-model): instructions per inference on flex, bit-exactness with TFLM's reference vectors and
-bytes allocated per inference, each measured on burn's firmware for the board.
+"""flex on the Cortex-M cores beyond the RP2040, against CMSIS-NN, in three tables:
+
+1. Layers (conv, depthwise, fully connected of KWS, ResNet-8, MobileNetV1-0.25 and the AD
+   autoencoder) on the Cortex-M33 in unicorn: flex's DSP kernels and CMSIS-NN's DSP path,
+   built with the same compiler for the same core, on the same data; instructions and
+   estimated cycles per multiply-accumulate (burn.host.flex.m4_timing, the Cortex-M4's
+   published timing) and whether the outputs agree bit for bit (benchmarks/chip_layers.py).
+2. Models: one inference of KWS and ResNet-8 through burn's runtime on flex in unicorn, every
+   conv, depthwise and fully connected call also run on CMSIS-NN (the same arguments);
+   their instructions and cycles summed over those calls.
+3. The int8 models on the QEMU boards (docs/boards.md, "QEMU boards"), one row per (board,
+   model): instructions per inference on flex, bit-exactness with TFLM's reference vectors
+   and bytes allocated per inference, each measured on burn's firmware for the board.
+
+Tables 1 and 2 need a CMSIS-NN checkout (--cmsis-nn DIR or $BURN_CMSIS_NN,
+benchmarks/cmsis_nn.py); without one they show flex alone and say so.
 
 QEMU counts no cycles: burn runs it with `-icount shift=0`, one instruction per nanosecond
 of the board's clock, so time.ticks_us() around one inference counts thousands of
@@ -8,19 +21,27 @@ instructions (burn.host.emulator.qemu.instructions). The firmware is built (or t
 the cache) by `burn firmware build`; the models are the MLPerf Tiny KWS and ResNet-8 from
 $BURN_MODELS_DIR (benchmarks/model_files.py), sent into the board's RAM.
 
-Run: python benchmarks/chips.py [--boards qemu-m33,qemu-m7] [--models kws,resnet8]
+Run: python benchmarks/chips.py [--cmsis-nn DIR] [--boards qemu-m33,qemu-m7]
+         [--models kws,resnet8] [--skip layers,models,boards]
 """
 
 import argparse
 import sys
 
+import numpy as np
+
+import chip_layers
+import cmsis_nn
 from model_files import require
 
+import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.emulator import EmulatorError
 from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_bytes
+from burn.host.flex.emulator import EmulatedLib
 from burn.host.firmware import FirmwareError
 from burn.host.firmware.build import build_firmware
+from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
 
@@ -67,17 +88,63 @@ def measure(board, models):
     return rows
 
 
-def main(argv=None):
-    """Measure and print the table; 1 when a board fails, 2 when a model is missing."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--boards", default=",".join(qemu_boards()))
-    parser.add_argument("--models", default=",".join(MODELS))
-    args = parser.parse_args(argv)
-    boards = _names(args.boards, qemu_boards(), "board")
-    chosen = _names(args.models, list(MODELS), "model")
-    paths = require([MODELS[n] for n in chosen])
-    models = {n: encode_bst(import_tflite(p.read_bytes(), tests=TESTS))
-              for n, p in zip(chosen, paths)}
+def _ratio(a, b):
+    return "%.2f" % (a / b) if b else "-"
+
+
+def print_layers(peer):
+    """Table 1 (flex alone when `peer` is None)."""
+    print("Layers on the Cortex-M33 (unicorn), per multiply-accumulate: instructions, "
+          "estimated cycles")
+    print("%-36s %9s %7s %7s %7s %7s %6s %6s %6s" % (
+        "layer", "MACs", "flex i", "flex c", "peer i", "peer c", "i/i", "c/c", "equal"))
+    if peer is None:
+        flex = chip_layers.Counted(EmulatedLib("cortex-m33"))
+        rng = np.random.default_rng(0)
+        for name, kind, geometry in chip_layers.LAYERS:
+            layer = chip_layers.Layer(kind, geometry, rng)
+            flex.reset()
+            layer.run_flex(flex)
+            c = flex.counter
+            print("%-36s %9d %7.2f %7.2f" % (name, layer.macs, c.instructions / layer.macs,
+                                             c.cycles / layer.macs))
+        return
+    for name, macs, f, p, equal in chip_layers.compare(EmulatedLib("cortex-m33"), peer):
+        print("%-36s %9d %7.2f %7.2f %7.2f %7.2f %6s %6s %6s" % (
+            name, macs, f[0], f[1], p[0], p[1], _ratio(f[0], p[0]), _ratio(f[1], p[1]),
+            "yes" if equal else "NO"))
+
+
+def print_models(models, peer):
+    """Table 2: conv, depthwise and fully connected calls of each model."""
+    print("Models on the Cortex-M33 (unicorn): conv, depthwise and fully connected calls of "
+          "one inference")
+    print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
+        "model", "flex instr", "flex cycles", "peer instr", "peer cycles", "i/i", "c/c",
+        "equal"))
+    flex = EmulatedLib("cortex-m33")
+    for name, data in models.items():
+        if peer is None:
+            lib = chip_layers.Counted(flex)
+            model = use_flex(burn.load(data), lib)
+            x = np.zeros(int(np.prod(model.info()["inputs"][0]["shape"])), np.int8)
+            model.run(x)
+            lib.reset()
+            model.run(x)
+            print("%-9s %13s %13s" % (name, "{:,}".format(lib.counter.instructions),
+                                      "{:,}".format(lib.counter.cycles)))
+            continue
+        side = chip_layers.compare_model(data, flex, peer)
+        f, p = side.flex, side.peer
+        print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
+            name, "{:,}".format(f.instructions), "{:,}".format(f.cycles),
+            "{:,}".format(p.instructions), "{:,}".format(p.cycles),
+            _ratio(f.instructions, p.instructions), _ratio(f.cycles, p.cycles),
+            "yes" if side.equal else "NO"))
+
+
+def print_boards(boards, models):
+    """Table 3; 1 when a board fails."""
     print("%-9s %-8s %16s %9s %12s" % ("board", "model", "instructions", "TFLM", "alloc B/inf"))
     status = 0
     for board in boards:
@@ -91,6 +158,38 @@ def main(argv=None):
             print("%-9s %-8s %16s %9s %12d" % (board, name, "{:,}".format(count),
                                               "%d/%d" % (tests, TESTS), alloc))
     return status
+
+
+def main(argv=None):
+    """Measure and print the tables; 1 when a board fails, 2 when a model is missing."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", default=",".join(qemu_boards()))
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--cmsis-nn", metavar="DIR",
+                        help="a CMSIS-NN checkout, the peer of tables 1 and 2 (default: "
+                        "$BURN_CMSIS_NN)")
+    parser.add_argument("--skip", default="", help="tables to leave out: layers, models, "
+                        "boards (comma-separated)")
+    args = parser.parse_args(argv)
+    skip = _names(args.skip, ["layers", "models", "boards"], "table") if args.skip else []
+    boards = _names(args.boards, qemu_boards(), "board")
+    chosen = _names(args.models, list(MODELS), "model")
+    paths = require([MODELS[n] for n in chosen])
+    models = {n: encode_bst(import_tflite(p.read_bytes(), tests=TESTS))
+              for n, p in zip(chosen, paths)}
+    peer = None
+    if "layers" not in skip or "models" not in skip:
+        try:
+            peer = cmsis_nn.emulated(cmsis_nn.find(args.cmsis_nn))
+        except cmsis_nn.PeerMissing as exc:
+            print("chips.py: %s; tables 1 and 2 show flex alone" % exc, file=sys.stderr)
+    if "layers" not in skip:
+        print_layers(peer)
+        print()
+    if "models" not in skip:
+        print_models(models, peer)
+        print()
+    return 0 if "boards" in skip else print_boards(boards, models)
 
 
 if __name__ == "__main__":
