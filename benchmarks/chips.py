@@ -28,19 +28,18 @@ Run: python benchmarks/chips.py [--cmsis-nn DIR] [--boards qemu-m33,qemu-m7]
 import argparse
 import sys
 
-import numpy as np
-
 import chip_layers
 import cmsis_nn
+import numpy as np
 from model_files import require
 
 import burn
 from burn.host.bst_writer import encode_bst
 from burn.host.emulator import EmulatorError
 from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_bytes
-from burn.host.flex.emulator import EmulatedLib
 from burn.host.firmware import FirmwareError
 from burn.host.firmware.build import build_firmware
+from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect

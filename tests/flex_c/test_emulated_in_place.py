@@ -1,8 +1,8 @@
-"""The Cortex-M0+ int8 kernels, and the DSP ones of the M33, with their output over their input, as the .bst arena plans it
-(docs/bst-format.md, "Arena and in-place execution"), run in the unicorn emulator: the same
-bits as the host computes out of place. Kernels that run output channels in blocks (conv,
-fully connected) or channels in groups (3x3 depthwise) must not overwrite inputs that a
-later block still reads."""
+"""The Cortex-M0+ int8 kernels, and the DSP ones of the M33, with their output over their
+input, as the .bst arena plans it (docs/bst-format.md, "Arena and in-place execution"), run
+in the unicorn emulator: the same bits as the host computes out of place. Kernels that run
+output channels in blocks (conv, fully connected) or channels in groups (3x3 depthwise)
+must not overwrite inputs that a later block still reads."""
 
 import numpy as np
 import pytest

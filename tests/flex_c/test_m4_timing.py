@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("capstone", reason="the cycle model needs capstone: pip install capstone")
 
-from unicorn import UC_HOOK_CODE  # noqa: E402
+from unicorn import UC_HOOK_CODE
 
-from burn.host.flex import m4_timing  # noqa: E402
-from burn.host.flex.elf import Elf  # noqa: E402
-from burn.host.flex.emulator import EmulatedLib  # noqa: E402
-from burn.host.flex.m0_timing import Counter  # noqa: E402
-from burn.host.flex.targets import TARGETS  # noqa: E402
+from burn.host.flex import m4_timing
+from burn.host.flex.elf import Elf
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.m0_timing import Counter
+from burn.host.flex.targets import TARGETS
 
 
 def _assemble(tmp_path, text):
