@@ -107,7 +107,9 @@ def test_reference_kernels_keep_their_names_beside_the_optimised_ones():
     assert m4["flex__ref_s8_conv2d"] == "ref/s8_conv"
     dsp = _defined(targets.build("cortex-m33"))  # the DSP kernels stand on the M0+ ones
     assert dsp["flex_s8_conv2d"] == "opt/cortex_m_dsp/s8_conv"
-    assert dsp["flex_s8_depthwise_conv2d"] == "opt/cortex_m0plus/s8_depthwise"
+    assert dsp["flex_s8_depthwise_conv2d"] == "opt/cortex_m_dsp/s8_depthwise"
+    assert dsp["flex_s8_add"] == "opt/cortex_m0plus/s8_elementwise"
+    assert dsp["flex__m0_depthwise_3x3"] == "opt/cortex_m0plus/m0_depthwise"
     assert dsp["flex_s8_avg_pool2d"] == "entry/s8_pool"
 
 

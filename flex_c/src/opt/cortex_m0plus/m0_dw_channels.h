@@ -11,4 +11,11 @@ int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t
                          const flex_window *win, int32_t depth_multiplier,
                          const flex_s8_quant *q, const flex_dims4 *out, int8_t *output);
 
+/* The Cortex-M0+ depthwise paths in turn (flex__m0_depthwise_3x3, then
+ * flex__m0_dw_channels); returns 0, writing nothing, when neither takes the shape. */
+int flex__m0_depthwise(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                       const flex_window *win, int32_t depth_multiplier,
+                       const flex_s8_quant *q, const flex_dims4 *out, int8_t *output);
+
 #endif

@@ -2,7 +2,6 @@
  * (m0_depthwise.c), other shapes walk channels innermost (m0_dw_channels.c); what neither
  * takes uses the reference kernel (ref/ref.h). */
 #include "../../ref/ref.h"
-#include "m0_depthwise.h"
 #include "m0_dw_channels.h"
 
 flex_status flex_s8_depthwise_conv2d(
@@ -14,10 +13,8 @@ flex_status flex_s8_depthwise_conv2d(
     FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
                                       bias_len, multiplier, shift, quant_len, win,
                                       depth_multiplier, q, out_dims, output, output_len));
-    if (flex__m0_depthwise_3x3(in_dims, input, filter, bias, multiplier, shift, win,
-                                depth_multiplier, q, out_dims, output) ||
-        flex__m0_dw_channels(in_dims, input, filter, bias, multiplier, shift, win,
-                             depth_multiplier, q, out_dims, output))
+    if (flex__m0_depthwise(in_dims, input, filter, bias, multiplier, shift, win,
+                           depth_multiplier, q, out_dims, output))
         return FLEX_OK;
     return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len, bias,
                                          bias_len, multiplier, shift, quant_len, win,

@@ -37,6 +37,20 @@ FLEX_INLINE int32_t flex__dsp_smlad(int32_t a, int32_t b, int32_t acc) {
     return r;
 }
 
+/* acc + a.lo * b.lo (int16 halves). */
+FLEX_INLINE int32_t flex__dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
+    int32_t r;
+    __asm__("smlabb %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+
+/* acc + a.hi * b.hi (int16 halves). */
+FLEX_INLINE int32_t flex__dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
+    int32_t r;
+    __asm__("smlatt %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+
 /* Halves added separately (wrapping int16). */
 FLEX_INLINE int32_t flex__dsp_sadd16(int32_t a, int32_t b) {
     int32_t r;
