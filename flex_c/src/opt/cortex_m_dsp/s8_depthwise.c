@@ -16,10 +16,11 @@
 #define MAX_C 128   /* channels (records and a pixel's sums on the stack) */
 #define MAX_TAPS 64 /* window taps */
 
-/* acc[c] = sum over the taps of x[t][c] * w[t * C + c], four channels at a time. */
+/* acc[c] = sum over the taps of x[t][c] * w[t * C + c], four channels at a time (a
+function of its own, so that the compiler keeps its loop's values in registers). */
 FLEX_HOT
-static void dw_pixel(const int8_t *const *x, const int8_t *w, int32_t taps, int32_t C,
-                     int32_t *acc) {
+__attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int8_t *w,
+                                               int32_t taps, int32_t C, int32_t *acc) {
     int32_t c, t;
     for (c = 0; c < C; c += 4, acc += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
