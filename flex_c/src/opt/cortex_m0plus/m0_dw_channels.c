@@ -8,7 +8,6 @@
  * c overwrites input channel c alone, if the distance is a whole number of pixels; at
  * other distances each pixel runs every block before the next pixel, the records
  * prepared again per pixel. */
-#include "m0_depthwise.h"
 #include "m0_dw_channels.h"
 #include "m0_requant.h"
 
@@ -69,14 +68,4 @@ int flex__m0_dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t
                          output);
         }
     return 1;
-}
-
-int flex__m0_depthwise(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
-                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
-                       const flex_window *win, int32_t depth_multiplier,
-                       const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
-    return flex__m0_depthwise_3x3(in, input, filter, bias, multiplier, shift, win,
-                                  depth_multiplier, q, out, output) ||
-           flex__m0_dw_channels(in, input, filter, bias, multiplier, shift, win,
-                                depth_multiplier, q, out, output);
 }

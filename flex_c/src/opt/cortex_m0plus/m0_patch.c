@@ -12,7 +12,7 @@ void flex__m0_copy_run(int8_t *dst, const int8_t *src, int32_t n) {
         *dst++ = *src++;
 }
 
-void flex__m0_fill_run(int8_t *dst, int8_t value, int32_t n) {
+static void fill_run(int8_t *dst, int8_t value, int32_t n) {
     while (n-- > 0)
         *dst++ = value;
 }
@@ -26,13 +26,13 @@ void flex__m0_padded_rows(const flex_dims4 *in, const int8_t *image, const flex_
     for (ky = 0; ky < win->kernel_h; ky++, dst += row) {
         iy = y0 + ky * win->dilation_h;
         if (iy < 0 || iy >= in->h) {
-            flex__m0_fill_run(dst, fill, row);
+            fill_run(dst, fill, row);
             continue;
         }
-        flex__m0_fill_run(dst, fill, left * C);
+        fill_run(dst, fill, left * C);
         flex__m0_copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C,
                           (end - left) * C);
-        flex__m0_fill_run(dst + end * C, fill, row - end * C);
+        fill_run(dst + end * C, fill, row - end * C);
     }
 }
 
@@ -58,7 +58,7 @@ const int8_t *flex__m0_gather(const flex_dims4 *in, const int8_t *input,
         for (kx = 0; kx < win->kernel_w; kx++) {
             const int32_t ix = x0 + kx * win->dilation_w;
             if (iy < 0 || iy >= in->h || ix < 0 || ix >= in->w)
-                flex__m0_fill_run(dst + kx * C, fill, C);
+                fill_run(dst + kx * C, fill, C);
             else
                 flex__m0_copy_run(dst + kx * C, src + ix * C, C);
         }

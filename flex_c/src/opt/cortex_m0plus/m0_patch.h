@@ -8,9 +8,6 @@
 /* dst[0:n] = src[0:n], a word at a time when both are word-aligned. */
 void flex__m0_copy_run(int8_t *dst, const int8_t *src, int32_t n);
 
-/* dst[0:n] = value. */
-void flex__m0_fill_run(int8_t *dst, int8_t value, int32_t n);
-
 /* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
  * y0 + ky * dilation_h of `image`, with `fill` outside it. */
 void flex__m0_padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
