@@ -35,6 +35,8 @@ NOT_FROM_HOST_EXTRA = {
     "machine": "MicroPython's own module, in a board program (burn.host.board_programs)",
     "burnflex": "burn's C module on the board, imported by a board program",
     "cupy": "the gpu extra", "cupyx": "the gpu extra", "cupy_backends": "the gpu extra",
+    "capstone": "only burn.host.flex.m4_timing, the benchmarks' Cortex-M4/M33 cycle model "
+                "(the dev extra), which says when it is missing",
     "torch": "only burn.host.cuda.launches, the GPU benchmarks' kernel counter, which says "
              "when it is missing",
     "pytest": "the on-device test plugin runs inside pytest (dev extra)",

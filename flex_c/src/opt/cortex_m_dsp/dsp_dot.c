@@ -26,10 +26,11 @@ typedef struct {
     int32_t step;            /* 32: from row 0's end in one block to row 0 of the next */
 } rows_loop;
 
-/* Block loop of the kernels below: reload xq, clear r4-r7, run the groups (BODY), store
- * r4-r7 at acc, step to the next block. The inner loop holds every register but sp, so the
- * loop state stays in l (at [sp]). */
-#define BLOCKS(BODY)                 \
+/* Block loop of the kernels below: reload xq, clear r4-r7, run the groups (BODY, unrolled
+ * twice; an odd count enters at the second copy; GROUP is the bytes of xq one group takes),
+ * store r4-r7 at acc, step to the next block. The inner loop holds every register but sp,
+ * so the loop state stays in l (at [sp]). */
+#define BLOCKS(GROUP, BODY)          \
     ".syntax unified\n"              \
     "push {r4-r11, lr}\n"            \
     "push {r0}\n"                    \
@@ -45,9 +46,12 @@ typedef struct {
     "movs r5, #0\n"                  \
     "movs r6, #0\n"                  \
     "movs r7, #0\n"                  \
-    "cmp r0, r1\n"                   \
+    "subs r12, r1, r0\n"             \
     "beq 2f\n"                       \
+    "tst r12, #" GROUP "\n"          \
+    "bne 3f\n"                       \
     "1:\n" BODY                      \
+    "3:\n" BODY                      \
     "cmp r0, r1\n"                   \
     "bne 1b\n"                       \
     "2:\n"                           \
@@ -74,7 +78,7 @@ typedef struct {
  * eight SMLAD (sums r4-r7: rows 0-3). */
 FLEX_HOT
 __attribute__((naked)) static void groups4(rows_loop *l) {
-    __asm__ volatile(BLOCKS(
+    __asm__ volatile(BLOCKS("8",
         "ldrd r8, r9, [r0], #8\n"
         SPLIT("[r2], #4")
         "smlad r4, r12, r8, r4\n"
@@ -94,7 +98,7 @@ __attribute__((naked)) static void groups4(rows_loop *l) {
  * SMLAD (sums r4-r7: row 0 lanes 0 and 1, row 1 lanes 0 and 1). */
 FLEX_HOT
 __attribute__((naked)) static void groups2x2(rows_loop *l) {
-    __asm__ volatile(BLOCKS(
+    __asm__ volatile(BLOCKS("16",
         "ldm r0!, {r8-r11}\n"
         SPLIT("[r2], #4")
         "smlad r4, r12, r8, r4\n"
