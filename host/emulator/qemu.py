@@ -73,6 +73,8 @@ class QemuBoard(BoardProcess):
         console on a pty, semihosting (the port's exit), and the instruction clock."""
         argv = [program, "-machine", self.board.qemu_machine, "-display", "none",
                 "-monitor", "none", "-semihosting", "-serial", "pty", "-kernel", str(firmware)]
+        if self.board.mpy_arch.startswith("rv"):  # the image starts itself: no firmware
+            argv += ["-bios", "none"]
         return argv + (["-icount", "shift=0"] if self.icount else [])
 
     def start(self, timeout=20.0):

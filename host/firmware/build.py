@@ -127,7 +127,7 @@ def _locate(board, micropython, stock, allow_clone=True, debug=False, ops=None):
     """(recipe, source tree, toolchain, input key) of a build, all checked."""
     recipe = load_recipe(board, stock, debug, ops)
     toolchain.check_build_tools()
-    tools = toolchain.find_toolchain()
+    tools = toolchain.find_toolchain(recipe.board)
     try:
         source = vendor.micropython_source(micropython, allow_clone=allow_clone)
     except vendor.VendorError as e:

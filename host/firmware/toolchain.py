@@ -1,5 +1,6 @@
 """The system tools a firmware build needs: the Arm GNU toolchain with newlib (checked for
-the Cortex-M0+ multilib), cmake, make, and picotool (built once from its vendor sources)."""
+the Cortex-M0+ multilib), or for a RISC-V board the RISC-V one with picolibc (checked for
+the rv32imac multilib), cmake, make, and picotool (built once from its vendor sources)."""
 
 import os
 import shutil
@@ -19,8 +20,18 @@ _M0_LIBS = ("nano.specs", "libc_nano.a", "libstdc++.a")
 _M0_FLAGS = ("-mcpu=cortex-m0plus", "-mthumb")
 
 
-def install_line():
-    """The command that installs the Arm toolchain on this kind of machine."""
+RISCV_APT_LINE = "sudo apt-get install -y gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"
+RISCV_BREW_LINE = "brew install riscv64-elf-gcc"
+RISCV_GCC = "riscv64-unknown-elf-gcc"
+# what the qemu port's RISC-V image links, looked up in the rv32imac/ilp32 multilib
+_RV32_LIBS = ("picolibc.specs", "libgcc.a")
+_RV32_FLAGS = ("-march=rv32imac", "-mabi=ilp32")
+
+
+def install_line(riscv=False):
+    """The command that installs the Arm (or RISC-V) toolchain on this kind of machine."""
+    if riscv:
+        return system_tools.install_line(RISCV_APT_LINE, RISCV_BREW_LINE)
     return system_tools.install_line(APT_LINE, BREW_LINE)
 
 
@@ -40,20 +51,28 @@ def _run(argv):
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def find_toolchain():
-    """The Arm toolchain, checked for newlib and libstdc++ in its Cortex-M0+ multilib;
-    FirmwareError with the install line when something is missing."""
-    gcc = shutil.which(GCC)
+def find_toolchain(board=None):
+    """The toolchain `board` builds with (None: the Arm one, the rp2 boards'), checked for
+    its C library in the multilib the firmware links (Cortex-M0+, or rv32imac for a RISC-V
+    board); FirmwareError with the install line when something is missing."""
+    riscv = board is not None and board.mpy_arch.startswith("rv")
+    name, libs, flags = ((RISCV_GCC, _RV32_LIBS, _RV32_FLAGS) if riscv
+                         else (GCC, _M0_LIBS, _M0_FLAGS))
+    what = "the RISC-V toolchain" if riscv else "the Arm toolchain"
+    gcc = shutil.which(name)
     if gcc is None:
-        raise FirmwareError("%s not found on PATH; install the Arm toolchain: %s"
-                            % (GCC, install_line()))
+        raise FirmwareError("%s not found on PATH; install %s: %s"
+                            % (name, what, install_line(riscv)))
     version = (_run([gcc, "--version"]) or "").splitlines()
-    missing = [name for name in _M0_LIBS
-               if not os.path.isabs(_run([gcc, *_M0_FLAGS, "-print-file-name=" + name]) or "")]
+    missing = [lib for lib in libs
+               if not os.path.isabs(_run([gcc, *flags, "-print-file-name=" + lib]) or "")]
+    if riscv and not missing and "rv32imac" not in (_run(
+            [gcc, *flags, "-print-file-name=libgcc.a"]) or ""):
+        missing = ["an rv32imac/ilp32 libgcc"]
     if missing or not version:
-        raise FirmwareError("%s lacks %s for Cortex-M0+ (newlib / libstdc++ packages); "
-                            "install: %s" % (gcc, ", ".join(missing) or "a version",
-                                             install_line()))
+        raise FirmwareError("%s lacks %s for %s; install: %s" % (
+            gcc, ", ".join(missing) or "a version", "rv32imac" if riscv else "Cortex-M0+",
+            install_line(riscv)))
     return Toolchain(gcc, version[0])
 
 

@@ -1,7 +1,7 @@
 """A private, prepared copy of a MicroPython source tree in the cache, so that builds never
 write into the tree they were given: pico-sdk's docs/ folder added (its CMakeLists wants it),
-mpy-tool.py made to freeze Cortex-M0+ native code word aligned (native_align) and mpy-cross
-built. Prepared once per source tree, reused by every firmware build."""
+mpy-tool.py made to freeze Cortex-M0+ and RISC-V native code word aligned (native_align) and
+mpy-cross built. Prepared once per source tree, reused by every firmware build."""
 
 import hashlib
 import os
@@ -10,11 +10,11 @@ import subprocess
 
 from burn.host.cache import cache_dir
 from burn.host.firmware import FirmwareError, qemu_port
-from burn.host.firmware.native_align import align_armv6m_native_code
+from burn.host.firmware.native_align import word_align_native_code
 from burn.host.vendor import micropython_version
 
 # Names the preparation: a tree prepared by an older procedure (no native_align) is made anew.
-_READY = ".burn-prepared-3"
+_READY = ".burn-prepared-4"
 
 
 def _build_outputs(folder, names):
@@ -40,7 +40,7 @@ def prepared_tree(source, log):
             raise FirmwareError("%s has no lib/pico-sdk: run `make -C ports/rp2 submodules` "
                                 "in it" % source)
         (tmp / "lib" / "pico-sdk" / "docs").mkdir(exist_ok=True)
-        align_armv6m_native_code(tmp)
+        word_align_native_code(tmp)
         qemu_port.name_the_uart(tmp)
         log.write("$ make -C mpy-cross -j2\n")
         log.flush()

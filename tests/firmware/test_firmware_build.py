@@ -114,8 +114,9 @@ def test_unknown_board_lists_the_boards_with_a_recipe(capsys, tmp_path):
 def test_board_without_recipe_names_those_with_one(capsys, tmp_path):
     err = _fails(["firmware", "build", "--board", "esp32"], capsys, tmp_path,
                  "no firmware recipe")
-    assert recipe_boards() == ["qemu-m33", "qemu-m55", "qemu-m7", "rp2040", "rp2350"]
-    assert "qemu-m33, qemu-m55, qemu-m7, rp2040, rp2350" in err
+    assert recipe_boards() == ["qemu-m33", "qemu-m55", "qemu-m7", "qemu-rv32", "rp2040",
+                               "rp2350"]
+    assert "qemu-m33, qemu-m55, qemu-m7, qemu-rv32, rp2040, rp2350" in err
 
 
 def test_stock_and_debug_exclude_each_other(capsys, tmp_path):
@@ -159,6 +160,10 @@ def test_missing_tools_give_the_install_line(capsys, tmp_path, monkeypatch):
         (bin_dir / tool).symlink_to(found)
     err = _fails(["firmware", "build"], capsys, tmp_path, toolchain.install_line())
     assert "arm-none-eabi-gcc not found" in err
+    # a RISC-V board names its own compiler and packages
+    err = _fails(["firmware", "build", "--board", "qemu-rv32"], capsys, tmp_path,
+                 toolchain.install_line(riscv=True))
+    assert "riscv64-unknown-elf-gcc not found" in err and "picolibc" in err
 
 
 VIPER_ON_BOARD = """
