@@ -1,16 +1,18 @@
-"""flex against CMSIS-NN layer by layer on an emulated Cortex-M core (benchmarks/chips.py
-prints the table): the same random data and quantization through flex's kernels for the
-core and through CMSIS-NN built with the same compiler and flags (benchmarks/cmsis_nn.py),
-both in unicorn; per layer the instructions and estimated cycles per multiply-accumulate
-(burn.host.flex.m4_timing) and whether the outputs agree bit for bit.
+"""flex against a peer layer by layer on an emulated core (benchmarks/chips.py prints the
+table): the same random data and quantization through flex's kernels for the core and
+through the peer built with the same compiler and flags (CMSIS-NN on a Cortex-M,
+benchmarks/cmsis_nn.py; esp-nn on RISC-V, benchmarks/esp_nn.py), both in unicorn; per layer
+the instructions and, where the core has a timing model, estimated cycles per
+multiply-accumulate (burn.host.flex.emulated_arch.cost_model) and whether the outputs agree
+bit for bit.
 """
 
 import numpy as np
 
 import burn
+from burn.host.flex.emulated_arch import cost_model
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.m0_timing import Counter
-from burn.host.flex.m4_timing import block_cost
 from burn.host.flex.runtime import use_flex
 
 # (name, kind, geometry): conv/depthwise (in_h, in_w, in_c, out_c, kernel_h, kernel_w,
@@ -81,7 +83,8 @@ class Layer:
         return out
 
     def peer_call(self, out):
-        """(function name, arguments) of the same layer through benchmarks/cmsis_nn_peer.c."""
+        """(function name, arguments) of the same layer through the peer's harness
+        (benchmarks/cmsis_nn_peer.c, esp_nn_peer.c)."""
         if self.kind == "fc":
             fin, fout = self.shape
             p = np.array([1, fin, fout, -self.in_zp, self.out_zp, -128, 127], np.int32)
@@ -99,13 +102,13 @@ class Counted:
 
     def __init__(self, lib):
         self.lib = lib
-        self.counter = Counter(lib, block_cost)
+        self.reset()
 
     def call(self, name, args):
         return self.lib.trace_blocks(name, args, self.counter.on_block)
 
     def reset(self):
-        self.counter = Counter(self.lib, block_cost)
+        self.counter = Counter(self.lib, cost_model(self.lib.target)[0])
 
 
 def compare(flex_lib, peer_lib, seed=0):
@@ -127,7 +130,7 @@ def compare(flex_lib, peer_lib, seed=0):
         peer.reset()
         status = peer.call(fn, args)
         if status != 0:
-            raise RuntimeError("CMSIS-NN's %s returned %d on %s" % (fn, status, name))
+            raise RuntimeError("the peer's %s returned %d on %s" % (fn, status, name))
         per = [(c.instructions / layer.macs, c.cycles / layer.macs)
                for c in (flex.counter, peer.counter)]
         rows.append((name, layer.macs, per[0], per[1], bool(np.array_equal(ours, theirs))))
@@ -177,9 +180,10 @@ class SideBySide:
         self.reset()
 
     def reset(self):
-        self.flex = Counter(self.flex_lib, block_cost)
-        self.rest = Counter(self.flex_lib, block_cost)
-        self.peer = Counter(self.peer_lib, block_cost)
+        cost = cost_model(self.flex_lib.target)[0]
+        self.flex = Counter(self.flex_lib, cost)
+        self.rest = Counter(self.flex_lib, cost)
+        self.peer = Counter(self.peer_lib, cost)
         self.equal = True
         self.unmatched = 0
 
@@ -196,7 +200,7 @@ class SideBySide:
                                       [peer_args[1], peer_args[2], peer_args[6]]) == 0
         status = self.peer_lib.trace_blocks(fn, peer_args, self.peer.on_block)
         if status != 0:
-            raise RuntimeError("CMSIS-NN's %s returned %d" % (fn, status))
+            raise RuntimeError("the peer's %s returned %d" % (fn, status))
         result = self.flex_lib.trace_blocks(name, args, self.flex.on_block)
         out = args[14]
         self.equal = self.equal and np.array_equal(np.asarray(out).reshape(-1), theirs)

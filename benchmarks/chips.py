@@ -1,19 +1,22 @@
-"""flex on the Cortex-M cores beyond the RP2040, against CMSIS-NN, in three tables:
+"""flex on the cores beyond the RP2040, against each core's peer library, in three tables:
 
 1. Layers (conv, depthwise, fully connected of KWS, ResNet-8, MobileNetV1-0.25 and the AD
-   autoencoder) on the Cortex-M33 in unicorn: flex's DSP kernels and CMSIS-NN's DSP path,
-   built with the same compiler for the same core, on the same data; instructions and
-   estimated cycles per multiply-accumulate (burn.host.flex.m4_timing, the Cortex-M4's
-   published timing) and whether the outputs agree bit for bit (benchmarks/chip_layers.py).
+   autoencoder) in unicorn, per core: on the Cortex-M33 flex's DSP kernels and CMSIS-NN's
+   DSP path, on RISC-V (rv32imc) flex's kernels for it and esp-nn as an ESP32-C3 runs it;
+   each pair built with the same compiler for the same core, on the same data;
+   instructions per multiply-accumulate, estimated cycles where the core has a timing model
+   (the M33: burn.host.flex.m4_timing, the Cortex-M4's published timing), and whether the
+   outputs agree bit for bit (benchmarks/chip_layers.py).
 2. Models: one inference of KWS and ResNet-8 through burn's runtime on flex in unicorn, every
-   conv, depthwise and fully connected call also run on CMSIS-NN (the same arguments);
+   conv, depthwise and fully connected call also run on the peer (the same arguments);
    their instructions and cycles summed over those calls.
 3. The int8 models on the QEMU boards (docs/boards.md, "QEMU boards"), one row per (board,
    model): instructions per inference on flex, bit-exactness with TFLM's reference vectors
    and bytes allocated per inference, each measured on burn's firmware for the board.
 
-Tables 1 and 2 need a CMSIS-NN checkout (--cmsis-nn DIR or $BURN_CMSIS_NN,
-benchmarks/cmsis_nn.py); without one they show flex alone and say so.
+Tables 1 and 2 need the peers' checkouts (--cmsis-nn DIR or $BURN_CMSIS_NN,
+benchmarks/cmsis_nn.py; --esp-nn DIR or $BURN_ESP_NN, benchmarks/esp_nn.py); without one
+they show flex alone on that core and say so.
 
 QEMU counts no cycles: burn runs it with `-icount shift=0`, one instruction per nanosecond
 of the board's clock, so time.ticks_us() around one inference counts thousands of
@@ -21,8 +24,8 @@ instructions (burn.host.emulator.qemu.instructions). The firmware is built (or t
 the cache) by `burn firmware build`; the models are the MLPerf Tiny KWS and ResNet-8 from
 $BURN_MODELS_DIR (benchmarks/model_files.py), sent into the board's RAM.
 
-Run: python benchmarks/chips.py [--cmsis-nn DIR] [--boards qemu-m33,qemu-m7]
-         [--models kws,resnet8] [--skip layers,models,boards]
+Run: python benchmarks/chips.py [--cmsis-nn DIR] [--esp-nn DIR] [--cores cortex-m33,riscv32]
+         [--boards qemu-m33,qemu-m7] [--models kws,resnet8] [--skip layers,models,boards]
 """
 
 import argparse
@@ -30,8 +33,10 @@ import sys
 
 import chip_layers
 import cmsis_nn
+import esp_nn
 import numpy as np
 from model_files import require
+from peer_build import PeerMissing
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -39,12 +44,16 @@ from burn.host.emulator import EmulatorError
 from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_bytes
 from burn.host.firmware import FirmwareError
 from burn.host.firmware.build import build_firmware
+from burn.host.flex.emulated_arch import cost_model
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
 
 MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tflite"}
+# emulated target: (its name in the tables, the peer's module, the peer's name)
+CORES = {"cortex-m33": ("Cortex-M33", cmsis_nn, "CMSIS-NN (DSP)"),
+         "riscv32": ("RISC-V rv32imc", esp_nn, "esp-nn (ESP32-C3)")}
 TESTS = 2  # TFLM reference vectors stored in each model
 
 _MEASURE = """
@@ -91,37 +100,47 @@ def _ratio(a, b):
     return "%.2f" % (a / b) if b else "-"
 
 
-def print_layers(peer):
-    """Table 1 (flex alone when `peer` is None)."""
-    print("Layers on the Cortex-M33 (unicorn), per multiply-accumulate: instructions, "
-          "estimated cycles")
+def _cycles(value, timed, fmt):
+    return fmt % value if timed else "-"
+
+
+def print_layers(target, peer):
+    """Table 1 for emulated core `target` (flex alone when `peer` is None)."""
+    title, _module, peer_name = CORES[target]
+    timed = cost_model(target)[1]
+    print("Layers on the %s (unicorn), per multiply-accumulate: instructions%s; peer: %s"
+          % (title, ", estimated cycles" if timed else " (no cycle model)", peer_name))
     print("%-36s %9s %7s %7s %7s %7s %6s %6s %6s" % (
         "layer", "MACs", "flex i", "flex c", "peer i", "peer c", "i/i", "c/c", "equal"))
     if peer is None:
-        flex = chip_layers.Counted(EmulatedLib("cortex-m33"))
+        flex = chip_layers.Counted(EmulatedLib(target))
         rng = np.random.default_rng(0)
         for name, kind, geometry in chip_layers.LAYERS:
             layer = chip_layers.Layer(kind, geometry, rng)
             flex.reset()
             layer.run_flex(flex)
             c = flex.counter
-            print("%-36s %9d %7.2f %7.2f" % (name, layer.macs, c.instructions / layer.macs,
-                                             c.cycles / layer.macs))
+            print("%-36s %9d %7.2f %7s" % (name, layer.macs, c.instructions / layer.macs,
+                                           _cycles(c.cycles / layer.macs, timed, "%.2f")))
         return
-    for name, macs, f, p, equal in chip_layers.compare(EmulatedLib("cortex-m33"), peer):
-        print("%-36s %9d %7.2f %7.2f %7.2f %7.2f %6s %6s %6s" % (
-            name, macs, f[0], f[1], p[0], p[1], _ratio(f[0], p[0]), _ratio(f[1], p[1]),
+    for name, macs, f, p, equal in chip_layers.compare(EmulatedLib(target), peer):
+        print("%-36s %9d %7.2f %7s %7.2f %7s %6s %6s %6s" % (
+            name, macs, f[0], _cycles(f[1], timed, "%.2f"), p[0], _cycles(p[1], timed, "%.2f"),
+            _ratio(f[0], p[0]), _ratio(f[1], p[1]) if timed else "-",
             "yes" if equal else "NO"))
 
 
-def print_models(models, peer):
-    """Table 2: conv, depthwise and fully connected calls of each model."""
-    print("Models on the Cortex-M33 (unicorn): conv, depthwise and fully connected calls of "
-          "one inference")
+def print_models(target, models, peer):
+    """Table 2 for emulated core `target`: conv, depthwise and fully connected calls of each
+    model."""
+    title, _module, peer_name = CORES[target]
+    timed = cost_model(target)[1]
+    print("Models on the %s (unicorn): conv, depthwise and fully connected calls of one "
+          "inference; peer: %s" % (title, peer_name))
     print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
         "model", "flex instr", "flex cycles", "peer instr", "peer cycles", "i/i", "c/c",
         "equal"))
-    flex = EmulatedLib("cortex-m33")
+    flex = EmulatedLib(target)
     for name, data in models.items():
         if peer is None:
             lib = chip_layers.Counted(flex)
@@ -131,15 +150,15 @@ def print_models(models, peer):
             lib.reset()
             model.run(x)
             print("%-9s %13s %13s" % (name, "{:,}".format(lib.counter.instructions),
-                                      "{:,}".format(lib.counter.cycles)))
+                                      _cycles(lib.counter.cycles, timed, "{:,}")))
             continue
         side = chip_layers.compare_model(data, flex, peer)
         f, p = side.flex, side.peer
         print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
-            name, "{:,}".format(f.instructions), "{:,}".format(f.cycles),
-            "{:,}".format(p.instructions), "{:,}".format(p.cycles),
-            _ratio(f.instructions, p.instructions), _ratio(f.cycles, p.cycles),
-            "yes" if side.equal else "NO"))
+            name, "{:,}".format(f.instructions), _cycles(f.cycles, timed, "{:,}"),
+            "{:,}".format(p.instructions), _cycles(p.cycles, timed, "{:,}"),
+            _ratio(f.instructions, p.instructions),
+            _ratio(f.cycles, p.cycles) if timed else "-", "yes" if side.equal else "NO"))
 
 
 def print_boards(boards, models):
@@ -165,29 +184,38 @@ def main(argv=None):
     parser.add_argument("--boards", default=",".join(qemu_boards()))
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--cmsis-nn", metavar="DIR",
-                        help="a CMSIS-NN checkout, the peer of tables 1 and 2 (default: "
-                        "$BURN_CMSIS_NN)")
+                        help="a CMSIS-NN checkout, the Cortex-M33's peer in tables 1 and 2 "
+                        "(default: $BURN_CMSIS_NN)")
+    parser.add_argument("--esp-nn", metavar="DIR",
+                        help="an esp-nn checkout, RISC-V's peer in tables 1 and 2 (default: "
+                        "$BURN_ESP_NN)")
+    parser.add_argument("--cores", default=",".join(CORES),
+                        help="the emulated cores of tables 1 and 2 (comma-separated)")
     parser.add_argument("--skip", default="", help="tables to leave out: layers, models, "
                         "boards (comma-separated)")
     args = parser.parse_args(argv)
     skip = _names(args.skip, ["layers", "models", "boards"], "table") if args.skip else []
     boards = _names(args.boards, qemu_boards(), "board")
+    cores = _names(args.cores, list(CORES), "core")
     chosen = _names(args.models, list(MODELS), "model")
     paths = require([MODELS[n] for n in chosen])
     models = {n: encode_bst(import_tflite(p.read_bytes(), tests=TESTS))
               for n, p in zip(chosen, paths)}
-    peer = None
-    if "layers" not in skip or "models" not in skip:
+    checkouts = {cmsis_nn: args.cmsis_nn, esp_nn: args.esp_nn}
+    for target in cores if "layers" not in skip or "models" not in skip else ():
+        module = CORES[target][1]
+        peer = None
         try:
-            peer = cmsis_nn.emulated(cmsis_nn.find(args.cmsis_nn))
-        except cmsis_nn.PeerMissing as exc:
-            print("chips.py: %s; tables 1 and 2 show flex alone" % exc, file=sys.stderr)
-    if "layers" not in skip:
-        print_layers(peer)
-        print()
-    if "models" not in skip:
-        print_models(models, peer)
-        print()
+            peer = module.emulated(module.find(checkouts[module]), target)
+        except PeerMissing as exc:
+            print("chips.py: %s; tables 1 and 2 show flex alone on the %s"
+                  % (exc, CORES[target][0]), file=sys.stderr)
+        if "layers" not in skip:
+            print_layers(target, peer)
+            print()
+        if "models" not in skip:
+            print_models(target, models, peer)
+            print()
     return 0 if "boards" in skip else print_boards(boards, models)
 
 

@@ -30,9 +30,10 @@ SRC = os.path.join(HERE, "src")
 INCLUDE = os.path.join(HERE, "include")
 HEADER = os.path.join(INCLUDE, "flex.h")
 
-# opt folder: the folder whose files it has unless it replaces them. The Cortex-M0+ kernels
-# are Thumb-1 code that every M-profile core runs; the DSP ones replace the dot products.
-BASES = {"cortex_m_dsp": "cortex_m0plus"}
+# opt folder: the folder whose files it has unless it replaces them. opt/portable holds plain
+# C helpers of every CPU's kernels (the patch gather); the Cortex-M0+ kernels are Thumb-1
+# code that every M-profile core runs; the DSP ones replace the dot products.
+BASES = {"cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable"}
 
 
 def opt_targets():

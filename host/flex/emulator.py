@@ -1,24 +1,25 @@
-"""Run the Cortex-M builds of flex_c in the unicorn emulator.
+"""Run the Cortex-M and RISC-V builds of flex_c in the unicorn emulator.
 
 `EmulatedLib(target)` has the same `call(name, args)` as the host library (see
 burn.host.flex.binding), so `GraphKernels(EmulatedLib("cortex-m0plus"))` runs the int8
 kernels on an emulated Cortex-M0+ and the tests compare them with the host bit for bit.
 Each call copies its buffers into emulated RAM (numpy views of one array as that whole
 array, once, so that buffers which overlap on the host overlap there too: an output placed
-over its input as the .bst arena plans it), follows the AAPCS (soft-float for Cortex-M0+,
-hard-float VFP registers for Cortex-M4F), runs the function until it returns to a magic
-address, and copies writable buffers back.
+over its input as the .bst arena plans it), follows the target's calling convention
+(burn.host.flex.emulated_arch: the AAPCS, soft-float for Cortex-M0+ and hard-float VFP
+registers for the cores with an FPU; RISC-V's ilp32), runs the function until it returns to
+a magic address, and copies writable buffers back.
 """
 
 import struct
 
 import numpy as np
-from unicorn import UC_ARCH_ARM, UC_HOOK_BLOCK, UC_MODE_MCLASS, UC_MODE_THUMB, Uc, UcError
-from unicorn import arm_const as arm
+from unicorn import UC_HOOK_BLOCK, Uc, UcError
 
 from burn.host.flex.binding import PtrList, Struct
 from burn.host.flex.elf import STT_FUNC, Elf
-from burn.host.flex.targets import TARGETS, build
+from burn.host.flex.emulated_arch import EMULATED
+from burn.host.flex.targets import build
 
 FLASH = 0x10000000
 FLASH_SIZE = 2 << 20
@@ -26,10 +27,6 @@ RAM = 0x20000000
 RAM_SIZE = 16 << 20
 STACK_SIZE = 64 << 10
 RETURN = FLASH + FLASH_SIZE - 0x100  # never code: the return address of every call
-_CPU = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4f": arm.UC_CPU_ARM_CORTEX_M4,
-        "cortex-m33": arm.UC_CPU_ARM_CORTEX_M33}
-_ARGS = [arm.UC_ARM_REG_R0, arm.UC_ARM_REG_R1, arm.UC_ARM_REG_R2, arm.UC_ARM_REG_R3]
-_FLOAT_ARGS = [getattr(arm, "UC_ARM_REG_S%d" % i) for i in range(16)]
 
 
 def _root(a):
@@ -50,24 +47,26 @@ class EmulationError(RuntimeError):
 
 
 class EmulatedLib:
-    """A Cortex-M build of flex_c loaded into a fresh unicorn instance: the target's
-    optimised kernels, or with `reference` the reference kernels alone; or `image`, another
-    ELF linked for the same memory map (flex_c/cortex_m.ld), such as a peer library's."""
+    """A Cortex-M or RISC-V build of flex_c loaded into a fresh unicorn instance: the
+    target's optimised kernels, or with `reference` the reference kernels alone; or `image`,
+    another ELF linked for the same memory map (flex_c/emulated.ld), such as a peer
+    library's."""
 
     def __init__(self, target="cortex-m0plus", opt="-Os", reference=False, image=None):
-        if target not in _CPU:
+        if target not in EMULATED:
             raise ValueError("no emulator for target %r; emulated: %s" % (
-                target, ", ".join(sorted(_CPU))))
+                target, ", ".join(sorted(EMULATED))))
         self.target = target
+        self.arch = arch = EMULATED[target]
         self.name = target + (" (reference kernels)" if reference else "")
         self.build = None if image else build(target, opt, reference=reference)
         with open(image or self.build.image, "rb") as f:
             elf = Elf(f.read())
-        self.functions = {s.name: s.value & ~1 for s in elf.symbols
+        self.functions = {s.name: s.value & ~arch.entry_bit for s in elf.symbols
                           if s.kind == STT_FUNC and s.section is not None}
-        self.hard_float = TARGETS[target][0].endswith("eabihf")
-        uc = Uc(UC_ARCH_ARM, UC_MODE_THUMB | UC_MODE_MCLASS)
-        uc.ctl_set_cpu_model(_CPU[target])
+        self.hard_float = bool(arch.float_args)
+        uc = Uc(arch.uc_arch, arch.uc_mode)
+        uc.ctl_set_cpu_model(arch.cpu)
         uc.mem_map(FLASH, FLASH_SIZE)
         uc.mem_map(RAM, RAM_SIZE)
         heap = RAM
@@ -76,8 +75,8 @@ class EmulatedLib:
             if RAM <= vaddr < RAM + RAM_SIZE:
                 heap = max(heap, vaddr + memsz)
         self.heap_base = (heap + 7) & ~7
-        if self.hard_float:
-            uc.reg_write(arm.UC_ARM_REG_FPEXC, 0x40000000)  # enable the FPU
+        for reg, value in arch.setup:
+            uc.reg_write(reg, value)
         self.uc = uc
         self._hook = None
 
@@ -128,37 +127,39 @@ class EmulatedLib:
                 (floats if self.hard_float else words).append(bits)
             else:
                 words.append(self._put(a, written))
-        uc = self.uc
+        uc, arch = self.uc, self.arch
         sp = RAM + RAM_SIZE - 64
-        stacked = words[4:]
+        stacked = words[len(arch.args):]
         sp -= 4 * len(stacked)
-        sp &= ~7
+        sp &= ~15
         if stacked:
             uc.mem_write(sp, struct.pack("<%dI" % len(stacked), *stacked))
-        for reg, value in zip(_ARGS, words):
+        for reg, value in zip(arch.args, words):
             uc.reg_write(reg, value)
-        for reg, value in zip(_FLOAT_ARGS, floats):
+        for reg, value in zip(arch.float_args, floats):
             uc.reg_write(reg, value)
-        uc.reg_write(arm.UC_ARM_REG_SP, sp)
-        uc.reg_write(arm.UC_ARM_REG_LR, RETURN | 1)
+        uc.reg_write(arch.sp, sp)
+        uc.reg_write(arch.link, RETURN | arch.entry_bit)
         return written
 
     def call(self, name, args, timeout_s=120):
         """Call `name` with binding-style `args`; returns the int32 status."""
         written = self._start(name, args)
+        arch = self.arch
         try:
-            self.uc.emu_start(self.functions[name] | 1, RETURN, timeout=int(timeout_s * 1e6))
+            self.uc.emu_start(self.functions[name] | arch.entry_bit, RETURN,
+                              timeout=int(timeout_s * 1e6))
         except UcError as e:
-            pc = self.uc.reg_read(arm.UC_ARM_REG_PC)
+            pc = self.uc.reg_read(arch.pc)
             raise EmulationError("%s on %s faulted at pc=0x%08x: %s" % (
                 name, self.target, pc, e)) from None
-        if self.uc.reg_read(arm.UC_ARM_REG_PC) != RETURN:
+        if self.uc.reg_read(arch.pc) != RETURN:
             raise EmulationError("%s on %s did not return within %ss" % (
                 name, self.target, timeout_s))
         for addr, arr in written:
             arr[...] = np.frombuffer(bytes(self.uc.mem_read(addr, arr.nbytes)),
                                      dtype=arr.dtype).reshape(arr.shape)
-        status = self.uc.reg_read(arm.UC_ARM_REG_R0)
+        status = self.uc.reg_read(arch.args[0])
         return status - (1 << 32) if status & 0x80000000 else status
 
     def trace_blocks(self, name, args, on_block):

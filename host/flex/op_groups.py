@@ -6,11 +6,11 @@ import posixpath
 # group: object file names (without folder), reference, optimised and helper files alike
 GROUPS = {
     "conv": ("s8_conv", "s8_depthwise", "f32_conv", "f32_conv_wide", "f32_winograd",
-             "m0_pairs", "m0_patch", "m0_depthwise", "m0_dw_channels"),
+             "m0_pairs", "patch", "m0_depthwise", "m0_dw_channels", "rv_depthwise"),
     "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
     "svdf (optional)": ("s8_svdf", "f32_svdf"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),
-    "conv/fc shared": ("m0_dot", "m0_requant", "dsp_dot", "dsp_requant"),
+    "conv/fc shared": ("m0_dot", "m0_requant", "dsp_dot", "dsp_requant", "rv_dot"),
     "elementwise": ("s8_elementwise", "f32_elementwise"),
     "pool/reduce": ("s8_pool", "s8_mean", "f32_pool", "f32_reduce"),
     "softmax/activations": ("s8_activation",),

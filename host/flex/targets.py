@@ -19,8 +19,9 @@ FLEX_C = str(project_files.tree("flex_c"))
 COMMON_FLAGS = ["-std=c99", "-ffreestanding", "-fno-builtin", "-fno-math-errno",
                 "-ffunction-sections", "-Wall", "-Werror", "-I" + os.path.join(FLEX_C, "include")]
 
-# The emulator's image keeps every kernel (no section GC) and its symbols (-g).
-LINK_FLAGS = ["-g", "-nostartfiles", "-Wl,-T," + os.path.join(FLEX_C, "cortex_m.ld"),
+# The emulator's image (Cortex-M and RISC-V) keeps every kernel (no section GC) and its
+# symbols (-g).
+LINK_FLAGS = ["-g", "-nostartfiles", "-Wl,-T," + os.path.join(FLEX_C, "emulated.ld"),
               "-Wl,-e,flex_version", "-Wl,--no-gc-sections"]
 
 # name: (zig target triple, cpu flags, opt folder, links an image for the emulator)
@@ -31,7 +32,7 @@ TARGETS = {
                    True),
     "cortex-m33": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m33+dsp+fp_armv8d16sp"],
                    "cortex_m_dsp", True),
-    "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+a+c"], "riscv32", False),
+    "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+c"], "riscv32", True),
     "wasm32": ("wasm32-freestanding", [], "wasm32", False),
 }
 

@@ -21,7 +21,7 @@ from burn.host.flex.graph_kernels import GraphKernels
 HOST = GraphKernels()
 
 
-@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33"])
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32"])
 def m0(request):
     return GraphKernels(EmulatedLib(request.param))
 

@@ -10,7 +10,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 
 
-@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33"])
+@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33", "riscv32"])
 def test_emulated_int8_kernels_equal_host_and_tflm(target):
     host, emulated = GraphKernels(), GraphKernels(EmulatedLib(target))
     failures = []

@@ -13,7 +13,7 @@ from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.params import dims, window
 
 
-@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33"])
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32"])
 def m0(request):
     """The Cortex-M0+ kernels, and the DSP ones of the M33 that stand on them."""
     return EmulatedLib(request.param)

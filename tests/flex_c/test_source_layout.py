@@ -111,9 +111,13 @@ def test_reference_kernels_keep_their_names_beside_the_optimised_ones():
     assert dsp["flex_s8_add"] == "opt/cortex_m0plus/s8_elementwise"
     assert dsp["flex__m0_depthwise_3x3"] == "opt/cortex_m0plus/m0_depthwise"
     assert dsp["flex_s8_avg_pool2d"] == "entry/s8_pool"
+    rv = _defined(targets.build("riscv32"))  # RISC-V's stand on the portable helpers
+    assert rv["flex_s8_conv2d"] == "opt/riscv32/s8_conv"
+    assert rv["flex__patch_gather"] == dsp["flex__patch_gather"] == "opt/portable/patch"
+    assert rv["flex_s8_add"] == "entry/s8_elementwise"
 
 
-@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m33"])
+@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m33", "riscv32"])
 def test_every_object_has_an_op_group(target):
     build = targets.build(target)
     assert [n for n in build.objects if op_groups.op_group(n) == "other"] == []

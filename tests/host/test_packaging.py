@@ -23,7 +23,7 @@ def _norm(name):
     """A distribution name as pip compares them."""
     return re.sub(r"[-_.]+", "-", name).lower()
 # One file of each project tree that a host tool opens at run time.
-TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/cortex_m.ld",
+TREE_FILES = ("flex_c/sources.py", "flex_c/include/flex.h", "flex_c/emulated.ld",
               "micropython/micropython.cmake", "micropython/natmod/Makefile",
               "micropython/package.json", "firmware/manifest.py",
               "firmware/boards/BURN_RP2040/mpconfigboard.h", "boards/rp2040.json")

@@ -13,8 +13,8 @@ CFLAGS += -misa-spec=2.2
 AFLAGS += -misa-spec=2.2
 LDFLAGS += -misa-spec=2.2
 
-# no FPU: flex's int8 kernels only (the reference ones, until rv32imc loops exist)
-BURNFLEX_OPT = none
+# no FPU: flex's int8 kernels only, its RISC-V ones (opt/riscv32)
+BURNFLEX_OPT = riscv32
 BURNFLEX_FLOAT = 0
 
 # Frozen viper code is byte arrays in .text, word aligned by the build's mpy-tool (see

@@ -10,7 +10,7 @@
 #include "../../ref/ref.h"
 #include "m0_dot.h"
 #include "m0_pairs.h"
-#include "m0_patch.h"
+#include "../portable/patch.h"
 #include "m0_requant.h"
 
 #define PATCH_MAX 1152   /* 3 x 3 x 128: longest patch of the fast paths */
@@ -81,12 +81,12 @@ static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
     const int32_t C = g->in->c;
     const int8_t fill = (int8_t)(-g->q->input_offset);
     if (!g->banded) {
-        flex__m0_pack_x(flex__m0_gather(g->in, g->input, win, a.b, a.oy, a.ox, fill, g->band),
+        flex__m0_pack_x(flex__patch_gather(g->in, g->input, win, a.b, a.oy, a.ox, fill, g->band),
                         g->k, xp);
         return;
     }
     if (fresh || a.ox == 0) /* the window rows under this output row, padded */
-        flex__m0_padded_rows(g->in, g->input + a.b * g->in->h * g->in->w * C, win,
+        flex__patch_padded_rows(g->in, g->input + a.b * g->in->h * g->in->w * C, win,
                              a.oy * win->stride_h - win->pad_top, -win->pad_left, g->width,
                              fill, g->band);
     pack_band_patch(g->band + a.ox * win->stride_w * C, win->kernel_h, win->kernel_w * C,
@@ -120,7 +120,7 @@ static void conv_dots(const conv_geom *g, const flex__m0_rq *rq, int all_fast,
     int32_t p;
     pixel_at a = locate(g->out, p0);
     for (p = p0; p < p1; p++, dst += g->out->c, advance(g->out, &a)) {
-        const int8_t *x = flex__m0_gather(g->in, g->input, g->win, a.b, a.oy, a.ox, fill,
+        const int8_t *x = flex__patch_gather(g->in, g->input, g->win, a.b, a.oy, a.ox, fill,
                                           g->band);
         flex__m0_dot_rows(x + k, w_block + k, k, nb, acc);
         flex__m0_requant_block(acc, rq, nb, all_fast, dst, g->q);
@@ -255,7 +255,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
             conv_dots(&g, rq, all_fast, filter + oc0 * k, nb, p0, p1, acc, dst + oc0);
         }
         if (dst != output) /* else this was the only span */
-            flex__m0_copy_run(output + p0 * OC, dst, (p1 - p0) * OC);
+            flex__patch_copy_run(output + p0 * OC, dst, (p1 - p0) * OC);
     }
     return FLEX_OK;
 }

@@ -1,5 +1,5 @@
 /* int8 convolution on the Arm DSP extension: output pixels two at a time, each receptive
- * field gathered (m0_patch.h; padding filled with the input zero point, so that it adds
+ * field gathered (patch.h; padding filled with the input zero point, so that it adds
  * nothing once the offset is added, exactly as TFLM skipping it) and widened with the input
  * offset (dsp_dot.h), then every output channel's dot products over both patches at once,
  * requantized (dsp_requant.h). Both patches are widened before either pixel is
@@ -9,7 +9,7 @@
  * length is not a multiple of 4 is padded with zeros, and so are the filter's rows, copied
  * into the widened vectors' spare words, where they fit. Stack: about 5 KB. */
 #include "../../ref/ref.h"
-#include "../cortex_m0plus/m0_patch.h"
+#include "../portable/patch.h"
 #include "dsp_dot.h"
 #include "dsp_requant.h"
 
@@ -24,12 +24,12 @@ static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_wi
                         int32_t input_offset, int32_t lanes, int32_t lane, int8_t *patch,
                         int32_t *xq) {
     const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
-    const int8_t *x = flex__m0_gather(in, input, win, b, oy, ox, (int8_t)(-input_offset),
+    const int8_t *x = flex__patch_gather(in, input, win, b, oy, ox, (int8_t)(-input_offset),
                                       patch);
     int32_t i;
     if (kp != k) {
         if (x != patch)
-            flex__m0_copy_run(patch, x, k);
+            flex__patch_copy_run(patch, x, k);
         for (i = k; i < kp; i++)
             patch[i] = 0;
         x = patch;

@@ -1,9 +1,9 @@
-/* Receptive fields gathered into patches (m0_patch.h). */
-#include "m0_patch.h"
+/* Receptive fields gathered into patches (patch.h). */
+#include "patch.h"
 
 typedef int32_t word_t __attribute__((may_alias));
 
-void flex__m0_copy_run(int8_t *dst, const int8_t *src, int32_t n) {
+void flex__patch_copy_run(int8_t *dst, const int8_t *src, int32_t n) {
     if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
         for (; n >= 4; n -= 4, dst += 4, src += 4)
             *(word_t *)dst = *(const word_t *)src;
@@ -17,7 +17,7 @@ static void fill_run(int8_t *dst, int8_t value, int32_t n) {
         *dst++ = value;
 }
 
-void flex__m0_padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
+void flex__patch_padded_rows(const flex_dims4 *in, const int8_t *image, const flex_window *win,
                           int32_t y0, int32_t x0, int32_t width, int8_t fill, int8_t *dst) {
     const int32_t C = in->c, in_w = in->w, row = width * C;
     const int32_t left = x0 >= 0 ? 0 : (-x0 < width ? -x0 : width);
@@ -30,13 +30,13 @@ void flex__m0_padded_rows(const flex_dims4 *in, const int8_t *image, const flex_
             continue;
         }
         fill_run(dst, fill, left * C);
-        flex__m0_copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C,
+        flex__patch_copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C,
                           (end - left) * C);
         fill_run(dst + end * C, fill, row - end * C);
     }
 }
 
-const int8_t *flex__m0_gather(const flex_dims4 *in, const int8_t *input,
+const int8_t *flex__patch_gather(const flex_dims4 *in, const int8_t *input,
                               const flex_window *win, int32_t b, int32_t oy, int32_t ox,
                               int8_t fill, int8_t *patch) {
     const int32_t y0 = oy * win->stride_h - win->pad_top;
@@ -49,7 +49,7 @@ const int8_t *flex__m0_gather(const flex_dims4 *in, const int8_t *input,
         y0 < in->h && (win->kernel_w == 1 || win->dilation_w == 1))
         return image + (y0 * in->w + x0) * C;
     if (win->dilation_w == 1) { /* each window row one run of the input, padded at its ends */
-        flex__m0_padded_rows(in, image, win, y0, x0, win->kernel_w, fill, patch);
+        flex__patch_padded_rows(in, image, win, y0, x0, win->kernel_w, fill, patch);
         return patch;
     }
     for (ky = 0; ky < win->kernel_h; ky++, dst += win->kernel_w * C) {
@@ -60,7 +60,7 @@ const int8_t *flex__m0_gather(const flex_dims4 *in, const int8_t *input,
             if (iy < 0 || iy >= in->h || ix < 0 || ix >= in->w)
                 fill_run(dst + kx * C, fill, C);
             else
-                flex__m0_copy_run(dst + kx * C, src + ix * C, C);
+                flex__patch_copy_run(dst + kx * C, src + ix * C, C);
         }
     }
     return patch;

@@ -1,0 +1,83 @@
+/* int8 depthwise convolution for RISC-V (rv32imc), depth multiplier 1: output pixel by
+ * pixel, four channels at a time in registers over the window's taps. The input offset
+ * enters once per channel as offset * sum(weights), folded into the bias; taps outside the
+ * input read a row of zero points, which the folded offset cancels, exactly as TFLM
+ * skipping them. Pixels are written in order, each after its taps are read, as the
+ * reference does, so an output over its input needs no other order. Other depth
+ * multipliers, more than MAX_C channels or MAX_TAPS taps use the reference kernel
+ * (ref/ref.h). Stack: about 2.5 KB. */
+#include "../../ref/ref.h"
+#include "rv_requant.h"
+
+#define MAX_C 256   /* channels (a pixel's sums and folded biases on the stack) */
+#define MAX_TAPS 64 /* window taps */
+
+/* acc[c] = sum over the taps of x[t][c] * w[t * C + c] (a function of its own, so that the
+ * compiler keeps its loop's values in registers). */
+__attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int8_t *w,
+                                               int32_t taps, int32_t C, int32_t *acc) {
+    int32_t c = 0, t;
+    for (; c + 4 <= C; c += 4) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        const int8_t *wt = w + c;
+        for (t = 0; t < taps; t++, wt += C) {
+            const int8_t *xt = x[t] + c;
+            a0 += xt[0] * wt[0];
+            a1 += xt[1] * wt[1];
+            a2 += xt[2] * wt[2];
+            a3 += xt[3] * wt[3];
+        }
+        acc[c] = a0, acc[c + 1] = a1, acc[c + 2] = a2, acc[c + 3] = a3;
+    }
+    for (; c < C; c++) {
+        int32_t a = 0;
+        for (t = 0; t < taps; t++)
+            a += x[t][c] * w[t * C + c];
+        acc[c] = a;
+    }
+}
+
+flex_status flex_s8_depthwise_conv2d(
+    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
+    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+    int32_t acc[MAX_C], base[MAX_C];
+    const int8_t *x[MAX_TAPS];
+    int8_t zeros[MAX_C];
+    const flex_dims4 *in = in_dims, *out = out_dims;
+    const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
+    int32_t c, t, b, oy, ox, ky, kx, iy, ix, sum;
+    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
+                                      bias_len, multiplier, shift, quant_len, win,
+                                      depth_multiplier, q, out_dims, output, output_len));
+    if (depth_multiplier != 1 || C > MAX_C || taps > MAX_TAPS)
+        return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len,
+                                             bias, bias_len, multiplier, shift, quant_len,
+                                             win, depth_multiplier, q, out_dims, output,
+                                             output_len);
+    for (c = 0; c < C; c++) {
+        for (sum = 0, t = 0; t < taps; t++)
+            sum += filter[t * C + c];
+        base[c] = FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(q->input_offset, sum));
+        zeros[c] = (int8_t)(-q->input_offset);
+    }
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++)
+            for (ox = 0; ox < out->w; ox++, output += C) {
+                for (ky = 0, t = 0; ky < win->kernel_h; ky++)
+                    for (kx = 0; kx < win->kernel_w; kx++, t++) {
+                        iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
+                        ix = ox * win->stride_w - win->pad_left + kx * win->dilation_w;
+                        x[t] = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w
+                                   ? input + ((b * in->h + iy) * in->w + ix) * C
+                                   : zeros;
+                    }
+                dw_pixel(x, filter, taps, C, acc);
+                for (c = 0; c < C; c++)
+                    output[c] = flex__rv_requant(FLEX_WADD(acc[c], base[c]), multiplier[c],
+                                                 shift[c], q);
+            }
+    return FLEX_OK;
+}

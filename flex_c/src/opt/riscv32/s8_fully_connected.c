@@ -1,0 +1,49 @@
+/* int8 fully connected for RISC-V (rv32imc): each input row is widened once with the input
+ * offset, then every output row's dot product runs over it, four rows at a time
+ * (rv_dot.h), each output requantized as the reference does. The row is widened before any
+ * of its outputs is written, so an output over its input needs no other order. A non-zero
+ * filter offset and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack:
+ * about 2.7 KB. */
+#include "../../ref/ref.h"
+#include "rv_dot.h"
+#include "rv_requant.h"
+
+#define ROW_MAX 1280 /* input features */
+#define OUT_BLOCK 32
+
+flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
+                                    const int8_t *input, size_t input_len,
+                                    const int8_t *filter, size_t filter_len,
+                                    int32_t filter_offset, const int32_t *bias,
+                                    size_t bias_len, const int32_t *multiplier,
+                                    const int32_t *shift, size_t quant_len,
+                                    const flex_s8_quant *q, int8_t *output,
+                                    size_t output_len) {
+    int16_t xq[ROW_MAX];
+    int32_t acc[OUT_BLOCK];
+    int32_t b, o0, nb, r;
+    const int32_t per_channel = quant_len == 1 ? 0 : 1;
+    FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
+                               filter_len, filter_offset, bias, bias_len, multiplier, shift,
+                               quant_len, q, output, output_len));
+    if (filter_offset != 0 || in_features > ROW_MAX)
+        return flex__ref_s8_fully_connected(batches, in_features, out_features, input,
+                                            input_len, filter, filter_len, filter_offset, bias,
+                                            bias_len, multiplier, shift, quant_len, q, output,
+                                            output_len);
+    for (b = 0; b < batches; b++) {
+        int8_t *out = output + b * out_features;
+        flex__rv_widen(input + b * in_features, in_features, q->input_offset, 1, xq);
+        for (o0 = 0; o0 < out_features; o0 += nb) {
+            nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
+            flex__rv_dot_rows(xq, 1, in_features, filter + o0 * in_features, nb, acc);
+            for (r = 0; r < nb; r++) {
+                const int32_t o = o0 + r;
+                out[o] = flex__rv_requant(FLEX_WADD(acc[r], bias ? bias[o] : 0),
+                                          multiplier[per_channel * o], shift[per_channel * o],
+                                          q);
+            }
+        }
+    }
+    return FLEX_OK;
+}
