@@ -5,14 +5,14 @@
  * output requantized as the reference does. Both patches are widened before either pixel
  * is written, so an output over its input (the .bst arena's in-place plan) needs no other
  * order. Grouped convolution and patches longer than PATCH_MAX use the reference kernel
- * (ref/ref.h). Stack: about 6 KB. */
+ * (ref/ref.h). Stack: about 7.5 KB. */
 #include "../../ref/ref.h"
 #include "../portable/patch.h"
 #include "rv_dot.h"
 #include "rv_requant.h"
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
-#define OC_BLOCK 32    /* output channels per block of accumulators (two pixels each) */
+#define OC_BLOCK 32    /* output channels per block of accumulators and records */
 
 /* Gathers output pixel p's patch (k elements) and widens it into lane `lane` of `lanes`
  * of xq. */
@@ -34,6 +34,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     int8_t patch[PATCH_MAX];
     int16_t xq[2 * PATCH_MAX];
     int32_t acc[2 * OC_BLOCK];
+    flex__rv_rq rq[OC_BLOCK];
     int32_t k, OC, units, p, lanes, oc0, nb, r, lane;
     FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
                                  multiplier, shift, quant_len, win, groups, q, out_dims, output,
@@ -45,6 +46,8 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
                                    out_dims, output, output_len);
     OC = out_dims->c;
     units = out_dims->n * out_dims->h * out_dims->w;
+    for (r = 0; r < OC && OC <= OC_BLOCK; r++) /* one block: its records serve every pixel */
+        flex__rv_rq_init(rq + r, bias ? bias[r] : 0, multiplier[r], shift[r]);
     for (p = 0; p < units; p += lanes) {
         lanes = p + 1 < units ? 2 : 1;
         widen_pixel(in_dims, input, win, out_dims, p, k, q->input_offset, lanes, 0, patch, xq);
@@ -54,13 +57,13 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
         for (oc0 = 0; oc0 < OC; oc0 += nb) {
             nb = OC - oc0 < OC_BLOCK ? OC - oc0 : OC_BLOCK;
             flex__rv_dot_rows(xq, lanes, k, filter + oc0 * k, nb, acc);
-            for (r = 0; r < nb; r++) {
-                const int32_t o = oc0 + r;
+            for (r = 0; r < nb && OC > OC_BLOCK; r++)
+                flex__rv_rq_init(rq + r, bias ? bias[oc0 + r] : 0, multiplier[oc0 + r],
+                                 shift[oc0 + r]);
+            for (r = 0; r < nb; r++)
                 for (lane = 0; lane < lanes; lane++)
-                    output[(p + lane) * OC + o] = flex__rv_requant(
-                        FLEX_WADD(acc[lanes * r + lane], bias ? bias[o] : 0), multiplier[o],
-                        shift[o], q);
-            }
+                    output[(p + lane) * OC + oc0 + r] =
+                        flex__rv_rq_apply(rq + r, acc[lanes * r + lane], q);
         }
     }
     return FLEX_OK;

@@ -5,20 +5,21 @@
  * skipping them. Pixels are written in order, each after its taps are read, as the
  * reference does, so an output over its input needs no other order. Other depth
  * multipliers, more than MAX_C channels or MAX_TAPS taps use the reference kernel
- * (ref/ref.h). Stack: about 2.5 KB. */
+ * (ref/ref.h). Stack: about 4.5 KB. */
 #include "../../ref/ref.h"
 #include "rv_requant.h"
 
-#define MAX_C 256   /* channels (a pixel's sums and folded biases on the stack) */
+#define MAX_C 128   /* channels (a pixel's sums and requantization records on the stack) */
 #define MAX_TAPS 64 /* window taps */
 
-/* acc[c] = sum over the taps of x[t][c] * w[t * C + c] (a function of its own, so that the
- * compiler keeps its loop's values in registers). */
+/* acc[c] = sum over the taps of x[t][c] * w[t * C + c], eight channels a pass (a function
+ * of its own, so that the compiler keeps its loop's values in registers). */
+FLEX_HOT
 __attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int8_t *w,
                                                int32_t taps, int32_t C, int32_t *acc) {
     int32_t c = 0, t;
-    for (; c + 4 <= C; c += 4) {
-        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (; c + 8 <= C; c += 8) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
         const int8_t *wt = w + c;
         for (t = 0; t < taps; t++, wt += C) {
             const int8_t *xt = x[t] + c;
@@ -26,8 +27,13 @@ __attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int
             a1 += xt[1] * wt[1];
             a2 += xt[2] * wt[2];
             a3 += xt[3] * wt[3];
+            a4 += xt[4] * wt[4];
+            a5 += xt[5] * wt[5];
+            a6 += xt[6] * wt[6];
+            a7 += xt[7] * wt[7];
         }
         acc[c] = a0, acc[c + 1] = a1, acc[c + 2] = a2, acc[c + 3] = a3;
+        acc[c + 4] = a4, acc[c + 5] = a5, acc[c + 6] = a6, acc[c + 7] = a7;
     }
     for (; c < C; c++) {
         int32_t a = 0;
@@ -43,7 +49,8 @@ flex_status flex_s8_depthwise_conv2d(
     const int32_t *multiplier, const int32_t *shift, size_t quant_len,
     const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
     const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    int32_t acc[MAX_C], base[MAX_C];
+    flex__rv_rq rq[MAX_C];
+    int32_t acc[MAX_C];
     const int8_t *x[MAX_TAPS];
     int8_t zeros[MAX_C];
     const flex_dims4 *in = in_dims, *out = out_dims;
@@ -60,7 +67,8 @@ flex_status flex_s8_depthwise_conv2d(
     for (c = 0; c < C; c++) {
         for (sum = 0, t = 0; t < taps; t++)
             sum += filter[t * C + c];
-        base[c] = FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(q->input_offset, sum));
+        flex__rv_rq_init(rq + c, FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(q->input_offset, sum)),
+                         multiplier[c], shift[c]);
         zeros[c] = (int8_t)(-q->input_offset);
     }
     for (b = 0; b < out->n; b++)
@@ -76,8 +84,7 @@ flex_status flex_s8_depthwise_conv2d(
                     }
                 dw_pixel(x, filter, taps, C, acc);
                 for (c = 0; c < C; c++)
-                    output[c] = flex__rv_requant(FLEX_WADD(acc[c], base[c]), multiplier[c],
-                                                 shift[c], q);
+                    output[c] = flex__rv_rq_apply(rq + c, acc[c], q);
             }
     return FLEX_OK;
 }
