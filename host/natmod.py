@@ -25,9 +25,12 @@ MODULE = "burnflex"
 # natmod architectures that the Makefile knows, with their C compiler
 ARCHES = {"x86": "gcc", "x64": "gcc", "armv6m": "arm-none-eabi-gcc",
           "armv7m": "arm-none-eabi-gcc", "armv7emsp": "arm-none-eabi-gcc",
-          "armv7emdp": "arm-none-eabi-gcc"}
+          "armv7emdp": "arm-none-eabi-gcc", "rv32imc": "riscv64-unknown-elf-gcc"}
 ARM_INSTALL = ("apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi "
                "libstdc++-arm-none-eabi-newlib")
+RISCV_INSTALL = "apt-get install -y gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"
+# the microcontroller architectures: modules without the optional ops
+_MCU_ARCHES = ("armv6m", "armv7m", "armv7emsp", "armv7emdp", "rv32imc")
 _THUMB = ("armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp")
 
 
@@ -46,7 +49,8 @@ def _compiler(arch):
                           % (arch, ", ".join(sorted(ARCHES))))
     cc = shutil.which(ARCHES[arch])
     if cc is None:
-        install = ARM_INSTALL if ARCHES[arch].startswith("arm") else "apt-get install -y gcc"
+        install = (ARM_INSTALL if ARCHES[arch].startswith("arm") else RISCV_INSTALL
+                   if ARCHES[arch].startswith("riscv") else "apt-get install -y gcc")
         raise MissingTool("%s not found: building burnflex.mpy for %s needs it (%s)"
                           % (ARCHES[arch], arch, install))
     return cc
@@ -77,10 +81,10 @@ def _input_files():
 
 
 def kept_kernels(arch):
-    """The BURNFLEX_OPS of the module for `arch`: on a microcontroller (armv*), whose module
-    leaves out the optional ops (its Makefile), the default firmware's kernels; else ""
-    (every kernel)."""
-    kept = ops_select.default_kernels() if arch.startswith("armv") else None
+    """The BURNFLEX_OPS of the module for `arch`: on a microcontroller (armv*, rv32imc),
+    whose module leaves out the optional ops (its Makefile), the default firmware's kernels;
+    else "" (every kernel)."""
+    kept = ops_select.default_kernels() if arch in _MCU_ARCHES else None
     return " ".join(kept or ())
 
 

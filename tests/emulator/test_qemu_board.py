@@ -105,6 +105,68 @@ print(repr((n, alloc, m.info()['backend'], time.ticks_diff(time.ticks_us(), t)))
     assert 2_700_000 < instructions(ticks) < 200_000_000, ticks
 
 
+# Imports the bytes `natmod` (a .mpy in RAM: the qemu port has no filesystem) as module
+# `bfnat`, through a file system of one file mounted at /natmod, then makes it the module
+# burn imports as `burnflex` (loaded modules come before built-in ones).
+_NATMOD_AS_BURNFLEX = """
+import io, sys, vfs
+class _File(io.IOBase):
+    def __init__(self):
+        self.at = 0
+    def ioctl(self, request, arg):
+        return 0
+    def readinto(self, buf):
+        n = min(len(buf), len(natmod) - self.at)
+        buf[:n] = memoryview(natmod)[self.at:self.at + n]
+        self.at += n
+        return n
+class _OneFile:
+    def mount(self, readonly, mkfs):
+        pass
+    def umount(self):
+        pass
+    def chdir(self, path):
+        pass
+    def stat(self, path):
+        if path == "/bfnat.mpy":
+            return (0x8000, 0, 0, 0, 0, 0, len(natmod), 0, 0, 0)
+        raise OSError(2)
+    def open(self, path, mode):
+        return _File()
+vfs.mount(_OneFile(), "/natmod")
+sys.path.insert(0, "/natmod")
+import bfnat
+sys.modules["burnflex"] = bfnat
+import burn
+m = burn.load(data)
+print(repr((m.self_test(), m.info()["backend"], bfnat.__file__)))
+"""
+
+
+def test_the_native_module_for_the_boards_architecture_runs_kws(board):
+    """burnflex.mpy built for the architecture the board reports (rv32imc, armv7emsp,
+    armv7emdp) loads on it and runs KWS bit for bit with TFLM in place of the built-in
+    module."""
+    from burn.host import natmod
+
+    link = board[1]
+    flags = int(link.exec("import sys\nprint(sys.implementation._mpy)"))
+    arch = natmod.NATIVE_ARCHES[(flags >> 10) & 15]
+    if arch not in natmod.ARCHES:
+        pytest.skip("burn builds no native module for %s" % arch)
+    try:
+        data = natmod.build_natmod(arch).read_bytes()
+    except natmod.NatmodError as exc:
+        pytest.skip("no %s native module could be built: %s" % (arch, exc))
+    assert natmod.check_mpy_compatible(natmod.mpy_header(data), flags) is None
+    send_bytes(link, "natmod", data)
+    send_bytes(link, "data", encode_bst(import_tflite(
+        model_path("kws_ref_model.tflite").read_bytes(), tests=2)))
+    tests, backend, where = link.exec_literal(_NATMOD_AS_BURNFLEX, timeout=300)
+    assert (tests, backend, where) == (2, "flex", "/natmod/bfnat.mpy")
+    link.soft_reset()  # the board's own burnflex again for the module's other tests
+
+
 def test_a_firmware_that_never_reaches_the_repl_times_out_with_the_console(tmp_path):
     _qemu_or_skip()
     elf = tmp_path / "silent.elf"

@@ -155,13 +155,14 @@ def test_x64_header_matches_the_unix_port(module_dir):
     assert "x64" in message and "armv6m" in message and "v6.3" in message
 
 
-@pytest.mark.parametrize("arch, limit", [("armv6m", 24 * 1024), ("armv7emsp", 64 * 1024)])
-def test_arm_builds(arch, limit):
+@pytest.mark.parametrize("arch, limit", [("armv6m", 24 * 1024), ("armv7emsp", 64 * 1024),
+                                         ("rv32imc", 64 * 1024)])
+def test_microcontroller_builds(arch, limit):
     mpy = build(arch)
     data = mpy.read_bytes()
     assert natmod.mpy_header(data) == (6, 3, arch)
     assert len(data) <= limit
-    # an RP2040 (armv6m) firmware loads the armv6m module, not the armv7emsp one
+    # an RP2040 (armv6m) firmware loads the armv6m module, not the others
     expected = None if arch == "armv6m" else "architecture differs"
     message = natmod.check_mpy_compatible(natmod.mpy_header(data), RP2040_MPY)
     assert message is None if expected is None else expected in message
