@@ -153,9 +153,11 @@ def open_board(port=None, board=None, virtual=False, flash_dir=None, fallback_vi
 
 
 class Emulated:
-    """The choice of an emulated board: the real rp2 firmware on rp2040js. `firmware` is the
-    UF2 it runs (default: the cached `burn firmware build`), `flash_image` the file that
-    keeps its flash between runs (default: a temporary one)."""
+    """The choice of an emulated board: the real rp2 firmware on rp2040js, or for a QEMU
+    board (boards/qemu-*.json) burn's firmware for it under QEMU. `firmware` is the UF2 (or
+    the QEMU board's ELF) it runs (default: the cached `burn firmware build`), `flash_image`
+    the file that keeps an RP2040's flash between runs (default: a temporary one; a QEMU
+    board keeps its flash in RAM, for the session)."""
 
     def __init__(self, firmware=None, flash_image=None, bootrom=None):
         self.firmware = firmware
@@ -167,6 +169,8 @@ class Emulated:
         emulator cannot start, with the reason)."""
         from burn.host.emulator import EmulatedBoard, EmulatorError
 
+        if load_board(board).qemu_machine:
+            return self._open_qemu(board, say)
         try:
             eb = EmulatedBoard(board, self.firmware, self.flash_image, self.bootrom)
             if eb.firmware is None and self.flash_image is None:
@@ -179,6 +183,23 @@ class Emulated:
             raise NoBoardError("emulated %s: %s" % (board, exc)) from None
         where = "emulated %s on %s (flash in %s)" % (eb.board.name, eb.port, eb.flash_image)
         return BoardSession(eb.port, eb.board, eb, where)
+
+    def _open_qemu(self, board, say):
+        from burn.host.emulator import EmulatorError
+        from burn.host.emulator.qemu import QemuBoard
+
+        if self.flash_image or self.bootrom:
+            raise NoBoardError("emulated %s: --flash-image and --bootrom are for the emulated "
+                               "RP2040; a QEMU board keeps its flash in RAM" % board)
+        try:
+            qb = QemuBoard(board, self.firmware)
+            say("starting an emulated %s (QEMU %s)" % (board, qb.board.qemu_machine))
+            qb.start()
+        except EmulatorError as exc:
+            raise NoBoardError("emulated %s: %s" % (board, exc)) from None
+        where = "emulated %s on %s (QEMU %s; its flash in RAM)" % (
+            qb.board.name, qb.port, qb.board.qemu_machine)
+        return BoardSession(qb.port, qb.board, qb, where)
 
     @classmethod
     def from_args(cls, args):
@@ -193,15 +214,16 @@ def add_emulated_options(where, parser, firmware=True):
     """--emulated (in the mutually exclusive group `where`), --flash-image and, when
     `firmware`, --firmware for the emulated board."""
     where.add_argument("--emulated", action="store_true",
-                       help="use an emulated RP2040 running the real firmware (rp2040js)")
+                       help="use an emulated board running the real firmware: an RP2040 on "
+                       "rp2040js, or with --board qemu-* that board under QEMU")
     parser.add_argument("--flash-image", metavar="FILE",
                         help="with --emulated: file keeping the emulated board's flash "
                         "between runs (default: a temporary one); one board at a time may "
                         "use a file")
     if firmware:
-        parser.add_argument("--firmware", metavar="UF2",
-                            help="with --emulated: the UF2 it runs (default: the one "
-                            "`burn firmware build` made)")
+        parser.add_argument("--firmware", metavar="FILE",
+                            help="with --emulated: the UF2 (a QEMU board's ELF) it runs "
+                            "(default: the one `burn firmware build` made)")
 
 
 def _first_sentence(exc):

@@ -41,6 +41,32 @@ def name_the_uart(tree):
                  "board would have no console")
 
 
+MAIN_C = ("ports", "qemu", "main.c")
+# main.c (v1.28.0) runs no boot script; burn's boards (BURN_QEMU_BOOT, firmware/qemu) run the
+# frozen _boot.py that mounts their filesystem and ROMFS partition
+_INIT = "        mp_init();\n"
+_WITH_BOOT = ('        mp_init();\n        #if BURN_QEMU_BOOT\n'
+              '        pyexec_frozen_module("_boot.py", false);\n        #endif\n')
+CONFIG_H = ("ports", "qemu", "mpconfigport.h")
+# mpconfigport.h (v1.28.0) turns vfs.rom_ioctl off outright; burn's boards provide it
+_ROM_IOCTL_OFF = "#define MICROPY_VFS_ROM_IOCTL       (0)\n"
+_ROM_IOCTL_DEFAULT = ("#ifndef MICROPY_VFS_ROM_IOCTL\n#define MICROPY_VFS_ROM_IOCTL       (0)\n"
+                      "#endif\n")
+
+
+def boot_with_flash(tree):
+    """Let a board of the qemu port run a frozen _boot.py at start and provide
+    vfs.rom_ioctl (burn's boards keep a filesystem and a ROMFS partition in RAM:
+    firmware/qemu/ram_flash.c). Idempotent; FirmwareError when the files are not the
+    expected ones."""
+    replace_once(tree.joinpath(*MAIN_C), _INIT, _WITH_BOOT,
+                 "does not start MicroPython as v1.28.0 does; burn's qemu boards would mount "
+                 "no filesystem")
+    replace_once(tree.joinpath(*CONFIG_H), _ROM_IOCTL_OFF, _ROM_IOCTL_DEFAULT,
+                 "does not configure vfs.rom_ioctl as MicroPython v1.28.0 does; burn's qemu "
+                 "boards would have no ROMFS partition")
+
+
 def finish(build):
     """Name the linker map as the rp2 build does (firmware.elf.map), for the size report."""
     if (build / "firmware.map").is_file():

@@ -14,7 +14,7 @@ from burn.host.firmware.native_align import word_align_native_code
 from burn.host.vendor import micropython_version
 
 # Names the preparation: a tree prepared by an older procedure (no native_align) is made anew.
-_READY = ".burn-prepared-4"
+_READY = ".burn-prepared-5"
 
 
 def _build_outputs(folder, names):
@@ -42,6 +42,7 @@ def prepared_tree(source, log):
         (tmp / "lib" / "pico-sdk" / "docs").mkdir(exist_ok=True)
         word_align_native_code(tmp)
         qemu_port.name_the_uart(tmp)
+        qemu_port.boot_with_flash(tmp)
         log.write("$ make -C mpy-cross -j2\n")
         log.flush()
         proc = subprocess.run(["make", "-C", str(tmp / "mpy-cross"), "-j2"], stdout=log,

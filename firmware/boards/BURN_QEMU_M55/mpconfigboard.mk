@@ -12,3 +12,9 @@ MICROPY_HEAP_SIZE = 1048576
 # flex's kernels for the DSP extension (flex_c/src/opt/cortex_m_dsp), standing on the
 # Cortex-M0+ ones for the ops they leave (Thumb-1 code, which every M-profile core runs)
 BURNFLEX_OPT = cortex_m_dsp
+
+# a littlefs filesystem and a ROMFS partition in RAM (firmware/qemu/ram_flash.c), as much
+# as the 2 MB of RAM beside the heap holds
+BURN_QEMU_FS_BYTES = 131072
+BURN_QEMU_ROMFS_BYTES = 262144
+include $(BOARD_DIR)/../../qemu/ram_flash.mk

@@ -21,3 +21,8 @@ BURNFLEX_FLOAT = 0
 # host/firmware/native_align.py). With linker relaxation on, the linker cannot keep that
 # padding after an array of odd length; without it the assembler pads as asked.
 CFLAGS += -mno-relax
+
+# a littlefs filesystem and a ROMFS partition in RAM (firmware/qemu/ram_flash.c)
+BURN_QEMU_FS_BYTES = 262144
+BURN_QEMU_ROMFS_BYTES = 524288
+include $(BOARD_DIR)/../../qemu/ram_flash.mk
