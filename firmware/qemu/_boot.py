@@ -1,8 +1,7 @@
 # Runs at every start of burn's QEMU boards (firmware/qemu/ram_flash.c): the littlefs
 # filesystem in RAM at / (formatted when it holds none yet), the ROMFS partition at /rom.
-import vfs
-
 import qemu_flash
+import vfs
 
 try:
     vfs.mount(qemu_flash.fs, "/")
