@@ -4,6 +4,7 @@
     pytest tests/device --board rp2040 --port /dev/ttyACM0
     pytest tests/device --board rp2040 --virtual
     pytest tests/device --board rp2040 --emulated     # the real firmware on rp2040js
+    pytest tests/device --board qemu-m33 --emulated   # burn's firmware for it under QEMU
     pytest -p burn.host.pytest_device --board esp32 my_tests/   # your own test files
 
 Each `test_*.py` file is parsed on the host only to find its top-level `def test_*()`
@@ -29,10 +30,12 @@ _OPTIONS = (
     (("--port",), {"default": None, "help": "serial port of the board (default: by USB id)"}),
     (("--virtual",), {"action": "store_true", "help": "use a virtual board even if one is "
                                                       "attached"}),
-    (("--emulated",), {"action": "store_true", "help": "use an emulated RP2040 running the "
-                                                       "real firmware (rp2040js)"}),
-    (("--firmware",), {"default": None, "help": "with --emulated: the UF2 it runs (default: "
-                                                "the cached `burn firmware build`)"}),
+    (("--emulated",), {"action": "store_true", "help": "use an emulated board running the "
+                                                       "real firmware (an RP2040 on rp2040js; "
+                                                       "a qemu-* board under QEMU)"}),
+    (("--firmware",), {"default": None, "help": "with --emulated: the UF2 (a QEMU board's "
+                                                "ELF) it runs (default: the cached `burn "
+                                                "firmware build`)"}),
     (("--device-timeout",), {"type": float, "default": 60.0,
                              "help": "seconds one test may run on the board (default 60)"}),
     (("--device-core",), {"choices": ("mpy", "py", "none"), "default": "mpy",

@@ -1,11 +1,12 @@
 """The board paths on the QEMU boards (`--board qemu-* --emulated`): burn's firmware for them
 keeps a littlefs filesystem and a ROMFS partition in RAM (firmware/qemu/ram_flash.c), so
 burn-flash puts a model into ROMFS, where it is read in place, and checks it on the board;
-burn repl and burn demo run there too. The partition behaves as NOR flash and both areas
+burn repl, burn demo and the device test suite run there too. The partition behaves as NOR flash and both areas
 outlive a soft reset. Skips with the install line without QEMU or the board's toolchain."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from reference_models import model_path
@@ -81,6 +82,17 @@ def test_burn_demo_classifies_on_a_qemu_board(tmp_path):
     line = next(line for line in out.splitlines() if "bit-identical" in line)
     equal, total = line.split()[4].split("/")
     assert equal == total  # every output equal to the host's
+
+
+def test_the_device_suite_passes_on_a_qemu_board():
+    firmware = _firmware_or_skip("qemu-rv32")
+    tests = Path(__file__).resolve().parent.parent / "device"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", str(tests),
+         "--board", "qemu-rv32", "--emulated", "--firmware", str(firmware)],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
 def test_the_flash_areas_behave_as_nor_flash_and_outlive_a_soft_reset():
