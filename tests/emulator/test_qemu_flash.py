@@ -2,7 +2,8 @@
 keeps a littlefs filesystem and a ROMFS partition in RAM (firmware/qemu/ram_flash.c), so
 burn-flash puts a model into ROMFS, where it is read in place, and checks it on the board;
 burn repl, burn demo and the device test suite run there too. The partition behaves as NOR
-flash and both areas outlive a soft reset. Skips with the install line without QEMU or the board's toolchain."""
+flash and both areas outlive a soft reset. Skips with the install line without QEMU or the
+board's toolchain."""
 
 import subprocess
 import sys
