@@ -7,9 +7,10 @@
    instructions per multiply-accumulate, estimated cycles where the core has a timing model
    (the M33: burn.host.flex.m4_timing, the Cortex-M4's published timing), and whether the
    outputs agree bit for bit (benchmarks/chip_layers.py).
-2. Models: one inference of KWS and ResNet-8 through burn's runtime on flex in unicorn, every
-   conv, depthwise and fully connected call also run on the peer (the same arguments);
-   their instructions and cycles summed over those calls.
+2. Models: one inference of KWS, ResNet-8 and a MobileNetV1-0.25 at 96x96 (person_detect's
+   architecture, with seeded random weights: tests/mobilenet_model.py) through burn's
+   runtime on flex in unicorn, every conv, depthwise and fully connected call also run on
+   the peer (the same arguments); their instructions and cycles summed over those calls.
 3. The int8 models on the QEMU boards (docs/boards.md, "QEMU boards"), one row per (board,
    model): instructions per inference on flex, bit-exactness with TFLM's reference vectors
    and bytes allocated per inference, each measured on burn's firmware for the board.
@@ -22,19 +23,24 @@ QEMU counts no cycles: burn runs it with `-icount shift=0`, one instruction per 
 of the board's clock, so time.ticks_us() around one inference counts thousands of
 instructions (burn.host.emulator.qemu.instructions). The firmware is built (or taken from
 the cache) by `burn firmware build`; the models are the MLPerf Tiny KWS and ResNet-8 from
-$BURN_MODELS_DIR (benchmarks/model_files.py), sent into the board's RAM.
+$BURN_MODELS_DIR (benchmarks/model_files.py) and the MobileNet above, sent into the board's
+RAM.
 
 Run: python benchmarks/chips.py [--cmsis-nn DIR] [--esp-nn DIR] [--cores cortex-m33,riscv32]
-         [--boards qemu-m33,qemu-m7] [--models kws,resnet8] [--skip layers,models,boards]
+         [--boards qemu-m33,qemu-m7] [--models kws,resnet8,mobilenet] [--skip layers,models,boards]
 """
 
 import argparse
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import chip_layers
 import cmsis_nn
 import esp_nn
 import numpy as np
+from mobilenet_model import mobilenet_v1
 from model_files import require
 from peer_build import PeerMissing
 
@@ -50,7 +56,10 @@ from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
 
-MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tflite"}
+# model: its file in $BURN_MODELS_DIR, or None for the MobileNetV1-0.25 96x96 of
+# tests/mobilenet_model.py (person_detect's shape, seeded random weights)
+MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tflite",
+          "mobilenet": None}
 # emulated target: (its name in the tables, the peer's module, the peer's name)
 CORES = {"cortex-m33": ("Cortex-M33", cmsis_nn, "CMSIS-NN (DSP)"),
          "riscv32": ("RISC-V rv32imc", esp_nn, "esp-nn (ESP32-C3)")}
@@ -100,8 +109,8 @@ def _ratio(a, b):
     return "%.2f" % (a / b) if b else "-"
 
 
-def _cycles(value, timed, fmt):
-    return fmt % value if timed else "-"
+def _cycles(value, timed, spec):
+    return format(value, spec) if timed else "-"
 
 
 def print_layers(target, peer):
@@ -121,11 +130,11 @@ def print_layers(target, peer):
             layer.run_flex(flex)
             c = flex.counter
             print("%-36s %9d %7.2f %7s" % (name, layer.macs, c.instructions / layer.macs,
-                                           _cycles(c.cycles / layer.macs, timed, "%.2f")))
+                                           _cycles(c.cycles / layer.macs, timed, ".2f")))
         return
     for name, macs, f, p, equal in chip_layers.compare(EmulatedLib(target), peer):
         print("%-36s %9d %7.2f %7s %7.2f %7s %6s %6s %6s" % (
-            name, macs, f[0], _cycles(f[1], timed, "%.2f"), p[0], _cycles(p[1], timed, "%.2f"),
+            name, macs, f[0], _cycles(f[1], timed, ".2f"), p[0], _cycles(p[1], timed, ".2f"),
             _ratio(f[0], p[0]), _ratio(f[1], p[1]) if timed else "-",
             "yes" if equal else "NO"))
 
@@ -150,13 +159,13 @@ def print_models(target, models, peer):
             lib.reset()
             model.run(x)
             print("%-9s %13s %13s" % (name, "{:,}".format(lib.counter.instructions),
-                                      _cycles(lib.counter.cycles, timed, "{:,}")))
+                                      _cycles(lib.counter.cycles, timed, ",")))
             continue
         side = chip_layers.compare_model(data, flex, peer)
         f, p = side.flex, side.peer
         print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
-            name, "{:,}".format(f.instructions), _cycles(f.cycles, timed, "{:,}"),
-            "{:,}".format(p.instructions), _cycles(p.cycles, timed, "{:,}"),
+            name, "{:,}".format(f.instructions), _cycles(f.cycles, timed, ","),
+            "{:,}".format(p.instructions), _cycles(p.cycles, timed, ","),
             _ratio(f.instructions, p.instructions),
             _ratio(f.cycles, p.cycles) if timed else "-", "yes" if side.equal else "NO"))
 
@@ -198,9 +207,11 @@ def main(argv=None):
     boards = _names(args.boards, qemu_boards(), "board")
     cores = _names(args.cores, list(CORES), "core")
     chosen = _names(args.models, list(MODELS), "model")
-    paths = require([MODELS[n] for n in chosen])
-    models = {n: encode_bst(import_tflite(p.read_bytes(), tests=TESTS))
-              for n, p in zip(chosen, paths)}
+    paths = dict(zip([n for n in chosen if MODELS[n]],
+                     require([MODELS[n] for n in chosen if MODELS[n]])))
+    models = {n: encode_bst(import_tflite(paths[n].read_bytes() if n in paths
+                                          else mobilenet_v1(), tests=TESTS))
+              for n in chosen}
     checkouts = {cmsis_nn: args.cmsis_nn, esp_nn: args.esp_nn}
     for target in cores if "layers" not in skip or "models" not in skip else ():
         module = CORES[target][1]
