@@ -49,6 +49,13 @@ def send_bytes(link, name, data):
                   % (name, at, at + len(chunk), base64.b64encode(chunk).decode()))
 
 
+def _version(program):
+    """The first line of `program --version` ("QEMU emulator version 7.2.22 ..."), or the
+    program's name when it gives none."""
+    proc = subprocess.run([program, "--version"], capture_output=True, text=True, check=False)
+    return (proc.stdout.splitlines() or [program])[0]
+
+
 def instructions(ticks_us):
     """Instructions run in `ticks_us` microseconds of an icount board's clock."""
     return ticks_us * 1000
@@ -119,6 +126,12 @@ class QemuBoard(BoardProcess):
                 found = _PTY.search(out)
                 if found:
                     return found.group(1).decode()
+        if b"unsupported machine type" in out:
+            raise EmulatorError("this QEMU (%s) does not emulate the machine %s of board %s; "
+                                "QEMU 7.2 or newer does: %s" % (
+                                    _version(self.proc.args[0]), self.board.qemu_machine,
+                                    self.board.name, _INSTALL.get(self.board.qemu_system,
+                                                                  "update QEMU")))
         raise EmulatorError("QEMU gave no serial pty (exit status %s): %s"
                             % (self.proc.poll(), out[-TAIL_BYTES:].decode(errors="replace")))
 

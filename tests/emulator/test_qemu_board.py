@@ -190,6 +190,19 @@ def test_a_missing_qemu_is_named_with_its_install_line(monkeypatch, tmp_path):
         QemuBoard(BOARD, firmware=tmp_path / "x.elf").start()
 
 
+def test_a_qemu_without_the_boards_machine_is_named_with_its_version(tmp_path):
+    """The message an older QEMU gives (7.2 added mps3-an547): a machine this one lacks."""
+    import dataclasses
+
+    _qemu_or_skip()
+    board = QemuBoard(BOARD, firmware=tmp_path / "x.elf")
+    (tmp_path / "x.elf").write_bytes(b"\x7fELF")
+    board.board = dataclasses.replace(board.board, qemu_machine="mps9-an999")
+    with pytest.raises(EmulatorError, match=r"QEMU emulator version [\d.]+.* does not emulate "
+                       r"the machine mps9-an999.*QEMU 7.2 or newer"):
+        board.start(timeout=10)
+
+
 def test_only_qemu_boards_are_emulated_by_qemu():
     with pytest.raises(EmulatorError, match="qemu-m7"):
         QemuBoard("rp2040")
