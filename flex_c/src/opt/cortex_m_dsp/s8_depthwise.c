@@ -10,6 +10,7 @@
  * kernel (ref/ref.h). Stack: about 2.7 KB. */
 #include "../../ref/ref.h"
 #include "../cortex_m0plus/m0_dw_channels.h"
+#include "../portable/dw_taps.h"
 #include "dsp_ops.h"
 #include "dsp_requant.h"
 
@@ -51,28 +52,17 @@ static int dw_dsp(const flex_dims4 *in, const int8_t *input, const int8_t *filte
     const int8_t *x[MAX_TAPS];
     int8_t zeros[MAX_C];
     const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
-    int32_t c, t, b, oy, ox, ky, kx, iy, ix;
+    int32_t c, b, oy, ox;
     if (depth_multiplier != 1 || C % 4 || C > MAX_C || taps > MAX_TAPS ||
         !flex__dsp_rq_block(rq, bias, multiplier, shift, C))
         return 0;
-    for (c = 0; c < C; c++) {
-        sums[c] = 0;
-        for (t = 0; t < taps; t++)
-            sums[c] += filter[t * C + c];
+    flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
+    for (c = 0; c < C; c++)
         rq[c].base = FLEX_WADD(rq[c].base, FLEX_WMUL(q->input_offset, sums[c]));
-        zeros[c] = (int8_t)(-q->input_offset);
-    }
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++, output += C) {
-                for (ky = 0, t = 0; ky < win->kernel_h; ky++)
-                    for (kx = 0; kx < win->kernel_w; kx++, t++) {
-                        iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
-                        ix = ox * win->stride_w - win->pad_left + kx * win->dilation_w;
-                        x[t] = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w
-                                   ? input + ((b * in->h + iy) * in->w + ix) * C
-                                   : zeros;
-                    }
+                flex__dw_taps(in, input, win, b, oy, ox, zeros, x);
                 dw_pixel(x, filter, taps, C, acc);
                 flex__dsp_rq_apply(rq, acc, C, 1, q, output, 0);
             }

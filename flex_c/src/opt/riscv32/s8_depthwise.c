@@ -7,6 +7,7 @@
  * multipliers, more than MAX_C channels or MAX_TAPS taps use the reference kernel
  * (ref/ref.h). Stack: about 4.5 KB. */
 #include "../../ref/ref.h"
+#include "../portable/dw_taps.h"
 #include "rv_requant.h"
 
 #define MAX_C 128   /* channels (a pixel's sums and requantization records on the stack) */
@@ -50,12 +51,12 @@ flex_status flex_s8_depthwise_conv2d(
     const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
     const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     flex__rv_rq rq[MAX_C];
-    int32_t acc[MAX_C];
+    int32_t acc[MAX_C], sums[MAX_C];
     const int8_t *x[MAX_TAPS];
     int8_t zeros[MAX_C];
     const flex_dims4 *in = in_dims, *out = out_dims;
     const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
-    int32_t c, t, b, oy, ox, ky, kx, iy, ix, sum;
+    int32_t c, b, oy, ox;
     FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
                                       bias_len, multiplier, shift, quant_len, win,
                                       depth_multiplier, q, out_dims, output, output_len));
@@ -64,24 +65,15 @@ flex_status flex_s8_depthwise_conv2d(
                                              bias, bias_len, multiplier, shift, quant_len,
                                              win, depth_multiplier, q, out_dims, output,
                                              output_len);
-    for (c = 0; c < C; c++) {
-        for (sum = 0, t = 0; t < taps; t++)
-            sum += filter[t * C + c];
-        flex__rv_rq_init(rq + c, FLEX_WADD(bias ? bias[c] : 0, FLEX_WMUL(q->input_offset, sum)),
+    flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
+    for (c = 0; c < C; c++)
+        flex__rv_rq_init(rq + c, FLEX_WADD(bias ? bias[c] : 0,
+                                           FLEX_WMUL(q->input_offset, sums[c])),
                          multiplier[c], shift[c]);
-        zeros[c] = (int8_t)(-q->input_offset);
-    }
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++, output += C) {
-                for (ky = 0, t = 0; ky < win->kernel_h; ky++)
-                    for (kx = 0; kx < win->kernel_w; kx++, t++) {
-                        iy = oy * win->stride_h - win->pad_top + ky * win->dilation_h;
-                        ix = ox * win->stride_w - win->pad_left + kx * win->dilation_w;
-                        x[t] = iy >= 0 && iy < in->h && ix >= 0 && ix < in->w
-                                   ? input + ((b * in->h + iy) * in->w + ix) * C
-                                   : zeros;
-                    }
+                flex__dw_taps(in, input, win, b, oy, ox, zeros, x);
                 dw_pixel(x, filter, taps, C, acc);
                 for (c = 0; c < C; c++)
                     output[c] = flex__rv_rq_apply(rq + c, acc[c], q);
