@@ -59,10 +59,14 @@ def test_burn_flash_puts_kws_in_romfs_and_checks_it_on_the_board(board, kws):
     _firmware_or_skip(board)
     status, out, err = _cli("burn-flash", "--board", board, "--emulated", str(kws))
     assert status == 0, out + err
-    assert "2 reference vectors passed" in out
+    assert "2 reference vectors passed" in out  # TFLM's, bit for bit
     assert "in ROMFS (/rom/model.bst, read in place)" in out
     assert "0 allocated by an inference" in out
     assert "core 0 (frozen)" in out
+    latency = next(line for line in out.splitlines() if line.startswith("latency"))
+    assert latency.endswith("flex kernels)")
+    # QEMU's instruction clock: a DS-CNN of 2.7 M MACs takes millions of instructions
+    assert 2.7 < float(latency.split()[1]) < 200, latency
 
 
 def test_burn_repl_runs_code_beside_the_model_in_romfs(kws):
