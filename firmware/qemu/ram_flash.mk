@@ -7,5 +7,3 @@ MICROPY_VFS_LFS2 = 1
 SRC_C += $(abspath $(BURN_QEMU_DIR)/ram_flash.c)
 CFLAGS += -DMICROPY_VFS_ROM_IOCTL=1 -DBURN_QEMU_BOOT=1 \
           -DBURN_QEMU_FS_BYTES=$(BURN_QEMU_FS_BYTES) -DBURN_QEMU_ROMFS_BYTES=$(BURN_QEMU_ROMFS_BYTES)
-# make knows no flags among a file's prerequisites: rebuild it when the board's sizes change
-$(addprefix $(BUILD)/,$(abspath $(BURN_QEMU_DIR)/ram_flash.o)): $(BOARD_DIR)/mpconfigboard.mk

@@ -93,6 +93,7 @@ def build_firmware(board, micropython=None, force=False, stock=False, progress=_
             shutil.rmtree(work / "build" / "frozen_mpy", ignore_errors=True)
             if recipe.board.micropython_port == "qemu":
                 progress("compiling")
+                qemu_port.keep_or_clean(recipe, work / "build")
                 run_logged(qemu_port.make_argv(recipe, tree, work), log, log_path, None)
                 qemu_port.finish(work / "build")
             else:

@@ -3,6 +3,9 @@ firmware/boards/ names the port's board it extends, burn's core is frozen by
 firmware/manifest_bare.py and the flex module is a user C module (micropython/micropython.mk),
 built for the board's core with its FPU. The image is an ELF that QEMU loads into RAM."""
 
+import hashlib
+import shutil
+
 from burn.host.firmware import inputs
 from burn.host.firmware.tree_patch import replace_once
 
@@ -21,6 +24,41 @@ def make_argv(recipe, tree, work):
     if inputs.has_flex_module():
         argv.append("USER_C_MODULES=%s" % inputs.FLEX_MODULE.parent.parent)
     return argv
+
+
+FLAGS_STAMP = ".burn-flags"
+
+
+def _flag_files(recipe):
+    """The files that set a make build's flags: the board folder, the boards' shared folder
+    (firmware/qemu) and the flex module's micropython.mk."""
+    board = recipe.board_dir
+    folders = () if board is None else (board, board.parent.parent / "qemu")
+    files = sorted(p for folder in folders if folder.is_dir() for p in folder.iterdir()
+                   if p.is_file() and p.suffix in (".mk", ".ld", ".h"))
+    return files + [inputs.FLEX_MODULE.parent / "micropython.mk"]
+
+
+def flags_digest(recipe):
+    """Hash of the files that set `recipe`'s compiler flags (_flag_files)."""
+    h = hashlib.sha256()
+    for path in _flag_files(recipe):
+        if path.is_file():
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def keep_or_clean(recipe, build):
+    """Empty the make build folder `build` when the files that set its flags changed since
+    it was used: make rebuilds an object when its sources change, not its flags. Marks the
+    folder with the flags it is built with."""
+    digest = flags_digest(recipe)
+    stamp = build / FLAGS_STAMP
+    if stamp.is_file() and stamp.read_text() == digest:
+        return
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True)
+    stamp.write_text(digest)
 
 
 UART_C = ("ports", "qemu", "uart.c")
