@@ -15,8 +15,8 @@ from burn.host.firmware import ops_select
 # 2: frozen Cortex-M0+ native code word aligned (native_align); 3: the RP2040's UF2 written
 # from the ELF by the project, without picotool; 4: no kernel check module in a firmware of
 # the default selection; 5: frozen RISC-V native code word aligned too; 6: the qemu port's
-# boards run a frozen _boot.py and may provide vfs.rom_ioctl.
-PROCEDURE = 6
+# boards run a frozen _boot.py and may provide vfs.rom_ioctl; 7: and sleep while idle.
+PROCEDURE = 7
 # The package `burn`: core/ in a checkout; installed, its folder also holds burn.host.
 CORE_DIR = Path(burn.__file__).resolve().parent
 FLEX_MODULE = project_files.tree("micropython") / "micropython.cmake"

@@ -92,17 +92,36 @@ _ROM_IOCTL_DEFAULT = ("#ifndef MICROPY_VFS_ROM_IOCTL\n#define MICROPY_VFS_ROM_IO
                       "#endif\n")
 
 
+MPHAL_C = ("ports", "qemu", "mphalport.c")
+# mphalport.c (v1.28.0) polls the UART without pause; burn's boards sleep while it is idle
+_RX = ("        int c = uart_rx_chr();\n        if (c >= 0) {\n            return c;\n"
+       "        }\n        #endif\n")
+_RX_IDLE = ("        int c = uart_rx_chr();\n        if (c >= 0) {\n"
+            "            #if BURN_QEMU_BOOT\n            burn_qemu_rx_seen();\n"
+            "            #endif\n"
+            "            return c;\n        }\n        #if BURN_QEMU_BOOT\n"
+            "        burn_qemu_rx_idle();\n        #endif\n        #endif\n")
+_RX_DECLARED = '#include "uart.h"\n'
+_WITH_IDLE_DECLARED = ('#include "uart.h"\n\nvoid burn_qemu_rx_seen(void);\n'
+                       'void burn_qemu_rx_idle(void);\n')
+
+
 def boot_with_flash(tree):
-    """Let a board of the qemu port run a frozen _boot.py at start and provide
-    vfs.rom_ioctl (burn's boards keep a filesystem and a ROMFS partition in RAM:
-    firmware/qemu/ram_flash.c). Idempotent; FirmwareError when the files are not the
-    expected ones."""
+    """Let a board of the qemu port run a frozen _boot.py at start, provide vfs.rom_ioctl
+    (burn's boards keep a filesystem and a ROMFS partition in RAM: firmware/qemu/ram_flash.c)
+    and sleep while its console is idle (firmware/qemu/uart_idle.c). Idempotent;
+    FirmwareError when the files are not the expected ones."""
     replace_once(tree.joinpath(*MAIN_C), _INIT, _WITH_BOOT,
                  "does not start MicroPython as v1.28.0 does; burn's qemu boards would mount "
                  "no filesystem")
     replace_once(tree.joinpath(*CONFIG_H), _ROM_IOCTL_OFF, _ROM_IOCTL_DEFAULT,
                  "does not configure vfs.rom_ioctl as MicroPython v1.28.0 does; burn's qemu "
                  "boards would have no ROMFS partition")
+    replace_once(tree.joinpath(*MPHAL_C), _RX, _RX_IDLE,
+                 "does not read the console as MicroPython v1.28.0 does; burn's qemu boards "
+                 "could not sleep while idle")
+    replace_once(tree.joinpath(*MPHAL_C), _RX_DECLARED, _WITH_IDLE_DECLARED,
+                 "does not include uart.h as MicroPython v1.28.0 does")
 
 
 def finish(build):

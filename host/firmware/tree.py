@@ -14,7 +14,7 @@ from burn.host.firmware.native_align import word_align_native_code
 from burn.host.vendor import micropython_version
 
 # Names the preparation: a tree prepared by an older procedure (no native_align) is made anew.
-_READY = ".burn-prepared-5"
+_READY = ".burn-prepared-6"
 
 
 def _build_outputs(folder, names):
