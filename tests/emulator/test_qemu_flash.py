@@ -46,11 +46,14 @@ def kws(tmp_path_factory):
     return path
 
 
-def _cli(*argv):
-    proc = subprocess.run([sys.executable, "-c", "import sys; from burn.host.cli.flash_main "
-                           "import main; sys.exit(main())" if argv[0] == "burn-flash" else
-                           "import sys; from burn.host.cli import main; sys.exit(main())",
-                           *argv[1:]], capture_output=True, text=True, timeout=600)
+# command: the module whose main() it runs (pyproject.toml's scripts)
+_ENTRY = {"burn": "burn.host.cli", "burn-flash": "burn.host.cli.flash_main"}
+
+
+def _cli(command, *args):
+    code = "import sys; from %s import main; sys.exit(main())" % _ENTRY[command]
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=600)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -48,13 +48,4 @@ static inline int8_t flex__rv_rq_apply(const flex__rv_rq *r, int32_t acc,
     return (int8_t)(y < q->act_min ? q->act_min : y > q->act_max ? q->act_max : y);
 }
 
-/* The int8 output of accumulator x (bias included) for channel multiplier m and shift,
- * without a record. */
-static inline int8_t flex__rv_requant(int32_t x, int32_t m, int32_t shift,
-                                      const flex_s8_quant *q) {
-    flex__rv_rq r;
-    flex__rv_rq_init(&r, 0, m, shift);
-    return flex__rv_rq_apply(&r, x, q);
-}
-
 #endif

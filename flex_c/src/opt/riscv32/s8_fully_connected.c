@@ -3,7 +3,7 @@
  * (rv_dot.h), each output requantized as the reference does. The row is widened before any
  * of its outputs is written, so an output over its input needs no other order. A non-zero
  * filter offset and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack:
- * about 2.7 KB. */
+  * about 2.7 KB. */
 #include "../../ref/ref.h"
 #include "rv_dot.h"
 #include "rv_requant.h"
@@ -21,6 +21,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                     size_t output_len) {
     int16_t xq[ROW_MAX];
     int32_t acc[OUT_BLOCK];
+    flex__rv_rq rq; /* one multiplier and shift: worked out once; else per output */
     int32_t b, o0, nb, r;
     const int32_t per_channel = quant_len == 1 ? 0 : 1;
     FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
@@ -31,6 +32,7 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
                                             input_len, filter, filter_len, filter_offset, bias,
                                             bias_len, multiplier, shift, quant_len, q, output,
                                             output_len);
+    flex__rv_rq_init(&rq, 0, multiplier[0], shift[0]);
     for (b = 0; b < batches; b++) {
         int8_t *out = output + b * out_features;
         flex__rv_widen(input + b * in_features, in_features, q->input_offset, 1, xq);
@@ -39,9 +41,9 @@ flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_
             flex__rv_dot_rows(xq, 1, in_features, filter + o0 * in_features, nb, acc);
             for (r = 0; r < nb; r++) {
                 const int32_t o = o0 + r;
-                out[o] = flex__rv_requant(FLEX_WADD(acc[r], bias ? bias[o] : 0),
-                                          multiplier[per_channel * o], shift[per_channel * o],
-                                          q);
+                if (per_channel)
+                    flex__rv_rq_init(&rq, 0, multiplier[o], shift[o]);
+                out[o] = flex__rv_rq_apply(&rq, FLEX_WADD(acc[r], bias ? bias[o] : 0), q);
             }
         }
     }
