@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import torch
+from training_args import add_training_options, burn_label
 
 import burn
 from burn import nn
@@ -175,15 +176,9 @@ def main():
     ap.add_argument("--backend", default="cuda", help="inner backend of autodiff")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--torch-device", default="cuda", help="cpu or cuda")
-    ap.add_argument("--gpu-adam", action="store_true",
-                    help="update on the GPU (burn.host.cuda.optim.Adam)")
-    ap.add_argument("--capture", action="store_true",
-                    help="replay each step as a CUDA graph (implies --gpu-adam)")
+    add_training_options(ap, "cuda", "also count kernels, copies and fills of one step")
     ap.add_argument("--direct-blas", action="store_true",
                     help="float32 products through burn.host.cuda.cublas also uncaptured")
-    ap.add_argument("--launches", action="store_true",
-                    help="also count kernels, copies and fills of one step")
     ap.add_argument("--profile", action="store_true",
                     help="also list burn's kernels by GPU time per step")
     args = ap.parse_args()
@@ -198,8 +193,7 @@ def main():
     print("ResNet-8, batch %d, 32x32x3 random data, median of %d steps" % (
         args.batch, args.steps))
     print("  burn autodiff<%s>%s  %8.2f ms/step" % (
-        args.backend, " captured" if args.capture else " gpu-adam" if args.gpu_adam else "",
-        t_ours * 1e3))
+        args.backend, burn_label(args), t_ours * 1e3))
     print("  pytorch %-12s %8.2f ms/step" % (args.torch_device, t_theirs * 1e3))
     print("  ratio burn/pytorch   %8.2fx" % (t_ours / t_theirs))
     print("  GPU memory: " + ", ".join("%s %.1f MiB" % kv

@@ -18,6 +18,7 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
 import numpy as np
 import torch
+from training_args import add_training_options, burn_label
 
 import burn
 from burn import nn
@@ -112,13 +113,8 @@ def main():
     ap.add_argument("--backend", default="numpy")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--torch-device", default="cpu", help="cpu or cuda")
-    ap.add_argument("--gpu-adam", action="store_true",
-                    help="update on the GPU (burn.host.cuda.optim.Adam)")
-    ap.add_argument("--capture", action="store_true",
-                    help="replay each step as a CUDA graph (implies --gpu-adam)")
-    ap.add_argument("--launches", action="store_true",
-                    help="also count GPU kernels, copies and fills per step (CUDA only)")
+    add_training_options(ap, "cpu",
+                         "also count GPU kernels, copies and fills per step (CUDA only)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads (0: leave torch's default)")
     args = ap.parse_args()
@@ -135,8 +131,7 @@ def main():
     print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (
         load + os.getloadavg()))
     print("  burn autodiff<%s>%s  %8.3f s/epoch" % (
-        args.backend, " captured" if args.capture else " gpu-adam" if args.gpu_adam else "",
-        ours))
+        args.backend, burn_label(args), ours))
     print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
         args.torch_device, theirs, torch.get_num_threads()))
     print("  ratio burn/pytorch   %8.2fx" % (ours / theirs))

@@ -9,7 +9,7 @@ import time
 
 from serial import SerialException
 
-from burn.host.boards import load_board
+from burn.host.boards import board_names, load_board
 from burn.host.link import Link, LinkError, NoBoardError, list_ports, open_port
 from burn.host.link.errors import DeviceError
 from burn.host.link.ports import choose_port
@@ -208,6 +208,21 @@ class Emulated:
             return None
         return cls(getattr(args, "firmware", None), getattr(args, "flash_image", None),
                    getattr(args, "bootrom", None))
+
+
+def add_board_options(parser, virtual_help, port_help=None, flash_dir_help=None,
+                      firmware=True):
+    """--board, one of --port, --virtual and --emulated, --flash-dir when flash_dir_help
+    is given, and the emulated board's options (see add_emulated_options)."""
+    parser.add_argument("--board", choices=board_names(),
+                        help="board kind (default: found by USB id, else rp2040)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--port", help=port_help or "serial port or URL (default: found by USB "
+                       "id)")
+    where.add_argument("--virtual", action="store_true", help=virtual_help)
+    if flash_dir_help:
+        parser.add_argument("--flash-dir", help=flash_dir_help)
+    add_emulated_options(where, parser, firmware)
 
 
 def add_emulated_options(where, parser, firmware=True):

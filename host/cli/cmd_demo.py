@@ -3,8 +3,7 @@ RP2040 when none is attached) and compare host and device accuracy, latency and 
 
 import sys
 
-from burn.host.board_session import Emulated, add_emulated_options
-from burn.host.boards import board_names
+from burn.host.board_session import Emulated, add_board_options
 from burn.host.cli.number_args import positive_int
 
 
@@ -14,14 +13,9 @@ def register(subparsers):
                                            "CNN on a board (virtual if none is attached)")
     p.add_argument("--epochs", type=positive_int, default=None,
                    help="training epochs (default 6; fewer is faster and less accurate)")
-    p.add_argument("--board", choices=board_names(),
-                   help="board kind (default: found by USB id, else rp2040)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--port", help="serial port of the board (default: found by USB id, "
-                                      "else a virtual RP2040)")
-    where.add_argument("--virtual", action="store_true",
-                       help="use a virtual board even if one is attached")
-    add_emulated_options(where, p)
+    add_board_options(p, "use a virtual board even if one is attached",
+                      port_help="serial port of the board (default: found by USB id, else a "
+                      "virtual RP2040)")
     p.add_argument("--out", metavar="FOLDER",
                    help="folder for the model file digits.bst (default: the cache's demo "
                         "folder, $BURN_CACHE_DIR/demo or ~/.cache/burn/demo)")

@@ -13,8 +13,7 @@ it there and report latency, heap and flash.
 import os
 import sys
 
-from burn.host.board_session import Emulated, add_emulated_options
-from burn.host.boards import board_names
+from burn.host.board_session import Emulated, add_board_options
 from burn.host.cli import flash_firmware
 
 
@@ -22,16 +21,10 @@ def add_arguments(parser):
     """The options of `burn flash` / `burn-flash`."""
     parser.add_argument("model", nargs="?",
                         help="the .bst model file (may be left out with --firmware)")
-    parser.add_argument("--board", choices=board_names(),
-                        help="board kind (default: found by USB id, else rp2040)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--port", help="serial port or URL (default: found by USB id)")
-    where.add_argument("--virtual", action="store_true",
-                       help="flash a virtual board (MicroPython unix port on a pty)")
-    parser.add_argument("--flash-dir", help="with --virtual: folder keeping the virtual "
-                        "board's flash between runs (default: a temporary one); one board "
-                        "at a time may use a folder")
-    add_emulated_options(where, parser, firmware=False)
+    add_board_options(parser, "flash a virtual board (MicroPython unix port on a pty)",
+                      flash_dir_help="with --virtual: folder keeping the virtual board's "
+                      "flash between runs (default: a temporary one); one board at a time "
+                      "may use a folder", firmware=False)
     parser.add_argument("--remote", default=None,
                         help="path of the model on the board (default /model.bst)")
     parser.add_argument("--storage", choices=("auto", "rom", "fs"), default="auto",

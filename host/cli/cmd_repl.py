@@ -19,8 +19,7 @@ import ast
 import subprocess
 import sys
 
-from burn.host.board_session import Emulated, add_emulated_options
-from burn.host.boards import board_names
+from burn.host.board_session import Emulated, add_board_options
 
 
 def register(subparsers):
@@ -28,14 +27,8 @@ def register(subparsers):
     p = subparsers.add_parser("repl", help="open a board's REPL with the core and a model "
                                            "on it")
     p.add_argument("model", nargs="?", help="a .bst model to put on the board first")
-    p.add_argument("--board", choices=board_names(),
-                   help="board kind (default: found by USB id, else rp2040)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--port", help="serial port or URL (default: found by USB id)")
-    where.add_argument("--virtual", action="store_true",
-                       help="start a virtual board for the session")
-    p.add_argument("--flash-dir", help="with --virtual: folder keeping its flash")
-    add_emulated_options(where, p)
+    add_board_options(p, "start a virtual board for the session",
+                      flash_dir_help="with --virtual: folder keeping its flash")
     p.add_argument("-c", dest="code", help="run CODE on the board, print its output, exit "
                    "(without -c, input from a pipe or file is run the same way)")
     p.set_defaults(run=run)

@@ -160,11 +160,7 @@ def _plan_class(model, plan):
 
         def __call__(self, x):
             """Model.__call__, by the plan (burn.host.flex.runtime._plan_class)."""
-            if x is not bound:
-                bind(self, x)
-            status = fn(handle)
-            if status:
-                check(status)
+            self.run(x)
             return result
 
     return PlanModel

@@ -99,11 +99,15 @@ def _conv1d(b, node, x, w, bias):
     source = "nn.Conv1d(%d, %d, %d, stride=%d, padding=%d, dilation=%d, groups=%d, " \
         "bias=%s)" % (in_g * groups, out_c, k, strides[1], padding, dil[1], groups,
                       bias is not None)
+    b.emit("%s(%s)" % (_weighted_layer(b, "conv", source, w, bias), src))
+
+
+def _weighted_layer(b, prefix, source, w, bias):
+    """A layer made by source, holding the float32 weight w and bias (None: no bias)."""
     weights = {"weight": w.astype(np.float32)}
     if bias is not None:
         weights["bias"] = bias.astype(np.float32).reshape(-1)
-    layer = b.layer("conv", source, weights)
-    b.emit("%s(%s)" % (layer, src))
+    return b.layer(prefix, source, weights)
 
 
 @lowers("Conv")
@@ -129,11 +133,7 @@ def conv(b, node):
     source = "nn.Conv2d(%d, %d, (%d, %d), stride=%r, padding=%r, dilation=%r, groups=%d, " \
         "bias=%s)" % (in_g * groups, out_c, kh, kw, strides, padding, dil, groups,
                       bias is not None)
-    weights = {"weight": w.astype(np.float32)}
-    if bias is not None:
-        weights["bias"] = bias.astype(np.float32).reshape(-1)
-    layer = b.layer("conv", source, weights)
-    b.emit("%s(%s)" % (layer, src))
+    b.emit("%s(%s)" % (_weighted_layer(b, "conv", source, w, bias), src))
 
 
 @lowers("ConvTranspose")
@@ -172,10 +172,7 @@ def conv_transpose(b, node):
         "output_padding=%r, groups=%d, bias=%s, dilation=%r)" % (
             in_c, out_g * groups, kh, kw, strides, padding, extra, groups, bias is not None,
             dil)
-    weights = {"weight": w.astype(np.float32)}
-    if bias is not None:
-        weights["bias"] = bias.astype(np.float32).reshape(-1)
-    layer = b.layer("deconv", source, weights)
+    layer = _weighted_layer(b, "deconv", source, w, bias)
     if symmetric:
         b.emit("%s(%s)" % (layer, x.name))
         return

@@ -46,8 +46,12 @@ class _Storages:
         self.arrays.append(None)
         return StorageRef((self.index[key],))
 
-    def fill(self, key, raw, byteorder):
-        """Set the bytes of storage `key` (exactly its size) in the file's byte order."""
+    def fill(self, key, f, byteorder):
+        """Read storage `key`'s bytes (exactly its size) from the file object f, in the
+        file's byte order."""
+        raw = f.read(self.nbytes(key))
+        if len(raw) != self.nbytes(key):
+            raise CheckpointError("storage %s is truncated" % key)
         i = self.index[key]
         dtype = self.kinds[i].dtype.newbyteorder(byteorder)
         self.arrays[i] = np.frombuffer(raw, dtype=dtype, count=self.sizes[i]).astype(
@@ -85,10 +89,7 @@ def _read_zip(data):
             raise CheckpointError("storage %s: %s" % (key, "missing" if member is None else
                                   "%d bytes, needs %d" % (member.file_size, need)))
         with archive.open(member) as f:
-            raw = f.read(need)
-        if len(raw) != need:
-            raise CheckpointError("storage %s is truncated" % key)
-        storages.fill(key, raw, order)
+            storages.fill(key, f, order)
     return obj, storages
 
 
@@ -118,11 +119,7 @@ def _read_legacy(data):
         if count != storages.sizes[i]:
             raise CheckpointError("storage %s holds %d elements, the object says %d"
                                   % (key, count, storages.sizes[i]))
-        need = storages.nbytes(key)
-        raw = f.read(need)
-        if len(raw) != need:
-            raise CheckpointError("storage %s is truncated" % key)
-        storages.fill(key, raw, order)
+        storages.fill(key, f, order)
     return obj, storages
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from burn.graph import fixedpoint as fp
 from burn.graph import quant_params as qp
-from burn.graph.fixedpoint_math import count_leading_zeros32, saturating_mul_pot
+from burn.graph.l2norm import inv_sqrt
 
 F32 = np.float32
 OPS = ("ABS", "RSQRT", "ELU", "HARD_SWISH", "LEAKY_RELU")  # those TFLM runs on int8
@@ -56,32 +56,6 @@ def _abs(in_q, out_q, _alpha):
             for v in range(-128, 128)]
 
 
-def inv_sqrt_multiplier(x, reverse_shift=-1):
-    """TFLM GetInvSqrtQuantizedMultiplierExp: (multiplier, shift) of 1 / sqrt(x), x >= 0
-    (gemmlowp Newton-Raphson in Q3.28)."""
-    if x <= 1:
-        return fp.INT32_MAX, 0
-    shift = 11
-    while x >= 1 << 29:
-        x //= 4
-        shift += 1
-    pairs = (count_leading_zeros32(x) - 1) // 2 - 1
-    shift -= pairs
-    x <<= 2 * pairs
-    half_input = fp.rounding_divide_by_pot(x >> 1, 1)
-    half_three = (1 << 28) + (1 << 27)
-    mul = fp.saturating_rounding_doubling_high_mul
-    r = 1 << 28
-    for _ in range(5):
-        r3 = saturating_mul_pot(mul(mul(r, r), r), 6)
-        r = saturating_mul_pot(_wrap(mul(half_three, r) - mul(half_input, r3)), 3)
-    r = mul(r, 1518500250)
-    if shift < 0:
-        r = _wrap(r << -shift)
-        shift = 0
-    return r, shift * reverse_shift
-
-
 def _rsqrt(in_q, out_q, _alpha):
     (in_scale, in_zp), (out_scale, out_zp) = in_q, out_q
     m, s = _qm(1.0 / float(F32(np.sqrt(F32(in_scale))) * F32(out_scale)))
@@ -91,7 +65,7 @@ def _rsqrt(in_q, out_q, _alpha):
         if x <= 0:  # 1/sqrt(0) saturates; TFLM fails an inference with x < 0
             out.append(127)
             continue
-        im, ish = inv_sqrt_multiplier(x)
+        im, ish = inv_sqrt(x)
         data = _mbqm(1, im, ish + 20)
         out.append(_clamp8(_mbqm(data, m, s - 20) + out_zp))
     return out
