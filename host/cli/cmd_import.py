@@ -36,8 +36,10 @@ def register(subparsers):
                    "(heap and flash); exit status 0 when it imports, 1 when not")
     p.add_argument("--list-ops", action="store_true",
                    help="print the TFLite ops burn imports with their types (int8, int16, "
-                   "float32, hybrid), how many of TFLM's builtin ops that covers, and the "
-                   "ONNX ops")
+                   "float32, hybrid), the kernels and their runtimes, how many of TFLM's "
+                   "builtin ops that covers and how many of the (op, input type, output "
+                   "type) pairs that TFLM's reference kernels accept, with the pairs each "
+                   "op misses, and the ONNX ops")
     p.add_argument("-o", "--output", help="the .bst file (default: the model's name .bst; "
                    ".safetensors for weights)")
     p.add_argument("--tests", type=int_from_to(0, MAX_TESTS), default=4, metavar="N",

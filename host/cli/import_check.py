@@ -104,23 +104,57 @@ def run_check(args):
     return 0 if report.importable else 1
 
 
+def _pairs_text(pairs):
+    """'int16, int8->int16|int32': the (input, output) pairs, grouped by input type; a type
+    alone is that type in and out."""
+    outs = {}
+    for a, b in pairs:
+        outs.setdefault(a, []).append(b)
+    return ", ".join(a if bs == [a] else "%s->%s" % (a, "|".join(bs)) for a, bs in outs.items())
+
+
+def _pair_lines():
+    """The coverage of TFLM's (op, input type, output type) pairs: the totals, then each op
+    that misses some, with the pairs it misses."""
+    from burn.host.importers.op_coverage import pair_coverage
+    from burn.host.importers.tflm_types import COMMIT
+
+    rows = pair_coverage()
+    covered = sum(len(r.covered) for r in rows)
+    total = covered + sum(len(r.missing) for r in rows)
+    lines = _wrapped("TFLM type pairs covered: %d of %d (op, input type, output type) that "
+                     "tflite-micro's reference kernels accept (commit %s, "
+                     "burn.host.importers.tflm_types); %d of %d ops fully covered, %d not at "
+                     "all" % (covered, total, COMMIT[:12], sum(not r.missing for r in rows),
+                              len(rows), sum(not r.covered for r in rows)))
+    lines += _wrapped("  the ops that miss pairs: covered/accepted, then the missing pairs "
+                      "(a type alone: that type in and out; none: no tensor):")
+    for r in rows:
+        if r.missing:
+            head = "  %-28s %2d/%-2d  " % (r.name, len(r.covered), len(r.covered) +
+                                           len(r.missing))
+            lines += textwrap.wrap(head + _pairs_text(r.missing), 99,
+                                   subsequent_indent=" " * len(head), break_on_hyphens=False)
+    return lines
+
+
 def format_ops():
     """The lines `burn import --list-ops` prints."""
     from burn.host.importers.onnx_lower import supported_ops
     from burn.host.importers.op_coverage import TYPES, kernel_runtimes, tflite_ops, tflm_ops
 
     rows = tflite_ops()
-    lines = ["TFLite ops burn imports (%d); for QUANTIZE and DEQUANTIZE the type is the "
-             "quantized side, for the LOGICAL ops int8 is BOOL (int8 0/1), hybrid is float32 "
-             "with int8 weights:" % len(rows),
-             "  %-24s %s  %-6s  %s" % ("op", "  ".join("%-7s" % t for t in TYPES),
-                                       "hybrid", "burn op")]
+    lines = _wrapped("TFLite ops burn imports (%d); for QUANTIZE and DEQUANTIZE the type is "
+                     "the quantized side, for the LOGICAL ops and REDUCE_ALL int8 is BOOL "
+                     "(int8 0/1), hybrid is float32 with int8 weights:" % len(rows))
+    lines.append("  %-28s %s  %-6s  %s" % ("op", "  ".join("%-7s" % t for t in TYPES),
+                                           "hybrid", "burn op"))
     for r in rows:
         cells = "  ".join("%-7s" % ("yes" if t in r.types else "-") for t in TYPES)
-        lines.append("  %-24s %s  %-6s  %s" % (r.name, cells, "yes" if r.hybrid else "-",
+        lines.append("  %-28s %s  %-6s  %s" % (r.name, cells, "yes" if r.hybrid else "-",
                                               " ".join(r.kinds)))
-    lines.append("Kernels and the runtimes that have them (plain Python has every one; "
-                 "optional: left out of a default firmware):")
+    lines += _wrapped("Kernels and the runtimes that have them (plain Python has every one; "
+                      "optional: left out of a default firmware):")
     lines.append("  %-22s %-18s %-8s %-6s %-10s %-11s %s" % (
         "kernel", "burn op", "type", "viper", "flex host", "flex M0+", "optional"))
     for k in kernel_runtimes():
@@ -135,6 +169,7 @@ def format_ops():
     extra = sorted(ours - set(tflm))
     if extra:
         lines += _wrapped("  imported but not in that list: " + ", ".join(extra))
+    lines += _pair_lines()
     onnx = supported_ops()
     lines += _wrapped("ONNX ops burn imports (%d; float32, and int8 for QuantizeLinear, "
                       "DequantizeLinear, QLinearConv, QLinearMatMul): %s"

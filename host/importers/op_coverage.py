@@ -4,14 +4,21 @@
     rows = tflite_ops()            # [OpSupport], one per TFLite builtin op the importer takes
     kernels = kernel_runtimes()    # [KernelSupport], the runtimes of each kernel
     names, source = tflm_ops()     # TFLM's builtin ops, and where that list was read
+    pairs = burn_pairs()           # {TFLite op: {(input type, output type)}} burn imports
+    coverage = pair_coverage()     # [PairCoverage]: TFLM's type pairs, covered and missing
 
 A TFLite op's types are those of the kernels of the graph ops it is imported as: a kernel
 named `<stem>_s8` runs int8 tensors, `<stem>_s16` int16, any other float32 (`_f32`, and the
 data-moving kernels without a suffix), less int8 for the ops TFLM runs on float32 only
-(burn.host.importers.unary_tables.FLOAT_ONLY), int16 only where the op's converter takes
-int16 tensors (`@converts(..., int16=True)`), and int8 alone (BOOL held as int8 0/1) for
-the logical ops (BOOL_ONLY). "hybrid" (float32 activations, int8 weights that the
-importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
+(burn.host.importers.unary_tables.FLOAT_ONLY, and SQUARE, L2_POOL_2D, FLOOR_DIV and
+FLOOR_MOD, whose converters refuse int8 as TFLM does), int16 only where the op's converter
+takes int16 tensors (`@converts(..., int16=True)`), and int8 alone (BOOL held as int8 0/1)
+for the logical ops and REDUCE_ALL (BOOL_ONLY). "hybrid" (float32 activations, int8 weights
+that the importer dequantizes) applies to the ops whose float32 kernel takes weights (`w`).
+
+The (input type, output type) pairs burn imports follow from the same kernels (see
+burn_pairs), and pair_coverage() sets them against the pairs tflite-micro's reference
+kernels accept (burn.host.importers.tflm_types).
 """
 
 import importlib.util
@@ -25,8 +32,11 @@ from burn.host.importers.unary_tables import FLOAT_ONLY
 
 TYPES = ("int8", "int16", "float32")  # the columns of the table, in this order
 # ops of BOOL tensors only, which a .bst holds as int8 0/1: their int8 column
-BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")
-_SUFFIX = re.compile(r"_s(8|16)$")
+BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_ALL")
+# float32 only: the unary ops TFLM has no int8 kernel of, and the ops whose graph ops have
+# int8 kernels but whose converters refuse int8, as TFLM has float32 kernels only
+_FLOAT_ONLY = FLOAT_ONLY + ("SQUARE", "L2_POOL_2D", "FLOOR_DIV", "FLOOR_MOD")
+_SUFFIXES = re.compile(r"_s(8|16)(?=_|$)")  # `_s8_s16`: int8 in, int16 out
 # The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
 # spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
 _REGISTER = re.compile(rb"_ZN6tflite(?:5micro)?\d+Register_([A-Z0-9_]+)Ev")
@@ -43,9 +53,9 @@ class OpSupport:
 
 
 def kernel_type(kernel):
-    """The tensor type a kernel of the op table runs on, by its name's suffix."""
-    found = _SUFFIX.search(kernel)
-    return "int" + found.group(1) if found else "float32"
+    """The tensor type a kernel of the op table runs on (writes), by its name's suffix."""
+    bits = _SUFFIXES.findall(kernel)
+    return "int" + bits[-1] if bits else "float32"
 
 
 def _takes_int16(name):
@@ -62,7 +72,7 @@ def tflite_ops():
             kinds, types, hybrid = found.get(name, ((), set(), False))
             for kernel in kernels.split():
                 dtype = kernel_type(kernel)
-                if not (name in FLOAT_ONLY and dtype == "int8") and \
+                if not (name in _FLOAT_ONLY and dtype == "int8") and \
                         not (name in BOOL_ONLY and dtype != "int8") and \
                         not (dtype == "int16" and not _takes_int16(name)):
                     types.add(dtype)
@@ -73,6 +83,73 @@ def tflite_ops():
         found[name] = (("(constant)",), set(TYPES), False)
     return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
             for name, (kinds, types, hybrid) in sorted(found.items())]
+
+
+def _kernel_pair(kind, kernel):
+    """(input type, output type) of a kernel of the op table: `<stem>_sA_sB` reads intA and
+    writes intB, a quantize kernel writes its type from float32 and a dequantize one the
+    reverse; the others keep their type (kernel_type) in and out."""
+    bits = _SUFFIXES.findall(kernel)
+    dtype = kernel_type(kernel)
+    if len(bits) == 2:
+        return "int" + bits[0], "int" + bits[1]
+    return {"quantize": ("float32", dtype), "dequantize": (dtype, "float32")}.get(
+        kind, (dtype, dtype))
+
+
+def burn_pairs():
+    """{TFLite op: {(input type, output type)}} that the importer takes, derived from the
+    kernels of the op's graph ops (those tflite_ops() keeps, through _kernel_pair) and the
+    importer's own rules: a comparison gives BOOL (and reads BOOL where its converter takes
+    BOOL inputs), a BOOL_ONLY op reads and gives BOOL, a kind whose output 0 may be int32
+    (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
+    its input 0 may be one (RESHAPE); CAST's pairs are those tflite_cast computes exactly;
+    SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
+    from burn.host.importers.tflite.check import _INT32_USES
+    from burn.host.importers.tflite.convert import CONVERTERS
+    from burn.host.importers.tflite_cast import _EXACT
+
+    types = {r.name: r.types for r in tflite_ops()}
+    special = {"CAST": set(_EXACT), "SHAPE": {(t, "int32") for t in types["SHAPE"]},
+               "BROADCAST_ARGS": {("int32", "int32"), ("int64", "int64")}}
+    found = {}
+    for kind, _rule, names, kernels in OPS:
+        ins, outs = _INT32_USES.get(kind, ((), ()))
+        for name in set(names.split()) - set(special):
+            pairs = {_kernel_pair(kind, k) for k in kernels.split()
+                     if kernel_type(k) in types[name]}
+            if kind == "compare":
+                pairs = {(a, "bool") for a, _b in pairs}
+                if CONVERTERS[name].bool_inputs:
+                    pairs.add(("bool", "bool"))
+            if name in BOOL_ONLY:
+                pairs = {("bool", "bool")} if pairs else set()
+            if 0 in outs and 0 in ins:  # the kind moves int32 data as it is
+                pairs.add(("int32", "int32"))
+            elif 0 in outs:  # the kind writes an int32 result
+                pairs = {(a, "int32") for a, _b in pairs}
+            found.setdefault(name, set()).update(pairs)
+    return dict(found, **special)
+
+
+@dataclass(frozen=True)
+class PairCoverage:
+    """One TFLM op and its (input type, output type) pairs that TFLM's reference kernels
+    accept (burn.host.importers.tflm_types): those burn imports, and the others."""
+
+    name: str
+    covered: tuple
+    missing: tuple
+
+
+def pair_coverage():
+    """[PairCoverage] of every op of tflite-micro's reference kernels, sorted by name."""
+    from burn.host.importers.tflm_types import pair_types
+
+    ours = burn_pairs()
+    return [PairCoverage(op, tuple(p for p in pairs if p in ours.get(op, ())),
+                         tuple(p for p in pairs if p not in ours.get(op, ())))
+            for op, pairs in sorted(pair_types().items())]
 
 
 @dataclass(frozen=True)
