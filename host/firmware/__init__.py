@@ -10,3 +10,8 @@ picotool, `tree` prepares a private copy of the MicroPython source (with the one
 
 class FirmwareError(RuntimeError):
     """A firmware build cannot start or failed; the message says why and what to do."""
+
+
+class BuildFailed(FirmwareError):
+    """The build ran and failed, or made an image that does not fit: the sources or the
+    recipe are at fault, not a missing tool."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
-from burn.host.firmware import FirmwareError, inputs, qemu_port, sizes, toolchain
+from burn.host.firmware import BuildFailed, FirmwareError, inputs, qemu_port, sizes, toolchain
 from burn.host.firmware.recipe import FLASH_BASE, load_recipe
 from burn.host.firmware.tree import prepared_tree
 
@@ -233,8 +233,8 @@ def run_logged(argv, log, log_path, picotool, on_percent=None):
             on_percent(best)
     if proc.wait() != 0:
         log.flush()
-        raise FirmwareError("%s failed; the last lines of %s:\n%s"
-                            % (" ".join(argv[:3]), log_path, _tail(log_path)))
+        raise BuildFailed("%s failed; the last lines of %s:\n%s"
+                          % (" ".join(argv[:3]), log_path, _tail(log_path)))
 
 
 def _tail(path):
@@ -246,7 +246,7 @@ def _report(recipe, build, version, toolchain_version, seconds):
     """The size report of a finished build, checked against the board's code space."""
     for name in artifacts(recipe):
         if not (build / name).is_file():
-            raise FirmwareError("the build made no %s (see %s)" % (name, build.parent))
+            raise BuildFailed("the build made no %s (see %s)" % (name, build.parent))
     frozen = build / FROZEN_C
     report = sizes.image_sizes((build / "firmware.elf").read_bytes(),
                                (build / "firmware.elf.map").read_text(errors="replace"),
@@ -262,10 +262,10 @@ def _report(recipe, build, version, toolchain_version, seconds):
                   ops=None if recipe.ops is None else list(recipe.ops),
                   build_seconds=round(seconds, 1))
     if base is None and used > limit:
-        raise FirmwareError("the image is %d bytes, more than the %d of RAM that boards/%s.json "
-                            "gives it (flash_bytes)" % (used, limit, recipe.board.name))
+        raise BuildFailed("the image is %d bytes, more than the %d of RAM that boards/%s.json "
+                          "gives it (flash_bytes)" % (used, limit, recipe.board.name))
     if base is not None and used > limit:
-        raise FirmwareError(
+        raise BuildFailed(
             "the image ends at 0x%08x, past the end of the code space at 0x%08x (flash less "
             "littlefs and ROMFS); make romfs_bytes in boards/%s.json smaller"
             % (used, limit, recipe.board.name))

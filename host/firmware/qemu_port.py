@@ -40,11 +40,13 @@ def _flag_files(recipe):
 
 
 def flags_digest(recipe):
-    """Hash of the files that set `recipe`'s compiler flags (_flag_files)."""
+    """Hash of the files that set `recipe`'s compiler flags (_flag_files), by their full
+    paths: make names an object after its source's name alone, so a build of another
+    checkout's sources must not find this one's objects newer than its sources."""
     h = hashlib.sha256()
     for path in _flag_files(recipe):
         if path.is_file():
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
+            h.update(str(path.resolve()).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

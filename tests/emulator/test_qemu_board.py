@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from firmware_support import built_or_skip
 from reference_models import model_path
 
 from burn.host.bst_writer import encode_bst
@@ -41,13 +42,7 @@ def _qemu_or_skip(board=BOARD):
 def firmware(request):
     """burn's ELF for each QEMU board, built (or taken from the cache) once for the module."""
     _qemu_or_skip(request.param)
-    from burn.host.firmware import FirmwareError
-    from burn.host.firmware.build import build_firmware
-
-    try:
-        return build_firmware(request.param)
-    except FirmwareError as exc:
-        pytest.skip("no %s firmware could be built: %s" % (request.param, exc))
+    return built_or_skip(request.param)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from firmware_support import built_or_skip
 from reference_models import model_path
 
 from burn.host.board_session import Emulated, open_board
@@ -26,16 +27,11 @@ def _firmware_or_skip(board):
     import shutil
 
     from burn.host.boards import load_board
-    from burn.host.firmware import FirmwareError
-    from burn.host.firmware.build import build_firmware
 
     program = load_board(board).qemu_system
     if shutil.which(program) is None:
         pytest.skip("%s not found (apt-get install -y %s)" % (program, _PACKAGE[program]))
-    try:
-        return build_firmware(board).elf
-    except FirmwareError as exc:
-        pytest.skip("no %s firmware could be built: %s" % (board, exc))
+    return built_or_skip(board).elf
 
 
 @pytest.fixture(scope="module")
