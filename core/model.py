@@ -52,6 +52,9 @@ def _cores_of(flex):
 
 def _default_max_arena():
     if _ON_BOARD:
+        # collected first: garbage counts as used until a collection, and a file must not be
+        # refused for what the heap would free
+        gc.collect()
         return gc.mem_free()
     return 64 << 20
 
