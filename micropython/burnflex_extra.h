@@ -36,6 +36,7 @@
     X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
     X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
     X(MP_QSTR_sub_s8, sub_s8)                                                  \
+    X(MP_QSTR_sub_s16, sub_s16)                                                \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
     X(MP_QSTR_minimum_s8, minimum_s8)                                          \

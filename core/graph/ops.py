@@ -61,7 +61,7 @@ OPS = (
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
     ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
-    ("sub", "e", "SUB", "sub_s8 sub_f32"),
+    ("sub", "e", "SUB", "sub_s8 sub_f32 sub_s16"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32"),
     ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
@@ -167,6 +167,8 @@ KERNELS = (
      "inp w bias mult shift out *nhwc depth_mult kh kw *win act_min act_max"),
     ("s16_elementwise", "add_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
      "out_mult out_shift left_shift act_min act_max"),
+    ("s16_elementwise", "sub_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
+     "out_mult out_shift left_shift act_min act_max swap"),
     ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
     ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
@@ -257,6 +259,7 @@ CALLS = (
     ("log_softmax_f32", "flex_f32_log_softmax", "rows depth 1 inp[rows*depth] out[rows*depth]"),
     ("add_s16", "flex_s16_add", "size a[size] b[b_size] & out[size]"),
     ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
+    ("sub_s16", "flex_s16_sub", "size a[size] b[b_size] & swap out[size]"),
     ("softmax_s16", "flex_s16_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"
      " exp_lut[513] inv_lut[513] out[rows*depth]"),
     ("logistic_s16 tanh_s16", "flex_s16_logistic flex_s16_tanh",

@@ -1,19 +1,35 @@
-"""int16 ADD and MUL, as TFLM's reference kernels compute them for int16 tensors (ADD's
-general-scale path with left_shift 15, MUL's int32 product), b broadcast along the
-innermost dims: out[i] = a[i] (op) b[i % b_size]. int32 overflow wraps, as in C."""
+"""int16 ADD, SUB and MUL (the kernels add_s16, sub_s16 and mul_s16), as TFLM's reference
+kernels compute them for int16 tensors (ADD's and SUB's general-scale path with left_shift
+15, MUL's int32 product), b broadcast along the innermost dims: out[i] = a[i] (op)
+b[i % b_size]; sub_s16's `swap` 1 makes it b - a. int32 overflow wraps, as in C."""
 
 from .s16_arith import clamp, mbqm32, wrap32
 
 
-def add_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp,
-            out_mult, out_shift, left_shift, act_min, act_max):
-    """Both inputs scaled to a common scale (2**left_shift, then their multipliers), added,
-    then requantized to the output's."""
+def _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, a_sign, b_sign):
+    """Both inputs scaled to a common scale (2**left_shift, then their multipliers), summed
+    with the signs a_sign and b_sign (1 or -1), then requantized to the output's."""
     for i in range(size):
         x = mbqm32(wrap32((a[i] - a_zp) << left_shift), a_mult, a_shift)
         y = mbqm32(wrap32((b[i % b_size] - b_zp) << left_shift), b_mult, b_shift)
-        out[i] = clamp(wrap32(mbqm32(wrap32(x + y), out_mult, out_shift) + out_zp), act_min,
-                       act_max)
+        v = mbqm32(wrap32(a_sign * x + b_sign * y), out_mult, out_shift)
+        out[i] = clamp(wrap32(v + out_zp), act_min, act_max)
+
+
+def add_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp,
+            out_mult, out_shift, left_shift, act_min, act_max):
+    """out[i] = a[i] + b[i % b_size] in real values, requantized."""
+    _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, 1, 1)
+
+
+def sub_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift, out_zp,
+            out_mult, out_shift, left_shift, act_min, act_max, swap):
+    """out[i] = a[i] - b[i % b_size] in real values (b - a when swap is 1), requantized."""
+    _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max,
+                -1 if swap else 1, 1 if swap else -1)
 
 
 def mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max):

@@ -127,7 +127,7 @@ def _binary(step, ctx, variant):
                   % (a, bs, size))
     step.a = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, bs)
     zp = (("a_zp",) + _I16, ("b_zp",) + _I16, ("out_zp",) + _I16)
-    if step.kind == "add":
+    if step.kind in ("add", "sub"):
         # TFLM's multipliers are below one; left_shift is 15 for int16
         q = step.ps(zp[:1] + (("a_mult", 0, b._I32), ("a_shift", -b._SHIFT, 0)) + zp[1:2] +
                     (("b_mult", 0, b._I32), ("b_shift", -b._SHIFT, 0)) + zp[2:] +
@@ -136,6 +136,8 @@ def _binary(step, ctx, variant):
     else:
         q = step.ps(zp + (("mult", 0, b._I32), ("shift", -b._SHIFT, b._SHIFT)))
     step.a += q + _clamp16(step)
+    if step.kind == "sub":
+        step.a += (step.p("swap", 0, 1),)
     b._bind(step, "s16_elementwise", step.kind + "_s16", variant)
 
 
@@ -182,7 +184,7 @@ def _sigmoid(step, ctx, variant):
 
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
             "fully_connected": _fully_connected, "conv2d": _conv,
-            "depthwise_conv2d": _depthwise, "add": _binary, "mul": _binary,
+            "depthwise_conv2d": _depthwise, "add": _binary, "sub": _binary, "mul": _binary,
             "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax,
             "logistic": _sigmoid, "tanh": _sigmoid}
 

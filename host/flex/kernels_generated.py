@@ -75,6 +75,14 @@ class GeneratedKernels:
             struct("flex_s8_mul_params", locals()), as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def sub_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap):
+        """burn.graph's sub_s16 on flex_c's flex_s16_sub."""
+        self._run("flex_s16_sub", [
+            size, as_i16(a, size), as_i16(b, b_size), b_size,
+            struct("flex_s8_add_params", locals()), swap, as_i16(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
     def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
         """burn.graph's softmax_s16 on flex_c's flex_s16_softmax."""
         self._run("flex_s16_softmax", [

@@ -60,6 +60,11 @@ def add_s16(rng):
         list(_range16(rng, scales[2]))
 
 
+def sub_s16(rng):
+    """add_s16's arguments and a random swap (sub_s16 scales its inputs alike)."""
+    return add_s16(rng) + [_int(rng, 0, 1)]
+
+
 def mul_s16(rng):
     size, b_size = _broadcast(rng)
     scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
@@ -108,6 +113,7 @@ S16 = {
     "depthwise_conv_s16": ("s16_depthwise_conv", "depthwise_conv_s16",
                            lambda rng: conv_s16(rng, True)),
     "add_s16": ("s16_elementwise", "add_s16", add_s16),
+    "sub_s16": ("s16_elementwise", "sub_s16", sub_s16),
     "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
     "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
     "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),

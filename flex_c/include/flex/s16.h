@@ -63,6 +63,10 @@ flex_status flex_s16_add(size_t n, const int16_t *a, const int16_t *b, size_t b_
                          const flex_s8_add_params *p, int16_t *output);
 flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
                          const flex_s8_mul_params *p, int16_t *output);
+/* output[i] = a[i] - b[i % b_len] (b[i % b_len] - a[i] when swap is 1) with TFLM's SUB
+ * parameters, which are ADD's (left_shift 15); int32 overflow wraps. */
+flex_status flex_s16_sub(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
+                         const flex_s8_add_params *p, int32_t swap, int16_t *output);
 /* Pools over the in-bounds cells of each window (same scale in and out, out.c == in.c). */
 flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
                                 size_t input_len, const flex_window *win,

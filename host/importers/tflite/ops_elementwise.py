@@ -60,9 +60,11 @@ def _binary(c, node, kind=None):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("SUB", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", arity=2)
+@converts("SUB", arity=2, int16=True)
+@converts("SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", arity=2)
 def _arith(c, node):
-    """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith)."""
+    """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith),
+    and int16 SUB (burn.graph.s16_elementwise)."""
     kind = node.name.lower()
     a, b = _operands(c, node)
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
@@ -70,12 +72,14 @@ def _arith(c, node):
         raise Fail("input and output types differ")
     code = c.fused(node)
     params = {"act": code, "swap": int(a != node.inputs[0])} if kind == "sub" else {}
-    if c.is_int8(node) and kind in ("sub", "squared_difference"):
+    if (c.is_int8(node) and kind in ("sub", "squared_difference")) or c.is_int16(node):
         (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
         out_scale, _ = c.quant(node.outputs[0])
         params = {"swap": params["swap"]} if kind == "sub" else {}
         params.update(c.out_quant_params(node, code))
-        ls, am, ash, bm, bsh, om, osh = arith_params.PARAMS[kind](a_scale, b_scale, out_scale)
+        ls, am, ash, bm, bsh, om, osh = (qp.add_params(a_scale, b_scale, out_scale, 15)
+                                         if c.is_int16(node) else
+                                         arith_params.PARAMS[kind](a_scale, b_scale, out_scale))
         if osh > 0:
             raise Fail("output scale %g is below (2 x the larger input scale)^2 / 2^14: "
                        "the squared differences overflow int32" % out_scale)
