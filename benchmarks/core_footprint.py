@@ -15,9 +15,10 @@ qstrs), so a few more names can move the figure by a step: the qstr line shows w
 Run: python benchmarks/core_footprint.py [--heap 192k] [--top 8]
 """
 
-import argparse
 import sys
 import tempfile
+
+from mp_port import heap_parser, unix_port
 
 from burn.host import mp_unix, mpy
 
@@ -67,15 +68,13 @@ def kb(value):
 
 def main(argv=None):
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--heap", default=mp_unix.DEFAULT_HEAP, help="MicroPython heap cap")
+    parser = heap_parser(__doc__)
     parser.add_argument("--top", type=int, default=8, help="largest .mpy files to list")
     args = parser.parse_args(argv)
-    binary = mp_unix.find_micropython()
-    if binary is None:
-        print("micropython (the MicroPython unix port) not found", file=sys.stderr)
+    port = unix_port()
+    if port is None:
         return 1
-    version, _, port_arch = mp_unix.port_info(binary)
+    version, port_arch = port
     host_build = mpy.compile_core(port_arch or "x64")
     board_build = mpy.compile_core(BOARD_ARCH)
     sources = mpy.source_files(mp_unix.core_dir())

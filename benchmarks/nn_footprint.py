@@ -10,8 +10,9 @@ bytecode in the heap, so these are upper bounds for a 32-bit board.
 Run: python benchmarks/nn_footprint.py [--heap 192k]
 """
 
-import argparse
 import sys
+
+from mp_port import heap_parser, unix_port
 
 from burn.host import mp_unix, mpy
 
@@ -49,14 +50,12 @@ print("heap free after", gc.mem_free())
 
 def main(argv=None):
     """Measure and print one line per figure."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--heap", default=mp_unix.DEFAULT_HEAP, help="MicroPython heap cap")
+    parser = heap_parser(__doc__)
     args = parser.parse_args(argv)
-    binary = mp_unix.find_micropython()
-    if binary is None:
-        print("micropython (the MicroPython unix port) not found", file=sys.stderr)
+    port = unix_port()
+    if port is None:
         return 1
-    version, _, arch = mp_unix.port_info(binary)
+    version, arch = port
     build = mpy.compile_core(arch or "x64")
     weights = 4 * (4 * 9 + 4 + 4 + 4 + 64 * 10 + 10)
     code = SCRIPT.format(modules=LAYER_MODULES, weights=weights)

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import torch
-from training_args import add_training_options, burn_label
+from training_args import add_training_options, burn_label, burn_optimizer
 
 import burn
 from burn import nn
@@ -23,7 +23,6 @@ from burn.host.autodiff import autodiff_device
 from burn.host.convert import to_tensor
 from burn.host.cuda.graph import training_step
 from burn.host.train.losses import cross_entropy
-from burn.host.train.optim import Adam
 
 
 class Block(nn.Module):
@@ -100,12 +99,7 @@ def burn_step(backend, x, y, gpu_adam=False, capture=False):
     dev = autodiff_device(backend)
     burn.seed(0)
     model = burn_model().to(dev)
-    if gpu_adam or capture:
-        from burn.host.cuda.optim import Adam as GpuAdam
-
-        opt = GpuAdam(model.parameters(), lr=1e-3)
-    else:
-        opt = Adam(model.parameters(), lr=1e-3)
+    opt = burn_optimizer(model, gpu_adam, capture)
     xb, yb = to_tensor(x, dev), to_tensor(y, dev)
 
     step = training_step(model, opt, cross_entropy, capture)

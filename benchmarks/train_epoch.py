@@ -18,7 +18,7 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
 import numpy as np
 import torch
-from training_args import add_training_options, burn_label
+from training_args import add_training_options, burn_label, burn_optimizer
 
 import burn
 from burn import nn
@@ -26,7 +26,6 @@ from burn.host.autodiff import autodiff_device
 from burn.host.cuda.graph import training_step
 from burn.host.data import DataLoader, load_digits
 from burn.host.train.losses import cross_entropy
-from burn.host.train.optim import Adam
 
 
 def burn_model():
@@ -49,12 +48,7 @@ def burn_epochs(backend, data, batch, gpu_adam=False, capture=False):
     dev = autodiff_device(backend)
     burn.seed(0)
     model = burn_model().to(dev)
-    if gpu_adam or capture:
-        from burn.host.cuda.optim import Adam as GpuAdam
-
-        opt = GpuAdam(model.parameters(), lr=1e-3)
-    else:
-        opt = Adam(model.parameters(), lr=1e-3)
+    opt = burn_optimizer(model, gpu_adam, capture)
     loader = DataLoader(data, batch, shuffle=True, device=dev)
 
     step = training_step(model, opt, cross_entropy, capture)

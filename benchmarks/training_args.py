@@ -1,4 +1,5 @@
-"""Command-line options shared by the training benchmarks (resnet8_step, train_epoch)."""
+"""What the training benchmarks (resnet8_step, train_epoch) share: their command-line options
+and burn's optimizer as they choose it."""
 
 
 def add_training_options(ap, torch_device, launches_help):
@@ -14,3 +15,15 @@ def add_training_options(ap, torch_device, launches_help):
 def burn_label(args):
     """How burn's steps ran, as the tables name it: captured, gpu-adam or nothing."""
     return " captured" if args.capture else " gpu-adam" if args.gpu_adam else ""
+
+
+def burn_optimizer(model, gpu_adam, capture):
+    """Adam at lr 1e-3 over the model's parameters: burn.host.cuda.optim's, which updates on
+    the GPU, when `gpu_adam` or `capture` (a captured step needs it), else the host one."""
+    if gpu_adam or capture:
+        from burn.host.cuda.optim import Adam as GpuAdam
+
+        return GpuAdam(model.parameters(), lr=1e-3)
+    from burn.host.train.optim import Adam
+
+    return Adam(model.parameters(), lr=1e-3)

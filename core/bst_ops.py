@@ -297,39 +297,33 @@ def _kernel(step, dt, stem, variant):
 # -- ops --------------------------------------------------------------------------------------
 
 def _conv(step, ctx, variant):
+    """conv2d, and depthwise_conv2d: a conv with ic groups of depth_mult output channels,
+    its weights [1, kh, kw, oc]."""
     _arity(step, 1)
     dt = _dtype(step, ctx)
     (n, ih, iw, ic), (oh, ow, oc) = _nhwc(step, ctx, dt)
-    groups = step.p("groups", 1, ic)
+    depthwise = step.kind == "depthwise_conv2d"
+    if depthwise:
+        mult = step.p("depth_mult", 1, MAX_DIM)
+    else:
+        groups = step.p("groups", 1, ic)
     w, (woc, kh, kw, wic) = _const(step, ctx, "w", dt, rank=4)
-    if woc != oc or wic * groups != ic or oc % groups:
-        step.fail("weights %s do not fit %d input / %d output channels in %d groups"
-                  % ((woc, kh, kw, wic), ic, oc, groups))
-    step.macs = n * oh * ow * oc * kh * kw * wic
+    if depthwise:
+        if woc != 1 or wic != oc or ic * mult != oc:
+            step.fail("weights %s do not fit %d input channels x depth multiplier %d"
+                      % ((woc, kh, kw, wic), ic, mult))
+        step.macs = n * oh * ow * oc * kh * kw
+        stem, dims = "depthwise_conv", (mult, kh, kw)
+    else:
+        if woc != oc or wic * groups != ic or oc % groups:
+            step.fail("weights %s do not fit %d input / %d output channels in %d groups"
+                      % ((woc, kh, kw, wic), ic, oc, groups))
+        step.macs = n * oh * ow * oc * kh * kw * wic
+        stem, dims = "conv", (oc, kh, kw, groups)
     x, y = _xy(step, ctx)
-    _kernel(step, dt, ("conv", "conv"), variant)
+    _kernel(step, dt, (stem, stem), variant)
     window = _window(step, ih, iw, oh, ow, kh, kw, step.ps(_WINDOW))
-    step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
-                                                           kw, groups) + \
-        window + _quant_tail(step, dt)
-    _plain_mult_off(step, dt)
-
-
-def _depthwise(step, ctx, variant):
-    _arity(step, 1)
-    dt = _dtype(step, ctx)
-    (n, ih, iw, ic), (oh, ow, oc) = _nhwc(step, ctx, dt)
-    mult = step.p("depth_mult", 1, MAX_DIM)
-    w, (one, kh, kw, woc) = _const(step, ctx, "w", dt, rank=4)
-    if one != 1 or woc != oc or ic * mult != oc:
-        step.fail("weights %s do not fit %d input channels x depth multiplier %d"
-                  % ((one, kh, kw, woc), ic, mult))
-    step.macs = n * oh * ow * oc * kh * kw
-    x, y = _xy(step, ctx)
-    _kernel(step, dt, ("depthwise_conv", "depthwise_conv"), variant)
-    window = _window(step, ih, iw, oh, ow, kh, kw, step.ps(_WINDOW))
-    step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, mult, kh,
-                                                           kw) + \
+    step.a = (x, w) + _weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow) + dims + \
         window + _quant_tail(step, dt)
     _plain_mult_off(step, dt)
 
@@ -543,7 +537,7 @@ def _concat(step, ctx, variant):
 
 
 PREPARE = {
-    "conv2d": _conv, "depthwise_conv2d": _depthwise, "fully_connected": _fully_connected,
+    "conv2d": _conv, "depthwise_conv2d": _conv, "fully_connected": _fully_connected,
     "add": _binary, "mul": _binary, "avg_pool2d": _pool, "max_pool2d": _pool,
     "mean": _mean, "softmax": _softmax, "logistic": _sigmoid_like, "tanh": _sigmoid_like,
     "quantize": _quantize, "dequantize": _quantize, "requantize": _requantize,

@@ -7,12 +7,13 @@ entry/ file gives them their public names, unless opt/<target>/ has a file of th
 which then defines those public kernels itself (calling the flex__ref_* ones for the cases
 it leaves to the reference). The opt/<target>/ files that have no entry/ twin are its
 helpers. An opt folder may stand on another (BASES): it has its base's files but those it
-replaces with a file of the same name. extra/ holds the kernels of the optional ops (burn.graph.ops.OPTIONAL): every build
-has them but those that must stay small without them (`extra=False`, the armv6m native
-module). Builds for a CPU without a floating-point unit leave out the float files
-(`is_float`); builds without a C library add freestanding/ (memcpy and friends). Files of
-different folders may share a name: `object_name` tells their objects apart. The public
-header, flex.h, is a list of parts (include/flex/*.h); `header_text` gives it as one text.
+replaces with a file of the same name. extra/ holds the kernels of the optional ops
+(burn.graph.ops.OPTIONAL): every build has them but those that must stay small without them
+(`extra=False`, the armv6m native module). Builds for a CPU without a floating-point unit
+leave out the float files (`is_float`); builds without a C library add freestanding/ (memcpy
+and friends). Files of different folders may share a name: `object_name` tells their objects
+apart. The public header, flex.h, is a list of parts (include/flex/*.h); `header_text` gives
+it as one text.
 
 No dependency beyond the standard library, so make and cmake can call it:
 

@@ -84,6 +84,16 @@ size_t bf_len(const bf_buf *b, int64_t need);
 /* For kernels that take no length: ValueError unless the buffer holds `need` elements. */
 void bf_need(const char *op, const bf_buf *b, int64_t need);
 
+/* The kernel `name`, which passes its arguments on as helper("<name>", args, ...): the
+ * kernels that share a helper and differ in what they give it. Its object follows it,
+ * spelt out (MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_<name>_obj, n, n, name), where the
+ * tests read each kernel's argument count). */
+#define BF_FORWARD(name, helper, ...)                                          \
+    static mp_obj_t name(size_t n_args, const mp_obj_t *args) {                \
+        (void)n_args;                                                          \
+        return helper(#name, args, __VA_ARGS__);                               \
+    }
+
 /* The trailing padding that makes `out` the floor-mode output size (the kernels check the
  * whole window geometry). */
 static inline int32_t bf_pad_after(int32_t in, int32_t out, int32_t k, int32_t stride,
@@ -125,6 +135,21 @@ static inline int64_t bf_count4(int32_t n, int32_t h, int32_t w, int32_t c) {
     return (int64_t)n * h * w * c;
 }
 
+/* a * b as an element count, or -1 when either is negative or the product passes int32
+ * range (bf_len then gives the buffer's own length, which the kernel refuses). */
+static inline int64_t bf_product(int64_t a, int64_t b) {
+    const int64_t n = a * b;
+    return a >= 0 && b >= 0 && n <= INT32_MAX ? n : -1;
+}
+
+/* A flex.h parameter block of `size` bytes (a struct of int32_t fields only, read as words
+ * as burnflex_plan.c reads it) from args[first ...], which burn.graph's kernels pass in the
+ * struct's field order. */
+static inline void bf_block(const char *op, const mp_obj_t *args, size_t first, void *block,
+                            size_t size) {
+    bf_ints(op, args, first, size / sizeof(int32_t), (int32_t *)block);
+}
+
 /* A convolution's geometry from burn.graph's arguments. */
 typedef struct {
     flex_dims4 in, out;
@@ -132,6 +157,22 @@ typedef struct {
     int32_t param; /* groups (conv) or depth multiplier (depthwise) */
     int64_t in_count, out_count, w_count;
 } bf_conv;
+
+/* args[1..5) of the kernels (inp, w, bias, mult, shift, out, ...): the int8 weights, the
+ * optional int32 bias and the int32 per-channel multipliers and shifts. */
+typedef struct {
+    bf_buf w, bias, mult, shift;
+} bf_weights;
+bf_weights bf_weights_args(const char *op, const mp_obj_t *args);
+
+/* args[0..5) of the elementwise kernels over a and b (size and b_size elements, b broadcast
+ * along a's innermost dims): (a, b, out, size, b_size, ...), a and b of `kind`, out of
+ * `out_kind` (writable); the sizes are not checked. */
+typedef struct {
+    bf_buf a, b, out;
+    int32_t size, b_size;
+} bf_pair;
+bf_pair bf_pair_args(const char *op, const mp_obj_t *args, int kind, int out_kind);
 
 /* args[first ...]: n, ih, iw, ic, oh, ow, oc (depthwise: depth_mult), kh, kw, groups (not
  * for depthwise), stride_h, stride_w, dil_h, dil_w, pad_top, pad_left. Returns the index of
@@ -217,5 +258,9 @@ static inline size_t bf_take(const char *op, const bf_buf *b, int64_t need) {
 }
 
 bf_buf bf_s16(const char *op, const mp_obj_t *args, size_t index, int write);
+
+/* ValueError unless both sizes of `p` are at least 1 and its buffers hold that many
+ * (burnflex_extra_arith.c). */
+void bf_pair_need(const char *op, const bf_pair *p);
 
 #endif

@@ -100,6 +100,27 @@ void bf_need(const char *op, const bf_buf *b, int64_t need) {
         bf_raise(op, flex_status_str(FLEX_E_SIZE));
 }
 
+bf_weights bf_weights_args(const char *op, const mp_obj_t *args) {
+    bf_weights p;
+    p.w = bf_buffer(op, args, 1, BF_S8, 0);
+    p.bias = bf_optional(op, args, 2, BF_I32);
+    p.mult = bf_buffer(op, args, 3, BF_I32, 0);
+    p.shift = bf_buffer(op, args, 4, BF_I32, 0);
+    return p;
+}
+
+bf_pair bf_pair_args(const char *op, const mp_obj_t *args, int kind, int out_kind) {
+    bf_pair p;
+    int32_t sizes[2];
+    p.a = bf_buffer(op, args, 0, kind, 0);
+    p.b = bf_buffer(op, args, 1, kind, 0);
+    p.out = bf_buffer(op, args, 2, out_kind, 1);
+    bf_ints(op, args, 3, 2, sizes);
+    p.size = sizes[0];
+    p.b_size = sizes[1];
+    return p;
+}
+
 size_t bf_conv_args(const char *op, const mp_obj_t *args, size_t first, int depthwise,
                     bf_conv *g) {
     /* n, ih, iw, ic, oh, ow, oc, kh, kw, groups, sh, sw, dh, dw, pad_top, pad_left */

@@ -26,16 +26,10 @@ static mp_obj_t arg(const char *op, const mp_obj_t *args, int kind) {
     return mp_const_none;
 }
 
-static mp_obj_t arg_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arg("arg_s8", args, BF_S8);
-}
+BF_FORWARD(arg_s8, arg, BF_S8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_arg_s8_obj, 6, 6, arg_s8);
 
 #if BURNFLEX_FLOAT
-static mp_obj_t arg_f32(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arg("arg_f32", args, BF_F32);
-}
+BF_FORWARD(arg_f32, arg, BF_F32)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_arg_f32_obj, 6, 6, arg_f32);
 #endif

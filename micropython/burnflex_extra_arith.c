@@ -8,53 +8,42 @@
  * MP_QSTR_minimum_s8 MP_QSTR_sub_f32 MP_QSTR_squared_difference_f32 MP_QSTR_maximum_f32
  * MP_QSTR_minimum_f32 MP_QSTR_div_f32 */
 
-static mp_obj_t sub_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return bf_add_like("sub_s8", args, 1, flex_s8_sub);
-}
+BF_FORWARD(sub_s8, bf_add_like, 1, flex_s8_sub)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_sub_s8_obj, 18, 18, sub_s8);
 
-static mp_obj_t squared_difference_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return bf_add_like("squared_difference_s8", args, 0, flex_s8_squared_difference);
-}
+BF_FORWARD(squared_difference_s8, bf_add_like, 0, flex_s8_squared_difference)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_squared_difference_s8_obj, 17, 17,
                                     squared_difference_s8);
+
+/* burnflex.h */
+void bf_pair_need(const char *op, const bf_pair *p) {
+    if (p->size < 1 || p->b_size < 1)
+        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
+    bf_need(op, &p->a, p->size);
+    bf_need(op, &p->b, p->b_size);
+    bf_need(op, &p->out, p->size);
+}
 
 /* (a, b, out, size, b_size[, act[, swap]]) of flex_s8_arith / flex_f32_arith: `op` a
  * FLEX_ARITH_* code, `kind` the buffers' element kind. */
 static mp_obj_t arith(const char *op, const mp_obj_t *args, int32_t code, int kind, int32_t act) {
-    enum { SIZE, B_SIZE, COUNT };
-    int32_t a[COUNT];
-    const bf_buf x1 = bf_buffer(op, args, 0, kind, 0), x2 = bf_buffer(op, args, 1, kind, 0);
-    const bf_buf y = bf_buffer(op, args, 2, kind, 1);
-    bf_ints(op, args, 3, COUNT, a);
-    if (a[SIZE] < 1 || a[B_SIZE] < 1)
-        bf_raise(op, flex_status_str(FLEX_E_SHAPE));
-    bf_need(op, &x1, a[SIZE]);
-    bf_need(op, &x2, a[B_SIZE]);
-    bf_need(op, &y, a[SIZE]);
+    const bf_pair x = bf_pair_args(op, args, kind, kind);
+    bf_pair_need(op, &x);
     if (kind == BF_S8)
-        bf_check(op, flex_s8_arith(code, (size_t)a[SIZE], x1.data, x2.data, (size_t)a[B_SIZE],
-                                   y.data));
+        bf_check(op, flex_s8_arith(code, (size_t)x.size, x.a.data, x.b.data, (size_t)x.b_size,
+                                   x.out.data));
 #if BURNFLEX_FLOAT
     else
-        bf_check(op, flex_f32_arith(code, (size_t)a[SIZE], x1.data, x2.data,
-                                    (size_t)a[B_SIZE], act, y.data));
+        bf_check(op, flex_f32_arith(code, (size_t)x.size, x.a.data, x.b.data,
+                                    (size_t)x.b_size, act, x.out.data));
 #endif
     return mp_const_none;
 }
 
-static mp_obj_t maximum_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arith("maximum_s8", args, FLEX_ARITH_MAXIMUM, BF_S8, 0);
-}
+BF_FORWARD(maximum_s8, arith, FLEX_ARITH_MAXIMUM, BF_S8, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_maximum_s8_obj, 5, 5, maximum_s8);
 
-static mp_obj_t minimum_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arith("minimum_s8", args, FLEX_ARITH_MINIMUM, BF_S8, 0);
-}
+BF_FORWARD(minimum_s8, arith, FLEX_ARITH_MINIMUM, BF_S8, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_minimum_s8_obj, 5, 5, minimum_s8);
 
 #if BURNFLEX_FLOAT
@@ -69,23 +58,14 @@ static mp_obj_t sub_f32(size_t n_args, const mp_obj_t *args) {
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_sub_f32_obj, 7, 7, sub_f32);
 
-static mp_obj_t squared_difference_f32(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arith("squared_difference_f32", args, FLEX_ARITH_SQUARED_DIFFERENCE, BF_F32, 0);
-}
+BF_FORWARD(squared_difference_f32, arith, FLEX_ARITH_SQUARED_DIFFERENCE, BF_F32, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_squared_difference_f32_obj, 5, 5,
                                     squared_difference_f32);
 
-static mp_obj_t maximum_f32(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arith("maximum_f32", args, FLEX_ARITH_MAXIMUM, BF_F32, 0);
-}
+BF_FORWARD(maximum_f32, arith, FLEX_ARITH_MAXIMUM, BF_F32, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_maximum_f32_obj, 5, 5, maximum_f32);
 
-static mp_obj_t minimum_f32(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return arith("minimum_f32", args, FLEX_ARITH_MINIMUM, BF_F32, 0);
-}
+BF_FORWARD(minimum_f32, arith, FLEX_ARITH_MINIMUM, BF_F32, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_minimum_f32_obj, 5, 5, minimum_f32);
 
 /* (a, b, out, size, b_size, op, swap, act): DIV, FLOOR_DIV, FLOOR_MOD (burn.graph.div) */

@@ -5,17 +5,8 @@
 
 /* args[0..3): a, b, out; args[3..11): the flex_matmul_dims fields, in its order. */
 static flex_matmul_dims read_dims(const char *op, const mp_obj_t *args) {
-    int32_t v[8];
     flex_matmul_dims d;
-    bf_ints(op, args, 3, 8, v);
-    d.batches = v[0];
-    d.m = v[1];
-    d.k = v[2];
-    d.n = v[3];
-    d.a_step = v[4];
-    d.b_step = v[5];
-    d.adj_x = v[6];
-    d.adj_y = v[7];
+    bf_block(op, args, 3, &d, sizeof d);
     return d;
 }
 

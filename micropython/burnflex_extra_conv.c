@@ -29,20 +29,18 @@ static mp_obj_t transpose_conv_s8(size_t n_args, const mp_obj_t *args) {
     flex_dims4 in, out;
     flex_transpose_window win;
     flex_s8_quant quant;
-    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0);
+    const bf_weights p = bf_weights_args(op, args);
     const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
     (void)n_args;
     geometry(op, args, 6, a, &in, &out, &win);
     bf_ints(op, args, 6 + TC_GEOMETRY, 4, q);
     quant = bf_quant(q[0], q[1], q[2], q[3]);
     bf_check(op, flex_s8_transpose_conv2d(
-                     &in, x.data, bf_len(&x, bf_count4(a[TC_N], a[TC_IH], a[TC_IW], a[TC_IC])), w.data,
-                     bf_len(&w, bf_count4(a[TC_OC], a[TC_KH], a[TC_KW], a[TC_IC])), bias.data,
-                     bf_len(&bias, a[TC_OC]), mult.data, shift.data,
-                     bf_quant_len(&mult, &shift, a[TC_OC]), &win, &quant, &out, y.data,
+                     &in, x.data, bf_len(&x, bf_count4(a[TC_N], a[TC_IH], a[TC_IW], a[TC_IC])),
+                     p.w.data, bf_len(&p.w, bf_count4(a[TC_OC], a[TC_KH], a[TC_KW], a[TC_IC])),
+                     p.bias.data, bf_len(&p.bias, a[TC_OC]), p.mult.data, p.shift.data,
+                     bf_quant_len(&p.mult, &p.shift, a[TC_OC]), &win, &quant, &out, y.data,
                      bf_len(&y, bf_count4(a[TC_N], a[TC_OH], a[TC_OW], a[TC_OC]))));
     return mp_const_none;
 }

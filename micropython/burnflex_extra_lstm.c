@@ -3,36 +3,25 @@
  * MP_QSTR_lstm_s8 MP_QSTR_lstm_f32 */
 #include "burnflex.h"
 
-/* args[0..6): inp, w, r, bias, state, out; args[6..11): the flex_lstm_dims fields. */
-enum { LS_BATCH, LS_STEPS, LS_INPUT, LS_UNITS, LS_TIME_MAJOR, LS_DIMS };
+/* args[0..6): inp, w, r, bias, state, out; args[6..DIMS_END): the flex_lstm_dims fields. */
+enum { DIMS_END = 6 + sizeof(flex_lstm_dims) / sizeof(int32_t) };
 
 typedef struct {
     flex_lstm_dims d;
     int64_t in, w, r, bias, state, out; /* element counts; -1 past int32 range */
 } lstm_sizes;
 
-static int64_t count(int64_t a, int64_t b) {
-    const int64_t n = a * b;
-    return a >= 0 && b >= 0 && n <= INT32_MAX ? n : -1;
-}
-
 static lstm_sizes read_sizes(const char *op, const mp_obj_t *args) {
-    int32_t v[LS_DIMS];
     lstm_sizes s;
     int64_t rows;
-    bf_ints(op, args, 6, LS_DIMS, v);
-    s.d.batch = v[LS_BATCH];
-    s.d.steps = v[LS_STEPS];
-    s.d.input_size = v[LS_INPUT];
-    s.d.units = v[LS_UNITS];
-    s.d.time_major = v[LS_TIME_MAJOR];
-    rows = count(s.d.batch, s.d.steps);
-    s.bias = count(4, s.d.units);
-    s.in = count(rows, s.d.input_size);
-    s.out = count(rows, s.d.units);
-    s.w = count(s.bias, s.d.input_size);
-    s.r = count(s.bias, s.d.units);
-    s.state = count(2 * (int64_t)s.d.batch + 4, s.d.units);
+    bf_block(op, args, 6, &s.d, sizeof s.d);
+    rows = bf_product(s.d.batch, s.d.steps);
+    s.bias = bf_product(4, s.d.units);
+    s.in = bf_product(rows, s.d.input_size);
+    s.out = bf_product(rows, s.d.units);
+    s.w = bf_product(s.bias, s.d.input_size);
+    s.r = bf_product(s.bias, s.d.units);
+    s.state = bf_product(2 * (int64_t)s.d.batch + 4, s.d.units);
     return s;
 }
 
@@ -41,26 +30,15 @@ static lstm_sizes read_sizes(const char *op, const mp_obj_t *args) {
  * hid_shift) */
 static mp_obj_t lstm_s8(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "lstm_s8";
-    int32_t v[10];
     flex_lstm_quant q;
     const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0),
                  r = bf_buffer(op, args, 2, BF_S8, 0), b = bf_buffer(op, args, 3, BF_I32, 0),
                  st = bf_s16(op, args, 4, 1), y = bf_buffer(op, args, 5, BF_S8, 1),
-                 gq = bf_buffer(op, args, 6 + LS_DIMS, BF_I32, 0),
-                 t = bf_s16(op, args, 7 + LS_DIMS, 0);
+                 gq = bf_buffer(op, args, DIMS_END, BF_I32, 0),
+                 t = bf_s16(op, args, DIMS_END + 1, 0);
     const lstm_sizes s = read_sizes(op, args);
     (void)n_args;
-    bf_ints(op, args, 8 + LS_DIMS, 10, v);
-    q.input_zero_point = v[0];
-    q.output_zero_point = v[1];
-    q.cell_clip = v[2];
-    q.cell_power = v[3];
-    q.forget_multiplier = v[4];
-    q.forget_shift = v[5];
-    q.input_multiplier = v[6];
-    q.input_shift = v[7];
-    q.hidden_multiplier = v[8];
-    q.hidden_shift = v[9];
+    bf_block(op, args, DIMS_END + 2, &q, sizeof q);
     bf_check(op, flex_s8_lstm(&s.d, x.data, bf_len(&x, s.in), w.data, bf_len(&w, s.w), r.data,
                               bf_len(&r, s.r), b.data, bf_len(&b, s.bias), gq.data,
                               bf_len(&gq, 16), t.data, bf_len(&t, 256), st.data,
@@ -81,7 +59,7 @@ static mp_obj_t lstm_f32(size_t n_args, const mp_obj_t *args) {
     bf_check(op, flex_f32_lstm(&s.d, x.data, bf_len(&x, s.in), w.data, bf_len(&w, s.w), r.data,
                                bf_len(&r, s.r), b.data, bf_len(&b, s.bias), st.data,
                                bf_len(&st, s.state),
-                               (float)mp_obj_get_float(args[6 + LS_DIMS]), y.data,
+                               (float)mp_obj_get_float(args[DIMS_END]), y.data,
                                bf_len(&y, s.out)));
     return mp_const_none;
 }

@@ -5,7 +5,7 @@
 #include "burnflex.h"
 
 /* (inp, out, offset, d0, ..., d5, s0, ..., s5) */
-static mp_obj_t strided(const char *op, const mp_obj_t *args, int kind) {
+static mp_obj_t strided_kernel(const char *op, const mp_obj_t *args, int kind) {
     enum { OFFSET, DIMS, STRIDES = DIMS + FLEX_STRIDED_DIMS,
            COUNT = STRIDES + FLEX_STRIDED_DIMS };
     int32_t a[COUNT];
@@ -22,16 +22,10 @@ static mp_obj_t strided(const char *op, const mp_obj_t *args, int kind) {
     return mp_const_none;
 }
 
-static mp_obj_t strided_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return strided("strided_s8", args, BF_S8);
-}
+BF_FORWARD(strided_s8, strided_kernel, BF_S8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_strided_s8_obj, 15, 15, strided_s8);
 
 #if BURNFLEX_FLOAT
-static mp_obj_t strided_any(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return strided("strided", args, BF_ANY);
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_strided_obj, 15, 15, strided_any);
+BF_FORWARD(strided, strided_kernel, BF_ANY)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_strided_obj, 15, 15, strided);
 #endif

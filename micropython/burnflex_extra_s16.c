@@ -37,22 +37,13 @@ static mp_obj_t requantize(const char *op, const mp_obj_t *args, int in_bits, in
     return mp_const_none;
 }
 
-static mp_obj_t requantize_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return requantize("requantize_s16", args, 16, 16);
-}
+BF_FORWARD(requantize_s16, requantize, 16, 16)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s16_obj, 7, 7, requantize_s16);
 
-static mp_obj_t requantize_s8_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return requantize("requantize_s8_s16", args, 8, 16);
-}
+BF_FORWARD(requantize_s8_s16, requantize, 8, 16)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s8_s16_obj, 7, 7, requantize_s8_s16);
 
-static mp_obj_t requantize_s16_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return requantize("requantize_s16_s8", args, 16, 8);
-}
+BF_FORWARD(requantize_s16_s8, requantize, 16, 8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s16_s8_obj, 7, 7, requantize_s16_s8);
 
 /* (inp, w, bias, mult, shift, out, batches, in_features, out_features, wide, in_zp, out_zp,
@@ -61,10 +52,8 @@ static mp_obj_t fully_connected_s16(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "fully_connected_s16";
     enum { BATCHES, IN_F, OUT_F, WIDE, IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
     int32_t a[COUNT];
-    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf x = bf_s16(op, args, 0, 0);
+    const bf_weights p = bf_weights_args(op, args);
     const bf_buf y = bf_s16(op, args, 5, 1);
     flex_s16_quant q;
     (void)n_args;
@@ -75,57 +64,49 @@ static mp_obj_t fully_connected_s16(size_t n_args, const mp_obj_t *args) {
     q.act_max = a[ACT_MAX];
     bf_check(op, flex_s16_fully_connected(
                      a[BATCHES], a[IN_F], a[OUT_F], x.data,
-                     bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), w.data,
-                     bf_len(&w, (int64_t)a[OUT_F] * a[IN_F]), bias.data,
-                     bf_len(&bias, a[OUT_F]), mult.data, shift.data,
-                     bf_quant_len(&mult, &shift, a[OUT_F]), a[WIDE], &q, y.data,
+                     bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), p.w.data,
+                     bf_len(&p.w, (int64_t)a[OUT_F] * a[IN_F]), p.bias.data,
+                     bf_len(&p.bias, a[OUT_F]), p.mult.data, p.shift.data,
+                     bf_quant_len(&p.mult, &p.shift, a[OUT_F]), a[WIDE], &q, y.data,
                      bf_len(&y, (int64_t)a[BATCHES] * a[OUT_F])));
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_fully_connected_s16_obj, 14, 14, fully_connected_s16);
 
-/* (inp, w, bias, mult, shift, out, <geometry>, wide, act_min, act_max) */
-static mp_obj_t conv_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "conv_s16";
+/* (inp, w, bias, mult, shift, out, <geometry>[, wide], act_min, act_max): flex_s16_conv2d,
+ * or flex_s16_depthwise_conv2d when `depthwise` (no wide: it always sums in int64). */
+static mp_obj_t conv(const char *op, const mp_obj_t *args, int depthwise) {
     enum { WIDE, ACT_MIN, ACT_MAX, COUNT };
     bf_conv g;
     int32_t a[COUNT];
-    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf x = bf_s16(op, args, 0, 0);
+    const bf_weights p = bf_weights_args(op, args);
     const bf_buf y = bf_s16(op, args, 5, 1);
-    (void)n_args;
-    bf_ints(op, args, bf_conv_args(op, args, 6, 0, &g), COUNT, a);
-    bf_check(op, flex_s16_conv2d(&g.in, x.data, bf_len(&x, g.in_count), w.data,
-                                 bf_len(&w, g.w_count), bias.data, bf_len(&bias, g.out.c),
-                                 mult.data, shift.data, bf_quant_len(&mult, &shift, g.out.c),
-                                 &g.win, g.param, a[WIDE], a[ACT_MIN], a[ACT_MAX], &g.out,
-                                 y.data, bf_len(&y, g.out_count)));
+    size_t x_len, w_len, bias_len, quant_len, y_len;
+    bf_ints(op, args, bf_conv_args(op, args, 6, depthwise, &g), COUNT - depthwise,
+            a + depthwise);
+    x_len = bf_len(&x, g.in_count);
+    w_len = bf_len(&p.w, g.w_count);
+    bias_len = bf_len(&p.bias, g.out.c);
+    quant_len = bf_quant_len(&p.mult, &p.shift, g.out.c);
+    y_len = bf_len(&y, g.out_count);
+    if (depthwise)
+        bf_check(op, flex_s16_depthwise_conv2d(&g.in, x.data, x_len, p.w.data, w_len,
+                                               p.bias.data, bias_len, p.mult.data,
+                                               p.shift.data, quant_len, &g.win, g.param,
+                                               a[ACT_MIN], a[ACT_MAX], &g.out, y.data, y_len));
+    else
+        bf_check(op, flex_s16_conv2d(&g.in, x.data, x_len, p.w.data, w_len, p.bias.data,
+                                     bias_len, p.mult.data, p.shift.data, quant_len, &g.win,
+                                     g.param, a[WIDE], a[ACT_MIN], a[ACT_MAX], &g.out, y.data,
+                                     y_len));
     return mp_const_none;
 }
+
+BF_FORWARD(conv_s16, conv, 0)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_conv_s16_obj, 25, 25, conv_s16);
 
-/* (inp, w, bias, mult, shift, out, <geometry>, act_min, act_max) */
-static mp_obj_t depthwise_conv_s16(size_t n_args, const mp_obj_t *args) {
-    static const char op[] = "depthwise_conv_s16";
-    enum { ACT_MIN, ACT_MAX, COUNT };
-    bf_conv g;
-    int32_t a[COUNT];
-    const bf_buf x = bf_s16(op, args, 0, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
-    const bf_buf y = bf_s16(op, args, 5, 1);
-    (void)n_args;
-    bf_ints(op, args, bf_conv_args(op, args, 6, 1, &g), COUNT, a);
-    bf_check(op, flex_s16_depthwise_conv2d(
-                     &g.in, x.data, bf_len(&x, g.in_count), w.data, bf_len(&w, g.w_count),
-                     bias.data, bf_len(&bias, g.out.c), mult.data, shift.data,
-                     bf_quant_len(&mult, &shift, g.out.c), &g.win, g.param, a[ACT_MIN],
-                     a[ACT_MAX], &g.out, y.data, bf_len(&y, g.out_count)));
-    return mp_const_none;
-}
+BF_FORWARD(depthwise_conv_s16, conv, 1)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_depthwise_conv_s16_obj, 23, 23, depthwise_conv_s16);
 
 typedef flex_status (*pool_fn)(const flex_dims4 *, const int16_t *, size_t,
@@ -144,14 +125,8 @@ static mp_obj_t pool(const char *op, const mp_obj_t *args, pool_fn kernel) {
     return mp_const_none;
 }
 
-static mp_obj_t avg_pool_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pool("avg_pool_s16", args, flex_s16_avg_pool2d);
-}
+BF_FORWARD(avg_pool_s16, pool, flex_s16_avg_pool2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_avg_pool_s16_obj, 16, 16, avg_pool_s16);
 
-static mp_obj_t max_pool_s16(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pool("max_pool_s16", args, flex_s16_max_pool2d);
-}
+BF_FORWARD(max_pool_s16, pool, flex_s16_max_pool2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s16_obj, 16, 16, max_pool_s16);

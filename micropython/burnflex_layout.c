@@ -3,7 +3,7 @@
 #include "burnflex.h"
 
 /* (inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value) */
-static mp_obj_t pad(const char *op, const mp_obj_t *args, int kind) {
+static mp_obj_t pad_kernel(const char *op, const mp_obj_t *args, int kind) {
     enum { D0, D1, D2, D3, B0, B1, B2, B3, A0, A1, A2, A3, COUNT };
     int32_t a[COUNT], pads[8];
     union {
@@ -44,15 +44,12 @@ static mp_obj_t pad(const char *op, const mp_obj_t *args, int kind) {
     return mp_const_none;
 }
 
-static mp_obj_t pad_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pad("pad_s8", args, BF_S8);
-}
+BF_FORWARD(pad_s8, pad_kernel, BF_S8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_pad_s8_obj, 15, 15, pad_s8);
 
 /* (inputs, inner_sizes, out, outer): inputs a list or tuple of buffers, each viewed as
  * [outer, inner_sizes[k]]; inner_sizes an int32 buffer. */
-static mp_obj_t concat(const char *op, const mp_obj_t *args, int kind) {
+static mp_obj_t concat_kernel(const char *op, const mp_obj_t *args, int kind) {
     const void *ptrs[BF_MAX_CONCAT];
     mp_obj_t *items;
     size_t n, k;
@@ -78,22 +75,13 @@ static mp_obj_t concat(const char *op, const mp_obj_t *args, int kind) {
     return mp_const_none;
 }
 
-static mp_obj_t concat_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return concat("concat_s8", args, BF_S8);
-}
+BF_FORWARD(concat_s8, concat_kernel, BF_S8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_concat_s8_obj, 4, 4, concat_s8);
 
 #if BURNFLEX_FLOAT
-static mp_obj_t pad_any(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pad("pad", args, BF_ANY);
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_pad_obj, 15, 15, pad_any);
+BF_FORWARD(pad, pad_kernel, BF_ANY)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_pad_obj, 15, 15, pad);
 
-static mp_obj_t concat_any(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return concat("concat", args, BF_ANY);
-}
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_concat_obj, 4, 4, concat_any);
+BF_FORWARD(concat, concat_kernel, BF_ANY)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_concat_obj, 4, 4, concat);
 #endif

@@ -13,31 +13,23 @@ static mp_obj_t conv(const char *op, const mp_obj_t *args, int depthwise, conv_f
     enum { IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
     bf_conv g;
     int32_t a[COUNT];
-    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0);
+    const bf_weights p = bf_weights_args(op, args);
     const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
     flex_s8_quant q;
     bf_ints(op, args, bf_conv_args(op, args, 6, depthwise, &g), COUNT, a);
     q = bf_quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
-    bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), w.data, bf_len(&w, g.w_count),
-                        bias.data, bf_len(&bias, g.out.c), mult.data, shift.data,
-                        bf_quant_len(&mult, &shift, g.out.c), &g.win, g.param, &q, &g.out,
-                        y.data, bf_len(&y, g.out_count)));
+    bf_check(op, kernel(&g.in, x.data, bf_len(&x, g.in_count), p.w.data,
+                        bf_len(&p.w, g.w_count), p.bias.data, bf_len(&p.bias, g.out.c),
+                        p.mult.data, p.shift.data, bf_quant_len(&p.mult, &p.shift, g.out.c),
+                        &g.win, g.param, &q, &g.out, y.data, bf_len(&y, g.out_count)));
     return mp_const_none;
 }
 
-static mp_obj_t conv_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return conv("conv_s8", args, 0, flex_s8_conv2d);
-}
+BF_FORWARD(conv_s8, conv, 0, flex_s8_conv2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_conv_s8_obj, 26, 26, conv_s8);
 
-static mp_obj_t depthwise_conv_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return conv("depthwise_conv_s8", args, 1, flex_s8_depthwise_conv2d);
-}
+BF_FORWARD(depthwise_conv_s8, conv, 1, flex_s8_depthwise_conv2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_depthwise_conv_s8_obj, 25, 25, depthwise_conv_s8);
 
 /* (inp, w, bias, mult, shift, out, batches, in_features, out_features, in_zp, out_zp,
@@ -46,10 +38,8 @@ static mp_obj_t fully_connected_s8(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "fully_connected_s8";
     enum { BATCHES, IN_F, OUT_F, IN_ZP, OUT_ZP, ACT_MIN, ACT_MAX, COUNT };
     int32_t a[COUNT];
-    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0), w = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf bias = bf_optional(op, args, 2, BF_I32);
-    const bf_buf mult = bf_buffer(op, args, 3, BF_I32, 0);
-    const bf_buf shift = bf_buffer(op, args, 4, BF_I32, 0);
+    const bf_buf x = bf_buffer(op, args, 0, BF_S8, 0);
+    const bf_weights p = bf_weights_args(op, args);
     const bf_buf y = bf_buffer(op, args, 5, BF_S8, 1);
     flex_s8_quant q;
     (void)n_args;
@@ -57,10 +47,10 @@ static mp_obj_t fully_connected_s8(size_t n_args, const mp_obj_t *args) {
     q = bf_quant(a[IN_ZP], a[OUT_ZP], a[ACT_MIN], a[ACT_MAX]);
     bf_check(op, flex_s8_fully_connected(
                      a[BATCHES], a[IN_F], a[OUT_F], x.data,
-                     bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), w.data,
-                     bf_len(&w, (int64_t)a[OUT_F] * a[IN_F]), 0, bias.data,
-                     bf_len(&bias, a[OUT_F]), mult.data, shift.data,
-                     bf_quant_len(&mult, &shift, a[OUT_F]), &q, y.data,
+                     bf_len(&x, (int64_t)a[BATCHES] * a[IN_F]), p.w.data,
+                     bf_len(&p.w, (int64_t)a[OUT_F] * a[IN_F]), 0, p.bias.data,
+                     bf_len(&p.bias, a[OUT_F]), p.mult.data, p.shift.data,
+                     bf_quant_len(&p.mult, &p.shift, a[OUT_F]), &q, y.data,
                      bf_len(&y, (int64_t)a[BATCHES] * a[OUT_F])));
     return mp_const_none;
 }
@@ -108,33 +98,24 @@ mp_obj_t bf_add_like(const char *op, const mp_obj_t *args, int has_swap, bf_add_
     return mp_const_none;
 }
 
-static mp_obj_t add_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return bf_add_like("add_s8", args, 0, flex_s8_add);
-}
+BF_FORWARD(add_s8, bf_add_like, 0, flex_s8_add)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_add_s8_obj, 17, 17, add_s8);
 
-/* (a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max) */
+/* (a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max): the zero
+ * points and the rest of flex_s8_mul_params in its order. */
 static mp_obj_t mul_s8(size_t n_args, const mp_obj_t *args) {
     static const char op[] = "mul_s8";
-    enum { SIZE, B_SIZE, A_ZP, B_ZP, OUT_ZP, MULT, SHIFT, ACT_MIN, ACT_MAX, COUNT };
-    int32_t a[COUNT];
-    const bf_buf x1 = bf_buffer(op, args, 0, BF_S8, 0), x2 = bf_buffer(op, args, 1, BF_S8, 0);
-    const bf_buf y = bf_buffer(op, args, 2, BF_S8, 1);
+    const bf_pair x = bf_pair_args(op, args, BF_S8, BF_S8);
     flex_dims4 da, db;
     flex_s8_mul_params p;
     (void)n_args;
-    bf_ints(op, args, 3, COUNT, a);
-    broadcast(op, a[SIZE], a[B_SIZE], &da, &db);
-    p.input1_offset = bf_neg(a[A_ZP]);
-    p.input2_offset = bf_neg(a[B_ZP]);
-    p.output_offset = a[OUT_ZP];
-    p.output_multiplier = a[MULT];
-    p.output_shift = a[SHIFT];
-    p.act_min = a[ACT_MIN];
-    p.act_max = a[ACT_MAX];
-    bf_check(op, flex_s8_mul(&da, x1.data, bf_len(&x1, a[SIZE]), &db, x2.data,
-                             bf_len(&x2, a[B_SIZE]), &p, &da, y.data, bf_len(&y, a[SIZE])));
+    bf_block(op, args, 5, &p, sizeof p);
+    broadcast(op, x.size, x.b_size, &da, &db);
+    p.input1_offset = bf_neg(p.input1_offset);
+    p.input2_offset = bf_neg(p.input2_offset);
+    bf_check(op, flex_s8_mul(&da, x.a.data, bf_len(&x.a, x.size), &db, x.b.data,
+                             bf_len(&x.b, x.b_size), &p, &da, x.out.data,
+                             bf_len(&x.out, x.size)));
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_mul_s8_obj, 12, 12, mul_s8);
@@ -154,16 +135,10 @@ static mp_obj_t pool(const char *op, const mp_obj_t *args, pool_fn kernel) {
     return mp_const_none;
 }
 
-static mp_obj_t avg_pool_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pool("avg_pool_s8", args, flex_s8_avg_pool2d);
-}
+BF_FORWARD(avg_pool_s8, pool, flex_s8_avg_pool2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_avg_pool_s8_obj, 16, 16, avg_pool_s8);
 
-static mp_obj_t max_pool_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return pool("max_pool_s8", args, flex_s8_max_pool2d);
-}
+BF_FORWARD(max_pool_s8, pool, flex_s8_max_pool2d)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_max_pool_s8_obj, 16, 16, max_pool_s8);
 
 /* (inp, out, outer, reduce, inner, in_zp, out_zp, mult, shift) */
@@ -214,16 +189,10 @@ static mp_obj_t q4_activation(const char *op, const mp_obj_t *args, q4_fn kernel
     return mp_const_none;
 }
 
-static mp_obj_t logistic_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return q4_activation("logistic_s8", args, flex_s8_logistic);
-}
+BF_FORWARD(logistic_s8, q4_activation, flex_s8_logistic)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_logistic_s8_obj, 7, 7, logistic_s8);
 
-static mp_obj_t tanh_s8(size_t n_args, const mp_obj_t *args) {
-    (void)n_args;
-    return q4_activation("tanh_s8", args, flex_s8_tanh);
-}
+BF_FORWARD(tanh_s8, q4_activation, flex_s8_tanh)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_tanh_s8_obj, 7, 7, tanh_s8);
 
 /* (inp, out, size, in_zp, out_zp, mult, shift) */

@@ -66,6 +66,8 @@ requantize_params(in_scale, out_scale) -> (mult, shift)      int8 -> int8 QUANTI
 softmax_params(beta, in_scale) -> (in_mult, in_left_shift, diff_min)   TFLM softmax prepare
 logistic_params(in_scale) -> (in_mult, in_left_shift, range_radius)    TFLM, 4 integer bits
 tanh_params(in_scale) -> (in_mult, in_left_shift, range_radius)        TFLM, 4 integer bits
+sigmoid_params(kind, in_q, out_q) -> {in_zp, in_mult, in_left_shift, range_radius}
+    TFLM's int8 LOGISTIC / TANH prepare; ValueError for an output quantization it refuses
 
 burn.graph.geometry
 -------------------

@@ -27,6 +27,7 @@ from .fixedpoint import rounding_divide_by_pot as _rdbp
 from .fixedpoint import saturating_rounding_doubling_high_mul as _srdhm
 from .fixedpoint import to_f32
 from .fixedpoint_math import one_over_one_plus_x_for_x_in_0_1 as _recip
+from .s8_mul import binary_s8_plain
 
 DIV, FLOOR_DIV, FLOOR_MOD = 0, 1, 2
 _INF = float("inf")  # a call, not a constant: frozen bytecode cannot hold inf in C
@@ -99,16 +100,8 @@ def div_s8_plain(a, b, out, size, b_size, swap, a_zp, b_zp, out_zp, mult, shift,
                  act_max):
     """Reference int8 DIV: out[i] = a[i] / b[i % b_size] in real values (b / a when swap
     is 1), requantized as TFLM does."""
-    j = 0
-    for i in range(size):
-        x = ((a[i] + 128) & 255) - 128 - a_zp
-        y = ((b[j] + 128) & 255) - 128 - b_zp
-        j += 1
-        if j == b_size:
-            j = 0
-        r = (_quotient_s8(y, x, mult, shift) if swap else _quotient_s8(x, y, mult, shift)) + \
-            out_zp
-        out[i] = act_min if r < act_min else (act_max if r > act_max else r)
+    binary_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, act_min, act_max,
+                    _quotient_s8, mult, shift, swap)
 
 
 div_s8 = div_s8_plain

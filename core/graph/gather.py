@@ -16,34 +16,30 @@ from burn.bst import MAX_DIM
 from burn.shape import numel
 
 
-def _check(pos, size, count):
+def _gather(inp, pos, out, outer, size, inner, count, s8):
+    """Rows of inp [outer, size, inner] at positions pos [count] into out, each position
+    checked before anything is written; s8: the values are int8, read from raw bytes too."""
     for i in range(count):
         if not 0 <= pos[i] < size:
             raise ValueError("gather: position %d is outside [0, %d)" % (pos[i], size))
+    o = 0
+    for a in range(outer):
+        for i in range(count):
+            s = (a * size + pos[i]) * inner
+            for k in range(inner):
+                v = inp[s + k]
+                out[o] = ((v + 128) & 255) - 128 if s8 else v  # the table may be raw bytes
+                o += 1
 
 
 def gather_s8(inp, pos, out, outer, size, inner, count):
     """int8 rows of inp [outer, size, inner] at positions pos [count] into out."""
-    _check(pos, size, count)
-    o = 0
-    for a in range(outer):
-        for i in range(count):
-            s = (a * size + pos[i]) * inner
-            for k in range(inner):
-                out[o] = ((inp[s + k] + 128) & 255) - 128  # the table may be raw bytes
-                o += 1
+    _gather(inp, pos, out, outer, size, inner, count, True)
 
 
 def gather_f32(inp, pos, out, outer, size, inner, count):
     """float32 rows of inp [outer, size, inner] at positions pos [count] into out."""
-    _check(pos, size, count)
-    o = 0
-    for a in range(outer):
-        for i in range(count):
-            s = (a * size + pos[i]) * inner
-            for k in range(inner):
-                out[o] = inp[s + k]
-                o += 1
+    _gather(inp, pos, out, outer, size, inner, count, False)
 
 
 def prepare(step, ctx, variant):

@@ -26,6 +26,7 @@ from .fixedpoint_math import (
     one_over_one_plus_x_for_x_in_0_1,
     saturating_mul_pot,
 )
+from .s8_softmax import exp_sum_s8, row_max_s8
 
 _MAX_DEPTH = 4095  # flex_c's softmax limit: a row's sum of exps stays within Q12
 
@@ -72,17 +73,8 @@ def log_softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, reverse_
     in_left_shift) / in_mult)."""
     for row in range(rows):
         base = row * depth
-        top = -128
-        for c in range(depth):
-            v = ((inp[base + c] + 128) & 255) - 128
-            top = v if v > top else top
-        total = 0
-        for c in range(depth):
-            d = ((inp[base + c] + 128) & 255) - 128 - top
-            if d >= diff_min:
-                e = exp_on_negative_values(_mbqm(d, in_mult, in_left_shift), 5)
-                total = _wrap(total + _rdbp(e, 12))
-        log_sum = log_q5(total)
+        top = row_max_s8(inp, base, depth)
+        log_sum = log_q5(exp_sum_s8(inp, base, depth, top, in_mult, in_left_shift, diff_min))
         low = _low(log_sum, diff_min, reverse_mult, reverse_shift)
         for c in range(depth):
             d = ((inp[base + c] + 128) & 255) - 128 - top
@@ -110,6 +102,8 @@ log_softmax_s8_fast = None
 if sys.implementation.name == "micropython":
     import micropython
 
+    from .s8_softmax import row_max_s8_fast
+
     _WORK = array("i", bytes(8))  # a row's maximum and exp sum
 
     @micropython.viper
@@ -117,13 +111,7 @@ if sys.implementation.name == "micropython":
         pi = ptr8(inp)
         pt = ptr32(table)
         pw = ptr32(work)
-        top = -128
-        c = 0
-        while c < depth:
-            v = (int(pi[base + c]) ^ 0x80) - 0x80
-            if v > top:
-                top = v
-            c += 1
+        top = int(row_max_s8_fast(inp, base, depth))
         total = 0  # below 2**31: at most 4095 terms below 2**19
         c = 0
         while c < depth:

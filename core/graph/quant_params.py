@@ -128,3 +128,16 @@ def logistic_params(in_scale):
 def tanh_params(in_scale):
     """TFLM tanh Prepare (int8): (in_mult, in_left_shift, range_radius)."""
     return logistic_params(in_scale)
+
+
+def sigmoid_params(kind, in_q, out_q):
+    """TFLM's int8 LOGISTIC or TANH Prepare (kind "logistic" or "tanh") from the input's and
+    the output's (scale, zero point): the op's parameters in_zp, in_mult, in_left_shift and
+    range_radius. ValueError unless the output has the one quantization TFLM allows."""
+    want = (1.0 / 256, -128) if kind == "logistic" else (1.0 / 128, 0)
+    if tuple(out_q) != want:
+        raise ValueError("int8 output must have scale %r and zero point %d" % want)
+    in_scale, in_zp = in_q
+    m, ls, radius = logistic_params(in_scale) if kind == "logistic" else \
+        tanh_params(in_scale)
+    return {"in_zp": in_zp, "in_mult": m, "in_left_shift": ls, "range_radius": radius}

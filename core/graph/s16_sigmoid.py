@@ -27,23 +27,29 @@ def _scaling(in_mult, in_left_shift):
     return in_mult, in_left_shift, (1 << in_left_shift) >> 1
 
 
-def logistic_s16(inp, out, size, in_mult, in_left_shift, table):
-    """out[i] = sigmoid(inp[i]) for the first `size` values, TFLM's int16 Logistic."""
+def _lookup(inp, out, size, in_mult, in_left_shift, table, tanh):
+    """The loop of both kernels. Logistic (tanh 0) interpolates the table with 9 fraction
+    bits and rounds its Q0.16 value to Q0.15; tanh (tanh 1) reads it at twice the input (8
+    fraction bits) and takes 2 * sigmoid - 1. Past the table's end the result saturates."""
     mult, shift, rnd = _scaling(in_mult, in_left_shift)
+    frac = 9 - tanh
+    top = 0xFFFF << 8 if tanh else 0x7FFF << 10
     for i in range(size):
         v = (inp[i] * mult + rnd) >> shift
         a = -v if v < 0 else v
-        r = 0x7FFF << 10 if a >> 9 >= 255 else _interp(table, a, 9)
-        r = ((r + 512) if v >= 0 else ((1 << 25) - r + 511)) & _MASK
-        out[i] = (((r >> 10) + 32768) & 0xFFFF) - 32768
+        r = top if a >> frac >= 255 else _interp(table, a, frac)
+        if tanh:
+            r = ((r - (1 << 23) + 128) if v >= 0 else ((1 << 23) + 127 - r)) & _MASK
+        else:
+            r = ((r + 512) if v >= 0 else ((1 << 25) - r + 511)) & _MASK
+        out[i] = (((r >> (10 - 2 * tanh)) + 32768) & 0xFFFF) - 32768
+
+
+def logistic_s16(inp, out, size, in_mult, in_left_shift, table):
+    """out[i] = sigmoid(inp[i]) for the first `size` values, TFLM's int16 Logistic."""
+    _lookup(inp, out, size, in_mult, in_left_shift, table, 0)
 
 
 def tanh_s16(inp, out, size, in_mult, in_left_shift, table):
     """out[i] = tanh(inp[i]) for the first `size` values, TFLM's int16 Tanh."""
-    mult, shift, rnd = _scaling(in_mult, in_left_shift)
-    for i in range(size):
-        v = (inp[i] * mult + rnd) >> shift
-        a = -v if v < 0 else v
-        r = 0xFFFF << 8 if a >> 8 >= 255 else _interp(table, a, 8)
-        r = ((r - (1 << 23) + 128) if v >= 0 else ((1 << 23) + 127 - r)) & _MASK
-        out[i] = (((r >> 8) + 32768) & 0xFFFF) - 32768
+    _lookup(inp, out, size, in_mult, in_left_shift, table, 1)

@@ -7,11 +7,10 @@ from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets
 
 
-def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max,
-                 mult_off=None):
-    """Reference int8 mul: out[i] = a[i] * b[i % b_size] in real values, requantized.
-    mult_off: mult_offsets(mult) (here when None)."""
-    mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
+def binary_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, act_min, act_max, f, mult,
+                    shift, swap):
+    """The loop of int8 MUL and DIV: out[i] = f(x, y, mult, shift) + out_zp, clamped, of the
+    offset values x = a[i] - a_zp and y = b[i % b_size] - b_zp (f(y, x, ..) when swap)."""
     j = 0
     for i in range(size):
         x = ((a[i] + 128) & 255) - 128 - a_zp
@@ -19,12 +18,21 @@ def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_m
         j += 1
         if j == b_size:
             j = 0
-        r = _mbqm(x * y, mult, shift) + out_zp
-        if r < act_min:
-            r = act_min
-        elif r > act_max:
-            r = act_max
-        out[i] = r
+        r = (f(y, x, mult, shift) if swap else f(x, y, mult, shift)) + out_zp
+        out[i] = act_min if r < act_min else (act_max if r > act_max else r)
+
+
+def _product(x, y, mult_off, shift):
+    return _mbqm(x * y, mult_off, shift)
+
+
+def mul_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max,
+                 mult_off=None):
+    """Reference int8 mul: out[i] = a[i] * b[i % b_size] in real values, requantized.
+    mult_off: mult_offsets(mult) (here when None)."""
+    mult = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
+    binary_s8_plain(a, b, out, size, b_size, a_zp, b_zp, out_zp, act_min, act_max, _product,
+                    mult, shift, 0)
 
 
 mul_s8_fast = None

@@ -8,8 +8,11 @@ act_min, act_max); windows cover only in-bounds cells (padding is never averaged
 import sys
 
 
-def _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
-                   pad_left, act_min, act_max, is_max):
+def pool_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top, pad_left,
+               act_min, act_max, is_max, lo):
+    """TFLM's reference integer pooling of int8 (lo = -128) or int16 (lo = -32768) values;
+    int8 may be read as raw bytes (0..255)."""
+    mask = -2 * lo - 1
     o = 0
     for b in range(n):
         for y in range(oh):
@@ -22,11 +25,11 @@ def _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, p
                 fx1 = min(kw, iw - x0)
                 count = (fy1 - fy0) * (fx1 - fx0)
                 for ch in range(c):
-                    acc = -128 if is_max else 0
+                    acc = lo if is_max else 0
                     for fy in range(fy0, fy1):
                         row = (b * ih + y0 + fy) * iw + x0
                         for fx in range(fx0, fx1):
-                            v = ((inp[(row + fx) * c + ch] + 128) & 255) - 128
+                            v = ((inp[(row + fx) * c + ch] - lo) & mask) + lo
                             if not is_max:
                                 acc += v
                             elif v > acc:
@@ -45,15 +48,15 @@ def _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, p
 def avg_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
                       pad_left, act_min, act_max):
     """Reference int8 average pool: in-window mean rounded half away from zero."""
-    _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
-                   pad_left, act_min, act_max, False)
+    pool_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top, pad_left,
+               act_min, act_max, False, -128)
 
 
 def max_pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
                       pad_left, act_min, act_max):
     """Reference int8 max pool over the in-bounds cells of each window."""
-    _pool_s8_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top,
-                   pad_left, act_min, act_max, True)
+    pool_plain(inp, out, n, ih, iw, c, oh, ow, kh, kw, stride_h, stride_w, pad_top, pad_left,
+               act_min, act_max, True, -128)
 
 
 avg_pool_s8_fast = None

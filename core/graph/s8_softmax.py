@@ -20,21 +20,35 @@ def _scaled_exp(diff, in_mult, in_left_shift):
     return exp_on_negative_values(_mul(diff * (1 << in_left_shift), in_mult), 5)
 
 
+def row_max_s8(inp, base, depth):
+    """The largest of the `depth` int8 values from inp[base] (raw bytes read as int8)."""
+    top = -128
+    for c in range(depth):
+        v = ((inp[base + c] + 128) & 255) - 128
+        if v > top:
+            top = v
+    return top
+
+
+def exp_sum_s8(inp, base, depth, top, in_mult, in_left_shift, diff_min):
+    """The row's sum of exp(x - top) (top: its maximum) over the differences at or above
+    diff_min, each Q0.31 exp rounded to Q12.19: softmax's and log softmax's denominator
+    (below 2**31 for the 4095 values a row may hold)."""
+    total = 0
+    for c in range(depth):
+        diff = ((inp[base + c] + 128) & 255) - 128 - top
+        if diff >= diff_min:
+            total += _rdbp(_scaled_exp(diff, in_mult, in_left_shift), 12)
+    return total
+
+
 def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
     """Reference int8 softmax of [rows, depth]; output scale 1/256, zero point -128.
     in_mult, in_left_shift, diff_min come from quant_params.softmax_params."""
     for r in range(rows):
         base = r * depth
-        top = -128
-        for c in range(depth):
-            v = ((inp[base + c] + 128) & 255) - 128
-            if v > top:
-                top = v
-        total = 0
-        for c in range(depth):
-            diff = ((inp[base + c] + 128) & 255) - 128 - top
-            if diff >= diff_min:
-                total += _rdbp(_scaled_exp(diff, in_mult, in_left_shift), 12)
+        top = row_max_s8(inp, base, depth)
+        total = exp_sum_s8(inp, base, depth, top, in_mult, in_left_shift, diff_min)
         # TFLM's GetReciprocal, inlined so that no tuple is allocated per row.
         headroom = count_leading_zeros32(total)
         scale = _recip((total << headroom) - (1 << 31))
@@ -60,13 +74,26 @@ def softmax_table(in_mult, in_left_shift, diff_min):
     return table
 
 
-softmax_s8_fast = None
+row_max_s8_fast = softmax_s8_fast = None
 if sys.implementation.name == "micropython":
     import micropython
 
     from .fixedpoint import srdhm_fast
 
     _WORK = array("i", bytes(8))  # srdhm_fast's operands
+
+    @micropython.viper
+    def row_max_s8_fast(inp, base: int, depth: int) -> int:
+        """Viper twin of row_max_s8."""
+        pi = ptr8(inp)
+        top = -128
+        c = 0
+        while c < depth:
+            v = (int(pi[base + c]) ^ 0x80) - 0x80
+            if v > top:
+                top = v
+            c += 1
+        return top
 
     @micropython.viper
     def _softmax_rows(inp, out, rows: int, depth: int, table, work):
@@ -80,13 +107,7 @@ if sys.implementation.name == "micropython":
         r = 0
         while r < rows:
             base = r * depth
-            top = -128
-            c = 0
-            while c < depth:
-                v = (int(pi[base + c]) ^ 0x80) - 0x80
-                if v > top:
-                    top = v
-                c += 1
+            top = int(row_max_s8_fast(inp, base, depth))
             total = 0
             c = 0
             while c < depth:

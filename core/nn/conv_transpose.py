@@ -2,7 +2,7 @@
 
 import math
 
-from burn.nn.conv import check_channels
+from burn.nn.conv import conv_head
 from burn.nn.init import default_weight_and_bias, fan_in_and_fan_out, uniform_tensor
 from burn.nn.module import Module, Parameter
 from burn.ops.conv_transpose import conv_transpose2d
@@ -16,15 +16,11 @@ class ConvTranspose2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
         super().__init__()
-        check_channels("ConvTranspose2d", in_channels, out_channels, groups, padding_mode)
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = pair("ConvTranspose2d", "kernel_size", kernel_size)
-        self.stride = pair("ConvTranspose2d", "stride", stride)
+        conv_head(self, "ConvTranspose2d", pair, in_channels, out_channels, kernel_size, stride,
+                  groups, padding_mode)
         self.padding = pair("ConvTranspose2d", "padding", padding)
         self.output_padding = pair("ConvTranspose2d", "output_padding", output_padding)
         self.dilation = pair("ConvTranspose2d", "dilation", dilation)
-        self.groups = groups
         shape = (in_channels, out_channels // groups) + self.kernel_size
         w = default_weight_and_bias(shape, False)[0]
         self.register_parameter("weight", Parameter(w))

@@ -64,25 +64,31 @@ def silu(x):
     return x * x.sigmoid()
 
 
-def softmax(x, dim=-1):
-    """exp(x) / sum(exp(x)) along `dim`, shifted by the max for stability."""
-    need_tensor("softmax", "x", x)
-    need_float("softmax", x)
-    dim = _sh.norm_dim("softmax", dim, len(x.shape))
-    f = override(x, "softmax")
-    if f is not None:
-        return f(x, dim)
+def _along(name, x, dim, composite):
+    """Composite `name` of float tensor x along `dim`: the backend's own when it has one,
+    else composite(x, dim) (dim normalized, the arguments checked first)."""
+    need_tensor(name, "x", x)
+    need_float(name, x)
+    dim = _sh.norm_dim(name, dim, len(x.shape))
+    f = override(x, name)
+    return (composite if f is None else f)(x, dim)
+
+
+def _softmax(x, dim):
     e = (x - x.amax(dim, True)).exp()
     return e / e.sum(dim, True)
 
 
-def log_softmax(x, dim=-1):
-    """x - log(sum(exp(x))) along `dim`, shifted by the max for stability."""
-    need_tensor("log_softmax", "x", x)
-    need_float("log_softmax", x)
-    dim = _sh.norm_dim("log_softmax", dim, len(x.shape))
-    f = override(x, "log_softmax")
-    if f is not None:
-        return f(x, dim)
+def _log_softmax(x, dim):
     shifted = x - x.amax(dim, True)
     return shifted - shifted.exp().sum(dim, True).log()
+
+
+def softmax(x, dim=-1):
+    """exp(x) / sum(exp(x)) along `dim`, shifted by the max for stability."""
+    return _along("softmax", x, dim, _softmax)
+
+
+def log_softmax(x, dim=-1):
+    """x - log(sum(exp(x))) along `dim`, shifted by the max for stability."""
+    return _along("log_softmax", x, dim, _log_softmax)

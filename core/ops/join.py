@@ -5,13 +5,24 @@ from burn.ops import need_tensor
 from burn.ops.index import narrow
 
 
-def cat(tensors, dim=0):
-    """Concatenate tensors along `dim`; the other dims must agree."""
+def _tensors(op, tensors, same_shape):
+    """`tensors` as a list, checked item by item for `op`: ValueError when it is empty,
+    TypeError for an item that is not a tensor, ValueError for one whose shape is not the
+    first one's when same_shape."""
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
+        raise ValueError(op + ": expected a non-empty sequence of tensors")
     for t in tensors:
-        need_tensor("cat", "every item", t)
+        need_tensor(op, "every item", t)
+        if same_shape and t.shape != tensors[0].shape:
+            raise ValueError(op + ": shapes " + repr(tensors[0].shape) + " and " +
+                             repr(t.shape) + " differ")
+    return tensors
+
+
+def cat(tensors, dim=0):
+    """Concatenate tensors along `dim`; the other dims must agree."""
+    tensors = _tensors("cat", tensors, False)
     first = tensors[0]
     d = _sh.norm_dim("cat", dim, len(first.shape))
     for t in tensors[1:]:
@@ -36,14 +47,7 @@ def cat(tensors, dim=0):
 
 def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dim."""
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
-    for t in tensors:
-        need_tensor("stack", "every item", t)
-        if t.shape != tensors[0].shape:
-            raise ValueError("stack: shapes " + repr(tensors[0].shape) + " and " +
-                             repr(t.shape) + " differ")
+    tensors = _tensors("stack", tensors, True)
     d = _sh.norm_dim("stack", dim, len(tensors[0].shape) + 1)
     return cat([t.unsqueeze(d) for t in tensors], d)
 

@@ -1,10 +1,14 @@
 """The public names of the int8 kernels that a target may replace (flex_c/src/entry/): each
 entry/ file forwards flex.h's function to the reference kernel, `flex__ref_<name>` with the
 same parameters, declared in ref/ref.h, unless the target's opt/ folder has a file of the
-same name (flex_c/sources.py). Both follow the function's declaration in flex.h."""
+same name (flex_c/sources.py). Both follow the function's declaration in flex.h, through two
+macros ref.h defines for each function: FLEX__SIGNATURE_<stem>(name), its declaration under
+another name, and FLEX__ARGS_<stem>, its parameters' names as the arguments of a call. Every
+definition of such a kernel (the reference one, entry/'s, each target's) opens with the
+first, so that its parameter list is written once, in flex.h."""
 
 from burn.host.codegen.c_api import functions
-from burn.host.codegen.text import wrap_call
+from burn.host.codegen.text import WIDTH, wrap_call
 
 # entry/ file: the flex.h functions it forwards, in its order
 ENTRIES = {
@@ -23,8 +27,16 @@ def ref_name(name):
     return "flex__ref_" + name[len("flex_"):]
 
 
-def _head(fn, name, tail):
-    return wrap_call("%s %s(" % (fn.returns, name), [p.text for p in fn.params], tail)
+def _stem(name):
+    return name[len("flex_"):]
+
+
+def _macro(head, lines):
+    """A #define of `head` whose body is `lines`, each continued with a backslash aligned
+    at the project's width."""
+    body = [head] + ["    " + line.lstrip() if i == 0 else line for i, line in enumerate(lines)]
+    out = [line.ljust(WIDTH - 2) + " \\" for line in body[:-1]]
+    return out + [body[-1]]
 
 
 def forwarders(header, entry):
@@ -32,15 +44,27 @@ def forwarders(header, entry):
     declared = functions(header)
     lines = []
     for name in ENTRIES[entry]:
-        fn = declared[name]
-        lines += ([""] if lines else []) + _head(fn, name, ") {")
-        lines += wrap_call("    return %s(" % ref_name(name), [p.name for p in fn.params], ");")
-        lines.append("}")
+        lines += ([""] if lines else []) + [
+            "FLEX__SIGNATURE_%s(%s) {" % (_stem(name), name),
+            "    return %s(FLEX__ARGS_%s);" % (ref_name(name), _stem(name)), "}"]
+        assert name in declared, name
     return lines
 
 
 def declarations(header):
-    """ref.h's declarations of the reference kernels (those not defined as macros)."""
+    """ref.h's two macros of each replaceable kernel, and the declarations of the reference
+    kernels (those not defined as macros)."""
     declared = functions(header)
-    return [line for names in ENTRIES.values() for name in names if name not in MACROS
-            for line in _head(declared[name], ref_name(name), ");")]
+    lines = []
+    for names in ENTRIES.values():
+        for name in names:
+            fn, stem = declared[name], _stem(name)
+            lines += _macro("#define FLEX__SIGNATURE_%s(name)" % stem,
+                            wrap_call("    %s name(" % fn.returns,
+                                      [p.text for p in fn.params], ")", width=WIDTH - 2))
+            lines += _macro("#define FLEX__ARGS_%s" % stem,
+                            wrap_call("    ", [p.name for p in fn.params], "",
+                                      width=WIDTH - 2, indent=8))
+            if name not in MACROS:
+                lines.append("FLEX__SIGNATURE_%s(%s);" % (stem, ref_name(name)))
+    return lines

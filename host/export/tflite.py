@@ -268,14 +268,12 @@ class _Writer:
         the tensors' quantization alone."""
         kind = op.op
         if kind in ("logistic", "tanh") and self.int8(op):
-            want = (1.0 / 256, -128) if kind == "logistic" else (1.0 / 128, 0)
-            if self.quant(op.outputs[0]) != want:
-                raise _Fail("int8 output must have scale %r and zero point %d" % want)
-            in_scale, in_zp = self.quant(op.inputs[0])
-            m, ls, radius = qp.logistic_params(in_scale) if kind == "logistic" else \
-                qp.tanh_params(in_scale)
-            for name, value in (("in_zp", in_zp), ("in_mult", m), ("in_left_shift", ls),
-                                ("range_radius", radius)):
+            try:
+                params = qp.sigmoid_params(kind, self.quant(op.inputs[0]),
+                                           self.quant(op.outputs[0]))
+            except ValueError as e:
+                raise _Fail(str(e)) from None
+            for name, value in params.items():
                 _check(op, name, value)
         elif kind in ("quantize", "dequantize"):
             scale, zp = self.quant(op.outputs[0] if kind == "quantize" else op.inputs[0])

@@ -158,9 +158,15 @@ def _plan_class(model, plan):
                 check(status)
             return raw
 
+        # run's body again, not a call of run: a call is one Python frame (the per-call
+        # overhead of a small model is its frames)
         def __call__(self, x):
             """Model.__call__, by the plan (burn.host.flex.runtime._plan_class)."""
-            self.run(x)
+            if x is not bound:
+                bind(self, x)
+            status = fn(handle)
+            if status:
+                check(status)
             return result
 
     return PlanModel

@@ -175,13 +175,12 @@ static float cos_poly(float r) {
     return 1.0f + r2 * (-0.5f + r2 * (1.0f / 24 + r2 * (-1.0f / 720 + r2 * (1.0f / 40320))));
 }
 
-float flex__sinf(float x) {
+/* sin(x + quarter * pi/2): the quadrant of x shifted by `quarter` picks the polynomial. */
+static float sin_quadrant(float x, int32_t quarter) {
     float r;
-    int32_t q;
     if (x != x || fabs_(x) == flex__inff())
         return flex__nanf();
-    q = reduce_pio2(x, &r);
-    switch (q) {
+    switch ((reduce_pio2(x, &r) + quarter) & 3) {
     case 0: return sin_poly(r);
     case 1: return cos_poly(r);
     case 2: return -sin_poly(r);
@@ -189,18 +188,12 @@ float flex__sinf(float x) {
     }
 }
 
+float flex__sinf(float x) {
+    return sin_quadrant(x, 0);
+}
+
 float flex__cosf(float x) {
-    float r;
-    int32_t q;
-    if (x != x || fabs_(x) == flex__inff())
-        return flex__nanf();
-    q = reduce_pio2(x, &r);
-    switch (q) {
-    case 0: return cos_poly(r);
-    case 1: return -sin_poly(r);
-    case 2: return -cos_poly(r);
-    default: return sin_poly(r);
-    }
+    return sin_quadrant(x, 1);
 }
 
 float flex__tanhf(float x) {

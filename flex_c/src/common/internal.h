@@ -269,6 +269,23 @@ static inline flex__window_at flex__locate(const flex_window *win, const flex_di
     return a;
 }
 
+/* Runs the statements that follow the variable names, for each tap (ky, kx) of the window of
+ * output pixel (oy, ox), row by row, whose input pixel (iy, ix) lies inside rows [0, h) and
+ * columns [0, w): the taps that fall in the zero padding add nothing to a convolution. ky,
+ * kx, iy and ix name the caller's int32_t variables, which the statements read. */
+#define FLEX__FOR_TAPS(win, h, w, oy, ox, ky, kx, iy, ix, ...)                           \
+    for (ky = 0; ky < (win)->kernel_h; ky++) {                                           \
+        iy = (oy) * (win)->stride_h - (win)->pad_top + ky * (win)->dilation_h;           \
+        if (iy < 0 || iy >= (h))                                                         \
+            continue;                                                                    \
+        for (kx = 0; kx < (win)->kernel_w; kx++) {                                       \
+            ix = (ox) * (win)->stride_w - (win)->pad_left + kx * (win)->dilation_w;      \
+            if (ix >= 0 && ix < (w)) {                                                   \
+                __VA_ARGS__                                                              \
+            }                                                                            \
+        }                                                                                \
+    }
+
 /* s / count rounded half away from zero (average pooling). */
 static inline int32_t flex__round_div(int32_t s, int32_t count) {
     return s > 0 ? (s + count / 2) / count : (s - count / 2) / count;
@@ -293,11 +310,75 @@ flex_status flex__arg_check(int32_t outer, int32_t reduce, int32_t inner, int32_
                             const void *input, size_t input_len, const float *output,
                             size_t output_len);
 void flex__store_index(float *out, int32_t index, int32_t op);
+/* The body of an arg op (flex_s8_arg, flex_f32_arg), by their parameters' names, for input
+ * elements of type T compared as V: the check, then for each (outer, inner) position the
+ * first index along `reduce` of the largest value, or of the smallest when op has bit 0,
+ * stored by flex__store_index at output++; then the return. */
+#define FLEX__ARG_BODY(T, V)                                                             \
+    do {                                                                                 \
+        int32_t a_, k_, r_;                                                              \
+        FLEX_TRY(flex__arg_check(outer, reduce, inner, op, input, input_len, output,     \
+                                 output_len));                                           \
+        for (a_ = 0; a_ < outer; a_++)                                                   \
+            for (k_ = 0; k_ < inner; k_++) {                                             \
+                const T *x_ = input + a_ * reduce * inner + k_;                          \
+                V best_ = x_[0];                                                         \
+                int32_t index_ = 0;                                                      \
+                for (r_ = 1; r_ < reduce; r_++) {                                        \
+                    const V v_ = x_[r_ * inner];                                         \
+                    if (op & 1 ? v_ < best_ : v_ > best_) {                              \
+                        best_ = v_;                                                      \
+                        index_ = r_;                                                     \
+                    }                                                                    \
+                }                                                                        \
+                flex__store_index(output++, index_, op);                                 \
+            }                                                                            \
+    } while (0);                                                                         \
+    return FLEX_OK
 
 /* BATCH_MATMUL's check (extra/s8_batch_matmul.c); strides: a's per row and per k, b's per
  * k and per column. */
 flex_status flex__matmul_check(const flex_matmul_dims *d, const void *a, size_t a_len,
                                const void *b, size_t b_len, const void *out, size_t out_len,
                                int32_t *strides);
+
+/* The row ops' check (softmax, L2 norm): non-NULL input and output of rows x depth elements
+ * each, 1 <= rows and 1 <= depth <= max_depth. */
+FLEX_INLINE flex_status flex__check_rows(int32_t rows, int32_t depth, int32_t max_depth,
+                                         const void *input, size_t input_len,
+                                         const void *output, size_t output_len) {
+    int32_t count;
+    if (!input || !output)
+        return FLEX_E_NULL;
+    if (rows < 1 || depth < 1 || depth > max_depth)
+        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__product(rows, depth, &count));
+    FLEX_TRY(flex__check_len(input_len, count));
+    return flex__check_len(output_len, count);
+}
+
+/* The elementwise binary ops' check: non-NULL a, b and output, with b's b_len elements
+ * repeated along a's n (the innermost-dims broadcast), n a non-zero multiple of b_len. */
+FLEX_INLINE flex_status flex__check_tiled(size_t n, const void *a, const void *b, size_t b_len,
+                                          const void *output) {
+    if (!a || !b || !output)
+        return FLEX_E_NULL;
+    if (n < 1 || b_len < 1 || n % b_len)
+        return FLEX_E_SHAPE;
+    return FLEX_OK;
+}
+
+/* Comparison `op` (FLEX_COMPARE_*, checked: any other is GREATER_EQUAL) of two values, from
+ * whether x < y, x == y and x > y (none of them for a float NaN), whatever their type. */
+FLEX_INLINE int flex__compare(int32_t op, int lt, int eq, int gt) {
+    switch (op) {
+    case FLEX_COMPARE_EQUAL: return eq;
+    case FLEX_COMPARE_NOT_EQUAL: return !eq;
+    case FLEX_COMPARE_LESS: return lt;
+    case FLEX_COMPARE_LESS_EQUAL: return lt || eq;
+    case FLEX_COMPARE_GREATER: return gt;
+    default: return gt || eq;
+    }
+}
 
 #endif

@@ -1,14 +1,19 @@
 /* Argument checks of the int8 conv / depthwise / fully connected kernels, shared by the
  * reference and the optimized implementations so that both accept exactly the same input. */
-#include "s8_checks.h"
+#include "../ref/ref.h"
 
-static flex_status check_conv_common(const flex_dims4 *in_dims, size_t input_len,
-                                     size_t bias_len, const void *bias,
-                                     const int32_t *multiplier, const int32_t *shift,
-                                     size_t quant_len, const flex_window *win,
-                                     const flex_s8_quant *q, const flex_dims4 *out_dims,
+/* What the conv and depthwise checks share, in their order: the buffers, the geometry,
+ * the bias and the per-channel requantization. */
+static flex_status check_conv_common(const flex_dims4 *in_dims, const int8_t *input,
+                                     size_t input_len, const int8_t *filter, size_t bias_len,
+                                     const void *bias, const int32_t *multiplier,
+                                     const int32_t *shift, size_t quant_len,
+                                     const flex_window *win, const flex_s8_quant *q,
+                                     const flex_dims4 *out_dims, const int8_t *output,
                                      size_t output_len) {
     int32_t in_count, out_count;
+    if (!input || !filter || !output)
+        return FLEX_E_NULL;
     if (!multiplier || !shift)
         return FLEX_E_NULL;
     FLEX_TRY(flex__count(in_dims, &in_count));
@@ -22,53 +27,33 @@ static flex_status check_conv_common(const flex_dims4 *in_dims, size_t input_len
     return flex__check_s8_quant(q);
 }
 
-flex_status flex__s8_conv_check(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                                const int8_t *filter, size_t filter_len,
-                                const int32_t *bias, size_t bias_len,
-                                const int32_t *multiplier, const int32_t *shift,
-                                size_t quant_len, const flex_window *win, int32_t groups,
-                                const flex_s8_quant *q, const flex_dims4 *out_dims,
-                                const int8_t *output, size_t output_len) {
+/* The filter holds out.c x kernel_h x kernel_w x per_tap values. */
+static flex_status check_filter(const flex_dims4 *out_dims, const flex_window *win,
+                                int32_t per_tap, size_t filter_len) {
     int32_t count;
-    if (!input || !filter || !output)
-        return FLEX_E_NULL;
-    FLEX_TRY(check_conv_common(in_dims, input_len, bias_len, bias, multiplier, shift,
-                               quant_len, win, q, out_dims, output_len));
+    FLEX_TRY(flex__product(out_dims->c, win->kernel_h, &count));
+    FLEX_TRY(flex__product(count, win->kernel_w, &count));
+    FLEX_TRY(flex__product(count, per_tap, &count));
+    return flex__check_len(filter_len, count);
+}
+
+FLEX__SIGNATURE_s8_conv2d(flex__s8_conv_check) {
+    FLEX_TRY(check_conv_common(in_dims, input, input_len, filter, bias_len, bias, multiplier,
+                               shift, quant_len, win, q, out_dims, output, output_len));
     if (groups < 1 || in_dims->c % groups != 0 || out_dims->c % groups != 0)
         return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(out_dims->c, win->kernel_h, &count));
-    FLEX_TRY(flex__product(count, win->kernel_w, &count));
-    FLEX_TRY(flex__product(count, in_dims->c / groups, &count));
-    return flex__check_len(filter_len, count);
+    return check_filter(out_dims, win, in_dims->c / groups, filter_len);
 }
 
-flex_status flex__s8_depthwise_check(const flex_dims4 *in_dims, const int8_t *input,
-                                     size_t input_len, const int8_t *filter, size_t filter_len,
-                                     const int32_t *bias, size_t bias_len,
-                                     const int32_t *multiplier, const int32_t *shift,
-                                     size_t quant_len, const flex_window *win,
-                                     int32_t depth_multiplier, const flex_s8_quant *q,
-                                     const flex_dims4 *out_dims, const int8_t *output,
-                                     size_t output_len) {
-    int32_t count;
-    if (!input || !filter || !output)
-        return FLEX_E_NULL;
-    FLEX_TRY(check_conv_common(in_dims, input_len, bias_len, bias, multiplier, shift,
-                               quant_len, win, q, out_dims, output_len));
+FLEX__SIGNATURE_s8_depthwise_conv2d(flex__s8_depthwise_check) {
+    FLEX_TRY(check_conv_common(in_dims, input, input_len, filter, bias_len, bias, multiplier,
+                               shift, quant_len, win, q, out_dims, output, output_len));
     if (depth_multiplier < 1 || (int64_t)in_dims->c * depth_multiplier != out_dims->c)
         return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(out_dims->c, win->kernel_h, &count));
-    FLEX_TRY(flex__product(count, win->kernel_w, &count));
-    return flex__check_len(filter_len, count);
+    return check_filter(out_dims, win, 1, filter_len);
 }
 
-flex_status flex__s8_fc_check(int32_t batches, int32_t in_features, int32_t out_features,
-                              const int8_t *input, size_t input_len,
-                              const int8_t *filter, size_t filter_len, int32_t filter_offset,
-                              const int32_t *bias, size_t bias_len,
-                              const int32_t *multiplier, const int32_t *shift,
-                              size_t quant_len, const flex_s8_quant *q,
-                              const int8_t *output, size_t output_len) {
+FLEX__SIGNATURE_s8_fully_connected(flex__s8_fc_check) {
     if (!multiplier || !shift)
         return FLEX_E_NULL;
     FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,

@@ -1,31 +1,10 @@
-/* Shared checks of the int8 conv / depthwise / fully connected kernels. */
+/* Shared helpers of the int8 conv / depthwise / fully connected kernels; their checks, which
+ * take the kernels' own arguments, are declared in ref/ref.h. */
 #ifndef FLEX_S8_CHECKS_H
 #define FLEX_S8_CHECKS_H
 
 #include "internal.h"
 
-flex_status flex__s8_conv_check(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                                const int8_t *filter, size_t filter_len,
-                                const int32_t *bias, size_t bias_len,
-                                const int32_t *multiplier, const int32_t *shift,
-                                size_t quant_len, const flex_window *win, int32_t groups,
-                                const flex_s8_quant *q, const flex_dims4 *out_dims,
-                                const int8_t *output, size_t output_len);
-flex_status flex__s8_depthwise_check(const flex_dims4 *in_dims, const int8_t *input,
-                                     size_t input_len, const int8_t *filter, size_t filter_len,
-                                     const int32_t *bias, size_t bias_len,
-                                     const int32_t *multiplier, const int32_t *shift,
-                                     size_t quant_len, const flex_window *win,
-                                     int32_t depth_multiplier, const flex_s8_quant *q,
-                                     const flex_dims4 *out_dims, const int8_t *output,
-                                     size_t output_len);
-flex_status flex__s8_fc_check(int32_t batches, int32_t in_features, int32_t out_features,
-                              const int8_t *input, size_t input_len,
-                              const int8_t *filter, size_t filter_len, int32_t filter_offset,
-                              const int32_t *bias, size_t bias_len,
-                              const int32_t *multiplier, const int32_t *shift,
-                              size_t quant_len, const flex_s8_quant *q,
-                              const int8_t *output, size_t output_len);
 /* Whether int8 buffers a[0:a_len] and b[0:b_len] share a byte: an output that the .bst arena
  * placed over a dying input (docs/bst-format.md, "Arena and in-place execution"). Kernels
  * that do not write output units in increasing order, each after every input that it and

@@ -13,7 +13,7 @@
  * after both parts (or the step runs whole, when they do not fit). */
 #include "split.h"
 
-#include "s8_checks.h"
+#include "../ref/ref.h"
 
 #define ROW_WORDS 28 /* a convolution step: in dims 0-3, window 8-17, out dims 23-26 */
 

@@ -45,10 +45,7 @@ static float arith_one(int32_t op, float x, float y) {
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
                            int32_t act, float *output) {
     size_t i, j;
-    if (!a || !b || !output)
-        return FLEX_E_NULL;
-    if (n < 1 || b_len < 1 || n % b_len)
-        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
     if (op < FLEX_ARITH_MAXIMUM || op > FLEX_ARITH_FLOOR_MOD_SWAPPED || act < FLEX_ACT_NONE ||
         act > FLEX_ACT_RELU6)
         return FLEX_E_PARAM;

@@ -3,14 +3,8 @@
 
 flex_status flex_f32_l2norm(int32_t rows, int32_t depth, const float *input, size_t input_len,
                             float *output, size_t output_len) {
-    int32_t count, r, k;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    if (rows < 1 || depth < 1)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(rows, depth, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__check_len(output_len, count));
+    int32_t r, k;
+    FLEX_TRY(flex__check_rows(rows, depth, INT32_MAX, input, input_len, output, output_len));
     for (r = 0; r < rows; r++) {
         const float *x = input + r * depth;
         float sum = 0.0f, norm;

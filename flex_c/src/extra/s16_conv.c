@@ -9,7 +9,7 @@ flex_status flex_s16_conv2d(const flex_dims4 *in_dims, const int16_t *input, siz
                             const flex_window *win, int32_t groups, int32_t wide,
                             int32_t act_min, int32_t act_max, const flex_dims4 *out_dims,
                             int16_t *output, size_t output_len) {
-    int32_t b, oy, ox, c, ky, kx, k, gic, per_group, count;
+    int32_t b, oy, ox, c, ky, kx, y, x, k, gic, per_group, count;
     if (!in_dims || !out_dims || !win || !filter)
         return FLEX_E_NULL;
     FLEX_TRY(flex__check_io(in_dims, input, input_len, win, out_dims, output, output_len, 0));
@@ -25,28 +25,17 @@ flex_status flex_s16_conv2d(const flex_dims4 *in_dims, const int16_t *input, siz
                                     wide, act_min, act_max));
     for (b = 0; b < in_dims->n; b++) {
         for (oy = 0; oy < out_dims->h; oy++) {
-            const int32_t y0 = oy * win->stride_h - win->pad_top;
             for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t x0 = ox * win->stride_w - win->pad_left;
                 for (c = 0; c < out_dims->c; c++) {
                     const int32_t g0 = (c / per_group) * gic;
                     int64_t acc = bias ? bias[c] : 0;
-                    for (ky = 0; ky < win->kernel_h; ky++) {
-                        const int32_t y = y0 + ky * win->dilation_h;
-                        if (y < 0 || y >= in_dims->h)
-                            continue;
-                        for (kx = 0; kx < win->kernel_w; kx++) {
-                            const int32_t x = x0 + kx * win->dilation_w;
-                            const int16_t *xi;
-                            const int8_t *wi;
-                            if (x < 0 || x >= in_dims->w)
-                                continue;
-                            xi = input + ((b * in_dims->h + y) * in_dims->w + x) * in_dims->c + g0;
-                            wi = filter + ((c * win->kernel_h + ky) * win->kernel_w + kx) * gic;
-                            for (k = 0; k < gic; k++)
-                                acc += (int32_t)wi[k] * xi[k];
-                        }
-                    }
+                    FLEX__FOR_TAPS(win, in_dims->h, in_dims->w, oy, ox, ky, kx, y, x,
+                        const int16_t *xi =
+                            input + ((b * in_dims->h + y) * in_dims->w + x) * in_dims->c + g0;
+                        const int8_t *wi =
+                            filter + ((c * win->kernel_h + ky) * win->kernel_w + kx) * gic;
+                        for (k = 0; k < gic; k++)
+                            acc += (int32_t)wi[k] * xi[k];)
                     *output++ = (int16_t)flex__clamp(
                         flex__s16_requant(acc, multiplier[c], shift[c], wide), act_min,
                         act_max);

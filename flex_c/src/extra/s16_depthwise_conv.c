@@ -7,7 +7,7 @@ flex_status flex_s16_depthwise_conv2d(
     const int32_t *multiplier, const int32_t *shift, size_t quant_len,
     const flex_window *win, int32_t depth_multiplier, int32_t act_min, int32_t act_max,
     const flex_dims4 *out_dims, int16_t *output, size_t output_len) {
-    int32_t b, oy, ox, c, ky, kx, oc, count;
+    int32_t b, oy, ox, c, ky, kx, y, x, oc, count;
     if (!in_dims || !out_dims || !win || !filter)
         return FLEX_E_NULL;
     FLEX_TRY(flex__check_io(in_dims, input, input_len, win, out_dims, output, output_len, 0));
@@ -23,24 +23,13 @@ flex_status flex_s16_depthwise_conv2d(
                                     act_min, act_max));
     for (b = 0; b < in_dims->n; b++) {
         for (oy = 0; oy < out_dims->h; oy++) {
-            const int32_t y0 = oy * win->stride_h - win->pad_top;
             for (ox = 0; ox < out_dims->w; ox++) {
-                const int32_t x0 = ox * win->stride_w - win->pad_left;
                 for (c = 0; c < oc; c++) {
                     int64_t acc = bias ? bias[c] : 0;
-                    for (ky = 0; ky < win->kernel_h; ky++) {
-                        const int32_t y = y0 + ky * win->dilation_h;
-                        if (y < 0 || y >= in_dims->h)
-                            continue;
-                        for (kx = 0; kx < win->kernel_w; kx++) {
-                            const int32_t x = x0 + kx * win->dilation_w;
-                            if (x < 0 || x >= in_dims->w)
-                                continue;
-                            acc += (int32_t)filter[(ky * win->kernel_w + kx) * oc + c] *
-                                   input[((b * in_dims->h + y) * in_dims->w + x) * in_dims->c +
-                                         c / depth_multiplier];
-                        }
-                    }
+                    FLEX__FOR_TAPS(win, in_dims->h, in_dims->w, oy, ox, ky, kx, y, x,
+                        acc += (int32_t)filter[(ky * win->kernel_w + kx) * oc + c] *
+                               input[((b * in_dims->h + y) * in_dims->w + x) * in_dims->c +
+                                     c / depth_multiplier];)
                     *output++ = (int16_t)flex__clamp(
                         flex__mbqm64(acc, multiplier[c], shift[c]), act_min, act_max);
                 }

@@ -37,20 +37,5 @@ void flex__store_index(float *out, int32_t index, int32_t op) {
 flex_status flex_s8_arg(int32_t outer, int32_t reduce, int32_t inner, int32_t op,
                         const int8_t *input, size_t input_len, float *output,
                         size_t output_len) {
-    int32_t a, k, r;
-    FLEX_TRY(flex__arg_check(outer, reduce, inner, op, input, input_len, output, output_len));
-    for (a = 0; a < outer; a++)
-        for (k = 0; k < inner; k++) {
-            const int8_t *x = input + a * reduce * inner + k;
-            int32_t best = x[0], index = 0;
-            for (r = 1; r < reduce; r++) {
-                const int32_t v = x[r * inner];
-                if (op & 1 ? v < best : v > best) {
-                    best = v;
-                    index = r;
-                }
-            }
-            flex__store_index(output++, index, op);
-        }
-    return FLEX_OK;
+    FLEX__ARG_BODY(int8_t, int32_t);
 }

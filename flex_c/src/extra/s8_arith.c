@@ -23,10 +23,7 @@ flex_status flex_s8_squared_difference(const flex_dims4 *in1_dims, const int8_t 
 flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b,
                           size_t b_len, int8_t *output) {
     size_t i, j;
-    if (!a || !b || !output)
-        return FLEX_E_NULL;
-    if (n < 1 || b_len < 1 || n % b_len)
-        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
     if (op != FLEX_ARITH_MAXIMUM && op != FLEX_ARITH_MINIMUM)
         return FLEX_E_PARAM;
     for (i = 0; i < n; i += b_len)

@@ -9,10 +9,9 @@ static int32_t rescaled(int8_t q, int32_t offset, int32_t multiplier, int32_t sh
 flex_status flex_s8_compare(int32_t op, size_t n, const int8_t *a, const int8_t *b,
                             size_t b_len, const flex_s8_compare_params *p, int8_t *output) {
     size_t i, j;
-    if (!a || !b || !p || !output)
+    if (!p)
         return FLEX_E_NULL;
-    if (n < 1 || b_len < 1 || n % b_len)
-        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
     if (op < FLEX_COMPARE_EQUAL || op > FLEX_COMPARE_GREATER_EQUAL || p->input1_shift > 0 ||
         p->input2_shift > 0 || p->input1_shift < -31 || p->input2_shift < -31 ||
         p->input1_offset < -255 || p->input1_offset > 255 || p->input2_offset < -255 ||
@@ -24,16 +23,7 @@ flex_status flex_s8_compare(int32_t op, size_t n, const int8_t *a, const int8_t 
                                        p->input1_shift);
             const int32_t y = rescaled(b[j], p->input2_offset, p->input2_multiplier,
                                        p->input2_shift);
-            int r;
-            switch (op) {
-            case FLEX_COMPARE_EQUAL: r = x == y; break;
-            case FLEX_COMPARE_NOT_EQUAL: r = x != y; break;
-            case FLEX_COMPARE_LESS: r = x < y; break;
-            case FLEX_COMPARE_LESS_EQUAL: r = x <= y; break;
-            case FLEX_COMPARE_GREATER: r = x > y; break;
-            default: r = x >= y; break;
-            }
-            output[i + j] = (int8_t)r;
+            output[i + j] = (int8_t)flex__compare(op, x < y, x == y, x > y);
         }
     return FLEX_OK;
 }

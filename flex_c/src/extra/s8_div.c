@@ -29,10 +29,9 @@ static int32_t quotient(int32_t x, int32_t y, int32_t multiplier, int32_t shift)
 flex_status flex_s8_div(size_t n, const int8_t *a, const int8_t *b, size_t b_len,
                         const flex_s8_div_params *p, int8_t *output) {
     size_t i, j;
-    if (!a || !b || !p || !output)
+    if (!p)
         return FLEX_E_NULL;
-    if (n < 1 || b_len < 1 || n % b_len)
-        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
     if (p->swap < 0 || p->swap > 1 || p->input1_offset < -127 || p->input1_offset > 128 ||
         p->input2_offset < -127 || p->input2_offset > 128 || p->output_offset < -128 ||
         p->output_offset > 127 || p->output_multiplier < 0 ||

@@ -37,14 +37,9 @@ static void inv_sqrt(int32_t input, int32_t *mult, int32_t *shift) {
 
 flex_status flex_s8_l2norm(int32_t rows, int32_t depth, const int8_t *input, size_t input_len,
                            int32_t input_zero_point, int8_t *output, size_t output_len) {
-    int32_t count, r, k;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    if (rows < 1 || depth < 1 || depth > 32768) /* the int32 sum of squares stays exact */
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(rows, depth, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__check_len(output_len, count));
+    int32_t r, k;
+    /* depth <= 32768: the int32 sum of squares stays exact */
+    FLEX_TRY(flex__check_rows(rows, depth, 32768, input, input_len, output, output_len));
     FLEX_TRY(flex__check_zero_point(input_zero_point));
     for (r = 0; r < rows; r++) {
         const int8_t *x = input + r * depth;

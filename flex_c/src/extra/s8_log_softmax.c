@@ -51,14 +51,9 @@ flex_status flex_s8_log_softmax(int32_t rows, int32_t depth, const int8_t *input
                                 int32_t input_left_shift, int32_t reverse_multiplier,
                                 int32_t reverse_shift, int32_t diff_min, int8_t *output,
                                 size_t output_len) {
-    int32_t count, i, c;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    if (rows < 1 || depth < 1 || depth > LOG_SOFTMAX_MAX_DEPTH)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(rows, depth, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__check_len(output_len, count));
+    int32_t i, c;
+    FLEX_TRY(flex__check_rows(rows, depth, LOG_SOFTMAX_MAX_DEPTH, input, input_len, output,
+                              output_len));
     if (input_multiplier < 0 || input_left_shift < 0 || input_left_shift > 31 ||
         reverse_multiplier < 0 || reverse_shift > 0 || reverse_shift < -31 || diff_min > 0)
         return FLEX_E_PARAM;

@@ -21,6 +21,43 @@ FLEX_INLINE int32_t flex__tconv_source(int32_t o, int32_t k, int32_t stride, int
     return t < size ? t : -1;
 }
 
+/* The loop nest of both kernels over the checked arguments, outputs in order: each output
+ * (b, oy, ox, oc) sums, in an accumulator of type T from 0, MAC(acc, x, w) for the input
+ * channels x of each input pixel that a tap reads, taps from the last to the first, with
+ * w the tap's filter weights; then acc += (T)bias[oc] (unless bias is NULL), and
+ * *output++ = STORE(acc, oc). */
+#define FLEX__TCONV_LOOP(in, input, filter, bias, win, out, output, T, MAC, STORE)         \
+    do {                                                                                   \
+        int32_t b_, oy_, ox_, oc_, ky_, kx_, ic_, iy_, ix_;                                \
+        for (b_ = 0; b_ < (out)->n; b_++)                                                  \
+            for (oy_ = 0; oy_ < (out)->h; oy_++)                                           \
+                for (ox_ = 0; ox_ < (out)->w; ox_++)                                       \
+                    for (oc_ = 0; oc_ < (out)->c; oc_++) {                                 \
+                        T acc_ = 0;                                                        \
+                        for (ky_ = (win)->kernel_h - 1; ky_ >= 0; ky_--) {                 \
+                            iy_ = flex__tconv_source(oy_, ky_, (win)->stride_h,            \
+                                                     (win)->pad_top, (in)->h);             \
+                            if (iy_ < 0)                                                   \
+                                continue;                                                  \
+                            for (kx_ = (win)->kernel_w - 1; kx_ >= 0; kx_--) {             \
+                                int32_t i0_, f0_;                                          \
+                                ix_ = flex__tconv_source(ox_, kx_, (win)->stride_w,        \
+                                                         (win)->pad_left, (in)->w);        \
+                                if (ix_ < 0)                                               \
+                                    continue;                                              \
+                                i0_ = ((b_ * (in)->h + iy_) * (in)->w + ix_) * (in)->c;    \
+                                f0_ = ((oc_ * (win)->kernel_h + ky_) * (win)->kernel_w +   \
+                                       kx_) * (in)->c;                                     \
+                                for (ic_ = 0; ic_ < (in)->c; ic_++)                        \
+                                    MAC(acc_, (input)[i0_ + ic_], (filter)[f0_ + ic_]);    \
+                            }                                                              \
+                        }                                                                  \
+                        if (bias)                                                          \
+                            acc_ += (T)(bias)[oc_];                                        \
+                        *(output)++ = STORE(acc_, oc_);                                    \
+                    }                                                                      \
+    } while (0)
+
 /* Pointers, window ranges, shapes and buffer lengths (elements) of either kernel. */
 FLEX_INLINE flex_status flex__tconv_check(const flex_dims4 *in, const void *input,
                                           size_t input_len, const void *filter,

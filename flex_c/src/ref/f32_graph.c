@@ -178,10 +178,7 @@ static flex_status binary(size_t n, const float *a, const float *b, size_t b_len
                           int32_t act, float *y, int is_mul) {
     size_t i, j;
     float lo, hi;
-    if (!a || !b || !y)
-        return FLEX_E_NULL;
-    if (n < 1 || b_len < 1 || n % b_len)
-        return FLEX_E_SHAPE;
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, y));
     FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
     for (i = 0; i < n; i += b_len)
         for (j = 0; j < b_len; j++)
@@ -218,14 +215,8 @@ flex_status flex_f32_act(size_t n, const float *input, int32_t act, float *outpu
 flex_status flex_f32_softmax_beta(int32_t rows, int32_t depth, const float *input,
                                   size_t input_len, float beta, float *output,
                                   size_t output_len) {
-    int32_t count, r, c;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    if (rows < 1 || depth < 1)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(rows, depth, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__check_len(output_len, count));
+    int32_t r, c;
+    FLEX_TRY(flex__check_rows(rows, depth, INT32_MAX, input, input_len, output, output_len));
     for (r = 0; r < rows; r++) {
         const float *x = input + r * depth;
         float *y = output + r * depth;

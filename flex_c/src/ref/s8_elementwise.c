@@ -19,17 +19,29 @@ static flex_status broadcast_strides(const flex_dims4 *in, size_t in_len,
     return FLEX_OK;
 }
 
+/* What ADD and MUL check first: the buffers and shapes, then that there are parameters p. */
 static flex_status check_binary(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
                                 const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
                                 const flex_dims4 *out_dims, const int8_t *output,
-                                size_t output_len, int32_t s1[4], int32_t s2[4]) {
+                                size_t output_len, const void *p, int32_t s1[4],
+                                int32_t s2[4]) {
     int32_t count;
     if (!in1 || !in2 || !output || !in1_dims || !in2_dims)
         return FLEX_E_NULL;
     FLEX_TRY(flex__count(out_dims, &count));
     FLEX_TRY(flex__check_len(output_len, count));
     FLEX_TRY(broadcast_strides(in1_dims, in1_len, out_dims, s1));
-    return broadcast_strides(in2_dims, in2_len, out_dims, s2);
+    FLEX_TRY(broadcast_strides(in2_dims, in2_len, out_dims, s2));
+    return p ? FLEX_OK : FLEX_E_NULL;
+}
+
+/* The zero points of ADD's or MUL's parameters: the offsets are minus the inputs' and the
+ * output's. */
+static flex_status check_zero_points(int32_t input1_offset, int32_t input2_offset,
+                                     int32_t output_offset) {
+    FLEX_TRY(flex__check_zero_point(-input1_offset));
+    FLEX_TRY(flex__check_zero_point(-input2_offset));
+    return flex__check_zero_point(output_offset);
 }
 
 flex_status flex__s8_add_check(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
@@ -38,12 +50,8 @@ flex_status flex__s8_add_check(const flex_dims4 *in1_dims, const int8_t *in1, si
                                const int8_t *output, size_t output_len, int32_t s1[4],
                                int32_t s2[4]) {
     FLEX_TRY(check_binary(in1_dims, in1, in1_len, in2_dims, in2, in2_len, out_dims, output,
-                          output_len, s1, s2));
-    if (!p)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(-p->input1_offset));
-    FLEX_TRY(flex__check_zero_point(-p->input2_offset));
-    FLEX_TRY(flex__check_zero_point(p->output_offset));
+                          output_len, p, s1, s2));
+    FLEX_TRY(check_zero_points(p->input1_offset, p->input2_offset, p->output_offset));
     FLEX_TRY(flex__check_shift(p->input1_shift));
     FLEX_TRY(flex__check_shift(p->input2_shift));
     FLEX_TRY(flex__check_shift(p->output_shift));
@@ -97,12 +105,8 @@ flex_status flex_s8_mul(const flex_dims4 *in1_dims, const int8_t *in1, size_t in
                         const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
     int32_t s1[4], s2[4], n, h, w, c;
     FLEX_TRY(check_binary(in1_dims, in1, in1_len, in2_dims, in2, in2_len, out_dims, output,
-                          output_len, s1, s2));
-    if (!p)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(-p->input1_offset));
-    FLEX_TRY(flex__check_zero_point(-p->input2_offset));
-    FLEX_TRY(flex__check_zero_point(p->output_offset));
+                          output_len, p, s1, s2));
+    FLEX_TRY(check_zero_points(p->input1_offset, p->input2_offset, p->output_offset));
     FLEX_TRY(flex__check_shift(p->output_shift));
     FLEX_TRY(flex__check_act(p->act_min, p->act_max));
     for (n = 0; n < out_dims->n; n++)

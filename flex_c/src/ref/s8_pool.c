@@ -50,13 +50,8 @@ static void pool(const flex_dims4 *in, const int8_t *input, const flex_window *w
             }
 }
 
-flex_status flex__ref_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
-                                    size_t input_len, const flex_window *win,
-                                    int32_t act_min, int32_t act_max,
-                                    const flex_dims4 *out_dims, int8_t *output,
-                                    size_t output_len) {
-    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
-                                 output, output_len));
+FLEX__SIGNATURE_s8_avg_pool2d(flex__ref_s8_avg_pool2d) {
+    FLEX_TRY(flex__s8_pool_check(FLEX__ARGS_s8_avg_pool2d));
     pool(in_dims, input, win, act_min, act_max, out_dims, output, 0);
     return FLEX_OK;
 }
@@ -65,8 +60,7 @@ flex_status flex_s8_max_pool2d(const flex_dims4 *in_dims, const int8_t *input,
                                size_t input_len, const flex_window *win,
                                int32_t act_min, int32_t act_max,
                                const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
-                                 output, output_len));
+    FLEX_TRY(flex__s8_pool_check(FLEX__ARGS_s8_avg_pool2d));
     pool(in_dims, input, win, act_min, act_max, out_dims, output, 1);
     return FLEX_OK;
 }

@@ -2,12 +2,17 @@
  * conversions: builds without an FPU leave this file out). */
 #include "../common/internal.h"
 
+/* What both conversions check: the buffers and the int8 zero point. */
+static flex_status check(const void *input, const void *output, int32_t zero_point) {
+    if (!input || !output)
+        return FLEX_E_NULL;
+    return flex__check_zero_point(zero_point);
+}
+
 flex_status flex_s8_quantize(size_t n, const float *input, float scale, int32_t zero_point,
                              int8_t *output) {
     size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(zero_point));
+    FLEX_TRY(check(input, output, zero_point));
     if (!(scale > 0.0f) || scale == flex__inff())
         return FLEX_E_PARAM;
     for (i = 0; i < n; i++) {
@@ -30,9 +35,7 @@ flex_status flex_s8_quantize(size_t n, const float *input, float scale, int32_t 
 flex_status flex_s8_dequantize(size_t n, const int8_t *input, float scale, int32_t zero_point,
                                float *output) {
     size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(zero_point));
+    FLEX_TRY(check(input, output, zero_point));
     for (i = 0; i < n; i++)
         output[i] = scale * (float)(input[i] - zero_point);
     return FLEX_OK;

@@ -78,14 +78,11 @@ def _sigmoid_like(c, node):
     if not c.is_int8(node):
         c.emit(kind, node)
         return
-    want = (1.0 / 256, -128) if kind == "logistic" else (1.0 / 128, 0)
-    if c.quant(node.outputs[0]) != want:
-        raise Fail("int8 output must have scale %r and zero point %d" % want)
-    in_scale, in_zp = c.quant(node.inputs[0])
-    m, ls, radius = qp.logistic_params(in_scale) if kind == "logistic" else \
-        qp.tanh_params(in_scale)
-    c.emit(kind, node, params={"in_zp": in_zp, "in_mult": m, "in_left_shift": ls,
-                               "range_radius": radius})
+    try:
+        params = qp.sigmoid_params(kind, c.quant(node.inputs[0]), c.quant(node.outputs[0]))
+    except ValueError as e:
+        raise Fail(str(e)) from None
+    c.emit(kind, node, params=params)
 
 
 def _sigmoid16(c, node, kind):

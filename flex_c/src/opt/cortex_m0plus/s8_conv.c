@@ -176,12 +176,7 @@ static void conv_pairs_spans(const conv_geom *g, const conv_channels *ch, int32_
  * in spans (conv_pairs_spans). Other patches take the byte dot products, in place over
  * spans of pixels whose every channel is computed in the scratch first and copied out once
  * complete, in increasing order (docs/bst-format.md). All buffers share one 2 KB scratch. */
-flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                           const int8_t *filter, size_t filter_len,
-                           const int32_t *bias, size_t bias_len,
-                           const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-                           const flex_window *win, int32_t groups, const flex_s8_quant *q,
-                           const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     int32_t scratch[SCRATCH_WORDS];
     const conv_channels ch = {filter, bias, multiplier, shift};
     conv_geom g;
@@ -190,16 +185,9 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     int32_t k, oc0, nb, block, units, span, p0, p1, OC, patch_words, rows;
     int all_fast, overlap;
     int8_t *dst = output;
-    FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
-                                 multiplier, shift, quant_len, win, groups, q, out_dims, output,
-                                 output_len));
-    k = win->kernel_h * win->kernel_w * in_dims->c;
+    FLEX__S8_CONV_PATCH(k, PATCH_MAX);
     OC = out_dims->c;
     units = out_dims->n * out_dims->h * out_dims->w;
-    if (groups != 1 || k > PATCH_MAX)
-        return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                   bias_len, multiplier, shift, quant_len, win, groups, q,
-                                   out_dims, output, output_len);
     g.in = in_dims;
     g.out = out_dims;
     g.input = input;
@@ -242,9 +230,7 @@ flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_
     if (OC > OC_BLOCK && overlap) {
         span = (SCRATCH_WORDS - patch_words) * 4 / OC;
         if (span == 0) /* the reference writes each pixel's channels in turn */
-            return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                       bias_len, multiplier, shift, quant_len, win, groups, q,
-                                       out_dims, output, output_len);
+            return flex__ref_s8_conv2d(FLEX__ARGS_s8_conv2d);
         dst = (int8_t *)(scratch + patch_words);
     }
     for (p0 = 0; p0 < units; p0 = p1) {

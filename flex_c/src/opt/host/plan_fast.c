@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/s8_checks.h"
+#include "../../ref/ref.h"
 #include "s8_fc.h"
 
 enum { STEP_FC, STEP_COPY, STEP_CHECKED };

@@ -11,6 +11,7 @@
  * each output pixel's row of channels (s8_requant.h). Other shapes use the reference kernel
  * (ref/ref.h). */
 #include "../../ref/ref.h"
+#include "s8_dot.h"
 #include "s8_requant.h"
 
 #define PATCH_MAX 8192    /* int16 taps of one receptive field */
@@ -60,21 +61,9 @@ FLEX_INLINE void gather(const flex_dims4 *in, const int8_t *input, const flex_wi
 FLEX_INLINE void dot_rows(const int16_t *restrict patch, const int16_t *restrict w, int32_t k,
                           int32_t count, int32_t *restrict acc) {
     int32_t j = 0, i;
-    for (; j + 4 <= count; j += 4) {
-        const int16_t *restrict w0 = w + j * k, *restrict w1 = w0 + k;
-        const int16_t *restrict w2 = w1 + k, *restrict w3 = w2 + k;
-        int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (i = 0; i < k; i++) {
-            s0 += patch[i] * w0[i];
-            s1 += patch[i] * w1[i];
-            s2 += patch[i] * w2[i];
-            s3 += patch[i] * w3[i];
-        }
-        acc[j] = s0;
-        acc[j + 1] = s1;
-        acc[j + 2] = s2;
-        acc[j + 3] = s3;
-    }
+#define SET(old, s) (s)
+    FLEX__HOST_DOT4_ROWS(int16_t, patch, w, k, k, count, j, acc, SET)
+#undef SET
     for (; j < count; j++) {
         const int16_t *restrict w0 = w + j * k;
         int32_t s0 = 0;
@@ -138,20 +127,11 @@ static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *f
     }
 }
 
-flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                           const int8_t *filter, size_t filter_len,
-                           const int32_t *bias, size_t bias_len,
-                           const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-                           const flex_window *win, int32_t groups, const flex_s8_quant *q,
-                           const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
-                                 multiplier, shift, quant_len, win, groups, q, out_dims, output,
-                                 output_len));
+FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
+    FLEX_TRY(flex__s8_conv_check(FLEX__ARGS_s8_conv2d));
     if (groups != 1 || win->kernel_h * win->kernel_w * in_dims->c > PATCH_MAX - LANES ||
         out_dims->c > OC_MAX)
-        return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                   bias_len, multiplier, shift, quant_len, win, groups, q,
-                                   out_dims, output, output_len);
+        return flex__ref_s8_conv2d(FLEX__ARGS_s8_conv2d);
     conv_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

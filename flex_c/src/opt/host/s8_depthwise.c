@@ -79,21 +79,11 @@ static void depthwise_fast(const flex_dims4 *in, const int8_t *input, const int8
             }
 }
 
-flex_status flex_s8_depthwise_conv2d(
-    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
-    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
-    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
-                                      bias_len, multiplier, shift, quant_len, win,
-                                      depth_multiplier, q, out_dims, output, output_len));
+FLEX__SIGNATURE_s8_depthwise_conv2d(flex_s8_depthwise_conv2d) {
+    FLEX_TRY(flex__s8_depthwise_check(FLEX__ARGS_s8_depthwise_conv2d));
     if (depth_multiplier != 1 || in_dims->c > DW_MAX_CHANNELS ||
         win->kernel_h * win->kernel_w > DW_MAX_TAPS)
-        return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len,
-                                             bias, bias_len, multiplier, shift, quant_len,
-                                             win, depth_multiplier, q, out_dims, output,
-                                             output_len);
+        return flex__ref_s8_depthwise_conv2d(FLEX__ARGS_s8_depthwise_conv2d);
     depthwise_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

@@ -63,10 +63,7 @@ static void add_fast(const flex_s8_add_params *p, const int8_t *in1, const int32
             }
 }
 
-flex_status flex_s8_add(const flex_dims4 *in1_dims, const int8_t *in1, size_t in1_len,
-                        const flex_dims4 *in2_dims, const int8_t *in2, size_t in2_len,
-                        const flex_s8_add_params *p,
-                        const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+FLEX__SIGNATURE_s8_add(flex_s8_add) {
     int32_t s1[4], s2[4];
     FLEX_TRY(flex__s8_add_check(in1_dims, in1, in1_len, in2_dims, in2, in2_len, p, out_dims,
                                 output, output_len, s1, s2));

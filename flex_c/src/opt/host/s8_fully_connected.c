@@ -13,7 +13,8 @@
  * time entering and leaving it. A block's outputs are written after all of its rows are
  * summed, so a batch row's outputs come after its whole input row is read, the order the
  * .bst arena's in-place plan assumes (docs/bst-format.md). */
-#include "../../common/s8_checks.h"
+#include "../../ref/ref.h"
+#include "s8_dot.h"
 #include "s8_fc.h"
 #include "s8_requant.h"
 
@@ -39,22 +40,8 @@ FLEX_INLINE int32_t sum(const int8_t *restrict v, int32_t n) {
 FLEX_INLINE void dot_rows(const int8_t *restrict w, int32_t stride,
                           const int8_t *restrict x, int32_t n, int32_t count,
                           int32_t *restrict acc) {
-    int32_t j = 0, i;
-    for (; j + 4 <= count; j += 4) {
-        const int8_t *restrict w0 = w + j * stride, *restrict w1 = w0 + stride;
-        const int8_t *restrict w2 = w1 + stride, *restrict w3 = w2 + stride;
-        int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        for (i = 0; i < n; i++) {
-            s0 += w0[i] * x[i];
-            s1 += w1[i] * x[i];
-            s2 += w2[i] * x[i];
-            s3 += w3[i] * x[i];
-        }
-        acc[j] = FLEX_WADD(acc[j], s0);
-        acc[j + 1] = FLEX_WADD(acc[j + 1], s1);
-        acc[j + 2] = FLEX_WADD(acc[j + 2], s2);
-        acc[j + 3] = FLEX_WADD(acc[j + 3], s3);
-    }
+    int32_t j = 0;
+    FLEX__HOST_DOT4_ROWS(int8_t, x, w, stride, n, count, j, acc, FLEX_WADD)
     for (; j < count; j++)
         acc[j] = FLEX_WADD(acc[j], dot(w + j * stride, x, n));
 }
@@ -204,17 +191,8 @@ void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8
     }
 }
 
-flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
-                                    const int8_t *input, size_t input_len,
-                                    const int8_t *filter, size_t filter_len,
-                                    int32_t filter_offset,
-                                    const int32_t *bias, size_t bias_len,
-                                    const int32_t *multiplier, const int32_t *shift,
-                                    size_t quant_len, const flex_s8_quant *q,
-                                    int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
-                               filter_len, filter_offset, bias, bias_len, multiplier, shift,
-                               quant_len, q, output, output_len));
+FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
+    FLEX_TRY(flex__s8_fc_check(FLEX__ARGS_s8_fully_connected));
     flex__host_fc_rows(batches, in_features, out_features, input, filter, filter_offset, bias,
                        multiplier, shift, quant_len != 1, q, output);
     return FLEX_OK;

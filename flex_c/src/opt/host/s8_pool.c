@@ -31,15 +31,10 @@ static void avg_pool_fast(const flex_dims4 *in, const int8_t *input, const flex_
             }
 }
 
-flex_status flex_s8_avg_pool2d(const flex_dims4 *in_dims, const int8_t *input,
-                               size_t input_len, const flex_window *win,
-                               int32_t act_min, int32_t act_max,
-                               const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
-    FLEX_TRY(flex__s8_pool_check(in_dims, input, input_len, win, act_min, act_max, out_dims,
-                                 output, output_len));
+FLEX__SIGNATURE_s8_avg_pool2d(flex_s8_avg_pool2d) {
+    FLEX_TRY(flex__s8_pool_check(FLEX__ARGS_s8_avg_pool2d));
     if (in_dims->c > POOL_MAX_CHANNELS)
-        return flex__ref_s8_avg_pool2d(in_dims, input, input_len, win, act_min, act_max,
-                                       out_dims, output, output_len);
+        return flex__ref_s8_avg_pool2d(FLEX__ARGS_s8_avg_pool2d);
     avg_pool_fast(in_dims, input, win, act_min, act_max, out_dims, output);
     return FLEX_OK;
 }

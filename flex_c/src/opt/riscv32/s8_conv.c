@@ -25,25 +25,13 @@ static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_wi
                    k, input_offset, lanes, xq + lane);
 }
 
-flex_status flex_s8_conv2d(const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-                           const int8_t *filter, size_t filter_len, const int32_t *bias,
-                           size_t bias_len, const int32_t *multiplier, const int32_t *shift,
-                           size_t quant_len, const flex_window *win, int32_t groups,
-                           const flex_s8_quant *q, const flex_dims4 *out_dims, int8_t *output,
-                           size_t output_len) {
+FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     int8_t patch[PATCH_MAX];
     int16_t xq[2 * PATCH_MAX];
     int32_t acc[2 * OC_BLOCK];
     flex__rv_rq rq[OC_BLOCK];
     int32_t k, OC, units, p, lanes, oc0, nb, r, lane;
-    FLEX_TRY(flex__s8_conv_check(in_dims, input, input_len, filter, filter_len, bias, bias_len,
-                                 multiplier, shift, quant_len, win, groups, q, out_dims, output,
-                                 output_len));
-    k = win->kernel_h * win->kernel_w * in_dims->c;
-    if (groups != 1 || k > PATCH_MAX)
-        return flex__ref_s8_conv2d(in_dims, input, input_len, filter, filter_len, bias,
-                                   bias_len, multiplier, shift, quant_len, win, groups, q,
-                                   out_dims, output, output_len);
+    FLEX__S8_CONV_PATCH(k, PATCH_MAX);
     OC = out_dims->c;
     units = out_dims->n * out_dims->h * out_dims->w;
     for (r = 0; r < OC && OC <= OC_BLOCK; r++) /* one block: its records serve every pixel */

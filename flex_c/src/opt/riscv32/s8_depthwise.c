@@ -44,12 +44,7 @@ __attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int
     }
 }
 
-flex_status flex_s8_depthwise_conv2d(
-    const flex_dims4 *in_dims, const int8_t *input, size_t input_len,
-    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
-    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
-    const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
-    const flex_dims4 *out_dims, int8_t *output, size_t output_len) {
+FLEX__SIGNATURE_s8_depthwise_conv2d(flex_s8_depthwise_conv2d) {
     flex__rv_rq rq[MAX_C];
     int32_t acc[MAX_C], sums[MAX_C];
     const int8_t *x[MAX_TAPS];
@@ -57,14 +52,9 @@ flex_status flex_s8_depthwise_conv2d(
     const flex_dims4 *in = in_dims, *out = out_dims;
     const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
     int32_t c, b, oy, ox;
-    FLEX_TRY(flex__s8_depthwise_check(in_dims, input, input_len, filter, filter_len, bias,
-                                      bias_len, multiplier, shift, quant_len, win,
-                                      depth_multiplier, q, out_dims, output, output_len));
+    FLEX_TRY(flex__s8_depthwise_check(FLEX__ARGS_s8_depthwise_conv2d));
     if (depth_multiplier != 1 || C > MAX_C || taps > MAX_TAPS)
-        return flex__ref_s8_depthwise_conv2d(in_dims, input, input_len, filter, filter_len,
-                                             bias, bias_len, multiplier, shift, quant_len,
-                                             win, depth_multiplier, q, out_dims, output,
-                                             output_len);
+        return flex__ref_s8_depthwise_conv2d(FLEX__ARGS_s8_depthwise_conv2d);
     flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
     for (c = 0; c < C; c++)
         flex__rv_rq_init(rq + c, FLEX_WADD(bias ? bias[c] : 0,

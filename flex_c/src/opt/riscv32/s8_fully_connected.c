@@ -11,27 +11,15 @@
 #define ROW_MAX 1280 /* input features */
 #define OUT_BLOCK 32
 
-flex_status flex_s8_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
-                                    const int8_t *input, size_t input_len,
-                                    const int8_t *filter, size_t filter_len,
-                                    int32_t filter_offset, const int32_t *bias,
-                                    size_t bias_len, const int32_t *multiplier,
-                                    const int32_t *shift, size_t quant_len,
-                                    const flex_s8_quant *q, int8_t *output,
-                                    size_t output_len) {
+FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
     int16_t xq[ROW_MAX];
     int32_t acc[OUT_BLOCK];
     flex__rv_rq rq; /* one multiplier and shift: worked out once; else per output */
     int32_t b, o0, nb, r;
     const int32_t per_channel = quant_len == 1 ? 0 : 1;
-    FLEX_TRY(flex__s8_fc_check(batches, in_features, out_features, input, input_len, filter,
-                               filter_len, filter_offset, bias, bias_len, multiplier, shift,
-                               quant_len, q, output, output_len));
+    FLEX_TRY(flex__s8_fc_check(FLEX__ARGS_s8_fully_connected));
     if (filter_offset != 0 || in_features > ROW_MAX)
-        return flex__ref_s8_fully_connected(batches, in_features, out_features, input,
-                                            input_len, filter, filter_len, filter_offset, bias,
-                                            bias_len, multiplier, shift, quant_len, q, output,
-                                            output_len);
+        return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
     flex__rv_rq_init(&rq, 0, multiplier[0], shift[0]);
     for (b = 0; b < batches; b++) {
         int8_t *out = output + b * out_features;
