@@ -39,7 +39,9 @@
     X(MP_QSTR_sub_s16, sub_s16)                                                \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
+    X(MP_QSTR_maximum_s16, maximum_s16)                                        \
     X(MP_QSTR_minimum_s8, minimum_s8)                                          \
+    X(MP_QSTR_minimum_s16, minimum_s16)                                        \
     X(MP_QSTR_compare_s8, compare_s8)                                          \
     X(MP_QSTR_select_s8, select_s8)                                            \
     X(MP_QSTR_div_s8, div_s8)                                                  \

@@ -190,14 +190,15 @@ def depthwise_case(rng):
 
 
 def binary_case(rng, op):
-    """ADD, SUB or MUL of int16 tensors, b the same shape, per channel or a scalar; SUB's
-    operands in either order (the one that repeats first or second)."""
+    """ADD, SUB, MUL, MAXIMUM or MINIMUM of int16 tensors, b the same shape, per channel or a
+    scalar; SUB's, MAXIMUM's and MINIMUM's operands in either order (the one that repeats
+    first or second)."""
     shape = (1, _int(rng, 1, 4), _int(rng, 1, 4), _int(rng, 1, 5))
     b_shape = [shape, (1, 1, 1, shape[3]), (1,)][int(rng.integers(0, 3))]
     scales = [f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
     out_scale = f32(scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3) if op == "MUL" else
                     (scales[0] + scales[1]) * rng.uniform(0.5, 2))
-    swap = op == "SUB" and bool(rng.integers(0, 2))
+    swap = op in ("SUB", "MAXIMUM", "MINIMUM") and bool(rng.integers(0, 2))
     zps = [0, 0, 0] if op == "MUL" else [int(rng.choice([0, _int(rng, -99, 99)]))
                                          for _ in range(3)]
     act = int(rng.choice(ACTS))
@@ -208,7 +209,10 @@ def binary_case(rng, op):
         tb = mb.tensor("b", b_shape, "int16", scale=scales[1], zero_point=zps[1])
         ty = mb.tensor("y", shape, "int16", scale=out_scale, zero_point=zps[2])
         ins = [tb, ta] if swap else [ta, tb]
-        mb.op(op, ins, [ty], op.capitalize() + "Options", FusedActivationFunction=act)
+        if op in ("MAXIMUM", "MINIMUM"):  # TFLM compares the stored values, no activation
+            mb.op(op, ins, [ty])
+        else:
+            mb.op(op, ins, [ty], op.capitalize() + "Options", FusedActivationFunction=act)
         return ins, [ty]
 
     return Case("%s %s %s act %d zp %s%s" % (op.lower(), shape, b_shape, act, zps,
@@ -324,6 +328,8 @@ MAKERS = {
     "ADD": lambda r: binary_case(r, "ADD"),
     "SUB": lambda r: binary_case(r, "SUB"),
     "MUL": lambda r: binary_case(r, "MUL"),
+    "MAXIMUM": lambda r: binary_case(r, "MAXIMUM"),
+    "MINIMUM": lambda r: binary_case(r, "MINIMUM"),
     "AVERAGE_POOL_2D": lambda r: pool_case(r, "AVERAGE_POOL_2D"),
     "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
     "CONCATENATION": concat_case,

@@ -64,8 +64,8 @@ OPS = (
     ("sub", "e", "SUB", "sub_s8 sub_f32 sub_s16"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32"),
-    ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32"),
-    ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32"),
+    ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32 maximum_s16"),
+    ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32 minimum_s16"),
     ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
      "compare_s8 compare_f32"),
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
@@ -170,6 +170,7 @@ KERNELS = (
     ("s16_elementwise", "sub_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
      "out_mult out_shift left_shift act_min act_max swap"),
     ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
+    ("s16_elementwise", "maximum_s16 minimum_s16", "*ab"),
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
     ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
     ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
@@ -260,6 +261,8 @@ CALLS = (
     ("add_s16", "flex_s16_add", "size a[size] b[b_size] & out[size]"),
     ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
     ("sub_s16", "flex_s16_sub", "size a[size] b[b_size] & swap out[size]"),
+    ("maximum_s16", "flex_s16_arith", "FLEX_ARITH_MAXIMUM size a[size] b[b_size] out[size]"),
+    ("minimum_s16", "flex_s16_arith", "FLEX_ARITH_MINIMUM size a[size] b[b_size] out[size]"),
     ("softmax_s16", "flex_s16_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"
      " exp_lut[513] inv_lut[513] out[rows*depth]"),
     ("logistic_s16 tanh_s16", "flex_s16_logistic flex_s16_tanh",

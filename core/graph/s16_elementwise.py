@@ -1,7 +1,9 @@
-"""int16 ADD, SUB and MUL (the kernels add_s16, sub_s16 and mul_s16), as TFLM's reference
-kernels compute them for int16 tensors (ADD's and SUB's general-scale path with left_shift
-15, MUL's int32 product), b broadcast along the innermost dims: out[i] = a[i] (op)
-b[i % b_size]; sub_s16's `swap` 1 makes it b - a. int32 overflow wraps, as in C."""
+"""int16 ADD, SUB, MUL, MAXIMUM and MINIMUM (the kernels add_s16, sub_s16, mul_s16,
+maximum_s16 and minimum_s16), as TFLM's reference kernels compute them for int16 tensors
+(ADD's and SUB's general-scale path with left_shift 15, MUL's int32 product, MAXIMUM's and
+MINIMUM's comparison of the stored values, whatever the scales), b broadcast along the
+innermost dims: out[i] = a[i] (op) b[i % b_size]; sub_s16's `swap` 1 makes it b - a. int32
+overflow wraps, as in C."""
 
 from .s16_arith import clamp, mbqm32, wrap32
 
@@ -37,3 +39,19 @@ def mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, a
     for i in range(size):
         v = mbqm32(wrap32((a[i] - a_zp) * (b[i % b_size] - b_zp)), mult, shift)
         out[i] = clamp(wrap32(v + out_zp), act_min, act_max)
+
+
+def _extreme(a, b, out, size, b_size, minimum):
+    for i in range(size):
+        x, y = a[i], b[i % b_size]
+        out[i] = x if (x < y if minimum else x > y) else y
+
+
+def maximum_s16(a, b, out, size, b_size):
+    """out[i] = max(a[i], b[i % b_size]) of the stored int16 values."""
+    _extreme(a, b, out, size, b_size, False)
+
+
+def minimum_s16(a, b, out, size, b_size):
+    """out[i] = min(a[i], b[i % b_size]) of the stored int16 values."""
+    _extreme(a, b, out, size, b_size, True)

@@ -126,6 +126,9 @@ def _binary(step, ctx, variant):
         step.fail("operand sizes %d and %d do not broadcast to the output size %d"
                   % (a, bs, size))
     step.a = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, bs)
+    b._bind(step, "s16_elementwise", step.kind + "_s16", variant)
+    if step.kind in ("maximum", "minimum"):  # the stored values compared: no parameters
+        return
     zp = (("a_zp",) + _I16, ("b_zp",) + _I16, ("out_zp",) + _I16)
     if step.kind in ("add", "sub"):
         # TFLM's multipliers are below one; left_shift is 15 for int16
@@ -138,7 +141,6 @@ def _binary(step, ctx, variant):
     step.a += q + _clamp16(step)
     if step.kind == "sub":
         step.a += (step.p("swap", 0, 1),)
-    b._bind(step, "s16_elementwise", step.kind + "_s16", variant)
 
 
 def _pool(step, ctx, variant):
@@ -185,6 +187,7 @@ def _sigmoid(step, ctx, variant):
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
             "fully_connected": _fully_connected, "conv2d": _conv,
             "depthwise_conv2d": _depthwise, "add": _binary, "sub": _binary, "mul": _binary,
+            "maximum": _binary, "minimum": _binary,
             "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax,
             "logistic": _sigmoid, "tanh": _sigmoid}
 

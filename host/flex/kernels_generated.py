@@ -83,6 +83,18 @@ class GeneratedKernels:
             struct("flex_s8_add_params", locals()), swap, as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def maximum_s16(self, a, b, out, size, b_size):
+        """burn.graph's maximum_s16 on flex_c's flex_s16_arith."""
+        self._run("flex_s16_arith", [
+            0, size, as_i16(a, size), as_i16(b, b_size), b_size, as_i16(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def minimum_s16(self, a, b, out, size, b_size):
+        """burn.graph's minimum_s16 on flex_c's flex_s16_arith."""
+        self._run("flex_s16_arith", [
+            1, size, as_i16(a, size), as_i16(b, b_size), b_size, as_i16(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
     def softmax_s16(self, inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut):
         """burn.graph's softmax_s16 on flex_c's flex_s16_softmax."""
         self._run("flex_s16_softmax", [

@@ -73,6 +73,11 @@ def mul_s16(rng):
         list(qp.mul_params(scales[0], scales[1], out_scale)) + list(_range16(rng, out_scale))
 
 
+def _extreme16(rng):
+    size, b_size = _broadcast(rng)
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size]
+
+
 def pool_s16(rng):
     n, ih, iw, c, oh, ow, kh, kw, sh, sw, pt, pl = _pool_geometry(rng)
     return [s16(rng, n * ih * iw * c), out("h", n * oh * ow * c), n, ih, iw, c, oh, ow, kh,
@@ -115,6 +120,8 @@ S16 = {
     "add_s16": ("s16_elementwise", "add_s16", add_s16),
     "sub_s16": ("s16_elementwise", "sub_s16", sub_s16),
     "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
+    "maximum_s16": ("s16_elementwise", "maximum_s16", lambda rng: _extreme16(rng)),
+    "minimum_s16": ("s16_elementwise", "minimum_s16", lambda rng: _extreme16(rng)),
     "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),
     "max_pool_s16": ("s16_pool", "max_pool_s16", pool_s16),
     "softmax_s16": ("s16_softmax", "softmax_s16", softmax_s16),

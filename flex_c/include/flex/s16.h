@@ -67,6 +67,10 @@ flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_
  * parameters, which are ADD's (left_shift 15); int32 overflow wraps. */
 flex_status flex_s16_sub(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
                          const flex_s8_add_params *p, int32_t swap, int16_t *output);
+/* output[i] = MAXIMUM or MINIMUM (op FLEX_ARITH_MAXIMUM or FLEX_ARITH_MINIMUM) of a[i] and
+ * b[i % b_len], the stored int16 values compared as flex_s8_arith compares int8 ones. */
+flex_status flex_s16_arith(int32_t op, size_t n, const int16_t *a, const int16_t *b,
+                           size_t b_len, int16_t *output);
 /* Pools over the in-bounds cells of each window (same scale in and out, out.c == in.c). */
 flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
                                 size_t input_len, const flex_window *win,

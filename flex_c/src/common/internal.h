@@ -368,6 +368,21 @@ FLEX_INLINE flex_status flex__check_tiled(size_t n, const void *a, const void *b
     return FLEX_OK;
 }
 
+/* The body of flex_s8_arith and flex_s16_arith, whose stored values (of type T) it compares:
+ * output[i] = the larger (op FLEX_ARITH_MAXIMUM) or the smaller (FLEX_ARITH_MINIMUM) of
+ * a[i] and b[i % b_len]; any other op is refused. */
+#define FLEX__EXTREME_BODY(T)                                                              \
+    size_t i, j;                                                                           \
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));                                   \
+    if (op != FLEX_ARITH_MAXIMUM && op != FLEX_ARITH_MINIMUM)                              \
+        return FLEX_E_PARAM;                                                               \
+    for (i = 0; i < n; i += b_len)                                                         \
+        for (j = 0; j < b_len; j++) {                                                      \
+            const T x = a[i + j], y = b[j];                                                \
+            output[i + j] = (op == FLEX_ARITH_MINIMUM ? x < y : x > y) ? x : y;            \
+        }                                                                                  \
+    return FLEX_OK
+
 /* Comparison `op` (FLEX_COMPARE_*, checked: any other is GREATER_EQUAL) of two values, from
  * whether x < y, x == y and x > y (none of them for a float NaN), whatever their type. */
 FLEX_INLINE int flex__compare(int32_t op, int lt, int eq, int gt) {

@@ -1,4 +1,4 @@
-/* int16 ADD, SUB and MUL, as TFLM's reference kernels for int16 tensors. */
+/* int16 ADD, SUB, MUL, MAXIMUM and MINIMUM, as TFLM's reference kernels for int16 tensors. */
 #include "../common/internal.h"
 
 static int bad_zero_point(int32_t offset) {
@@ -80,4 +80,9 @@ flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_
                                          p->act_max);
     }
     return FLEX_OK;
+}
+
+flex_status flex_s16_arith(int32_t op, size_t n, const int16_t *a, const int16_t *b,
+                           size_t b_len, int16_t *output) {
+    FLEX__EXTREME_BODY(int16_t);
 }

@@ -22,14 +22,5 @@ flex_status flex_s8_squared_difference(const flex_dims4 *in1_dims, const int8_t 
 
 flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b,
                           size_t b_len, int8_t *output) {
-    size_t i, j;
-    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
-    if (op != FLEX_ARITH_MAXIMUM && op != FLEX_ARITH_MINIMUM)
-        return FLEX_E_PARAM;
-    for (i = 0; i < n; i += b_len)
-        for (j = 0; j < b_len; j++) {
-            const int8_t x = a[i + j], y = b[j];
-            output[i + j] = (op == FLEX_ARITH_MINIMUM ? x < y : x > y) ? x : y;
-        }
-    return FLEX_OK;
+    FLEX__EXTREME_BODY(int8_t);
 }

@@ -60,11 +60,11 @@ def _binary(c, node, kind=None):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("SUB", arity=2, int16=True)
-@converts("SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM", arity=2)
+@converts("SUB", "MAXIMUM", "MINIMUM", arity=2, int16=True)
+@converts("SQUARED_DIFFERENCE", arity=2)
 def _arith(c, node):
     """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith),
-    and int16 SUB (burn.graph.s16_elementwise)."""
+    and int16 SUB, MAXIMUM and MINIMUM (burn.graph.s16_elementwise)."""
     kind = node.name.lower()
     a, b = _operands(c, node)
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
@@ -72,7 +72,8 @@ def _arith(c, node):
         raise Fail("input and output types differ")
     code = c.fused(node)
     params = {"act": code, "swap": int(a != node.inputs[0])} if kind == "sub" else {}
-    if (c.is_int8(node) and kind in ("sub", "squared_difference")) or c.is_int16(node):
+    scaled = kind == "sub" if c.is_int16(node) else kind in ("sub", "squared_difference")
+    if scaled and (c.is_int8(node) or c.is_int16(node)):
         (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
         out_scale, _ = c.quant(node.outputs[0])
         params = {"swap": params["swap"]} if kind == "sub" else {}
