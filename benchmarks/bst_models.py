@@ -25,9 +25,10 @@ import numpy as np
 from model_files import require
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import mpy
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")

@@ -20,7 +20,8 @@ import tempfile
 
 from mp_port import heap_parser, unix_port
 
-from burn.host import mp_unix, mpy
+from burn.host import mpy
+from burn.host.mpy import unix as mp_unix
 
 GOAL_BYTES = 20 * 1024
 BOARD_ARCH = "armv6m"

@@ -121,7 +121,7 @@ def selection_sizes(board, models, burn):
 
 def natmod_sizes():
     """Print the burnflex .mpy size per architecture."""
-    from burn.host.natmod import build_natmod
+    from burn.host.mpy.natmod import build_natmod
 
     for arch in NATMOD_ARCHES:
         try:

@@ -4,7 +4,7 @@ and the MicroPython unix port they measure on."""
 import argparse
 import sys
 
-from burn.host import mp_unix
+from burn.host.mpy import unix as mp_unix
 
 
 def heap_parser(doc):

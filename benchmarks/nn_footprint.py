@@ -14,7 +14,8 @@ import sys
 
 from mp_port import heap_parser, unix_port
 
-from burn.host import mp_unix, mpy
+from burn.host import mpy
+from burn.host.mpy import unix as mp_unix
 
 LAYER_MODULES = ("module", "init", "linear", "conv", "norm", "activation", "pooling",
                  "flatten", "container", "dropout", "embedding", "functional")

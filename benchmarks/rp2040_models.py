@@ -50,12 +50,13 @@ import time
 from pathlib import Path
 
 from burn.bst import BstFile
-from burn.host import romfs, romfs_write
+from burn.host import romfs
 from burn.host.bst_writer import encode_bst
 from burn.host.cache import cache_dir
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import LinkError, LinkTimeout
 from burn.host.link.files import remote_hashes
+from burn.host.romfs import write as romfs_write
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
@@ -192,7 +193,7 @@ def place_models(link, cases):
 
 def stock_software(link):
     """Put the core (.mpy) and burnflex.mpy on a stock firmware's filesystem."""
-    from burn.host.board_software import plan_software
+    from burn.host.deploy.board_software import plan_software
     from burn.host.deploy.probe import probe
 
     facts = probe(link)

@@ -45,7 +45,8 @@ def on_micropython():
     import json
     from pathlib import Path
 
-    from burn.host import mp_unix, mpy
+    from burn.host import mpy
+    from burn.host.mpy import unix as mp_unix
 
     binary = mp_unix.find_micropython()
     if binary is None:

@@ -120,13 +120,13 @@ class BoardSession:
         return session.link
 
     def _upload_core(self):
-        from burn.host.board_software import ask_board
+        from burn.host.deploy.board_software import ask_board
 
         mode = _option(self.config, "device_core")
         core = ask_board(self.link).get("core")
         if mode == "none" or (core is not None and not core[0].startswith("/")):
             return  # frozen in the firmware (a frozen module's __file__ is relative)
-        from burn.host import mp_unix
+        from burn.host.mpy import unix as mp_unix
         from burn.host.project_files import core_files
 
         if mode == "py":  # the core's own files: an installed burn also holds burn/host

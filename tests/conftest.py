@@ -35,7 +35,8 @@ def pytest_configure(config):
 @pytest.fixture(params=["unix64", "unix32"])
 def micropython(request):
     """The MicroPython unix port, 64-bit and 32-bit (small ints of 31 bits, as on a board)."""
-    from burn.host import mp_unix, mp_unix32
+    from burn.host.mpy import unix as mp_unix
+    from burn.host.mpy import unix32 as mp_unix32
 
     if request.param == "unix32":
         reason = mp_unix32.missing()

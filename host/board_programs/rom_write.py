@@ -1,4 +1,4 @@
-"""Board program: the steps of a ROMFS write (burn.host.romfs_write says which and when).
+"""Board program: the steps of a ROMFS write (burn.host.romfs.write says which and when).
 
 `_rom_state` comes first: it opens the partition into the globals `_rom_dev` (its block
 device), `_rom_mem` (its bytes in place) and `_rom_block` (its erase block size), which the

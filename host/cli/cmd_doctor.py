@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 import burn
-from burn.host import boards, mp_unix, mpy, reference_models, system_tools, vendor
+from burn.host import boards, mpy, reference_models, system_tools, vendor
+from burn.host.mpy import unix as mp_unix
 
 # What a failed probe may raise; the report shows it instead of stopping.
 _PROBE_ERRORS = (OSError, RuntimeError, ValueError, ImportError, subprocess.SubprocessError)

@@ -55,9 +55,9 @@ def run(args):
     """Flash and print the report; 0 when everything passed."""
     from burn.host import deploy
     from burn.host.board_session import open_board
+    from burn.host.deploy.dry_run import plan_without_board
     from burn.host.deploy.errors import FlashError
     from burn.host.deploy.report import plan_lines, report_lines
-    from burn.host.dry_run import plan_without_board
     from burn.host.link import LinkError, NoBoardError
 
     prog = "burn-flash"

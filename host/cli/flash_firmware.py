@@ -27,7 +27,8 @@ def add_arguments(parser):
 
 
 def _board_name(args):
-    from burn.host import uf2, uf2_drive
+    from burn.host import uf2
+    from burn.host.uf2 import drive as uf2_drive
     if args.board:
         return args.board
     try:
@@ -47,7 +48,7 @@ def run(args, prog):
     """Flash the firmware of `args.firmware`; 0 on success, else 1 (2 when no bootloader
     drive is mounted) with the reason on stderr. Sets `args.board` and `args.port` for a
     model flashed next."""
-    from burn.host import uf2_drive
+    from burn.host.uf2 import drive as uf2_drive
     if args.virtual:
         print("%s: --firmware needs a real board; a virtual board runs the unix port"
               % prog, file=sys.stderr)

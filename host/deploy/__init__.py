@@ -17,8 +17,8 @@ before anything is sent.
 
 from pathlib import Path
 
-from burn.host import mpy, romfs, romfs_plan, romfs_write
-from burn.host.board_software import plan_software
+from burn.host import mpy, romfs
+from burn.host.deploy.board_software import plan_software
 from burn.host.deploy.errors import FlashError
 from burn.host.deploy.fit import check_fit, model_facts, on_flash
 from burn.host.deploy.measure import measure, memory_failure
@@ -26,6 +26,8 @@ from burn.host.deploy.probe import core_arch, probe
 from burn.host.deploy.report import FlashReport, TransferProgress, grouped
 from burn.host.deploy.transfer import check_flash_space, make_plan, send, verify
 from burn.host.link import LinkError
+from burn.host.romfs import plan as romfs_plan
+from burn.host.romfs import write as romfs_write
 
 REMOTE_MODEL = "/model.bst"
 

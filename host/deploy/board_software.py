@@ -80,7 +80,8 @@ def plan_software(link, facts, arch, say):
 
 def _add_natmod(soft, facts, say):
     """Add /lib/burnflex.mpy for the board's architecture when it can be built here."""
-    from burn.host import natmod, vendor
+    from burn.host import vendor
+    from burn.host.mpy import natmod
 
     if facts.arch not in natmod.ARCHES:
         soft.flex_text = "none for %s (viper kernels)" % (facts.arch or "this board")

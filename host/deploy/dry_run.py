@@ -7,16 +7,17 @@
 
 import re
 
-from burn.host import mp_unix, mpy, romfs
+from burn.host import mpy, romfs
 from burn.host.board_session import DEFAULT_BOARD
-from burn.host.board_software import plan_software
 from burn.host.boards import load_board
 from burn.host.deploy import REMOTE_MODEL
+from burn.host.deploy.board_software import plan_software
 from burn.host.deploy.errors import FlashError
 from burn.host.deploy.fit import check_fit, model_facts, on_flash
 from burn.host.deploy.probe import BoardFacts
 from burn.host.deploy.report import FlashReport
 from burn.host.deploy.transfer import check_flash_space, plan_of
+from burn.host.mpy import unix as mp_unix
 
 
 def board_facts(board, compiler):

@@ -5,8 +5,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from burn.host import board_programs, mp_unix
+from burn.host import board_programs
 from burn.host.deploy.errors import IncompatibleBoard
+from burn.host.mpy import unix as mp_unix
 
 
 @dataclass

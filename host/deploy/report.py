@@ -3,7 +3,7 @@ transfer's progress line."""
 
 from dataclasses import dataclass
 
-from burn.host.board_software import REMOTE_NATMOD
+from burn.host.deploy.board_software import REMOTE_NATMOD
 from burn.host.deploy.fit import ModelFacts
 from burn.host.deploy.measure import latency_cycles
 from burn.host.deploy.probe import BoardFacts

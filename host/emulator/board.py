@@ -23,11 +23,11 @@ from pathlib import Path
 
 from burn.host import vendor
 from burn.host.boards import load_board
+from burn.host.deploy.flash_lock import FlashLock
 from burn.host.emulator import flash_image
 from burn.host.emulator.lifecycle import BoardProcess
 from burn.host.emulator.relay import Relay
 from burn.host.emulator.runtime import BOARD_SCRIPT, EmulatorError, ensure_rp2040js, find_node
-from burn.host.flash_lock import FlashLock
 from burn.host.pty_port import PtyPort, die_with_parent
 
 CLOCK_HZ = 125_000_000

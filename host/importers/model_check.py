@@ -27,7 +27,7 @@ class CheckReport:
     {type name: [(tensor index, tensor name)]} of unsupported tensor types; `problems`: the
     importer's other objections, one line each. For an importable model, `bst` (bytes),
     `macs`, `arena_bytes`, `facts` (burn.host.deploy.fit.ModelFacts), `fits`
-    ([burn.host.board_fit.Fit]) and `optional` (its op kinds that a default firmware leaves
+    ([burn.host.deploy.board_fit.Fit]) and `optional` (its op kinds that a default firmware leaves
     out, burn.graph.ops.OPTIONAL)."""
 
     nodes: int
@@ -116,8 +116,8 @@ def _with_figures(report, graph):
     """`report` with the `.bst` of `graph`, its MACs, arena and board fits."""
     import burn
     from burn.graph import ops as op_table
-    from burn.host.board_fit import board_fits
     from burn.host.bst_writer import encode_bst
+    from burn.host.deploy.board_fit import board_fits
     from burn.host.deploy.fit import bst_facts
 
     report.bst = encode_bst(graph)

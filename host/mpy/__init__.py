@@ -4,6 +4,10 @@ A build is the folder `<cache>/<arch>-<key>/` holding the package `burn/` as `.m
 the key hashes every source file with the mpy-cross version, the -march and the optimisation
 level, so an unchanged core is compiled once. A build is written to a temporary folder and
 renamed into place, so a reader never sees half of one.
+
+The package holds the rest of burn's MicroPython tooling: `unix` (the MicroPython unix port:
+finding it, running code on it), `unix32` (a 32-bit build of that port) and `natmod` (the
+flex native module, `burnflex.mpy`, built per architecture).
 """
 
 import hashlib
@@ -14,8 +18,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.host import mp_unix, project_files
+from burn.host import project_files
 from burn.host.cache import cache_dir
+from burn.host.mpy import unix as mp_unix
 
 # mpy-cross's -march values ("host" is the machine mpy-cross runs on).
 ARCHES = tuple(a for a in mp_unix.NATIVE_ARCHES if a) + ("host",)

@@ -17,7 +17,7 @@ from pathlib import Path
 from burn.host import project_files, vendor
 from burn.host.cache import cache_dir
 from burn.host.firmware import ops_select
-from burn.host.mp_unix import NATIVE_ARCHES
+from burn.host.mpy.unix import NATIVE_ARCHES
 
 BINDINGS = project_files.tree("micropython")
 FLEX_C = project_files.tree("flex_c")
@@ -187,12 +187,12 @@ def check_mpy_compatible(header, board_mpy):
 
 
 def main(argv=None):
-    """`python -m burn.host.natmod ARCH`: build burnflex.mpy and copy it to micropython/build/
+    """`python -m burn.host.mpy.natmod ARCH`: build burnflex.mpy and copy it to micropython/build/
     (where micropython/package.json points `mpremote mip install`) or to --out."""
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m burn.host.natmod",
+        prog="python -m burn.host.mpy.natmod",
         description="Build the burnflex native module (.mpy) for one architecture, cached, "
         "and copy it where `mpremote mip install micropython/package.json` finds it.")
     parser.add_argument("arch", choices=sorted(ARCHES),

@@ -5,7 +5,7 @@ board, so it shows on the host what allocates on a board and what does not.
 once, with `MICROPY_FORCE_32BIT=1`, into the cache (`unix32/<version>/micropython`). It
 needs a C compiler that can build 32-bit programs (Debian: `apt-get install -y
 gcc-multilib`); `missing()` says why it cannot be built here. The command can then be run
-like the 64-bit one (`burn.host.mp_unix.run_code(..., binary=path)`).
+like the 64-bit one (`burn.host.mpy.unix.run_code(..., binary=path)`).
 """
 
 import os

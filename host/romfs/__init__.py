@@ -26,7 +26,10 @@ by clearing bits only, which NOR flash does without an erase, one byte at a time
     DEAD  0x01  a padding record, skipped
 
 MicroPython's lookup takes the first LIVE entry of a name, so a new version of a file is
-committed by making its entry LIVE and then the old one DEAD (see romfs_write).
+committed by making its entry LIVE and then the old one DEAD (see burn.host.romfs.write).
+
+In this package: `plan` (which files change, where they go) and `write` (sending a
+partition to a board).
 """
 
 FILESYSTEM = 0x14A6B1

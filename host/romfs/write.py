@@ -1,10 +1,10 @@
 """Writing files into a board's ROMFS partition so that a cut anywhere (power, reset, a
 killed host) leaves each file's old version or its new one, never neither.
 
-    from burn.host import romfs_write
+    from burn.host.romfs import write as romfs_write
     romfs_write.deploy(link, {"model.bst": data})   # True if written, False if unchanged
 
-The steps (the layout is romfs's, the choices romfs_plan's):
+The steps (the layout is romfs's, the choices burn.host.romfs.plan's):
 
 1. Ask the board what its partition holds: the directory block, and each file MicroPython
    finds there now with the offset, length and SHA-256 of its data.
@@ -27,10 +27,11 @@ The board runs burn.host.board_programs' rom_query and rom_write, one command a 
 import base64
 import hashlib
 
-from burn.host import romfs, romfs_plan
+from burn.host import romfs
 from burn.host.board_programs import call, forget, once, source
 from burn.host.romfs import ROM_MOUNT, RomfsError
-from burn.host.romfs_plan import EVICT_DIR, LiveFile
+from burn.host.romfs import plan as romfs_plan
+from burn.host.romfs.plan import EVICT_DIR, LiveFile
 
 
 def partition(link):

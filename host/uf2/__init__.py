@@ -19,6 +19,8 @@ the blocks of its own family. Within one section the family and block count neve
     blocks = uf2.parse(open("firmware.uf2", "rb").read())     # UF2Error if invalid
     ranges = uf2.image(blocks)                                # {address: bytes}
     data = uf2.write_uf2((0x10000000, code), "rp2040")
+
+`drive` copies a UF2 onto a board in BOOTSEL mode (its RPI-RP2 drive).
 """
 
 import re

@@ -6,7 +6,7 @@ drive holding INFO_UF2.TXT; copying a .uf2 file onto it flashes the blocks of th
 family and reboots the board. The steps are separate so that other targets (an emulated
 board taking the UF2 directly) can reuse the checks and the wait:
 
-    from burn.host import uf2_drive
+    from burn.host.uf2 import drive as uf2_drive
     firmware = uf2_drive.load_firmware("firmware.uf2", "rp2040")   # checked for the board
     drive = uf2_drive.find_drive(firmware.board)                   # or check_drive(path, ...)
     uf2_drive.copy_to_drive(firmware, drive)

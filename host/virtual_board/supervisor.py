@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 from burn.host.boards import load_board
-from burn.host.flash_lock import FlashLock
-from burn.host.mp_unix import find_micropython
+from burn.host.deploy.flash_lock import FlashLock
+from burn.host.mpy.unix import find_micropython
 from burn.host.pty_port import PtyPort, die_with_parent
 from burn.host.virtual_board.repl import Repl
 

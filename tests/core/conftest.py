@@ -33,7 +33,7 @@ _CORE_PATH = pytest.StashKey[str]()
 def _mp_unix():
     # Imported when first needed, so that a core which fails to import fails its own tests
     # instead of the loading of this file (which would stop the whole session).
-    from burn.host import mp_unix
+    from burn.host.mpy import unix as mp_unix
 
     return mp_unix
 

@@ -12,12 +12,12 @@ from emulator_support import emulator_or_skip, firmware_or_skip
 from reference_models import model_path
 
 from burn.host import board_programs as bp
-from burn.host import romfs_write
 from burn.host.bst_writer import encode_bst
 from burn.host.deploy.report import cores_lines
 from burn.host.emulator import EmulatedBoard
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import LinkTimeout, connect
+from burn.host.romfs import write as romfs_write
 
 LOAD = """
 import burn, burnflex, gc, time

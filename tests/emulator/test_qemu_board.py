@@ -116,7 +116,7 @@ def test_the_native_module_for_the_boards_architecture_runs_kws(board):
     """burnflex.mpy built for the architecture the board reports (rv32imc, armv7emsp,
     armv7emdp) loads on it and runs KWS bit for bit with TFLM in place of the built-in
     module."""
-    from burn.host import natmod
+    from burn.host.mpy import natmod
 
     link = board[1]
     flags = int(link.exec("import sys\nprint(sys.implementation._mpy)"))

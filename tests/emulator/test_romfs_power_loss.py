@@ -23,12 +23,13 @@ from pathlib import Path
 import pytest
 from emulator_support import emulator_or_skip, firmware_or_skip
 
-from burn.host import romfs, romfs_write
+from burn.host import romfs
 from burn.host.board_session import Emulated, open_board
 from burn.host.boards import load_board
 from burn.host.firmware.recipe import FLASH_BASE, load_recipe
 from burn.host.link import LinkError
 from burn.host.romfs import RomfsError
+from burn.host.romfs import write as romfs_write
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models

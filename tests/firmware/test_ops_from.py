@@ -13,12 +13,12 @@ import pytest
 import burn
 from burn import bst_ops
 from burn.graph import ops as op_table
-from burn.host import mp_unix
 from burn.host.bst_writer import encode_bst
 from burn.host.cli import main
 from burn.host.firmware import FirmwareError, inputs, ops_select
 from burn.host.firmware.recipe import FLASH_BASE, load_recipe
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models

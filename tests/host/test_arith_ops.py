@@ -13,7 +13,6 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import fixedpoint as fp
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
 from burn.host.flex import targets
@@ -23,6 +22,7 @@ from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 OPS = ("SUB", "SQUARED_DIFFERENCE", "MAXIMUM", "MINIMUM")
 INT8_CASES = 40  # per op
@@ -234,7 +234,7 @@ def test_burnflex_module_runs_them_in_place_without_a_plan(cases, tmp_path):
     ops have no plan step, so the runtime must not try one (burnflex.plan would run each
     kernel a second time, over an output that overlays its input). Each model is loaded
     from RAM, so a whole-model plan is tried."""
-    from burn.host import natmod
+    from burn.host.mpy import natmod
     from burn.host.vendor import VendorError
 
     try:

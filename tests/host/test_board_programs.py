@@ -13,9 +13,10 @@ import sys
 import pytest
 
 from burn.host import board_programs as bp
-from burn.host import mp_unix, mpy
+from burn.host import mpy
 from burn.host.deploy.fit import model_facts
 from burn.host.deploy.report import cores_lines
+from burn.host.mpy import unix as mp_unix
 
 sys.path.insert(0, os.path.dirname(__file__))
 import flash_models

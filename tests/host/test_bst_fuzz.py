@@ -19,7 +19,9 @@ from test_bst_hostile import GOOD, reencode
 
 import burn
 from burn.bst import MAX_HEADER, MAX_NESTING
-from burn.host import boards, mp_unix, mpy, natmod
+from burn.host import boards, mpy
+from burn.host.mpy import natmod
+from burn.host.mpy import unix as mp_unix
 from burn.host.vendor import VendorError
 
 HERE = Path(__file__).resolve().parent

@@ -12,9 +12,9 @@ import numpy as np
 
 import burn
 from burn.host import mpy
-from burn.host.board_software import REMOTE_NATMOD, BoardSoftware
 from burn.host.cache import cache_dir
 from burn.host.data import load_digits, random_split
+from burn.host.deploy.board_software import REMOTE_NATMOD, BoardSoftware
 from burn.host.export import nhwc, quantize_input
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.py"

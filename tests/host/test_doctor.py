@@ -13,8 +13,9 @@ import pytest
 from serial.tools import list_ports
 
 import burn
-from burn.host import mp_unix, mpy, reference_models, system_tools, vendor
+from burn.host import mpy, reference_models, system_tools, vendor
 from burn.host.cli import main
+from burn.host.mpy import unix as mp_unix
 
 
 def doctor_rows(capsys):

@@ -12,7 +12,6 @@ import pytest
 
 import burn
 from burn import nn
-from burn.host import mp_unix
 from burn.host.autodiff import autodiff_device, no_grad
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
@@ -29,6 +28,7 @@ from burn.host.export import (
     trace,
 )
 from burn.host.export.source import load_trained
+from burn.host.mpy import unix as mp_unix
 from burn.host.train import checkpoint as ckpt
 from burn.host.train.learner import Learner
 from burn.host.train.optim import Adam

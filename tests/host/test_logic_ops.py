@@ -18,7 +18,6 @@ from tflite_builder import ModelBuilder, run_tflm
 
 import burn
 from burn.graph import logic
-from burn.host import mp_unix
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.firmware import inputs, ops_select
 from burn.host.flex import targets
@@ -27,6 +26,7 @@ from burn.host.flex.runtime import use_flex
 from burn.host.importers import op_coverage
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 COMPARISONS = logic.OPS
 SELECTIONS = ("SELECT_V2", "SELECT")
@@ -352,7 +352,7 @@ def test_bst_reader_refuses_hostile_parameters(kind, ins, consts, params, messag
 def test_burnflex_module_runs_them(cases, tmp_path):
     """The burnflex native module (x64: its bindings of flex_c, burnflex_extra_logic.c) on
     the unix port runs every case's op, as TFLM does."""
-    from burn.host import natmod
+    from burn.host.mpy import natmod
     from burn.host.vendor import VendorError
 
     try:

@@ -9,10 +9,11 @@ from array import array
 import pytest
 from reference_models import model_path
 
-from burn.host import mp_unix, mpy
+from burn.host import mpy
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 CALL = """
 import gc

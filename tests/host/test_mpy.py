@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import mpy
+from burn.host.mpy import unix as mp_unix
 
 
 def test_every_core_file_compiles_for_armv6m(tmp_path):

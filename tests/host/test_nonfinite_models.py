@@ -14,11 +14,12 @@ import serial.tools.list_ports
 
 import burn
 from burn import nn
-from burn.host import bst_runtime, mp_unix, mpy
+from burn.host import bst_runtime, mpy
 from burn.host.bst_writer import write_bst
 from burn.host.cli import flash_main
 from burn.host.cli import main as burn_main
 from burn.host.export import to_float_graph
+from burn.host.mpy import unix as mp_unix
 
 SHAPE = (1, 8, 8, 1)  # the graph's NHWC input
 # (name, op index, bias element, value): a NaN before the ReLU reaches every output

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from burn.host import boards, mpy, natmod, project_files
+from burn.host import boards, mpy, project_files
 from burn.host.firmware import recipe
 from burn.host.flex import targets
+from burn.host.mpy import natmod
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 import burn
 from burn import nn
 from burn.graph import quant_params as qp
-from burn.host import mp_unix, zoo
+from burn.host import zoo
 from burn.host.autodiff import autodiff_device
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.cli import main as burn_main
@@ -32,6 +32,7 @@ from burn.host.export.int8_numpy import Int8EmulationError, run_int8
 from burn.host.export.qat import fake_quant
 from burn.host.export.tflite import tflite_bytes
 from burn.host.flex.runtime import use_flex
+from burn.host.mpy import unix as mp_unix
 from burn.host.train import checkpoint as ckpt
 from burn.host.train.learner import Learner, predict
 from burn.host.train.losses import cross_entropy

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from burn.host import mp_unix, romfs
+from burn.host import romfs
+from burn.host.mpy import unix as mp_unix
 from burn.host.romfs import RomfsError
 
 SIZE, BLOCK = 64 * 4096, 4096

@@ -9,7 +9,7 @@ import pytest
 
 from burn.host import romfs
 from burn.host.romfs import RomfsError
-from burn.host.romfs_plan import LiveFile, plan_update
+from burn.host.romfs.plan import LiveFile, plan_update
 
 SIZE, BLOCK = 32 * 4096, 4096
 ROOMY = 1 << 20  # filesystem bytes free

@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from burn.host import uf2, uf2_drive
+from burn.host import uf2
 from burn.host.boards import load_board
 from burn.host.cli import flash_main
 from burn.host.link import list_ports
+from burn.host.uf2 import drive as uf2_drive
 from burn.host.virtual_board import VirtualBoard
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -1,5 +1,5 @@
 """The int8 runtime where small ints hold 31 bits, as on a board: a 32-bit build of the
-MicroPython unix port (burn.host.mp_unix32, built once into the cache), beside the 64-bit
+MicroPython unix port (burn.host.mpy.unix32, built once into the cache), beside the 64-bit
 port. The kernel checks of tests/core/test_narrow_ints.py run on both, and an inference of a
 KWS-like model (and of the real KWS model when present) allocates nothing on the viper
 runtime; on the plain runtime every op but softmax allocates nothing."""
@@ -10,9 +10,10 @@ import pytest
 from reference_models import model_path
 from test_tflite_import import small_cnn
 
-from burn.host import mp_unix, mp_unix32
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
+from burn.host.mpy import unix32 as mp_unix32
 
 CORE_TESTS = Path(__file__).resolve().parent.parent / "core"
 

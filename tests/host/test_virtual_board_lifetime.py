@@ -12,7 +12,7 @@ import time
 import pytest
 from processes import alive, children, gone_within
 
-from burn.host.flash_lock import FlashInUse
+from burn.host.deploy.flash_lock import FlashInUse
 from burn.host.link import connect
 from burn.host.virtual_board import VirtualBoard, VirtualBoardError
 from burn.host.virtual_board.supervisor import FLASH_LOCK, TTY_LINK, Supervisor

@@ -13,8 +13,9 @@ from pathlib import Path
 import kernel_cases
 import pytest
 
-from burn.host import mp_unix, natmod
 from burn.host.flex import targets
+from burn.host.mpy import natmod
+from burn.host.mpy import unix as mp_unix
 from burn.host.vendor import VendorError
 
 HERE = Path(__file__).resolve().parent

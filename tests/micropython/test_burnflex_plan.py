@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from test_burnflex import build, micropython
 
-from burn.host import mp_unix
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mlp_model import AD_SIZES, TINY_SIZES, mlp

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_burnflex import build, micropython
 
-from burn.host import mp_unix
+from burn.host.mpy import unix as mp_unix
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 import flash_models

@@ -13,10 +13,11 @@ import pytest
 from reference_models import model_path
 
 import burn
-from burn.host import mp_unix, mpy
+from burn.host import mpy
 from burn.host.boards import load_board
 from burn.host.bst_writer import encode_bst
 from burn.host.importers.tflite import import_tflite
+from burn.host.mpy import unix as mp_unix
 
 NAMES = ("kws_ref_model.tflite", "pretrainedResnet_quant.tflite")
 N_INPUTS = 20

@@ -42,20 +42,13 @@ static flex_status pool(const flex_dims4 *in_dims, const int16_t *input, size_t 
     return FLEX_OK;
 }
 
-flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
-                                size_t input_len, const flex_window *win,
-                                int32_t act_min, int32_t act_max,
-                                const flex_dims4 *out_dims, int16_t *output,
-                                size_t output_len) {
-    return pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output, output_len,
-                1);
-}
-
-flex_status flex_s16_max_pool2d(const flex_dims4 *in_dims, const int16_t *input,
-                                size_t input_len, const flex_window *win,
-                                int32_t act_min, int32_t act_max,
-                                const flex_dims4 *out_dims, int16_t *output,
-                                size_t output_len) {
-    return pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output, output_len,
-                0);
-}
+/* The two public pools, one call of pool() each (average 1 for AVG, 0 for MAX). */
+#define S16_POOL(name, average)                                                            \
+    flex_status name(const flex_dims4 *in_dims, const int16_t *input, size_t input_len,   \
+                     const flex_window *win, int32_t act_min, int32_t act_max,            \
+                     const flex_dims4 *out_dims, int16_t *output, size_t output_len) {    \
+        return pool(in_dims, input, input_len, win, act_min, act_max, out_dims, output,   \
+                    output_len, average);                                                 \
+    }
+S16_POOL(flex_s16_avg_pool2d, 1)
+S16_POOL(flex_s16_max_pool2d, 0)
