@@ -15,37 +15,41 @@ static int32_t one_image(const int32_t *p) {
     return p[13] == 1 && p[14] == 1;
 }
 
-int32_t peer_conv_s8(const int8_t *input, const int8_t *filter, const int32_t *bias,
-                     int32_t *multiplier, int32_t *shift, int8_t *output, const int32_t *p) {
-    const data_dims_t in = {p[2], p[1], p[3], 1}, f = {p[8], p[7], p[3], p[6]},
-                      out = {p[5], p[4], p[6], 1};
+/* A convolution (depthwise 0) or a depthwise convolution (1), one esp-nn call an image. */
+static int32_t conv_layer(int depthwise, const int8_t *input, const int8_t *filter,
+                          const int32_t *bias, int32_t *multiplier, int32_t *shift,
+                          int8_t *output, const int32_t *p) {
+    const data_dims_t in = {p[2], p[1], p[3], 1}, out = {p[5], p[4], p[6], 1},
+                      f = {p[8], p[7], depthwise ? p[6] : p[3], depthwise ? 1 : p[6]};
     const conv_params_t cp = {.in_offset = p[15], .out_offset = p[16],
                               .stride = {p[10], p[9]}, .padding = {p[12], p[11]},
                               .dilation = {p[14], p[13]}, .activation = {p[17], p[18]}};
-    const quant_data_t qp = {shift, multiplier};
-    if (!one_image(p))
-        return -101;
-    for (int32_t b = 0; b < p[0]; b++)
-        esp_nn_conv_s8(&in, input + b * p[1] * p[2] * p[3], &f, filter, bias, &out,
-                       output + b * p[4] * p[5] * p[6], &cp, &qp);
-    return 0;
-}
-
-int32_t peer_depthwise_s8(const int8_t *input, const int8_t *filter, const int32_t *bias,
-                          int32_t *multiplier, int32_t *shift, int8_t *output,
-                          const int32_t *p) {
-    const data_dims_t in = {p[2], p[1], p[3], 1}, f = {p[8], p[7], p[6], 1},
-                      out = {p[5], p[4], p[6], 1};
     const dw_conv_params_t dp = {.in_offset = p[15], .out_offset = p[16], .ch_mult = p[19],
                                  .stride = {p[10], p[9]}, .padding = {p[12], p[11]},
                                  .dilation = {p[14], p[13]}, .activation = {p[17], p[18]}};
     const quant_data_t qp = {shift, multiplier};
     if (!one_image(p))
         return -101;
-    for (int32_t b = 0; b < p[0]; b++)
-        esp_nn_depthwise_conv_s8(&in, input + b * p[1] * p[2] * p[3], &f, filter, bias, &out,
-                                 output + b * p[4] * p[5] * p[6], &dp, &qp);
+    for (int32_t b = 0; b < p[0]; b++) {
+        const int8_t *x = input + b * p[1] * p[2] * p[3];
+        int8_t *y = output + b * p[4] * p[5] * p[6];
+        if (depthwise)
+            esp_nn_depthwise_conv_s8(&in, x, &f, filter, bias, &out, y, &dp, &qp);
+        else
+            esp_nn_conv_s8(&in, x, &f, filter, bias, &out, y, &cp, &qp);
+    }
     return 0;
+}
+
+int32_t peer_conv_s8(const int8_t *input, const int8_t *filter, const int32_t *bias,
+                     int32_t *multiplier, int32_t *shift, int8_t *output, const int32_t *p) {
+    return conv_layer(0, input, filter, bias, multiplier, shift, output, p);
+}
+
+int32_t peer_depthwise_s8(const int8_t *input, const int8_t *filter, const int32_t *bias,
+                          int32_t *multiplier, int32_t *shift, int8_t *output,
+                          const int32_t *p) {
+    return conv_layer(1, input, filter, bias, multiplier, shift, output, p);
 }
 
 /* The fully connected layers' p: batches, in_features, out_features, input_offset,
