@@ -502,6 +502,9 @@ def _int_list(step, name, count, lo, hi):
                   for x in v])
 
 
+_INT_RANGE = {"int8": (-128, 127), "int16": (-32768, 32767)}  # pad values of integer tensors
+
+
 def _pad(step, ctx, variant):
     _arity(step, 1)
     dt = _dtype(step, ctx)
@@ -514,7 +517,7 @@ def _pad(step, ctx, variant):
     if numel(_shape(step, ctx, step.outs[0], dt)) != numel(
             [dims[i] + before[i] + after[i] for i in range(4)]):
         step.fail("output size does not match the padded input")
-    value = step.p("value", -128, 127) if dt == "int8" else step.num("value", 0.0)
+    value = step.p("value", *_INT_RANGE[dt]) if dt in _INT_RANGE else step.num("value", 0.0)
     step.a = _xy(step, ctx) + dims + before + after + (value,)
     _layout_kernel(step, "pad", dt, variant)
 
@@ -550,13 +553,13 @@ def prepare(step, ctx, variant=None):
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
     burn.graph.s16_prepare every op with an int16 input or output but the layout ones that
-    any element type serves (copy, concat)."""
+    any element type serves (copy, concat, pad)."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
     if step.kind not in ("copy", "arg", "gather") and "int32" in [
             ctx.tensors[t][1] for t in step.ins + step.outs]:
         step.fail("int32 tensors are for copy, arg, gather")
-    if step.kind not in ("copy", "concat") and "int16" in [
+    if step.kind not in ("copy", "concat", "pad") and "int16" in [
             ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
         module = "s16_prepare"  # the int16 kernels, left out of a default firmware
     if module is not None:

@@ -264,6 +264,29 @@ def concat_case(rng):
     return Case("concat %s axis %d" % (shapes, axis), build, xs)
 
 
+def pad_case(rng, op):
+    """PAD (the output zero point) or PADV2 (a given value) of an int16 tensor of rank 1 to 4."""
+    shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
+    pads = [(_int(rng, 0, 2), _int(rng, 0, 2)) for _ in shape]
+    oshape = tuple(d + b + a for d, (b, a) in zip(shape, pads))
+    scale, zp = f32(rng.uniform(1e-4, 1e-3)), int(rng.choice([0, _int(rng, -99, 99)]))
+    value = _int(rng, -32768, 32767)
+    x = s16(rng, shape)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=zp)
+        tp = mb.tensor("p", (len(shape), 2), "int32", data=np.array(pads, dtype=np.int32))
+        ty = mb.tensor("y", oshape, "int16", scale=scale, zero_point=zp)
+        ins = [tx, tp]
+        if op == "PADV2":
+            ins.append(mb.tensor("v", (1,), "int16", scale=scale, zero_point=zp,
+                                 data=np.array([value], dtype=np.int16)))
+        mb.op(op, ins, [ty], "PadV2Options" if op == "PADV2" else "PadOptions")
+        return [tx], [ty]
+
+    return Case("%s %s %s" % (op.lower(), shape, pads), build, x)
+
+
 def softmax_case(rng):
     """SOFTMAX int16 -> int16 (output scale 1/32768), over the last axis."""
     shape = (_int(rng, 1, 3), _int(rng, 1, 12))
@@ -333,6 +356,8 @@ MAKERS = {
     "AVERAGE_POOL_2D": lambda r: pool_case(r, "AVERAGE_POOL_2D"),
     "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
     "CONCATENATION": concat_case,
+    "PAD": lambda r: pad_case(r, "PAD"),
+    "PADV2": lambda r: pad_case(r, "PADV2"),
     "SOFTMAX": softmax_case,
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),

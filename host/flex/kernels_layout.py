@@ -13,8 +13,8 @@ class LayoutKernels:
     """GraphKernels' layout kernels; the composed class gives them `_run`."""
 
     def pad(self, inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value):
-        """Constant pad of a 4-D tensor (burn.graph.layout.pad); int8 or float32 by `inp`."""
-        dtype = np.float32 if is_float(inp) else np.int8
+        """Constant pad of a 4-D tensor (burn.graph.layout.pad), of `inp`'s element type."""
+        dtype = element_dtype(inp)
         x = view(inp, dtype, d0 * d1 * d2 * d3)
         count = (d0 + b0 + a0) * (d1 + b1 + a1) * (d2 + b2 + a2) * (d3 + b3 + a3)
         y = view(out, dtype, count)

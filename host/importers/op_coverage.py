@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.graph.ops import OPS, kernel_args
+from burn.graph.ops import KERNELS, OPS, kernel_args
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 from burn.host.importers.unary_tables import FLOAT_ONLY
 
@@ -58,6 +58,12 @@ def kernel_type(kernel):
     return "int" + bits[-1] if bits else "float32"
 
 
+# the layout kernels without a type suffix (burn.graph.layout): they move elements of any
+# size, so they serve int16 graphs too where the op's converter takes int16
+_ANY_ELEMENT = {k for module, names, _args in KERNELS if module == "layout"
+                for k in names.split() if not _SUFFIXES.search(k)}
+
+
 def _takes_int16(name):
     from burn.host.importers.tflite.convert import CONVERTERS
 
@@ -76,6 +82,8 @@ def tflite_ops():
                         not (name in BOOL_ONLY and dtype != "int8") and \
                         not (dtype == "int16" and not _takes_int16(name)):
                     types.add(dtype)
+                if kernel in _ANY_ELEMENT and _takes_int16(name):
+                    types.add("int16")
                 hybrid = hybrid or (kernel_type(kernel) == "float32"
                                     and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)
@@ -118,6 +126,8 @@ def burn_pairs():
         for name in set(names.split()) - set(special):
             pairs = {_kernel_pair(kind, k) for k in kernels.split()
                      if kernel_type(k) in types[name]}
+            if "int16" in types[name] and set(kernels.split()) & _ANY_ELEMENT:
+                pairs.add(("int16", "int16"))
             if kind == "compare":
                 pairs = {(a, "bool") for a, _b in pairs}
                 if CONVERTERS[name].bool_inputs:

@@ -185,6 +185,13 @@ COVERED = {
     ("RESHAPE", "int32", "int32"): _unary("RESHAPE", "int32", "int32",
                                           ("int32", (2,), [2, 2]), out_shape=(2, 2)),
     ("SHAPE", "int16", "int32"): _shape_of("int16"),
+    ("SUB", "int16", "int16"): _binary("SUB", "int16", "int16", "SubOptions"),
+    ("MAXIMUM", "int16", "int16"): _binary("MAXIMUM", "int16", "int16"),
+    ("PAD", "int16", "int16"): _unary("PAD", "int16", "int16",
+                                      ("int32", (2, 2), [[0, 0], [1, 1]]),
+                                      options="PadOptions", out_shape=(1, 6)),
+    ("EXPAND_DIMS", "int16", "int16"): _unary("EXPAND_DIMS", "int16", "int16",
+                                              ("int32", (1,), [1]), out_shape=(1, 1, 4)),
     ("BROADCAST_ARGS", "int64", "int64"): _broadcast_args("int64"),
 }
 # pairs TFLM accepts that burn does not import, for reasons that hold

@@ -14,7 +14,7 @@ from burn.host.importers.tflite_gather import convert as convert_gather
 from burn.host.importers.tflite_update_slice import convert as convert_update_slice
 
 
-@converts("PAD", "PADV2", arity=2, shaped=True)
+@converts("PAD", "PADV2", arity=2, shaped=True, int16=True)
 def _pad(c, node):
     shape = c.shape(node.inputs[0])
     pads = c.const(node.inputs[1], "paddings").reshape(-1)
@@ -28,14 +28,16 @@ def _pad(c, node):
     if padded[4 - len(shape):] != list(c.shape(node.outputs[0])):
         raise Fail("output %s is not the padded input %s" % (c.shape(node.outputs[0]),
                                                              padded))
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise Fail("input and output quantization differ")
-        value = c.quant(node.outputs[0])[1]
+        # TFLM pads int8 with the output zero point, int16 with 0 (whatever its zero point)
+        value = c.quant(node.outputs[0])[1] if c.is_int8(node) else 0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
             value = int(c.const(node.inputs[2], "pad value").reshape(-1)[0])
-        if not -128 <= value <= 127:
-            raise Fail("pad value %d is not an int8" % value)
+        bits = 16 if c.is_int16(node) else 8
+        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+            raise Fail("pad value %d is not an int%d" % (value, bits))
     else:
         value = 0.0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
