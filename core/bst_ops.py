@@ -553,13 +553,13 @@ def prepare(step, ctx, variant=None):
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
     burn.graph.s16_prepare every op with an int16 input or output but the layout ones that
-    any element type serves (copy, concat, pad)."""
+    any element type serves (copy, concat, pad, strided)."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
     if step.kind not in ("copy", "arg", "gather") and "int32" in [
             ctx.tensors[t][1] for t in step.ins + step.outs]:
         step.fail("int32 tensors are for copy, arg, gather")
-    if step.kind not in ("copy", "concat", "pad") and "int16" in [
+    if step.kind not in ("copy", "concat", "pad", "strided") and "int16" in [
             ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
         module = "s16_prepare"  # the int16 kernels, left out of a default firmware
     if module is not None:

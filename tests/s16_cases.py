@@ -287,6 +287,61 @@ def pad_case(rng, op):
     return Case("%s %s %s" % (op.lower(), shape, pads), build, x)
 
 
+def _const_i32(mb, name, values):
+    return mb.tensor(name, (len(values),), "int32", data=np.array(values, dtype=np.int32))
+
+
+def move_case(rng, op):
+    """TRANSPOSE, REVERSE_V2, BROADCAST_TO, SLICE, STRIDED_SLICE or PACK of int16 tensors
+    sharing one quantization: the elements moved as they are."""
+    shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
+    rank = len(shape)
+    scale, zp = f32(rng.uniform(1e-4, 1e-3)), int(rng.choice([0, _int(rng, -99, 99)]))
+    xs = [s16(rng, shape)]
+    if op == "TRANSPOSE":
+        perm = [int(v) for v in rng.permutation(rank)]
+        oshape = tuple(shape[p] for p in perm)
+        consts, options = [("perm", perm)], None
+    elif op == "REVERSE_V2":
+        axis = _int(rng, 0, rank - 1)
+        oshape, consts, options = shape, [("axis", [axis])], None
+    elif op == "BROADCAST_TO":
+        oshape = (_int(rng, 1, 3),) + shape
+        consts, options = [("shape", list(oshape))], None
+    elif op == "SLICE":
+        begin = [_int(rng, 0, d - 1) for d in shape]
+        size = [_int(rng, 1, d - b) for d, b in zip(shape, begin)]
+        oshape, consts, options = tuple(size), [("begin", begin), ("size", size)], None
+    elif op == "STRIDED_SLICE":
+        begin = [_int(rng, 0, d - 1) for d in shape]
+        strides = [_int(rng, 1, 2) for _ in shape]
+        end = [d for d in shape]
+        oshape = tuple(-(-(e - b) // s) for b, e, s in zip(begin, end, strides))
+        consts = [("begin", begin), ("end", end), ("strides", strides)]
+        options = "StridedSliceOptions"
+    else:  # PACK of two inputs along a new axis
+        axis = _int(rng, 0, rank)
+        oshape = shape[:axis] + (2,) + shape[axis:]
+        xs.append(s16(rng, shape))
+        consts, options = [], ("PackOptions", {"ValuesCount": 2, "Axis": axis})
+
+    def build(mb):
+        ts = [mb.tensor("x%d" % i, shape, "int16", scale=scale, zero_point=zp)
+              for i in range(len(xs))]
+        ty = mb.tensor("y", oshape, "int16", scale=scale, zero_point=zp)
+        extra = [_const_i32(mb, name, values) for name, values in consts]
+        if isinstance(options, tuple):
+            mb.op(op, ts, [ty], options[0], **options[1])
+        elif options:
+            mb.op(op, ts + extra, [ty], options)
+        else:
+            mb.op(op, ts + extra, [ty])
+        return ts, [ty]
+
+    return Case("%s %s -> %s" % (op.lower(), shape, oshape), build,
+                xs if len(xs) > 1 else xs[0])
+
+
 def softmax_case(rng):
     """SOFTMAX int16 -> int16 (output scale 1/32768), over the last axis."""
     shape = (_int(rng, 1, 3), _int(rng, 1, 12))
@@ -358,6 +413,12 @@ MAKERS = {
     "CONCATENATION": concat_case,
     "PAD": lambda r: pad_case(r, "PAD"),
     "PADV2": lambda r: pad_case(r, "PADV2"),
+    "TRANSPOSE": lambda r: move_case(r, "TRANSPOSE"),
+    "REVERSE_V2": lambda r: move_case(r, "REVERSE_V2"),
+    "BROADCAST_TO": lambda r: move_case(r, "BROADCAST_TO"),
+    "SLICE": lambda r: move_case(r, "SLICE"),
+    "STRIDED_SLICE": lambda r: move_case(r, "STRIDED_SLICE"),
+    "PACK": lambda r: move_case(r, "PACK"),
     "SOFTMAX": softmax_case,
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),

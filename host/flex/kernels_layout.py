@@ -6,7 +6,7 @@ and concat (burn.graph.layout; micropython/burnflex_layout.c), strided
 import numpy as np
 
 from burn.host.flex.binding import PtrList
-from burn.host.flex.params import dims, element_dtype, is_float, view
+from burn.host.flex.params import dims, element_dtype, view
 
 
 class LayoutKernels:
@@ -33,9 +33,9 @@ class LayoutKernels:
                                   outer, 1, y, y.size], "inner sizes %s" % (sizes,))
 
     def strided(self, inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
-        """Strided copy over the box [d0, ..., d5] (burn.graph.strided); int8 or float32 by
-        `out`; the C kernel checks every read against the whole input buffer."""
-        dtype = np.float32 if is_float(out) else np.int8
+        """Strided copy over the box [d0, ..., d5] (burn.graph.strided), of `out`'s element
+        type; the C kernel checks every read against the whole input buffer."""
+        dtype = element_dtype(out)
         dims = np.array([d0, d1, d2, d3, d4, d5], np.int32)
         x, y = view(inp, dtype), view(out, dtype, int(np.prod(dims, dtype=np.int64)))
         self._run("flex_strided", [y.itemsize, x, x.size, offset, dims,

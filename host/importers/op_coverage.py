@@ -58,9 +58,9 @@ def kernel_type(kernel):
     return "int" + bits[-1] if bits else "float32"
 
 
-# the layout kernels without a type suffix (burn.graph.layout): they move elements of any
-# size, so they serve int16 graphs too where the op's converter takes int16
-_ANY_ELEMENT = {k for module, names, _args in KERNELS if module == "layout"
+# the data-moving kernels without a type suffix (burn.graph.layout and strided): they move
+# elements of any size, so they serve int16 graphs too where the op's converter takes int16
+_ANY_ELEMENT = {k for module, names, _args in KERNELS if module in ("layout", "strided")
                 for k in names.split() if not _SUFFIXES.search(k)}
 
 

@@ -46,8 +46,7 @@ def _pad(c, node):
     c.emit("pad", node, params=params)
 
 
-@converts("CONCATENATION", int16=True)
-@converts("PACK")
+@converts("CONCATENATION", "PACK", int16=True)
 def _concat(c, node):
     """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
@@ -68,13 +67,14 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
-@converts("TRANSPOSE", "GATHER", "MIRROR_PAD", "REVERSE_V2", "BROADCAST_TO",
-          "GATHER_ND", "FILL", arity=2)
+# int16: the single-output moves that TFLM runs on int16 tensors
+@converts("TRANSPOSE", "REVERSE_V2", "BROADCAST_TO", arity=2, int16=True)
+@converts("GATHER", "MIRROR_PAD", "GATHER_ND", "FILL", arity=2)
 @converts("SPLIT", arity=2, many_outputs=True)
 @converts("SPLIT_V", arity=3, many_outputs=True)
 @converts("UNPACK", many_outputs=True)
-@converts("SLICE", arity=3)
-@converts("STRIDED_SLICE", arity=4)
+@converts("SLICE", arity=3, int16=True)
+@converts("STRIDED_SLICE", arity=4, int16=True)
 @converts("DEPTH_TO_SPACE", "SPACE_TO_DEPTH")
 def _move(c, node):
     """The data-movement ops: strided copies (burn.host.importers.tflite_move); a GATHER
