@@ -342,6 +342,23 @@ def move_case(rng, op):
                 xs if len(xs) > 1 else xs[0])
 
 
+def relu_case(rng, op):
+    """RELU or RELU6 of an int16 tensor, the input's quantization kept (a clamp): RELU with
+    zero points 0 and RELU6 with 6.0 within int16 (what TFLM's Prepare requires)."""
+    shape = _shape(rng)
+    scale = f32(rng.uniform(3e-4, 1e-3) if op == "RELU6" else rng.uniform(1e-4, 1e-2))
+    zp = 0 if op == "RELU" else int(rng.choice([0, _int(rng, -99, 99)]))
+    x = s16(rng, shape)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=zp)
+        ty = mb.tensor("y", shape, "int16", scale=scale, zero_point=zp)
+        mb.op(op, [tx], [ty])
+        return [tx], [ty]
+
+    return Case("%s %s scale %g zp %d" % (op.lower(), shape, scale, zp), build, x)
+
+
 def softmax_case(rng):
     """SOFTMAX int16 -> int16 (output scale 1/32768), over the last axis."""
     shape = (_int(rng, 1, 3), _int(rng, 1, 12))
@@ -413,6 +430,8 @@ MAKERS = {
     "CONCATENATION": concat_case,
     "PAD": lambda r: pad_case(r, "PAD"),
     "PADV2": lambda r: pad_case(r, "PADV2"),
+    "RELU": lambda r: relu_case(r, "RELU"),
+    "RELU6": lambda r: relu_case(r, "RELU6"),
     "TRANSPOSE": lambda r: move_case(r, "TRANSPOSE"),
     "REVERSE_V2": lambda r: move_case(r, "REVERSE_V2"),
     "BROADCAST_TO": lambda r: move_case(r, "BROADCAST_TO"),

@@ -143,6 +143,11 @@ def _binary(step, ctx, variant):
         step.a += (step.p("swap", 0, 1),)
 
 
+def _clamp(step, ctx, variant):
+    step.a = b._unary(step, ctx, "int16", "int16") + _clamp16(step)
+    b._bind(step, "s16_quantize", "clamp_s16", variant)
+
+
 def _pool(step, ctx, variant):
     b._arity(step, 1)
     (n, ih, iw, c), (oh, ow, oc) = b._nhwc(step, ctx, "int16")
@@ -187,7 +192,7 @@ def _sigmoid(step, ctx, variant):
 _PREPARE = {"quantize": _quantize, "dequantize": _quantize, "requantize": _quantize,
             "fully_connected": _fully_connected, "conv2d": _conv,
             "depthwise_conv2d": _depthwise, "add": _binary, "sub": _binary, "mul": _binary,
-            "maximum": _binary, "minimum": _binary,
+            "maximum": _binary, "minimum": _binary, "clamp": _clamp,
             "avg_pool2d": _pool, "max_pool2d": _pool, "softmax": _softmax,
             "logistic": _sigmoid, "tanh": _sigmoid}
 

@@ -83,6 +83,12 @@ class GeneratedKernels:
             struct("flex_s8_add_params", locals()), swap, as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def clamp_s16(self, inp, out, size, act_min, act_max):
+        """burn.graph's clamp_s16 on flex_c's flex_s16_clamp."""
+        self._run("flex_s16_clamp", [
+            size, as_i16(inp, size), act_min, act_max, as_i16(out, size)],
+            "size %d" % size)
+
     def maximum_s16(self, a, b, out, size, b_size):
         """burn.graph's maximum_s16 on flex_c's flex_s16_arith."""
         self._run("flex_s16_arith", [

@@ -31,6 +31,10 @@ flex_status flex_s16_requantize(size_t n, const void *input, int32_t input_bits,
                                 int32_t input_zero_point, int32_t multiplier, int32_t shift,
                                 int32_t output_zero_point, int32_t output_bits,
                                 void *output);
+/* int16 -> int16 clamped to [act_min, act_max] (TFLM's RELU and RELU6 where the input and
+ * the output share one quantization); output may be input. */
+flex_status flex_s16_clamp(size_t n, const int16_t *input, int32_t act_min, int32_t act_max,
+                           int16_t *output);
 /* Fully connected: input [batches, in_features], filter [out_features, in_features],
  * per-output-channel multiplier / shift [out_features]; bias [out_features] or NULL. */
 flex_status flex_s16_fully_connected(int32_t batches, int32_t in_features,

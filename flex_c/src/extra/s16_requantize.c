@@ -1,4 +1,5 @@
-/* Requantization between int8 and int16 tensors, as TFLM's QUANTIZE between two scales. */
+/* Requantization between int8 and int16 tensors, as TFLM's QUANTIZE between two scales, and
+ * the int16 clamp of RELU and RELU6. */
 #include "../common/internal.h"
 
 flex_status flex_s16_requantize(size_t n, const void *input, int32_t input_bits,
@@ -28,5 +29,17 @@ flex_status flex_s16_requantize(size_t n, const void *input, int32_t input_bits,
         else
             ((int16_t *)output)[i] = (int16_t)v;
     }
+    return FLEX_OK;
+}
+
+flex_status flex_s16_clamp(size_t n, const int16_t *input, int32_t act_min, int32_t act_max,
+                           int16_t *output) {
+    size_t i;
+    if (!input || !output)
+        return FLEX_E_NULL;
+    if (act_min < -32768 || act_max > 32767 || act_min > act_max)
+        return FLEX_E_PARAM;
+    for (i = 0; i < n; i++)
+        output[i] = (int16_t)flex__clamp(input[i], act_min, act_max);
     return FLEX_OK;
 }

@@ -165,14 +165,20 @@ def _add_n(c, node):
 _CLAMPS = {"RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 
 
-@converts("RELU", "RELU6", "RELU_N1_TO_1")
+@converts("RELU", "RELU6", int16=True)
+@converts("RELU_N1_TO_1")
 def _clamp(c, node):
+    """RELU, RELU6 and RELU_N1_TO_1: a clamp; int8 and int16 ones (those TFLM takes) where
+    the input and the output share one quantization."""
     code = _CLAMPS[node.name]
-    if not c.is_int8(node):
+    if not c.is_int8(node) and not c.is_int16(node):
         c.emit("clamp", node, params={"act": code})
         return
     if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
-        raise Fail("int8 %s that rescales is not supported" % node.name)
+        raise Fail("%s %s that rescales is not supported"
+                   % ("int16" if c.is_int16(node) else "int8", node.name))
+    if c.is_int16(node) and node.name == "RELU" and c.quant(node.inputs[0])[1]:
+        raise Fail("int16 RELU needs zero points 0 (TFLM)")
     p = c.out_quant_params(node, code)
     c.emit("clamp", node, params={"act_min": p["act_min"], "act_max": p["act_max"]})
 
