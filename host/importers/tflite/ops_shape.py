@@ -67,12 +67,12 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
-# int16: the single-output moves that TFLM runs on int16 tensors
+# int16: the moves that TFLM runs on int16 tensors
 @converts("TRANSPOSE", "REVERSE_V2", "BROADCAST_TO", arity=2, int16=True)
 @converts("GATHER", "MIRROR_PAD", "GATHER_ND", "FILL", arity=2)
-@converts("SPLIT", arity=2, many_outputs=True)
-@converts("SPLIT_V", arity=3, many_outputs=True)
-@converts("UNPACK", many_outputs=True)
+@converts("SPLIT", arity=2, many_outputs=True, int16=True)
+@converts("SPLIT_V", arity=3, many_outputs=True, int16=True)
+@converts("UNPACK", many_outputs=True, int16=True)
 @converts("SLICE", arity=3, int16=True)
 @converts("STRIDED_SLICE", arity=4, int16=True)
 @converts("DEPTH_TO_SPACE", "SPACE_TO_DEPTH")
