@@ -18,6 +18,7 @@
     X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
     X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
     X(MP_QSTR_softmax_s16, softmax_s16)                                        \
+    X(MP_QSTR_softmax_s8_s16, softmax_s8_s16)                                  \
     X(MP_QSTR_logistic_s16, logistic_s16)                                      \
     X(MP_QSTR_tanh_s16, tanh_s16)                                              \
     X(MP_QSTR_requantize_s16, requantize_s16)                                  \

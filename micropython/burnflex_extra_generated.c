@@ -7,9 +7,9 @@
 /* These kernels, spelt out for a native module's qstr scan: MP_QSTR_lookup_s8 MP_QSTR_prelu_s8
  * MP_QSTR_prelu_f32 MP_QSTR_l2norm_s8 MP_QSTR_l2norm_f32 MP_QSTR_log_softmax_s8
  * MP_QSTR_log_softmax_f32 MP_QSTR_add_s16 MP_QSTR_mul_s16 MP_QSTR_sub_s16 MP_QSTR_clamp_s16
- * MP_QSTR_maximum_s16 MP_QSTR_minimum_s16 MP_QSTR_softmax_s16 MP_QSTR_logistic_s16
- * MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16 MP_QSTR_dequantize_s16
- * MP_QSTR_gather_s8 MP_QSTR_gather_f32 */
+ * MP_QSTR_softmax_s8_s16 MP_QSTR_maximum_s16 MP_QSTR_minimum_s16 MP_QSTR_softmax_s16
+ * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16
+ * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 */
 
 /* lookup_s8(inp, out, size, table): flex_s8_lookup */
 static mp_obj_t lookup_s8(size_t n_args, const mp_obj_t *args) {
@@ -252,6 +252,25 @@ static mp_obj_t clamp_s16(size_t n_args, const mp_obj_t *args) {
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_clamp_s16_obj, 5, 5, clamp_s16);
+
+/* softmax_s8_s16(inp, out, rows, depth, in_mult, in_left_shift, diff_min): flex_s8_softmax_s16 */
+static mp_obj_t softmax_s8_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "softmax_s8_s16";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_S8, 0);
+    const bf_buf out = bf_s16(kernel, args, 1, 1);
+    const int32_t rows = bf_int(kernel, args[2]);
+    const int32_t depth = bf_int(kernel, args[3]);
+    const int32_t in_mult = bf_int(kernel, args[4]);
+    const int32_t in_left_shift = bf_int(kernel, args[5]);
+    const int32_t diff_min = bf_int(kernel, args[6]);
+    (void)n_args;
+    bf_check(kernel, flex_s8_softmax_s16(rows, depth, inp.data,
+                                         bf_take(kernel, &inp, (int64_t)rows * depth), in_mult,
+                                         in_left_shift, diff_min, out.data,
+                                         bf_take(kernel, &out, (int64_t)rows * depth)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_softmax_s8_s16_obj, 7, 7, softmax_s8_s16);
 
 /* maximum_s16(a, b, out, size, b_size): flex_s16_arith */
 static mp_obj_t maximum_s16(size_t n_args, const mp_obj_t *args) {

@@ -374,6 +374,22 @@ def softmax_case(rng):
     return Case("softmax %s scale %g beta %g" % (shape, scale, beta), build, x)
 
 
+def softmax_s8_case(rng):
+    """SOFTMAX int8 -> int16 (output scale 1/65536, zero point -32768), over the last axis."""
+    shape = (_int(rng, 1, 3), _int(rng, 1, 40))
+    scale, beta = f32(rng.uniform(0.01, 0.3)), f32(rng.choice([1.0, rng.uniform(0.2, 2)]))
+    zp = _int(rng, -128, 127)
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int8", scale=scale, zero_point=zp)
+        ty = mb.tensor("y", shape, "int16", scale=1.0 / 65536, zero_point=-32768)
+        mb.op("SOFTMAX", [tx], [ty], "SoftmaxOptions", Beta=beta)
+        return [tx], [ty]
+
+    return Case("softmax int8 %s scale %g beta %g" % (shape, scale, beta), build, x)
+
+
 def sigmoid_case(rng, op):
     """LOGISTIC or TANH int16 -> int16 (output scale 1/32768): TFLM's power-of-two input
     scales and general ones."""
@@ -439,6 +455,7 @@ MAKERS = {
     "STRIDED_SLICE": lambda r: move_case(r, "STRIDED_SLICE"),
     "PACK": lambda r: move_case(r, "PACK"),
     "SOFTMAX": softmax_case,
+    "SOFTMAX int8 -> int16": softmax_s8_case,
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),
     "LEAKY_RELU": leaky_relu_case,

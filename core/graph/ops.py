@@ -36,7 +36,7 @@ OPS = (
     ("avg_pool2d", "w", "AVERAGE_POOL_2D L2_POOL_2D", "avg_pool_s8 avg_pool_f32 avg_pool_s16"),
     ("max_pool2d", "w", "MAX_POOL_2D", "max_pool_s8 max_pool_f32 max_pool_s16"),
     ("mean", "r", "MEAN", "mean_s8 mean_f32"),
-    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16"),
+    ("softmax", "r", "SOFTMAX", "softmax_s8 softmax_f32 softmax_s16 softmax_s8_s16"),
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
@@ -174,6 +174,7 @@ KERNELS = (
     ("s16_elementwise", "maximum_s16 minimum_s16", "*ab"),
     ("s16_pool", "avg_pool_s16 max_pool_s16", "*pool act_min act_max"),
     ("s16_softmax", "softmax_s16", "inp out rows depth in_mult in_left_shift exp_lut inv_lut"),
+    ("s16_softmax", "softmax_s8_s16", "inp out rows depth in_mult in_left_shift diff_min"),
     ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
     ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
     ("reduce", "reduce_f32", "*axes op"),
@@ -263,6 +264,8 @@ CALLS = (
     ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
     ("sub_s16", "flex_s16_sub", "size a[size] b[b_size] & swap out[size]"),
     ("clamp_s16", "flex_s16_clamp", "size inp[size] act_min act_max out[size]"),
+    ("softmax_s8_s16", "flex_s8_softmax_s16", "rows depth inp[rows*depth] in_mult"
+     " in_left_shift diff_min out[rows*depth]"),
     ("maximum_s16", "flex_s16_arith", "FLEX_ARITH_MAXIMUM size a[size] b[b_size] out[size]"),
     ("minimum_s16", "flex_s16_arith", "FLEX_ARITH_MINIMUM size a[size] b[b_size] out[size]"),
     ("softmax_s16", "flex_s16_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"

@@ -162,10 +162,16 @@ def _pool(step, ctx, variant):
 
 
 def _softmax(step, ctx, variant):
-    x, y, size = b._unary(step, ctx, "int16", "int16")
+    in_dt = ctx.tensors[step.ins[0]][1] if step.ins else None
+    x, y, size = b._unary(step, ctx, "int8" if in_dt == "int8" else "int16", "int16")
     depth = ctx.tensors[step.ins[0]][0][-1]
     if depth > b._MAX_SOFTMAX_DEPTH:
         step.fail("depth %d: more than %d classes" % (depth, b._MAX_SOFTMAX_DEPTH))
+    if in_dt == "int8":  # the int8 softmax's parameters, int16 outputs
+        step.a = (x, y, size // depth, depth) + step.ps((
+            ("in_mult", 0, b._I32), ("in_left_shift", 0, b._SHIFT), ("diff_min", -b._I32, 0)))
+        b._bind(step, "s16_softmax", "softmax_s8_s16", variant)
+        return
     q = step.ps((("in_mult", 0, b._I32), ("in_left_shift", -b._SHIFT, b._SHIFT)))
     exp_lut = b._const(step, ctx, "exp_lut", "int16", count=513)[0]
     inv_lut = b._const(step, ctx, "inv_lut", "int16", count=513)[0]

@@ -1,7 +1,9 @@
 """int16 softmax, as TFLM's SoftmaxInt16: exp(x - max) and 1 / sum from two 513-entry int16
 tables with linear interpolation (made on the host: burn.host.importers.tflite_luts), the
-output in Q0.15 (scale 1/32768, zero point 0)."""
+output in Q0.15 (scale 1/32768, zero point 0); and softmax_s8_s16, TFLM's int8 softmax with
+int16 outputs (scale 1/65536, zero point -32768)."""
 
+from .s8_softmax import softmax_rows
 from .s16_arith import clamp, mbqm32
 
 
@@ -41,3 +43,8 @@ def softmax_s16(inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut)
         right = 31 - head
         for c in range(depth):
             out[o + c] = clamp((out[o + c] * recip + (1 << (right - 1))) >> right, 0, 32767)
+
+
+def softmax_s8_s16(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
+    """The int8 softmax of [rows, depth] (burn.graph.s8_softmax's parameters) to int16."""
+    softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 16)

@@ -45,6 +45,13 @@ def exp_sum_s8(inp, base, depth, top, in_mult, in_left_shift, diff_min):
 def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
     """Reference int8 softmax of [rows, depth]; output scale 1/256, zero point -128.
     in_mult, in_left_shift, diff_min come from quant_params.softmax_params."""
+    softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 8)
+
+
+def softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, out_bits):
+    """softmax_s8_plain with outputs of `out_bits` bits (8, or 16 for int8 SOFTMAX to int16:
+    scale 1/65536, zero point -32768), as TFLM's Softmax<int8_t, OutputT>."""
+    lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1
     for r in range(rows):
         base = r * depth
         top = row_max_s8(inp, base, depth)
@@ -52,14 +59,14 @@ def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
         # TFLM's GetReciprocal, inlined so that no tuple is allocated per row.
         headroom = count_leading_zeros32(total)
         scale = _recip((total << headroom) - (1 << 31))
-        exponent = 12 - headroom + 23
+        exponent = 12 - headroom + 31 - out_bits
         for c in range(depth):
             diff = ((inp[base + c] + 128) & 255) - 128 - top
-            v = -128
+            v = lo
             if diff >= diff_min:
                 e = _scaled_exp(diff, in_mult, in_left_shift)
-                v = _rdbp(_mul(scale, e), exponent) - 128
-                v = -128 if v < -128 else (127 if v > 127 else v)
+                v = _rdbp(_mul(scale, e), exponent) + lo
+                v = lo if v < lo else (hi if v > hi else v)
             out[base + c] = v
 
 

@@ -89,6 +89,13 @@ class GeneratedKernels:
             size, as_i16(inp, size), act_min, act_max, as_i16(out, size)],
             "size %d" % size)
 
+    def softmax_s8_s16(self, inp, out, rows, depth, in_mult, in_left_shift, diff_min):
+        """burn.graph's softmax_s8_s16 on flex_c's flex_s8_softmax_s16."""
+        self._run("flex_s8_softmax_s16", [
+            rows, depth, as_i8(inp, rows * depth), rows * depth, in_mult, in_left_shift, diff_min,
+            as_i16(out, rows * depth), rows * depth],
+            "rows %d, depth %d" % (rows, depth))
+
     def maximum_s16(self, a, b, out, size, b_size):
         """burn.graph's maximum_s16 on flex_c's flex_s16_arith."""
         self._run("flex_s16_arith", [

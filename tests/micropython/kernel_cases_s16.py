@@ -120,6 +120,8 @@ S16 = {
     "add_s16": ("s16_elementwise", "add_s16", add_s16),
     "sub_s16": ("s16_elementwise", "sub_s16", sub_s16),
     "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
+    "softmax_s8_s16": ("s16_softmax", "softmax_s8_s16", lambda rng: [
+        s8(rng, 30), out("h", 30), 3, 10] + list(qp.softmax_params(1.0, rng.uniform(0.01, 0.3)))),
     "clamp_s16": ("s16_quantize", "clamp_s16", lambda rng: [
         s16(rng, 40), out("h", 40), 40, _int(rng, -32768, 0), _int(rng, 0, 32767)]),
     "maximum_s16": ("s16_elementwise", "maximum_s16", lambda rng: _extreme16(rng)),

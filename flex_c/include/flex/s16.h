@@ -86,6 +86,12 @@ flex_status flex_s16_max_pool2d(const flex_dims4 *in_dims, const int16_t *input,
                                 int32_t act_min, int32_t act_max,
                                 const flex_dims4 *out_dims, int16_t *output,
                                 size_t output_len);
+/* flex_s8_softmax with int16 outputs at scale 1/65536, zero point -32768 (TFLM's SOFTMAX of
+ * an int8 input to an int16 output). */
+flex_status flex_s8_softmax_s16(int32_t outer, int32_t depth, const int8_t *input,
+                                size_t input_len, int32_t input_multiplier,
+                                int32_t input_left_shift, int32_t diff_min, int16_t *output,
+                                size_t output_len);
 /* Softmax over the last axis of [outer, depth] (depth <= 65536), output scale 1/32768: TFLM's
  * SoftmaxInt16, with its two 513-entry tables (exp on [-10, 0], 1 / (1 + x) on [0, 1]) and
  * input_multiplier / input_left_shift quantizing input_scale * beta / (10 / 65535). */

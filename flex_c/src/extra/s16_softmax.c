@@ -1,5 +1,6 @@
-/* int16 softmax, as TFLM's SoftmaxInt16 (tables made by the caller, as TFLM's Prepare). */
-#include "../common/internal.h"
+/* int16 softmax, as TFLM's SoftmaxInt16 (tables made by the caller, as TFLM's Prepare), and
+ * the int8 softmax with int16 outputs. */
+#include "../ref/s8_softmax_rows.h"
 
 #define LUT_LEN 513
 
@@ -53,4 +54,12 @@ flex_status flex_s16_softmax(int32_t outer, int32_t depth, const int16_t *input,
                 32767);
     }
     return FLEX_OK;
+}
+
+flex_status flex_s8_softmax_s16(int32_t outer, int32_t depth, const int8_t *input,
+                                size_t input_len, int32_t input_multiplier,
+                                int32_t input_left_shift, int32_t diff_min, int16_t *output,
+                                size_t output_len) {
+    return flex__s8_softmax_rows(outer, depth, input, input_len, input_multiplier,
+                                 input_left_shift, diff_min, 16, output, output_len);
 }

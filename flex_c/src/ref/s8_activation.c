@@ -1,56 +1,12 @@
 /* int8 softmax, logistic and tanh with gemmlowp fixed point, as TFLM's reference kernels. */
-#include "../common/internal.h"
-
-/* Softmax keeps TFLM's 12-integer-bit sum exact up to this depth. */
-#define FLEX_SOFTMAX_MAX_DEPTH 4095
-
-static int32_t softmax_scaled_diff(int32_t diff, int32_t multiplier, int32_t left_shift) {
-    /* MultiplyByQuantizedMultiplierGreaterThanOne */
-    return flex__srdhm((int32_t)((uint32_t)diff << left_shift), multiplier);
-}
+#include "s8_softmax_rows.h"
 
 flex_status flex_s8_softmax(int32_t outer, int32_t depth, const int8_t *input,
                             size_t input_len, int32_t input_multiplier,
                             int32_t input_left_shift, int32_t diff_min,
                             int8_t *output, size_t output_len) {
-    int32_t i, c;
-    FLEX_TRY(flex__check_rows(outer, depth, FLEX_SOFTMAX_MAX_DEPTH, input, input_len, output,
-                              output_len));
-    if (input_left_shift < 0 || input_left_shift > 31 || diff_min > 0)
-        return FLEX_E_PARAM;
-    for (i = 0; i < outer; i++) {
-        const int8_t *x = input + i * depth;
-        int8_t *y = output + i * depth;
-        int32_t max_in_row = -128, sum = 0, bits_over_unit, headroom, scale;
-        for (c = 0; c < depth; c++)
-            max_in_row = x[c] > max_in_row ? x[c] : max_in_row;
-        for (c = 0; c < depth; c++) {
-            const int32_t diff = x[c] - max_in_row;
-            if (diff >= diff_min) {
-                const int32_t e = flex__exp_on_negative_values(
-                    softmax_scaled_diff(diff, input_multiplier, input_left_shift), 5);
-                sum = FLEX_WADD(sum, flex__rdbpot(e, 12)); /* Rescale to 12 integer bits */
-            }
-        }
-        /* GetReciprocal: 1 / sum as a 0-integer-bit fraction and a power of two. */
-        headroom = flex__clz((uint32_t)sum);
-        /* TFLM divides by 2^(bits_over_unit + 23); past 2^31 every quotient rounds to 0 */
-        bits_over_unit = 12 - headroom < 8 ? 12 - headroom : 8;
-        scale = flex__one_over_one_plus_x(
-            (int32_t)(((uint32_t)sum << headroom) - ((uint32_t)1 << 31)));
-        for (c = 0; c < depth; c++) {
-            const int32_t diff = x[c] - max_in_row;
-            int32_t out = -128;
-            if (diff >= diff_min) {
-                const int32_t e = flex__exp_on_negative_values(
-                    softmax_scaled_diff(diff, input_multiplier, input_left_shift), 5);
-                out = flex__rdbpot(flex__srdhm(scale, e), bits_over_unit + 31 - 8) - 128;
-                out = flex__clamp(out, -128, 127);
-            }
-            y[c] = (int8_t)out;
-        }
-    }
-    return FLEX_OK;
+    return flex__s8_softmax_rows(outer, depth, input, input_len, input_multiplier,
+                                 input_left_shift, diff_min, 8, output, output_len);
 }
 
 /* Shared body of logistic and tanh: inputs beyond the radius saturate. */

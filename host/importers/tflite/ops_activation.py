@@ -24,7 +24,12 @@ def _softmax(c, node):
     if not c.is_int8(node):
         c.emit("softmax", node, params={"beta": beta})
         return
-    if c.quant(node.outputs[0]) != (1.0 / 256, -128):
+    out_scale, out_zp = c.quant(node.outputs[0])
+    if c.tf.tensors[node.outputs[0]].dtype == np.int16:  # TFLM's int8 -> int16 softmax
+        if out_zp != -32768 or abs(out_scale - 1.0 / 65536) > 0.001 / 65536:
+            raise Fail("int16 output of an int8 input must have scale 1/65536 and zero "
+                       "point -32768 (TFLM)")
+    elif (out_scale, out_zp) != (1.0 / 256, -128):
         raise Fail("int8 output must have scale 1/256 and zero point -128")
     m, ls, dmin = qp.softmax_params(beta, c.quant(node.inputs[0])[0])
     c.emit("softmax", node, params={"in_mult": m, "in_left_shift": ls, "diff_min": dmin})
