@@ -342,6 +342,26 @@ def move_case(rng, op):
                 xs if len(xs) > 1 else xs[0])
 
 
+def update_slice_case(rng):
+    """DYNAMIC_UPDATE_SLICE of an int16 operand by an int16 update at constant starts (some
+    out of range: TFLM clamps them)."""
+    shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
+    ushape = tuple(_int(rng, 1, d) for d in shape)
+    starts = [_int(rng, -1, d - u + 1) for d, u in zip(shape, ushape)]
+    scale = f32(rng.uniform(1e-4, 1e-3))
+    xs = [s16(rng, shape), s16(rng, ushape)]
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=0)
+        tu = mb.tensor("u", ushape, "int16", scale=scale, zero_point=0)
+        ts = mb.tensor("s", (len(shape),), "int32", data=np.array(starts, dtype=np.int32))
+        ty = mb.tensor("y", shape, "int16", scale=scale, zero_point=0)
+        mb.op("DYNAMIC_UPDATE_SLICE", [tx, tu, ts], [ty])
+        return [tx, tu], [ty]
+
+    return Case("update_slice %s %s at %s" % (shape, ushape, starts), build, xs)
+
+
 def relu_case(rng, op):
     """RELU or RELU6 of an int16 tensor, the input's quantization kept (a clamp): RELU with
     zero points 0 and RELU6 with 6.0 within int16 (what TFLM's Prepare requires)."""
@@ -446,6 +466,7 @@ MAKERS = {
     "CONCATENATION": concat_case,
     "PAD": lambda r: pad_case(r, "PAD"),
     "PADV2": lambda r: pad_case(r, "PADV2"),
+    "DYNAMIC_UPDATE_SLICE": update_slice_case,
     "RELU": lambda r: relu_case(r, "RELU"),
     "RELU6": lambda r: relu_case(r, "RELU6"),
     "TRANSPOSE": lambda r: move_case(r, "TRANSPOSE"),

@@ -97,7 +97,8 @@ def _embedding_lookup(c, node):
         raise Fail(str(e)) from None
 
 
-@converts("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "DYNAMIC_UPDATE_SLICE", arity=3)
+@converts("DYNAMIC_UPDATE_SLICE", arity=3, int16=True)
+@converts("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", arity=3)
 @converts("CUMSUM", arity=2)
 def _copies(c, node):
     """SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND (burn.host.importers.tflite_batch_space),
