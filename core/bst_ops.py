@@ -424,6 +424,10 @@ def _unary(step, ctx, in_dtype, out_dtype):
     return _xy(step, ctx) + (size,)
 
 
+# the int8 softmax's parameters (quant_params.softmax_params), whatever its output type
+_SOFTMAX_Q = (("in_mult", 0, _I32), ("in_left_shift", 0, _SHIFT), ("diff_min", -_I32, 0))
+
+
 def _softmax(step, ctx, variant):
     dt = _dtype(step, ctx)
     x, y, size = _unary(step, ctx, dt, dt)
@@ -438,8 +442,7 @@ def _softmax(step, ctx, variant):
             step.fail("beta must be positive, got %r" % beta)
         step.a += (beta,)
     else:
-        q = step.ps((("in_mult", 0, _I32), ("in_left_shift", 0, _SHIFT),
-                     ("diff_min", -_I32, 0)))
+        q = step.ps(_SOFTMAX_Q)
         step.a += q
         _table(step, "s8_softmax", "softmax_table", q)
 

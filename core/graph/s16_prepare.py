@@ -168,8 +168,7 @@ def _softmax(step, ctx, variant):
     if depth > b._MAX_SOFTMAX_DEPTH:
         step.fail("depth %d: more than %d classes" % (depth, b._MAX_SOFTMAX_DEPTH))
     if in_dt == "int8":  # the int8 softmax's parameters, int16 outputs
-        step.a = (x, y, size // depth, depth) + step.ps((
-            ("in_mult", 0, b._I32), ("in_left_shift", 0, b._SHIFT), ("diff_min", -b._I32, 0)))
+        step.a = (x, y, size // depth, depth) + step.ps(b._SOFTMAX_Q)
         b._bind(step, "s16_softmax", "softmax_s8_s16", variant)
         return
     q = step.ps((("in_mult", 0, b._I32), ("in_left_shift", -b._SHIFT, b._SHIFT)))

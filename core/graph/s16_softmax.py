@@ -3,7 +3,7 @@ tables with linear interpolation (made on the host: burn.host.importers.tflite_l
 output in Q0.15 (scale 1/32768, zero point 0); and softmax_s8_s16, TFLM's int8 softmax with
 int16 outputs (scale 1/65536, zero point -32768)."""
 
-from .s8_softmax import softmax_rows
+from .s8_softmax import softmax_s8_bits
 from .s16_arith import clamp, mbqm32
 
 
@@ -47,4 +47,4 @@ def softmax_s16(inp, out, rows, depth, in_mult, in_left_shift, exp_lut, inv_lut)
 
 def softmax_s8_s16(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
     """The int8 softmax of [rows, depth] (burn.graph.s8_softmax's parameters) to int16."""
-    softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 16)
+    softmax_s8_bits(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 16)

@@ -45,10 +45,10 @@ def exp_sum_s8(inp, base, depth, top, in_mult, in_left_shift, diff_min):
 def softmax_s8_plain(inp, out, rows, depth, in_mult, in_left_shift, diff_min):
     """Reference int8 softmax of [rows, depth]; output scale 1/256, zero point -128.
     in_mult, in_left_shift, diff_min come from quant_params.softmax_params."""
-    softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 8)
+    softmax_s8_bits(inp, out, rows, depth, in_mult, in_left_shift, diff_min, 8)
 
 
-def softmax_rows(inp, out, rows, depth, in_mult, in_left_shift, diff_min, out_bits):
+def softmax_s8_bits(inp, out, rows, depth, in_mult, in_left_shift, diff_min, out_bits):
     """softmax_s8_plain with outputs of `out_bits` bits (8, or 16 for int8 SOFTMAX to int16:
     scale 1/65536, zero point -32768), as TFLM's Softmax<int8_t, OutputT>."""
     lo, hi = -(1 << (out_bits - 1)), (1 << (out_bits - 1)) - 1

@@ -34,8 +34,8 @@ def _calls(make):
 
 
 def _entry(name):
-    def lines(header):
-        return ref_entries.forwarders(header, name)
+    def lines(_header):
+        return ref_entries.forwarders(name)
     return lines
 
 

@@ -7,7 +7,7 @@ double); SQUARED_DIFFERENCE's divides in double, shifts by 7 and quantizes the o
 multiplier without the smaller-than-one rule."""
 
 from burn.graph.fixedpoint import to_f32
-from burn.graph.quant_params import quantize_multiplier
+from burn.graph.quant_params import add_params, quantize_multiplier
 
 
 def sub_params(a_scale, b_scale, out_scale):
@@ -31,7 +31,14 @@ def squared_difference_params(a_scale, b_scale, out_scale):
     return (left_shift,) + a + b + out
 
 
+def sub16_params(a_scale, b_scale, out_scale):
+    """TFLM SUB Prepare (int16): ADD's parameters, the ratios in double precision and left
+    shift 15 (what the installed TFLM computes for int16, unlike int8 SUB's float32)."""
+    return add_params(a_scale, b_scale, out_scale, 15)
+
+
 PARAMS = {"sub": sub_params, "squared_difference": squared_difference_params}
+PARAMS16 = {"sub": sub16_params}  # the int16 ops of the same converter
 
 
 def batch_matmul_params(a_scale, b_scale, out_scale):

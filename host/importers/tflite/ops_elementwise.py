@@ -72,15 +72,13 @@ def _arith(c, node):
         raise Fail("input and output types differ")
     code = c.fused(node)
     params = {"act": code, "swap": int(a != node.inputs[0])} if kind == "sub" else {}
-    scaled = kind == "sub" if c.is_int16(node) else kind in ("sub", "squared_difference")
-    if scaled and (c.is_int8(node) or c.is_int16(node)):
+    params_of = (arith_params.PARAMS16 if c.is_int16(node) else arith_params.PARAMS).get(kind)
+    if params_of and (c.is_int8(node) or c.is_int16(node)):
         (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
         out_scale, _ = c.quant(node.outputs[0])
         params = {"swap": params["swap"]} if kind == "sub" else {}
         params.update(c.out_quant_params(node, code))
-        ls, am, ash, bm, bsh, om, osh = (qp.add_params(a_scale, b_scale, out_scale, 15)
-                                         if c.is_int16(node) else
-                                         arith_params.PARAMS[kind](a_scale, b_scale, out_scale))
+        ls, am, ash, bm, bsh, om, osh = params_of(a_scale, b_scale, out_scale)
         if osh > 0:
             raise Fail("output scale %g is below (2 x the larger input scale)^2 / 2^14: "
                        "the squared differences overflow int32" % out_scale)

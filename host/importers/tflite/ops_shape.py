@@ -35,9 +35,9 @@ def _pad(c, node):
         value = c.quant(node.outputs[0])[1] if c.is_int8(node) else 0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
             value = int(c.const(node.inputs[2], "pad value").reshape(-1)[0])
-        bits = 16 if c.is_int16(node) else 8
-        if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
-            raise Fail("pad value %d is not an int%d" % (value, bits))
+        limits = np.iinfo(c.tf.tensors[node.inputs[0]].dtype)
+        if not limits.min <= value <= limits.max:
+            raise Fail("pad value %d is not an %s" % (value, limits.dtype))
     else:
         value = 0.0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
