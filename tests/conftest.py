@@ -1,9 +1,14 @@
 """Command-line options of the test suite. They live in this top folder of the tests so that
 pytest knows them whichever folder or file a run starts from. This file imports nothing of
 burn when it loads (the `micropython` fixture imports it when it runs), so a broken core
-fails its own tests, not the loading of the suite."""
+fails its own tests, not the loading of the suite.
+
+It also orders the test files for the workers: slowest first, by the seconds each took in
+the last run (kept in pytest's cache), so that no long file starts last and keeps one
+worker busy while the others have finished."""
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -30,6 +35,38 @@ def pytest_configure(config):
         raise pytest.UsageError("--mp-heap: expected a size such as 192k or 2m")
     if config.getoption("mp_only") and config.getoption("cpython_only"):
         raise pytest.UsageError("--mp-only and --cpython-only exclude each other")
+
+
+_FILE_SECONDS = "burn/seconds-per-file"
+_seconds_now = Counter()
+
+
+def _file(nodeid):
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slowest files of the last run first (xdist hands out whole files in this order:
+    `--dist loadfile --no-loadscope-reorder`); files it did not time keep their place after
+    them. A run without pytest's cache keeps the collection order."""
+    cache = getattr(config, "cache", None)
+    last = cache.get(_FILE_SECONDS, {}) if cache is not None else {}
+    items.sort(key=lambda item: -last.get(_file(item.nodeid), 0.0))
+
+
+def pytest_runtest_logreport(report):
+    _seconds_now[_file(report.nodeid)] += report.duration
+
+
+def pytest_sessionfinish(session):
+    """The controller (or a run without workers) keeps each file's seconds in the cache,
+    merged with those of files this run left out."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _seconds_now:
+        return
+    seconds = dict(cache.get(_FILE_SECONDS, {}))
+    seconds.update((f, round(s, 2)) for f, s in _seconds_now.items())
+    cache.set(_FILE_SECONDS, seconds)
 
 
 @pytest.fixture(params=["unix64", "unix32"])
