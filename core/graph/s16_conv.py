@@ -2,6 +2,9 @@
 ConvPerChannel for int16: zero padding, no zero points (TFLM's int16 kernel has none),
 per-output-channel multipliers; `wide` as in burn.graph.s16_fully_connected."""
 
+from burn import bst_ops
+from burn.graph import s16_prepare as p
+
 from .s16_arith import clamp, requantize_acc, s8
 
 
@@ -34,3 +37,20 @@ def conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw, 
                     out[o] = clamp(requantize_acc(acc, mult[c], shift[c], wide), act_min,
                                    act_max)
                     o += 1
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an int16 `conv2d` op (burn.graph.s16_prepare hands it here)."""
+    bst_ops._arity(step, 1)
+    (n, ih, iw, ic), (oh, ow, oc) = bst_ops._nhwc(step, ctx, "int16")
+    groups = step.p("groups", 1, ic)
+    w, (woc, kh, kw, wic) = bst_ops._const(step, ctx, "w", "int8", rank=4)
+    if woc != oc or wic * groups != ic or oc % groups:
+        step.fail("weights %s do not fit %d input / %d output channels in %d groups"
+                  % ((woc, kh, kw, wic), ic, oc, groups))
+    step.macs = n * oh * ow * oc * kh * kw * wic
+    bst_ops._bind(step, "s16_conv", "conv_s16", variant)
+    window = bst_ops._window(step, ih, iw, oh, ow, kh, kw, step.ps(bst_ops._WINDOW))
+    step.a = (ctx.view(step.ins[0]), w) + bst_ops._weights_tail(step, ctx, "int8", oc) + (
+        ctx.view(step.outs[0]), n, ih, iw, ic, oh, ow, oc, kh, kw, groups) + window
+    step.a += p.tail(step, kh * kw * wic, oc)

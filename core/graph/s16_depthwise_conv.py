@@ -2,6 +2,9 @@
 TFLM's reference DepthwiseConvPerChannel for int16: an int64 sum (TFLM reads the bias as
 int64 whatever its type), TFLM's int64 multiply, no zero points."""
 
+from burn import bst_ops
+from burn.graph import s16_prepare as p
+
 from .s16_arith import clamp, mbqm64, s8
 
 
@@ -29,3 +32,23 @@ def depthwise_conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, de
                                     inp[((b * ih + y) * iw + x) * ic + c // depth_mult]
                     out[o] = clamp(mbqm64(acc, mult[c], shift[c]), act_min, act_max)
                     o += 1
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an int16 `depthwise_conv2d` op (burn.graph.s16_prepare hands it here)."""
+    bst_ops._arity(step, 1)
+    (n, ih, iw, ic), (oh, ow, oc) = bst_ops._nhwc(step, ctx, "int16")
+    mult = step.p("depth_mult", 1, bst_ops.MAX_DIM)
+    w, (one, kh, kw, woc) = bst_ops._const(step, ctx, "w", "int8", rank=4)
+    if one != 1 or woc != oc or ic * mult != oc:
+        step.fail("weights %s do not fit %d input channels x depth multiplier %d"
+                  % ((one, kh, kw, woc), ic, mult))
+    if kh * kw > p.MAX_DEPTH:
+        step.fail("a %dx%d window: more than %d products per output" % (kh, kw, p.MAX_DEPTH))
+    step.macs = n * oh * ow * oc * kh * kw
+    bst_ops._bind(step, "s16_depthwise_conv", "depthwise_conv_s16", variant)
+    window = bst_ops._window(step, ih, iw, oh, ow, kh, kw, step.ps(bst_ops._WINDOW))
+    step.a = (ctx.view(step.ins[0]), w) + bst_ops._weights_tail(step, ctx, "int8", oc) + (
+        ctx.view(step.outs[0]), n, ih, iw, ic, oh, ow, mult, kh, kw) + window
+    p.int64_shifts(step, oc)
+    step.a += p.clamp16(step)

@@ -5,6 +5,10 @@ MINIMUM's comparison of the stored values, whatever the scales), b broadcast alo
 innermost dims: out[i] = a[i] (op) b[i % b_size]; sub_s16's `swap` 1 makes it b - a. int32
 overflow wraps, as in C."""
 
+from burn import bst_ops
+from burn.graph import s16_prepare as p
+from burn.shape import numel
+
 from .s16_arith import clamp, mbqm32, wrap32
 
 
@@ -55,3 +59,31 @@ def maximum_s16(a, b, out, size, b_size):
 def minimum_s16(a, b, out, size, b_size):
     """out[i] = min(a[i], b[i % b_size]) of the stored int16 values."""
     _extreme(a, b, out, size, b_size, True)
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an int16 add, sub, mul, maximum or minimum op (burn.graph.s16_prepare
+    hands it here)."""
+    bst_ops._arity(step, 2)
+    a = numel(bst_ops._shape(step, ctx, step.ins[0], "int16"))
+    bs = numel(bst_ops._shape(step, ctx, step.ins[1], "int16"))
+    size = numel(bst_ops._shape(step, ctx, step.outs[0], "int16"))
+    if a != size or size % bs:
+        step.fail("operand sizes %d and %d do not broadcast to the output size %d"
+                  % (a, bs, size))
+    step.a = (ctx.view(step.ins[0]), ctx.view(step.ins[1]), ctx.view(step.outs[0]), size, bs)
+    bst_ops._bind(step, "s16_elementwise", step.kind + "_s16", variant)
+    if step.kind in ("maximum", "minimum"):  # the stored values compared: no parameters
+        return
+    zp = (("a_zp",) + p.I16, ("b_zp",) + p.I16, ("out_zp",) + p.I16)
+    i32, shift = bst_ops._I32, bst_ops._SHIFT
+    if step.kind in ("add", "sub"):
+        # TFLM's multipliers are below one; left_shift is 15 for int16
+        q = step.ps(zp[:1] + (("a_mult", 0, i32), ("a_shift", -shift, 0)) + zp[1:2] +
+                    (("b_mult", 0, i32), ("b_shift", -shift, 0)) + zp[2:] +
+                    (("out_mult", 0, i32), ("out_shift", -shift, 0), ("left_shift", 0, 15)))
+    else:
+        q = step.ps(zp + (("mult", 0, i32), ("shift", -shift, shift)))
+    step.a += q + p.clamp16(step)
+    if step.kind == "sub":
+        step.a += (step.p("swap", 0, 1),)

@@ -3,8 +3,13 @@ float32 -> int16, int16 -> float32, and requantization int16 -> int16, int8 -> i
 int16 -> int8; and the clamp of int16 RELU and RELU6 (clamp_s16). Plain kernels only: a
 default firmware leaves the int16 kernels out."""
 
+from burn import bst_ops
+from burn.graph import s16_prepare as p
+
 from .fixedpoint import round_half_away, to_f32
 from .s16_arith import clamp, mbqm32, s8
+
+_BITS = {"int8": 8, "int16": 16}
 
 
 def quantize_s16(inp, out, size, scale, zp):
@@ -48,3 +53,47 @@ def clamp_s16(inp, out, size, act_min, act_max):
     """Clamp int16 values to [act_min, act_max] (RELU / RELU6 on a quantized tensor)."""
     for i in range(size):
         out[i] = clamp(inp[i], act_min, act_max)
+
+
+def _requant(step, ctx, in_dt, out_dt):
+    step.a = bst_ops._unary(step, ctx, in_dt, out_dt)
+    lo = {"int8": -128, "int16": -32768}
+    q = step.ps((("in_zp", lo[in_dt], -lo[in_dt] - 1), ("out_zp", lo[out_dt], -lo[out_dt] - 1),
+                 ("mult", 0, bst_ops._I32), ("shift", -bst_ops._SHIFT, bst_ops._SHIFT)))
+    # q - in_zp shifted left must stay an int32, where every runtime computes the same
+    if q[3] > 0 and ((1 << _BITS[in_dt]) - 1) << q[3] > bst_ops._I32:
+        step.fail("shift %d overflows int32 for %s inputs" % (q[3], in_dt))
+    step.a += q
+
+
+def _convert(step, ctx, in_dt, out_dt, variant):
+    if step.kind == "requantize":
+        _requant(step, ctx, in_dt, out_dt)
+        name = "requantize_s16" if in_dt == out_dt else "requantize_%s_%s" % (
+            "s8" if in_dt == "int8" else "s16", "s8" if out_dt == "int8" else "s16")
+    else:
+        if (in_dt, out_dt) != (("float32", "int16") if step.kind == "quantize"
+                               else ("int16", "float32")):
+            step.fail("%s from %s to %s is not an int16 conversion" % (step.kind, in_dt,
+                                                                       out_dt))
+        scale = step.num("scale")
+        if not scale > 0:
+            step.fail("scale must be positive")
+        step.a = bst_ops._unary(step, ctx, in_dt, out_dt) + (scale, step.p("zp", *p.I16))
+        name = step.kind + "_s16"
+    bst_ops._bind(step, "s16_quantize", name, variant)
+
+
+def _clamp(step, ctx, variant):
+    step.a = bst_ops._unary(step, ctx, "int16", "int16") + p.clamp16(step)
+    bst_ops._bind(step, "s16_quantize", "clamp_s16", variant)
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an int16 quantize, dequantize, requantize or clamp op
+    (burn.graph.s16_prepare hands it here)."""
+    if step.kind == "clamp":
+        _clamp(step, ctx, variant)
+    else:
+        _convert(step, ctx, ctx.tensors[step.ins[0]][1] if step.ins else None,
+                 ctx.tensors[step.outs[0]][1] if step.outs else None, variant)

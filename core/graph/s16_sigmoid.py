@@ -9,6 +9,8 @@ TFLM's power-of-two case: the input is multiplied by 3 << in_left_shift. The ker
 on any int16 buffers (`out` may be `inp`), e.g. an LSTM's gates.
 """
 
+from burn import bst_ops
+
 _MASK = 0xFFFFFFFF  # the kernels' sums are uint32, wrapping as in C
 
 
@@ -53,3 +55,15 @@ def logistic_s16(inp, out, size, in_mult, in_left_shift, table):
 def tanh_s16(inp, out, size, in_mult, in_left_shift, table):
     """out[i] = tanh(inp[i]) for the first `size` values, TFLM's int16 Tanh."""
     _lookup(inp, out, size, in_mult, in_left_shift, table, 1)
+
+
+def prepare(step, ctx, variant):
+    """Check and bind an int16 `logistic` or `tanh` op (burn.graph.s16_prepare hands it here)."""
+    step.a = bst_ops._unary(step, ctx, "int16", "int16")
+    mult, shift = step.ps((("in_mult", 0, 65535), ("in_left_shift", 0, 31)))
+    scaled = mult if mult else 3 << shift  # in_mult 0: TFLM's power-of-two case
+    # every input times the multiplier, plus the rounding, stays an int32
+    if (scaled << 15) + ((1 << shift) >> 1 if mult else 0) > bst_ops._I32:
+        step.fail("in_mult %d, in_left_shift %d overflow int32" % (mult, shift))
+    step.a += (mult, shift, bst_ops._const(step, ctx, "table", "int16", count=256)[0])
+    bst_ops._bind(step, "s16_sigmoid", step.kind + "_s16", variant)

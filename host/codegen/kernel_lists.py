@@ -6,7 +6,7 @@ module's build takes its qstrs from the text of its .c files, so the optional na
 not be spelt in burnflex.c (the armv6m module, which leaves them out, has no bytes for
 them)."""
 
-from burn.graph.ops import PYTHON_ONLY, kernels, needs_fpu, optional_kernels
+from burn.graph.ops import OPS, PYTHON_ONLY, kernel_args, kernels, needs_fpu, optional_kernels
 
 _WIDTH = 79  # the continuation backslash goes in column 80
 
@@ -50,3 +50,17 @@ def docs_table():
             "| default firmware | %s | %s |" % tuple(cells[:2]),
             "| optional (a firmware built with `--ops-from` or `--all-ops`) | %s | %s |"
             % tuple(cells[2:])]
+
+
+def int16_modules():
+    """core/graph/s16_prepare.py: the burn.graph module whose `prepare` checks and binds an
+    op kind's int16 kernels (the module of its `_s16` kernels in KERNELS), by kind."""
+    lines = ["MODULES = {"]
+    for kind, _rule, _tflite, names in OPS:
+        modules = {kernel_args(k)[0] for k in names.split() if k.endswith("_s16")}
+        if len(modules) > 1:
+            raise ValueError("the int16 kernels of kind %r live in several modules: %s"
+                             % (kind, ", ".join(sorted(modules))))
+        if modules:
+            lines.append('    "%s": "%s",' % (kind, modules.pop()))
+    return lines + ["}"]
