@@ -130,10 +130,9 @@ def reduce_f32(inp, out, outer, reduce, mid, reduce2, inner, op):
                 o += 1
 
 
-def prepare(step, ctx, variant):
-    """Check and bind a reduce op (burn.bst_ops.prepare)."""
-    bst_ops._arity(step, 1)
-    dt = bst_ops._dtype(step, ctx)
+def folded(step, ctx, dt):
+    """The op's (outer, reduce, mid, reduce2, inner), checked against its input and output
+    of type `dt` (after bst_ops._arity); also for burn.graph.s16_reduce."""
     dims = step.ps((("outer", 1, MAX_DIM), ("reduce", 1, MAX_DIM), ("mid", 1, MAX_DIM),
                     ("reduce2", 1, MAX_DIM), ("inner", 1, MAX_DIM)))
     outer, reduce, mid, reduce2, inner = dims
@@ -141,6 +140,15 @@ def prepare(step, ctx, variant):
             inner or numel(bst_ops._shape(step, ctx, step.outs[0], dt)) != outer * mid * inner:
         step.fail("tensor sizes do not match [%d, %d, %d, %d, %d] reduced over axes 1 and 3"
                   % dims)
+    return dims
+
+
+def prepare(step, ctx, variant):
+    """Check and bind a reduce op (burn.bst_ops.prepare)."""
+    bst_ops._arity(step, 1)
+    dt = bst_ops._dtype(step, ctx)
+    dims = folded(step, ctx, dt)
+    reduce, reduce2 = dims[1], dims[3]
     op = step.p("op", OP_SUM, OP_MIN)
     if op == OP_MEAN and dt == "int8":
         step.fail("int8 mean is a sum with 1/count in its multiplier (op %d)" % OP_SUM)
