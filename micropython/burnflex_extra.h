@@ -33,6 +33,7 @@
     X(MP_QSTR_svdf_s8, svdf_s8)                                                \
     X(MP_QSTR_strided_s8, strided_s8)                                          \
     X(MP_QSTR_reduce_s8, reduce_s8)                                            \
+    X(MP_QSTR_reduce_s16, reduce_s16)                                          \
     X(MP_QSTR_resize_s8, resize_s8)                                            \
     X(MP_QSTR_arg_s8, arg_s8)                                                  \
     X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \

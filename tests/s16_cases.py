@@ -447,6 +447,28 @@ def leaky_relu_case(rng):
         shape, in_scale, out_scale, alpha, zps), build, x)
 
 
+def reduce_case(rng, op):
+    """MEAN or SUM of an int16 tensor of rank 1 to 4 over a random set of its axes (kept as
+    ones or dropped), the scales apart."""
+    shape = tuple(_int(rng, 1, 5) for _ in range(_int(rng, 1, 4)))
+    axes = [a for a in range(len(shape)) if rng.integers(0, 2)] or [len(shape) - 1]
+    keep = bool(rng.integers(0, 2))
+    oshape = tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
+    in_scale = f32(rng.uniform(1e-4, 1e-3))
+    out_scale = f32(in_scale * rng.uniform(0.5, 2) * (1 if op == "MEAN" else np.sqrt(
+        np.prod([shape[a] for a in axes]))))
+    zps = [int(rng.choice([0, _int(rng, -300, 300)])) for _ in range(2)]
+    x = s16(rng, shape) // int(rng.choice([1, 8]))
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=in_scale, zero_point=zps[0])
+        ty = mb.tensor("y", oshape, "int16", scale=out_scale, zero_point=zps[1])
+        mb.op(op, [tx, _const_i32(mb, "axes", axes)], [ty], "ReducerOptions", KeepDims=keep)
+        return [tx], [ty]
+
+    return Case("%s %s axes %s keep %s zps %s" % (op.lower(), shape, axes, keep, zps), build, x)
+
+
 REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
 MAKERS = {
     "QUANTIZE float32 -> int16": quantize_case,
@@ -480,6 +502,8 @@ MAKERS = {
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),
     "LEAKY_RELU": leaky_relu_case,
+    "MEAN": lambda r: reduce_case(r, "MEAN"),
+    "SUM": lambda r: reduce_case(r, "SUM"),
 }
 
 

@@ -56,7 +56,8 @@ OPS = (
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
      "SPACE_TO_DEPTH GATHER MIRROR_PAD REVERSE_V2 BROADCAST_TO GATHER_ND SPACE_TO_BATCH_ND "
      "BATCH_TO_SPACE_ND FILL DYNAMIC_UPDATE_SLICE CUMSUM", "strided_s8 strided"),
-    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL", "reduce_s8 reduce_f32"),
+    ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL MEAN",
+     "reduce_s8 reduce_f32 reduce_s16"),
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
@@ -178,6 +179,7 @@ KERNELS = (
     ("strided", "strided strided_s8", "inp out offset d0 d1 d2 d3 d4 d5 s0 s1 s2 s3 s4 s5"),
     ("reduce", "reduce_s8", "*axes op in_zp out_zp mult shift"),
     ("reduce", "reduce_f32", "*axes op"),
+    ("s16_reduce", "reduce_s16", "*axes in_zp out_zp mult shift"),
     ("resize", "resize_s8", "inp out *resize ys xs"),
     ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
     ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
@@ -263,6 +265,8 @@ CALLS = (
     ("add_s16", "flex_s16_add", "size a[size] b[b_size] & out[size]"),
     ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
     ("sub_s16", "flex_s16_sub", "size a[size] b[b_size] & swap out[size]"),
+    ("reduce_s16", "flex_s16_reduce_sum", "outer reduce mid reduce2 inner"
+     " inp[outer*reduce*mid*reduce2*inner] in_zp mult shift out_zp out[outer*mid*inner]"),
     ("clamp_s16", "flex_s16_clamp", "size inp[size] act_min act_max out[size]"),
     ("softmax_s8_s16", "flex_s8_softmax_s16", "rows depth inp[rows*depth] in_mult"
      " in_left_shift diff_min out[rows*depth]"),

@@ -28,6 +28,7 @@ MODULES = {
     "requantize": "s16_quantize",
     "clamp": "s16_quantize",
     "unary": "s16_unary",
+    "reduce": "s16_reduce",
     "sub": "s16_elementwise",
     "maximum": "s16_elementwise",
     "minimum": "s16_elementwise",

@@ -83,6 +83,16 @@ class GeneratedKernels:
             struct("flex_s8_add_params", locals()), swap, as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def reduce_s16(self, inp, out, outer, reduce, mid, reduce2, inner, in_zp, out_zp, mult, shift):
+        """burn.graph's reduce_s16 on flex_c's flex_s16_reduce_sum."""
+        self._run("flex_s16_reduce_sum", [
+            outer, reduce, mid, reduce2, inner,
+            as_i16(inp, outer * reduce * mid * reduce2 * inner),
+            outer * reduce * mid * reduce2 * inner, in_zp, mult, shift, out_zp,
+            as_i16(out, outer * mid * inner), outer * mid * inner],
+            "outer %d, reduce %d, mid %d, reduce2 %d, inner %d"
+            % (outer, reduce, mid, reduce2, inner))
+
     def clamp_s16(self, inp, out, size, act_min, act_max):
         """burn.graph's clamp_s16 on flex_c's flex_s16_clamp."""
         self._run("flex_s16_clamp", [

@@ -124,6 +124,9 @@ S16 = {
         s8(rng, 30), out("h", 30), 3, 10] + list(qp.softmax_params(1.0, rng.uniform(0.01, 0.3)))),
     "clamp_s16": ("s16_quantize", "clamp_s16", lambda rng: [
         s16(rng, 40), out("h", 40), 40, _int(rng, -32768, 0), _int(rng, 0, 32767)]),
+    "reduce_s16": ("s16_reduce", "reduce_s16", lambda rng: [
+        s16(rng, 2 * 3 * 4 * 5 * 2), out("h", 2 * 4 * 2), 2, 3, 4, 5, 2, _int(rng, -99, 99),
+        _int(rng, -99, 99)] + list(qp.mean_params(1e-3, rng.uniform(5e-4, 2e-3), 15))),
     "maximum_s16": ("s16_elementwise", "maximum_s16", lambda rng: _extreme16(rng)),
     "minimum_s16": ("s16_elementwise", "minimum_s16", lambda rng: _extreme16(rng)),
     "avg_pool_s16": ("s16_pool", "avg_pool_s16", pool_s16),

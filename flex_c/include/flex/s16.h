@@ -75,6 +75,15 @@ flex_status flex_s16_sub(size_t n, const int16_t *a, const int16_t *b, size_t b_
  * b[i % b_len], the stored int16 values compared as flex_s8_arith compares int8 ones. */
 flex_status flex_s16_arith(int32_t op, size_t n, const int16_t *a, const int16_t *b,
                            size_t b_len, int16_t *output);
+/* SUM, and MEAN with 1/count in the multiplier, of [outer, reduce, mid, reduce2, inner]
+ * over axes 1 and 3 -> [outer, mid, inner] (TFLM's QuantizedMeanOrSum for int16):
+ * MBQM(sum - input_zero_point * count, multiplier, shift) + output_zero_point, clamped;
+ * count = reduce * reduce2 is at most 32768, so that the sum stays an int32. */
+flex_status flex_s16_reduce_sum(int32_t outer, int32_t reduce, int32_t mid, int32_t reduce2,
+                                int32_t inner, const int16_t *input, size_t input_len,
+                                int32_t input_zero_point, int32_t multiplier, int32_t shift,
+                                int32_t output_zero_point, int16_t *output,
+                                size_t output_len);
 /* Pools over the in-bounds cells of each window (same scale in and out, out.c == in.c). */
 flex_status flex_s16_avg_pool2d(const flex_dims4 *in_dims, const int16_t *input,
                                 size_t input_len, const flex_window *win,

@@ -35,11 +35,13 @@ def _fold_axes(c, node):
     return dims
 
 
-@converts("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", arity=2)
+@converts("MEAN", "SUM", arity=2, int16=True)
+@converts("REDUCE_MAX", "REDUCE_MIN", arity=2)
 @converts("REDUCE_ALL", arity=2, bool_inputs=True)
 def _mean(c, node):
     """MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL. int8 MEAN and SUM over one block of
-    axes are the mean kind (in every firmware); the rest is the optional reduce kind."""
+    axes are the mean kind (in every firmware); the rest, int16 MEAN and SUM among it, is
+    the optional reduce kind."""
     dims = _fold_axes(c, node)
     name = node.name
     # burn.graph.reduce's op codes; REDUCE_ALL of BOOL (int8 0/1) is their minimum
@@ -50,7 +52,7 @@ def _mean(c, node):
             raise Fail("REDUCE_ALL takes and gives BOOL tensors")
         c.emit("reduce", node, params=dict(params, in_zp=0, out_zp=0, mult=0, shift=0))
         return
-    if not c.is_int8(node):
+    if not c.is_int8(node) and not c.is_int16(node):
         if c.tf.tensors[node.outputs[0]].dtype != np.float32:
             raise Fail("input and output types differ")
         if name == "MEAN" and dims[3] == 1:
@@ -59,6 +61,8 @@ def _mean(c, node):
         else:
             c.emit("reduce", node, params=params)
         return
+    if c.tf.tensors[node.outputs[0]].dtype != c.tf.tensors[node.inputs[0]].dtype:
+        raise Fail("input and output types differ")
     (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), c.quant(node.outputs[0])
     if op >= 2:
         if (in_scale, in_zp) != (out_scale, out_zp):  # TFLM's EvalMinMaxHelper
@@ -72,7 +76,7 @@ def _mean(c, node):
     else:
         mult, shift = qp.quantize_multiplier(in_scale / out_scale)
     q = {"in_zp": in_zp, "out_zp": out_zp, "mult": mult, "shift": shift}
-    if dims[3] == 1:
+    if dims[3] == 1 and c.is_int8(node):
         c.emit("mean", node, params=dict(q, outer=dims[0], reduce=dims[1], inner=dims[2]))
     else:
         c.emit("reduce", node, params=dict(params, op=0, **q))
