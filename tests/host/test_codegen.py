@@ -3,6 +3,7 @@ give (CI fails otherwise), the generator finds and rewrites a stale or edited re
 refuses a file whose markers are missing or doubled. The generated C itself is compiled and
 run by the flex_c, burnflex and firmware tests."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -87,3 +88,31 @@ def test_kernel_lists_hold_every_bound_kernel_once():
     assert "conv_s8" in lists[0] and "lstm_s8" in lists[1] and "conv_f32" in lists[2]
     assert all(needs_fpu(k) for k in lists[2] + lists[3])
     assert "copy" not in names and "clamp_s8" not in names
+
+
+def _hand_written(path):
+    """The text of `path` less its generated regions."""
+    text = path.read_text()
+    for name in {n for p, n, _m in REGIONS if ROOT / p == path}:
+        begin, end = regions.markers(str(path), name)
+        text = text[:text.index(begin)] + text[text.index(end) + len(end):]
+    return text
+
+
+def test_the_worked_example_names_every_hand_written_file_of_its_kernel():
+    """docs/adding-an-op.md's worked example (int16 MEAN and SUM, `reduce_s16`) lists the
+    hand-written files it touched, at most eight; outside their generated regions, no other
+    file of the checkout names the kernel or its flex_c function."""
+    doc = (ROOT / "docs" / "adding-an-op.md").read_text()
+    example = doc[doc.index("### Worked example"):doc.index("`python -m burn.host.codegen` "
+                                                             "then wrote")]
+    listed = set(re.findall(r"^\d+\. ([\w/.]+):", example, re.M))
+    assert len(listed) <= 8 and all((ROOT / f).is_file() for f in listed), listed
+    naming = set()
+    for folder in ("core", "host", "flex_c", "micropython", "firmware", "tests", "docs"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".py", ".c", ".h", ".md") and re.search(
+                    r"\b(reduce_s16|flex_s16_reduce_sum)\b", _hand_written(path)):
+                naming.add(path.relative_to(ROOT).as_posix())
+    naming -= {"docs/adding-an-op.md", "tests/host/test_codegen.py"}
+    assert naming and naming <= listed, sorted(naming - listed)
