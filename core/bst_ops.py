@@ -505,7 +505,8 @@ def _int_list(step, name, count, lo, hi):
                   for x in v])
 
 
-_INT_RANGE = {"int8": (-128, 127), "int16": (-32768, 32767)}  # pad values of integer tensors
+# pad values of integer tensors
+_INT_RANGE = {"int8": (-128, 127), "int16": (-32768, 32767), "int32": (-_I32 - 1, _I32)}
 
 
 def _pad(step, ctx, variant):
@@ -542,6 +543,10 @@ def _concat(step, ctx, variant):
     _layout_kernel(step, "concat", dt, variant)
 
 
+# the kinds that take int32 tensors: indices (arg, gather) and the kernels that move
+# elements of any size
+_INT32_KINDS = ("copy", "arg", "gather", "concat", "pad", "strided")
+
 PREPARE = {
     "conv2d": _conv, "depthwise_conv2d": _conv, "fully_connected": _fully_connected,
     "add": _binary, "mul": _binary, "avg_pool2d": _pool, "max_pool2d": _pool,
@@ -559,9 +564,9 @@ def prepare(step, ctx, variant=None):
     any element type serves (copy, concat, pad, strided)."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
-    if step.kind not in ("copy", "arg", "gather") and "int32" in [
+    if step.kind not in _INT32_KINDS and "int32" in [
             ctx.tensors[t][1] for t in step.ins + step.outs]:
-        step.fail("int32 tensors are for copy, arg, gather")
+        step.fail("int32 tensors are for %s" % ", ".join(_INT32_KINDS))
     if step.kind not in ("copy", "concat", "pad", "strided") and "int16" in [
             ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
         module = "s16_prepare"  # the int16 kernels, left out of a default firmware

@@ -11,8 +11,9 @@ from tflite_builder import ModelBuilder
 
 OPS = ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "SPLIT", "SPLIT_V", "UNPACK", "DEPTH_TO_SPACE",
        "SPACE_TO_DEPTH", "GATHER", "MIRROR_PAD")
-# the ones TFLM also runs on int16 tensors
+# the ones TFLM also runs on int16 tensors, and on int32 ones
 INT16_OPS = ("TRANSPOSE", "SLICE", "STRIDED_SLICE", "SPLIT", "SPLIT_V", "UNPACK")
+INT32_OPS = INT16_OPS[1:]
 
 
 def rand_int(rng, lo, hi):
@@ -29,7 +30,7 @@ def model(op, x, outs, dtype, consts=(), options=None, options_name=None, q=None
     """A one-op model: input `x` (an array of `x`'s shape), constant int inputs `consts`
     [(position, array)], outputs of shapes `outs`; int8 tensors share quantization `q`."""
     mb = ModelBuilder()
-    q = q or {"float32": {}, "int16": {"scale": 0.001, "zero_point": 0}}.get(
+    q = q or {"float32": {}, "int32": {}, "int16": {"scale": 0.001, "zero_point": 0}}.get(
         dtype, {"scale": 0.05, "zero_point": -7})
     tx = mb.tensor("x", x.shape, dtype, **q)
     ins = [tx]
@@ -167,13 +168,14 @@ def random_cases(maker, index, dtype, seed=0):
     """Without end: `maker` = (function, lowest rank, highest rank) applied to random inputs
     in `dtype`, seeded by (seed, index, dtype); each yielded as the function's tuple, or as
     (model bytes, input array) when it returns the bytes alone."""
-    rng = np.random.default_rng([seed, index, dtype == "int8"] + [1] * (dtype == "int16"))
+    rng = np.random.default_rng([seed, index, dtype == "int8"] + [1] * (dtype == "int16") +
+                                [2] * (dtype == "int32"))
     make, lo, hi = maker
     while True:
         shape = rand_shape(rng, lo, hi, 3 if hi > 4 else 4)
-        if dtype in ("int8", "int16"):
+        if dtype in ("int8", "int16", "int32"):
             bits = np.iinfo(dtype)
-            x = rng.integers(bits.min, bits.max + 1, size=shape, dtype=dtype)
+            x = rng.integers(bits.min, bits.max, size=shape, dtype=dtype, endpoint=True)
         else:
             x = rng.standard_normal(shape).astype(np.float32)
         made = make(rng, x)

@@ -20,7 +20,8 @@ class Case:
         self.name = name
         self.data = mb.finish(ins, outs)
         self.x = x
-        self.want = np.asarray(run_tflm(self.data, x if isinstance(x, list) else [x])[0])
+        self.want = np.asarray(run_tflm(self.data, x if isinstance(x, list) else [x], 1,
+                                        1 << 16)[0])
         self.want = self.want.reshape(-1)
 
     def inputs(self):
@@ -32,6 +33,19 @@ class Case:
 
 def s16(rng, shape):
     return rng.integers(-32768, 32768, size=shape, dtype=np.int16)
+
+
+def ints(rng, shape, dtype):
+    """Random values over the whole range of the integer type `dtype`."""
+    bits = np.iinfo(dtype)
+    return rng.integers(bits.min, bits.max, size=shape, dtype=dtype, endpoint=True)
+
+
+def _data(mb, name, shape, dtype, scale, zp, data=None):
+    """A tensor of int16 data of that quantization, or of int32 data (not quantized)."""
+    if dtype == "int32":
+        return mb.tensor(name, shape, dtype, data=data)
+    return mb.tensor(name, shape, dtype, data=data, scale=scale, zero_point=zp)
 
 
 def _shape(rng):
@@ -239,8 +253,8 @@ def pool_case(rng, op):
                 build, x)
 
 
-def concat_case(rng):
-    """CONCATENATION of 2 or 3 int16 tensors sharing one quantization."""
+def concat_case(rng, dtype="int16"):
+    """CONCATENATION of 2 or 3 int16 tensors sharing one quantization (or int32 ones)."""
     rank = _int(rng, 1, 4)
     base = [_int(rng, 1, 4) for _ in range(rank)]
     axis = _int(rng, 0, rank - 1)
@@ -252,52 +266,51 @@ def concat_case(rng):
     oshape = list(base)
     oshape[axis] = sum(s_[axis] for s_ in shapes)
     scale = f32(rng.uniform(1e-4, 1e-3))
-    xs = [s16(rng, s_) for s_ in shapes]
+    xs = [s16(rng, s_) if dtype == "int16" else ints(rng, s_, dtype) for s_ in shapes]
 
     def build(mb):
-        ts = [mb.tensor("x%d" % i, s_, "int16", scale=scale, zero_point=0)
-              for i, s_ in enumerate(shapes)]
-        ty = mb.tensor("y", tuple(oshape), "int16", scale=scale, zero_point=0)
+        ts = [_data(mb, "x%d" % i, s_, dtype, scale, 0) for i, s_ in enumerate(shapes)]
+        ty = _data(mb, "y", tuple(oshape), dtype, scale, 0)
         mb.op("CONCATENATION", ts, [ty], "ConcatenationOptions", Axis=axis)
         return ts, [ty]
 
-    return Case("concat %s axis %d" % (shapes, axis), build, xs)
+    return Case("concat %s %s axis %d" % (dtype, shapes, axis), build, xs)
 
 
-def pad_case(rng, op):
-    """PAD (the output zero point) or PADV2 (a given value) of an int16 tensor of rank 1 to 4."""
+def pad_case(rng, op, dtype="int16"):
+    """PAD (with 0) or PADV2 (a given value) of an int16 or int32 tensor of rank 1 to 4."""
     shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
     pads = [(_int(rng, 0, 2), _int(rng, 0, 2)) for _ in shape]
     oshape = tuple(d + b + a for d, (b, a) in zip(shape, pads))
     scale, zp = f32(rng.uniform(1e-4, 1e-3)), int(rng.choice([0, _int(rng, -99, 99)]))
-    value = _int(rng, -32768, 32767)
-    x = s16(rng, shape)
+    value = _int(rng, -32768, 32767) if dtype == "int16" else int(ints(rng, (), dtype))
+    x = s16(rng, shape) if dtype == "int16" else ints(rng, shape, dtype)
 
     def build(mb):
-        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=zp)
+        tx = _data(mb, "x", shape, dtype, scale, zp)
         tp = mb.tensor("p", (len(shape), 2), "int32", data=np.array(pads, dtype=np.int32))
-        ty = mb.tensor("y", oshape, "int16", scale=scale, zero_point=zp)
+        ty = _data(mb, "y", oshape, dtype, scale, zp)
         ins = [tx, tp]
         if op == "PADV2":
-            ins.append(mb.tensor("v", (1,), "int16", scale=scale, zero_point=zp,
-                                 data=np.array([value], dtype=np.int16)))
+            ins.append(_data(mb, "v", (1,), dtype, scale, zp, [value]))
         mb.op(op, ins, [ty], "PadV2Options" if op == "PADV2" else "PadOptions")
         return [tx], [ty]
 
-    return Case("%s %s %s" % (op.lower(), shape, pads), build, x)
+    return Case("%s %s %s %s" % (op.lower(), dtype, shape, pads), build, x)
 
 
 def _const_i32(mb, name, values):
     return mb.tensor(name, (len(values),), "int32", data=np.array(values, dtype=np.int32))
 
 
-def move_case(rng, op):
+def move_case(rng, op, dtype="int16"):
     """TRANSPOSE, REVERSE_V2, BROADCAST_TO, SLICE, STRIDED_SLICE or PACK of int16 tensors
     sharing one quantization: the elements moved as they are."""
     shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
     rank = len(shape)
     scale, zp = f32(rng.uniform(1e-4, 1e-3)), int(rng.choice([0, _int(rng, -99, 99)]))
-    xs = [s16(rng, shape)]
+    values = (lambda s_: s16(rng, s_)) if dtype == "int16" else (lambda s_: ints(rng, s_, dtype))
+    xs = [values(shape)]
     if op == "TRANSPOSE":
         perm = [int(v) for v in rng.permutation(rank)]
         oshape = tuple(shape[p] for p in perm)
@@ -322,13 +335,12 @@ def move_case(rng, op):
     else:  # PACK of two inputs along a new axis
         axis = _int(rng, 0, rank)
         oshape = shape[:axis] + (2,) + shape[axis:]
-        xs.append(s16(rng, shape))
+        xs.append(values(shape))
         consts, options = [], ("PackOptions", {"ValuesCount": 2, "Axis": axis})
 
     def build(mb):
-        ts = [mb.tensor("x%d" % i, shape, "int16", scale=scale, zero_point=zp)
-              for i in range(len(xs))]
-        ty = mb.tensor("y", oshape, "int16", scale=scale, zero_point=zp)
+        ts = [_data(mb, "x%d" % i, shape, dtype, scale, zp) for i in range(len(xs))]
+        ty = _data(mb, "y", oshape, dtype, scale, zp)
         extra = [_const_i32(mb, name, values) for name, values in consts]
         if isinstance(options, tuple):
             mb.op(op, ts, [ty], options[0], **options[1])
@@ -338,28 +350,29 @@ def move_case(rng, op):
             mb.op(op, ts + extra, [ty])
         return ts, [ty]
 
-    return Case("%s %s -> %s" % (op.lower(), shape, oshape), build,
+    return Case("%s %s %s -> %s" % (op.lower(), dtype, shape, oshape), build,
                 xs if len(xs) > 1 else xs[0])
 
 
-def update_slice_case(rng):
+def update_slice_case(rng, dtype="int16"):
     """DYNAMIC_UPDATE_SLICE of an int16 operand by an int16 update at constant starts (some
     out of range: TFLM clamps them)."""
     shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
     ushape = tuple(_int(rng, 1, d) for d in shape)
     starts = [_int(rng, -1, d - u + 1) for d, u in zip(shape, ushape)]
     scale = f32(rng.uniform(1e-4, 1e-3))
-    xs = [s16(rng, shape), s16(rng, ushape)]
+    xs = [s16(rng, shape), s16(rng, ushape)] if dtype == "int16" else [
+        ints(rng, shape, dtype), ints(rng, ushape, dtype)]
 
     def build(mb):
-        tx = mb.tensor("x", shape, "int16", scale=scale, zero_point=0)
-        tu = mb.tensor("u", ushape, "int16", scale=scale, zero_point=0)
+        tx = _data(mb, "x", shape, dtype, scale, 0)
+        tu = _data(mb, "u", ushape, dtype, scale, 0)
         ts = mb.tensor("s", (len(shape),), "int32", data=np.array(starts, dtype=np.int32))
-        ty = mb.tensor("y", shape, "int16", scale=scale, zero_point=0)
+        ty = _data(mb, "y", shape, dtype, scale, 0)
         mb.op("DYNAMIC_UPDATE_SLICE", [tx, tu, ts], [ty])
         return [tx, tu], [ty]
 
-    return Case("update_slice %s %s at %s" % (shape, ushape, starts), build, xs)
+    return Case("update_slice %s %s %s at %s" % (dtype, shape, ushape, starts), build, xs)
 
 
 def relu_case(rng, op):
@@ -469,6 +482,21 @@ def reduce_case(rng, op):
     return Case("%s %s axes %s keep %s zps %s" % (op.lower(), shape, axes, keep, zps), build, x)
 
 
+def fill_case(rng):
+    """FILL of a shape of rank 1 to 4 with a run-time int32 scalar."""
+    shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
+    x = ints(rng, (), "int32")
+
+    def build(mb):
+        td = _const_i32(mb, "dims", list(shape))
+        tv = mb.tensor("v", (), "int32")
+        ty = mb.tensor("y", shape, "int32")
+        mb.op("FILL", [td, tv], [ty])
+        return [tv], [ty]
+
+    return Case("fill int32 %s" % (shape,), build, x)
+
+
 REQUANTIZE_TYPES = (("int16", "int16"), ("int8", "int16"), ("int16", "int8"))
 MAKERS = {
     "QUANTIZE float32 -> int16": quantize_case,
@@ -507,7 +535,21 @@ MAKERS = {
 }
 
 
-def make_cases(seed, count):
-    """{op: [count cases]}, from one seed."""
+# the moves of int32 data (not quantized) that TFLM runs; SLICE, STRIDED_SLICE, SPLIT, SPLIT_V
+# and UNPACK are move_cases' (tests/host/test_tflite_move.py)
+INT32_MAKERS = {
+    "CONCATENATION int32": lambda r: concat_case(r, "int32"),
+    "PACK int32": lambda r: move_case(r, "PACK", "int32"),
+    "PAD int32": lambda r: pad_case(r, "PAD", "int32"),
+    "PADV2 int32": lambda r: pad_case(r, "PADV2", "int32"),
+    "REVERSE_V2 int32": lambda r: move_case(r, "REVERSE_V2", "int32"),
+    "BROADCAST_TO int32": lambda r: move_case(r, "BROADCAST_TO", "int32"),
+    "DYNAMIC_UPDATE_SLICE int32": lambda r: update_slice_case(r, "int32"),
+    "FILL int32": fill_case,
+}
+
+
+def make_cases(seed, count, makers=MAKERS):
+    """{op: [count cases]} of each of `makers`, from one seed."""
     rng = np.random.default_rng(seed)
-    return {op: [make(rng) for _ in range(count)] for op, make in MAKERS.items()}
+    return {op: [make(rng) for _ in range(count)] for op, make in makers.items()}

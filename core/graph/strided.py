@@ -78,8 +78,9 @@ def prepare(step, ctx, variant):
     every element it reads, from the lowest address to the highest, lies in the input."""
     _arity(step, 1)
     dt = _dtype(step, ctx)
-    if dt not in ("int8", "int16", "float32"):
-        step.fail("tensor %d is %s, expected int8, int16 or float32" % (step.ins[0], dt))
+    if dt not in ("int8", "int16", "int32", "float32"):
+        step.fail("tensor %d is %s, expected int8, int16, int32 or float32" % (step.ins[0],
+                                                                                dt))
     size = numel(_shape(step, ctx, step.ins[0], dt))
     count = numel(_shape(step, ctx, step.outs[0], dt))
     dims = _int_list(step, "dims", DIMS, 1, MAX_DIM)

@@ -146,10 +146,10 @@ def is_float(buf):
 
 
 def element_dtype(buf):
-    """float32, int16 or int8: the element type of a layout kernel's buffer."""
-    if is_float(buf):
-        return np.float32
+    """float32, int32, int16 or int8: the element type of a layout kernel's buffer, by its
+    typecode (int8 for bytes and bytearrays)."""
     if isinstance(buf, np.ndarray):
-        return np.int16 if buf.dtype == np.int16 else np.int8
-    return np.int16 if getattr(buf, "typecode", None) == "h" or (
-        isinstance(buf, memoryview) and buf.format == "h") else np.int8
+        code = buf.dtype.char
+    else:
+        code = getattr(buf, "typecode", None) or getattr(buf, "format", None)
+    return {"f": np.float32, "i": np.int32, "h": np.int16}.get(code, np.int8)

@@ -113,7 +113,7 @@ def burn_pairs():
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
     its input 0 may be one (RESHAPE); CAST's pairs are those tflite_cast computes exactly;
     SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
-    from burn.host.importers.tflite.check import _INT32_USES
+    from burn.host.importers.tflite.check import _INT32_USES, INT32_DATA
     from burn.host.importers.tflite.convert import CONVERTERS
     from burn.host.importers.tflite_cast import _EXACT
 
@@ -134,8 +134,8 @@ def burn_pairs():
                     pairs.add(("bool", "bool"))
             if name in BOOL_ONLY:
                 pairs = {("bool", "bool")} if pairs else set()
-            if 0 in outs and 0 in ins:  # the kind moves int32 data as it is
-                pairs.add(("int32", "int32"))
+            if (0 in outs and 0 in ins) or (kind in INT32_DATA and CONVERTERS[name].int32):
+                pairs.add(("int32", "int32"))  # the kind moves int32 data as it is
             elif 0 in outs:  # the kind writes an int32 result
                 pairs = {(a, "int32") for a, _b in pairs}
             found.setdefault(name, set()).update(pairs)

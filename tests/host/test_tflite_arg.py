@@ -108,7 +108,7 @@ def test_large_indices_are_exact():
 @pytest.mark.parametrize("kwargs,match", [
     ({"out_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
     ({"axis_dtype": "int16"}, "Only int32_t are supported currently, got int16"),
-    ({"consumer": True}, "burn takes int32 tensors only as indices"),
+    ({"consumer": True}, "this op takes int32 tensors only as indices"),
 ])
 def test_what_tflm_or_the_bst_cannot_hold_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):

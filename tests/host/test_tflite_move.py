@@ -1,7 +1,7 @@
 """TRANSPOSE, SLICE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
 GATHER and MIRROR_PAD import as strided copies (burn.graph.strided; the pieces of a GATHER
 or MIRROR_PAD joined by concats): bit for bit with TFLM, int8 and float32 (and int16 for
-the moves TFLM runs on int16: move_cases.INT16_OPS), on
+the moves TFLM runs on int16: move_cases.INT16_OPS, and int32 for move_cases.INT32_OPS), on
 the plain kernel, the flex C kernel (host, and built for the Cortex-M0+ run in unicorn) and
 the viper kernel (MicroPython unix port); identities fold away; what TFLM refuses, and what
 would read outside the input, is refused."""
@@ -9,7 +9,7 @@ would read outside the input, is refused."""
 
 import numpy as np
 import pytest
-from move_cases import INT16_OPS, OPS, make_cases, model
+from move_cases import INT16_OPS, INT32_OPS, OPS, make_cases, model
 from mp_models import run_models
 from tflite_builder import run_tflm
 
@@ -23,7 +23,8 @@ from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflm_child import TFLMError
 from burn.host.importers.tflm_child import run_tflm as run_tflm_child
 
-COUNTS = {"int8": 40, "float32": 10, "int16": 20}
+COUNTS = {"int8": 40, "float32": 10, "int16": 20, "int32": 40}
+TYPED = {"int16": INT16_OPS, "int32": INT32_OPS}  # the ops of these types; the rest: all
 ARENA = 1 << 16
 
 
@@ -43,7 +44,7 @@ def _collect(op, dtype):
 @pytest.fixture(scope="module")
 def cases():
     return {(op, dt): _collect(op, dt) for op in OPS for dt in COUNTS
-            if dt != "int16" or op in INT16_OPS}
+            if op in TYPED.get(dt, OPS)}
 
 
 @pytest.fixture(scope="module")

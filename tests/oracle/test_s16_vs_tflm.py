@@ -1,5 +1,6 @@
-"""int16x8 ops (int16 activations, int8 weights) against the tflite-micro interpreter, bit
-for bit, on the plain runtime, flex on the host and flex on the emulated Cortex-M0+.
+"""int16x8 ops (int16 activations, int8 weights), and the moves of int32 data, against the
+tflite-micro interpreter, bit for bit, on the plain runtime, flex on the host and flex on the
+emulated Cortex-M0+.
 
 Each case is a one-op .tflite (tests/s16_cases.py) imported by burn's TFLite importer, so
 the importer's parameters (multipliers, clamps, the int64 bias rule, softmax's tables), the
@@ -10,7 +11,7 @@ way with its self-test vectors.
 
 import numpy as np
 import pytest
-from s16_cases import MAKERS, make_cases
+from s16_cases import INT32_MAKERS, MAKERS, make_cases
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
@@ -26,8 +27,9 @@ COUNT = 40  # cases per op
 def cases():
     """[(op, case, .bst bytes)], COUNT cases of each op."""
     out = []
-    for op, items in make_cases(seed=16, count=COUNT).items():
-        out += [(op, c, encode_bst(import_tflite(c.data, tests=0))) for c in items]
+    for seed, makers in ((16, MAKERS), (32, INT32_MAKERS)):
+        for op, items in make_cases(seed, COUNT, makers).items():
+            out += [(op, c, encode_bst(import_tflite(c.data, tests=0))) for c in items]
     return out
 
 
@@ -43,7 +45,7 @@ def _compare(cases, load):
 
 
 def test_every_op_has_its_cases(cases):
-    counts = {op: sum(1 for o, _c, _d in cases if o == op) for op in MAKERS}
+    counts = {op: sum(1 for o, _c, _d in cases if o == op) for op in {**MAKERS, **INT32_MAKERS}}
     assert min(counts.values()) >= 40, counts
 
 

@@ -74,15 +74,21 @@ def check_op(op):
 # the op kinds that take int32 tensors, and where: (input positions, output positions),
 # negative ones counted from the end
 _INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
+# the kinds whose kernels move elements of any size: int32 anywhere, for the TFLite ops whose
+# converters run on int32 data (`int32=True`)
+INT32_DATA = ("copy", "concat", "pad", "strided")
 
 
-def check_int32(c, op):
-    """Refuse an int32 tensor where the op's kernels do not take one (burn's int32
-    activations are indices: ARG_MAX's output, GATHER's positions)."""
+def check_int32(c, op, data=False):
+    """Refuse an int32 tensor where the op's kernels do not take one: int32 indices (ARG_MAX's
+    output, GATHER's positions) and, where the TFLite op runs on int32 data (`data`), the
+    moves of INT32_DATA."""
+    if data and op.op in INT32_DATA:
+        return
     ins, outs = _INT32_USES.get(op.op, ((), ()))
     for where, tids, ok in (("input", op.inputs, ins), ("output", op.outputs, outs)):
         for k, t in enumerate(tids):
             if c.tensors[t].dtype == "int32" and k not in ok and k - len(tids) not in ok:
-                raise Fail("int32 %s %d: burn takes int32 tensors only as indices (ARG_MAX "
+                raise Fail("int32 %s %d: this op takes int32 tensors only as indices (ARG_MAX "
                            "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
                            % (where, k))

@@ -211,7 +211,7 @@ def _convert(tf, alias):
             spec.convert(conv, node)
             for op in conv.ops[first:]:
                 check_op(op)
-                check_int32(conv, op)
+                check_int32(conv, op, spec.int32)
         except Fail as e:
             errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:

@@ -14,7 +14,7 @@ from burn.host.importers.tflite_gather import convert as convert_gather
 from burn.host.importers.tflite_update_slice import convert as convert_update_slice
 
 
-@converts("PAD", "PADV2", arity=2, shaped=True, int16=True)
+@converts("PAD", "PADV2", arity=2, shaped=True, int16=True, int32=True)
 def _pad(c, node):
     shape = c.shape(node.inputs[0])
     pads = c.const(node.inputs[1], "paddings").reshape(-1)
@@ -28,14 +28,15 @@ def _pad(c, node):
     if padded[4 - len(shape):] != list(c.shape(node.outputs[0])):
         raise Fail("output %s is not the padded input %s" % (c.shape(node.outputs[0]),
                                                              padded))
-    if c.is_int8(node) or c.is_int16(node):
-        if c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
+    dtype = c.tf.tensors[node.inputs[0]].dtype
+    if dtype in (np.int8, np.int16, np.int32):
+        if dtype != np.int32 and c.quant(node.inputs[0]) != c.quant(node.outputs[0]):
             raise Fail("input and output quantization differ")
-        # TFLM pads int8 with the output zero point, int16 with 0 (whatever its zero point)
+        # TFLM pads int8 with the output zero point, int16 and int32 with 0
         value = c.quant(node.outputs[0])[1] if c.is_int8(node) else 0
         if len(node.inputs) > 2 and node.inputs[2] >= 0:
             value = int(c.const(node.inputs[2], "pad value").reshape(-1)[0])
-        limits = np.iinfo(c.tf.tensors[node.inputs[0]].dtype)
+        limits = np.iinfo(dtype)
         if not limits.min <= value <= limits.max:
             raise Fail("pad value %d is not an %s" % (value, limits.dtype))
     else:
@@ -46,7 +47,7 @@ def _pad(c, node):
     c.emit("pad", node, params=params)
 
 
-@converts("CONCATENATION", "PACK", int16=True)
+@converts("CONCATENATION", "PACK", int16=True, int32=True)
 def _concat(c, node):
     """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
@@ -67,14 +68,16 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
-# int16: the moves that TFLM runs on int16 tensors
-@converts("TRANSPOSE", "REVERSE_V2", "BROADCAST_TO", arity=2, int16=True)
-@converts("GATHER", "MIRROR_PAD", "GATHER_ND", "FILL", arity=2)
-@converts("SPLIT", arity=2, many_outputs=True, int16=True)
-@converts("SPLIT_V", arity=3, many_outputs=True, int16=True)
-@converts("UNPACK", many_outputs=True, int16=True)
-@converts("SLICE", arity=3, int16=True)
-@converts("STRIDED_SLICE", arity=4, int16=True)
+# int16, int32: the moves that TFLM runs on int16 or int32 tensors
+@converts("TRANSPOSE", arity=2, int16=True)
+@converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True)
+@converts("GATHER", "MIRROR_PAD", "GATHER_ND", arity=2)
+@converts("FILL", arity=2, int32=True)
+@converts("SPLIT", arity=2, many_outputs=True, int16=True, int32=True)
+@converts("SPLIT_V", arity=3, many_outputs=True, int16=True, int32=True)
+@converts("UNPACK", many_outputs=True, int16=True, int32=True)
+@converts("SLICE", arity=3, int16=True, int32=True)
+@converts("STRIDED_SLICE", arity=4, int16=True, int32=True)
 @converts("DEPTH_TO_SPACE", "SPACE_TO_DEPTH")
 def _move(c, node):
     """The data-movement ops: strided copies (burn.host.importers.tflite_move); a GATHER
@@ -97,7 +100,7 @@ def _embedding_lookup(c, node):
         raise Fail(str(e)) from None
 
 
-@converts("DYNAMIC_UPDATE_SLICE", arity=3, int16=True)
+@converts("DYNAMIC_UPDATE_SLICE", arity=3, int16=True, int32=True)
 @converts("SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", arity=3)
 @converts("CUMSUM", arity=2)
 def _copies(c, node):
