@@ -84,6 +84,17 @@ def test_matches_tflm_on_viper(cases, tmp_path):
         assert result.outputs[0] == want
 
 
+def test_int32_moves_match_tflm_on_micropython(cases, tmp_path):
+    """int32 data on the board's runtime: the generic kernels, in MicroPython."""
+    models, wants = [], []
+    for op in INT32_OPS:
+        for x, want, bst in cases[op, "int32"]:
+            models.append((bst, [x]))
+            wants.append(want)
+    results = run_models(tmp_path, models, heap="1m")
+    assert [r.outputs[0] for r in results] == wants
+
+
 def _identities():
     """(model, input, the ops it imports as): moves that keep every element in place."""
     x = np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 1, 6)
