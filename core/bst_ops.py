@@ -543,9 +543,10 @@ def _concat(step, ctx, variant):
     _layout_kernel(step, "concat", dt, variant)
 
 
-# the kinds that take int32 tensors: indices (arg, gather) and the kernels that move
-# elements of any size
-_INT32_KINDS = ("copy", "arg", "gather", "concat", "pad", "strided")
+# the kinds whose kernels move elements of any size; those that take int32 tensors: they,
+# the indices (arg, gather) and the requantizations
+_ANY_ELEMENT = ("copy", "concat", "pad", "strided")
+_INT32_KINDS = _ANY_ELEMENT + ("arg", "gather", "requantize")
 
 PREPARE = {
     "conv2d": _conv, "depthwise_conv2d": _conv, "fully_connected": _fully_connected,
@@ -561,15 +562,17 @@ def prepare(step, ctx, variant=None):
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
     burn.graph.s16_prepare every op with an int16 input or output but the layout ones that
-    any element type serves (copy, concat, pad, strided)."""
+    any element type serves (copy, concat, pad, strided), and the requantizations to and
+    from int32."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
-    if step.kind not in _INT32_KINDS and "int32" in [
-            ctx.tensors[t][1] for t in step.ins + step.outs]:
+    types = [ctx.tensors[t][1] for t in step.ins + step.outs]
+    if step.kind not in _INT32_KINDS and "int32" in types:
         step.fail("int32 tensors are for %s" % ", ".join(_INT32_KINDS))
-    if step.kind not in ("copy", "concat", "pad", "strided") and "int16" in [
-            ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]:
-        module = "s16_prepare"  # the int16 kernels, left out of a default firmware
+    if step.kind not in _ANY_ELEMENT and ("int16" in [
+            ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]] or (
+            step.kind == "requantize" and "int32" in types)):
+        module = "s16_prepare"  # the wide kernels, left out of a default firmware
     if module is not None:
         try:
             fn = __import__("burn.graph." + module, None, None, ["prepare"]).prepare

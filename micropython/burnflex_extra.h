@@ -24,6 +24,10 @@
     X(MP_QSTR_requantize_s16, requantize_s16)                                  \
     X(MP_QSTR_requantize_s8_s16, requantize_s8_s16)                            \
     X(MP_QSTR_requantize_s16_s8, requantize_s16_s8)                            \
+    X(MP_QSTR_requantize_s8_s32, requantize_s8_s32)                            \
+    X(MP_QSTR_requantize_s16_s32, requantize_s16_s32)                          \
+    X(MP_QSTR_requantize_s32_s8, requantize_s32_s8)                            \
+    X(MP_QSTR_requantize_s32_s16, requantize_s32_s16)                          \
     X(MP_QSTR_clamp_s16, clamp_s16)                                            \
     X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \

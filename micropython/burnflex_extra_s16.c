@@ -5,7 +5,9 @@
 
 /* The names burnflex.c registers these kernels under (burnflex_extra.h), spelt out for
  * a native module's qstr scan, which reads the .c files: MP_QSTR_requantize_s16
- * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_fully_connected_s16
+ * MP_QSTR_requantize_s8_s16 MP_QSTR_requantize_s16_s8 MP_QSTR_requantize_s8_s32
+ * MP_QSTR_requantize_s16_s32 MP_QSTR_requantize_s32_s8 MP_QSTR_requantize_s32_s16
+ * MP_QSTR_fully_connected_s16
  * MP_QSTR_conv_s16 MP_QSTR_depthwise_conv_s16 MP_QSTR_avg_pool_s16 MP_QSTR_max_pool_s16 */
 
 /* burnflex.h */
@@ -16,14 +18,15 @@ bf_buf bf_s16(const char *op, const mp_obj_t *args, size_t index, int write) {
     return b;
 }
 
-/* args[index] as int8 (bits 8) or int16 (bits 16) values. */
+/* args[index] as int8 (bits 8), int16 (bits 16) or int32 (bits 32) values. */
 static bf_buf int_buffer(const char *op, const mp_obj_t *args, size_t index, int bits,
                          int write) {
-    return bits == 8 ? bf_buffer(op, args, index, BF_S8, write)
-                     : bf_s16(op, args, index, write);
+    return bits == 8    ? bf_buffer(op, args, index, BF_S8, write)
+           : bits == 16 ? bf_s16(op, args, index, write)
+                        : bf_buffer(op, args, index, BF_I32, write);
 }
 
-/* (inp, out, size, in_zp, out_zp, mult, shift) between int8 and int16 */
+/* (inp, out, size, in_zp, out_zp, mult, shift) between int8, int16 and int32 */
 static mp_obj_t requantize(const char *op, const mp_obj_t *args, int in_bits, int out_bits) {
     enum { SIZE, IN_ZP, OUT_ZP, MULT, SHIFT, COUNT };
     int32_t a[COUNT];
@@ -45,6 +48,18 @@ MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s8_s16_obj, 7, 7, requantize_s
 
 BF_FORWARD(requantize_s16_s8, requantize, 16, 8)
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s16_s8_obj, 7, 7, requantize_s16_s8);
+
+BF_FORWARD(requantize_s8_s32, requantize, 8, 32)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s8_s32_obj, 7, 7, requantize_s8_s32);
+
+BF_FORWARD(requantize_s16_s32, requantize, 16, 32)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s16_s32_obj, 7, 7, requantize_s16_s32);
+
+BF_FORWARD(requantize_s32_s8, requantize, 32, 8)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s32_s8_obj, 7, 7, requantize_s32_s8);
+
+BF_FORWARD(requantize_s32_s16, requantize, 32, 16)
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_requantize_s32_s16_obj, 7, 7, requantize_s32_s16);
 
 /* (inp, w, bias, mult, shift, out, batches, in_features, out_features, wide, in_zp, out_zp,
  *  act_min, act_max) */

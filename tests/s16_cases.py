@@ -105,6 +105,34 @@ def requantize_case(rng, types):
     return Case("requantize %s -> %s %s ratio %.3g" % (src, dst, shape, ratio), build, x)
 
 
+def int32_requantize_case(rng, types):
+    """QUANTIZE to or from int32 (int8 or int16 on the other side) between two scales: an
+    int32 input's values within 2**30, the scales in the ratios TFLM's int32 arithmetic
+    takes without overflow."""
+    src, dst = types
+    shape = _shape(rng)
+    small = {"int8": 127, "int16": 500, "int32": 500}
+    in_zp, out_zp = (int(rng.choice([0, _int(rng, -small[t] - 1, small[t])])) for t in types)
+    if src == "int32":
+        x = rng.integers(-(1 << 30), 1 << 30, size=shape, dtype=np.int32) >> int(
+            rng.choice([0, 8, 16]))
+        ratio = rng.uniform(1e-7, 1e-4) if dst == "int8" else rng.uniform(1e-5, 1e-2)
+    else:
+        x = ints(rng, shape, src)
+        ratio = rng.uniform(1, 1e5 if src == "int8" else 1e4)
+    in_scale = f32(rng.uniform(1e-4, 0.1))
+    out_scale = f32(in_scale / ratio)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, src, scale=in_scale, zero_point=in_zp)
+        ty = mb.tensor("y", shape, dst, scale=out_scale, zero_point=out_zp)
+        mb.op("QUANTIZE", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("requantize %s -> %s %s ratio %.3g zps %d %d" % (
+        src, dst, shape, ratio, in_zp, out_zp), build, x)
+
+
 def _bias(rng, mb, oc, in_scale, w_scales):
     """A bias tensor of int32 or int64 values, or -1 (no bias)."""
     kind = rng.choice(["int32", "int64", "none"])
@@ -535,8 +563,9 @@ MAKERS = {
 }
 
 
-# the moves of int32 data (not quantized) that TFLM runs; SLICE, STRIDED_SLICE, SPLIT, SPLIT_V
-# and UNPACK are move_cases' (tests/host/test_tflite_move.py)
+# the moves of int32 data (not quantized) that TFLM runs (SLICE, STRIDED_SLICE, SPLIT, SPLIT_V
+# and UNPACK are move_cases', tests/host/test_tflite_move.py), and the requantizations to and
+# from int32
 INT32_MAKERS = {
     "CONCATENATION int32": lambda r: concat_case(r, "int32"),
     "PACK int32": lambda r: move_case(r, "PACK", "int32"),
@@ -546,6 +575,10 @@ INT32_MAKERS = {
     "BROADCAST_TO int32": lambda r: move_case(r, "BROADCAST_TO", "int32"),
     "DYNAMIC_UPDATE_SLICE int32": lambda r: update_slice_case(r, "int32"),
     "FILL int32": fill_case,
+    "QUANTIZE int8 -> int32": lambda r: int32_requantize_case(r, ("int8", "int32")),
+    "QUANTIZE int16 -> int32": lambda r: int32_requantize_case(r, ("int16", "int32")),
+    "QUANTIZE int32 -> int8": lambda r: int32_requantize_case(r, ("int32", "int8")),
+    "QUANTIZE int32 -> int16": lambda r: int32_requantize_case(r, ("int32", "int16")),
 }
 
 

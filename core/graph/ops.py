@@ -42,7 +42,8 @@ OPS = (
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
     ("dequantize", "", "DEQUANTIZE CAST", "dequantize_s8 dequantize_s16"),
     ("requantize", "e", "QUANTIZE",
-     "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8"),
+     "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8 requantize_s8_s32 "
+     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16"),
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32 clamp_s16"),
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
@@ -158,7 +159,8 @@ KERNELS = (
      " state_bits"),
     ("svdf", "svdf_f32", "*svdf act"),
     ("s16_quantize", "quantize_s16 dequantize_s16", "inp out size scale zp"),
-    ("s16_quantize", "requantize_s16 requantize_s8_s16 requantize_s16_s8",
+    ("s16_quantize", "requantize_s16 requantize_s8_s16 requantize_s16_s8 requantize_s8_s32 "
+     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16",
      "inp out size in_zp out_zp mult shift"),
     ("s16_quantize", "clamp_s16", "inp out size act_min act_max"),
     ("s16_fully_connected", "fully_connected_s16",
@@ -319,9 +321,10 @@ def kernels(kind_names=None):
 
 def optional_kernels():
     """The kernels a default firmware leaves out, in table order: the optional kinds' and
-    the int16 ones (names with "_s16": int16x8 graphs are rare on a board)."""
+    the int16 and int32 ones (names with "_s16" or "_s32": int16x8 graphs are rare on a
+    board)."""
     left_out = kernels(OPTIONAL)
-    return [k for k in kernels() if k in left_out or "_s16" in k]
+    return [k for k in kernels() if k in left_out or "_s16" in k or "_s32" in k]
 
 
 def kernel_args(name):
@@ -349,4 +352,4 @@ def needs_fpu(name):
     (their `_s8` twins serve int8 ones)."""
     if name.startswith(("quantize_", "dequantize_")) or name.endswith("_f32"):
         return True
-    return not name.endswith(("_s8", "_s16"))
+    return not name.endswith(("_s8", "_s16", "_s32"))

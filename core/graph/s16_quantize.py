@@ -1,15 +1,17 @@
 """int16 conversions of int16x8 graphs, as TFLM's QUANTIZE and DEQUANTIZE compute them:
 float32 -> int16, int16 -> float32, and requantization int16 -> int16, int8 -> int16 and
-int16 -> int8; and the clamp of int16 RELU and RELU6 (clamp_s16). Plain kernels only: a
-default firmware leaves the int16 kernels out."""
+int16 -> int8, and to and from int32 (requantize_s8_s32, requantize_s16_s32,
+requantize_s32_s8, requantize_s32_s16); and the clamp of int16 RELU and RELU6 (clamp_s16).
+Plain kernels only: a default firmware leaves the int16 and int32 kernels out."""
 
 from burn import bst_ops
 from burn.graph import s16_prepare as p
 
 from .fixedpoint import round_half_away, to_f32
-from .s16_arith import clamp, mbqm32, s8
+from .s16_arith import clamp, mbqm32, s8, wrap32
 
-_BITS = {"int8": 8, "int16": 16}
+_BITS = {"int8": 8, "int16": 16, "int32": 32}
+_SUFFIX = {"int8": "s8", "int16": "s16", "int32": "s32"}
 
 
 def quantize_s16(inp, out, size, scale, zp):
@@ -31,22 +33,48 @@ def dequantize_s16(inp, out, size, scale, zp):
         out[i] = scale * (inp[i] - zp)
 
 
-def requantize_s16(inp, out, size, in_zp, out_zp, mult, shift):
-    """TFLM Requantize int16 -> int16: clamp(mbqm(q - in_zp, mult, shift) + out_zp)."""
+def _requantize(inp, out, size, in_zp, out_zp, mult, shift, bits, in_bits=0):
+    """TFLM Requantize to a signed integer of `bits`: clamp(mbqm(q - in_zp, mult, shift) +
+    out_zp), int32 arithmetic wrapping; in_bits 8: `inp` holds int8 as bytes."""
+    hi = (1 << (bits - 1)) - 1
     for i in range(size):
-        out[i] = clamp(mbqm32(inp[i] - in_zp, mult, shift) + out_zp, -32768, 32767)
+        q = s8(inp[i]) if in_bits == 8 else inp[i]
+        out[i] = clamp(wrap32(mbqm32(wrap32(q - in_zp), mult, shift) + out_zp), -hi - 1, hi)
+
+
+def requantize_s16(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize int16 -> int16."""
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 16)
 
 
 def requantize_s8_s16(inp, out, size, in_zp, out_zp, mult, shift):
     """TFLM Requantize int8 -> int16."""
-    for i in range(size):
-        out[i] = clamp(mbqm32(s8(inp[i]) - in_zp, mult, shift) + out_zp, -32768, 32767)
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 16, 8)
 
 
 def requantize_s16_s8(inp, out, size, in_zp, out_zp, mult, shift):
     """TFLM Requantize int16 -> int8."""
-    for i in range(size):
-        out[i] = clamp(mbqm32(inp[i] - in_zp, mult, shift) + out_zp, -128, 127)
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 8)
+
+
+def requantize_s8_s32(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize int8 -> int32."""
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 32, 8)
+
+
+def requantize_s16_s32(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize int16 -> int32."""
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 32)
+
+
+def requantize_s32_s8(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize int32 -> int8."""
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 8)
+
+
+def requantize_s32_s16(inp, out, size, in_zp, out_zp, mult, shift):
+    """TFLM Requantize int32 -> int16."""
+    _requantize(inp, out, size, in_zp, out_zp, mult, shift, 16)
 
 
 def clamp_s16(inp, out, size, act_min, act_max):
@@ -57,7 +85,7 @@ def clamp_s16(inp, out, size, act_min, act_max):
 
 def _requant(step, ctx, in_dt, out_dt):
     step.a = bst_ops._unary(step, ctx, in_dt, out_dt)
-    lo = {"int8": -128, "int16": -32768}
+    lo = {dt: -(1 << (bits - 1)) for dt, bits in _BITS.items()}
     q = step.ps((("in_zp", lo[in_dt], -lo[in_dt] - 1), ("out_zp", lo[out_dt], -lo[out_dt] - 1),
                  ("mult", 0, bst_ops._I32), ("shift", -bst_ops._SHIFT, bst_ops._SHIFT)))
     # q - in_zp shifted left must stay an int32, where every runtime computes the same
@@ -68,9 +96,11 @@ def _requant(step, ctx, in_dt, out_dt):
 
 def _convert(step, ctx, in_dt, out_dt, variant):
     if step.kind == "requantize":
+        if in_dt not in _BITS or out_dt not in _BITS or in_dt == out_dt != "int16":
+            step.fail("no requantization from %s to %s" % (in_dt, out_dt))
         _requant(step, ctx, in_dt, out_dt)
         name = "requantize_s16" if in_dt == out_dt else "requantize_%s_%s" % (
-            "s8" if in_dt == "int8" else "s16", "s8" if out_dt == "int8" else "s16")
+            _SUFFIX[in_dt], _SUFFIX[out_dt])
     else:
         if (in_dt, out_dt) != (("float32", "int16") if step.kind == "quantize"
                                else ("int16", "float32")):

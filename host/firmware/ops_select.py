@@ -124,7 +124,7 @@ def kept_core_files(core_dir, files, kernels):
     # an optional op's prepare step is the module named after its kind (burn.bst_ops)
     keep.update(f for f in ("graph/%s.py" % op[0] for op in op_table.OPS
                             if set(op[3].split()) & set(kernels)) if f in graph)
-    if any("_s16" in k for k in kernels):  # burn.bst_ops hands int16 ops to it by name
+    if any("_s16" in k or "_s32" in k for k in kernels):  # bst_ops hands them to it by name
         keep.add("graph/s16_prepare.py")
     todo = list(keep)
     while todo:

@@ -9,23 +9,39 @@ from burn.host.flex.params import as_i8, as_i16, as_i32, dims, struct, window
 class S16Kernels:
     """GraphKernels' int16x8 kernels; the composed class gives them `_run` and `_pool`."""
 
-    def _requantize16(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
-        x = (as_i8 if in_bits == 8 else as_i16)(inp, size)
-        y = (as_i8 if out_bits == 8 else as_i16)(out, size)
+    def _requantize(self, in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift):
+        view = {8: as_i8, 16: as_i16, 32: as_i32}
+        x, y = view[in_bits](inp, size), view[out_bits](out, size)
         self._run("flex_s16_requantize", [size, x, in_bits, in_zp, mult, shift, out_zp,
                                           out_bits, y], "size %d" % size)
 
     def requantize_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
         """int16 -> int16 with a new scale (burn.graph.s16_quantize)."""
-        self._requantize16(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
+        self._requantize(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
 
     def requantize_s8_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
         """int8 -> int16 (burn.graph.s16_quantize)."""
-        self._requantize16(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
+        self._requantize(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
 
     def requantize_s16_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
         """int16 -> int8 (burn.graph.s16_quantize)."""
-        self._requantize16(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
+        self._requantize(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s8_s32(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int8 -> int32 (burn.graph.s16_quantize)."""
+        self._requantize(8, 32, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s16_s32(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int16 -> int32 (burn.graph.s16_quantize)."""
+        self._requantize(16, 32, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s32_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int32 -> int8 (burn.graph.s16_quantize)."""
+        self._requantize(32, 8, inp, out, size, in_zp, out_zp, mult, shift)
+
+    def requantize_s32_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
+        """int32 -> int16 (burn.graph.s16_quantize)."""
+        self._requantize(32, 16, inp, out, size, in_zp, out_zp, mult, shift)
 
     def fully_connected_s16(self, inp, w, bias, mult, shift, out, batches, in_features,
                             out_features, wide, in_zp, out_zp, act_min, act_max):

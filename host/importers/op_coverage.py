@@ -36,7 +36,7 @@ BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_ALL")
 # float32 only: the unary ops TFLM has no int8 kernel of, and the ops whose graph ops have
 # int8 kernels but whose converters refuse int8, as TFLM has float32 kernels only
 _FLOAT_ONLY = FLOAT_ONLY + ("SQUARE", "L2_POOL_2D", "FLOOR_DIV", "FLOOR_MOD")
-_SUFFIXES = re.compile(r"_s(8|16)(?=_|$)")  # `_s8_s16`: int8 in, int16 out
+_SUFFIXES = re.compile(r"_s(8|16|32)(?=_|$)")  # `_s8_s16`: int8 in, int16 out
 # The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
 # spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
 _REGISTER = re.compile(rb"_ZN6tflite(?:5micro)?\d+Register_([A-Z0-9_]+)Ev")
@@ -113,7 +113,7 @@ def burn_pairs():
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
     its input 0 may be one (RESHAPE); CAST's pairs are those tflite_cast computes exactly;
     SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
-    from burn.host.importers.tflite.check import _INT32_USES, INT32_DATA
+    from burn.host.importers.tflite.check import _INT32_USES, MOVES
     from burn.host.importers.tflite.convert import CONVERTERS
     from burn.host.importers.tflite_cast import _EXACT
 
@@ -124,8 +124,9 @@ def burn_pairs():
     for kind, _rule, names, kernels in OPS:
         ins, outs = _INT32_USES.get(kind, ((), ()))
         for name in set(names.split()) - set(special):
+            # an int32 kernel (a requantization) is named by its pair of types
             pairs = {_kernel_pair(kind, k) for k in kernels.split()
-                     if kernel_type(k) in types[name]}
+                     if kernel_type(k) in types[name] + ("int32",)}
             if "int16" in types[name] and set(kernels.split()) & _ANY_ELEMENT:
                 pairs.add(("int16", "int16"))
             if kind == "compare":
@@ -134,7 +135,7 @@ def burn_pairs():
                     pairs.add(("bool", "bool"))
             if name in BOOL_ONLY:
                 pairs = {("bool", "bool")} if pairs else set()
-            if (0 in outs and 0 in ins) or (kind in INT32_DATA and CONVERTERS[name].int32):
+            if (0 in outs and 0 in ins) or (kind in MOVES and CONVERTERS[name].int32):
                 pairs.add(("int32", "int32"))  # the kind moves int32 data as it is
             elif 0 in outs:  # the kind writes an int32 result
                 pairs = {(a, "int32") for a, _b in pairs}

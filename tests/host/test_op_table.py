@@ -106,7 +106,8 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     assert not ops_select.lists_kernels(default) and not ops_select.lists_kernels(None)
     assert ops_select.lists_kernels(("conv_s8",))
     optional = set(optional_kernels())
-    assert set(kernels(OPTIONAL)) | {k for k in KERNEL_NAMES if "_s16" in k} == optional
+    assert set(kernels(OPTIONAL)) | {k for k in KERNEL_NAMES
+                                     if "_s16" in k or "_s32" in k} == optional
     if not optional:
         assert default is None
         return

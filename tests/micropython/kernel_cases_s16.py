@@ -16,9 +16,13 @@ def _range16(rng, out_scale):
     return qp.quant_activation_range(int(rng.choice(ACTS)), out_scale, 0, -32768, 32767)
 
 
+def _s32(rng, count):  # int32 values within 2**24, which TFLM's scales keep in range
+    return buf("i", rng.integers(-(1 << 24), 1 << 24, size=count))
+
+
 def _requant16(rng, src, dst):
     size = _int(rng, 1, 48)
-    bits = {"b": (s8, 127), "h": (s16, 32767)}
+    bits = {"b": (s8, 127), "h": (s16, 32767), "i": (_s32, 1 << 24)}
     mult, shift = qp.requantize_params(1.0, rng.uniform(0.3, 3) * bits[dst][1] / bits[src][1])
     return [bits[src][0](rng, size), out(dst, size), size, _int(rng, -99, 99),
             _int(rng, -99, 99), mult, shift]
@@ -113,6 +117,14 @@ S16 = {
                           lambda rng: _requant16(rng, "b", "h")),
     "requantize_s16_s8": ("s16_quantize", "requantize_s16_s8",
                           lambda rng: _requant16(rng, "h", "b")),
+    "requantize_s8_s32": ("s16_quantize", "requantize_s8_s32",
+                          lambda rng: _requant16(rng, "b", "i")),
+    "requantize_s16_s32": ("s16_quantize", "requantize_s16_s32",
+                           lambda rng: _requant16(rng, "h", "i")),
+    "requantize_s32_s8": ("s16_quantize", "requantize_s32_s8",
+                          lambda rng: _requant16(rng, "i", "b")),
+    "requantize_s32_s16": ("s16_quantize", "requantize_s32_s16",
+                           lambda rng: _requant16(rng, "i", "h")),
     "fully_connected_s16": ("s16_fully_connected", "fully_connected_s16", fully_connected_s16),
     "conv_s16": ("s16_conv", "conv_s16", conv_s16),
     "depthwise_conv_s16": ("s16_depthwise_conv", "depthwise_conv_s16",

@@ -25,8 +25,9 @@ flex_status flex_s16_quantize(size_t n, const float *input, float scale, int32_t
 /* int16 -> float32: scale * (q - zero_point). */
 flex_status flex_s16_dequantize(size_t n, const int16_t *input, float scale,
                                 int32_t zero_point, float *output);
-/* int8 or int16 -> int8 or int16 (input_bits, output_bits: 8 or 16) with a new scale:
- * MBQM(q - in_zp, multiplier, shift) + out_zp, clamped to the output type. */
+/* Between int8, int16 and int32 (input_bits, output_bits: 8, 16 or 32) with a new scale:
+ * MBQM(q - in_zp, multiplier, shift) + out_zp, clamped to the output type; int32
+ * arithmetic wraps (TFLM's Requantize). */
 flex_status flex_s16_requantize(size_t n, const void *input, int32_t input_bits,
                                 int32_t input_zero_point, int32_t multiplier, int32_t shift,
                                 int32_t output_zero_point, int32_t output_bits,

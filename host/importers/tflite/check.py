@@ -74,15 +74,17 @@ def check_op(op):
 # the op kinds that take int32 tensors, and where: (input positions, output positions),
 # negative ones counted from the end
 _INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
-# the kinds whose kernels move elements of any size: int32 anywhere, for the TFLite ops whose
-# converters run on int32 data (`int32=True`)
-INT32_DATA = ("copy", "concat", "pad", "strided")
+# the kinds that take int32 tensors anywhere where the TFLite op's converter runs on int32
+# data (`int32=True`): the moves, whose kernels carry elements of any size, and the
+# requantizations to and from int32
+MOVES = ("copy", "concat", "pad", "strided")
+INT32_DATA = MOVES + ("requantize",)
 
 
 def check_int32(c, op, data=False):
     """Refuse an int32 tensor where the op's kernels do not take one: int32 indices (ARG_MAX's
     output, GATHER's positions) and, where the TFLite op runs on int32 data (`data`), the
-    moves of INT32_DATA."""
+    kinds of INT32_DATA."""
     if data and op.op in INT32_DATA:
         return
     ins, outs = _INT32_USES.get(op.op, ((), ()))

@@ -38,7 +38,8 @@ from burn.host.importers.tflite.registry import CONVERTERS, FOLDED, Fail
 from burn.shape import numel
 
 # the value range of each quantized activation type
-_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767)}
+_RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767),
+          np.dtype(np.int32): (-(1 << 31), (1 << 31) - 1)}
 
 
 def _short(name):
