@@ -8,8 +8,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docs_blocks import REPO, blocks
 
-# Folders a build or an install leaves at the top of a checkout: not part of the layout.
-_NOT_LAYOUT = re.compile(r"^(\..*|build|dist|__pycache__|.*\.egg-info)$")
+# Folders a build or an install leaves at the top of a checkout: not part of the layout
+# (`setup.py sdist`, which tests/host/test_packaging.py runs meanwhile, assembles the
+# release tree in burn_micro-<version>/ for a moment).
+_NOT_LAYOUT = re.compile(r"^(\..*|build|dist|__pycache__|.*\.egg-info|burn_micro-.*)$")
 
 
 def _section(title):
