@@ -543,10 +543,10 @@ def _concat(step, ctx, variant):
     _layout_kernel(step, "concat", dt, variant)
 
 
-# the kinds whose kernels move elements of any size; those that take int32 tensors: they,
-# the indices (arg, gather) and the requantizations
+# the kinds whose kernels move elements of any size, and those whose int32 tensors are
+# indices
 _ANY_ELEMENT = ("copy", "concat", "pad", "strided")
-_INT32_KINDS = _ANY_ELEMENT + ("arg", "gather", "requantize")
+_INDICES = ("arg", "gather")
 
 PREPARE = {
     "conv2d": _conv, "depthwise_conv2d": _conv, "fully_connected": _fully_connected,
@@ -561,18 +561,17 @@ def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
-    burn.graph.s16_prepare every op with an int16 input or output but the layout ones that
-    any element type serves (copy, concat, pad, strided), and the requantizations to and
-    from int32."""
+    burn.graph.s16_prepare every op with an int16 or int32 input or output (its first ones)
+    but the layout ones that any element type serves (copy, concat, pad, strided) and those
+    whose int32 tensors are indices (arg, gather)."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
-    types = [ctx.tensors[t][1] for t in step.ins + step.outs]
-    if step.kind not in _INT32_KINDS and "int32" in types:
-        step.fail("int32 tensors are for %s" % ", ".join(_INT32_KINDS))
-    if step.kind not in _ANY_ELEMENT and ("int16" in [
-            ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]] or (
-            step.kind == "requantize" and "int32" in types)):
-        module = "s16_prepare"  # the wide kernels, left out of a default firmware
+    ends = [ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]
+    plain = step.kind in _ANY_ELEMENT or step.kind in _INDICES
+    if not plain and ("int16" in ends or "int32" in ends):
+        module = "s16_prepare"  # the int16 and int32 kernels, left out of a default firmware
+    elif not plain and "int32" in [ctx.tensors[t][1] for t in step.ins + step.outs]:
+        step.fail("an int32 tensor where this op takes none")
     if module is not None:
         try:
             fn = __import__("burn.graph." + module, None, None, ["prepare"]).prepare

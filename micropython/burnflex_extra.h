@@ -14,7 +14,9 @@
     X(MP_QSTR_depthwise_conv_s16, depthwise_conv_s16)                          \
     X(MP_QSTR_fully_connected_s16, fully_connected_s16)                        \
     X(MP_QSTR_add_s16, add_s16)                                                \
+    X(MP_QSTR_add_s32, add_s32)                                                \
     X(MP_QSTR_mul_s16, mul_s16)                                                \
+    X(MP_QSTR_mul_s32, mul_s32)                                                \
     X(MP_QSTR_avg_pool_s16, avg_pool_s16)                                      \
     X(MP_QSTR_max_pool_s16, max_pool_s16)                                      \
     X(MP_QSTR_softmax_s16, softmax_s16)                                        \
@@ -44,14 +46,20 @@
     X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
     X(MP_QSTR_sub_s8, sub_s8)                                                  \
     X(MP_QSTR_sub_s16, sub_s16)                                                \
+    X(MP_QSTR_sub_s32, sub_s32)                                                \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
+    X(MP_QSTR_squared_difference_s32, squared_difference_s32)                  \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
     X(MP_QSTR_maximum_s16, maximum_s16)                                        \
+    X(MP_QSTR_maximum_s32, maximum_s32)                                        \
     X(MP_QSTR_minimum_s8, minimum_s8)                                          \
     X(MP_QSTR_minimum_s16, minimum_s16)                                        \
+    X(MP_QSTR_minimum_s32, minimum_s32)                                        \
     X(MP_QSTR_compare_s8, compare_s8)                                          \
+    X(MP_QSTR_compare_s32, compare_s32)                                        \
     X(MP_QSTR_select_s8, select_s8)                                            \
     X(MP_QSTR_div_s8, div_s8)                                                  \
+    X(MP_QSTR_div_s32, div_s32)                                                \
     X(MP_QSTR_lstm_s8, lstm_s8)                                                \
     X(MP_QSTR_gather_s8, gather_s8)
 

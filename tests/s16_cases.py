@@ -22,7 +22,9 @@ class Case:
         self.x = x
         self.want = np.asarray(run_tflm(self.data, x if isinstance(x, list) else [x], 1,
                                         1 << 16)[0])
-        self.want = self.want.reshape(-1)
+        # a BOOL output is int8 0/1 in burn (docs/import.md)
+        self.want = self.want.reshape(-1).astype(np.int8 if self.want.dtype == bool else
+                                                 self.want.dtype)
 
     def inputs(self):
         """The input as burn's Model.run takes it: one flat array, or a list of them."""
@@ -510,6 +512,48 @@ def reduce_case(rng, op):
     return Case("%s %s axes %s keep %s zps %s" % (op.lower(), shape, axes, keep, zps), build, x)
 
 
+# int32 operands' bound per op, so that the results stay within int32: TFLM's int32 kernels
+# overflow as C does (undefined), so the cases keep clear of it
+_INT32_BOUND = {"MUL": 1 << 15, "SQUARED_DIFFERENCE": 1 << 14}
+_OPTIONS = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions", "DIV": "DivOptions"}
+_COMPARE = ("EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL")
+
+
+def int32_binary_case(rng, op):
+    """An arithmetic op or a comparison of int32 tensors: b the same shape, per channel or a
+    scalar, the operands in either order; a fused activation where the op takes one; DIV's
+    divisors non-zero; comparisons of values drawn from a few, so that some are equal."""
+    shape = (1, _int(rng, 1, 4), _int(rng, 1, 4), _int(rng, 1, 5))
+    b_shape = [shape, (1, 1, 1, shape[3]), (1,)][int(rng.integers(0, 3))]
+    swap = bool(rng.integers(0, 2))
+    act = int(rng.choice(ACTS))
+    bound = _INT32_BOUND.get(op, 1 << 30)
+    if op in _COMPARE:
+        pool = rng.integers(-bound, bound, size=4, dtype=np.int32)
+        xa, xb = rng.choice(pool, size=shape), rng.choice(pool, size=b_shape)
+    else:
+        xa = rng.integers(-bound, bound, size=shape, dtype=np.int32)
+        xb = rng.integers(-bound, bound, size=b_shape, dtype=np.int32) >> int(
+            rng.choice([0, 20])) if op == "DIV" else rng.integers(-bound, bound, size=b_shape,
+                                                                 dtype=np.int32)
+    if op == "DIV":
+        xa[xa == 0], xb[xb == 0] = 1, 1
+
+    def build(mb):
+        ta, tb = mb.tensor("a", shape, "int32"), mb.tensor("b", b_shape, "int32")
+        ty = mb.tensor("y", shape, "bool" if op in _COMPARE else "int32")
+        ins = [tb, ta] if swap else [ta, tb]
+        if op in _OPTIONS:
+            mb.op(op, ins, [ty], _OPTIONS[op], FusedActivationFunction=act)
+        else:
+            mb.op(op, ins, [ty])
+        return ins, [ty]
+
+    return Case("%s int32 %s %s act %d%s" % (op.lower(), shape, b_shape, act,
+                                             " swapped" if swap else ""), build,
+                [xb, xa] if swap else [xa, xb])
+
+
 def fill_case(rng):
     """FILL of a shape of rank 1 to 4 with a run-time int32 scalar."""
     shape = tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
@@ -580,6 +624,9 @@ INT32_MAKERS = {
     "QUANTIZE int32 -> int8": lambda r: int32_requantize_case(r, ("int32", "int8")),
     "QUANTIZE int32 -> int16": lambda r: int32_requantize_case(r, ("int32", "int16")),
 }
+INT32_MAKERS.update({"%s int32" % op: (lambda o: lambda r: int32_binary_case(r, o))(op)
+                     for op in ("ADD", "SUB", "MUL", "DIV", "MAXIMUM", "MINIMUM",
+                                "SQUARED_DIFFERENCE") + _COMPARE})
 
 
 def make_cases(seed, count, makers=MAKERS):

@@ -52,15 +52,19 @@ def docs_table():
             % tuple(cells[2:])]
 
 
-def int16_modules():
+def wide_modules():
     """core/graph/s16_prepare.py: the burn.graph module whose `prepare` checks and binds an
-    op kind's int16 kernels (the module of its `_s16` kernels in KERNELS), by kind."""
+    op kind's int16 or int32 kernels (the module of its `_s16` or `_s32` kernels in
+    KERNELS), by kind and type."""
     lines = ["MODULES = {"]
     for kind, _rule, _tflite, names in OPS:
-        modules = {kernel_args(k)[0] for k in names.split() if k.endswith("_s16")}
-        if len(modules) > 1:
-            raise ValueError("the int16 kernels of kind %r live in several modules: %s"
-                             % (kind, ", ".join(sorted(modules))))
-        if modules:
-            lines.append('    "%s": "%s",' % (kind, modules.pop()))
+        found = []
+        for dtype, suffix in (("int16", "_s16"), ("int32", "_s32")):
+            modules = {kernel_args(k)[0] for k in names.split() if k.endswith(suffix)}
+            if len(modules) > 1:
+                raise ValueError("the %s kernels of kind %r live in several modules: %s"
+                                 % (dtype, kind, ", ".join(sorted(modules))))
+            found += ['"%s": "%s"' % (dtype, m) for m in modules]
+        if found:
+            lines.append('    "%s": {%s},' % (kind, ", ".join(found)))
     return lines + ["}"]

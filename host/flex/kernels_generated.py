@@ -83,6 +83,56 @@ class GeneratedKernels:
             struct("flex_s8_add_params", locals()), swap, as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def add_s32(self, a, b, out, size, b_size, act_min, act_max):
+        """burn.graph's add_s32 on flex_c's flex_s32_add."""
+        self._run("flex_s32_add", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, act_min, act_max, as_i32(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def mul_s32(self, a, b, out, size, b_size, act_min, act_max):
+        """burn.graph's mul_s32 on flex_c's flex_s32_mul."""
+        self._run("flex_s32_mul", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, act_min, act_max, as_i32(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def sub_s32(self, a, b, out, size, b_size, act_min, act_max, swap):
+        """burn.graph's sub_s32 on flex_c's flex_s32_sub."""
+        self._run("flex_s32_sub", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, act_min, act_max, swap,
+            as_i32(out, size)],
+            "size %d, b_size %d (every divisor must be non-zero)" % (size, b_size))
+
+    def div_s32(self, a, b, out, size, b_size, act_min, act_max, swap):
+        """burn.graph's div_s32 on flex_c's flex_s32_div."""
+        self._run("flex_s32_div", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, act_min, act_max, swap,
+            as_i32(out, size)],
+            "size %d, b_size %d (every divisor must be non-zero)" % (size, b_size))
+
+    def maximum_s32(self, a, b, out, size, b_size):
+        """burn.graph's maximum_s32 on flex_c's flex_s32_maximum."""
+        self._run("flex_s32_maximum", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, as_i32(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def minimum_s32(self, a, b, out, size, b_size):
+        """burn.graph's minimum_s32 on flex_c's flex_s32_minimum."""
+        self._run("flex_s32_minimum", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, as_i32(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def squared_difference_s32(self, a, b, out, size, b_size):
+        """burn.graph's squared_difference_s32 on flex_c's flex_s32_squared_difference."""
+        self._run("flex_s32_squared_difference", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, as_i32(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
+    def compare_s32(self, a, b, out, size, b_size, op):
+        """burn.graph's compare_s32 on flex_c's flex_s32_compare."""
+        self._run("flex_s32_compare", [
+            size, as_i32(a, size), as_i32(b, b_size), b_size, op, as_i8(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
     def reduce_s16(self, inp, out, outer, reduce, mid, reduce2, inner, in_zp, out_zp, mult, shift):
         """burn.graph's reduce_s16 on flex_c's flex_s16_reduce_sum."""
         self._run("flex_s16_reduce_sum", [

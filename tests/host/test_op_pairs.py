@@ -70,7 +70,8 @@ def test_coverage_splits_each_ops_pairs():
         assert set(r.covered) <= ours.get(r.name, set()), r.name
         assert not set(r.missing) & ours.get(r.name, set()), r.name
     by_name = {r.name: r for r in rows}
-    assert ("int32", "int32") in by_name["ADD"].missing  # no int32 arithmetic kernels
+    assert ("int32", "int32") in by_name["ADD"].covered
+    assert ("int64", "int64") in by_name["MAXIMUM"].missing  # no int64 kernels
     assert ("int8", "int8") in by_name["CONV_2D"].covered
     assert ("int8", "int16") in by_name["SOFTMAX"].covered
     assert ("int16", "int16") in by_name["ABS"].missing
@@ -168,6 +169,8 @@ COVERED = {
                                                      (3, 4), (1, 3)),
     ("ADD", "int16", "int16"): _binary("ADD", "int16", "int16", "AddOptions"),
     ("ADD", "float32", "float32"): _binary("ADD", "float32", "float32", "AddOptions"),
+    ("ADD", "int32", "int32"): _binary("ADD", "int32", "int32", "AddOptions"),
+    ("EQUAL", "int32", "bool"): _binary("EQUAL", "int32", "bool"),
     ("SOFTMAX", "int16", "int16"): _unary("SOFTMAX", "int16", "int16", options="SoftmaxOptions",
                                           Beta=1.0, out_quant=(1 / 32768, 0)),
     ("QUANTIZE", "float32", "int8"): _unary("QUANTIZE", "float32", "int8"),
@@ -201,10 +204,10 @@ COVERED = {
 }
 # pairs TFLM accepts that burn does not import, for reasons that hold
 MISSING = {
-    ("ADD", "int32", "int32"): _binary("ADD", "int32", "int32", "AddOptions"),
+    ("MAXIMUM", "int64", "int64"): _binary("MAXIMUM", "int64", "int64"),
     ("SQUARED_DIFFERENCE", "int16", "int16"): _binary("SQUARED_DIFFERENCE", "int16", "int16"),
     ("CAST", "float32", "int8"): _unary("CAST", "float32", "int8"),
-    ("EQUAL", "int32", "bool"): _binary("EQUAL", "int32", "bool"),
+    ("EQUAL", "int64", "bool"): _binary("EQUAL", "int64", "bool"),
 }
 
 
@@ -261,9 +264,9 @@ def test_list_ops_reports_the_pairs(capsys):
     assert COMMIT[:12] in out
     lines = out.splitlines()
     assert max(map(len, lines)) <= 99
-    add = rows["ADD"]
-    assert _pair_line(lines, "ADD") == [
-        "ADD", "%d/%d" % (len(add.covered), len(pair_types()["ADD"])), "int32"]
+    prelu = rows["PRELU"]
+    assert _pair_line(lines, "PRELU") == [
+        "PRELU", "%d/%d" % (len(prelu.covered), len(pair_types()["PRELU"])), "int16"]
     assert _pair_line(lines, "ABS")[-1] == "int16"
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered

@@ -1,5 +1,5 @@
-"""The int16x8 kernel cases (burn.graph.s16_*: int16 activations, int8 weights), for
-kernel_cases.KERNELS."""
+"""The int16x8 kernel cases (burn.graph.s16_*: int16 activations, int8 weights) and those of
+int32 data (burn.graph.s32_arith), for kernel_cases.KERNELS."""
 
 import numpy as np
 from case_args import ACTS, _broadcast, _f32, _int, _pool_geometry, buf, conv_shape, f32, out, s8
@@ -151,3 +151,38 @@ S16 = {
         list(qp.quantize_multiplier(rng.uniform(0.3, 3))) +
         list(qp.quantize_multiplier(rng.uniform(-2, 2)))),
 }
+
+
+# -- int32 data (burn.graph.s32_arith): not quantized ---------------------------------------
+def _ab32(rng, bound=1 << 15, nonzero=False):
+    """(a, b, out, size, b_size) of int32 operands within `bound`."""
+    size, b_size = _broadcast(rng)
+    a, b = (rng.integers(-bound, bound, size=n) for n in (size, b_size))
+    if nonzero:
+        a[a == 0], b[b == 0] = 1, 1
+    return [buf("i", a), buf("i", b), out("i", size), size, b_size]
+
+
+def _clamp32(rng):
+    return [_int(rng, -(1 << 20), 0), _int(rng, 0, 1 << 20)]
+
+
+S32 = {
+    "add_s32": ("s32_arith", "add_s32", lambda rng: _ab32(rng) + _clamp32(rng)),
+    "mul_s32": ("s32_arith", "mul_s32", lambda rng: _ab32(rng) + _clamp32(rng)),
+    "sub_s32": ("s32_arith", "sub_s32", lambda rng: _ab32(rng) + _clamp32(rng) +
+                [_int(rng, 0, 1)]),
+    "div_s32": ("s32_arith", "div_s32", lambda rng: _ab32(rng, nonzero=True) +
+                _clamp32(rng) + [_int(rng, 0, 1)]),
+    "maximum_s32": ("s32_arith", "maximum_s32", _ab32),
+    "minimum_s32": ("s32_arith", "minimum_s32", _ab32),
+    "squared_difference_s32": ("s32_arith", "squared_difference_s32",
+                               lambda rng: _ab32(rng, 1 << 14)),
+    "compare_s32": ("s32_arith", "compare_s32", lambda rng: _compare32(rng)),
+}
+
+
+def _compare32(rng):
+    """Operands from a few values (some equal), the output int8 0/1, a random op."""
+    a, b, _y, size, b_size = _ab32(rng, 3)
+    return [a, b, out("b", size), size, b_size, _int(rng, 0, 5)]

@@ -181,6 +181,24 @@ flex_status flex_s8_arith(int32_t op, size_t n, const int8_t *a, const int8_t *b
                           size_t b_len, int8_t *output);
 flex_status flex_f32_arith(int32_t op, size_t n, const float *a, const float *b, size_t b_len,
                            int32_t act, float *output);
+/* int32 tensors (not quantized), as TFLM's int32 kernels: output[i] = a[i] op b[i % b_len]
+ * in int32 arithmetic that wraps, clamped to [act_min, act_max] where the op takes a fused
+ * activation; swap 1: b op a. DIV truncates toward zero and refuses a zero divisor
+ * (FLEX_E_PARAM, where TFLM's kernel would trap). */
+flex_status flex_s32_add(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                         int32_t act_min, int32_t act_max, int32_t *output);
+flex_status flex_s32_mul(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                         int32_t act_min, int32_t act_max, int32_t *output);
+flex_status flex_s32_sub(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                         int32_t act_min, int32_t act_max, int32_t swap, int32_t *output);
+flex_status flex_s32_div(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                         int32_t act_min, int32_t act_max, int32_t swap, int32_t *output);
+flex_status flex_s32_maximum(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                             int32_t *output);
+flex_status flex_s32_minimum(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                             int32_t *output);
+flex_status flex_s32_squared_difference(size_t n, const int32_t *a, const int32_t *b,
+                                        size_t b_len, int32_t *output);
 
 /* ---- optional ops: comparisons and selection (flex_c/src/extra) ------------------- */
 
@@ -202,6 +220,9 @@ flex_status flex_s8_compare(int32_t op, size_t n, const int8_t *a, const int8_t 
                             size_t b_len, const flex_s8_compare_params *p, int8_t *output);
 flex_status flex_f32_compare(int32_t op, size_t n, const float *a, const float *b,
                              size_t b_len, int8_t *output);
+/* The comparison of int32 operands (not quantized). */
+flex_status flex_s32_compare(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
+                             int32_t op, int8_t *output);
 /* TFLM's SELECT_V2 with operands that repeat along the innermost dims: output[i] =
  * x[i % x_len] where cond[i % cond_len] is nonzero, else y[i % y_len]; elements of
  * elem_size bytes (1 or 4); each length divides n. */

@@ -36,11 +36,30 @@ def _operands(c, node):
     return a, b
 
 
-@converts("ADD", "MUL", arity=2, int16=True)
+def _int32(c, node, kind, a, b):
+    """The int32 form of an arithmetic op (burn.graph.s32_arith): its fused activation's
+    range, as TFLM's int32 kernels clamp (ADD's never), and SUB's and DIV's swap."""
+    types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
+    if types != {np.dtype(np.int32)}:
+        raise Fail("input and output types differ")
+    params = {}
+    if kind in ("add", "mul", "sub", "div"):
+        lo, hi = qp.quant_activation_range(0 if kind == "add" else c.fused(node), 1.0, 0,
+                                           -(1 << 31), (1 << 31) - 1)
+        params = {"act_min": lo, "act_max": hi}
+    if kind in ("sub", "div"):
+        params["swap"] = int(a != node.inputs[0])
+    c.emit(kind, node, params=params, ins=[a, b])
+
+
+@converts("ADD", "MUL", arity=2, int16=True, int32=True)
 def _binary(c, node, kind=None):
     kind = kind or node.name.lower()
     a, b = _operands(c, node)
     code = c.fused(node)
+    if c.tf.tensors[node.inputs[0]].dtype == np.int32:
+        _int32(c, node, kind, a, b)
+        return
     if not c.is_int8(node) and not c.is_int16(node):
         c.emit(kind, node, params={"act": code}, ins=[a, b])
         return
@@ -60,13 +79,16 @@ def _binary(c, node, kind=None):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("SUB", "MAXIMUM", "MINIMUM", arity=2, int16=True)
-@converts("SQUARED_DIFFERENCE", arity=2)
+@converts("SUB", "MAXIMUM", "MINIMUM", arity=2, int16=True, int32=True)
+@converts("SQUARED_DIFFERENCE", arity=2, int32=True)
 def _arith(c, node):
     """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith),
-    and int16 SUB, MAXIMUM and MINIMUM (burn.graph.s16_elementwise)."""
+    int16 SUB, MAXIMUM and MINIMUM (burn.graph.s16_elementwise) and the int32 ones."""
     kind = node.name.lower()
     a, b = _operands(c, node)
+    if c.tf.tensors[node.inputs[0]].dtype == np.int32:
+        _int32(c, node, kind, a, b)
+        return
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
     if len(types) != 1:
         raise Fail("input and output types differ")
@@ -88,12 +110,16 @@ def _arith(c, node):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("DIV", "FLOOR_DIV", "FLOOR_MOD", arity=2)
+@converts("DIV", arity=2, int32=True)
+@converts("FLOOR_DIV", "FLOOR_MOD", arity=2)
 def _div(c, node):
     """DIV, FLOOR_DIV and FLOOR_MOD of float32 tensors and DIV of int8 ones (the optional op
-    of burn.graph.div); DIV with its fused activation."""
+    of burn.graph.div); DIV with its fused activation; DIV of int32 ones (s32_arith)."""
     a, b = _operands(c, node)
     types = {c.tf.tensors[t].dtype.name for t in node.inputs[:2] + node.outputs[:1]}
+    if types == {"int32"} and node.name == "DIV":
+        _int32(c, node, "div", a, b)
+        return
     swap = int(a != node.inputs[0])
     if types == {"int8"} and node.name == "DIV":
         c.emit("div", node, ins=[a, b], params=_div_s8_params(c, node, a, b, swap))
@@ -101,7 +127,7 @@ def _div(c, node):
     if types != {"float32"}:
         raise Fail("%s of %s tensors is not supported: burn's runs float32%s" % (
             node.name, "/".join(sorted(t.upper() for t in types)),
-            " (and int8 DIV)" if node.name == "DIV" else ""))
+            " (and int8 and int32 DIV)" if node.name == "DIV" else ""))
     code = c.fused(node) if node.name == "DIV" else 0
     c.emit("div", node, ins=[a, b], params={
         "op": ("DIV", "FLOOR_DIV", "FLOOR_MOD").index(node.name), "swap": swap, "act": code})

@@ -56,8 +56,8 @@ _FLIPPED = {"LESS": "GREATER", "LESS_EQUAL": "GREATER_EQUAL", "GREATER": "LESS",
             "GREATER_EQUAL": "LESS_EQUAL"}
 
 
-@converts("EQUAL", "NOT_EQUAL", arity=2, bool_inputs=True)
-@converts("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", arity=2)
+@converts("EQUAL", "NOT_EQUAL", arity=2, bool_inputs=True, int32=True)
+@converts("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", arity=2, int32=True)
 def _compare(c, node):
     """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8
     or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one of them may be
@@ -65,8 +65,8 @@ def _compare(c, node):
     comparison flipped)."""
     t1, t2 = node.inputs[:2]
     types = [c.tf.tensors[t].dtype for t in (t1, t2, node.outputs[0])]
-    if types[0] != types[1] or types[0] not in (np.int8, np.float32, np.bool_):
-        raise Fail("operands are %s and %s: int8 or float32 operands of one type are "
+    if types[0] != types[1] or types[0] not in (np.int8, np.int32, np.float32, np.bool_):
+        raise Fail("operands are %s and %s: int8, int32 or float32 operands of one type are "
                    "supported" % (types[0].name, types[1].name))
     if types[2] != np.bool_:
         raise Fail("the output is %s, not BOOL" % types[2].name)
