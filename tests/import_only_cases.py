@@ -116,7 +116,10 @@ def make_cases(op, dtype, seed=0):
 # CAST's exact pairs (burn.host.importers.tflite_cast), and the runtime of each on the
 # MicroPython unix port: a copy has a viper twin, dequantize and requantize_s8_s16 do not
 CASTS = (("bool", "int8", "viper"), ("int8", "float32", "plain"), ("bool", "float32", "plain"),
-         ("int16", "float32", "plain"), ("int8", "int16", "plain"), ("bool", "int16", "plain"))
+         ("int16", "float32", "plain"), ("int8", "int16", "plain"), ("bool", "int16", "plain"),
+         ("int8", "int32", "plain"), ("bool", "int32", "plain"), ("int16", "int32", "plain"),
+         ("int8", "int8", "viper"), ("int16", "int16", "plain"), ("int32", "int32", "plain"),
+         ("float32", "float32", "plain"))
 
 
 def _values(rng, shape, dtype):
@@ -124,6 +127,9 @@ def _values(rng, shape, dtype):
     if dtype == "bool":
         x = rng.integers(0, 2, size=shape, dtype=np.int8)
         return x, x.astype(bool)
+    if dtype == "float32":
+        x = rng.standard_normal(shape).astype(np.float32)
+        return x, x
     info = np.iinfo(dtype)
     x = rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
     return x, x

@@ -1,27 +1,36 @@
 """CAST where an existing op computes it exactly: TFLM's CAST converts raw values (C's
 static_cast), so an int8, int16 or BOOL (int8 0/1 in burn) value becomes a float32 through
-`dequantize` with scale 1 and zero point 0, an int8 or BOOL value an int16 through a
-`requantize` of scale 1, and a BOOL value an int8 through a `copy`.
+`dequantize` with scale 1 and zero point 0, an int8 or BOOL value an int16, and an int8,
+BOOL or int16 value an int32, through a `requantize` of scale 1, a BOOL value an int8 and a
+value of any type one of the same type through a `copy`.
 
 The other pairs are refused by name: float32 to an integer truncates toward zero (burn's
-quantize rounds), int16 to int8 wraps around (burn's requantize saturates), a cast to BOOL
-tests for non-zero, and int32 is no activation type of burn. A cast's integer tensors
-usually carry no quantization: they get scale 1 and zero point 0, their raw values.
+quantize rounds), int16 to int8 and int32 to a narrower type wrap around (burn's requantize
+saturates), an int32 to a float32 rounds where burn has no kernel, and a cast to BOOL tests
+for non-zero. A cast's integer tensors usually carry no quantization: they get scale 1 and
+zero point 0, their raw values.
 """
 
 import numpy as np
 
 from burn.host.bst_writer import GraphOp, GraphTensor
 
+_SAME = ("requantize", {"in_zp": 0, "out_zp": 0, "mult": 1 << 30, "shift": 1})  # times 1
 # (from, to): (op, params) of the exact conversions
 _EXACT = {
     ("int8", "float32"): ("dequantize", {"scale": 1.0, "zp": 0}),
     ("bool", "float32"): ("dequantize", {"scale": 1.0, "zp": 0}),
     ("int16", "float32"): ("dequantize", {"scale": 1.0, "zp": 0}),
-    # mult 2^30 with shift 1 multiplies by exactly 1
-    ("int8", "int16"): ("requantize", {"in_zp": 0, "out_zp": 0, "mult": 1 << 30, "shift": 1}),
-    ("bool", "int16"): ("requantize", {"in_zp": 0, "out_zp": 0, "mult": 1 << 30, "shift": 1}),
+    ("int8", "int16"): _SAME,
+    ("bool", "int16"): _SAME,
+    ("int8", "int32"): _SAME,
+    ("bool", "int32"): _SAME,
+    ("int16", "int32"): _SAME,
     ("bool", "int8"): ("copy", None),
+    ("int8", "int8"): ("copy", None),
+    ("int16", "int16"): ("copy", None),
+    ("int32", "int32"): ("copy", None),
+    ("float32", "float32"): ("copy", None),
 }
 
 

@@ -5,7 +5,7 @@ copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N, RE
 ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops), DYNAMIC_UPDATE_SLICE
 with constant start indices (strided copies and concats) and float32 CUMSUM (strided
 copies, adds, a select and a concat). 40 random int8 cases
-and 10 float32 ones per op (CAST: 7 per pair of types) against TFLM, on the plain kernels,
+and 10 float32 ones per op (CAST: 40 per pair of types) against TFLM, on the plain kernels,
 flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where
 the op has it); what TFLM refuses is refused at import with its reason."""
 
@@ -67,7 +67,7 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
 VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select", "strided",
                "concat")
 CUMSUM_CASES = 40
-CASTS_PER_PAIR = 7
+CASTS_PER_PAIR = 40
 ADD_N_COUNTS = {"int8": 40, "float32": 10}
 REDUCE_ALL_CASES = 40
 
