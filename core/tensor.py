@@ -381,6 +381,9 @@ class Tensor:
     def __getitem__(self, key):
         return submodule("ops.index").getitem(self, key)
 
+    def __setitem__(self, key, value):
+        submodule("ops.assign").setitem(self, key, value)
+
 
 def shape_args(args):
     """The shape passed to reshape/permute/expand: reshape((2, 3)) and reshape(2, 3) both

@@ -1,5 +1,5 @@
-"""Indexing: ints, slices with steps, None, Ellipsis, integer tensors along dim 0, and
-narrow."""
+"""Indexing: ints, slices with steps, None, Ellipsis, integer tensors along dim 0, boolean
+masks over the leading dims, and narrow."""
 
 from burn import dtype as _dt
 from burn import shape as _sh
@@ -17,8 +17,11 @@ _ALL = _Keys()[:]
 
 
 def getitem(x, key):
-    """x[key] for ints, slices (any step), None, Ellipsis, and an integer tensor or list
-    of ints in the first position (picks along dim 0)."""
+    """x[key] for ints, slices (any step), None, Ellipsis, an integer tensor or list of ints
+    in the first position (picks along dim 0), and a boolean tensor alone (a mask over x's
+    leading dims: the rows where it is True, in order, as one dim)."""
+    if isinstance(key, Tensor) and key.dtype is _dt.bool_:
+        return masked(x, key)
     if isinstance(key, (Tensor, list)):
         return take(x, key)
     if not isinstance(key, tuple):
@@ -131,6 +134,19 @@ def take(x, idx):
     b = x.backend
     h = b.gather(x.handle, x.shape, 0, b.from_flat(vals, _dt.int32), len(vals), x.dtype)
     return x._new(h, idx.shape + x.shape[1:])
+
+
+def masked(x, mask):
+    """The entries of `x` where the boolean `mask` (of x's leading dims' shape) is True:
+    shape (count,) + x.shape[len(mask.shape):]."""
+    k = len(mask.shape)
+    if mask.shape != x.shape[:k]:
+        raise IndexError("index: a mask of shape " + repr(mask.shape) + " does not match "
+                         "the leading dims of a tensor of shape " + repr(x.shape))
+    picked = [i for i, v in enumerate(values(mask)) if v]
+    rest = x.shape[k:]
+    return take(x.reshape((_sh.numel(mask.shape),) + rest), picked).reshape(
+        (len(picked),) + rest)
 
 
 def _slice_range(s, size):

@@ -117,6 +117,25 @@ def test_reductions_layout_and_indexing(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_index_assignment_and_masks(backend):
+    """x[key] = value on a tensor computed from x and from v: the gradient reaches x where
+    the assignment left it and v where it was assigned, as in PyTorch."""
+    dev = autodiff_device(backend)
+    rng = np.random.default_rng(4)
+    x, tx = _pair(rng, (3, 4), dev)
+    v, tv = _pair(rng, (4,), dev)
+    y, ty = x * 2, tx * 2
+    y[1] = v * 3
+    ty[1] = tv * 3
+    y[y > 1.0] = 0.5
+    ty[ty > 1.0] = 0.5
+    _check(y, ty, [(x, tx), (v, tv)])
+    x.grad = None
+    tx.grad = None
+    _check(x[x < 0] * 2, tx[tx < 0] * 2, [(x, tx)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_matmul_batched_broadcast(backend):
     dev = autodiff_device(backend)
     rng = np.random.default_rng(4)
