@@ -17,16 +17,19 @@ BUILT_MODULE = "_firmware_ops.py"
 _MAX_ARENA = 1 << 31
 
 
-_TAGS = {"int8": "_s8", "int16": "_s16"}
+_TAGS = {"int8": "_s8", "int16": "_s16", "int32": "_s32"}
+_QUANTIZED = tuple(_TAGS.values())
 
 
 def step_kernel(kind, dtype, out_dtype=None):
     """The kernel an op of `kind` whose first input is `dtype` and first output `out_dtype`
     (default: `dtype`) binds (burn.bst_ops' rule: an op with one kernel always binds it;
-    else the suffix of the quantized types, "_s8_s16" for int8 to int16, "_s16" for int16
-    to int16 or float32; a float op the kernel without those suffixes, which a copy, pad or
-    concat of int16 binds too, or the first kernel when all are quantized: a float32
-    quantize binds quantize_s8); ValueError for a kind the op table lacks."""
+    else the suffix of the integer types, "_s8_s16" for int8 to int16, "_s16" for int16
+    to int16 or float32, and the input's alone where no kernel has both (compare_s32 writes
+    int8 0/1); an op of float32 inputs, and any other float op, the kernel without those
+    suffixes, which a copy, pad or concat of int16 binds too, or the first kernel when all
+    are quantized: a float32 quantize binds quantize_s8); ValueError for a kind the op table
+    lacks."""
     out_dtype = out_dtype or dtype
     for row in op_table.OPS:
         if row[0] == kind:
@@ -34,11 +37,15 @@ def step_kernel(kind, dtype, out_dtype=None):
             if len(names) == 1:
                 return names[0]
             tags = [_TAGS[d] for d in (dtype, out_dtype) if d in _TAGS]
-            tag = tags[0] if len(set(tags)) == 1 else "".join(tags)
-            quantized = [n for n in names if n.endswith(("_s8", "_s16"))]
-            for n in quantized:
-                if tag and n.endswith(tag) and not n[:-len(tag)].endswith(("_s8", "_s16")):
-                    return n
+            wanted = (["".join(tags)] if len(set(tags)) > 1 else []) + tags[:1]
+            quantized = [n for n in names if n.endswith(_QUANTIZED)]
+            floats = [n for n in names if n not in quantized]
+            if dtype == "float32" and floats:  # a float comparison writes int8 0/1
+                return floats[0]
+            for tag in wanted:
+                for n in quantized:
+                    if n.endswith(tag) and not n[:-len(tag)].endswith(_QUANTIZED):
+                        return n
             return next((n for n in names if n not in quantized), names[0])
     raise ValueError("unknown op %r" % kind)
 

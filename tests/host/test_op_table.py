@@ -139,6 +139,11 @@ def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
     assert pick("requantize", "int16", "int8") == "requantize_s16_s8"
     assert pick("requantize", "int8", "int8") == "requantize_s8"
     assert pick("copy", "int16") == "copy" and pick("dequantize", "int16") == "dequantize_s16"
+    # int32 data, and comparisons, whose output is int8 0/1 whatever their operands
+    assert pick("requantize", "int8", "int32") == "requantize_s8_s32"
+    assert pick("add", "int32") == "add_s32" and pick("compare", "int32", "int8") == "compare_s32"
+    assert pick("compare", "float32", "int8") == "compare_f32"
+    assert pick("compare", "int8", "int8") == "compare_s8"
     kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), ["conv_s16"])
     assert {"graph/s16_prepare.py", "graph/s16_conv.py", "graph/s16_arith.py"} <= set(kept)
 
