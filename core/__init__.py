@@ -33,6 +33,8 @@ _LAZY = (
     "ops.factory: from_bytes arange eye zeros_like ones_like full_like rand randn randint "
     "rand_like randn_like seed \n"
     "ops.join: cat stack split chunk pad \n"
+    "ops.index: index_select gather \n"
+    "ops.assign: scatter masked_fill \n"
     "model: load \n"
 )
 

@@ -52,7 +52,8 @@ _LAZY_METHODS = (
     "expand_as clone contiguous copy_ \n"
     "ops.autograd: backward detach requires_grad_ \n"
     "ops.join: split chunk \n"
-    "ops.index: narrow \n"
+    "ops.index: narrow index_select gather \n"
+    "ops.assign: scatter masked_fill \n"
     "ops.format: tolist item \n"
 )
 

@@ -149,6 +149,74 @@ def masked(x, mask):
         (len(picked),) + rest)
 
 
+def _index_values(fn, idx):
+    """The ints of an integer tensor or list `idx`."""
+    if isinstance(idx, Tensor):
+        if idx.dtype.is_float or idx.dtype is _dt.bool_:
+            raise TypeError(fn + ": index tensors must hold integers, got " + repr(idx.dtype))
+        return values(idx), idx.shape
+    for v in idx:
+        if not is_int(v):
+            raise TypeError(fn + ": index lists must hold ints, got " + repr(v))
+    return list(idx), (len(idx),)
+
+
+def index_select(x, dim, index):
+    """The entries of `x` at the 1-D integer `index` along `dim` (PyTorch's index_select):
+    x's shape with dim's size len(index)."""
+    d = _sh.norm_dim("index_select", dim, len(x.shape))
+    vals, shape = _index_values("index_select", index)
+    if len(shape) != 1:
+        raise IndexError("index_select: the index must have 1 dim, got " + repr(shape))
+    moved = list(range(len(x.shape)))
+    moved[0], moved[d] = d, 0
+    front = x.permute(moved) if d else x
+    picked = take(front, vals)
+    return picked.permute(moved) if d else picked
+
+
+def gather(x, dim, index):
+    """PyTorch's gather: out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (and so on), the
+    integer `index` of x's rank and no larger than x outside `dim`."""
+    d = _sh.norm_dim("gather", dim, len(x.shape))
+    vals, shape = _index_values("gather", index)
+    return take(x.reshape((x.numel(),)), positions("gather", x.shape, d, vals, shape)).reshape(
+        shape)
+
+
+def positions(fn, shape, d, vals, index_shape):
+    """The flat positions in a tensor of `shape` that gather/scatter reach: index value v at
+    index position (i, j, ...) reaches (i, j, ...) with dim `d` replaced by v."""
+    if len(index_shape) != len(shape):
+        raise IndexError(fn + ": the index has " + repr(len(index_shape)) + " dims, the "
+                         "tensor " + repr(len(shape)))
+    for k in range(len(shape)):
+        if k != d and index_shape[k] > shape[k]:
+            raise IndexError(fn + ": index shape " + repr(index_shape) + " is larger than "
+                             "the tensor's " + repr(shape) + " outside dim " + repr(d))
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    out = []
+    coords = [0] * len(index_shape)
+    for v in vals:
+        if v < -shape[d] or v >= shape[d]:
+            raise IndexError("index " + repr(v) + " is out of range for dim " + repr(d) +
+                             " of size " + repr(shape[d]))
+        p = 0
+        for k in range(len(shape)):
+            p += (v % shape[d] if k == d else coords[k]) * strides[k]
+        out.append(p)
+        k = len(coords) - 1
+        while k >= 0:  # the next index position, row-major
+            coords[k] += 1
+            if coords[k] < index_shape[k]:
+                break
+            coords[k] = 0
+            k -= 1
+    return out
+
+
 def _slice_range(s, size):
     # Python's slice semantics -> (start, step, length) without slice.indices(), which
     # some MicroPython ports lack.

@@ -1,4 +1,5 @@
-"""Index assignment (`t[key] = value`) and boolean masks (`t[mask]`), as PyTorch has them.
+"""Index assignment (`t[key] = value`), boolean masks (`t[mask]`), gather, index_select,
+scatter and masked_fill, as PyTorch has them.
 
 Expected values come from the same assignments on nested Python lists."""
 
@@ -81,3 +82,29 @@ def test_assignment_errors():
     assert_message(IndexError, "index: a mask of shape (2,) does not match the leading dims "
                    "of a tensor of shape (3, 4)", t.__getitem__, burn.tensor([True, False]))
     assert t.tolist() == ROWS  # a refused assignment leaves the tensor as it was
+
+
+def test_gather_index_select_scatter_and_masked_fill():
+    t = burn.tensor(ROWS)
+    # out[i][j] = t[idx[i][j]][j] along dim 0, t[i][idx[i][j]] along dim 1
+    idx = [[2, 0, 1, 1], [0, 0, 2, -1]]
+    assert t.gather(0, burn.tensor(idx)).tolist() == [
+        [ROWS[i % 3][j] for j, i in enumerate(r)] for r in idx]
+    cols = [[3, 0], [1, 1], [0, 2]]
+    assert burn.gather(t, 1, burn.tensor(cols)).tolist() == [
+        [ROWS[i][j] for j in r] for i, r in enumerate(cols)]
+    assert t.index_select(1, burn.tensor([3, 0])).tolist() == [[r[3], r[0]] for r in ROWS]
+    assert t.index_select(0, [2, 2]).tolist() == [ROWS[2], ROWS[2]]
+    want = _rows()
+    src = [[50, 51], [52, 53], [54, 55]]
+    for i, r in enumerate(cols[:2]):
+        for j, c in enumerate(r):
+            want[i][c] = src[i][j]
+    got = t.scatter(1, burn.tensor(cols[:2]), burn.tensor(src[:2]))
+    assert got.tolist() == want and t.tolist() == ROWS  # a new tensor; t stays
+    assert t.masked_fill(t > 6, -1).tolist() == [[-1 if v > 6 else v for v in r]
+                                                for r in ROWS]
+    assert_message(IndexError, "index 3 is out of range for dim 0 of size 3",
+                   t.gather, 0, burn.tensor([[3, 0, 0, 0]]))
+    assert_message(IndexError, "gather: the index has 1 dims, the tensor 2",
+                   t.gather, 0, burn.tensor([0]))

@@ -133,6 +133,13 @@ def test_index_assignment_and_masks(backend):
     x.grad = None
     tx.grad = None
     _check(x[x < 0] * 2, tx[tx < 0] * 2, [(x, tx)])
+    idx = [[2, 0, 1, 1], [0, 2, 2, 1]]
+    for b_out, t_out in ((x.gather(0, burn.tensor(idx)), tx.gather(0, torch.tensor(idx))),
+                         (x.scatter(1, burn.tensor([[3], [0], [1]]), v[:3, None]),
+                          tx.scatter(1, torch.tensor([[3], [0], [1]]), tv[:3, None])),
+                         (x.masked_fill(x > 0, 1.5), tx.masked_fill(tx > 0, 1.5))):
+        x.grad = v.grad = tx.grad = tv.grad = None
+        _check(b_out, t_out, [(x, tx)])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
