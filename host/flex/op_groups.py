@@ -30,7 +30,7 @@ GROUPS = {
     "arg (optional)": ("s8_arg", "f32_arg"),
     "l2norm (optional)": ("s8_l2norm", "f32_l2norm"),
     "matmul (optional)": ("s8_batch_matmul", "f32_batch_matmul"),
-    "arithmetic (optional)": ("s8_arith", "f32_arith"),
+    "arithmetic (optional)": ("s8_arith", "f32_arith", "s32_arith"),
     "compare/select (optional)": ("s8_compare", "f32_compare", "select"),
     "int8 div (optional)": ("s8_div",),
     "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
