@@ -4,6 +4,9 @@
 # Settings (cmake cache variables; the defaults follow the port's chip):
 #   BURNFLEX_OPT    flex_c/src/opt/<name> kernels to build, or "none" for the reference ones
 #   BURNFLEX_FLOAT  ON to include the float32 kernels (CPUs with an FPU), else OFF
+#   BURNFLEX_FLOAT_KERNELS  ON: the float32 kernels whatever the CPU (a firmware made for
+#                   float models: soft-float where there is no FPU); OFF: the CPU's default.
+#                   Given, it decides on every configure, whatever an earlier one cached
 #   BURNFLEX_HOT_RAM ON to run the int8 kernels' per-MAC inner loops from SRAM (rp2: pico-sdk's
 #                   .time_critical sections, which its startup code copies to RAM)
 #   BURNFLEX_PLAN   ON (default) for burnflex.plan / run_plan, a whole model in one call
@@ -36,7 +39,16 @@ else()
     set(_burnflex_ram OFF)
 endif()
 set(BURNFLEX_OPT ${_burnflex_opt} CACHE STRING "flex_c opt kernels of the burnflex module")
-set(BURNFLEX_FLOAT ${_burnflex_float} CACHE BOOL "burnflex: include the float32 kernels")
+if(DEFINED BURNFLEX_FLOAT_KERNELS)
+    # a normal variable, which hides a BURNFLEX_FLOAT an earlier configure cached
+    if(BURNFLEX_FLOAT_KERNELS)
+        set(BURNFLEX_FLOAT ON)
+    else()
+        set(BURNFLEX_FLOAT ${_burnflex_float})
+    endif()
+else()
+    set(BURNFLEX_FLOAT ${_burnflex_float} CACHE BOOL "burnflex: include the float32 kernels")
+endif()
 set(BURNFLEX_HOT_RAM ${_burnflex_ram} CACHE BOOL "burnflex: hot int8 kernels in SRAM")
 set(BURNFLEX_PLAN ON CACHE BOOL "burnflex: the plan runner (plan, run_plan)")
 set(BURNFLEX_OPS "" CACHE STRING "burnflex: the kernels to keep (empty: all)")

@@ -16,7 +16,15 @@ from pathlib import Path
 from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
 from burn.host.cache import cache_dir
-from burn.host.firmware import BuildFailed, FirmwareError, inputs, qemu_port, sizes, toolchain
+from burn.host.firmware import (
+    BuildFailed,
+    FirmwareError,
+    inputs,
+    ops_select,
+    qemu_port,
+    sizes,
+    toolchain,
+)
 from burn.host.firmware.recipe import FLASH_BASE, load_recipe
 from burn.host.firmware.tree import prepared_tree
 
@@ -198,7 +206,10 @@ def _configure_argv(recipe, tree, work):
                  "-DUSER_C_MODULES=" + module,
                  "-DBURNFLEX_OPS=" + _cmake_ops(recipe.ops),
                  "-DBURN_FS_BYTES=%d" % board.fs_bytes,
-                 "-DBURN_ROMFS_BYTES=%d" % board.romfs_bytes]
+                 "-DBURN_ROMFS_BYTES=%d" % board.romfs_bytes,
+                 # every time: the build folder's cache would keep an earlier build's choice
+                 "-DBURNFLEX_FLOAT_KERNELS=%s" % (
+                     "ON" if ops_select.has_float_kernels(recipe.ops) else "OFF")]
     return argv
 
 

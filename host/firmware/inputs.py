@@ -79,6 +79,8 @@ def cache_key(recipe, mp_version, toolchain_version):
         if recipe.ops is not None:
             add("ops", ops_select.built_module_text(recipe.ops),
                 ops_select.lists_kernels(recipe.ops))
+            if ops_select.has_float_kernels(recipe.ops):  # built on any core since then
+                add("float kernels")
         trees = [("core", CORE_DIR, core_files(recipe.ops))]
         for name in folders:
             base = project_files.tree(name)

@@ -75,6 +75,15 @@ def kernels_of(paths):
     return tuple(sorted(kernels))
 
 
+def has_float_kernels(kernels):
+    """Whether a selection made for models (lists_kernels) holds float kernels
+    (burn.graph.ops.needs_fpu): its firmware builds the float32 kernels whatever the core
+    (BURNFLEX_FLOAT; on the Cortex-M0+ they are soft-float, through the pico-sdk's ROM
+    float routines). The default selection keeps the port's choice, which leaves them out
+    where there is no FPU (their flash)."""
+    return lists_kernels(kernels) and any(op_table.needs_fpu(k) for k in kernels)
+
+
 def default_kernels():
     """The kernels a default firmware keeps: every kernel but the optional ones
     (burn.graph.ops.optional_kernels: the optional kinds' and the int16 ones), as a sorted

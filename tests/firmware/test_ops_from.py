@@ -8,6 +8,7 @@ import ast
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import burn
@@ -165,16 +166,11 @@ def _flash_with_romfs(path, recipe, uf2, files):
     return path
 
 
-def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
-    """One real build with the KWS model's kernels: its flex module within 24 KB, the model
-    runs on its flex kernels from ROMFS with the host's outputs, and a model with a left-out
-    op is refused by name."""
+def _build_tools_or_skip():
     from burn.host import vendor
-    from burn.host.board_session import Emulated, open_board
     from burn.host.emulator import EmulatorError
     from burn.host.emulator.runtime import find_node
     from burn.host.firmware import toolchain
-    from burn.host.firmware.build import build_firmware
 
     try:
         find_node()
@@ -183,6 +179,16 @@ def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
         toolchain.find_toolchain()
     except (EmulatorError, vendor.VendorError, FirmwareError) as e:
         pytest.skip("no emulator or no Arm toolchain for firmware builds: %s" % e)
+
+
+def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
+    """One real build with the KWS model's kernels: its flex module within 24 KB, the model
+    runs on its flex kernels from ROMFS with the host's outputs, and a model with a left-out
+    op is refused by name."""
+    from burn.host.board_session import Emulated, open_board
+    from burn.host.firmware.build import build_firmware
+
+    _build_tools_or_skip()
     kernels = ops_select.kernels_of([models["kws"]])
     built = build_firmware("rp2040", ops=kernels)
     assert built.report["ops"] == list(kernels)
@@ -200,3 +206,61 @@ def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
     assert out == list(host.run(bytes(size)))
     assert "this firmware was built without op" in refusal
     assert kept_anyway == []  # neither their bindings nor their Python kernels are in
+
+
+_FLOAT_ON_BOARD = """
+import gc, burn
+m = burn.load('/rom/kws_f32.bst')
+x = m.input_buffer()
+
+
+def fill():  # the input again: the arena's later tensors may reuse its bytes
+    for i in range(len(x)):
+        x[i] = ((i * 37) % 19 - 9) / 7.0
+
+
+fill()
+m.invoke()
+fill()
+gc.collect()
+a = gc.mem_alloc()
+m.invoke()
+a = gc.mem_alloc() - a
+import burnflex, binascii
+print(repr((m.backend, burnflex.float, a, binascii.hexlify(bytes(m.outputs())))))
+"""
+
+
+def test_a_float_model_runs_on_the_c_float_kernels_of_its_firmware(tmp_path):
+    """A firmware made for the float KWS model (MLPerf Tiny's float32 .tflite) builds flex's
+    float kernels for the Cortex-M0+, soft-float: the model runs on them from ROMFS and
+    gives the host's flex outputs within a few float32 ulps."""
+    from burn.host.board_session import Emulated, open_board
+    from burn.host.firmware.build import build_firmware
+    from burn.host.flex.runtime import use_flex
+
+    _build_tools_or_skip()
+    model = tmp_path / "kws_f32.bst"
+    model.write_bytes(encode_bst(import_tflite(
+        model_path("kws_ref_model_float32.tflite").read_bytes(), tests=0)))
+    kernels = ops_select.kernels_of([model])
+    assert all(op_table.needs_fpu(k) for k in kernels)
+    built = build_firmware("rp2040", ops=kernels)
+    image = _flash_with_romfs(tmp_path / "flash.img", load_recipe("rp2040", ops=kernels),
+                              built.uf2, {"kws_f32.bst": model})
+    with open_board(emulated=Emulated(built.uf2, image)) as session:
+        backend, has_float, allocated, out = ast.literal_eval(
+            session.link.exec(_FLOAT_ON_BOARD, timeout=300).strip().splitlines()[-1])
+    host = use_flex(burn.load(str(model)))
+    x = host.input_buffer()
+    for i in range(len(x)):
+        x[i] = ((i * 37) % 19 - 9) / 7.0
+    host.invoke()
+    # the float32 bits (a float's printed digits on MicroPython do not round-trip), within
+    # a few units in the last place: the M0+'s soft-float C and the host's differ there
+    got = np.frombuffer(bytes.fromhex(out.decode()), np.float32)
+    want = np.asarray(host.outputs(), np.float32)
+    assert got.shape == want.shape and np.all(got > 0)
+    assert np.abs(got.view(np.int32) - want.view(np.int32)).max() <= 16
+    assert (backend, has_float) == ("flex", True)
+    assert allocated < 512  # bytes per inference: the per-op Python loop's (not 0 yet)
