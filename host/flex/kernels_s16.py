@@ -15,34 +15,6 @@ class S16Kernels:
         self._run("flex_s16_requantize", [size, x, in_bits, in_zp, mult, shift, out_zp,
                                           out_bits, y], "size %d" % size)
 
-    def requantize_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int16 -> int16 with a new scale (burn.graph.s16_quantize)."""
-        self._requantize(16, 16, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s8_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int8 -> int16 (burn.graph.s16_quantize)."""
-        self._requantize(8, 16, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s16_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int16 -> int8 (burn.graph.s16_quantize)."""
-        self._requantize(16, 8, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s8_s32(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int8 -> int32 (burn.graph.s16_quantize)."""
-        self._requantize(8, 32, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s16_s32(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int16 -> int32 (burn.graph.s16_quantize)."""
-        self._requantize(16, 32, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s32_s8(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int32 -> int8 (burn.graph.s16_quantize)."""
-        self._requantize(32, 8, inp, out, size, in_zp, out_zp, mult, shift)
-
-    def requantize_s32_s16(self, inp, out, size, in_zp, out_zp, mult, shift):
-        """int32 -> int16 (burn.graph.s16_quantize)."""
-        self._requantize(32, 16, inp, out, size, in_zp, out_zp, mult, shift)
-
     def fully_connected_s16(self, inp, w, bias, mult, shift, out, batches, in_features,
                             out_features, wide, in_zp, out_zp, act_min, act_max):
         """int16x8 fully connected (burn.graph.s16_fully_connected)."""
@@ -89,3 +61,18 @@ class S16Kernels:
     def max_pool_s16(self, *args):
         """int16 max pool (burn.graph.s16_pool.max_pool_s16 arguments)."""
         self._pool("flex_s16_max_pool2d", as_i16, *args)
+
+
+def _requantizer(in_bits, out_bits):
+    def requantize(self, inp, out, size, in_zp, out_zp, mult, shift):
+        self._requantize(in_bits, out_bits, inp, out, size, in_zp, out_zp, mult, shift)
+    requantize.__doc__ = "int%d -> int%d with a new scale (burn.graph.s16_quantize)." % (
+        in_bits, out_bits)
+    return requantize
+
+
+# requantize_s16, requantize_s8_s16, ...: the requantizations between int8, int16 and int32
+for _name, _bits in (("s16", (16, 16)), ("s8_s16", (8, 16)), ("s16_s8", (16, 8)),
+                     ("s8_s32", (8, 32)), ("s16_s32", (16, 32)), ("s32_s8", (32, 8)),
+                     ("s32_s16", (32, 16))):
+    setattr(S16Kernels, "requantize_" + _name, _requantizer(*_bits))

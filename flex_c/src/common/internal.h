@@ -396,4 +396,19 @@ FLEX_INLINE int flex__compare(int32_t op, int lt, int eq, int gt) {
     }
 }
 
+/* The body of flex_f32_compare and flex_s32_compare, whose values (of type T) it compares:
+ * output[i] = 1 where a[i] op b[i % b_len] holds, else 0; an op outside FLEX_COMPARE_* is
+ * refused. */
+#define FLEX__COMPARE_BODY(T)                                                              \
+    size_t i, j;                                                                           \
+    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));                                   \
+    if (op < FLEX_COMPARE_EQUAL || op > FLEX_COMPARE_GREATER_EQUAL)                        \
+        return FLEX_E_PARAM;                                                               \
+    for (i = 0; i < n; i += b_len)                                                         \
+        for (j = 0; j < b_len; j++) {                                                      \
+            const T x = a[i + j], y = b[j];                                                \
+            output[i + j] = (int8_t)flex__compare(op, x < y, x == y, x > y);               \
+        }                                                                                  \
+    return FLEX_OK
+
 #endif

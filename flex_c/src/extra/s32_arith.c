@@ -77,14 +77,5 @@ flex_status flex_s32_squared_difference(size_t n, const int32_t *a, const int32_
 
 flex_status flex_s32_compare(size_t n, const int32_t *a, const int32_t *b, size_t b_len,
                              int32_t op, int8_t *output) {
-    size_t i, j;
-    FLEX_TRY(flex__check_tiled(n, a, b, b_len, output));
-    if (op < FLEX_COMPARE_EQUAL || op > FLEX_COMPARE_GREATER_EQUAL)
-        return FLEX_E_PARAM;
-    for (i = 0; i < n; i += b_len)
-        for (j = 0; j < b_len; j++) {
-            const int32_t x = a[i + j], y = b[j];
-            output[i + j] = (int8_t)flex__compare(op, x < y, x == y, x > y);
-        }
-    return FLEX_OK;
+    FLEX__COMPARE_BODY(int32_t);
 }
