@@ -11,7 +11,8 @@ way with its self-test vectors.
 
 import numpy as np
 import pytest
-from s16_cases import INT32_MAKERS, MAKERS, make_cases
+from s16_cases import MAKERS, make_cases
+from s32_cases import INT32_MAKERS
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
