@@ -382,8 +382,10 @@ class Tensor:
     def __getitem__(self, key):
         return submodule("ops.index").getitem(self, key)
 
-    def __setitem__(self, key, value):
-        submodule("ops.assign").setitem(self, key, value)
+    def __setitem__(self, key, other):
+        # through ops.index, whose name this module already holds: `import burn` then
+        # interns no new name (MicroPython's qstr pools grow in steps of ~2 KB of heap)
+        submodule("ops.index").__setitem__(self, key, other)
 
 
 def shape_args(args):

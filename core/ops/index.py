@@ -136,6 +136,12 @@ def take(x, idx):
     return x._new(h, idx.shape + x.shape[1:])
 
 
+def __setitem__(x, key, value):
+    """Tensor.__setitem__ (burn.ops.assign.setitem), reached by a name MicroPython has built
+    in."""
+    __import__("burn.ops.assign", None, None, ["setitem"]).setitem(x, key, value)
+
+
 def masked(x, mask):
     """The entries of `x` where the boolean `mask` (of x's leading dims' shape) is True:
     shape (count,) + x.shape[len(mask.shape):]."""
