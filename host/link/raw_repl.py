@@ -223,7 +223,9 @@ class RawRepl:
             )
 
     def _paste(self, code):
-        window = int.from_bytes(self.read_exact(2, 2.0, "starting raw-paste"), "little")
+        # the board has said it takes raw-paste: its window follows, unless the board (an
+        # emulated one on a busy host) stalls, which 10 s tells apart as the flags below do
+        window = int.from_bytes(self.read_exact(2, 10.0, "starting raw-paste"), "little")
         credit = window
         i = 0
         while i < len(code):
