@@ -8,7 +8,7 @@ in float32 units in the last place (ulps).
 
 Models: a float MLP of TensorFlow's hello_world shape (1 -> 16 -> 16 -> 1, ReLU), a small
 float CNN (conv 3x3 1->8, max pool, conv 3x3 8->16, average pool, fully connected 16->10,
-softmax), both with seeded random weights written as .tflite by burn's writer, and the MLPerf
+softmax), both with seeded random weights (tests/tflite_models.py), and the MLPerf
 Tiny KWS float32 model from $BURN_MODELS_DIR when it is there (C kernels only: the plain
 kernels take minutes of emulation on it). Goal printed beside the figures: cycles per MAC
 <= 150 on the C kernels, 0 bytes allocated per inference.
@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE)]
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 from model_files import MODELS_DIR  # noqa: E402
 from rp2040_models import CLOCK_HZ, Case, firmware, place_models, say  # noqa: E402
+from tflite_models import float_cnn, float_mlp  # noqa: E402
 
 import burn  # noqa: E402
 from burn.host.bst_writer import encode_bst  # noqa: E402
@@ -36,7 +37,6 @@ from burn.host.firmware.build import build_firmware  # noqa: E402
 from burn.host.firmware.ops_select import kernels_of  # noqa: E402
 from burn.host.importers.tflite import import_tflite  # noqa: E402
 from burn.host.link import LinkError, LinkTimeout  # noqa: E402
-from burn.host.tflite_writer import ModelBuilder  # noqa: E402
 
 CYCLES_PER_MAC_GOAL = 150
 
@@ -65,65 +65,10 @@ print(repr((_m.backend, _us, _a, binascii.hexlify(bytes(_m.outputs())))))
 """
 
 
-def _dense(mb, name, x, n_in, n_out, rng, act):
-    w = mb.tensor(name + "_w", (n_out, n_in), "float32",
-                  data=rng.standard_normal((n_out, n_in)).astype(np.float32) / np.sqrt(n_in))
-    b = mb.tensor(name + "_b", (n_out,), "float32",
-                  data=rng.standard_normal(n_out).astype(np.float32) * 0.1)
-    y = mb.tensor(name, (1, n_out), "float32")
-    mb.op("FULLY_CONNECTED", [x, w, b], [y], "FullyConnectedOptions",
-          FusedActivationFunction=act)
-    return y
-
-
-def mlp():
-    """hello_world's shape: 1 -> 16 -> 16 -> 1, ReLU between."""
-    rng = np.random.default_rng(1)
-    mb = ModelBuilder()
-    x = mb.tensor("x", (1, 1), "float32")
-    h = _dense(mb, "h1", x, 1, 16, rng, 1)
-    h = _dense(mb, "h2", h, 16, 16, rng, 1)
-    return mb.finish([x], [_dense(mb, "y", h, 16, 1, rng, 0)])
-
-
-def _conv(mb, name, x, shape, c_out, rng):
-    n, h, w, c_in = shape
-    k = mb.tensor(name + "_w", (c_out, 3, 3, c_in), "float32",
-                  data=rng.standard_normal((c_out, 3, 3, c_in)).astype(np.float32) / 3)
-    b = mb.tensor(name + "_b", (c_out,), "float32", data=np.zeros(c_out, np.float32))
-    y = mb.tensor(name, (n, h, w, c_out), "float32")
-    mb.op("CONV_2D", [x, k, b], [y], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1,
-          FusedActivationFunction=1)
-    return y
-
-
-def cnn():
-    """conv 3x3 1->8 on 16x16, max pool 2, conv 3x3 8->16, average pool 8, FC 16->10,
-    softmax."""
-    rng = np.random.default_rng(2)
-    mb = ModelBuilder()
-    x = mb.tensor("x", (1, 16, 16, 1), "float32")
-    c1 = _conv(mb, "c1", x, (1, 16, 16, 1), 8, rng)
-    p1 = mb.tensor("p1", (1, 8, 8, 8), "float32")
-    mb.op("MAX_POOL_2D", [c1], [p1], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
-          FilterHeight=2, FilterWidth=2)
-    c2 = _conv(mb, "c2", p1, (1, 8, 8, 8), 16, rng)
-    p2 = mb.tensor("p2", (1, 1, 1, 16), "float32")
-    mb.op("AVERAGE_POOL_2D", [c2], [p2], "Pool2DOptions", Padding=1, StrideH=8, StrideW=8,
-          FilterHeight=8, FilterWidth=8)
-    flat = mb.tensor("flat", (1, 16), "float32")
-    shape = mb.tensor("shape", (2,), "int32", data=np.array([1, 16], np.int32))
-    mb.op("RESHAPE", [p2, shape], [flat])
-    logits = _dense(mb, "fc", flat, 16, 10, rng, 0)
-    y = mb.tensor("y", (1, 10), "float32")
-    mb.op("SOFTMAX", [logits], [y], "SoftmaxOptions", Beta=1.0)
-    return mb.finish([x], [y])
-
-
 def cases():
     """[(Case, whether the plain kernels run it)]."""
-    out = [(Case("mlp", encode_bst(import_tflite(mlp(), tests=0))), True),
-           (Case("cnn", encode_bst(import_tflite(cnn(), tests=0))), True)]
+    out = [(Case("mlp", encode_bst(import_tflite(float_mlp(), tests=0))), True),
+           (Case("cnn", encode_bst(import_tflite(float_cnn(), tests=0))), True)]
     kws = Path(MODELS_DIR, "kws_ref_model_float32.tflite")
     if kws.is_file():
         out.append((Case("kws_f32", encode_bst(import_tflite(kws.read_bytes(), tests=0))),

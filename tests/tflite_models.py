@@ -195,3 +195,59 @@ def lstm_model(dims, dtype="float32", data=None, q=None, time_major=False, act=4
     mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [y], "UnidirectionalSequenceLSTMOptions",
           FusedActivationFunction=act, CellClip=cell_clip, TimeMajor=time_major)
     return mb.finish([x], [y])
+
+
+# -- float models (the float kernels on a board: benchmarks/rp2040_float.py, tests/firmware)
+def _dense(mb, name, x, n_in, n_out, rng, act):
+    w = mb.tensor(name + "_w", (n_out, n_in), "float32",
+                  data=rng.standard_normal((n_out, n_in)).astype(np.float32) / np.sqrt(n_in))
+    b = mb.tensor(name + "_b", (n_out,), "float32",
+                  data=rng.standard_normal(n_out).astype(np.float32) * 0.1)
+    y = mb.tensor(name, (1, n_out), "float32")
+    mb.op("FULLY_CONNECTED", [x, w, b], [y], "FullyConnectedOptions",
+          FusedActivationFunction=act)
+    return y
+
+
+def float_mlp():
+    """hello_world's shape: 1 -> 16 -> 16 -> 1, ReLU between."""
+    rng = np.random.default_rng(1)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 1), "float32")
+    h = _dense(mb, "h1", x, 1, 16, rng, 1)
+    h = _dense(mb, "h2", h, 16, 16, rng, 1)
+    return mb.finish([x], [_dense(mb, "y", h, 16, 1, rng, 0)])
+
+
+def _conv(mb, name, x, shape, c_out, rng):
+    n, h, w, c_in = shape
+    k = mb.tensor(name + "_w", (c_out, 3, 3, c_in), "float32",
+                  data=rng.standard_normal((c_out, 3, 3, c_in)).astype(np.float32) / 3)
+    b = mb.tensor(name + "_b", (c_out,), "float32", data=np.zeros(c_out, np.float32))
+    y = mb.tensor(name, (n, h, w, c_out), "float32")
+    mb.op("CONV_2D", [x, k, b], [y], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1,
+          FusedActivationFunction=1)
+    return y
+
+
+def float_cnn():
+    """conv 3x3 1->8 on 16x16, max pool 2, conv 3x3 8->16, average pool 8, FC 16->10,
+    softmax."""
+    rng = np.random.default_rng(2)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 16, 16, 1), "float32")
+    c1 = _conv(mb, "c1", x, (1, 16, 16, 1), 8, rng)
+    p1 = mb.tensor("p1", (1, 8, 8, 8), "float32")
+    mb.op("MAX_POOL_2D", [c1], [p1], "Pool2DOptions", Padding=1, StrideH=2, StrideW=2,
+          FilterHeight=2, FilterWidth=2)
+    c2 = _conv(mb, "c2", p1, (1, 8, 8, 8), 16, rng)
+    p2 = mb.tensor("p2", (1, 1, 1, 16), "float32")
+    mb.op("AVERAGE_POOL_2D", [c2], [p2], "Pool2DOptions", Padding=1, StrideH=8, StrideW=8,
+          FilterHeight=8, FilterWidth=8)
+    flat = mb.tensor("flat", (1, 16), "float32")
+    shape = mb.tensor("shape", (2,), "int32", data=np.array([1, 16], np.int32))
+    mb.op("RESHAPE", [p2, shape], [flat])
+    logits = _dense(mb, "fc", flat, 16, 10, rng, 0)
+    y = mb.tensor("y", (1, 10), "float32")
+    mb.op("SOFTMAX", [logits], [y], "SoftmaxOptions", Beta=1.0)
+    return mb.finish([x], [y])

@@ -24,6 +24,7 @@ from burn.host.mpy import unix as mp_unix
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
 import flash_models
 from reference_models import model_path
+from tflite_models import float_cnn
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +211,7 @@ def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
 
 _FLOAT_ON_BOARD = """
 import burn, burnflex, binascii
-m = burn.load('/rom/kws_f32.bst')
+m = burn.load('/rom/cnn_f32.bst')
 x = m.input_buffer()
 for i in range(len(x)):
     x[i] = ((i * 37) % 19 - 9) / 7.0
@@ -220,22 +221,21 @@ print(repr((m.backend, burnflex.float, binascii.hexlify(bytes(m.outputs())))))
 
 
 def test_a_float_model_runs_on_the_c_float_kernels_of_its_firmware(tmp_path):
-    """A firmware made for the float KWS model (MLPerf Tiny's float32 .tflite) builds flex's
-    float kernels for the Cortex-M0+, soft-float: the model runs on them from ROMFS and
-    gives the host's flex outputs within a few float32 ulps."""
+    """A firmware made for a float CNN (conv, max pool, average pool, fully connected,
+    softmax) builds flex's float kernels for the Cortex-M0+, soft-float: the model runs on
+    them from ROMFS and gives the host's flex outputs within a few float32 ulps."""
     from burn.host.board_session import Emulated, open_board
     from burn.host.firmware.build import build_firmware
     from burn.host.flex.runtime import use_flex
 
     _build_tools_or_skip()
-    model = tmp_path / "kws_f32.bst"
-    model.write_bytes(encode_bst(import_tflite(
-        model_path("kws_ref_model_float32.tflite").read_bytes(), tests=0)))
+    model = tmp_path / "cnn_f32.bst"
+    model.write_bytes(encode_bst(import_tflite(float_cnn(), tests=0)))
     kernels = ops_select.kernels_of([model])
     assert all(op_table.needs_fpu(k) for k in kernels)
     built = build_firmware("rp2040", ops=kernels)
     image = _flash_with_romfs(tmp_path / "flash.img", load_recipe("rp2040", ops=kernels),
-                              built.uf2, {"kws_f32.bst": model})
+                              built.uf2, {"cnn_f32.bst": model})
     with open_board(emulated=Emulated(built.uf2, image)) as session:
         backend, has_float, out = ast.literal_eval(
             session.link.exec(_FLOAT_ON_BOARD, timeout=300).strip().splitlines()[-1])
