@@ -150,7 +150,7 @@ compare_s8 = compare_s8_fast or compare_s8_plain
 select_s8 = select_s8_fast or select_s8_plain
 
 
-def _operands(step, ctx, names, dtypes):
+def operands(step, ctx, names, dtypes):
     """[(buffer, size)] of the operands `names`: the op's inputs in order, a constant of
     the same name standing in for any of them; each must have `dtypes[k]`."""
     ins = list(step.ins)
@@ -181,7 +181,7 @@ def prepare(step, ctx, variant):
     dt = ctx.tensors[out if step.kind == "select" else step.ins[0]][1]
     if dt not in ("int8", "float32"):
         step.fail("operands must be int8 or float32")
-    ops = _operands(step, ctx, names, (dt, dt) if step.kind == "compare" else ("int8", dt, dt))
+    ops = operands(step, ctx, names, (dt, dt) if step.kind == "compare" else ("int8", dt, dt))
     size = numel(_shape(step, ctx, out, "int8" if step.kind == "compare" else dt))
     for name, (_buf, n) in zip(names, ops):
         if n < 1 or size % n or (name == "a" and n != size):

@@ -10,7 +10,7 @@ maximum_s32, minimum_s32, squared_difference_s32 and compare_s32."""
 
 from burn import bst_ops
 from burn.graph.logic import OPS as COMPARE_OPS
-from burn.graph.logic import _operands as logic_operands
+from burn.graph.logic import operands as logic_operands
 from burn.shape import numel
 
 from .s16_arith import wrap32

@@ -110,30 +110,24 @@ def narrow(x, dim, start, length):
     return x._new(h, shape)
 
 
-def take(x, idx):
-    """Rows of `x` (along dim 0) picked by an integer tensor or a list of ints; negative
-    indices count from the end. The result has shape idx.shape + x.shape[1:]."""
-    if not isinstance(idx, Tensor):
-        for v in idx:
-            if not is_int(v):
-                raise TypeError("index: index lists must hold ints, got " + repr(v))
-        idx = x._new(x.backend.from_flat(idx, _dt.int32), (len(idx),), _dt.int32)
-    if idx.dtype.is_float or idx.dtype is _dt.bool_:
-        raise TypeError("index: index tensors must hold integers, got " + repr(idx.dtype))
+def take(x, idx, dim=0, fn="index"):
+    """The entries of `x` along `dim` (default 0: rows) picked by an integer tensor or a
+    list of ints; negative indices count from the end. The result has shape
+    x.shape[:dim] + idx.shape + x.shape[dim + 1:]."""
+    vals, shape = _index_values(fn, idx)
     if not x.shape:
-        raise IndexError("index: a 0-d tensor cannot be indexed by a tensor")
-    size = x.shape[0]
-    vals = values(idx)
+        raise IndexError(fn + ": a 0-d tensor cannot be indexed by a tensor")
+    size = x.shape[dim]
     for i in range(len(vals)):
         v = vals[i]
         if v < -size or v >= size:
-            raise IndexError("index " + repr(v) + " is out of range for dim 0 of size " +
-                             repr(size))
+            raise IndexError("index " + repr(v) + " is out of range for dim " + repr(dim) +
+                             " of size " + repr(size))
         if v < 0:
             vals[i] = v + size
     b = x.backend
-    h = b.gather(x.handle, x.shape, 0, b.from_flat(vals, _dt.int32), len(vals), x.dtype)
-    return x._new(h, idx.shape + x.shape[1:])
+    h = b.gather(x.handle, x.shape, dim, b.from_flat(vals, _dt.int32), len(vals), x.dtype)
+    return x._new(h, x.shape[:dim] + shape + x.shape[dim + 1:])
 
 
 def __setitem__(x, key, value):
@@ -156,7 +150,7 @@ def masked(x, mask):
 
 
 def _index_values(fn, idx):
-    """The ints of an integer tensor or list `idx`."""
+    """(the ints, the shape) of an integer tensor or list `idx`."""
     if isinstance(idx, Tensor):
         if idx.dtype.is_float or idx.dtype is _dt.bool_:
             raise TypeError(fn + ": index tensors must hold integers, got " + repr(idx.dtype))
@@ -171,14 +165,9 @@ def index_select(x, dim, index):
     """The entries of `x` at the 1-D integer `index` along `dim` (PyTorch's index_select):
     x's shape with dim's size len(index)."""
     d = _sh.norm_dim("index_select", dim, len(x.shape))
-    vals, shape = _index_values("index_select", index)
-    if len(shape) != 1:
-        raise IndexError("index_select: the index must have 1 dim, got " + repr(shape))
-    moved = list(range(len(x.shape)))
-    moved[0], moved[d] = d, 0
-    front = x.permute(moved) if d else x
-    picked = take(front, vals)
-    return picked.permute(moved) if d else picked
+    if isinstance(index, Tensor) and len(index.shape) != 1:
+        raise IndexError("index_select: the index must have 1 dim, got " + repr(index.shape))
+    return take(x, index, d, "index_select")
 
 
 def gather(x, dim, index):

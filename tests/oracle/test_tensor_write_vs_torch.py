@@ -14,6 +14,12 @@ def _pair(rng, shape):
     return burn.tensor(a.reshape(-1).tolist()).reshape(shape), torch.tensor(a)
 
 
+def _random_pair(rng):
+    """(shape, (burn tensor, torch tensor)) of a random shape of 1 to 3 dims."""
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+    return shape, _pair(rng, shape)
+
+
 def _same(got, want):
     assert got.shape == tuple(want.shape), (got.shape, tuple(want.shape))
     np.testing.assert_array_equal(np.array(got.tolist(), dtype=np.float32).reshape(got.shape),
@@ -39,8 +45,7 @@ def _key(rng, shape):
 def test_assignment_matches_torch():
     rng = np.random.default_rng(RNG_SEED)
     for _ in range(60):
-        shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
-        x, tx = _pair(rng, shape)
+        shape, (x, tx) = _random_pair(rng)
         key = _key(rng, shape)
         selected = tx[key].shape
         if rng.random() < 0.5:
@@ -58,8 +63,7 @@ def test_assignment_matches_torch():
 def test_masks_match_torch():
     rng = np.random.default_rng(RNG_SEED + 1)
     for _ in range(30):
-        shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
-        x, tx = _pair(rng, shape)
+        shape, (x, tx) = _random_pair(rng)
         lead = int(rng.integers(1, len(shape) + 1))
         m = rng.random(shape[:lead]) < 0.5
         mask, tmask = burn.tensor(m.tolist(), dtype=burn.bool), torch.tensor(m)
@@ -74,8 +78,7 @@ def test_masks_match_torch():
 def test_gather_index_select_and_scatter_match_torch():
     rng = np.random.default_rng(RNG_SEED + 2)
     for _ in range(40):
-        shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
-        x, tx = _pair(rng, shape)
+        shape, (x, tx) = _random_pair(rng)
         dim = int(rng.integers(-len(shape), len(shape)))
         d = dim % len(shape)
         ishape = tuple(int(rng.integers(1, s + 1)) if k != d else int(rng.integers(1, 5))

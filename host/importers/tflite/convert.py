@@ -144,6 +144,10 @@ class Converter:
         """Whether node's first input is int16."""
         return self.tf.tensors[node.inputs[0]].dtype == np.int16
 
+    def is_int32(self, node):
+        """Whether node's first input is int32."""
+        return self.tf.tensors[node.inputs[0]].dtype == np.int32
+
     def out_quant_params(self, node, code):
         """The output zero point and the clamp of fused activation `code`, quantized."""
         out_scale, out_zp = self.quant(node.outputs[0])

@@ -57,7 +57,7 @@ def _binary(c, node, kind=None):
     kind = kind or node.name.lower()
     a, b = _operands(c, node)
     code = c.fused(node)
-    if c.tf.tensors[node.inputs[0]].dtype == np.int32:
+    if c.is_int32(node):
         _int32(c, node, kind, a, b)
         return
     if not c.is_int8(node) and not c.is_int16(node):
@@ -86,7 +86,7 @@ def _arith(c, node):
     int16 SUB, MAXIMUM and MINIMUM (burn.graph.s16_elementwise) and the int32 ones."""
     kind = node.name.lower()
     a, b = _operands(c, node)
-    if c.tf.tensors[node.inputs[0]].dtype == np.int32:
+    if c.is_int32(node):
         _int32(c, node, kind, a, b)
         return
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
