@@ -60,6 +60,7 @@ REGIONS = (
     ("host/flex/kernels_generated.py", "bindings", _calls(py_bindings.methods)),
     ("micropython/burnflex_extra_generated.c", "bindings",
      _calls(c_bindings.optional_functions)),
+    ("micropython/burnflex_extra_s16.c", "requantize", _table(kernel_lists.wide_requantize)),
     ("micropython/burnflex_f32.c", "bindings", _calls(c_bindings.float_functions)),
     ("flex_c/src/ref/ref.h", "reference-kernels", ref_entries.declarations),
 ) + tuple(("flex_c/src/entry/%s.c" % name, "forwarders", _entry(name))

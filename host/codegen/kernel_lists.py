@@ -68,3 +68,20 @@ def wide_modules():
         if found:
             lines.append('    "%s": {%s},' % (kind, ", ".join(found)))
     return lines + ["}"]
+
+
+def wide_requantize():
+    """micropython/burnflex_extra_s16.c: a function object per requantize kernel between
+    int8, int16 and int32 (requantize_s8_s16 takes int8 in, int16 out; requantize_s16 is
+    int16 both ways), each forwarding to the file's `requantize` with the two widths."""
+    lines = []
+    for k in optional_kernels():
+        widths = k.split("_s")[1:]
+        if not k.startswith("requantize_s") or set(widths) == {"8"}:
+            continue
+        bits = (widths * 2)[:2]
+        count = len(kernel_args(k)[1])
+        lines += ["BF_FORWARD(%s, requantize, %s, %s)" % (k, bits[0], bits[1]),
+                  "MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_%s_obj, %d, %d, %s);"
+                  % (k, count, count, k)]
+    return lines
