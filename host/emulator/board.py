@@ -126,7 +126,7 @@ class EmulatedBoard(BoardProcess):
         kind = event.get("event")
         if kind == "usb":
             self._usb.set()
-        elif kind == "cycles":
+        elif kind in ("cycles", "saved"):
             self._replies.put(event)
         elif kind == "exit":
             self.final = {key: event[key] for key in ("cycles", "core1_cycles", "us")}
@@ -181,14 +181,24 @@ class EmulatedBoard(BoardProcess):
             if self.final is None:
                 raise EmulatorError("the emulated board is not running")
             return self.final[key]
+        return self._ask("cycles", "report its cycles", timeout)[key]
+
+    def save_flash(self, timeout=10.0):
+        """Write the flash image file now, as the emulator does when it stops, and go on
+        running: the file then holds what a power cut at this moment would leave."""
+        if not self.running:
+            raise EmulatorError("the emulated board is not running")
+        self._ask("save", "save its flash", timeout)
+
+    def _ask(self, request, what, timeout):
+        """Send control `request` and return the emulator's reply event."""
         while not self._replies.empty():
             self._replies.get_nowait()
-        self._relay.request("cycles")
+        self._relay.request(request)
         try:
-            return self._replies.get(timeout=timeout)[key]
+            return self._replies.get(timeout=timeout)
         except queue.Empty:
-            raise EmulatorError("the emulator did not report its cycles within %g s"
-                                % timeout) from None
+            raise EmulatorError("the emulator did not %s within %g s" % (what, timeout)) from None
 
     def stall_core1(self, after_cycles):
         """Halt core 1 for good once it has run `after_cycles` more cycles, as a debugger

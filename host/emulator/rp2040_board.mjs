@@ -7,10 +7,12 @@
 // RP2040JS_INDEX is the path of rp2040js's dist/esm/index.js. FLASH_IMAGE holds the whole
 // flash (firmware and filesystem); it is written back, atomically, shortly after the firmware
 // erases or programs flash, and on exit. The process exits when stdin closes, on SIGTERM or
-// SIGINT. Control requests (on CONTROL_FD, a socket): "cycles"; "stall1 N" halts core 1
-// for good once it has run N more cycles (a core that stops answering, for tests). Events: {"event": "usb"} once
-// the host side of USB is configured, {"event": "cycles", ...} on request and {"event":
-// "exit", ...} at the end; each carries core 0's cycles, core 1's and the emulated time.
+// SIGINT. Control requests (on CONTROL_FD, a socket): "cycles"; "save" writes the flash
+// image now, as on exit, and goes on; "stall1 N" halts core 1 for good once it has run N
+// more cycles (a core that stops answering, for tests). Events: {"event": "usb"} once the
+// host side of USB is configured, {"event": "cycles", ...} and {"event": "saved", ...} on
+// request and {"event": "exit", ...} at the end; each carries core 0's cycles, core 1's and
+// the emulated time.
 // Both cores run (dual_core.mjs); core 1 waits in the bootrom until the firmware starts it.
 
 import fs from 'node:fs';
@@ -174,6 +176,10 @@ control.on('data', (data) => {
     const request = controlInput.slice(0, newline).trim();
     controlInput = controlInput.slice(newline + 1);
     if (request === 'cycles') report('cycles');
+    if (request === 'save') {
+      saveFlash();
+      report('saved');
+    }
     const stall = /^stall1 (\d+)$/.exec(request);
     if (stall) chip.stallCore1(Number(stall[1]));
   }

@@ -129,7 +129,7 @@ def test_repl_inference_on_kws_matches_the_host(session, kws):
 def test_the_device_suite_passes_on_the_emulated_board(firmware):
     tests = Path(__file__).resolve().parent.parent / "device"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests),
+        [sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", str(tests),
          "--board", "rp2040", "--emulated", "--firmware", str(firmware)],
         capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]

@@ -4,12 +4,14 @@ command) cut at points spread over it, each cut followed by a fresh boot from th
 image, where the model must load, pass its self-test and be byte for byte the old or the new.
 
 Two kinds of cut: the emulator killed (SIGKILL) at fractions of a measured write, a power cut
-whose flash is what the emulator last saved (it saves 300 ms after a change); and the
-emulator stopped (SIGTERM: it saves the flash as it is, then exits) right after a chosen board
-command, to land on each step of the commit. The models are 21 KB (six flash blocks), so that
-a write takes seconds; each cut starts from the same flash image with the old model. Besides
-the usual write beside the old model: a partition too full for both (the old model waits on
-the filesystem) and a directory block without a free slot (it is rewritten)."""
+whose flash is what the emulator last saved (it saves 300 ms after a change); and the flash
+as it stands right after a chosen board command, to land on each step of the commit: one
+uncut write has the emulator save its flash image after every command (what it does when
+stopped there), and each of those images is booted afresh. The models are 21 KB (six flash
+blocks), so that a write takes seconds; each cut starts from the same flash image with the
+old model. Besides the usual write beside the old model: a partition too full for both (the
+old model waits on the filesystem) and a directory block without a free slot (it is
+rewritten)."""
 
 import hashlib
 import os
@@ -89,74 +91,82 @@ def held(image):
         return s.link.exec_literal(_HELD, timeout=120)
 
 
-def _counted(link, proc, stop_after=None):
-    """Count the commands the board answers on `link` (the count in a list); stop the
-    emulator (SIGTERM) once it has answered `stop_after` of them."""
-    real = link.exec
-    answered = [0]
-
-    def exec_then_cut(code, timeout=10.0, on_output=None):
-        out = real(code, timeout, on_output)
-        answered[0] += 1
-        if answered[0] == stop_after:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(10)
-        return out
-
-    link.exec = exec_then_cut
-    return answered
-
-
-def _write(image, files, stop_after=None, kill_at=None):
-    """Deploy `files` on a board booted from `image`, cut after `stop_after` commands or
-    killed `kill_at` seconds in. Returns (seconds, whether it finished, commands)."""
+def _killed_write(image, files, kill_at):
+    """Deploy `files` on a board booted from `image`, the emulator killed `kill_at` seconds
+    in; whether the write finished first."""
     with open_board(emulated=Emulated(None, image)) as s:
-        proc = s.virtual_board.proc
-        answered = _counted(s.link, proc, stop_after)
-        if kill_at is not None:
-            threading.Timer(kill_at, proc.kill).start()
-        start = time.monotonic()
+        threading.Timer(kill_at, s.virtual_board.proc.kill).start()
         try:
             romfs_write.deploy(s.link, files)
-            finished = True
+            return True
         except (LinkError, RomfsError):
-            finished = False
-        return time.monotonic() - start, finished, answered[0]
+            return False
 
 
-def _cut_runs(image, start, files, cuts, models):
-    """For each cut (stop_after, kill_at): the write of `files` from flash bytes `start`,
-    cut so, then what a fresh boot holds, checked to be the old model or the new; returns
-    [(cut, finished, where, "old" or "new")]."""
+def _write_saving_steps(image, files):
+    """Deploy `files` on a board booted from `image`, the emulator saving its flash after
+    each command the board answers. Returns ([flash bytes after command 1, after 2, ...],
+    the seconds the write took less those the saves took)."""
+    with open_board(emulated=Emulated(None, image)) as s:
+        board, real = s.virtual_board, s.link.exec
+        steps, saving = [], [0.0]
+
+        def exec_then_save(code, timeout=10.0, on_output=None):
+            out = real(code, timeout, on_output)
+            start = time.monotonic()
+            board.save_flash()
+            steps.append(image.read_bytes())
+            saving[0] += time.monotonic() - start
+            return out
+
+        s.link.exec = exec_then_save
+        start = time.monotonic()
+        romfs_write.deploy(s.link, files)
+        return steps, time.monotonic() - start - saving[0]
+
+
+def _outcome(image, models, cut):
+    """Where a fresh boot from `image` (after cut `cut`) finds the model and which it is
+    ("old" or "new"), checked to be one of the two and to pass its self-test."""
     names = {_sha(models["old"]): "old", _sha(models["new"]): "new"}
+    found = held(image)
+    assert found is not None, "no model after a cut at %r" % (cut,)
+    path, tests, sha = found
+    assert tests == 3 and sha in names, (cut, found)
+    assert path == "/rom/model.bst" or names[sha] == "old", found
+    print("cut %r: %s holds the %s model" % (cut, path, names[sha]))
+    return path, names[sha]
+
+
+def _step_cuts(image, start, files, models, cuts):
+    """The write of `files` from flash bytes `start`, uncut, must leave the new model; then
+    for each cut (the commands answered, negative: counted from the end) what a fresh boot
+    from the flash as it stood there finds: [(path, "old" or "new")]. Also returns the
+    flash bytes after each command and the write's seconds."""
+    image.write_bytes(start)
+    steps, seconds = _write_saving_steps(image, files)
+    assert held(image) == ("/rom/model.bst", 3, _sha(models["new"]))
     outcomes = []
-    for stop_after, kill_at in cuts:
-        image.write_bytes(start)
-        _s, finished, _n = _write(image, files, stop_after, kill_at)
-        found = held(image)
-        assert found is not None, "no model after a cut at %r" % ((stop_after, kill_at),)
-        path, tests, sha = found
-        assert tests == 3 and sha in names, (stop_after, kill_at, found)
-        assert path == "/rom/model.bst" or names[sha] == "old", found
-        outcomes.append(((stop_after, kill_at), finished, path, names[sha]))
-    print("\n".join("cut %r: %s, %s holds the %s model" % (c, "finished" if f else "cut", p, o)
-                    for c, f, p, o in outcomes))
-    return outcomes
+    for n in cuts:
+        image.write_bytes(steps[n - 1 if n > 0 else len(steps) + n - 1])
+        outcomes.append(_outcome(image, models, n))
+    return outcomes, steps, seconds
 
 
 def test_a_cut_anywhere_in_a_rom_write_leaves_the_old_model_or_the_new(models, base,
                                                                         tmp_path):
     image = tmp_path / "flash.img"
-    image.write_bytes(base)
-    seconds, finished, commands = _write(image, {NAME: models["new"]})
-    assert finished and held(image) == ("/rom/model.bst", 3, _sha(models["new"]))
-    kills = [(None, f * seconds) for f in (0.1, 0.3, 0.5, 0.7)]
     # The commit's commands come last but two (the remount and check, the cleanup): the data
     # hash, the new entry's payload, its kind FREE -> LIVE, the old entry's LIVE -> DEAD.
-    steps = [(commands - k, None) for k in (5, 4, 3, 2)]
-    outcomes = _cut_runs(image, base, {NAME: models["new"]}, kills + steps, models)
-    assert [o for _c, f, _p, o in outcomes[:4] if not f].count("old") >= 2  # cut mid-write
-    assert [o for _c, _f, _p, o in outcomes[4:]] == ["old", "old", "old", "new"]
+    outcomes, _steps, seconds = _step_cuts(image, base, {NAME: models["new"]}, models,
+                                           (-5, -4, -3, -2))
+    assert [o for _p, o in outcomes] == ["old", "old", "old", "new"]
+    killed = []
+    for fraction in (0.1, 0.3, 0.5, 0.7):
+        image.write_bytes(base)
+        finished = _killed_write(image, {NAME: models["new"]}, fraction * seconds)
+        killed.append((finished, _outcome(image, models, fraction)[1]))
+    assert [o for f, o in killed if not f].count("old") >= 2  # cut mid-write
 
 
 def _partition_offset():
@@ -176,15 +186,11 @@ def test_a_partition_too_full_for_both_keeps_the_old_model_on_the_filesystem(mod
     filler = bytes(range(256)) * ((size // BLOCK - 1 - 6 - 5) * BLOCK // 256)
     files = {"filler.bin": filler, NAME: models["old"]}
     start = _with_partition(base, romfs.build_image(files, size, BLOCK))
-    image = tmp_path / "flash.img"
-    image.write_bytes(start)
     new_files = {"filler.bin": filler, NAME: models["new"]}
-    _s, finished, commands = _write(image, new_files)
-    assert finished and held(image) == ("/rom/model.bst", 3, _sha(models["new"]))
     # After: the copy renamed into place, the old entry DEAD, some data, the new entry LIVE.
-    outcomes = _cut_runs(image, start, new_files,
-                         [(n, None) for n in (5, 6, 8, commands - 2)], models)
-    assert [(p, o) for _c, _f, p, o in outcomes] == [
+    outcomes, _steps, _s = _step_cuts(tmp_path / "flash.img", start, new_files, models,
+                                  (5, 6, 8, -2))
+    assert outcomes == [
         ("/rom/model.bst", "old"), ("/rom.old/model.bst", "old"),
         ("/rom.old/model.bst", "old"), ("/rom/model.bst", "new")]
 
@@ -197,19 +203,13 @@ def test_a_full_directory_block_is_rewritten_with_the_old_model_kept_meanwhile(m
         partition[romfs.slot_offset(index)] = romfs.DEAD
     start = _with_partition(base, bytes(partition))
     image = tmp_path / "flash.img"
-    image.write_bytes(start)
-    _s, finished, commands = _write(image, {NAME: models["new"]})
-    assert finished and held(image) == ("/rom/model.bst", 3, _sha(models["new"]))
     # After: the copy renamed into place, the data's hash, the new directory block.
-    outcomes = _cut_runs(image, start, {NAME: models["new"]},
-                         [(n, None) for n in (5, commands - 3, commands - 2)], models)
-    assert [(p, o) for _c, _f, p, o in outcomes] == [
+    outcomes, steps, _s = _step_cuts(image, start, {NAME: models["new"]}, models, (5, -3, -2))
+    assert outcomes == [
         ("/rom/model.bst", "old"), ("/rom/model.bst", "old"), ("/rom/model.bst", "new")]
     # A cut inside that one command, between the erase of the directory block and its
     # programming: the state after the cut before it, with block 0 erased.
-    image.write_bytes(start)
-    _write(image, {NAME: models["new"]}, stop_after=commands - 3)
-    flash = bytearray(image.read_bytes())
+    flash = bytearray(steps[-4])
     at = _partition_offset()
     flash[at:at + BLOCK] = b"\xff" * BLOCK
     image.write_bytes(bytes(flash))

@@ -1,5 +1,6 @@
 """The kernel tests again, against the AddressSanitizer + UndefinedBehaviorSanitizer build of
-flex_c (a child process with the ASan runtime preloaded and BURN_FLEX_SANITIZE=1)."""
+flex_c (a child process with the ASan runtime preloaded and BURN_FLEX_SANITIZE=1), in one process:
+xdist workers of their own would cost more than they save beside the suite's."""
 
 import os
 import subprocess
@@ -15,7 +16,7 @@ SUITES = ["test_s8_vs_tflm.py", "test_host_fast_paths.py", "test_f32_kernels.py"
 def test_kernel_suites_pass_under_asan_and_ubsan():
     build_sanitized()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"] +
+        [sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", "-x"] +
         [os.path.join(HERE, s) for s in SUITES], env=sanitizer_env(), capture_output=True,
         text=True, cwd=HERE)
     report = proc.stdout[-4000:] + proc.stderr[-4000:]
