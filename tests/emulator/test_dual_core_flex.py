@@ -39,29 +39,18 @@ def kws_bst():
         return encode_bst(import_tflite(f.read(), tests=2))
 
 
-def _board(tmp_path_factory, kws_bst, name):
-    emulator_or_skip()
-    firmware = firmware_or_skip()
-    image = tmp_path_factory.mktemp(name) / "flash.img"
-    board = EmulatedBoard("rp2040", firmware=firmware, flash_image=image)
-    board.__enter__()
-    link = connect(board.port)
-    link.put_file(kws_bst, "/kws.bst")
-    link.soft_reset()
-    link.exec(LOAD, timeout=60)
-    return board, link
-
-
-def _running(tmp_path_factory, kws_bst, name):
-    board, link = _board(tmp_path_factory, kws_bst, name)
-    yield board, link
-    link.close()
-    board.close()
-
-
 @pytest.fixture(scope="module")
 def kws(tmp_path_factory, kws_bst):
-    yield from _running(tmp_path_factory, kws_bst, "dual")
+    """(board, link): the emulated RP2040 with /kws.bst in `data`, the tests' one board."""
+    emulator_or_skip()
+    firmware = firmware_or_skip()
+    image = tmp_path_factory.mktemp("dual") / "flash.img"
+    with EmulatedBoard("rp2040", firmware=firmware, flash_image=image) as board:
+        with connect(board.port) as link:
+            link.put_file(kws_bst, "/kws.bst")
+            link.soft_reset()
+            link.exec(LOAD, timeout=60)
+            yield board, link
 
 
 def test_kws_splits_across_both_cores_with_tflm_bits(kws):
@@ -135,20 +124,28 @@ print(repr((n, during, n2, m.info()['cores']['used'])))
 def test_ctrl_c_during_inferences_leaves_both_cores_working(kws):
     link = kws[1]
     with pytest.raises(LinkTimeout):
-        link.exec("m = burn.load(data)\nwhile True:\n    m.invoke()\n", timeout=8)
+        link.exec("m = burn.load(data)\nwhile True:\n    m.invoke()\n", timeout=3)
     got = link.exec_literal("m = burn.load(data)\nprint(repr((m.self_test(), "
                             "m.info()['cores']['used'])))", timeout=120)
     assert got == (2, 2)
 
 
-@pytest.fixture(scope="module")
-def stalled(tmp_path_factory, kws_bst):
-    """A board of its own: its core 1 stays halted."""
-    yield from _running(tmp_path_factory, kws_bst, "stall")
+def test_burn_flash_report_gives_the_cores_and_each_ops_split(kws, kws_bst):
+    link = kws[1]
+    assert romfs_write.deploy(link, {"kws.bst": kws_bst})  # read in place: one flex plan
+    text = link.exec(bp.once("measure", "_measure", "/rom/kws.bst", 3, 100), timeout=120)
+    measured = ast.literal_eval(text.strip().splitlines()[-1])
+    lines = cores_lines(measured)
+    assert lines[0].startswith("cores       2: 9 of 12 ops split"), lines
+    rows = [re.search(r"rows 0-(\d+) \| (\d+)-24", line) for line in lines
+            if "depthwise_conv2d" in line]
+    assert rows and all(r and int(r.group(1)) + 1 == int(r.group(2)) for r in rows), lines
+    assert any("fully_connected" in line and "one core: small" in line for line in lines)
 
 
-def test_core1_that_stops_answering_is_reported_then_core0_runs_alone(stalled):
-    board, link = stalled
+def test_core1_that_stops_answering_is_reported_then_core0_runs_alone(kws):
+    # last: core 1 stays halted on this board from here on
+    board, link = kws
     link.exec("m = burn.load(data)\nm.self_test()", timeout=120)
     board.stall_core1(200000)  # within the first convolution's half
     got = link.exec_literal("""
@@ -164,16 +161,3 @@ print(repr((r, burnflex.cores(), m.self_test(), m.info()['cores'])))
     assert state[1] == 1 and "did not finish" in state[2]
     assert tests == 2  # the next inferences run on core 0 alone, with TFLM's bits
     assert cores["used"] == 1 and "did not finish" in cores["why"]
-
-
-def test_burn_flash_report_gives_the_cores_and_each_ops_split(kws, kws_bst):
-    link = kws[1]
-    assert romfs_write.deploy(link, {"kws.bst": kws_bst})  # read in place: one flex plan
-    text = link.exec(bp.once("measure", "_measure", "/rom/kws.bst", 3, 100), timeout=120)
-    measured = ast.literal_eval(text.strip().splitlines()[-1])
-    lines = cores_lines(measured)
-    assert lines[0].startswith("cores       2: 9 of 12 ops split"), lines
-    rows = [re.search(r"rows 0-(\d+) \| (\d+)-24", line) for line in lines
-            if "depthwise_conv2d" in line]
-    assert rows and all(r and int(r.group(1)) + 1 == int(r.group(2)) for r in rows), lines
-    assert any("fully_connected" in line and "one core: small" in line for line in lines)
