@@ -5,12 +5,21 @@ fails its own tests, not the loading of the suite.
 
 It also orders the test files for the workers: slowest first, by the seconds each took in
 the last run (kept in pytest's cache), so that no long file starts last and keeps one
-worker busy while the others have finished."""
+worker busy while the others have finished. And it keeps Python's bytecode cache on where
+the environment turns it off (PYTHONDONTWRITEBYTECODE): the suite's times count on it, as
+on its other caches. Without it every worker rewrites and compiles every test module again
+(about half of the collection's time), and every CLI, board and pytest process a test
+starts compiles the burn modules it imports."""
 
+import os
 import re
+import sys
 from collections import Counter
 
 import pytest
+
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_addoption(parser):
