@@ -27,10 +27,11 @@ class Case:
                                                  self.want.dtype)
 
     def inputs(self):
-        """The input as burn's Model.run takes it: one flat array, or a list of them."""
-        if isinstance(self.x, list):
-            return [x.reshape(-1) for x in self.x]
-        return self.x.reshape(-1)
+        """The input as burn's Model.run takes it: one flat array, or a list of them (BOOL
+        as int8 0/1)."""
+        def flat(x):
+            return x.reshape(-1).astype(np.int8) if x.dtype == bool else x.reshape(-1)
+        return [flat(x) for x in self.x] if isinstance(self.x, list) else flat(self.x)
 
 
 def s16(rng, shape):
@@ -38,14 +39,17 @@ def s16(rng, shape):
 
 
 def ints(rng, shape, dtype):
-    """Random values over the whole range of the integer type `dtype`."""
+    """Random values over the whole range of the integer type `dtype` (or BOOL ones)."""
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
     bits = np.iinfo(dtype)
     return rng.integers(bits.min, bits.max, size=shape, dtype=dtype, endpoint=True)
 
 
 def _data(mb, name, shape, dtype, scale, zp, data=None):
-    """A tensor of int16 data of that quantization, or of int32 data (not quantized)."""
-    if dtype == "int32":
+    """A tensor of int16 data of that quantization, or of int32 or BOOL data (not
+    quantized)."""
+    if dtype in ("int32", "bool"):
         return mb.tensor(name, shape, dtype, data=data)
     return mb.tensor(name, shape, dtype, data=data, scale=scale, zero_point=zp)
 

@@ -111,14 +111,17 @@ def burn_pairs():
     importer's own rules: a comparison gives BOOL (and reads BOOL where its converter takes
     BOOL inputs), a BOOL_ONLY op reads and gives BOOL, a kind whose output 0 may be int32
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
-    its input 0 may be one (RESHAPE); CAST's pairs are those tflite_cast computes exactly;
-    SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
+    its input 0 may be one (RESHAPE); the copies, and the moves whose converters take BOOL
+    inputs, move BOOL data; CAST's pairs are those tflite_cast computes exactly; SHAPE
+    gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
     from burn.host.importers.tflite.check import _INT32_USES, MOVES
     from burn.host.importers.tflite.convert import CONVERTERS
     from burn.host.importers.tflite_cast import _EXACT
 
     types = {r.name: r.types for r in tflite_ops()}
-    special = {"CAST": set(_EXACT), "SHAPE": {(t, "int32") for t in types["SHAPE"]},
+    # SHAPE reads only its input's shape: any type burn holds (BOOL as int8 0/1)
+    special = {"CAST": set(_EXACT),
+               "SHAPE": {(t, "int32") for t in types["SHAPE"] + ("int32", "bool")},
                "BROADCAST_ARGS": {("int32", "int32"), ("int64", "int64")}}
     found = {}
     for kind, _rule, names, kernels in OPS:
@@ -137,6 +140,8 @@ def burn_pairs():
                 pairs = {("bool", "bool")} if pairs else set()
             if (0 in outs and 0 in ins) or (kind in MOVES and CONVERTERS[name].int32):
                 pairs.add(("int32", "int32"))  # the kind moves int32 data as it is
+            if kind == "copy" or (kind in MOVES and CONVERTERS[name].bool_inputs):
+                pairs.add(("bool", "bool"))  # and BOOL data (int8 0/1)
             elif 0 in outs:  # the kind writes an int32 result
                 pairs = {(a, "int32") for a, _b in pairs}
             found.setdefault(name, set()).update(pairs)

@@ -201,6 +201,11 @@ COVERED = {
     ("EXPAND_DIMS", "int16", "int16"): _unary("EXPAND_DIMS", "int16", "int16",
                                               ("int32", (1,), [1]), out_shape=(1, 1, 4)),
     ("BROADCAST_ARGS", "int64", "int64"): _broadcast_args("int64"),
+    ("SLICE", "bool", "bool"): _unary("SLICE", "bool", "bool", ("int32", (2,), [0, 1]),
+                                      ("int32", (2,), [1, 2]), out_shape=(1, 2)),
+    ("RESHAPE", "bool", "bool"): _unary("RESHAPE", "bool", "bool", ("int32", (1,), [4]),
+                                        out_shape=(4,)),
+    ("SHAPE", "bool", "int32"): _shape_of("bool"),
 }
 # pairs TFLM accepts that burn does not import, for reasons that hold
 MISSING = {
@@ -208,6 +213,12 @@ MISSING = {
     ("SQUARED_DIFFERENCE", "int16", "int16"): _binary("SQUARED_DIFFERENCE", "int16", "int16"),
     ("CAST", "float32", "int8"): _unary("CAST", "float32", "int8"),
     ("EQUAL", "int64", "bool"): _binary("EQUAL", "int64", "bool"),
+}
+# pairs TFLM refuses, which the importer refuses too
+REFUSED = {
+    ("PACK", "bool", "bool"): _binary("PACK", "bool", "bool", "PackOptions"),
+    ("PAD", "bool", "bool"): _unary("PAD", "bool", "bool", ("int32", (2, 2), [[0, 0], [1, 1]]),
+                                    options="PadOptions", out_shape=(1, 6)),
 }
 
 
@@ -233,6 +244,13 @@ def test_a_missing_pair_is_refused(pair):
     op, a, b = pair
     assert (a, b) in pair_types()[op] and (a, b) not in burn_pairs().get(op, ())
     assert _imports(MISSING[pair]) is not None
+
+
+@pytest.mark.parametrize("pair", sorted(REFUSED), ids="-".join)
+def test_a_pair_tflm_refuses_is_refused(pair):
+    op, a, b = pair
+    assert (a, b) not in pair_types()[op] and (a, b) not in burn_pairs()[op]
+    assert "BOOL inputs are not supported" in _imports(REFUSED[pair])
 
 
 def test_the_int8_kernels_of_float_only_ops_are_not_claimed():

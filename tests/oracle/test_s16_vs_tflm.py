@@ -1,6 +1,6 @@
-"""int16x8 ops (int16 activations, int8 weights), and the moves of int32 data, against the
-tflite-micro interpreter, bit for bit, on the plain runtime, flex on the host and flex on the
-emulated Cortex-M0+.
+"""int16x8 ops (int16 activations, int8 weights), and the moves of int32 and BOOL data,
+against the tflite-micro interpreter, bit for bit, on the plain runtime, flex on the host and
+flex on the emulated Cortex-M0+.
 
 Each case is a one-op .tflite (tests/s16_cases.py) imported by burn's TFLite importer, so
 the importer's parameters (multipliers, clamps, the int64 bias rule, softmax's tables), the
@@ -11,6 +11,7 @@ way with its self-test vectors.
 
 import numpy as np
 import pytest
+from bool_cases import BOOL_MAKERS
 from s16_cases import MAKERS, make_cases
 from s32_cases import INT32_MAKERS
 from tflite_builder import ModelBuilder, run_tflm
@@ -28,7 +29,7 @@ COUNT = 40  # cases per op
 def cases():
     """[(op, case, .bst bytes)], COUNT cases of each op."""
     out = []
-    for seed, makers in ((16, MAKERS), (32, INT32_MAKERS)):
+    for seed, makers in ((16, MAKERS), (32, INT32_MAKERS), (1, BOOL_MAKERS)):
         for op, items in make_cases(seed, COUNT, makers).items():
             out += [(op, c, encode_bst(import_tflite(c.data, tests=0))) for c in items]
     return out
@@ -46,7 +47,8 @@ def _compare(cases, load):
 
 
 def test_every_op_has_its_cases(cases):
-    counts = {op: sum(1 for o, _c, _d in cases if o == op) for op in {**MAKERS, **INT32_MAKERS}}
+    counts = {op: sum(1 for o, _c, _d in cases if o == op)
+              for op in {**MAKERS, **INT32_MAKERS, **BOOL_MAKERS}}
     assert min(counts.values()) >= 40, counts
 
 

@@ -47,12 +47,15 @@ def _pad(c, node):
     c.emit("pad", node, params=params)
 
 
-@converts("CONCATENATION", "PACK", int16=True, int32=True)
+@converts("CONCATENATION", int16=True, int32=True, bool_inputs=True)
+@converts("PACK", int16=True, int32=True)
 def _concat(c, node):
     """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
     if not shape:
         raise Fail("output has no dimensions")
+    if len({c.tf.tensors[t].dtype for t in node.inputs + node.outputs}) > 1:
+        raise Fail("inputs and output differ in type")
     pack = node.name == "PACK"
     axis = node.options["Axis"] % len(shape) if node.options else 0
     if pack and (node.options is None or node.options["ValuesCount"] != len(node.inputs)):
@@ -68,16 +71,17 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
-# int16, int32: the moves that TFLM runs on int16 or int32 tensors
+# int16, int32, BOOL: the moves that TFLM runs on int16, int32 or BOOL tensors (BOOL
+# held as int8 0/1, moved as it is)
 @converts("TRANSPOSE", arity=2, int16=True)
-@converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True)
+@converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True, bool_inputs=True)
 @converts("GATHER", "MIRROR_PAD", "GATHER_ND", arity=2)
 @converts("FILL", arity=2, int32=True)
 @converts("SPLIT", arity=2, many_outputs=True, int16=True, int32=True)
 @converts("SPLIT_V", arity=3, many_outputs=True, int16=True, int32=True)
 @converts("UNPACK", many_outputs=True, int16=True, int32=True)
-@converts("SLICE", arity=3, int16=True, int32=True)
-@converts("STRIDED_SLICE", arity=4, int16=True, int32=True)
+@converts("SLICE", arity=3, int16=True, int32=True, bool_inputs=True)
+@converts("STRIDED_SLICE", arity=4, int16=True, int32=True, bool_inputs=True)
 @converts("DEPTH_TO_SPACE", "SPACE_TO_DEPTH")
 def _move(c, node):
     """The data-movement ops: strided copies (burn.host.importers.tflite_move); a GATHER
