@@ -42,6 +42,17 @@
 #define flex_s8_requantize bf_s8_requantize
 #define flex_pad bf_pad
 #define flex_concat bf_concat
+#define flex_f32_nhwc_conv2d bf_f32_nhwc_conv2d
+#define flex_f32_nhwc_depthwise_conv2d bf_f32_nhwc_depthwise_conv2d
+#define flex_f32_fully_connected bf_f32_fully_connected
+#define flex_f32_add_act bf_f32_add_act
+#define flex_f32_mul_act bf_f32_mul_act
+#define flex_f32_nhwc_avg_pool2d bf_f32_nhwc_avg_pool2d
+#define flex_f32_nhwc_max_pool2d bf_f32_nhwc_max_pool2d
+#define flex_f32_mean bf_f32_mean
+#define flex_f32_softmax_beta bf_f32_softmax_beta
+#define flex_f32_unary bf_f32_unary
+#define flex_f32_act bf_f32_act
 /* END renames */
 #endif
 

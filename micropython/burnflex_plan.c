@@ -52,9 +52,9 @@ static void ptr(bf_step *s, const void *p, int32_t data_words, const int32_t *da
 }
 
 /* Encode kernel call `op` from its arguments, described by `fmt`, one letter each: w an
- * int32_t, n a size_t, p a pointer, b<k> a parameter block of k int32_t fields, d<k> a
- * pointer to k words of data on the binding's stack (copied into the plan), c concat's
- * inputs (as many as the word before), k a base-36 digit. Then run it, or give it to
+ * int32_t, n a size_t, f a float, p a pointer, b<k> a parameter block of k int32_t fields,
+ * d<k> a pointer to k words of data on the binding's stack (copied into the plan), c
+ * concat's inputs (as many as the word before), k a base-36 digit. Then run it, or give it to
  * plan(). The recorders that call this, and their formats, are written by the generator. */
 static flex_status call(int32_t op, const char *fmt, ...) {
     bf_step s;
@@ -82,6 +82,13 @@ static flex_status call(int32_t op, const char *fmt, ...) {
             word(&s, va_arg(ap, int32_t));
         } else if (*fmt == 'n') {
             word(&s, (int32_t)va_arg(ap, size_t));
+        } else if (*fmt == 'f') { /* a float: its bits (it came promoted to double) */
+            union {
+                float f;
+                int32_t i;
+            } bits;
+            bits.f = (float)va_arg(ap, double);
+            word(&s, bits.i);
         } else if (*fmt == 'p') {
             ptr(&s, va_arg(ap, const void *), 0, NULL);
         } else { /* c: consecutive table entries, never NULL */
@@ -227,6 +234,102 @@ flex_status bf_concat(int32_t elem_size, int32_t n_inputs, const void *const *in
     return call(FLEX_OP_CONCAT, "wwcpwwpn", elem_size, n_inputs, inputs, P(axis_sizes), outer,
                 inner, P(output), output_len);
 }
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                               const float *filter, size_t filter_len, const float *bias,
+                               size_t bias_len, const flex_window *win, int32_t groups,
+                               int32_t act, const flex_dims4 *out_dims, float *output,
+                               size_t output_len) {
+    return call(FLEX_OP_F32_NHWC_CONV2D, "b4pnpnpnbawwb4pn", P(in_dims), P(input), input_len,
+                P(filter), filter_len, P(bias), bias_len, P(win), groups, act, P(out_dims),
+                P(output), output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const float *input,
+                                         size_t input_len, const float *filter, size_t filter_len,
+                                         const float *bias, size_t bias_len,
+                                         const flex_window *win, int32_t depth_multiplier,
+                                         int32_t act, const flex_dims4 *out_dims, float *output,
+                                         size_t output_len) {
+    return call(FLEX_OP_F32_NHWC_DEPTHWISE_CONV2D, "b4pnpnpnbawwb4pn", P(in_dims), P(input),
+                input_len, P(filter), filter_len, P(bias), bias_len, P(win), depth_multiplier, act,
+                P(out_dims), P(output), output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_fully_connected(int32_t batches, int32_t in_features, int32_t out_features,
+                                   const float *input, size_t input_len, const float *filter,
+                                   size_t filter_len, const float *bias, size_t bias_len,
+                                   int32_t act, float *output, size_t output_len) {
+    return call(FLEX_OP_F32_FULLY_CONNECTED, "wwwpnpnpnwpn", batches, in_features, out_features,
+                P(input), input_len, P(filter), filter_len, P(bias), bias_len, act, P(output),
+                output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_add_act(size_t n, const float *a, const float *b, size_t b_len, int32_t act,
+                           float *output) {
+    return call(FLEX_OP_F32_ADD_ACT, "nppnwp", n, P(a), P(b), b_len, act, P(output));
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_mul_act(size_t n, const float *a, const float *b, size_t b_len, int32_t act,
+                           float *output) {
+    return call(FLEX_OP_F32_MUL_ACT, "nppnwp", n, P(a), P(b), b_len, act, P(output));
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_nhwc_avg_pool2d(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                                   const flex_window *win, int32_t act, const flex_dims4 *out_dims,
+                                   float *output, size_t output_len) {
+    return call(FLEX_OP_F32_NHWC_AVG_POOL2D, "b4pnbawb4pn", P(in_dims), P(input), input_len,
+                P(win), act, P(out_dims), P(output), output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_nhwc_max_pool2d(const flex_dims4 *in_dims, const float *input, size_t input_len,
+                                   const flex_window *win, int32_t act, const flex_dims4 *out_dims,
+                                   float *output, size_t output_len) {
+    return call(FLEX_OP_F32_NHWC_MAX_POOL2D, "b4pnbawb4pn", P(in_dims), P(input), input_len,
+                P(win), act, P(out_dims), P(output), output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_mean(int32_t outer, int32_t reduce, int32_t inner, const float *input,
+                        size_t input_len, float *output, size_t output_len) {
+    return call(FLEX_OP_F32_MEAN, "wwwpnpn", outer, reduce, inner, P(input), input_len, P(output),
+                output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_softmax_beta(int32_t rows, int32_t depth, const float *input, size_t input_len,
+                                float beta, float *output, size_t output_len) {
+    return call(FLEX_OP_F32_SOFTMAX_BETA, "wwpnfpn", rows, depth, P(input), input_len, beta,
+                P(output), output_len);
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_unary(int32_t op, size_t n, const float *x, float *y) {
+    return call(FLEX_OP_F32_UNARY, "wnpp", op, n, P(x), P(y));
+}
+#endif
+
+#if BURNFLEX_FLOAT
+flex_status bf_f32_act(size_t n, const float *input, int32_t act, float *output) {
+    return call(FLEX_OP_F32_ACT, "npwp", n, P(input), act, P(output));
+}
+#endif
 /* END recorders */
 
 /* ---- plan(steps) and run_plan(words, pointers) ---------------------------------------- */
@@ -307,14 +410,15 @@ static void record(mp_obj_t steps, plan_out *out, int32_t data_base, int run) {
         step(FLEX_OP_COPY, pair[0], pair[1], pair[0] == mp_const_none);
         bf_recording = NULL;
         if (!s.n_words)
-            bf_raise("plan", "a kernel without a plan step (float32)");
+            bf_raise("plan", "a kernel without a plan step");
         emit(out, data_base, &s);
     }
 }
 
 /* burnflex.plan(steps): run the steps once (the kernels' own checks apply), then record
  * them; returns (words, pointers) for run_plan. A step is (kernel, args) with a burnflex
- * int8 or layout kernel, or (None, (src, dst, nbytes)) for a byte copy. */
+ * kernel that has a plan step (the op table's PLAN_STEPS), or (None, (src, dst, nbytes))
+ * for a byte copy. */
 static mp_obj_t plan(mp_obj_t steps) {
     plan_out out = {NULL, NULL, 0, 0, 0};
     mp_obj_t result[2];

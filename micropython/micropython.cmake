@@ -86,6 +86,10 @@ if(_burnflex_plan_sources)
     add_library(burnflex_flex_plan STATIC ${_burnflex_plan_sources})
     list(PREPEND _burnflex_libs burnflex_flex_plan)
 endif()
+if(_burnflex_plan_sources AND NOT BURNFLEX_FLOAT)
+    # no float32 kernels: the plan runner leaves their steps out
+    target_compile_definitions(burnflex_flex_plan PRIVATE FLEX_PLAN_NO_FLOAT=1)
+endif()
 foreach(_lib IN LISTS _burnflex_libs)
     target_include_directories(${_lib} PUBLIC ${BURNFLEX_FLEX_C}/include)
     target_compile_options(${_lib} PRIVATE -std=gnu99 -O2 -ffunction-sections

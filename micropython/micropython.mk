@@ -24,6 +24,8 @@ ifeq ($(BURNFLEX_FLOAT),1)
 BURNFLEX_SOURCES_FLAGS :=
 else
 BURNFLEX_SOURCES_FLAGS := --no-float
+# the plan runner leaves the float32 kernels' steps out too
+CFLAGS_USERMOD += -DFLEX_PLAN_NO_FLOAT=1
 endif
 
 SRC_USERMOD_C += $(addprefix $(BURNFLEX_DIR)/, burnflex.c burnflex_args.c burnflex_s8.c \

@@ -228,7 +228,8 @@ PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8")
 # from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at
 # data the binding makes on its stack, as "name=words"). burn.host.codegen writes the codes,
 # the step sizes, the step calls of plan.c and burnflex's recorders from each function's
-# declaration in flex.h. A byte copy (FLEX_OP_COPY) follows the last.
+# declaration in flex.h. A byte copy (FLEX_OP_COPY) follows the last. The steps whose
+# kernels all need an FPU (needs_fpu) are left out of builds without the float kernels.
 PLAN_STEPS = (
     ("flex_s8_conv2d", "conv_s8", ""),
     ("flex_s8_depthwise_conv2d", "depthwise_conv_s8", ""),
@@ -244,6 +245,17 @@ PLAN_STEPS = (
     ("flex_s8_requantize", "requantize_s8", ""),
     ("flex_pad", "pad_s8 pad", "pads=8 pad_value=1"),
     ("flex_concat", "concat_s8 concat", ""),
+    ("flex_f32_nhwc_conv2d", "conv_f32", ""),
+    ("flex_f32_nhwc_depthwise_conv2d", "depthwise_conv_f32", ""),
+    ("flex_f32_fully_connected", "fully_connected_f32", ""),
+    ("flex_f32_add_act", "add_f32", ""),
+    ("flex_f32_mul_act", "mul_f32", ""),
+    ("flex_f32_nhwc_avg_pool2d", "avg_pool_f32", ""),
+    ("flex_f32_nhwc_max_pool2d", "max_pool_f32", ""),
+    ("flex_f32_mean", "mean_f32", ""),
+    ("flex_f32_softmax_beta", "softmax_f32", ""),
+    ("flex_f32_unary", "logistic_f32 tanh_f32", ""),
+    ("flex_f32_act", "clamp_f32", ""),
 )
 
 

@@ -57,6 +57,7 @@ REGIONS = (
     ("micropython/burnflex_extra.h", "optional-kernels", _table(kernel_lists.optional_lists)),
     ("docs/micropython-module.md", "kernels", _table(kernel_lists.docs_table)),
     ("core/graph/s16_prepare.py", "wide-modules", _table(kernel_lists.wide_modules)),
+    ("core/bst_ops.py", "plan-kernels", _table(kernel_lists.plan_kernels)),
     ("host/flex/kernels_generated.py", "bindings", _calls(py_bindings.methods)),
     ("micropython/burnflex_extra_generated.c", "bindings",
      _calls(c_bindings.optional_functions)),

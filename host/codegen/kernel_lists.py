@@ -6,7 +6,15 @@ module's build takes its qstrs from the text of its .c files, so the optional na
 not be spelt in burnflex.c (the armv6m module, which leaves them out, has no bytes for
 them)."""
 
-from burn.graph.ops import OPS, PYTHON_ONLY, kernel_args, kernels, needs_fpu, optional_kernels
+from burn.graph.ops import (
+    OPS,
+    PLAN_STEPS,
+    PYTHON_ONLY,
+    kernel_args,
+    kernels,
+    needs_fpu,
+    optional_kernels,
+)
 
 _WIDTH = 79  # the continuation backslash goes in column 80
 
@@ -85,3 +93,17 @@ def wide_requantize():
                   "MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_%s_obj, %d, %d, %s);"
                   % (k, count, count, k)]
     return lines
+
+
+def plan_kernels():
+    """core/bst_ops.py: the kernels that have a plan step (PLAN_STEPS), in table order."""
+    names = [k for _function, kernels_, _data in PLAN_STEPS for k in kernels_.split()]
+    lines = ["PLAN_KERNELS = ("]
+    line = "   "
+    for name in names:
+        word = ' "%s",' % name
+        if len(line) + len(word) > 91:
+            lines.append(line)
+            line = "   "
+        line += word
+    return lines + [line, ")"]

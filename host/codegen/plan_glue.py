@@ -10,7 +10,7 @@ at data on the binding's stack ("pads=8"), which the recorder copies into the pl
 area (a pointer-table entry), and concat's `const void *const *` inputs, one word that
 indexes the first of n_inputs consecutive entries of the table (the word before gives n)."""
 
-from burn.graph.ops import PLAN_STEPS
+from burn.graph.ops import PLAN_STEPS, needs_fpu
 from burn.host.codegen import c_api
 from burn.host.codegen.text import wrap_call
 
@@ -18,7 +18,8 @@ LIST_OF_BUFFERS = "const void *const *"
 
 
 class Slot:
-    """How one parameter is held in a step: kind "w" (int32_t), "n" (size_t), "b" (a struct
+    """How one parameter is held in a step: kind "w" (int32_t), "n" (size_t), "f" (a float,
+    its bits), "b" (a struct
     of `count` words), "p" (a pointer-table entry), "d" (data of `count` words, copied into
     the plan, reached through a pointer-table entry) or "c" (a list of buffers); `at` is its
     first word, or its pointer-table index for "p" and "d"."""
@@ -60,8 +61,8 @@ def _kind(fname, param, data, structs):
         return "b", len(structs[param.pointee])
     if param.is_pointer:
         return "p", 0
-    if param.ctype in ("int32_t", "size_t"):
-        return "w" if param.ctype == "int32_t" else "n", 1
+    if param.ctype in ("int32_t", "size_t", "float"):
+        return {"int32_t": "w", "size_t": "n", "float": "f"}[param.ctype], 1
     raise ValueError("%s: a plan step cannot hold parameter %s of type %s"
                      % (fname, param.name, param.ctype))
 
@@ -101,6 +102,8 @@ def _step_argument(slot):
         return "w[%d]" % slot.at
     if slot.kind == "n":
         return "N(%d)" % slot.at
+    if slot.kind == "f":
+        return "F(%d)" % slot.at
     if slot.kind == "b":
         return "(const %s *)(w + %d)" % (slot.param.pointee, slot.at)
     if slot.kind == "c":
@@ -109,10 +112,14 @@ def _step_argument(slot):
 
 
 def step_calls(all_steps):
-    """plan.c: run_step's cases, each kept by a build that keeps one of its kernels."""
+    """plan.c: run_step's cases, each kept by a build that keeps one of its kernels; a step
+    of float kernels only by a build with the float kernels (FLOAT_STEPS)."""
     lines = []
     for s in all_steps:
-        lines.append("#if " + " || ".join("HAS(%s)" % k for k in s.kernels))
+        kept = " || ".join("HAS(%s)" % k for k in s.kernels)
+        if _float_only(s):
+            kept = "FLOAT_STEPS && (%s)" % kept
+        lines.append("#if " + kept)
         lines.append("    case %s:" % s.name)
         for slot in s.slots:
             if slot.kind == "c":  # n_inputs entries from the word's index, within the table
@@ -133,19 +140,26 @@ def _format(slot):
     return slot.kind
 
 
+def _float_only(step):
+    return all(needs_fpu(k) for k in step.kernels)
+
+
 def recorders(all_steps):
     """burnflex_plan.c: bf_<kernel>, one per step, with the kernel's own parameters; each
-    hands its arguments to call() with their layout as a format string."""
+    hands its arguments to call() with their layout as a format string. Those of float
+    kernels only in builds that have them (BURNFLEX_FLOAT)."""
     lines = []
     for s in all_steps:
         name = "bf_" + s.function.name[len("flex_"):]
-        lines += wrap_call("%s %s(" % (s.function.returns, name),
-                           [p.text for p in s.function.params], ") {")
+        body = wrap_call("%s %s(" % (s.function.returns, name),
+                         [p.text for p in s.function.params], ") {")
         args = [s.name, '"%s"' % "".join(_format(slot) for slot in s.slots)]
         args += ["P(%s)" % slot.param.name if slot.kind in "pbd" else slot.param.name
                  for slot in s.slots]
-        lines += wrap_call("    return call(", args, ");")
-        lines += ["}", ""]
+        body += wrap_call("    return call(", args, ");") + ["}"]
+        if _float_only(s):
+            body = ["#if BURNFLEX_FLOAT"] + body + ["#endif"]
+        lines += body + [""]
     return lines[:-1]
 
 

@@ -1,6 +1,6 @@
-"""A whole int8 model as one flex_c call: the steps of `flex_plan_run` (see flex.h), made from
-the kernel calls that `GraphKernels` converts (binding's argument vocabulary) and from byte
-copies.
+"""A whole int8 or float32 model as one flex_c call: the steps of `flex_plan_run` (see
+flex.h), made from the kernel calls that `GraphKernels` converts (binding's argument
+vocabulary) and from byte copies.
 
     plan = Plan(lib)                       # lib: a HostLib (cffi)
     plan.kernel("flex_s8_fully_connected", args) or plan.copy(src, dst, nbytes)
@@ -10,9 +10,11 @@ copies.
 `plan.call` is flex_plan_call with the one block of flex_plan_run's arguments: cffi converts
 one pointer per run instead of five.
 
-Integers and parameter blocks become the step's words, buffers entries of its pointer
-table; a kernel without a plan op code makes `kernel` return False.
+Integers, floats (their bits) and parameter blocks become the step's words, buffers entries
+of its pointer table; a kernel without a plan op code makes `kernel` return False.
 """
+
+import struct
 
 import numpy as np
 
@@ -49,14 +51,16 @@ class Plan:
 
     def kernel(self, name, args):
         """Add the call of flex_c kernel `name` with binding-vocabulary `args`; False (and
-        nothing added) when the kernel has no plan op code or takes a float."""
+        nothing added) when the kernel has no plan op code."""
         op = getattr(self.lib.lib, "FLEX_OP_" + name[len("flex_"):].upper(), None)
-        if op is None or any(isinstance(a, float) for a in args):
+        if op is None:
             return False
         words, indices = [], []
         for a in args:
             if a is None:
                 indices.append(-1)
+            elif isinstance(a, float):  # a float parameter: its bits
+                words.append(struct.unpack("<i", struct.pack("<f", a))[0])
             elif isinstance(a, np.ndarray):
                 indices.append(self._pointer(a))
             elif isinstance(a, Struct):

@@ -78,7 +78,7 @@ class _Replay:
 
 def _plan(model, lib):
     """The model's steps and output copies as one flex_c plan (burn.host.flex.plan), or None
-    when a step has no plan op (a Python kernel, a float kernel)."""
+    when a step has no plan op (a Python kernel, an optional op's)."""
     plan = Plan(lib)
     for s in model._steps:
         if isinstance(s.k, _Replay):

@@ -210,20 +210,29 @@ def test_the_kws_firmware_runs_kws_on_the_emulated_rp2040(models, tmp_path):
 
 
 _FLOAT_ON_BOARD = """
-import burn, burnflex, binascii
+import burn, burnflex, binascii, gc
 m = burn.load('/rom/cnn_f32.bst')
 x = m.input_buffer()
-for i in range(len(x)):
-    x[i] = ((i * 37) % 19 - 9) / 7.0
+def run():  # the input first: an inference may use its memory
+    for i in range(len(x)):
+        x[i] = ((i * 37) % 19 - 9) / 7.0
+    m.invoke()
+run()  # the first run makes the plan, the next ones run it
+run()
+gc.collect()
+a = gc.mem_alloc()
 m.invoke()
-print(repr((m.backend, burnflex.float, binascii.hexlify(bytes(m.outputs())))))
+a = gc.mem_alloc() - a
+run()
+print(repr((m.backend, burnflex.float, bool(m._plan), a, binascii.hexlify(bytes(m.outputs())))))
 """
 
 
 def test_a_float_model_runs_on_the_c_float_kernels_of_its_firmware(tmp_path):
     """A firmware made for a float CNN (conv, max pool, average pool, fully connected,
     softmax) builds flex's float kernels for the Cortex-M0+, soft-float: the model runs on
-    them from ROMFS and gives the host's flex outputs within a few float32 ulps."""
+    them from ROMFS as one plan, allocating nothing, and gives the host's flex outputs
+    within a few float32 ulps."""
     from burn.host.board_session import Emulated, open_board
     from burn.host.firmware.build import build_firmware
     from burn.host.flex.runtime import use_flex
@@ -237,7 +246,7 @@ def test_a_float_model_runs_on_the_c_float_kernels_of_its_firmware(tmp_path):
     image = _flash_with_romfs(tmp_path / "flash.img", load_recipe("rp2040", ops=kernels),
                               built.uf2, {"cnn_f32.bst": model})
     with open_board(emulated=Emulated(built.uf2, image)) as session:
-        backend, has_float, out = ast.literal_eval(
+        backend, has_float, planned, allocated, out = ast.literal_eval(
             session.link.exec(_FLOAT_ON_BOARD, timeout=300).strip().splitlines()[-1])
     host = use_flex(burn.load(str(model)))
     x = host.input_buffer()
@@ -250,4 +259,4 @@ def test_a_float_model_runs_on_the_c_float_kernels_of_its_firmware(tmp_path):
     want = np.asarray(host.outputs(), np.float32)
     assert got.shape == want.shape and np.all(got > 0)
     assert np.abs(got.view(np.int32) - want.view(np.int32)).max() <= 16
-    assert (backend, has_float) == ("flex", True)
+    assert (backend, has_float, planned, allocated) == ("flex", True, True, 0)

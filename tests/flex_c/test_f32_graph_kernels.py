@@ -241,6 +241,24 @@ def test_emulated_cortex_m0plus_build_matches_graph_kernels():
                 1, 1, 1))
 
 
+def test_emulated_fully_connected_is_one_dot_product_per_output():
+    """The microcontroller build's fully connected layer: TFLM's sums, output by output,
+    also with the output over its input (through a row buffer)."""
+    m0 = GraphKernels(EmulatedLib("cortex-m0plus"))
+    rng = np.random.default_rng(4)
+    for batches, fin, fout, act, with_bias in [(1, 16, 16, 1, True), (3, 40, 10, 0, False),
+                                               (2, 7, 300, 3, True)]:
+        x, w = rand(rng, batches, fin), rand(rng, fout, fin)
+        bias = rand(rng, fout) if with_bias else None
+        close(*both(f32_fully_connected.fully_connected_f32, m0.fully_connected_f32,
+                    [x, w, bias], batches * fout, batches, fin, fout, act))
+    x, w, bias = rand(rng, 4, 12), rand(rng, 12, 12), rand(rng, 12)
+    want = np.maximum(x @ w.T + bias, 0).astype(np.float32).ravel()
+    buf = x.ravel().copy()  # the output over the input, row by row
+    m0.fully_connected_f32(buf, w, bias, buf, 4, 12, 12, 1)
+    close(want, buf)
+
+
 ACTS = {0: (-np.inf, np.inf), 1: (0.0, np.inf), 2: (-1.0, 1.0), 3: (0.0, 6.0)}
 
 

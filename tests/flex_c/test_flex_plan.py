@@ -1,12 +1,13 @@
-"""flex_plan_run: a whole int8 model in one C call (burn.host.flex.plan, used by use_flex after
-the first run), the host fully connected kernel it leans on for stacks of dense layers, and
-the plan's own checks of malformed steps."""
+"""flex_plan_run: a whole int8 or float32 model in one C call (burn.host.flex.plan, used by
+use_flex after the first run), the host fully connected kernel it leans on for stacks of
+dense layers, and the plan's own checks of malformed steps."""
 
 import numpy as np
 import pytest
 from mlp_model import AD_SIZES, TINY_SIZES, mlp
 from reference_models import model_path
 from s8_cases import run_tflm
+from tflite_builder import ModelBuilder
 
 import burn
 from burn.graph.fixedpoint import multiply_by_quantized_multiplier
@@ -51,16 +52,32 @@ def test_mlperf_models_run_as_plans(name, shape):
     assert flex.invoke.plan is not None
 
 
-def test_float_model_keeps_the_prepared_calls():
-    """A float32 step has no plan op: the model runs as its list of prepared calls."""
+def test_float_models_run_as_plans():
+    """The float32 kernels have plan steps too: the runs after the first (the prepared
+    calls) are the plan, with the same bits."""
     with open(model_path("kws_ref_model_float32.tflite"), "rb") as f:
         data = f.read()
     flex, _pure = _models(data)
     x = np.random.default_rng(7).standard_normal(49 * 10).astype(np.float32)
     first = np.array(flex(x).tolist())
     again = np.array(flex(x).tolist())
-    assert flex.invoke.plan is None and flex.invoke.calls
+    assert flex.invoke.plan is not None
     assert np.array_equal(first, again)
+
+
+def test_a_step_without_a_plan_op_keeps_the_prepared_calls():
+    """QUANTIZE and DEQUANTIZE have no plan step: the model runs as its prepared calls."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 8), "float32")
+    q = mb.tensor("q", (1, 8), "int8", scale=0.05, zero_point=3)
+    y = mb.tensor("y", (1, 8), "float32")
+    mb.op("QUANTIZE", [x], [q])
+    mb.op("DEQUANTIZE", [q], [y])
+    flex, pure = _models(mb.finish([x], [y]))
+    v = np.linspace(-3, 3, 8, dtype=np.float32)
+    first, again = (np.array(flex(v).tolist()) for _ in range(2))
+    assert flex.invoke.plan is None and flex.invoke.calls
+    assert np.array_equal(first, again) and np.array_equal(first, np.array(pure(v).tolist()))
 
 
 def _reference_fc(x, w, bias, mult, shift, filter_offset, q):
@@ -153,33 +170,36 @@ def _run(words, buffers):
     return status, failed
 
 
+COPY, CONCAT = host().lib.FLEX_OP_COPY, host().lib.FLEX_OP_CONCAT
+
+
 def test_plan_call_takes_its_arguments_as_one_block():
     lib = host()
     assert lib.lib.flex_plan_call(lib.ffi.NULL) == E_NULL
     src, dst = np.arange(4, dtype=np.int8), np.zeros(4, np.int8)
-    assert _run([15, 1, 2, 4, 0, 1], [src, dst]) == (0, -9)
+    assert _run([COPY, 1, 2, 4, 0, 1], [src, dst]) == (0, -9)
     assert np.array_equal(dst, src)
 
 
 def test_malformed_steps_are_rejected_with_their_index():
     src, dst = np.arange(8, dtype=np.int8), np.zeros(8, np.int8)
-    copy = [15, 1, 2, 8, 0, 1]  # FLEX_OP_COPY: 8 bytes from buffer 0 to buffer 1
+    copy = [COPY, 1, 2, 8, 0, 1]  # 8 bytes from buffer 0 to buffer 1
     assert _run(copy, [src, dst]) == (0, -9)
     assert np.array_equal(dst, src)
     bad = {
         "unknown op": [99, 1, 2, 8, 0, 1],
         "op 0": [0, 0, 0],
-        "word count": [15, 2, 2, 8, 8, 0, 1],
-        "pointer count": [15, 1, 1, 8, 0],
-        "truncated": [15, 1, 2, 8, 0],
-        "short header": [15, 1],
-        "index past the table": [15, 1, 2, 8, 0, 2],
-        "index below -1": [15, 1, 2, 8, -2, 1],
-        "concat inputs past the table": [14, 6, 2, 1, 2, 1, 1, 1, 16, 0, 1],
+        "word count": [COPY, 2, 2, 8, 8, 0, 1],
+        "pointer count": [COPY, 1, 1, 8, 0],
+        "truncated": [COPY, 1, 2, 8, 0],
+        "short header": [COPY, 1],
+        "index past the table": [COPY, 1, 2, 8, 0, 2],
+        "index below -1": [COPY, 1, 2, 8, -2, 1],
+        "concat inputs past the table": [CONCAT, 6, 2, 1, 2, 1, 1, 1, 16, 0, 1],
     }
     for what, step in bad.items():
         assert _run(copy + step, [src, dst]) == (E_PARAM, 1), what
-    assert _run(copy + [15, 1, 2, -1, 0, 1], [src, dst])[0] != 0  # negative byte count
+    assert _run(copy + [COPY, 1, 2, -1, 0, 1], [src, dst])[0] != 0  # negative byte count
 
 
 def test_failing_step_names_its_kernel():
@@ -191,7 +211,7 @@ def test_failing_step_names_its_kernel():
     assert plan.kernel("flex_s8_fully_connected", [
         1, 4, 2, x, 4, w, 8, 0, table, 2, table, table, 2,
         Struct("flex_s8_quant", (0, 0, -128, 127)), y, 3])  # output length 3, not 2
-    assert not plan.kernel("flex_s8_quantize", [4, x, 0.5, 0, y])  # float: no plan op
+    assert not plan.kernel("flex_s8_quantize", [4, x, 0.5, 0, y])  # no plan op
     plan.finish()
     with pytest.raises(FlexError, match=r"flex_s8_fully_connected.*plan step 1"):
         plan.run()

@@ -23,8 +23,19 @@
 #define FLEX_OP_S8_REQUANTIZE 12
 #define FLEX_OP_PAD 13
 #define FLEX_OP_CONCAT 14
-#define FLEX_OP_COPY 15 /* bytes; pointers src, dst (they may overlap) */
-#define FLEX_OP_COUNT 16
+#define FLEX_OP_F32_NHWC_CONV2D 15
+#define FLEX_OP_F32_NHWC_DEPTHWISE_CONV2D 16
+#define FLEX_OP_F32_FULLY_CONNECTED 17
+#define FLEX_OP_F32_ADD_ACT 18
+#define FLEX_OP_F32_MUL_ACT 19
+#define FLEX_OP_F32_NHWC_AVG_POOL2D 20
+#define FLEX_OP_F32_NHWC_MAX_POOL2D 21
+#define FLEX_OP_F32_MEAN 22
+#define FLEX_OP_F32_SOFTMAX_BETA 23
+#define FLEX_OP_F32_UNARY 24
+#define FLEX_OP_F32_ACT 25
+#define FLEX_OP_COPY 26 /* bytes; pointers src, dst (they may overlap) */
+#define FLEX_OP_COUNT 27
 /* END op-codes */
 
 /* Runs the steps of `plan` in order, stopping at the first that fails. A step is int32

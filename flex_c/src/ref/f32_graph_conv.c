@@ -250,7 +250,42 @@ flex_status flex_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input,
                           flex__graph_overlaps(input, input_len, output, output_len), output);
 }
 
-/* A fully connected layer is a 1x1 convolution over a row of `batches` pixels. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define FC_DOTS 0
+#else
+/* On a microcontroller a fully connected layer is one dot product per output, summed in
+ * TFLM's order (the GEMM engine's packing and tiles cost more than they save without
+ * SIMD); a batch row's outputs go through a stack buffer of this many floats when the
+ * output overlaps the input. */
+#define FC_DOTS 256
+#endif
+
+#if FC_DOTS
+static void fc_dots(int32_t batches, int32_t in_features, int32_t out_features,
+                    const float *input, const float *filter, const float *bias, float lo,
+                    float hi, int in_place, float *output) {
+    float row[FC_DOTS];
+    int32_t b, o, k;
+    for (b = 0; b < batches; b++, input += in_features, output += out_features) {
+        float *y = in_place ? row : output;
+        const float *w = filter;
+        for (o = 0; o < out_features; o++) {
+            float total = 0.0f;
+            for (k = 0; k < in_features; k++)
+                total += input[k] * w[k];
+            w += in_features;
+            total += bias ? bias[o] : 0.0f;
+            y[o] = total < lo ? lo : (total > hi ? hi : total);
+        }
+        if (in_place)
+            for (o = 0; o < out_features; o++)
+                output[o] = row[o];
+    }
+}
+#endif
+
+/* A fully connected layer is a 1x1 convolution over a row of `batches` pixels (on a
+ * microcontroller, dot products: FC_DOTS). */
 flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
                                      int32_t out_features, const float *input,
                                      size_t input_len, const float *filter, size_t filter_len,
@@ -261,6 +296,18 @@ flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
     FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
                             filter_len, output, output_len));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
+#if FC_DOTS
+    {
+        const int in_place = flex__graph_overlaps(input, input_len, output, output_len);
+        float lo, hi;
+        FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
+        if (!in_place || out_features <= FC_DOTS) {
+            fc_dots(batches, in_features, out_features, input, filter, bias, lo, hi, in_place,
+                    output);
+            return FLEX_OK;
+        }
+    }
+#endif
     in.n = out.n = 1;
     in.h = out.h = 1;
     in.w = out.w = batches;
