@@ -82,6 +82,7 @@ static flex_status call(int32_t op, const char *fmt, ...) {
             word(&s, va_arg(ap, int32_t));
         } else if (*fmt == 'n') {
             word(&s, (int32_t)va_arg(ap, size_t));
+#if BURNFLEX_FLOAT /* only float kernels take floats: others need no double conversion */
         } else if (*fmt == 'f') { /* a float: its bits (it came promoted to double) */
             union {
                 float f;
@@ -89,6 +90,7 @@ static flex_status call(int32_t op, const char *fmt, ...) {
             } bits;
             bits.f = (float)va_arg(ap, double);
             word(&s, bits.i);
+#endif
         } else if (*fmt == 'p') {
             ptr(&s, va_arg(ap, const void *), 0, NULL);
         } else { /* c: consecutive table entries, never NULL */
@@ -314,8 +316,8 @@ flex_status bf_f32_mean(int32_t outer, int32_t reduce, int32_t inner, const floa
 #if BURNFLEX_FLOAT
 flex_status bf_f32_softmax_beta(int32_t rows, int32_t depth, const float *input, size_t input_len,
                                 float beta, float *output, size_t output_len) {
-    return call(FLEX_OP_F32_SOFTMAX_BETA, "wwpnfpn", rows, depth, P(input), input_len, beta,
-                P(output), output_len);
+    return call(FLEX_OP_F32_SOFTMAX_BETA, "wwpnfpn", rows, depth, P(input), input_len,
+                (double)beta, P(output), output_len);
 }
 #endif
 

@@ -154,8 +154,8 @@ def recorders(all_steps):
         body = wrap_call("%s %s(" % (s.function.returns, name),
                          [p.text for p in s.function.params], ") {")
         args = [s.name, '"%s"' % "".join(_format(slot) for slot in s.slots)]
-        args += ["P(%s)" % slot.param.name if slot.kind in "pbd" else slot.param.name
-                 for slot in s.slots]
+        args += [("P(%s)" if slot.kind in "pbd" else "(double)%s" if slot.kind == "f" else "%s")
+                 % slot.param.name for slot in s.slots]
         body += wrap_call("    return call(", args, ");") + ["}"]
         if _float_only(s):
             body = ["#if BURNFLEX_FLOAT"] + body + ["#endif"]
