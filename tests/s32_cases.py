@@ -1,8 +1,8 @@
 """Random one-op models of int32 data (not quantized) as .tflite bytes, each with seeded
 inputs and TFLM's output: the moves TFLM runs on int32 (SLICE, STRIDED_SLICE, SPLIT, SPLIT_V
 and UNPACK are move_cases', tests/host/test_tflite_move.py), the requantizations to and from
-int32, and TFLM's int32 arithmetic and comparisons. tests/oracle/test_s16_vs_tflm.py runs
-them beside the int16 ones (s16_cases).
+int32, TFLM's int32 arithmetic and comparisons, and ZEROS_LIKE.
+tests/oracle/test_s16_vs_tflm.py runs them beside the int16 ones (s16_cases).
 """
 
 import numpy as np
@@ -104,6 +104,19 @@ def int32_binary_case(rng, op):
                 [xb, xa] if swap else [xa, xb])
 
 
+def zeros_like_case(rng):
+    """ZEROS_LIKE of an int32 tensor of rank 1 to 4 (any values)."""
+    shape = _shape(rng)
+    x = ints(rng, shape, "int32")
+
+    def build(mb):
+        tx, ty = mb.tensor("x", shape, "int32"), mb.tensor("y", shape, "int32")
+        mb.op("ZEROS_LIKE", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("zeros_like int32 %s" % (shape,), build, x)
+
+
 INT32_MAKERS = {
     "CONCATENATION int32": lambda r: concat_case(r, "int32"),
     "PACK int32": lambda r: move_case(r, "PACK", "int32"),
@@ -113,6 +126,7 @@ INT32_MAKERS = {
     "BROADCAST_TO int32": lambda r: move_case(r, "BROADCAST_TO", "int32"),
     "DYNAMIC_UPDATE_SLICE int32": lambda r: update_slice_case(r, "int32"),
     "FILL int32": fill_case,
+    "ZEROS_LIKE int32": zeros_like_case,
     "QUANTIZE int8 -> int32": lambda r: int32_requantize_case(r, ("int8", "int32")),
     "QUANTIZE int16 -> int32": lambda r: int32_requantize_case(r, ("int16", "int32")),
     "QUANTIZE int32 -> int8": lambda r: int32_requantize_case(r, ("int32", "int8")),

@@ -112,8 +112,9 @@ def burn_pairs():
     BOOL inputs), a BOOL_ONLY op reads and gives BOOL, a kind whose output 0 may be int32
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
     its input 0 may be one (RESHAPE); the copies, and the moves whose converters take BOOL
-    inputs, move BOOL data; CAST's pairs are those tflite_cast computes exactly; SHAPE
-    gives int32, and BROADCAST_ARGS takes int32 or int64 shapes (tflite_prune)."""
+    inputs, move BOOL data; ZEROS_LIKE of int32 is a sub; CAST's pairs are those
+    tflite_cast computes exactly; SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64
+    shapes (tflite_prune)."""
     from burn.host.importers.tflite.check import _INT32_USES, MOVES
     from burn.host.importers.tflite.convert import CONVERTERS
     from burn.host.importers.tflite_cast import _EXACT
@@ -145,6 +146,8 @@ def burn_pairs():
             elif 0 in outs:  # the kind writes an int32 result
                 pairs = {(a, "int32") for a, _b in pairs}
             found.setdefault(name, set()).update(pairs)
+    if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
+        found["ZEROS_LIKE"].add(("int32", "int32"))
     return dict(found, **special)
 
 

@@ -110,17 +110,22 @@ def _select(c, node):
     _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
 
 
-@converts("ZEROS_LIKE")
+@converts("ZEROS_LIKE", int32=True)
 def _zeros_like(c, node):
     """ZEROS_LIKE of an int8 or float32 tensor: a `select` of its constant 0 (raw 0 in int8,
-    as TFLM writes) wherever a constant false condition holds, reading the input once."""
+    as TFLM writes) wherever a constant false condition holds, reading the input once; of
+    an int32 tensor: the input less itself (int32 arithmetic, burn.graph.s32_arith)."""
     x, y = node.inputs[0], node.outputs[0]
     dt = c.tf.tensors[x].dtype
-    if dt not in (np.int8, np.float32) or c.tf.tensors[y].dtype != dt:
-        raise Fail("ZEROS_LIKE of %s into %s: burn takes int8 and float32" % (
+    if dt not in (np.int8, np.float32, np.int32) or c.tf.tensors[y].dtype != dt:
+        raise Fail("ZEROS_LIKE of %s into %s: burn takes int8, int32 and float32" % (
             dt.name.upper(), c.tf.tensors[y].dtype.name.upper()))
     if numel(c.shape(x)) != numel(c.shape(y)):
         raise Fail("input %s and output %s differ in size" % (c.shape(x), c.shape(y)))
+    if dt == np.int32:
+        c.emit("sub", node, params={"act_min": -(1 << 31), "act_max": (1 << 31) - 1,
+                                    "swap": 0}, ins=[x, x])
+        return
     c.emit("select", node, consts={"cond": np.zeros(1, np.int8), "y": np.zeros(1, dt)},
            params={}, ins=[x])
 
