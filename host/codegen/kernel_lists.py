@@ -15,6 +15,7 @@ from burn.graph.ops import (
     needs_fpu,
     optional_kernels,
 )
+from burn.host.codegen.text import wrap_call
 
 _WIDTH = 79  # the continuation backslash goes in column 80
 
@@ -98,12 +99,4 @@ def wide_requantize():
 def plan_kernels():
     """core/bst_ops.py: the kernels that have a plan step (PLAN_STEPS), in table order."""
     names = [k for _function, kernels_, _data in PLAN_STEPS for k in kernels_.split()]
-    lines = ["PLAN_KERNELS = ("]
-    line = "   "
-    for name in names:
-        word = ' "%s",' % name
-        if len(line) + len(word) > 91:
-            lines.append(line)
-            line = "   "
-        line += word
-    return lines + [line, ")"]
+    return wrap_call("PLAN_KERNELS = (", ['"%s"' % k for k in names], ")", indent=4)

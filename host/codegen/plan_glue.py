@@ -140,6 +140,11 @@ def _format(slot):
     return slot.kind
 
 
+# how a recorder passes a parameter to call(): a pointer as `const void *`, a float as the
+# double a variadic call takes (explicitly: the ports warn of the promotion)
+_RECORDED = {"p": "P(%s)", "b": "P(%s)", "d": "P(%s)", "f": "(double)%s"}
+
+
 def _float_only(step):
     return all(needs_fpu(k) for k in step.kernels)
 
@@ -154,8 +159,7 @@ def recorders(all_steps):
         body = wrap_call("%s %s(" % (s.function.returns, name),
                          [p.text for p in s.function.params], ") {")
         args = [s.name, '"%s"' % "".join(_format(slot) for slot in s.slots)]
-        args += [("P(%s)" if slot.kind in "pbd" else "(double)%s" if slot.kind == "f" else "%s")
-                 % slot.param.name for slot in s.slots]
+        args += [_RECORDED.get(slot.kind, "%s") % slot.param.name for slot in s.slots]
         body += wrap_call("    return call(", args, ");") + ["}"]
         if _float_only(s):
             body = ["#if BURNFLEX_FLOAT"] + body + ["#endif"]

@@ -141,10 +141,10 @@ def burn_pairs():
                 pairs = {("bool", "bool")} if pairs else set()
             if (0 in outs and 0 in ins) or (kind in MOVES and CONVERTERS[name].int32):
                 pairs.add(("int32", "int32"))  # the kind moves int32 data as it is
-            if kind == "copy" or (kind in MOVES and CONVERTERS[name].bool_inputs):
-                pairs.add(("bool", "bool"))  # and BOOL data (int8 0/1)
             elif 0 in outs:  # the kind writes an int32 result
                 pairs = {(a, "int32") for a, _b in pairs}
+            if kind == "copy" or (kind in MOVES and CONVERTERS[name].bool_inputs):
+                pairs.add(("bool", "bool"))  # and BOOL data (int8 0/1)
             found.setdefault(name, set()).update(pairs)
     if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
         found["ZEROS_LIKE"].add(("int32", "int32"))

@@ -250,36 +250,31 @@ flex_status flex_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input,
                           flex__graph_overlaps(input, input_len, output, output_len), output);
 }
 
-#if defined(__x86_64__) || defined(__aarch64__)
-#define FC_DOTS 0
-#else
+#if !defined(__x86_64__) && !defined(__aarch64__)
 /* On a microcontroller a fully connected layer is one dot product per output, summed in
- * TFLM's order (the GEMM engine's packing and tiles cost more than they save without
- * SIMD); a batch row's outputs go through a stack buffer of this many floats when the
- * output overlaps the input. */
-#define FC_DOTS 256
-#endif
+ * TFLM's order: the GEMM engine's packing and tiles cost more than they save without
+ * SIMD. Output rows (batches) are spans of flex__by_spans, which handles an output over
+ * its input. */
+#define FC_DOTS 1
 
-#if FC_DOTS
-static void fc_dots(int32_t batches, int32_t in_features, int32_t out_features,
-                    const float *input, const float *filter, const float *bias, float lo,
-                    float hi, int in_place, float *output) {
-    float row[FC_DOTS];
+typedef struct {
+    const float *x, *w, *bias;
+    int32_t in_features, out_features;
+    float lo, hi;
+} fc_dots;
+
+static void fc_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
+    const fc_dots *f = (const fc_dots *)ctx;
     int32_t b, o, k;
-    for (b = 0; b < batches; b++, input += in_features, output += out_features) {
-        float *y = in_place ? row : output;
-        const float *w = filter;
-        for (o = 0; o < out_features; o++) {
+    for (b = p0; b < p1; b++, dst += f->out_features) {
+        const float *x = f->x + b * f->in_features, *w = f->w;
+        for (o = 0; o < f->out_features; o++, w += f->in_features) {
             float total = 0.0f;
-            for (k = 0; k < in_features; k++)
-                total += input[k] * w[k];
-            w += in_features;
-            total += bias ? bias[o] : 0.0f;
-            y[o] = total < lo ? lo : (total > hi ? hi : total);
+            for (k = 0; k < f->in_features; k++)
+                total += x[k] * w[k];
+            total += f->bias ? f->bias[o] : 0.0f;
+            dst[o] = total < f->lo ? f->lo : (total > f->hi ? f->hi : total);
         }
-        if (in_place)
-            for (o = 0; o < out_features; o++)
-                output[o] = row[o];
     }
 }
 #endif
@@ -291,23 +286,25 @@ flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
                                      size_t input_len, const float *filter, size_t filter_len,
                                      const float *bias, size_t bias_len, int32_t act,
                                      float *output, size_t output_len) {
+#ifdef FC_DOTS
+    fc_dots f;
+#else
     const flex_window win = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
     flex_dims4 in, out;
+#endif
     FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
                             filter_len, output, output_len));
     FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
-#if FC_DOTS
-    {
-        const int in_place = flex__graph_overlaps(input, input_len, output, output_len);
-        float lo, hi;
-        FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
-        if (!in_place || out_features <= FC_DOTS) {
-            fc_dots(batches, in_features, out_features, input, filter, bias, lo, hi, in_place,
-                    output);
-            return FLEX_OK;
-        }
-    }
-#endif
+#ifdef FC_DOTS
+    f.x = input;
+    f.w = filter;
+    f.bias = bias;
+    f.in_features = in_features;
+    f.out_features = out_features;
+    FLEX_TRY(flex__f32_act_range(act, &f.lo, &f.hi));
+    return flex__by_spans(fc_span, &f, batches, batches, out_features,
+                          flex__graph_overlaps(input, input_len, output, output_len), output);
+#else
     in.n = out.n = 1;
     in.h = out.h = 1;
     in.w = out.w = batches;
@@ -315,4 +312,5 @@ flex_status flex_f32_fully_connected(int32_t batches, int32_t in_features,
     out.c = out_features;
     return flex_f32_nhwc_conv2d(&in, input, input_len, filter, filter_len, bias, bias_len, &win,
                                 1, act, &out, output, output_len);
+#endif
 }
