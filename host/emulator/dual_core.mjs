@@ -28,6 +28,7 @@
 
 import { dualSioClass } from './dual_sio.mjs';
 import { SioFifos } from './sio_fifo.mjs';
+import { installThumbDispatch } from './thumb_dispatch.mjs';
 
 const FLASH_BASE = 0x10000000;
 const PSM_KEY = 0x40010; // the PSM's entry in rp2040js's peripheral table
@@ -189,6 +190,7 @@ export class DualCore {
  * reset through the bootrom arrives) and core 1 in the bootrom. */
 export function bootDualCore(RP2040, logger, rom, flash) {
   const mcu = new RP2040();
+  installThumbDispatch(mcu);
   mcu.logger = logger;
   mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.byteLength / 4));
   mcu.flash.set(flash);
