@@ -63,7 +63,9 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
     w = rng.integers(w_min, 128, oc * kh * kw * ic, dtype=np.int8)
     mult, shift, bias = _quant(rng, oc, wide, shifts)
     zp = int(rng.integers(-128, 128)) if in_zp is None else in_zp
-    q = Struct("flex_s8_quant", (-zp, int(rng.integers(-20, 20)), -128, int(rng.integers(0, 128))))
+    # Half the cases clamp to the whole int8 range (the DSP build saturates those in one step).
+    act_max = 127 if rng.integers(2) else int(rng.integers(0, 127))
+    q = Struct("flex_s8_quant", (-zp, int(rng.integers(-20, 20)), -128, act_max))
     y = np.zeros(n * oh * ow * oc, np.int8)
     _same(m0, "flex_s8_conv2d", [
         dims(n, ih, iw, ic), x, x.size, w, w.size, bias, oc, mult, shift, oc,
@@ -104,20 +106,22 @@ def test_conv_with_weight_minus_128_equals_host(m0):
 
 
 def _depthwise(m0, rng, n, ih, iw, c, stride, pad, wide=False, kh=3, kw=3, dm=1, offset=0,
-               shifts=SHIFTS["kws"]):
+               shifts=SHIFTS["kws"], dil=1):
     """offset: the input starts that many bytes past a word boundary."""
-    oh, ow = (ih + 2 * pad - kh) // stride + 1, (iw + 2 * pad - kw) // stride + 1
+    oh = (ih + 2 * pad - dil * (kh - 1) - 1) // stride + 1
+    ow = (iw + 2 * pad - dil * (kw - 1) - 1) // stride + 1
     oc = c * dm
     x = np.zeros(n * ih * iw * c + offset, np.int8)[offset:]
     x[:] = rng.integers(-128, 128, x.size, dtype=np.int8)
     w = rng.integers(-127, 128, kh * kw * oc, dtype=np.int8)
     mult, shift, bias = _quant(rng, oc, wide, shifts)
+    act_min = -128 if rng.integers(2) else int(rng.integers(-127, 0))
     q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), int(rng.integers(-20, 20)),
-                                 int(rng.integers(-128, 0)), 127))
+                                 act_min, 127))
     y = np.zeros(n * oh * ow * oc, np.int8)
     _same(m0, "flex_s8_depthwise_conv2d", [
         dims(n, ih, iw, c), x, x.size, w, w.size, bias, oc, mult, shift, oc,
-        window(ih, iw, oh, ow, kh, kw, stride, stride, 1, 1, pad, pad), dm, q,
+        window(ih, iw, oh, ow, kh, kw, stride, stride, dil, dil, pad, pad), dm, q,
         dims(n, oh, ow, oc), y, y.size], y)
 
 
@@ -149,6 +153,8 @@ def test_depthwise_requantization_edges_and_other_windows_equal_host(m0):
     _depthwise(m0, rng, 1, 6, 6, 8, 1, 2, kh=5, kw=5)
     _depthwise(m0, rng, 1, 7, 6, 20, 1, 2, wide=True, kh=5, kw=5)
     _depthwise(m0, rng, 1, 5, 5, 4, 1, 1, dm=2)
+    _depthwise(m0, rng, 1, 9, 8, 12, 1, 2, dil=2)  # dilated 3 x 3: interior and border
+    _depthwise(m0, rng, 1, 9, 9, 8, 2, 0, dil=3)
 
 
 @pytest.mark.parametrize("fout", [1, 2, 3, 5, 10, 37])

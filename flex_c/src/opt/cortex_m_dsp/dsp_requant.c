@@ -18,59 +18,69 @@ int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *mul
 
 /* The loop over one lane: r0 records, r1 acc, r2 acc end, r3 out; [sp, #36] the quant
  * block (output offset, act_min, act_max). Per output LDM of the record, SMLAL, the
- * [acc < 0] 2^31 correction, the shift, the offset and the clamp. STEP is the byte step
- * between one channel's accumulators. */
-#define APPLY_LANE(STEP)                                                          \
+ * [acc < 0] 2^31 correction as a second SMLAL (by 0x80000000 in lr), the shift, the offset
+ * and CLAMP. STEP is the byte step between one channel's accumulators. */
+#define APPLY_LANE(STEP, CLAMP)                                                   \
     ".syntax unified\n"                                                           \
     "push {r4-r11, lr}\n"                                                         \
     "ldr r4, [sp, #36]\n"                                                         \
     "ldm r4, {r9-r11}\n" /* offset, lo, hi (flex_s8_quant's last three fields) */ \
+    "mov lr, #0x80000000\n"                                                       \
     "1:\n"                                                                        \
     "ldm r0!, {r4-r7}\n" /* c_lo, c_hi, base, m */                                \
     "ldr r12, [r1], #" STEP "\n"                                                  \
     "add r12, r6\n"                                                               \
     "clz r8, r5\n"                                                                \
     "smlal r4, r5, r12, r7\n"                                                     \
-    "and r12, r12, #0x80000000\n"                                                 \
-    "subs r4, r4, r12\n"                                                          \
-    "sbc r5, r5, #0\n"                                                            \
+    "lsr r12, r12, #31\n"                                                         \
+    "smlal r4, r5, r12, lr\n"                                                     \
     "rsb r8, r8, #32\n"                                                           \
     "asr r5, r5, r8\n"                                                            \
-    "add r5, r9\n"                                                                \
-    "cmp r5, r10\n"                                                               \
-    "it lt\n"                                                                     \
-    "movlt r5, r10\n"                                                             \
-    "cmp r5, r11\n"                                                               \
-    "it gt\n"                                                                     \
-    "movgt r5, r11\n"                                                             \
+    "add r5, r9\n" CLAMP                                                          \
     "strb r5, [r3], #1\n"                                                         \
     "cmp r1, r2\n"                                                                \
     "bne 1b\n"                                                                    \
     "pop {r4-r11, pc}\n"
 
-FLEX_HOT
-__attribute__((naked)) static void apply1(const flex__dsp_rq *rq, const int32_t *acc,
-                                          const int32_t *end, int8_t *out,
-                                          const int32_t *quant) {
-    __asm__ volatile(APPLY_LANE("4"));
-}
+/* The activation clamp; SATURATE where it is the whole int8 range (one SSAT). */
+#define CLAMP_ACT                                                                 \
+    "cmp r5, r10\n"                                                               \
+    "it lt\n"                                                                     \
+    "movlt r5, r10\n"                                                             \
+    "cmp r5, r11\n"                                                               \
+    "it gt\n"                                                                     \
+    "movgt r5, r11\n"
+#define SATURATE "ssat r5, #8, r5\n"
 
-FLEX_HOT
-__attribute__((naked)) static void apply2(const flex__dsp_rq *rq, const int32_t *acc,
-                                          const int32_t *end, int8_t *out,
-                                          const int32_t *quant) {
-    __asm__ volatile(APPLY_LANE("8"));
+#define APPLY_FN(NAME, STEP, CLAMP)                                                         \
+    FLEX_HOT __attribute__((naked)) static void NAME(const flex__dsp_rq *rq,                \
+                                                     const int32_t *acc, const int32_t *end, \
+                                                     int8_t *out, const int32_t *quant) {   \
+        __asm__ volatile(APPLY_LANE(STEP, CLAMP));                                          \
+    }
+
+APPLY_FN(apply1, "4", CLAMP_ACT)
+APPLY_FN(apply2, "8", CLAMP_ACT)
+APPLY_FN(apply1_sat, "4", SATURATE)
+APPLY_FN(apply2_sat, "8", SATURATE)
+
+flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q, int32_t lanes) {
+    const int whole = q->act_min == -128 && q->act_max == 127;
+    if (lanes == 1)
+        return whole ? apply1_sat : apply1;
+    return whole ? apply2_sat : apply2;
 }
 
 void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,
                         const flex_s8_quant *q, int8_t *out, int32_t lane_step) {
     const int32_t *quant = &q->output_offset;
+    const flex__dsp_rq_loop_fn loop = flex__dsp_rq_loop(q, lanes);
     if (n < 1)
         return;
     if (lanes == 1) {
-        apply1(rq, acc, acc + n, out, quant);
+        loop(rq, acc, acc + n, out, quant);
         return;
     }
-    apply2(rq, acc, acc + 2 * n, out, quant);
-    apply2(rq, acc + 1, acc + 1 + 2 * n, out + lane_step, quant);
+    loop(rq, acc, acc + 2 * n, out, quant);
+    loop(rq, acc + 1, acc + 1 + 2 * n, out + lane_step, quant);
 }

@@ -25,6 +25,14 @@ typedef struct {
 int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *multiplier,
                        const int32_t *shift, int32_t n);
 
+/* A requantization loop: out[r] = the int8 of acc[lanes * r] through rq[r], for the
+ * accumulators from acc up to end; quant points at the quant block's output_offset. */
+typedef void (*flex__dsp_rq_loop_fn)(const flex__dsp_rq *rq, const int32_t *acc,
+                                     const int32_t *end, int8_t *out, const int32_t *quant);
+
+/* The loop for `lanes` (1 or 2) interleaved pixels under q's clamp. */
+flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q, int32_t lanes);
+
 /* out[r + lane * lane_step] = the int8 of acc[lanes * r + lane] through rq[r], for r < n
  * and lane < lanes (1 or 2). */
 void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,

@@ -4,10 +4,13 @@
  * multiply-accumulates (SMLABB, SMLATT). The input offset enters once per channel as
  * offset * sum(weights), folded with the bias into the requantization records
  * (dsp_requant.h); taps outside the input read a row of zero points, which the folded
- * offset cancels, exactly as TFLM skipping them. Pixels are written in order, each after
+ * offset cancels, exactly as TFLM skipping them. A 3 x 3 window (the common case) runs its
+ * nine taps unrolled, from a copy of the weights grouped four channels by nine taps, so that
+ * a tap's weights are one word at a fixed offset; a window inside the input finds its taps
+ * from offsets made once. Pixels are written in order, each after
  * its taps are read, as the reference does, so an output over its input needs no other
  * order. Other shapes take the Cortex-M0+ paths (m0_dw_channels.h), then the reference
- * kernel (ref/ref.h). Stack: about 2.7 KB. */
+ * kernel (ref/ref.h). Stack: about 3.9 KB. */
 #include "../../ref/ref.h"
 #include "../cortex_m0plus/m0_dw_channels.h"
 #include "../portable/dw_taps.h"
@@ -42,29 +45,115 @@ __attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int
     }
 }
 
+/* One tap of four channels: the word at [r0, #XOFF] (the tap's pixel address, or its offset
+ * from the window's first pixel) plus r12 (c, or that pixel's address plus c) gives the
+ * input word, [r1, #WOFF] the weight word; the three loads come together so that the last
+ * two pipeline. Sums r4-r7 (channels 0-3); FIRST multiplies without adding, for tap 0. */
+#define TAP(XOFF, WOFF, MLABB, MLATT, ACC4, ACC5, ACC6, ACC7) \
+    "ldr r8, [r0, #" XOFF "]\n"                               \
+    "ldr r8, [r8, r12]\n"                                     \
+    "ldr r9, [r1, #" WOFF "]\n"                               \
+    "sxtb16 r10, r8\n"                                        \
+    "sxtb16 r11, r9\n"                                        \
+    MLABB " r4, r10, r11" ACC4 "\n"                           \
+    MLATT " r6, r10, r11" ACC6 "\n"                           \
+    "sxtb16 r10, r8, ror #8\n"                                \
+    "sxtb16 r11, r9, ror #8\n"                                \
+    MLABB " r5, r10, r11" ACC5 "\n"                           \
+    MLATT " r7, r10, r11" ACC7 "\n"
+#define TAP_FIRST TAP("0", "0", "smulbb", "smultt", "", "", "", "")
+#define TAP_NEXT(XOFF, WOFF) \
+    TAP(XOFF, WOFF, "smlabb", "smlatt", ", r4", ", r5", ", r6", ", r7")
+
+/* dw_pixel for a 3 x 3 window, its taps unrolled: r0 the nine taps' pixel addresses (base
+ * 0) or their offsets from the window's first pixel (base that pixel's address), r1 w9
+ * (nine weight words, tap by tap, per group of four channels, group after group:
+ * group_taps9), r2 C (at least 4), r3 acc, [sp] base. */
+FLEX_HOT
+__attribute__((naked)) static void dw_pixel9(const void *taps, const int32_t *w9, int32_t C,
+                                             int32_t *acc, const int8_t *base) {
+    __asm__ volatile(
+        ".syntax unified\n"
+        "push {r4-r11, lr}\n"
+        "ldr r12, [sp, #36]\n"
+        "add r2, r12\n"
+        "1:\n"
+        TAP_FIRST
+        TAP_NEXT("4", "4")
+        TAP_NEXT("8", "8")
+        TAP_NEXT("12", "12")
+        TAP_NEXT("16", "16")
+        TAP_NEXT("20", "20")
+        TAP_NEXT("24", "24")
+        TAP_NEXT("28", "28")
+        TAP_NEXT("32", "32")
+        "stm r3!, {r4-r7}\n"
+        "adds r1, #36\n"
+        "adds r12, #4\n"
+        "cmp r12, r2\n"
+        "bne 1b\n"
+        "pop {r4-r11, pc}\n");
+}
+
+/* The weights (filter[t * C + c], nine taps) as dw_pixel9 reads them. */
+static void group_taps9(const int8_t *filter, int32_t C, int32_t *w9) {
+    int32_t c, t;
+    for (c = 0; c < C; c += 4)
+        for (t = 0; t < 9; t++)
+            *w9++ = flex__dsp_load(filter + t * C + c);
+}
+
+/* off[t] = the byte offset of tap t's pixel from tap 0's, for a window inside the input. */
+static void window_offsets(const flex_dims4 *in, const flex_window *win, int32_t *off) {
+    int32_t ky, kx;
+    for (ky = 0; ky < win->kernel_h; ky++)
+        for (kx = 0; kx < win->kernel_w; kx++)
+            *off++ = (ky * win->dilation_h * in->w + kx * win->dilation_w) * in->c;
+}
+
 /* The DSP path; returns 0, writing nothing, for shapes it does not take. */
 static int dw_dsp(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                   const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
                   const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
                   const flex_dims4 *out, int8_t *output) {
     flex__dsp_rq rq[MAX_C];
-    int32_t acc[MAX_C], sums[MAX_C];
+    int32_t acc[MAX_C], sums[MAX_C], w9[MAX_C / 4 * 9];
     const int8_t *x[MAX_TAPS];
+    int32_t off[MAX_TAPS];
     int8_t zeros[MAX_C];
     const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
-    int32_t c, b, oy, ox;
+    int32_t c, b, oy, ox, t;
+    flex__dsp_rq_loop_fn requant;
     if (depth_multiplier != 1 || C % 4 || C > MAX_C || taps > MAX_TAPS ||
         !flex__dsp_rq_block(rq, bias, multiplier, shift, C))
         return 0;
     flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
     for (c = 0; c < C; c++)
         rq[c].base = FLEX_WADD(rq[c].base, FLEX_WMUL(q->input_offset, sums[c]));
+    if (taps == 9)
+        group_taps9(filter, C, w9);
+    window_offsets(in, win, off);
+    requant = flex__dsp_rq_loop(q, 1);
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++, output += C) {
-                flex__dw_taps(in, input, win, b, oy, ox, zeros, x);
-                dw_pixel(x, filter, taps, C, acc);
-                flex__dsp_rq_apply(rq, acc, C, 1, q, output, 0);
+                const int32_t y0 = oy * win->stride_h - win->pad_top;
+                const int32_t x0 = ox * win->stride_w - win->pad_left;
+                const int8_t *first = NULL;
+                if (y0 >= 0 && x0 >= 0 && y0 + (win->kernel_h - 1) * win->dilation_h < in->h &&
+                    x0 + (win->kernel_w - 1) * win->dilation_w < in->w)
+                    first = input + ((b * in->h + y0) * in->w + x0) * C;
+                else
+                    flex__dw_taps(in, input, win, b, oy, ox, zeros, x);
+                if (taps == 9) {
+                    dw_pixel9(first ? (const void *)off : (const void *)x, w9, C, acc, first);
+                } else {
+                    if (first)
+                        for (t = 0; t < taps; t++)
+                            x[t] = first + off[t];
+                    dw_pixel(x, filter, taps, C, acc);
+                }
+                requant(rq, acc, acc + C, output, &q->output_offset);
             }
     return 1;
 }
