@@ -45,8 +45,10 @@ def test_conv_in_place(m0, h, w, ic, oc, k, s, extra, w_min):
     assert_same_in_place(m0, HOST, *conv_case(h, w, ic, oc, k, s, extra, w_min))
 
 
-# (h, w, channels, stride, padding): one tile, bands of output rows, bands with stride 2
-DEPTHWISE = [(25, 5, 64, 1, 1), (40, 40, 8, 1, 1), (48, 48, 16, 2, 0), (24, 24, 8, 2, 1)]
+# (h, w, channels, stride, padding): one tile, bands of output rows, bands with stride 2,
+# more channels than the DSP build takes in one pass
+DEPTHWISE = [(25, 5, 64, 1, 1), (40, 40, 8, 1, 1), (48, 48, 16, 2, 0), (24, 24, 8, 2, 1),
+             (4, 4, 136, 1, 1)]
 
 
 @pytest.mark.parametrize("h,w,c,s,p", DEPTHWISE)

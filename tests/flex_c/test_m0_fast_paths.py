@@ -155,6 +155,7 @@ def test_depthwise_requantization_edges_and_other_windows_equal_host(m0):
     _depthwise(m0, rng, 1, 5, 5, 4, 1, 1, dm=2)
     _depthwise(m0, rng, 1, 9, 8, 12, 1, 2, dil=2)  # dilated 3 x 3: interior and border
     _depthwise(m0, rng, 1, 9, 9, 8, 2, 0, dil=3)
+    _depthwise(m0, rng, 1, 4, 5, 260, 1, 1)  # channels in three passes of the DSP build
 
 
 @pytest.mark.parametrize("fout", [1, 2, 3, 5, 10, 37])

@@ -24,12 +24,13 @@
 function of its own, so that the compiler keeps its loop's values in registers). */
 FLEX_HOT
 __attribute__((noinline)) static void dw_pixel(const int8_t *const *x, const int8_t *w,
-                                               int32_t taps, int32_t C, int32_t *acc) {
+                                               int32_t taps, int32_t C, int32_t stride,
+                                               int32_t *acc) {
     int32_t c, t;
     for (c = 0; c < C; c += 4, acc += 4) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         const int8_t *wt = w + c;
-        for (t = 0; t < taps; t++, wt += C) {
+        for (t = 0; t < taps; t++, wt += stride) {
             const int32_t xv = flex__dsp_load(x[t] + c), wv = flex__dsp_load(wt);
             const int32_t xe = flex__dsp_sxtb16(xv), xo = flex__dsp_sxtb16_ror8(xv);
             const int32_t we = flex__dsp_sxtb16(wv), wo = flex__dsp_sxtb16_ror8(wv);
@@ -95,12 +96,12 @@ __attribute__((naked)) static void dw_pixel9(const void *taps, const int32_t *w9
         "pop {r4-r11, pc}\n");
 }
 
-/* The weights (filter[t * C + c], nine taps) as dw_pixel9 reads them. */
-static void group_taps9(const int8_t *filter, int32_t C, int32_t *w9) {
+/* The weights (filter[t * stride + c], nine taps, c < C) as dw_pixel9 reads them. */
+static void group_taps9(const int8_t *filter, int32_t C, int32_t stride, int32_t *w9) {
     int32_t c, t;
     for (c = 0; c < C; c += 4)
         for (t = 0; t < 9; t++)
-            *w9++ = flex__dsp_load(filter + t * C + c);
+            *w9++ = flex__dsp_load(filter + t * stride + c);
 }
 
 /* off[t] = the byte offset of tap t's pixel from tap 0's, for a window inside the input. */
@@ -111,38 +112,42 @@ static void window_offsets(const flex_dims4 *in, const flex_window *win, int32_t
             *off++ = (ky * win->dilation_h * in->w + kx * win->dilation_w) * in->c;
 }
 
-/* The DSP path; returns 0, writing nothing, for shapes it does not take. */
-static int dw_dsp(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
-                  const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
-                  const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
-                  const flex_dims4 *out, int8_t *output) {
+/* Channels [c0, c0 + C) of every pixel (C a multiple of 4, at most MAX_C; the input's and
+ * output's pixels are S = in->c channels apart); returns 0, writing nothing, where a
+ * requantization needs the reference form. */
+static int dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                       const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                       const flex_window *win, const flex_s8_quant *q, const flex_dims4 *out,
+                       int8_t *output, int32_t c0, int32_t C) {
     flex__dsp_rq rq[MAX_C];
     int32_t acc[MAX_C], sums[MAX_C], w9[MAX_C / 4 * 9];
     const int8_t *x[MAX_TAPS];
     int32_t off[MAX_TAPS];
     int8_t zeros[MAX_C];
-    const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
+    const int32_t S = in->c, taps = win->kernel_h * win->kernel_w;
     int32_t c, b, oy, ox, t;
     flex__dsp_rq_loop_fn requant;
-    if (depth_multiplier != 1 || C % 4 || C > MAX_C || taps > MAX_TAPS ||
-        !flex__dsp_rq_block(rq, bias, multiplier, shift, C))
+    if (!flex__dsp_rq_block(rq, bias ? bias + c0 : NULL, multiplier + c0, shift + c0, C))
         return 0;
-    flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
+    input += c0;
+    filter += c0;
+    output += c0;
+    flex__dw_sums(filter, taps, C, S, q->input_offset, sums, zeros);
     for (c = 0; c < C; c++)
         rq[c].base = FLEX_WADD(rq[c].base, FLEX_WMUL(q->input_offset, sums[c]));
     if (taps == 9)
-        group_taps9(filter, C, w9);
+        group_taps9(filter, C, S, w9);
     window_offsets(in, win, off);
     requant = flex__dsp_rq_loop(q, 1);
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
-            for (ox = 0; ox < out->w; ox++, output += C) {
+            for (ox = 0; ox < out->w; ox++, output += S) {
                 const int32_t y0 = oy * win->stride_h - win->pad_top;
                 const int32_t x0 = ox * win->stride_w - win->pad_left;
                 const int8_t *first = NULL;
                 if (y0 >= 0 && x0 >= 0 && y0 + (win->kernel_h - 1) * win->dilation_h < in->h &&
                     x0 + (win->kernel_w - 1) * win->dilation_w < in->w)
-                    first = input + ((b * in->h + y0) * in->w + x0) * C;
+                    first = input + ((b * in->h + y0) * in->w + x0) * S;
                 else
                     flex__dw_taps(in, input, win, b, oy, ox, zeros, x);
                 if (taps == 9) {
@@ -151,10 +156,33 @@ static int dw_dsp(const flex_dims4 *in, const int8_t *input, const int8_t *filte
                     if (first)
                         for (t = 0; t < taps; t++)
                             x[t] = first + off[t];
-                    dw_pixel(x, filter, taps, C, acc);
+                    dw_pixel(x, filter, taps, C, S, acc);
                 }
                 requant(rq, acc, acc + C, output, &q->output_offset);
             }
+    return 1;
+}
+
+/* The DSP path; returns 0 for shapes it does not take. More channels than MAX_C go in
+ * blocks of them, one pass over the pixels each, only when the output does not lie over the
+ * input (a pass writes pixels whose input a later pass still reads); so a block refused
+ * after others were written leaves the input whole for the paths after this one. */
+static int dw_dsp(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                  const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                  const flex_window *win, int32_t depth_multiplier, const flex_s8_quant *q,
+                  const flex_dims4 *out, int8_t *output) {
+    const int32_t C = in->c, taps = win->kernel_h * win->kernel_w;
+    const int8_t *input_end = input + in->n * in->h * in->w * C;
+    const int8_t *output_end = output + out->n * out->h * out->w * C;
+    int32_t c0;
+    if (depth_multiplier != 1 || C % 4 || taps > MAX_TAPS)
+        return 0;
+    if (C > MAX_C && !(output_end <= input || input_end <= output))
+        return 0;
+    for (c0 = 0; c0 < C; c0 += MAX_C)
+        if (!dw_channels(in, input, filter, bias, multiplier, shift, win, q, out, output, c0,
+                         C - c0 < MAX_C ? C - c0 : MAX_C))
+            return 0;
     return 1;
 }
 

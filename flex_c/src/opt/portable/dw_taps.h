@@ -9,15 +9,15 @@
 
 #include "../../common/internal.h"
 
-/* sums[c] = the sum of channel c's `taps` weights (filter[t * C + c]); zeros[c] = the input
- * zero point (-input_offset), for c < C. */
-FLEX_INLINE void flex__dw_sums(const int8_t *filter, int32_t taps, int32_t C,
+/* sums[c] = the sum of channel c's `taps` weights (filter[t * stride + c]); zeros[c] = the
+ * input zero point (-input_offset), for c < C. */
+FLEX_INLINE void flex__dw_sums(const int8_t *filter, int32_t taps, int32_t C, int32_t stride,
                                int32_t input_offset, int32_t *sums, int8_t *zeros) {
     int32_t c, t;
     for (c = 0; c < C; c++) {
         sums[c] = 0;
         for (t = 0; t < taps; t++)
-            sums[c] += filter[t * C + c];
+            sums[c] += filter[t * stride + c];
         zeros[c] = (int8_t)(-input_offset);
     }
 }

@@ -55,7 +55,7 @@ FLEX__SIGNATURE_s8_depthwise_conv2d(flex_s8_depthwise_conv2d) {
     FLEX_TRY(flex__s8_depthwise_check(FLEX__ARGS_s8_depthwise_conv2d));
     if (depth_multiplier != 1 || C > MAX_C || taps > MAX_TAPS)
         return flex__ref_s8_depthwise_conv2d(FLEX__ARGS_s8_depthwise_conv2d);
-    flex__dw_sums(filter, taps, C, q->input_offset, sums, zeros);
+    flex__dw_sums(filter, taps, C, C, q->input_offset, sums, zeros);
     for (c = 0; c < C; c++)
         flex__rv_rq_init(rq + c, FLEX_WADD(bias ? bias[c] : 0,
                                            FLEX_WMUL(q->input_offset, sums[c])),
