@@ -12,26 +12,29 @@
 
 #include "../../common/s8_checks.h"
 
-/* One output channel's requantization (flex__dsp_rq_block), 16 bytes read in this order by
- * the assembly; the final shift s - 1 is 32 - clz(c_hi). */
+/* One output channel's requantization (flex__dsp_rq_block), 20 bytes read in this order by
+ * the assembly. The output zero point zp is folded into the constant: adding
+ * zp * 2^(31+s) to the sum adds exactly zp to the result, and for s <= 23 the 64-bit sum
+ * cannot overflow (|acc * m| < 2^62, the rest < 2^62). */
 typedef struct {
-    int32_t c_lo, c_hi; /* 2^30 + 2^(30+s) as a 64-bit value (c_hi = 2^(s-2) or 0) */
+    int32_t c_lo, c_hi; /* 2^30 + 2^(30+s) + zp * 2^(31+s) as a 64-bit value */
     int32_t base;       /* the bias */
     int32_t m;          /* the multiplier */
+    int32_t s1;         /* the final shift of the high word, s - 1 */
 } flex__dsp_rq;
 
-/* Records of channels [0, n) (bias may be NULL); returns 0, leaving them unfinished, when
- * one of them needs the reference form. */
+/* Records of channels [0, n) for output zero point zp (bias may be NULL); returns 0, leaving
+ * them unfinished, when one of them needs the reference form. */
 int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *multiplier,
-                       const int32_t *shift, int32_t n);
+                       const int32_t *shift, int32_t n, int32_t zp);
 
 /* A requantization loop: out[r] = the int8 of acc[lanes * r] through rq[r], for the
  * accumulators from acc up to end; quant points at the quant block's output_offset. */
 typedef void (*flex__dsp_rq_loop_fn)(const flex__dsp_rq *rq, const int32_t *acc,
                                      const int32_t *end, int8_t *out, const int32_t *quant);
 
-/* The loop for `lanes` (1 or 2) interleaved pixels under q's clamp. */
-flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q, int32_t lanes);
+/* The loop for one lane under q's clamp. */
+flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q);
 
 /* out[r + lane * lane_step] = the int8 of acc[lanes * r + lane] through rq[r], for r < n
  * and lane < lanes (1 or 2). */

@@ -83,7 +83,7 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
         pad_rows(filter, k, kp, OC, (int8_t *)(xq + 2 * FLEX_DSP_WORDS(kp)));
     }
     if (OC <= OC_BLOCK) /* one block: its records serve every pixel */
-        fast = flex__dsp_rq_block(rq, bias, multiplier, shift, OC);
+        fast = flex__dsp_rq_block(rq, bias, multiplier, shift, OC, q->output_offset);
     for (p = 0; p < units; p += lanes) {
         lanes = p + 1 < units && 2 * FLEX_DSP_WORDS(kp) <= XQ_WORDS ? 2 : 1;
         widen_pixel(in_dims, input, win, out_dims, p, k, kp, q->input_offset, lanes, 0,
@@ -99,7 +99,7 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
                 flex__dsp_dot_rows(xq, kp, w + oc0 * kp, nb, acc);
             if (OC > OC_BLOCK)
                 fast = flex__dsp_rq_block(rq, bias ? bias + oc0 : 0, multiplier + oc0,
-                                          shift + oc0, nb);
+                                          shift + oc0, nb, q->output_offset);
             requant_block(rq, fast, acc, lanes, oc0, nb, bias, multiplier, shift, q, OC,
                           output + p * OC);
         }

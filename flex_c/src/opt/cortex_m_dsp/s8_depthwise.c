@@ -127,7 +127,8 @@ static int dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *
     const int32_t S = in->c, taps = win->kernel_h * win->kernel_w;
     int32_t c, b, oy, ox, t;
     flex__dsp_rq_loop_fn requant;
-    if (!flex__dsp_rq_block(rq, bias ? bias + c0 : NULL, multiplier + c0, shift + c0, C))
+    if (!flex__dsp_rq_block(rq, bias ? bias + c0 : NULL, multiplier + c0, shift + c0, C,
+                            q->output_offset))
         return 0;
     input += c0;
     filter += c0;
@@ -138,7 +139,7 @@ static int dw_channels(const flex_dims4 *in, const int8_t *input, const int8_t *
     if (taps == 9)
         group_taps9(filter, C, S, w9);
     window_offsets(in, win, off);
-    requant = flex__dsp_rq_loop(q, 1);
+    requant = flex__dsp_rq_loop(q);
     for (b = 0; b < out->n; b++)
         for (oy = 0; oy < out->h; oy++)
             for (ox = 0; ox < out->w; ox++, output += S) {

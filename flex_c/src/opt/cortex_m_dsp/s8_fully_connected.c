@@ -26,7 +26,7 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
             nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
             flex__dsp_dot_rows(xq, in_features, filter + o0 * in_features, nb, acc);
             if (per_channel && flex__dsp_rq_block(rq, bias ? bias + o0 : 0, multiplier + o0,
-                                                  shift + o0, nb)) {
+                                                  shift + o0, nb, q->output_offset)) {
                 flex__dsp_rq_apply(rq, acc, nb, 1, q, out + o0, 0);
                 continue;
             }

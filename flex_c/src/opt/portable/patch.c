@@ -1,10 +1,17 @@
 /* Receptive fields gathered into patches (patch.h). */
 #include "patch.h"
 
+#if defined(__ARM_FEATURE_UNALIGNED)
+/* The core loads and stores words at any byte address (Armv7-M and later). */
+typedef int32_t word_t __attribute__((aligned(1), may_alias));
+#define WORDS_AT_ANY_ADDRESS 1
+#else
 typedef int32_t word_t __attribute__((may_alias));
+#define WORDS_AT_ANY_ADDRESS 0
+#endif
 
 void flex__patch_copy_run(int8_t *dst, const int8_t *src, int32_t n) {
-    if ((((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
+    if (WORDS_AT_ANY_ADDRESS || (((uintptr_t)dst | (uintptr_t)src) & 3) == 0) {
         for (; n >= 4; n -= 4, dst += 4, src += 4)
             *(word_t *)dst = *(const word_t *)src;
     }
@@ -27,6 +34,10 @@ void flex__patch_padded_rows(const flex_dims4 *in, const int8_t *image, const fl
         iy = y0 + ky * win->dilation_h;
         if (iy < 0 || iy >= in->h) {
             fill_run(dst, fill, row);
+            continue;
+        }
+        if (left == 0 && end == width) { /* the common case: the whole row inside */
+            flex__patch_copy_run(dst, image + (iy * in_w + x0) * C, row);
             continue;
         }
         fill_run(dst, fill, left * C);

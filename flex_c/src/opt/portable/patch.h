@@ -5,7 +5,8 @@
 
 #include "../../common/internal.h"
 
-/* dst[0:n] = src[0:n], a word at a time when both are word-aligned. */
+/* dst[0:n] = src[0:n], a word at a time when both are word-aligned or the core takes words
+ * at any address. */
 void flex__patch_copy_run(int8_t *dst, const int8_t *src, int32_t n);
 
 /* kernel_h rows of `width` pixels into dst: input columns x0 .. x0 + width - 1 of input rows
