@@ -81,6 +81,8 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
     (1, 6, 6, 3, 5, 3, 3, 1, 1, 1),     # odd window rows: gathered, then packed
     (1, 7, 7, 3, 6, 3, 3, 1, 2, 2),     # dilation 2: per-column gather
     (1, 4, 4, 4, 37, 2, 2, 1, 0, 1),    # more output channels than one block
+    (2, 4, 3, 8, 130, 1, 1, 1, 0, 1),   # pointwise, two images, a pass per 64 channels
+    (1, 5, 4, 6, 70, 3, 3, 1, 1, 1),    # 3x3, a pass per 64 channels
     (1, 5, 5, 32, 6, 3, 3, 1, 1, 1),    # patches too long to pair: byte dot products
     (1, 5, 5, 16, 6, 3, 3, 1, 1, 1),    # blocks of under eight rows: byte dot products
     (1, 5, 5, 16, 3, 3, 3, 1, 1, 1),    # ... unless one block holds every channel

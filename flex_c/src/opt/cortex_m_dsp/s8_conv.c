@@ -7,7 +7,9 @@
  * order. Grouped convolution and patches longer than PATCH_MAX use the reference kernel
  * (ref/ref.h); patches longer than half of it run one pixel at a time. A patch whose
  * length is not a multiple of 4 is padded with zeros, and so are the filter's rows, copied
- * into the widened vectors' spare words, where they fit. Stack: about 5 KB. */
+ * into the widened vectors' spare words, where they fit. More output channels than a block
+ * of accumulators go in a pass over the pixels per block, each block's requantization
+ * records made once, when the output does not lie over the input. Stack: about 5 KB. */
 #include "../../ref/ref.h"
 #include "../portable/patch.h"
 #include "dsp_dot.h"
@@ -17,16 +19,27 @@
 #define XQ_WORDS FLEX_DSP_WORDS(PATCH_MAX)
 #define OC_BLOCK 64    /* output channels per block of accumulators (two pixels each) */
 
+/* Whether output pixel p's window is input pixel p alone (1 x 1, stride 1, no padding). */
+static int pointwise(const flex_dims4 *in, const flex_window *win, const flex_dims4 *out) {
+    return win->kernel_h == 1 && win->kernel_w == 1 && win->stride_h == 1 &&
+           win->stride_w == 1 && win->pad_top == 0 && win->pad_left == 0 && in->h == out->h &&
+           in->w == out->w;
+}
+
 /* Gathers output pixel p's patch (k elements, zero-padded to kp when kp > k) and widens it
  * into lane `lane` of `lanes` of xq. */
 static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_window *win,
                         const flex_dims4 *out, int32_t p, int32_t k, int32_t kp,
                         int32_t input_offset, int32_t lanes, int32_t lane, int8_t *patch,
                         int32_t *xq) {
-    const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
-    const int8_t *x = flex__patch_gather(in, input, win, b, oy, ox, (int8_t)(-input_offset),
-                                      patch);
+    const int8_t *x;
     int32_t i;
+    if (pointwise(in, win, out)) {
+        x = input + p * in->c; /* the patch is the pixel */
+    } else {
+        const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;
+        x = flex__patch_gather(in, input, win, b, oy, ox, (int8_t)(-input_offset), patch);
+    }
     if (kp != k) {
         if (x != patch)
             flex__patch_copy_run(patch, x, k);
@@ -63,46 +76,101 @@ static void requant_block(const flex__dsp_rq *rq, int fast, const int32_t *acc,
                 multiplier[oc0 + r], shift[oc0 + r], q);
 }
 
+/* What one pass over the pixels needs (flex_s8_conv2d's arguments and buffers). */
+typedef struct {
+    const flex_dims4 *in, *out;
+    const int8_t *input, *w; /* w: the filter, its rows kp long */
+    const flex_window *win;
+    const int32_t *bias, *multiplier, *shift;
+    const flex_s8_quant *q;
+    int32_t k, kp, OC, units;
+    int8_t *output, *patch;
+    int32_t *xq, *acc;
+    flex__dsp_rq *rq;
+} conv_pass;
+
+/* Output channels [oc_lo, oc_hi) of every pixel, two pixels at a time, in blocks of
+ * OC_BLOCK; `fast` says rq already holds the records of a range of one block (else each
+ * block makes its records, where the shifts allow). */
+static void conv_pixels(const conv_pass *c, int32_t oc_lo, int32_t oc_hi, int fast) {
+    const int one_block = oc_hi - oc_lo <= OC_BLOCK;
+    int32_t p, lanes, oc0, nb;
+    for (p = 0; p < c->units; p += lanes) {
+        lanes = p + 1 < c->units && 2 * FLEX_DSP_WORDS(c->kp) <= XQ_WORDS ? 2 : 1;
+        widen_pixel(c->in, c->input, c->win, c->out, p, c->k, c->kp, c->q->input_offset,
+                    lanes, 0, c->patch, c->xq);
+        if (lanes == 2)
+            widen_pixel(c->in, c->input, c->win, c->out, p + 1, c->k, c->kp,
+                        c->q->input_offset, 2, 1, c->patch, c->xq);
+        for (oc0 = oc_lo; oc0 < oc_hi; oc0 += nb) {
+            nb = oc_hi - oc0 < OC_BLOCK ? oc_hi - oc0 : OC_BLOCK;
+            if (lanes == 2)
+                flex__dsp_dot_rows2(c->xq, c->kp, c->w + oc0 * c->kp, nb, c->acc);
+            else
+                flex__dsp_dot_rows(c->xq, c->kp, c->w + oc0 * c->kp, nb, c->acc);
+            if (!one_block)
+                fast = flex__dsp_rq_block(c->rq, c->bias ? c->bias + oc0 : 0,
+                                          c->multiplier + oc0, c->shift + oc0, nb,
+                                          c->q->output_offset);
+            requant_block(c->rq, fast, c->acc, lanes, oc0, nb, c->bias, c->multiplier,
+                          c->shift, c->q, c->OC, c->output + p * c->OC);
+        }
+    }
+}
+
+/* Whether the output and the input share no byte (then passes over the pixels may write
+ * some channels of every pixel before reading the input again). */
+static int apart(const conv_pass *c) {
+    const int8_t *in_end = c->input + c->in->n * c->in->h * c->in->w * c->in->c;
+    const int8_t *out_end = c->output + c->units * c->OC;
+    return out_end <= c->input || in_end <= c->output;
+}
+
 FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     int8_t patch[PATCH_MAX];
     int32_t xq[XQ_WORDS], acc[2 * OC_BLOCK];
     flex__dsp_rq rq[OC_BLOCK];
-    int32_t k, kp, kr, OC, units, p, lanes, oc0, nb;
-    const int8_t *w = filter;
-    int fast = 0;
+    int32_t k, kr, oc0, nb;
+    conv_pass c;
     FLEX__S8_CONV_PATCH(k, PATCH_MAX);
-    OC = out_dims->c;
-    units = out_dims->n * out_dims->h * out_dims->w;
-    kp = k;
+    c.in = in_dims;
+    c.out = out_dims;
+    c.input = input;
+    c.w = filter;
+    c.win = win;
+    c.bias = bias;
+    c.multiplier = multiplier;
+    c.shift = shift;
+    c.q = q;
+    c.k = c.kp = k;
+    c.OC = out_dims->c;
+    c.units = out_dims->n * out_dims->h * out_dims->w;
+    c.output = output;
+    c.patch = patch;
+    c.xq = xq;
+    c.acc = acc;
+    c.rq = rq;
     kr = (k + 3) & ~3;
     if (kr != k && kr <= PATCH_MAX &&
-        2 * FLEX_DSP_WORDS(kr) + (OC * kr + 3) / 4 <= XQ_WORDS) {
+        2 * FLEX_DSP_WORDS(kr) + (c.OC * kr + 3) / 4 <= XQ_WORDS) {
         /* rows padded to whole groups, in the widened vectors' spare words: no tails */
-        kp = kr;
-        w = (const int8_t *)(xq + 2 * FLEX_DSP_WORDS(kp));
-        pad_rows(filter, k, kp, OC, (int8_t *)(xq + 2 * FLEX_DSP_WORDS(kp)));
+        c.kp = kr;
+        c.w = (const int8_t *)(xq + 2 * FLEX_DSP_WORDS(kr));
+        pad_rows(filter, k, kr, c.OC, (int8_t *)(xq + 2 * FLEX_DSP_WORDS(kr)));
     }
-    if (OC <= OC_BLOCK) /* one block: its records serve every pixel */
-        fast = flex__dsp_rq_block(rq, bias, multiplier, shift, OC, q->output_offset);
-    for (p = 0; p < units; p += lanes) {
-        lanes = p + 1 < units && 2 * FLEX_DSP_WORDS(kp) <= XQ_WORDS ? 2 : 1;
-        widen_pixel(in_dims, input, win, out_dims, p, k, kp, q->input_offset, lanes, 0,
-                    patch, xq);
-        if (lanes == 2)
-            widen_pixel(in_dims, input, win, out_dims, p + 1, k, kp, q->input_offset, 2, 1,
-                        patch, xq);
-        for (oc0 = 0; oc0 < OC; oc0 += nb) {
-            nb = OC - oc0 < OC_BLOCK ? OC - oc0 : OC_BLOCK;
-            if (lanes == 2)
-                flex__dsp_dot_rows2(xq, kp, w + oc0 * kp, nb, acc);
-            else
-                flex__dsp_dot_rows(xq, kp, w + oc0 * kp, nb, acc);
-            if (OC > OC_BLOCK)
-                fast = flex__dsp_rq_block(rq, bias ? bias + oc0 : 0, multiplier + oc0,
-                                          shift + oc0, nb, q->output_offset);
-            requant_block(rq, fast, acc, lanes, oc0, nb, bias, multiplier, shift, q, OC,
-                          output + p * OC);
-        }
+    if (c.OC <= OC_BLOCK || !apart(&c)) {
+        /* one block, its records made once; or an output over the input, every pixel's
+         * channels at once (records made per block) */
+        conv_pixels(&c, 0, c.OC,
+                    c.OC <= OC_BLOCK && flex__dsp_rq_block(rq, bias, multiplier, shift, c.OC,
+                                                           q->output_offset));
+        return FLEX_OK;
+    }
+    for (oc0 = 0; oc0 < c.OC; oc0 += nb) { /* a pass per block, its records made once */
+        nb = c.OC - oc0 < OC_BLOCK ? c.OC - oc0 : OC_BLOCK;
+        conv_pixels(&c, oc0, oc0 + nb,
+                    flex__dsp_rq_block(rq, bias ? bias + oc0 : 0, multiplier + oc0,
+                                       shift + oc0, nb, q->output_offset));
     }
     return FLEX_OK;
 }
