@@ -121,6 +121,32 @@ class Build:
         """[(op group, int8 bytes, float bytes)] of the objects (burn.host.flex.op_groups)."""
         return op_groups.group_sizes(self.sizes(), _flex_sources().is_float)
 
+    def needed(self, symbols):
+        """Names of the objects that define `symbols` and, in turn, what they call (ELF
+        targets): the part of the build a program calling only `symbols` links."""
+        defines, uses = {}, {}
+        for name, path in self.objects.items():
+            with open(path, "rb") as f:
+                elf = Elf(f.read())
+            uses[name] = elf.undefined()
+            for s in elf.symbols:
+                if s.section is not None and s.bind != 0 and s.name:
+                    defines.setdefault(s.name, name)
+        todo, keep = list(symbols), set()
+        while todo:
+            obj = defines.get(todo.pop())
+            if obj is not None and obj not in keep:
+                keep.add(obj)
+                todo.extend(uses[obj])
+        return sorted(keep)
+
+    def source_of(self, name):
+        """The C file that object `name` is compiled from."""
+        for src in _sources(self.target, self.reference):
+            if _flex_sources().object_name(src) == name:
+                return src
+        raise KeyError(name)
+
     def libc_symbols(self):
         """Undefined symbols of the objects that a C library would have to provide
         (compiler-runtime helpers such as __aeabi_* are allowed)."""

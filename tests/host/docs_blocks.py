@@ -48,7 +48,7 @@ class Block:
     @property
     def runs(self):
         """Whether the documentation test runs (or writes) this block."""
-        return self.lang in RUN and self.mark != "not run"
+        return self.mark == "file" or (self.lang in RUN and self.mark != "not run")
 
 
 def pages():
