@@ -28,6 +28,12 @@ def register(subparsers):
     p.add_argument("--tests", type=int, default=4, metavar="N",
                    help="self-test vectors to embed (a .tflite gets N made on import; "
                    "default 4)")
+    p.add_argument("--platformio-project", metavar="PDIR", default=None,
+                   help="also write a PlatformIO project in PDIR around the library: "
+                   "platformio.ini, src/main.c (the self-test as a program) and "
+                   "test/test_NAME (Unity tests under ASan and UBSan: pio test -e native)")
+    p.add_argument("--board", default="native", choices=["native"],
+                   help="the PlatformIO project's board (native: the host)")
     p.set_defaults(run=run)
 
 
@@ -57,6 +63,11 @@ def run(args):
     try:
         source = _source(args.model, args.tests)
         result = compile_model(source, args.out, args.target, name, args.tests, say=say)
+        if args.platformio_project:
+            from burn.host.compile.platformio import write_project
+            write_project(args.platformio_project, args.out, name, result, args.board)
+            say("wrote the PlatformIO project %s (pio test -e %s)"
+                % (args.platformio_project, args.board))
     except (OSError, ValueError) as exc:  # CompileError is a ValueError
         print("burn compile: %s: %s" % (args.model, exc), file=sys.stderr)
         return 1

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from burn.host import project_files
-from burn.host.compile.emit_c import emit
+from burn.host.compile.emit_c import CTYPES, emit
 from burn.host.compile.trace import Call, CompileError, trace
 from burn.host.flex import targets
 
@@ -134,7 +134,9 @@ def compile_model(source, out_dir, target="host", name="model", tests=4, say=Non
         raise
     arena = int(re.search(r"_ARENA_BYTES (\d+)", header).group(1))
     return {"dir": str(out), "arena_bytes": arena, "kernels": kernels,
-            "c_files": len(files) + 1, "tests": len(t.tests), "steps": len(t.steps)}
+            "c_files": len(files) + 1, "tests": len(t.tests), "steps": len(t.steps),
+            "inputs": [CTYPES[d] for _r, d, _s in t.inputs],
+            "outputs": [CTYPES[d] for _r, d, _s in t.outputs]}
 
 
 def _write_packaging(root, name, target, t, kernels):

@@ -36,10 +36,6 @@ void flex__patch_padded_rows(const flex_dims4 *in, const int8_t *image, const fl
             fill_run(dst, fill, row);
             continue;
         }
-        if (left == 0 && end == width) { /* the common case: the whole row inside */
-            flex__patch_copy_run(dst, image + (iy * in_w + x0) * C, row);
-            continue;
-        }
         fill_run(dst, fill, left * C);
         flex__patch_copy_run(dst + left * C, image + (iy * in_w + x0 + left) * C,
                           (end - left) * C);

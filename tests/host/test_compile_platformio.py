@@ -1,0 +1,53 @@
+"""`burn compile --platformio-project`: the project it writes, built and tested by the real
+PlatformIO 6 with the vendored platform and Unity (no registry): `pio test -e native` runs
+the library's Unity tests under ASan and UBSan, and catches an arena smaller than stated."""
+
+import subprocess
+import sys
+
+import pytest
+from reference_models import model_path
+
+from burn.host.compile.platformio import OfflinePlatformIO, PlatformIOMissing
+
+CLI = [sys.executable, "-c", "import sys; from burn.host.cli import main; sys.exit(main())"]
+
+
+@pytest.fixture(scope="module")
+def pio():
+    try:
+        return OfflinePlatformIO()
+    except PlatformIOMissing as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def project(tmp_path):
+    proc = subprocess.run(CLI + ["compile", str(model_path("kws_ref_model.tflite")), "-o",
+                                 str(tmp_path / "kws"), "--name", "kws", "--tests", "2",
+                                 "--platformio-project", str(tmp_path / "app")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "app"
+
+
+def test_pio_test_passes_the_librarys_unity_tests_under_sanitizers(pio, project):
+    assert "-fsanitize=address,undefined" in (project / "platformio.ini").read_text()
+    out = pio.project("test", project)
+    assert "3 test cases: 3 succeeded" in out, out[-2000:]
+
+
+def test_an_arena_smaller_than_stated_stops_the_tests(pio, project):
+    test = project / "test" / "test_kws" / "test_main.c"
+    text = test.read_text()
+    assert "malloc(KWS_ARENA_BYTES);" in text
+    test.write_text(text.replace("malloc(KWS_ARENA_BYTES);", "malloc(KWS_ARENA_BYTES - 8);"))
+    with pytest.raises(RuntimeError, match="pio test -e native failed"):
+        pio.project("test", project)
+
+
+def test_pio_run_builds_the_self_test_program(pio, project):
+    pio.project("run", project)
+    proc = subprocess.run([str(project / ".pio" / "build" / "native" / "program")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "kws self-test: passed (0)" in proc.stdout
