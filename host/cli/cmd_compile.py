@@ -32,8 +32,10 @@ def register(subparsers):
                    help="also write a PlatformIO project in PDIR around the library: "
                    "platformio.ini, src/main.c (the self-test as a program) and "
                    "test/test_NAME (Unity tests under ASan and UBSan: pio test -e native)")
-    p.add_argument("--board", default="native", choices=["native"],
-                   help="the PlatformIO project's board (native: the host)")
+    p.add_argument("--board", default="native", choices=["native", "pico"],
+                   help="the PlatformIO project's board: native (the host; always there "
+                   "for the tests), or pico (the RP2040, no framework, for an emulator "
+                   "harness: no boot2 stage)")
     p.set_defaults(run=run)
 
 

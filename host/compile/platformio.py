@@ -2,15 +2,18 @@
 PlatformIO 6 run without its registry (`OfflinePlatformIO`, for machines that reach only
 PyPI: the tests and CI).
 
-The project's `native` environment builds the self-test as a host program and runs the
-library's Unity tests (`pio test -e native`) under AddressSanitizer and UBSan: the self-test,
-and an inference in a caller's arena of exactly the size the library states, so a read or
-write past it stops the test.
+Every project has a `native` environment: the self-test as a host program, and the library's
+Unity tests (`pio test -e native`) under AddressSanitizer and UBSan: the self-test, and an
+inference in a caller's arena of exactly the size the library states, so a read or write
+past it stops the test. `--board pico` adds an RP2040 environment with no framework: its own
+vector table, reset handler and linker script; its main runs the self-test into a variable
+and stops at a breakpoint.
 """
 
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -20,7 +23,7 @@ from burn.host import vendor
 from burn.host.cache import cache_dir
 from burn.host.compile.trace import CompileError
 
-BOARDS = ("native",)
+BOARDS = ("native", "pico")
 INSTALL = "pip install platformio==6.2.0 scons==4.11.1"
 ARCHIVE = "platformio-offline-2026.12.tar.xz"
 SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -33,6 +36,67 @@ platform = native
 lib_deps = symlink://%(lib)s
 test_framework = unity
 build_flags = -std=gnu99 -Wall -Werror %(sanitize)s -lm
+"""
+
+PICO_INI = """
+; The RP2040 (Raspberry Pi Pico) without a framework: src/startup.c and pico.ld. The image has
+; no boot2 stage, so it runs in an emulator harness that calls its functions (as burn's
+; tests do), not from a real Pico's flash: for a board, use the pico-sdk (the library's
+; CMakeLists.txt).
+[env:pico]
+platform = raspberrypi
+board = pico
+board_build.ldscript = pico.ld
+lib_deps = symlink://%(lib)s
+build_src_filter = +<*> -<main.c>
+build_flags = -Wall -Werror
+"""
+
+PICO_MAIN = """/* The self-test of %(name)s on the RP2040, no framework: its result in a variable,
+ * then a breakpoint (BKPT 0) where a debugger or emulator takes over. */
+#include <stdint.h>
+#include "%(name)s.h"
+
+volatile int %(name)s_selftest_result = -1;
+
+int main(void) {
+    %(name)s_selftest_result = %(name)s_selftest();
+    for (;;)
+        __asm__ volatile("bkpt #0");
+}
+
+/* Reset: .data from flash, .bss cleared, then main (pico.ld's symbols). */
+extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
+
+void reset_handler(void) {
+    uint32_t *src = &_sidata, *dst;
+    for (dst = &_sdata; dst < &_edata;)
+        *dst++ = *src++;
+    for (dst = &_sbss; dst < &_ebss;)
+        *dst++ = 0;
+    main();
+}
+
+__attribute__((section(".vectors"), used)) static void *const vectors[2] = {
+    &_estack, (void *)reset_handler};
+"""
+
+PICO_LD = """/* The RP2040's flash (XIP at 0x10000000) and SRAM, for a program without boot2. */
+MEMORY
+{
+    FLASH (rx) : ORIGIN = 0x10000000, LENGTH = 2048K
+    RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 256K
+}
+ENTRY(reset_handler)
+SECTIONS
+{
+    .text : { KEEP(*(.vectors)) *(.text*) *(.rodata*) } > FLASH
+    .ARM.exidx : { *(.ARM.exidx*) } > FLASH
+    .data : { _sdata = .; *(.data*) . = ALIGN(4); _edata = .; } > RAM AT > FLASH
+    _sidata = LOADADDR(.data);
+    .bss (NOLOAD) : { _sbss = .; *(.bss*) *(COMMON) . = ALIGN(4); _ebss = .; } > RAM
+    _estack = ORIGIN(RAM) + LENGTH(RAM);
+}
 """
 
 MAIN = """/* The self-test of %(name)s as a program: exit status 0 when it passes. */
@@ -113,7 +177,13 @@ def write_project(project, library, name, io, board="native"):
               "args_b": ", ".join(args_b), "compare": "\n".join(compare)}
     (project / "src").mkdir(parents=True, exist_ok=True)
     (project / "test" / ("test_" + name)).mkdir(parents=True, exist_ok=True)
-    (project / "platformio.ini").write_text(INI % values)
+    ini = INI % values
+    if board == "pico":  # the native environment too: its tests run on the host
+        ini = ini.replace("[env:native]", "[env:native]\nbuild_src_filter = +<main.c>")
+        ini += PICO_INI % values
+        (project / "src" / "pico_main.c").write_text(PICO_MAIN % values)
+        (project / "pico.ld").write_text(PICO_LD)
+    (project / "platformio.ini").write_text(ini)
     (project / "src" / "main.c").write_text(MAIN % values)
     (project / "test" / ("test_" + name) / "test_main.c").write_text(TEST % values)
     return project
@@ -159,21 +229,56 @@ class OfflinePlatformIO:
             done.touch()
         return self.root / "vendor"
 
+    def _package(self, name, version, kind="tool", system=None):
+        """A local package folder `name` (package.json and the .piopm that PlatformIO wants
+        before it takes a package as the registry's)."""
+        folder = self.root / name
+        folder.mkdir(exist_ok=True)
+        meta = {"name": name, "version": version}
+        if system:
+            meta["system"] = system
+        (folder / "package.json").write_text(json.dumps(meta))
+        (folder / ".piopm").write_text(json.dumps({
+            "type": kind, "name": name, "version": version,
+            "spec": {"owner": "platformio", "id": None, "name": name, "requirements": None,
+                     "uri": None}}))
+        return folder
+
     def _scons(self):
         import SCons
 
-        tool = self.root / "tool-scons"
-        tool.mkdir(exist_ok=True)
+        tool = self._package("tool-scons", "4.41101.0")
         link = tool / "SCons"
         if not link.exists():
             link.symlink_to(Path(SCons.__file__).parent)
         (tool / "scons.py").write_text("import sys\nfrom SCons.Script.Main import main\n\n"
                                        "if __name__ == '__main__':\n    sys.exit(main())\n")
-        (tool / "package.json").write_text('{"name": "tool-scons", "version": "4.41101.0"}')
-        (tool / ".piopm").write_text(json.dumps({
-            "type": "tool", "name": "tool-scons", "version": "4.41101.0",
-            "spec": {"owner": "platformio", "id": None, "name": "tool-scons",
-                     "requirements": None, "uri": None}}))
+        return tool
+
+    def _arm_toolchain(self):
+        """The installed arm-none-eabi toolchain as PlatformIO's package (its bin/ links),
+        versioned inside platform-raspberrypi's range; None without it."""
+        gcc = shutil.which("arm-none-eabi-gcc")
+        if gcc is None:
+            return None
+        tool = self._package("toolchain-gccarmnoneeabi", "1.90201.0", "toolchain",
+                             ["linux_x86_64"])
+        bin_dir = tool / "bin"
+        bin_dir.mkdir(exist_ok=True)
+        for path in Path(gcc).parent.glob("arm-none-eabi-*"):
+            link = bin_dir / path.name
+            if not link.exists():
+                link.symlink_to(path)
+        return tool
+
+    def _rp2040tools(self):
+        """tool-rp2040tools with an elf2uf2 that is burn's UF2 writer (`burn uf2 convert`)."""
+        tool = self._package("tool-rp2040tools", "1.0.2", "uploader")
+        script = tool / "elf2uf2"
+        script.write_text("#!/bin/sh\nexec %s -c 'import sys; from burn.host.cli import main; "
+                          "sys.exit(main())' uf2 convert \"$1\" -o \"$2\" --family rp2040\n"
+                          % sys.executable)
+        script.chmod(0o755)
         return tool
 
     def _install_once(self):
@@ -182,8 +287,15 @@ class OfflinePlatformIO:
             return
         self.core.mkdir(parents=True, exist_ok=True)
         self.pio(["pkg", "install", "-g", "--tool", "symlink://%s" % self._scons()])
-        self.pio(["pkg", "install", "-g", "--platform",
-                  "file://%s" % (self.packages / "platform-native")])
+        platforms = ["platform-native"]
+        arm = self._arm_toolchain()
+        if arm is not None:  # the RP2040 platform's packages first: it installs its own
+            for tool in (arm, self._rp2040tools()):
+                self.pio(["pkg", "install", "-g", "--tool", "symlink://%s" % tool])
+            platforms.append("platform-raspberrypi")
+        for platform in platforms:
+            self.pio(["pkg", "install", "-g", "--platform",
+                      "file://%s" % (self.packages / platform)])
         done.touch()
 
     def pio(self, args, cwd=None, timeout=600):
