@@ -32,10 +32,10 @@ def register(subparsers):
                    help="also write a PlatformIO project in PDIR around the library: "
                    "platformio.ini, src/main.c (the self-test as a program) and "
                    "test/test_NAME (Unity tests under ASan and UBSan: pio test -e native)")
-    p.add_argument("--board", default="native", choices=["native", "pico"],
+    p.add_argument("--board", default="native", choices=["native", "pico", "nucleo_g071rb"],
                    help="the PlatformIO project's board: native (the host; always there "
-                   "for the tests), or pico (the RP2040, no framework, for an emulator "
-                   "harness: no boot2 stage)")
+                   "for the tests), pico (the RP2040, no framework; no boot2 stage, so for "
+                   "an emulator harness) or nucleo_g071rb (an STM32G0, no framework)")
     p.set_defaults(run=run)
 
 

@@ -5,9 +5,9 @@ PyPI: the tests and CI).
 Every project has a `native` environment: the self-test as a host program, and the library's
 Unity tests (`pio test -e native`) under AddressSanitizer and UBSan: the self-test, and an
 inference in a caller's arena of exactly the size the library states, so a read or write
-past it stops the test. `--board pico` adds an RP2040 environment with no framework: its own
-vector table, reset handler and linker script; its main runs the self-test into a variable
-and stops at a breakpoint.
+past it stops the test. `--board pico` (the RP2040) or `nucleo_g071rb` (an STM32G0) adds an
+environment with no framework: its own vector table, reset handler and linker script; its
+main runs the self-test into a variable and stops at a breakpoint.
 """
 
 import importlib.util
@@ -23,7 +23,11 @@ from burn.host import vendor
 from burn.host.cache import cache_dir
 from burn.host.compile.trace import CompileError
 
-BOARDS = ("native", "pico")
+# board: (PlatformIO platform, flash origin and size, RAM origin and size) of the boards
+# without a framework; "native" is the host
+BARE = {"pico": ("raspberrypi", 0x10000000, "2048K", 0x20000000, "256K"),
+        "nucleo_g071rb": ("ststm32", 0x08000000, "128K", 0x20000000, "36K")}
+BOARDS = ("native",) + tuple(BARE)
 INSTALL = "pip install platformio==6.2.0 scons==4.11.1"
 ARCHIVE = "platformio-offline-2026.12.tar.xz"
 SANITIZE = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -38,21 +42,22 @@ test_framework = unity
 build_flags = -std=gnu99 -Wall -Werror %(sanitize)s -lm
 """
 
-PICO_INI = """
-; The RP2040 (Raspberry Pi Pico) without a framework: src/startup.c and pico.ld. The image has
-; no boot2 stage, so it runs in an emulator harness that calls its functions (as burn's
-; tests do), not from a real Pico's flash: for a board, use the pico-sdk (the library's
-; CMakeLists.txt).
-[env:pico]
-platform = raspberrypi
-board = pico
-board_build.ldscript = pico.ld
+BARE_INI = """
+; %(board)s without a framework: src/bare_main.c (vector table, reset handler, main) and
+; %(board)s.ld.%(caveat)s
+[env:%(board)s]
+platform = %(platform)s
+board = %(board)s
+board_build.ldscript = %(board)s.ld
 lib_deps = symlink://%(lib)s
-build_src_filter = +<*> -<main.c>
+build_src_filter = +<bare_main.c>
 build_flags = -Wall -Werror
 """
+PICO_CAVEAT = """ The image has no boot2 stage, so it runs in an emulator
+; harness that calls its functions (as burn's tests do), not from a real Pico's flash: for a
+; board, use the pico-sdk (the library's CMakeLists.txt)."""
 
-PICO_MAIN = """/* The self-test of %(name)s on the RP2040, no framework: its result in a variable,
+BARE_MAIN = """/* The self-test of %(name)s on %(board)s, no framework: its result in a variable,
  * then a breakpoint (BKPT 0) where a debugger or emulator takes over. */
 #include <stdint.h>
 #include "%(name)s.h"
@@ -65,7 +70,7 @@ int main(void) {
         __asm__ volatile("bkpt #0");
 }
 
-/* Reset: .data from flash, .bss cleared, then main (pico.ld's symbols). */
+/* Reset: .data from flash, .bss cleared, then main (%(board)s.ld's symbols). */
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 
 void reset_handler(void) {
@@ -81,11 +86,11 @@ __attribute__((section(".vectors"), used)) static void *const vectors[2] = {
     &_estack, (void *)reset_handler};
 """
 
-PICO_LD = """/* The RP2040's flash (XIP at 0x10000000) and SRAM, for a program without boot2. */
+BARE_LD = """/* %(board)s's flash and SRAM, for a program without a framework. */
 MEMORY
 {
-    FLASH (rx) : ORIGIN = 0x10000000, LENGTH = 2048K
-    RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 256K
+    FLASH (rx) : ORIGIN = 0x%(flash)08x, LENGTH = %(flash_size)s
+    RAM (rwx) : ORIGIN = 0x%(ram)08x, LENGTH = %(ram_size)s
 }
 ENTRY(reset_handler)
 SECTIONS
@@ -178,11 +183,15 @@ def write_project(project, library, name, io, board="native"):
     (project / "src").mkdir(parents=True, exist_ok=True)
     (project / "test" / ("test_" + name)).mkdir(parents=True, exist_ok=True)
     ini = INI % values
-    if board == "pico":  # the native environment too: its tests run on the host
+    if board in BARE:  # the native environment too: its tests run on the host
+        platform, flash, flash_size, ram, ram_size = BARE[board]
+        values.update(board=board, platform=platform, flash=flash, flash_size=flash_size,
+                      ram=ram, ram_size=ram_size,
+                      caveat=PICO_CAVEAT if board == "pico" else "")
         ini = ini.replace("[env:native]", "[env:native]\nbuild_src_filter = +<main.c>")
-        ini += PICO_INI % values
-        (project / "src" / "pico_main.c").write_text(PICO_MAIN % values)
-        (project / "pico.ld").write_text(PICO_LD)
+        ini += BARE_INI % values
+        (project / "src" / "bare_main.c").write_text(BARE_MAIN % values)
+        (project / (board + ".ld")).write_text(BARE_LD % values)
     (project / "platformio.ini").write_text(ini)
     (project / "src" / "main.c").write_text(MAIN % values)
     (project / "test" / ("test_" + name) / "test_main.c").write_text(TEST % values)
@@ -229,10 +238,10 @@ class OfflinePlatformIO:
             done.touch()
         return self.root / "vendor"
 
-    def _package(self, name, version, kind="tool", system=None):
-        """A local package folder `name` (package.json and the .piopm that PlatformIO wants
-        before it takes a package as the registry's)."""
-        folder = self.root / name
+    def _package(self, name, version, kind="tool", system=None, folder=None):
+        """A local package folder (default: `name`) holding package.json and the .piopm that
+        PlatformIO wants before it takes a package as the registry's."""
+        folder = self.root / (folder or name)
         folder.mkdir(exist_ok=True)
         meta = {"name": name, "version": version}
         if system:
@@ -255,14 +264,13 @@ class OfflinePlatformIO:
                                        "if __name__ == '__main__':\n    sys.exit(main())\n")
         return tool
 
-    def _arm_toolchain(self):
-        """The installed arm-none-eabi toolchain as PlatformIO's package (its bin/ links),
-        versioned inside platform-raspberrypi's range; None without it."""
+    def _arm_toolchain(self, version, folder):
+        """The installed arm-none-eabi toolchain as PlatformIO's package (its bin/ links)
+        under `version` (each platform wants its own range), in the packages folder."""
         gcc = shutil.which("arm-none-eabi-gcc")
-        if gcc is None:
-            return None
-        tool = self._package("toolchain-gccarmnoneeabi", "1.90201.0", "toolchain",
-                             ["linux_x86_64"])
+        (self.core / "packages").mkdir(parents=True, exist_ok=True)
+        tool = self._package("toolchain-gccarmnoneeabi", version, "toolchain",
+                             ["linux_x86_64"], Path("core", "packages", folder))
         bin_dir = tool / "bin"
         bin_dir.mkdir(exist_ok=True)
         for path in Path(gcc).parent.glob("arm-none-eabi-*"):
@@ -288,11 +296,14 @@ class OfflinePlatformIO:
         self.core.mkdir(parents=True, exist_ok=True)
         self.pio(["pkg", "install", "-g", "--tool", "symlink://%s" % self._scons()])
         platforms = ["platform-native"]
-        arm = self._arm_toolchain()
-        if arm is not None:  # the RP2040 platform's packages first: it installs its own
-            for tool in (arm, self._rp2040tools()):
-                self.pio(["pkg", "install", "-g", "--tool", "symlink://%s" % tool])
-            platforms.append("platform-raspberrypi")
+        if shutil.which("arm-none-eabi-gcc"):  # the Arm platforms' packages first
+            # raspberrypi wants toolchain ~1.90201, ststm32 without a framework <1.8
+            # written straight into the packages folder as two registry installs would be
+            # (PlatformIO links one version of a package name, and marks a copy its own)
+            self._arm_toolchain("1.90201.0", "toolchain-gccarmnoneeabi")
+            self._arm_toolchain("1.70201.0", "toolchain-gccarmnoneeabi@1.70201.0")
+            self.pio(["pkg", "install", "-g", "--tool", "symlink://%s" % self._rp2040tools()])
+            platforms += ["platform-raspberrypi", "platform-ststm32"]
         for platform in platforms:
             self.pio(["pkg", "install", "-g", "--platform",
                       "file://%s" % (self.packages / platform)])

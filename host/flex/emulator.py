@@ -69,8 +69,14 @@ class EmulatedLib:
         uc.ctl_set_cpu_model(arch.cpu)
         uc.mem_map(FLASH, FLASH_SIZE)
         uc.mem_map(RAM, RAM_SIZE)
+        mapped = [(FLASH, FLASH + FLASH_SIZE), (RAM, RAM + RAM_SIZE)]
         heap = RAM
         for vaddr, data, memsz in elf.segments:
+            # an image linked elsewhere (an STM32's flash at 0x08000000) gets its range mapped
+            start, end = vaddr & ~0xFFF, (vaddr + memsz + 0xFFF) & ~0xFFF
+            if end > start and not any(lo <= start and end <= hi for lo, hi in mapped):
+                uc.mem_map(start, end - start)
+                mapped.append((start, end))
             uc.mem_write(vaddr, data + bytes(memsz - len(data)))
             if RAM <= vaddr < RAM + RAM_SIZE:
                 heap = max(heap, vaddr + memsz)

@@ -1,6 +1,7 @@
 """`burn compile --platformio-project`: the project it writes, built and tested by the real
-PlatformIO 6 with the vendored platform and Unity (no registry): `pio test -e native` runs
-the library's Unity tests under ASan and UBSan, and catches an arena smaller than stated."""
+PlatformIO 6 with the vendored platforms and Unity (no registry): `pio test -e native` runs
+the library's Unity tests under ASan and UBSan, and catches an arena smaller than stated;
+the bare-metal RP2040 and STM32G0 images run in the Cortex-M emulator."""
 
 import subprocess
 import sys
@@ -53,7 +54,9 @@ def test_pio_run_builds_the_self_test_program(pio, project):
     assert proc.returncode == 0 and "kws self-test: passed (0)" in proc.stdout
 
 
-def test_the_pico_environment_builds_an_elf_that_passes_in_the_cortex_m_emulator(pio, tmp_path):
+@pytest.mark.parametrize("board", ["pico", "nucleo_g071rb"])
+def test_a_bare_metal_environment_builds_an_elf_that_passes_in_the_cortex_m_emulator(
+        pio, tmp_path, board):
     import shutil
 
     import numpy as np
@@ -68,11 +71,12 @@ def test_the_pico_environment_builds_an_elf_that_passes_in_the_cortex_m_emulator
     proc = subprocess.run(CLI + ["compile", str(model), "-o", str(tmp_path / "kws"), "--name",
                                  "kws", "--tests", "2", "--target", "cortex-m0plus",
                                  "--platformio-project", str(tmp_path / "app"), "--board",
-                                 "pico"], capture_output=True, text=True, timeout=300)
+                                 board], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    out = pio.project("run", tmp_path / "app", env="pico")
-    assert "firmware.uf2" in out  # the UF2 written by burn's elf2uf2 stand-in
-    m0 = EmulatedLib("cortex-m0plus", image=str(tmp_path / "app" / ".pio" / "build" / "pico" /
+    out = pio.project("run", tmp_path / "app", env=board)
+    if board == "pico":
+        assert "firmware.uf2" in out  # the UF2 written by burn's elf2uf2 stand-in
+    m0 = EmulatedLib("cortex-m0plus", image=str(tmp_path / "app" / ".pio" / "build" / board /
                                                 "firmware.elf"))
     assert m0.call("kws_selftest", []) == 0
     x = np.random.default_rng(2).integers(-128, 128, 490, dtype=np.int8)
