@@ -9,7 +9,15 @@ time.
 import numpy as np
 
 from burn.host.compile.prototypes import prototypes
-from burn.host.compile.trace import ARENA_DTYPES, ArenaRef, CompileError, Copy, Outside
+from burn.host.compile.trace import (
+    ARENA_DTYPES,
+    ArenaRef,
+    Call,
+    Clamp,
+    CompileError,
+    Copy,
+    Outside,
+)
 from burn.host.flex.binding import Struct
 
 CTYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int32_t",
@@ -62,7 +70,7 @@ class _Emitter:
     def _written(self):
         """The Outside buffers some kernel writes (passed where the C type is not const)."""
         for step in self.t.steps:
-            if isinstance(step, Copy):
+            if not isinstance(step, Call):
                 continue
             for param, arg in zip(self._params(step), step.args):
                 if isinstance(arg, Outside) and not param.readonly:
@@ -135,6 +143,15 @@ class _Emitter:
                 lines.append("    memmove(a + %d, a + %d, %d);" % (
                     self.offsets[step.dst.dtype] + step.dst.offset,
                     self.offsets[step.src.dtype] + step.src.offset, step.nbytes))
+                continue
+            if isinstance(step, Clamp):
+                lines += ["    { /* step %d: clamp */" % i,
+                          "        const int8_t *x = %s;" % self.arena(step.src, "int8_t", True),
+                          "        int8_t *y = %s;" % self.arena(step.dst, "int8_t"),
+                          "        int32_t i;",
+                          "        for (i = 0; i < %d; i++)" % step.size,
+                          "            y[i] = (int8_t)(x[i] < %d ? %d : (x[i] > %d ? %d : x[i]));"
+                          % (step.lo, step.lo, step.hi, step.hi), "    }"]
                 continue
             args = [self.arg(p, a) for p, a in zip(self._params(step), step.args)]
             lines.append("    if ((s = %s(%s)) != FLEX_OK) /* step %d */\n        return s;"

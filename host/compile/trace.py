@@ -13,7 +13,7 @@ import numpy as np
 
 import burn
 from burn.host.flex.binding import PtrList, Struct
-from burn.host.flex.runtime import _BufferCopy, _Replay, use_flex
+from burn.host.flex.runtime import _base_name, _BufferCopy, _Replay, use_flex
 
 ARENA_DTYPES = ("int8", "int16", "int32", "float32")  # the arenas' order in the C arena
 
@@ -51,6 +51,17 @@ class Copy:
     src: ArenaRef
     dst: ArenaRef
     nbytes: int
+
+
+@dataclass
+class Clamp:
+    """`size` int8 values clamped to [lo, hi] from one arena place to another (the int8 clamp
+    that burn runs in Python: RELU, RELU6 on their own)."""
+    src: ArenaRef
+    dst: ArenaRef
+    size: int
+    lo: int
+    hi: int
 
 
 @dataclass
@@ -111,9 +122,9 @@ def _arg(places, a):
 
 
 def _unsupported(step):
-    return CompileError("op %d (%s) has no C kernel: it runs in Python (%s), so the model "
-                        "cannot be compiled to C" % (step.index, step.kind,
-                                                     getattr(step.k, "__name__", "?")))
+    return CompileError("op %d (%s) has no C kernel: it runs in Python in burn's runtime "
+                        "(%s), so the model cannot be compiled to C for any target"
+                        % (step.index, step.kind, getattr(step.k, "__name__", "?")))
 
 
 def trace(source, tests=4):
@@ -136,6 +147,11 @@ def trace(source, tests=4):
     for s in model._steps:
         if isinstance(s.k, _Replay):
             steps.append(Call(s.k.name, [_arg(places, a) for a in s.k.kernel_args]))
+        elif _base_name(s.k) == "clamp_s8":
+            src, dst, size, lo, hi = s.a
+            steps.append(Clamp(places.arena(src), places.arena(dst), size, lo, hi))
+            if steps[-1].src is None or steps[-1].dst is None:
+                raise _unsupported(s)
         elif isinstance(s.k, _BufferCopy):
             src, dst, size = s.a
             n = size * memoryview(src).itemsize

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tflite_models
 from reference_models import model_path
 
 import burn
@@ -180,3 +181,33 @@ def test_a_corrupt_model_gets_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[-1].startswith("burn compile: %s: not a .bst file" % bad)
     assert "Traceback" not in proc.stderr and not (tmp_path / "o").exists()
+
+
+def _relu_alone():
+    """x (int8) -> RELU -> y: an int8 clamp, which burn's runtime runs in Python."""
+    from tflite_builder import ModelBuilder
+
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 40), "int8", scale=0.1, zero_point=-5)
+    y = mb.tensor("y", (1, 40), "int8", scale=0.1, zero_point=-5)
+    mb.op("RELU", [x], [y])
+    return mb.finish([x], [y])
+
+
+@pytest.mark.parametrize("make", [
+    tflite_models.two_inputs,                        # two inputs, ADD with a fused ReLU, MUL
+    lambda: tflite_models.svdf_model((1, 8, 4, 2, 3)),  # state kept between inferences
+    _relu_alone,                                     # the clamp written into the C
+], ids=["two-inputs", "svdf-state", "relu-alone"])
+def test_other_models_pass_their_self_tests(make, tmp_path):
+    gcc = _tool("gcc", "apt-get install -y gcc")
+    model = tmp_path / "m.bst"
+    model.write_bytes(encode_bst(import_tflite(make(), tests=3)))
+    lib = _compile(tmp_path, model)
+    (tmp_path / "main.c").write_text('#include "kws.h"\nint main(void) { '
+                                     'return kws_selftest(); }\n')
+    exe = tmp_path / "m"
+    subprocess.run([gcc, "-std=c99", "-Wall", "-Werror", "-I", str(lib / "src"),
+                    str(tmp_path / "main.c")] +
+                   [str(p) for p in (lib / "src").rglob("*.c")] + ["-o", str(exe)], check=True)
+    assert subprocess.run([str(exe)]).returncode == 0
