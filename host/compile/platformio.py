@@ -254,12 +254,10 @@ class OfflinePlatformIO:
         return folder
 
     def _scons(self):
-        import SCons
-
         tool = self._package("tool-scons", "4.41101.0")
         link = tool / "SCons"
         if not link.exists():
-            link.symlink_to(Path(SCons.__file__).parent)
+            link.symlink_to(Path(importlib.util.find_spec("SCons").origin).parent)
         (tool / "scons.py").write_text("import sys\nfrom SCons.Script.Main import main\n\n"
                                        "if __name__ == '__main__':\n    sys.exit(main())\n")
         return tool

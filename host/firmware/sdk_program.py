@@ -65,6 +65,7 @@ def build_sdk_program(folder, progress=lambda phase: None):
             tree = prepared_tree(source, log)
             progress("building %s" % name)
             build = work / "build"
+            _forget_other_source(build, folder)
             run_logged(["cmake", "-S", str(folder), "-B", str(build),
                         "-DPICO_SDK_PATH=%s" % (tree / "lib" / "pico-sdk"),
                         "-DPICO_BOARD=pico", "-DPICO_BUILD_DOCS=0", "-Dpicotool_FOUND=0"],
@@ -81,6 +82,19 @@ def build_sdk_program(folder, progress=lambda phase: None):
         write_bytes_atomic(image, uf2.write_uf2(ranges, uf2.FAMILIES["rp2040"]))
     _prune(entry)
     return image
+
+
+def _forget_other_source(build, folder):
+    """Clear the build folder when CMake configured it for another copy of the program (the
+    same name in another folder), which CMake refuses to reuse."""
+    cache = build / "CMakeCache.txt"
+    if not cache.is_file():
+        return
+    for line in cache.read_text(errors="replace").splitlines():
+        if line.startswith("CMAKE_HOME_DIRECTORY:INTERNAL="):
+            if Path(line.split("=", 1)[1]) != folder:
+                shutil.rmtree(build, ignore_errors=True)
+            return
 
 
 def _prune(entry):

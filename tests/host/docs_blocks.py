@@ -6,7 +6,8 @@ output), `pycon` (a REPL session), `json`, `c` and `toml` are shown, not run. An
 on the line before a block changes that:
 
     <!-- not run: REASON -->   an example that cannot run here (a board, a long build, ...)
-    <!-- file: NAME -->        the block is the file NAME that later blocks use
+    <!-- file: NAME -->        the block (of any language: a C file too) is the file NAME
+                               that later blocks use
     <!-- run in: checkout -->  a shell block that runs in the repository's folder
 
 A block that is not run still has its commands checked against the product (a `burn`
