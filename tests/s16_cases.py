@@ -466,6 +466,22 @@ def leaky_relu_case(rng):
         shape, in_scale, out_scale, alpha, zps), build, x)
 
 
+def abs_case(rng):
+    """ABS int16 -> int16: the output scale equal to the input's or apart from it."""
+    shape = _shape(rng)
+    in_scale = f32(rng.uniform(1e-4, 2e-3))
+    out_scale = f32(in_scale * rng.choice([1.0, rng.uniform(0.3, 3.0)]))
+    x = s16(rng, shape)
+
+    def build(mb):
+        tx = mb.tensor("x", shape, "int16", scale=in_scale, zero_point=0)
+        ty = mb.tensor("y", shape, "int16", scale=out_scale, zero_point=0)
+        mb.op("ABS", [tx], [ty])
+        return [tx], [ty]
+
+    return Case("abs %s scales %g -> %g" % (shape, in_scale, out_scale), build, x)
+
+
 def reduce_case(rng, op):
     """MEAN or SUM of an int16 tensor of rank 1 to 4 over a random set of its axes (kept as
     ones or dropped), the scales apart."""
@@ -521,6 +537,7 @@ MAKERS = {
     "LOGISTIC": lambda r: sigmoid_case(r, "LOGISTIC"),
     "TANH": lambda r: sigmoid_case(r, "TANH"),
     "LEAKY_RELU": leaky_relu_case,
+    "ABS": abs_case,
     "MEAN": lambda r: reduce_case(r, "MEAN"),
     "SUM": lambda r: reduce_case(r, "SUM"),
 }

@@ -74,7 +74,8 @@ def test_coverage_splits_each_ops_pairs():
     assert ("int64", "int64") in by_name["MAXIMUM"].missing  # no int64 kernels
     assert ("int8", "int8") in by_name["CONV_2D"].covered
     assert ("int8", "int16") in by_name["SOFTMAX"].covered
-    assert ("int16", "int16") in by_name["ABS"].missing
+    assert ("int16", "int16") in by_name["ABS"].covered  # LEAKY_RELU's rescalings
+    assert ("int16", "int16") in by_name["SELECT_V2"].missing
     assert ("int16", "int32") in by_name["QUANTIZE"].covered
     assert ("uint8", "int8") in by_name["QUANTIZE"].missing
     assert ("float32", "int8") in by_name["QUANTIZE"].covered
@@ -285,7 +286,8 @@ def test_list_ops_reports_the_pairs(capsys):
     prelu = rows["PRELU"]
     assert _pair_line(lines, "PRELU") == [
         "PRELU", "%d/%d" % (len(prelu.covered), len(pair_types()["PRELU"])), "int16"]
-    assert _pair_line(lines, "ABS")[-1] == "int16"
+    assert _pair_line(lines, "SELECT_V2")[-1] == "int16"
+    assert _pair_line(lines, "ABS") is None  # every pair covered
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered
     cast = next(i for i, line in enumerate(lines) if _pair_line([line], "CAST"))

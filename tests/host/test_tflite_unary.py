@@ -110,7 +110,7 @@ def test_list_ops_shows_neg_and_sqrt_as_float32_only():
 
     types = {r.name: r.types for r in tflite_ops()}
     assert types["NEG"] == types["SQRT"] == ("float32",)
-    assert types["ABS"] == ("int8", "float32")
+    assert types["ABS"] == ("int8", "int16", "float32")  # int16: as LEAKY_RELU's kernel
     assert types["LEAKY_RELU"] == ("int8", "int16", "float32")  # int16: burn.graph.s16_unary
 
 

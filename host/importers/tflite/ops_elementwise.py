@@ -224,14 +224,16 @@ def _quantize(c, node):
                                            "shift": s})
 
 
-@converts("ABS", "NEG", "SQRT", "RSQRT", "ELU", "HARD_SWISH", "EXP", "LOG", "SIN", "COS",
+@converts("NEG", "SQRT", "RSQRT", "ELU", "HARD_SWISH", "EXP", "LOG", "SIN", "COS",
           "FLOOR", "CEIL", "ROUND")
-@converts("LEAKY_RELU", int16=True)
+@converts("LEAKY_RELU", "ABS", int16=True)
 def _unary(c, node):
     """ABS, NEG, SQRT, RSQRT, ELU, HARD_SWISH, LEAKY_RELU, and float32 EXP, LOG, SIN, COS,
     FLOOR, CEIL, ROUND: int8 as TFLM's 256 results (a `table` constant), float32 by
-    burn.graph.unary's fn code, int16 LEAKY_RELU by its two rescalings
-    (burn.graph.s16_unary)."""
+    burn.graph.unary's fn code, int16 LEAKY_RELU and ABS by two rescalings
+    (burn.graph.s16_unary): ABS is LEAKY_RELU whose negative side is the positive side's
+    multiplier negated, since TFLM's rescaling rounds half away from zero, so
+    MBQM(v, -m, s) = MBQM(-v, m, s)."""
     src, dst = (c.tf.tensors[t] for t in (node.inputs[0], node.outputs[0]))
     if src.dtype != dst.dtype:
         raise Fail("input and output types differ (%s, %s)" % (src.dtype.name, dst.dtype.name))
@@ -262,14 +264,17 @@ def _unary(c, node):
 
 
 def _leaky_relu16(c, node, alpha):
-    """The parameters of an int16 LEAKY_RELU as TFLM's Prepare() computes them: the identity
-    and alpha rescalings in float32, then QuantizeMultiplier."""
-    if node.name != "LEAKY_RELU":
-        raise Fail("TFLM has no int16 %s kernel (int16 LEAKY_RELU only)" % node.name)
+    """The parameters of an int16 LEAKY_RELU (or ABS) as TFLM's Prepare() computes them: the
+    identity and alpha rescalings in float32, then QuantizeMultiplier."""
+    if node.name not in ("LEAKY_RELU", "ABS"):
+        raise Fail("TFLM has no int16 %s kernel (int16 LEAKY_RELU and ABS only)" % node.name)
     f32 = np.float32
     (in_scale, in_zp), (out_scale, out_zp) = c.quant(node.inputs[0]), c.quant(node.outputs[0])
     pos = qp.quantize_multiplier(float(f32(in_scale) / f32(out_scale)))
-    neg = qp.quantize_multiplier(float(f32(f32(in_scale) * f32(alpha)) / f32(out_scale)))
+    if node.name == "ABS":
+        neg = (-pos[0], pos[1])
+    else:
+        neg = qp.quantize_multiplier(float(f32(f32(in_scale) * f32(alpha)) / f32(out_scale)))
     if max(pos[1], neg[1]) > 14:
         raise Fail("the input scale is 2**14 times the output scale or more (alpha %g)" % alpha)
     return {"in_zp": in_zp, "out_zp": out_zp, "pos_mult": pos[0], "pos_shift": pos[1],
