@@ -13,12 +13,11 @@ a magic address, and copies writable buffers back.
 
 import struct
 
-import numpy as np
 from unicorn import UC_HOOK_BLOCK, Uc, UcError
 
-from burn.host.flex.binding import PtrList, Struct
 from burn.host.flex.elf import STT_FUNC, Elf
 from burn.host.flex.emulated_arch import EMULATED
+from burn.host.flex.placement import Placement, copy_back
 from burn.host.flex.targets import build
 
 FLASH = 0x10000000
@@ -27,19 +26,6 @@ RAM = 0x20000000
 RAM_SIZE = 16 << 20
 STACK_SIZE = 64 << 10
 RETURN = FLASH + FLASH_SIZE - 0x100  # never code: the return address of every call
-
-
-def _root(a):
-    """The numpy array that owns the memory of view `a` (a itself when it owns it), or, when
-    that array views a writable Python buffer (a bytearray, array or a memoryview of one, as
-    the runtime's arena), the whole of that buffer as bytes: views taken of one arena by
-    separate frombuffer calls keep their overlap."""
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    owner = a.base.obj if isinstance(a.base, memoryview) else a.base
-    if owner is not None and not isinstance(owner, np.ndarray) and not memoryview(owner).readonly:
-        return np.frombuffer(owner, np.uint8)
-    return a
 
 
 class EmulationError(RuntimeError):
@@ -94,45 +80,19 @@ class EmulatedLib:
             raise MemoryError("emulated RAM exhausted by kernel buffers")
         return addr
 
-    def _put(self, a, written):
-        if a is None:
-            return 0
-        if isinstance(a, np.ndarray):
-            root = _root(a) if a.flags.c_contiguous else a  # views keep their overlap
-            host = root.__array_interface__["data"][0]
-            offset = a.__array_interface__["data"][0] - host
-            for addr, placed_host, nbytes in self._placed:
-                if (placed_host, nbytes) == (host, root.nbytes):
-                    return addr + offset
-            addr = self._alloc(root.nbytes)
-            self.uc.mem_write(addr, root.tobytes())
-            self._placed.append((addr, host, root.nbytes))
-            if root.flags.writeable:
-                written.append((addr, root))
-            return addr + offset
-        if isinstance(a, Struct):
-            addr = self._alloc(4 * len(a.values))
-            self.uc.mem_write(addr, struct.pack("<%di" % len(a.values), *a.values))
-            return addr
-        if isinstance(a, PtrList):
-            ptrs = [self._put(x, written) for x in a.arrays]
-            addr = self._alloc(4 * len(ptrs))
-            self.uc.mem_write(addr, struct.pack("<%dI" % len(ptrs), *ptrs))
-            return addr
-        return int(a) & 0xFFFFFFFF
-
     def _start(self, name, args):
         if name not in self.functions:
             raise AttributeError("the %s build has no function %s" % (self.target, name))
         self._top = self.heap_base
-        self._placed = []
-        written, words, floats = [], [], []
+        placement = Placement(self._alloc, self.uc.mem_write)
+        words, floats = [], []
         for a in args:
             if isinstance(a, float):
                 bits = struct.unpack("<I", struct.pack("<f", a))[0]
                 (floats if self.hard_float else words).append(bits)
             else:
-                words.append(self._put(a, written))
+                words.append(placement.word(a))
+        written = placement.written
         uc, arch = self.uc, self.arch
         sp = RAM + RAM_SIZE - 64
         stacked = words[len(arch.args):]
@@ -162,9 +122,7 @@ class EmulatedLib:
         if self.uc.reg_read(arch.pc) != RETURN:
             raise EmulationError("%s on %s did not return within %ss" % (
                 name, self.target, timeout_s))
-        for addr, arr in written:
-            arr[...] = np.frombuffer(bytes(self.uc.mem_read(addr, arr.nbytes)),
-                                     dtype=arr.dtype).reshape(arr.shape)
+        copy_back(written, lambda addr, n: bytes(self.uc.mem_read(addr, n)))
         status = self.uc.reg_read(arch.args[0])
         return status - (1 << 32) if status & 0x80000000 else status
 
