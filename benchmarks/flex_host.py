@@ -1,5 +1,7 @@
 """Host int8 inference time: flex_c (through cffi, via the .bst runtime) against the
-tflite-micro interpreter and the pure-Python kernels, on the MLPerf Tiny KWS and ResNet-8
+tflite-micro interpreter, LiteRT with its XNNPACK delegate on one thread (`ai-edge-litert`,
+optional: pip install ai-edge-litert) and the pure-Python kernels, on the MLPerf Tiny KWS and
+ResNet-8
 models and on two stacks of fully connected layers built here (tests/mlp_model.py): the
 anomaly-detection autoencoder's shape (640 -> 128 x4 -> 8 -> 128 x4 -> 640) and three
 16-unit layers, where the cost of a call rather than the kernels decides.
@@ -12,7 +14,10 @@ of the rounds. Both sides time one inference through their Python API, input to 
 output: TFLM's `set_input`, `invoke` and `get_output`; burn's `model(x)`, which puts `x`
 into its arena and returns its output Tensor ("flex/tflm"). The column "no read" is TFLM
 without `get_output` and "flex/no read" the ratio to it, the bound for a caller that
-leaves TFLM's outputs unread. Goal: flex <= 0.3x TFLM's time per inference. The MLPerf
+leaves TFLM's outputs unread. LiteRT times `set_tensor`, `invoke` and `get_tensor` in the
+same rounds ("flex/litert"; "=tflm": whether its outputs are TFLM's bit for bit, as flex's
+are); a model it refuses shows why. Goals: flex <= 0.3x TFLM's time per inference, and
+flex <= 1.0x LiteRT's (<= 1.5x on the autoencoder). The MLPerf
 Tiny models come from $BURN_MODELS_DIR (benchmarks/model_files.py); the run stops with
 status 2 when they are absent.
 """
@@ -75,9 +80,31 @@ def best_time(fn, runs):
     return float(np.median(times))
 
 
+def litert_runner(data, x):
+    """(a function running one LiteRT inference of `x` on one thread and returning its
+    output, None) or (None, why LiteRT cannot run the model)."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        return None, "not installed (pip install ai-edge-litert)"
+    try:
+        interp = Interpreter(model_content=data, num_threads=1)
+        interp.allocate_tensors()
+    except (RuntimeError, ValueError) as exc:
+        return None, "refused: " + str(exc).strip().splitlines()[-1][:60]
+    i, o = interp.get_input_details()[0]["index"], interp.get_output_details()[0]["index"]
+
+    def run():
+        interp.set_tensor(i, x)
+        interp.invoke()
+        return interp.get_tensor(o)
+    return run, None
+
+
 def measure(data, shape, runs):
     """(tflm s, tflm s without reading the output, flex s, pure s, flex output equals
-    TFLM's) for one model."""
+    TFLM's, LiteRT s or None, LiteRT output equals TFLM's or why it did not run) for one
+    model."""
     x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
     interp = runtime.Interpreter.from_bytes(data)
 
@@ -92,13 +119,18 @@ def measure(data, shape, runs):
     bst = encode_bst(import_tflite(data, tests=0))
     flat = x.reshape(-1)
     flex_model = use_flex(burn.load(bst))
-    tflm, no_read, flex = alternating_times([tflm_run, tflm_invoke, lambda: flex_model(flat)],
-                                            runs)
+    litert, why = litert_runner(data, x)
+    fns = [tflm_run, tflm_invoke, lambda: flex_model(flat)] + ([litert] if litert else [])
+    times = alternating_times(fns, runs)
+    tflm, no_read, flex = times[:3]
     pure_model = burn.load(bst)
     pure = best_time(lambda: pure_model(flat), 2)
-    same = np.array_equal(np.array(flex_model(flat).tolist()).reshape(-1),
-                          np.asarray(tflm_run()).reshape(-1))
-    return tflm, no_read, flex, pure, same
+    want = np.asarray(tflm_run()).reshape(-1)
+    same = np.array_equal(np.array(flex_model(flat).tolist()).reshape(-1), want)
+    if litert:
+        return tflm, no_read, flex, pure, same, times[3], np.array_equal(
+            np.asarray(litert()).reshape(-1), want)
+    return tflm, no_read, flex, pure, same, None, why
 
 
 def main():
@@ -108,13 +140,21 @@ def main():
     paths = require([name for name, _shape in CASES])
     models = [(name, path.read_bytes(), shape) for (name, shape), path in zip(CASES, paths)]
     models += [(name, mlp(sizes), (1, sizes[0])) for name, sizes in BUILT]
-    print("%-32s %10s %10s %10s %10s %9s %12s" % (
-        "model", "tflm us", "no read us", "flex us", "pure ms", "flex/tflm", "flex/no read"))
+    print("%-30s %9s %9s %9s %9s %8s %9s %9s %11s %6s" % (
+        "model", "tflm us", "no read", "flex us", "pure ms", "flex/tfl", "flex/nord",
+        "litert us", "flex/litert", "=tflm"))
+    notes = []
     for name, data, shape in models:
-        tflm, no_read, flex, pure, same = measure(data, shape, args.runs)
-        print("%-32s %10.2f %10.2f %10.2f %10.1f %9.2f %12.2f%s" % (
-            name, tflm * 1e6, no_read * 1e6, flex * 1e6, pure * 1e3, flex / tflm,
-            flex / no_read, "" if same else "  OUTPUTS DIFFER"))
+        tflm, no_read, flex, pure, same, litert, lsame = measure(data, shape, args.runs)
+        lite = ("%9.2f %11.2f %6s" % (litert * 1e6, flex / litert, "yes" if lsame else "NO")
+                if litert else "%9s %11s %6s" % ("-", "-", "-"))
+        if not litert:
+            notes.append("%s: LiteRT %s" % (name, lsame))
+        print("%-30s %9.2f %9.2f %9.2f %9.1f %8.2f %9.2f %s%s" % (
+            name[:30], tflm * 1e6, no_read * 1e6, flex * 1e6, pure * 1e3, flex / tflm,
+            flex / no_read, lite, "" if same else "  FLEX OUTPUTS DIFFER"))
+    for note in notes:
+        print(note)
 
 
 if __name__ == "__main__":
