@@ -1,10 +1,13 @@
 """Host float32 batch-1 inference of the MLPerf Tiny models' float versions (the burn.nn
 twins of benchmarks/float_models.py): burn's compiled path (the float `.bst` export run by
 burn.load + use_flex on flex_c's NHWC graph kernels), burn.nn eager on the flex and numpy
-backends, PyTorch CPU eager and onnxruntime (the same weights, exported with
-torch.onnx.export), each with one thread and with its default threads, side by side in one
-run. A twin the `.bst` exporter cannot trace (ResNet-8's residual blocks) is compiled from
-the MLPerf Tiny float TFLite model of the same architecture instead, when
+backends, PyTorch CPU eager, onnxruntime (the same weights, exported with
+torch.onnx.export), each with one thread and with its default threads, and LiteRT with its
+XNNPACK delegate on one thread (optional: pip install ai-edge-litert; it runs the MLPerf Tiny
+float .tflite, other weights than the twin's, so its time compares and its output does
+not), side by side in one run. A twin the `.bst` exporter cannot trace (ResNet-8's residual
+blocks) is compiled from the MLPerf Tiny float TFLite model of the same architecture instead,
+when
 $BURN_MODELS_DIR (default ../shared/models) holds it: its time compares, its output does not.
 
     python benchmarks/float_inference.py [--rounds 30] [--calls 10] [--models kws_dscnn,resnet8]
@@ -109,6 +112,33 @@ def ort_runner(data, x, threads):
     return (lambda: sess.run(None, feed)), (lambda: sess.run(None, feed)[0])
 
 
+def litert_runner(name, x):
+    """(label, run, output None) of LiteRT with its XNNPACK delegate on one thread running
+    the MLPerf Tiny float .tflite of model `name` (other weights than the twin's: timed, not
+    compared), or None with the reason printed when it or the file is missing."""
+    path = os.path.join(MODELS_DIR, TFLITE[name])
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        print("%s: no LiteRT row (pip install ai-edge-litert)" % name)
+        return None
+    if not os.path.isfile(path):
+        print("%s: no LiteRT row: %s" % (name, missing([TFLITE[name]])))
+        return None
+    with open(path, "rb") as f:
+        interp = Interpreter(model_content=f.read(), num_threads=1)
+    interp.allocate_tensors()
+    i, o = interp.get_input_details()[0]["index"], interp.get_output_details()[0]["index"]
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).astype(np.float32)
+
+    def run():
+        interp.set_tensor(i, nhwc)
+        interp.invoke()
+        return interp.get_tensor(o)
+
+    return "litert xnnpack, 1 thread (MLPerf .tflite)", run, (lambda: None)
+
+
 def contenders(name):
     """[(label, run, output)] for model `name`: the flex .bst first (when there is one),
     then burn eager, PyTorch, onnxruntime."""
@@ -124,6 +154,8 @@ def contenders(name):
             ("torch eager, %d threads" % default, *torch_runner(theirs, x, default)),
             ("onnxruntime, 1 thread", *ort_runner(data, x, 1)),
             ("onnxruntime, default threads", *ort_runner(data, x, 0))]
+    litert = litert_runner(name, x)
+    rows += [litert] if litert else []
     torch.set_num_threads(default)
     return rows
 
