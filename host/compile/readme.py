@@ -58,12 +58,28 @@ def text(name, target, what, t):
         "## PlatformIO", "",
         "Put this folder beside your project (or in `lib/`) and add to `platformio.ini`:", "",
         "```ini", "lib_deps = symlink://../%s" % name, "```", "",
-        "## CMake (pico-sdk, any CMake build; ESP-IDF component; Zephyr library)", "",
+        "The `main.c` above builds as it is (`src/main.c`).", "",
+        "## pico-sdk", "",
         "```cmake", "add_subdirectory(%s)" % name,
-        "target_link_libraries(app %s)" % name, "```", "",
-        "Under ESP-IDF, copy the folder into `components/`; under Zephyr, add it with "
-        "`add_subdirectory` from your application's CMakeLists.txt.", "",
+        "target_link_libraries(app pico_stdlib %s)" % name, "```", "",
+        "```c", "#include <stdio.h>", '#include "pico/stdlib.h"', '#include "%s.h"' % name,
+        ""] + _buffers(name, t) + [
+        "", "int main(void) {", "    stdio_init_all();",
+        '    printf("self-test: %%d\\n", %s_selftest());' % name,
+        '    printf("run: %%d\\n", %s);' % _call(name, t), "    return 0;", "}", "```", "",
+        "## ESP-IDF", "",
+        "Copy the folder into `components/`; its CMakeLists.txt registers the component.", "",
+        "```c", "#include <stdio.h>", '#include "%s.h"' % name, ""] + _buffers(name, t) + [
+        "", "void app_main(void) {",
+        '    printf("self-test: %%d\\n", %s_selftest());' % name,
+        '    printf("run: %%d\\n", %s);' % _call(name, t), "}", "```", "",
+        "## Zephyr", "",
+        "`add_subdirectory(%s)` from the application's CMakeLists.txt (it becomes a Zephyr "
+        "library); the `main.c` above is a Zephyr `main` as it is." % name, "",
         "## Arduino", "",
-        "Copy the folder into `~/Arduino/libraries/`, then `#include <%s.h>` in your sketch "
-        "and call `%s_selftest()` and `%s` from `setup()` or `loop()`." % (
-            name, name, _call(name, t)), ""])
+        "Copy the folder into `~/Arduino/libraries/`.", "",
+        "```cpp", "#include <%s.h>" % name, ""] + _buffers(name, t) + [
+        "", "void setup() {", "    Serial.begin(115200);",
+        '    Serial.print("self-test: ");', "    Serial.println(%s_selftest());" % name,
+        "}", "", "void loop() {", "    /* ... fill in0 from a sensor ... */",
+        "    %s;" % _call(name, t), "    delay(1000);", "}", "```", ""])

@@ -211,3 +211,19 @@ def test_other_models_pass_their_self_tests(make, tmp_path):
                     str(tmp_path / "main.c")] +
                    [str(p) for p in (lib / "src").rglob("*.c")] + ["-o", str(exe)], check=True)
     assert subprocess.run([str(exe)]).returncode == 0
+
+
+def test_the_readmes_main_c_builds_and_runs(kws_bst, tmp_path):
+    gcc = _tool("gcc", "apt-get install -y gcc")
+    lib = _compile(tmp_path, kws_bst)
+    readme = (lib / "README.md").read_text()
+    assert all(s in readme for s in ("## pico-sdk", "## ESP-IDF", "## Zephyr", "## Arduino",
+                                     "## PlatformIO", "void app_main(void)", "void setup()"))
+    main = readme.split("## main.c")[1].split("```c\n")[1].split("```")[0]
+    (tmp_path / "main.c").write_text(main)
+    exe = tmp_path / "readme_main"
+    subprocess.run([gcc, "-std=c99", "-Wall", "-Werror", "-I", str(lib / "src"),
+                    str(tmp_path / "main.c")] +
+                   [str(p) for p in (lib / "src").rglob("*.c")] + ["-o", str(exe)], check=True)
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.splitlines() == ["self-test: 0", "run: 0"]
