@@ -72,6 +72,10 @@ step "burn info model.bst" burn info model.bst
 step "burn demo --epochs 1 (virtual board)" burn demo --epochs 1 --virtual --out demo
 step "burn flex build --target cortex-m0plus" burn flex build --target cortex-m0plus \
     -o libflex.a
+step "burn compile --target cortex-m0plus (a C library)" expect "self-tests" burn compile \
+    model.bst -o model_c --name model --target cortex-m0plus
+step "the compiled library's files" test -f model_c/src/model.c -a -f model_c/src/flex.h \
+    -a -f model_c/library.json -a -f model_c/CMakeLists.txt
 step "one training run (Learner, 1 epoch)" python -c "
 import burn
 from burn import nn
