@@ -84,10 +84,13 @@ class _Emitter:
         return params
 
     def arena(self, ref, ctype="uint8_t", const=False):
+        """C expression of arena place `ref` as a pointer to `ctype`."""
         return "(%s%s *)(a + %d)" % ("const " if const else "", ctype,
                                        self.offsets[ref.dtype] + ref.offset)
 
     def outside(self, buf):
+        """C name of buffer `buf` outside the arena, declared on first use (const unless a
+        kernel writes it)."""
         key = id(buf)
         if key not in self.consts:
             dtype = _dtype_name(buf.values)
@@ -108,6 +111,7 @@ class _Emitter:
         return self.consts[key]
 
     def struct(self, s):
+        """C expression pointing at parameter block `s` (one static const per distinct one)."""
         key = (s.ctype, tuple(s.values))
         if key not in self.params:
             c = "%s_p%d" % (self.n, len(self.params))
@@ -117,6 +121,7 @@ class _Emitter:
         return "&" + self.params[key]
 
     def arg(self, param, a):
+        """C expression of argument `a` for prototype parameter `param`."""
         if a is None:
             return "NULL"
         if isinstance(a, Struct):
@@ -137,6 +142,7 @@ class _Emitter:
         return _int(a)
 
     def steps(self):
+        """The C lines of every step, in plan order."""
         lines = []
         for i, step in enumerate(self.t.steps):
             if isinstance(step, Copy):
@@ -159,6 +165,7 @@ class _Emitter:
         return lines
 
     def io_params(self):
+        """The C parameters of the inputs, then the outputs, typed per the model."""
         ins = ["const %s *input%d" % (CTYPES[d], k) for k, (_r, d, _s) in
                enumerate(self.t.inputs)]
         outs = ["%s *output%d" % (CTYPES[d], k) for k, (_r, d, _s) in

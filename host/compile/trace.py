@@ -102,6 +102,7 @@ class _Places:
         return None
 
     def place(self, arr):
+        """The ArenaRef of array `arr`, or its Outside record (one per distinct buffer)."""
         ref = self.arena(arr)
         if ref is not None:
             return ref
