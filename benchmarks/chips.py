@@ -1,11 +1,12 @@
 """flex on the cores beyond the RP2040, against each core's peer library, in three tables:
 
 1. Layers (conv, depthwise, fully connected of KWS, ResNet-8, MobileNetV1-0.25 and the AD
-   autoencoder) in unicorn, per core: on the Cortex-M33 flex's DSP kernels and CMSIS-NN's
-   DSP path, on RISC-V (rv32imc) flex's kernels for it and esp-nn as an ESP32-C3 runs it;
-   each pair built with the same compiler for the same core, on the same data;
-   instructions per multiply-accumulate, estimated cycles where the core has a timing model
-   (the M33: burn.host.flex.m4_timing, the Cortex-M4's published timing), and whether the
+   autoencoder) in unicorn, per core: on the Cortex-M33 and the Cortex-M4F (which stands
+   for the M7 too) flex's DSP kernels and CMSIS-NN's DSP path, on RISC-V (rv32imc) flex's
+   kernels for it and esp-nn as an ESP32-C3 runs it; each pair built with the same compiler
+   for the same core, on the same data; instructions per multiply-accumulate, estimated
+   cycles where the core has a timing model (the M33 and M4F: burn.host.flex.m4_timing, the
+   Cortex-M4's published timing), and whether the
    outputs agree bit for bit (benchmarks/chip_layers.py).
 2. Models: one inference of KWS, ResNet-8 and a MobileNetV1-0.25 at 96x96 (person_detect's
    architecture, with seeded random weights: tests/mobilenet_model.py) through burn's
@@ -62,6 +63,7 @@ MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tfli
           "mobilenet": None}
 # emulated target: (its name in the tables, the peer's module, the peer's name)
 CORES = {"cortex-m33": ("Cortex-M33", cmsis_nn, "CMSIS-NN (DSP)"),
+         "cortex-m4f": ("Cortex-M4F", cmsis_nn, "CMSIS-NN (DSP)"),
          "riscv32": ("RISC-V rv32imc", esp_nn, "esp-nn (ESP32-C3)")}
 TESTS = 2  # TFLM reference vectors stored in each model
 
