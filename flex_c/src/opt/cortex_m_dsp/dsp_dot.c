@@ -9,8 +9,8 @@ void flex__dsp_widen(const int8_t *x, int32_t k, int32_t offset, int32_t lanes, 
     int32_t g, t;
     for (g = 0; g < groups; g++, x += 4, dst += 2 * lanes) {
         const int32_t v = flex__dsp_load(x);
-        dst[0] = flex__dsp_sadd16(flex__dsp_sxtb16(v), offsets);
-        dst[1] = flex__dsp_sadd16(flex__dsp_sxtb16_ror8(v), offsets);
+        dst[0] = flex__dsp_sxtab16(offsets, v);
+        dst[1] = flex__dsp_sxtab16_ror8(offsets, v);
     }
     for (t = 0; t < (k & 3); t++, tail += lanes)
         *tail = x[t] + offset;
@@ -20,17 +20,18 @@ void flex__dsp_widen(const int8_t *x, int32_t k, int32_t offset, int32_t lanes, 
 typedef struct {
     const int32_t *xq, *end; /* 0, 4: the widened groups */
     const int8_t *w;         /* 8: row 0 of the first block */
-    int32_t off[3];          /* 12-20: rows 1-3 from row 0, less 4 (row 0 post-increments) */
+    int32_t off[3];          /* 12-20: the kernel's row offsets (run_blocks) */
     int32_t *acc;            /* 24: where the next block's four sums go */
     int32_t blocks;          /* 28: blocks left (at least one) */
     int32_t step;            /* 32: from row 0's end in one block to row 0 of the next */
 } rows_loop;
 
-/* Block loop of the kernels below: reload xq, clear r4-r7, run the groups (BODY, unrolled
- * twice; an odd count enters at the second copy; GROUP is the bytes of xq one group takes),
- * store r4-r7 at acc, step to the next block. The inner loop holds every register but sp,
- * so the loop state stays in l (at [sp]). */
-#define BLOCKS(GROUP, BODY)          \
+/* Block loop of the kernels below: reload xq, run HEADER, clear r4-r7, run the groups
+ * (BODY, unrolled four times; a count that is not a multiple of four enters at the copy
+ * that leaves the rest; GROUP, a power of two, is the bytes of xq one group takes), store
+ * r4-r7 at acc, step to the next block. The inner loop holds every register but sp, so the
+ * loop state stays in l (at [sp]). */
+#define BLOCKS(GROUP, HEADER, BODY)  \
     ".syntax unified\n"              \
     "push {r4-r11, lr}\n"            \
     "push {r0}\n"                    \
@@ -40,18 +41,24 @@ typedef struct {
     "ldr r10, [r0, #16]\n"           \
     "ldr r11, [r0, #20]\n"           \
     "5:\n"                           \
-    "ldr r0, [sp]\n"                 \
-    "ldr r0, [r0]\n"                 \
+    "ldr r12, [sp]\n"                \
+    "ldr r0, [r12]\n" HEADER         \
     "movs r4, #0\n"                  \
     "movs r5, #0\n"                  \
     "movs r6, #0\n"                  \
     "movs r7, #0\n"                  \
     "subs r12, r1, r0\n"             \
     "beq 2f\n"                       \
-    "tst r12, #" GROUP "\n"          \
-    "bne 3f\n"                       \
+    "ands r12, r12, #3*" GROUP "\n"  \
+    "beq 1f\n"                       \
+    "cmp r12, #2*" GROUP "\n"        \
+    "bhi 6f\n"                       \
+    "beq 7f\n"                       \
+    "b 8f\n"                         \
     "1:\n" BODY                      \
-    "3:\n" BODY                      \
+    "6:\n" BODY                      \
+    "7:\n" BODY                      \
+    "8:\n" BODY                      \
     "cmp r0, r1\n"                   \
     "bne 1b\n"                       \
     "2:\n"                           \
@@ -74,31 +81,51 @@ typedef struct {
     "sxtb16 r12, lr\n"               \
     "sxtb16 lr, lr, ror #8\n"
 
-/* Four rows over one lane: per group of four elements LDRD, four LDR, eight SXTB16 and
- * eight SMLAD (sums r4-r7: rows 0-3). */
+/* Word REG (bytes 0-3 of a row) into lr (bytes 0, 2) and REG (bytes 1, 3), then its two
+ * SMLADs with the widened pair r8, r9 into SUM. */
+#define MAC_WORD(REG, SUM)                          \
+    "sxtb16 lr, " REG "\n"                          \
+    "sxtb16 " REG ", " REG ", ror #8\n"             \
+    "smlad " SUM ", lr, r8, " SUM "\n"              \
+    "smlad " SUM ", " REG ", r9, " SUM "\n"
+
+/* Rows 0 and 1 over one lane: per group of four elements four LDR (the two weight words
+ * back to back, so that the second load pipelines), four SXTB16 and four SMLAD (sums r4,
+ * r5). Row 1 is read at r2 + r3. */
+#define ROWS01                       \
+    "ldr r11, [r2, r3]\n"            \
+    "ldr r12, [r2], #4\n"            \
+    "ldr r8, [r0], #4\n"             \
+    "ldr r9, [r0], #4\n"             \
+    MAC_WORD("r12", "r4")            \
+    MAC_WORD("r11", "r5")
+
+/* Four rows over one lane: ROWS01, then rows 2 and 3 at r10 (row 0 plus off[1], set per
+ * block) and r10 + r3: per group six LDR, eight SXTB16 and eight SMLAD (sums r4-r7: rows
+ * 0-3). */
 FLEX_HOT
 __attribute__((naked)) static void groups4(rows_loop *l) {
     __asm__ volatile(BLOCKS("8",
-        "ldrd r8, r9, [r0], #8\n"
-        SPLIT("[r2], #4")
-        "smlad r4, r12, r8, r4\n"
-        "smlad r4, lr, r9, r4\n"
-        SPLIT("[r2, r3]")
-        "smlad r5, r12, r8, r5\n"
-        "smlad r5, lr, r9, r5\n"
-        SPLIT("[r2, r10]")
-        "smlad r6, r12, r8, r6\n"
-        "smlad r6, lr, r9, r6\n"
-        SPLIT("[r2, r11]")
-        "smlad r7, r12, r8, r7\n"
-        "smlad r7, lr, r9, r7\n"));
+        "ldr r10, [r12, #16]\n"
+        "add r10, r2\n",
+        ROWS01
+        "ldr r11, [r10, r3]\n"
+        "ldr r12, [r10], #4\n"
+        MAC_WORD("r12", "r6")
+        MAC_WORD("r11", "r7")));
+}
+
+/* Two rows over one lane (ROWS01; r6, r7 stay 0), for the last rows of a matrix. */
+FLEX_HOT
+__attribute__((naked)) static void groups2(rows_loop *l) {
+    __asm__ volatile(BLOCKS("8", "", ROWS01));
 }
 
 /* Two rows over two lanes: per group LDM of four words, two LDR, four SXTB16 and eight
  * SMLAD (sums r4-r7: row 0 lanes 0 and 1, row 1 lanes 0 and 1). */
 FLEX_HOT
 __attribute__((naked)) static void groups2x2(rows_loop *l) {
-    __asm__ volatile(BLOCKS("16",
+    __asm__ volatile(BLOCKS("16", "",
         "ldm r0!, {r8-r11}\n"
         SPLIT("[r2], #4")
         "smlad r4, r12, r8, r4\n"
@@ -112,35 +139,43 @@ __attribute__((naked)) static void groups2x2(rows_loop *l) {
         "smlad r7, lr, r11, r7\n"));
 }
 
-/* Runs `kernel` over the rows of w (k each) in blocks of `per` (4 or 2) rows, sums to acc
- * (`lanes` per row); a last partial block reads its missing rows as copies of its last
- * row, so that every load stays inside the filter. */
+/* Row offsets (off[0], off[1]) of groups4 for a block of n rows (1 to 4), and where the
+ * block's rows land among its four sums (rows 1-3 missing from a short block read rows
+ * that are there, so that every load stays inside the filter). */
+static const int8_t rows4_off[4][2] = {{0, 0}, {1, 0}, {1, 1}, {1, 2}};
+static const int8_t rows4_sum[4][3] = {{0, 0, 0}, {0, 1, 1}, {0, 1, 3}, {0, 1, 2}};
+
+/* Runs `kernel` over the rows of w (k each) in blocks of `per` (4: groups4, or 2:
+ * groups2x2) rows, sums to acc (`lanes` per row). A last block of one or two rows of
+ * groups4 runs on groups2. */
 static void run_blocks(void (*kernel)(rows_loop *), int32_t per, int32_t lanes,
                        const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,
                        int32_t *acc) {
     const int32_t groups = k >> 2, full = rows / per, n = rows % per;
-    int32_t last[4], i;
+    int32_t last[4], i, b;
     rows_loop l;
     l.xq = xq;
     l.end = xq + 2 * lanes * groups;
-    l.w = w;
-    for (i = 0; i < 3; i++)
-        l.off[i] = (i + 1) * k - 4;
     l.step = per * k - 4 * groups;
-    if (full) {
-        l.acc = acc;
-        l.blocks = full;
-        kernel(&l);
+    for (b = 0; b < 2; b++) {
+        const int32_t m = b ? n : per;
+        if (b ? !n : !full)
+            continue;
+        if (per == 4) {
+            l.off[0] = rows4_off[m - 1][0] * k;
+            l.off[1] = rows4_off[m - 1][1] * k;
+        } else {
+            l.off[0] = (m > 1 ? k : 0) - 4; /* row 0 post-increments first */
+        }
+        l.w = w + b * full * per * k;
+        l.acc = b ? last : acc;
+        l.blocks = b ? 1 : full;
+        (per == 4 && m < 3 ? groups2 : kernel)(&l);
     }
-    if (n) {
-        l.w = w + full * per * k;
-        for (i = 0; i < 3; i++)
-            l.off[i] = (i + 1 < n ? i + 1 : n - 1) * k - 4;
-        l.acc = last;
-        l.blocks = 1;
-        kernel(&l);
-        for (i = 0; i < n * lanes; i++)
-            acc[full * per * lanes + i] = last[i];
+    for (i = 0; i < n; i++) {
+        const int32_t j = per == 4 ? rows4_sum[n - 1][i] : i;
+        for (b = 0; b < lanes; b++)
+            acc[(full * per + i) * lanes + b] = last[j * lanes + b];
     }
 }
 

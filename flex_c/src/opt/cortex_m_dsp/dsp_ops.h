@@ -30,6 +30,20 @@ FLEX_INLINE int32_t flex__dsp_sxtb16_ror8(int32_t x) {
     return r;
 }
 
+/* a + the halves of flex__dsp_sxtb16(x), each half added separately (wrapping int16). */
+FLEX_INLINE int32_t flex__dsp_sxtab16(int32_t a, int32_t x) {
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+}
+
+/* a + the halves of flex__dsp_sxtb16_ror8(x). */
+FLEX_INLINE int32_t flex__dsp_sxtab16_ror8(int32_t a, int32_t x) {
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+}
+
 /* acc + a.lo * b.lo + a.hi * b.hi (int16 halves, wrapping int32). */
 FLEX_INLINE int32_t flex__dsp_smlad(int32_t a, int32_t b, int32_t acc) {
     int32_t r;
@@ -48,13 +62,6 @@ FLEX_INLINE int32_t flex__dsp_smlabb(int32_t a, int32_t b, int32_t acc) {
 FLEX_INLINE int32_t flex__dsp_smlatt(int32_t a, int32_t b, int32_t acc) {
     int32_t r;
     __asm__("smlatt %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-    return r;
-}
-
-/* Halves added separately (wrapping int16). */
-FLEX_INLINE int32_t flex__dsp_sadd16(int32_t a, int32_t b) {
-    int32_t r;
-    __asm__("sadd16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
 

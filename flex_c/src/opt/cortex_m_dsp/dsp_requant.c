@@ -97,6 +97,48 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
         "pop {r4-r11, pc}\n");
 }
 
+/* One record for every output, each output's bias read beside its accumulator: r0 the
+ * record, r1 acc, r2 acc end, r3 out, [sp, #36] the biases, [sp, #40] the quant block's
+ * output_offset (then act_min, act_max: r6, r0). CLAMP works on r11. */
+#define APPLY_BIAS(CLAMP)                                                         \
+    ".syntax unified\n"                                                           \
+    "push {r4-r11, lr}\n"                                                         \
+    "ldm r0, {r4-r8}\n" /* c_lo, c_hi, base (unused), m, s1 */                    \
+    "ldr r9, [sp, #36]\n"                                                         \
+    "ldr r10, [sp, #40]\n"                                                        \
+    "ldr r6, [r10, #4]\n"                                                         \
+    "ldr r0, [r10, #8]\n"                                                         \
+    "mov lr, #0x80000000\n"                                                       \
+    "1:\n"                                                                        \
+    "ldr r12, [r1], #4\n"                                                         \
+    "ldr r10, [r9], #4\n"                                                         \
+    "add r12, r10\n"                                                              \
+    "mov r10, r4\n"                                                               \
+    "mov r11, r5\n"                                                               \
+    "smlal r10, r11, r12, r7\n"                                                   \
+    "lsr r12, r12, #31\n"                                                         \
+    "smlal r10, r11, r12, lr\n"                                                   \
+    "asr r11, r11, r8\n" CLAMP                                                    \
+    "strb r11, [r3], #1\n"                                                        \
+    "cmp r1, r2\n"                                                                \
+    "bne 1b\n"                                                                    \
+    "pop {r4-r11, pc}\n"
+
+#define APPLY_BIAS_FN(NAME, CLAMP)                                                         \
+    FLEX_HOT __attribute__((naked)) static void NAME(                                      \
+        const flex__dsp_rq *rq, const int32_t *acc, const int32_t *end, int8_t *out,       \
+        const int32_t *bias, const int32_t *quant) {                                       \
+        __asm__ volatile(APPLY_BIAS(CLAMP));                                               \
+    }
+
+APPLY_BIAS_FN(apply_bias, "cmp r11, r6\n"
+                          "it lt\n"
+                          "movlt r11, r6\n"
+                          "cmp r11, r0\n"
+                          "it gt\n"
+                          "movgt r11, r0\n")
+APPLY_BIAS_FN(apply_bias_sat, "ssat r11, #8, r11\n")
+
 static int whole_range(const flex_s8_quant *q) {
     return q->act_min == -128 && q->act_max == 127;
 }
@@ -118,4 +160,19 @@ void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, i
         apply2(rq, acc, acc + 2 * n, out, quant);
         apply2(rq, acc + 1, acc + 1 + 2 * n, out + lane_step, quant);
     }
+}
+
+void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *acc, int32_t n,
+                             const int32_t *bias, const flex_s8_quant *q, int8_t *out) {
+    if (n > 0)
+        (whole_range(q) ? apply_bias_sat : apply_bias)(rq, acc, acc + n, out, bias,
+                                                       &q->output_offset);
+}
+
+int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n) {
+    int32_t r;
+    for (r = 1; r < n; r++)
+        if (multiplier[r] != multiplier[0] || shift[r] != shift[0])
+            return 0;
+    return 1;
 }

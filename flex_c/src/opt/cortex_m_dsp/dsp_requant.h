@@ -41,4 +41,12 @@ flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q);
 void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,
                         const flex_s8_quant *q, int8_t *out, int32_t lane_step);
 
+/* out[r] = the int8 of acc[r] + bias[r] through the one record rq (its base unused), for
+ * r < n. */
+void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *acc, int32_t n,
+                             const int32_t *bias, const flex_s8_quant *q, int8_t *out);
+
+/* 1 when the n multipliers are all alike and so are the n shifts (one record serves). */
+int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n);
+
 #endif

@@ -1,6 +1,8 @@
 /* int8 fully connected on the Arm DSP extension: each input row is widened once with the
  * input offset (dsp_dot.h), then every output row's dot product runs over it, four rows at
- * a time, requantized (dsp_requant.h). The row is widened before any of its outputs
+ * a time, requantized (dsp_requant.h): through one record with the biases beside the sums
+ * when every output shares the multiplier and shift (per tensor), else a record per
+ * channel. The row is widened before any of its outputs
  * is written, so an output over its input needs no other order. A non-zero filter offset
  * and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack: about 2.6 KB. */
 #include "../../ref/ref.h"
@@ -19,12 +21,18 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
     FLEX_TRY(flex__s8_fc_check(FLEX__ARGS_s8_fully_connected));
     if (filter_offset != 0 || in_features > ROW_MAX)
         return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
+    const int32_t one = bias && flex__dsp_uniform(multiplier, shift, quant_len) &&
+                        flex__dsp_rq_block(rq, 0, multiplier, shift, 1, q->output_offset);
     for (b = 0; b < batches; b++) {
         int8_t *out = output + b * out_features;
         flex__dsp_widen(input + b * in_features, in_features, q->input_offset, 1, 0, xq);
         for (o0 = 0; o0 < out_features; o0 += nb) {
             nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
             flex__dsp_dot_rows(xq, in_features, filter + o0 * in_features, nb, acc);
+            if (one) {
+                flex__dsp_rq_apply_bias(rq, acc, nb, bias + o0, q, out + o0);
+                continue;
+            }
             if (per_channel && flex__dsp_rq_block(rq, bias ? bias + o0 : 0, multiplier + o0,
                                                   shift + o0, nb, q->output_offset)) {
                 flex__dsp_rq_apply(rq, acc, nb, 1, q, out + o0, 0);
