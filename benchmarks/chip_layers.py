@@ -1,18 +1,21 @@
 """flex against a peer layer by layer on an emulated core (benchmarks/chips.py prints the
 table): the same random data and quantization through flex's kernels for the core and
 through the peer built with the same compiler and flags (CMSIS-NN on a Cortex-M,
-benchmarks/cmsis_nn.py; esp-nn on RISC-V, benchmarks/esp_nn.py), both in unicorn; per layer
-the instructions and, where the core has a timing model, estimated cycles per
-multiply-accumulate (burn.host.flex.emulated_arch.cost_model) and whether the outputs agree
-bit for bit.
+benchmarks/cmsis_nn.py; esp-nn on RISC-V, benchmarks/esp_nn.py), both in unicorn (in QEMU
+on the Cortex-M55, burn.host.flex.qemu_lib); per layer the instructions and, where the core
+has a timing model, estimated cycles per multiply-accumulate
+(burn.host.flex.emulated_arch.cost_model) and whether the outputs agree bit for bit.
 """
 
 import numpy as np
 
 import burn
 from burn.host.flex.emulated_arch import cost_model
+from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
 from burn.host.flex.m0_timing import Counter
+from burn.host.flex.qemu_lib import MACHINES as QEMU_MACHINES
+from burn.host.flex.qemu_lib import QemuLib
 from burn.host.flex.runtime import use_flex
 
 # (name, kind, geometry): conv/depthwise (in_h, in_w, in_c, out_c, kernel_h, kernel_w,
@@ -97,6 +100,35 @@ class Layer:
         return name, [self.x, self.w, self.bias, self.mult, self.shift, out, p]
 
 
+def emulated(target):
+    """flex's build for `target` in its emulator: QEMU for the cores unicorn lacks (the
+    Cortex-M55's MVE), else unicorn."""
+    return QemuLib(target) if target in QEMU_MACHINES else EmulatedLib(target)
+
+
+class Tally:
+    """The instructions of the calls run on a QemuLib, which counts whole calls (no
+    blocks, no cycle model): `cycles` stays 0."""
+
+    def __init__(self):
+        self.instructions = self.cycles = 0
+
+
+def new_counter(lib):
+    """A fresh cost counter for `lib`'s calls: a Tally on QEMU, else a Counter of the
+    target's blocks."""
+    return Tally() if isinstance(lib, QemuLib) else Counter(lib, cost_model(lib.target)[0])
+
+
+def run_counted(lib, counter, name, args):
+    """Call `name` on `lib`, adding its cost to `counter` (new_counter's); the status."""
+    if isinstance(counter, Tally):
+        status, count = lib.count(name, args)
+        counter.instructions += count
+        return status
+    return lib.trace_blocks(name, args, counter.on_block)
+
+
 class Counted:
     """A library whose every call is costed (instructions, estimated cycles)."""
 
@@ -105,10 +137,10 @@ class Counted:
         self.reset()
 
     def call(self, name, args):
-        return self.lib.trace_blocks(name, args, self.counter.on_block)
+        return run_counted(self.lib, self.counter, name, args)
 
     def reset(self):
-        self.counter = Counter(self.lib, cost_model(self.lib.target)[0])
+        self.counter = new_counter(self.lib)
 
 
 def compare(flex_lib, peer_lib, seed=0):
@@ -180,10 +212,9 @@ class SideBySide:
         self.reset()
 
     def reset(self):
-        cost = cost_model(self.flex_lib.target)[0]
-        self.flex = Counter(self.flex_lib, cost)
-        self.rest = Counter(self.flex_lib, cost)
-        self.peer = Counter(self.peer_lib, cost)
+        self.flex = new_counter(self.flex_lib)
+        self.rest = new_counter(self.flex_lib)
+        self.peer = new_counter(self.peer_lib)
         self.equal = True
         self.unmatched = 0
 
@@ -193,15 +224,15 @@ class SideBySide:
             if name in ("flex_s8_conv2d", "flex_s8_depthwise_conv2d",
                         "flex_s8_fully_connected"):
                 self.unmatched += 1
-            return self.flex_lib.trace_blocks(name, args, self.rest.on_block)
+            return run_counted(self.flex_lib, self.rest, name, args)
         fn, peer_args, theirs = side
         if fn == "peer_fully_connected_s8":
             assert self.peer_lib.call("peer_fully_connected_prepare_s8",
                                       [peer_args[1], peer_args[2], peer_args[6]]) == 0
-        status = self.peer_lib.trace_blocks(fn, peer_args, self.peer.on_block)
+        status = run_counted(self.peer_lib, self.peer, fn, peer_args)
         if status != 0:
             raise RuntimeError("the peer's %s returned %d" % (fn, status))
-        result = self.flex_lib.trace_blocks(name, args, self.flex.on_block)
+        result = run_counted(self.flex_lib, self.flex, name, args)
         out = args[14]
         self.equal = self.equal and np.array_equal(np.asarray(out).reshape(-1), theirs)
         return result

@@ -7,7 +7,9 @@
    for the same core, on the same data; instructions per multiply-accumulate, estimated
    cycles where the core has a timing model (the M33 and M4F: burn.host.flex.m4_timing, the
    Cortex-M4's published timing), and whether the
-   outputs agree bit for bit (benchmarks/chip_layers.py).
+   outputs agree bit for bit (benchmarks/chip_layers.py). The Cortex-M55 runs in QEMU's
+   mps3-an547 instead (burn.host.flex.qemu_lib: unicorn has no MVE), flex's build for it
+   against CMSIS-NN's MVE path; QEMU counts instructions, not cycles.
 2. Models: one inference of KWS, ResNet-8 and a MobileNetV1-0.25 at 96x96 (person_detect's
    architecture, with seeded random weights: tests/mobilenet_model.py) through burn's
    runtime on flex in unicorn, every conv, depthwise and fully connected call also run on
@@ -27,7 +29,7 @@ the cache) by `burn firmware build`; the models are the MLPerf Tiny KWS and ResN
 $BURN_MODELS_DIR (benchmarks/model_files.py) and the MobileNet above, sent into the board's
 RAM.
 
-Run: python benchmarks/chips.py [--cmsis-nn DIR] [--esp-nn DIR] [--cores cortex-m33,riscv32]
+Run: python benchmarks/chips.py [--cmsis-nn DIR] [--esp-nn DIR] [--cores cortex-m33,cortex-m55]
          [--boards qemu-m33,qemu-m7] [--models kws,resnet8,mobilenet] [--skip layers,models,boards]
 """
 
@@ -52,7 +54,7 @@ from burn.host.emulator.qemu import QemuBoard, instructions, qemu_boards, send_b
 from burn.host.firmware import FirmwareError
 from burn.host.firmware.build import build_firmware
 from burn.host.flex.emulated_arch import cost_model
-from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.qemu_lib import MACHINES as QEMU_MACHINES
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 from burn.host.link import connect
@@ -64,6 +66,7 @@ MODELS = {"kws": "kws_ref_model.tflite", "resnet8": "pretrainedResnet_quant.tfli
 # emulated target: (its name in the tables, the peer's module, the peer's name)
 CORES = {"cortex-m33": ("Cortex-M33", cmsis_nn, "CMSIS-NN (DSP)"),
          "cortex-m4f": ("Cortex-M4F", cmsis_nn, "CMSIS-NN (DSP)"),
+         "cortex-m55": ("Cortex-M55", cmsis_nn, "CMSIS-NN (MVE)"),
          "riscv32": ("RISC-V rv32imc", esp_nn, "esp-nn (ESP32-C3)")}
 TESTS = 2  # TFLM reference vectors stored in each model
 
@@ -115,16 +118,26 @@ def _cycles(value, timed, spec):
     return format(value, spec) if timed else "-"
 
 
+def _timed(target):
+    """Whether `target`'s emulator estimates cycles (unicorn's cores with a timing model)."""
+    return target not in QEMU_MACHINES and cost_model(target)[1]
+
+
+def _emulator(target):
+    return "QEMU" if target in QEMU_MACHINES else "unicorn"
+
+
 def print_layers(target, peer):
     """Table 1 for emulated core `target` (flex alone when `peer` is None)."""
     title, _module, peer_name = CORES[target]
-    timed = cost_model(target)[1]
-    print("Layers on the %s (unicorn), per multiply-accumulate: instructions%s; peer: %s"
-          % (title, ", estimated cycles" if timed else " (no cycle model)", peer_name))
+    timed = _timed(target)
+    print("Layers on the %s (%s), per multiply-accumulate: instructions%s; peer: %s"
+          % (title, _emulator(target), ", estimated cycles" if timed else " (no cycle model)",
+             peer_name))
     print("%-36s %9s %7s %7s %7s %7s %6s %6s %6s" % (
         "layer", "MACs", "flex i", "flex c", "peer i", "peer c", "i/i", "c/c", "equal"))
     if peer is None:
-        flex = chip_layers.Counted(EmulatedLib(target))
+        flex = chip_layers.Counted(chip_layers.emulated(target))
         rng = np.random.default_rng(0)
         for name, kind, geometry in chip_layers.LAYERS:
             layer = chip_layers.Layer(kind, geometry, rng)
@@ -134,7 +147,7 @@ def print_layers(target, peer):
             print("%-36s %9d %7.2f %7s" % (name, layer.macs, c.instructions / layer.macs,
                                            _cycles(c.cycles / layer.macs, timed, ".2f")))
         return
-    for name, macs, f, p, equal in chip_layers.compare(EmulatedLib(target), peer):
+    for name, macs, f, p, equal in chip_layers.compare(chip_layers.emulated(target), peer):
         print("%-36s %9d %7.2f %7s %7.2f %7s %6s %6s %6s" % (
             name, macs, f[0], _cycles(f[1], timed, ".2f"), p[0], _cycles(p[1], timed, ".2f"),
             _ratio(f[0], p[0]), _ratio(f[1], p[1]) if timed else "-",
@@ -145,13 +158,13 @@ def print_models(target, models, peer):
     """Table 2 for emulated core `target`: conv, depthwise and fully connected calls of each
     model."""
     title, _module, peer_name = CORES[target]
-    timed = cost_model(target)[1]
-    print("Models on the %s (unicorn): conv, depthwise and fully connected calls of one "
-          "inference; peer: %s" % (title, peer_name))
+    timed = _timed(target)
+    print("Models on the %s (%s): conv, depthwise and fully connected calls of one "
+          "inference; peer: %s" % (title, _emulator(target), peer_name))
     print("%-9s %13s %13s %13s %13s %6s %6s %6s" % (
         "model", "flex instr", "flex cycles", "peer instr", "peer cycles", "i/i", "c/c",
         "equal"))
-    flex = EmulatedLib(target)
+    flex = chip_layers.emulated(target)
     for name, data in models.items():
         if peer is None:
             lib = chip_layers.Counted(flex)

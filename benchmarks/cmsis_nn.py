@@ -13,7 +13,8 @@ import peer_build
 from peer_build import PeerMissing  # noqa: F401 (the error callers catch)
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmsis_nn_peer.c")
-FOLDERS = ("ConvolutionFunctions", "FullyConnectedFunctions", "NNSupportFunctions")
+FOLDERS = ("ConvolutionFunctions", "FullyConnectedFunctions", "NNSupportFunctions",
+           "TransposeFunctions")  # the MVE depthwise path transposes its weights
 
 
 def find(path=None):

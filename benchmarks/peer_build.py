@@ -13,6 +13,8 @@ import sys
 from burn.host.cache import cache_dir
 from burn.host.flex import targets
 from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.qemu_lib import MACHINES as QEMU_MACHINES
+from burn.host.flex.qemu_lib import QemuLib
 
 # The C library declarations the peers include; flex_c/src/freestanding defines them. The
 # compiler's builtins are named, as a hosted build would have them: the peers read unaligned
@@ -100,5 +102,8 @@ def _zig(name, args):
 
 
 def emulated(image, target, opt="-Os"):
-    """The peer's ELF `image` in a fresh unicorn instance (an EmulatedLib)."""
+    """The peer's ELF `image` in a fresh emulator: QEMU for the cores unicorn lacks
+    (a QemuLib), else unicorn (an EmulatedLib)."""
+    if target in QEMU_MACHINES:
+        return QemuLib(target, opt, image=image)
     return EmulatedLib(target, opt, image=image)

@@ -5,18 +5,28 @@ products over 1-4 rows and paired dot products over packed rows and patches, the
 emulator, give the host build's output bit for bit on shapes and quantization parameters
 chosen to reach each path and its edges."""
 
+import shutil
+
 import numpy as np
 import pytest
 
 from burn.host.flex.binding import Struct, host
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.params import dims, window
+from burn.host.flex.qemu_lib import QemuLib
 
 
-@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32"])
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32", "cortex-m55"])
 def m0(request):
-    """The Cortex-M0+ kernels, and the DSP ones of the M33 that stand on them."""
-    return EmulatedLib(request.param)
+    """The Cortex-M0+ kernels, and the DSP ones of the M33 (unicorn) and the M55 (QEMU,
+    built with MVE) that stand on them."""
+    if request.param == "cortex-m55":
+        if shutil.which("qemu-system-arm") is None:
+            pytest.skip("the Cortex-M55 runs in QEMU: apt-get install -y qemu-system-arm")
+        with QemuLib(request.param) as lib:
+            yield lib
+        return
+    yield EmulatedLib(request.param)
 
 
 # per-channel shifts drawn from [lo, hi]: the KWS model's, and as wide as converted models'
