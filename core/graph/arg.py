@@ -12,7 +12,6 @@ float conversion runs on a board.
 An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
 leaves this module out.
 """
-# ruff: noqa: F821  (ptr8, ptr32 are viper builtins)
 
 import sys
 
@@ -43,39 +42,10 @@ def arg_s8_plain(inp, out, outer, reduce, inner, op):
 
 arg_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    @micropython.viper
-    def arg_s8_fast(inp, out, outer: int, reduce: int, inner: int, op: int):
-        """Viper twin of arg_s8_plain."""
-        pi = ptr8(inp)
-        po = ptr32(out)
-        o = 0
-        a = 0
-        while a < outer:
-            k = 0
-            while k < inner:
-                i = a * reduce * inner + k
-                best = (int(pi[i]) ^ 0x80) - 0x80
-                index = 0
-                r = 1
-                while r < reduce:
-                    i += inner
-                    v = (int(pi[i]) ^ 0x80) - 0x80
-                    if ((op & 1) != 0 and v < best) or ((op & 1) == 0 and v > best):
-                        best = v
-                        index = r
-                    r += 1
-                bits = index
-                if (op & 2) == 0 and index > 0:  # the float32 bits of index (index < 2**24)
-                    e = 0
-                    while (2 << e) <= index:
-                        e += 1
-                    bits = ((127 + e) << 23) | ((index << (23 - e)) & 0x7FFFFF)
-                po[o] = bits
-                o += 1
-                k += 1
-            a += 1
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .arg_viper import arg_s8_fast
+    except SyntaxError:
+        pass
 
 arg_s8 = arg_s8_fast or arg_s8_plain
 

@@ -8,7 +8,6 @@ requantized by (mult, shift) (a_scale * b_scale / out_scale) and clamped to int8
 `b` is an activation or a constant of the op. An optional op (burn.graph.ops.OPTIONAL): its
 prepare step lives here, and a default firmware leaves this module out.
 """
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import sys
 
@@ -54,56 +53,10 @@ def batch_matmul_s8_plain(a, b, out, batches, m, k, n, a_step, b_step, adj_x, ad
 
 batch_matmul_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    from .fixedpoint import mbqm_fast
-
-    @micropython.viper
-    def batch_matmul_s8_fast(a, b, out, batches: int, m: int, k: int, n: int, a_step: int,
-                             b_step: int, adj_x: int, adj_y: int, a_zp: int, b_zp: int,
-                             out_zp: int, mult: int, shift: int):
-        """Viper twin of batch_matmul_s8_plain."""
-        pa = ptr8(a)
-        pb = ptr8(b)
-        po = ptr8(out)
-        m_off = mult - 0x3FFFFFFF - 1
-        a_row = k
-        a_k = 1
-        b_k = n
-        b_col = 1
-        if adj_x:
-            a_row = 1
-            a_k = m
-        if adj_y:
-            b_k = 1
-            b_col = k
-        o = 0
-        p = 0
-        while p < batches:
-            i = 0
-            while i < m:
-                j = 0
-                while j < n:
-                    ia = p * a_step + i * a_row
-                    ib = p * b_step + j * b_col
-                    acc = 0
-                    t = 0
-                    while t < k:
-                        acc += (((int(pa[ia]) ^ 0x80) - 0x80) - a_zp) * \
-                            (((int(pb[ib]) ^ 0x80) - 0x80) - b_zp)
-                        ia += a_k
-                        ib += b_k
-                        t += 1
-                    v = int(mbqm_fast(acc, m_off, shift)) + out_zp
-                    if v < -128:
-                        v = -128
-                    elif v > 127:
-                        v = 127
-                    po[o] = v
-                    o += 1
-                    j += 1
-                i += 1
-            p += 1
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .batch_matmul_viper import batch_matmul_s8_fast
+    except SyntaxError:
+        pass
 
 batch_matmul_s8 = batch_matmul_s8_fast or batch_matmul_s8_plain
 

@@ -9,7 +9,6 @@ x / max(sqrt(sum of squares), 1e-6).
 An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
 leaves this module out.
 """
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import math
 import sys
@@ -70,37 +69,10 @@ def l2norm_s8_plain(inp, out, rows, depth, in_zp):
 
 l2norm_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    from .fixedpoint import mbqm_fast
-
-    @micropython.viper
-    def l2norm_s8_fast(inp, out, rows: int, depth: int, in_zp: int):
-        """Viper twin of l2norm_s8_plain (inv_sqrt, once a row, stays Python)."""
-        pi = ptr8(inp)
-        po = ptr8(out)
-        r = 0
-        while r < rows:
-            base = r * depth
-            acc = 0
-            k = 0
-            while k < depth:
-                v = ((int(pi[base + k]) ^ 0x80) - 0x80) - in_zp
-                acc += v * v
-                k += 1
-            q = inv_sqrt(acc)
-            m_off = int(q[0]) - 0x3FFFFFFF - 1
-            shift = int(q[1]) + 7
-            k = 0
-            while k < depth:
-                v = int(mbqm_fast(((int(pi[base + k]) ^ 0x80) - 0x80) - in_zp, m_off, shift))
-                if v < -128:
-                    v = -128
-                elif v > 127:
-                    v = 127
-                po[base + k] = v
-                k += 1
-            r += 1
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .l2norm_viper import l2norm_s8_fast
+    except SyntaxError:
+        pass
 
 l2norm_s8 = l2norm_s8_fast or l2norm_s8_plain
 

@@ -3,7 +3,6 @@
 The plain functions work on any typed buffer (int8, float32, ...); the `_s8` names are the
 int8 versions (a viper twin on MicroPython, the plain function elsewhere).
 """
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import sys
 
@@ -46,47 +45,10 @@ copy_s8_fast = None
 pad_s8_fast = None
 concat_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    @micropython.viper
-    def _copy_bytes(src, src_off: int, dst, dst_off: int, size: int):
-        ps = ptr8(src)
-        pd = ptr8(dst)
-        i = 0
-        while i < size:
-            pd[dst_off + i] = ps[src_off + i]
-            i += 1
-
-    @micropython.viper
-    def _fill_bytes(dst, size: int, value: int):
-        pd = ptr8(dst)
-        i = 0
-        while i < size:
-            pd[i] = value
-            i += 1
-
-    def copy_s8_fast(src, dst, size):
-        """Viper twin of copy for int8 buffers."""
-        _copy_bytes(src, 0, dst, 0, size)
-
-    def pad_s8_fast(inp, out, d0, d1, d2, d3, b0, b1, b2, b3, a0, a1, a2, a3, value):
-        """Viper twin of pad for int8 buffers."""
-        o1, o2, o3 = b1 + d1 + a1, b2 + d2 + a2, b3 + d3 + a3
-        _fill_bytes(out, (b0 + d0 + a0) * o1 * o2 * o3, value)
-        for i0 in range(d0):
-            for i1 in range(d1):
-                for i2 in range(d2):
-                    _copy_bytes(inp, ((i0 * d1 + i1) * d2 + i2) * d3, out,
-                                (((i0 + b0) * o1 + i1 + b1) * o2 + i2 + b2) * o3 + b3, d3)
-
-    def concat_s8_fast(inputs, inner_sizes, out, outer):
-        """Viper twin of concat for int8 buffers."""
-        o = 0
-        for a in range(outer):
-            for k in range(len(inputs)):
-                inner = inner_sizes[k]
-                _copy_bytes(inputs[k], a * inner, out, o, inner)
-                o += inner
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .layout_viper import concat_s8_fast, copy_s8_fast, pad_s8_fast
+    except SyntaxError:
+        pass
 
 copy_s8 = copy_s8_fast or copy
 pad_s8 = pad_s8_fast or pad

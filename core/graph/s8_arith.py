@@ -8,7 +8,6 @@ second input is always the one that repeats, so a TFLite SUB whose first operand
 imported with its operands swapped. MAXIMUM and MINIMUM compare the stored int8 values, as
 TFLM does whatever the scales.
 """
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import sys
 
@@ -64,51 +63,15 @@ def minimum_s8_plain(a, b, out, size, b_size):
 
 sub_s8_fast = squared_difference_s8_fast = maximum_s8_fast = minimum_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    from .s8_add import arith_fast
-
-    def sub_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                    out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap):
-        """Viper twin of sub_s8_plain."""
-        arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                   out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
-
-    def squared_difference_s8_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp,
-                                   b_mult, b_shift, out_zp, out_mult, out_shift, left_shift,
-                                   act_min, act_max):
-        """Viper twin of squared_difference_s8_plain."""
-        arith_fast(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                   out_zp, out_mult, out_shift, left_shift, act_min, act_max, SQUARE)
-
-    @micropython.viper
-    def _extreme_fast(a, b, out, size: int, b_size: int, minimum: int):
-        pa = ptr8(a)
-        pb = ptr8(b)
-        po = ptr8(out)
-        j = 0
-        i = 0
-        while i < size:
-            x = (int(pa[i]) ^ 0x80) - 0x80
-            y = (int(pb[j]) ^ 0x80) - 0x80
-            j += 1
-            if j == b_size:
-                j = 0
-            if minimum:
-                if y < x:
-                    x = y
-            elif y > x:
-                x = y
-            po[i] = x
-            i += 1
-
-    def maximum_s8_fast(a, b, out, size, b_size):
-        """Viper twin of maximum_s8_plain."""
-        _extreme_fast(a, b, out, size, b_size, 0)
-
-    def minimum_s8_fast(a, b, out, size, b_size):
-        """Viper twin of minimum_s8_plain."""
-        _extreme_fast(a, b, out, size, b_size, 1)
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .s8_arith_viper import (
+            maximum_s8_fast,
+            minimum_s8_fast,
+            squared_difference_s8_fast,
+            sub_s8_fast,
+        )
+    except SyntaxError:
+        pass
 
 sub_s8 = sub_s8_fast or sub_s8_plain
 squared_difference_s8 = squared_difference_s8_fast or squared_difference_s8_plain

@@ -1,5 +1,4 @@
 """int8 2-D convolution (NHWC, OHWI weights, groups), bit-exact with TFLM ConvPerChannel."""
-# ruff: noqa: F821  (ptr8 / ptr32 / uint are viper builtins)
 
 import sys
 
@@ -47,66 +46,9 @@ def conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh,
 
 conv_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    from .fixedpoint import load_s32_fast, mbqm_fast
-
-    @micropython.viper
-    def conv_s8_fast(inp, w, bias, mult, shift, out, n: int, ih: int, iw: int, ic: int,
-                     oh: int, ow: int, oc: int, kh: int, kw: int, groups: int,
-                     stride_h: int, stride_w: int, dil_h: int, dil_w: int, pad_top: int,
-                     pad_left: int, in_zp: int, out_zp: int, act_min: int, act_max: int):
-        """Viper twin of conv_s8_plain."""
-        pi = ptr8(inp)
-        pw = ptr8(w)
-        pm = ptr32(mult)
-        po = ptr8(out)
-        gic = ic // groups
-        goc = oc // groups
-        wstride = kh * kw * gic
-        o = 0
-        b = 0
-        while b < n:
-            y = 0
-            while y < oh:
-                y0 = y * stride_h - pad_top
-                x = 0
-                while x < ow:
-                    x0 = x * stride_w - pad_left
-                    c = 0
-                    while c < oc:
-                        cin0 = (c // goc) * gic
-                        acc = 0
-                        fy = 0
-                        while fy < kh:
-                            iy = y0 + fy * dil_h
-                            if 0 <= iy < ih:
-                                row = (b * ih + iy) * iw
-                                fx = 0
-                                while fx < kw:
-                                    ix = x0 + fx * dil_w
-                                    if 0 <= ix < iw:
-                                        ib = (row + ix) * ic + cin0
-                                        wb = c * wstride + (fy * kw + fx) * gic
-                                        k = 0
-                                        while k < gic:
-                                            v = ((int(pi[ib + k]) ^ 0x80) - 0x80) - in_zp
-                                            acc += v * ((int(pw[wb + k]) ^ 0x80) - 0x80)
-                                            k += 1
-                                    fx += 1
-                            fy += 1
-                        acc += int(load_s32_fast(bias, c))
-                        acc = int(mbqm_fast(acc, int(pm[c]) - 0x3FFFFFFF - 1,
-                                            load_s32_fast(shift, c))) + out_zp
-                        if acc < act_min:
-                            acc = act_min
-                        elif acc > act_max:
-                            acc = act_max
-                        po[o] = acc
-                        o += 1
-                        c += 1
-                    x += 1
-                y += 1
-            b += 1
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .s8_conv_viper import conv_s8_fast
+    except SyntaxError:
+        pass
 
 conv_s8 = conv_s8_fast or conv_s8_plain

@@ -1,6 +1,5 @@
 """int8 quantize (float32 -> int8), dequantize (int8 -> float32), requantize (int8 -> int8)
 and clamp (a lone RELU/RELU6), as TFLM computes them."""
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import sys
 
@@ -47,41 +46,10 @@ def clamp_s8_plain(inp, out, size, act_min, act_max):
 requantize_s8_fast = None
 clamp_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    from .fixedpoint import mbqm_fast
-
-    @micropython.viper
-    def requantize_s8_fast(inp, out, size: int, in_zp: int, out_zp: int, mult: int,
-                           shift: int):
-        """Viper twin of requantize_s8_plain."""
-        pi = ptr8(inp)
-        po = ptr8(out)
-        m = mult - 0x3FFFFFFF - 1
-        i = 0
-        while i < size:
-            v = int(mbqm_fast(((int(pi[i]) ^ 0x80) - 0x80) - in_zp, m, shift)) + out_zp
-            if v < -128:
-                v = -128
-            elif v > 127:
-                v = 127
-            po[i] = v
-            i += 1
-
-    @micropython.viper
-    def clamp_s8_fast(inp, out, size: int, act_min: int, act_max: int):
-        """Viper twin of clamp_s8_plain."""
-        pi = ptr8(inp)
-        po = ptr8(out)
-        i = 0
-        while i < size:
-            v = (int(pi[i]) ^ 0x80) - 0x80
-            if v < act_min:
-                v = act_min
-            elif v > act_max:
-                v = act_max
-            po[i] = v
-            i += 1
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .s8_quantize_viper import clamp_s8_fast, requantize_s8_fast
+    except SyntaxError:
+        pass
 
 requantize_s8 = requantize_s8_fast or requantize_s8_plain
 clamp_s8 = clamp_s8_fast or clamp_s8_plain

@@ -11,7 +11,6 @@ for int8 buffers (a viper twin on MicroPython).
 An optional op (burn.graph.ops.OPTIONAL): its prepare step is `prepare` here, so a default
 firmware, which leaves this module out, does not carry it.
 """
-# ruff: noqa: F821  (ptr8 is a viper builtin)
 
 import sys
 
@@ -45,30 +44,10 @@ def strided(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
 strided_s8_plain = strided
 strided_s8_fast = None
 if sys.implementation.name == "micropython":
-    import micropython
-
-    @micropython.viper
-    def _run(src, at: int, step: int, dst, to: int, n: int):
-        ps = ptr8(src)
-        pd = ptr8(dst)
-        end = to + n
-        while to < end:
-            pd[to] = ps[at]
-            at += step
-            to += 1
-
-    def strided_s8_fast(inp, out, offset, d0, d1, d2, d3, d4, d5, s0, s1, s2, s3, s4, s5):
-        """Viper twin of strided for int8 buffers."""
-        o = 0
-        for i0 in range(d0):
-            for i1 in range(d1):
-                for i2 in range(d2):
-                    for i3 in range(d3):
-                        p = offset + i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3
-                        for _ in range(d4):
-                            _run(inp, p, s5, out, o, d5)
-                            o += d5
-                            p += s4
+    try:  # the viper twins; a port without native code (webassembly) cannot compile them
+        from .strided_viper import strided_s8_fast
+    except SyntaxError:
+        pass
 
 strided_s8 = strided_s8_fast or strided
 

@@ -3,7 +3,8 @@
 import sys
 from array import array
 
-# True when the fast twins (viper/native) can be compiled: only on MicroPython.
+# True on MicroPython, where the kernels take their viper/native twins when the port
+# compiles them (one without native code, such as webassembly, keeps the plain ones).
 try:
     import micropython  # noqa: F401
 

@@ -56,6 +56,9 @@ def conv2d_plain(x, w, bias, out, n, c, h, wd, o, kh, kw, oh, ow, sh, sw, pt, pl
 conv2d = conv2d_plain
 
 if ON_MICROPYTHON:
-    from burn.kernels.conv_viper import conv2d_fast
+    try:  # a port without native code (webassembly) cannot compile the twin
+        from burn.kernels.conv_viper import conv2d_fast
 
-    conv2d = conv2d_fast
+        conv2d = conv2d_fast
+    except SyntaxError:
+        pass
