@@ -1,22 +1,18 @@
 """Node.js and rp2040js for the emulated board: finding Node, installing rp2040js once.
 
-rp2040js (pinned) is installed with npm into the cache (`burn.host.cache`), in a temporary
-folder renamed into place when complete, so an interrupted install leaves nothing half-done.
+rp2040js (pinned) is installed with npm into the cache (`burn.host.cache`) by
+`burn.host.node.ensure_package`, which leaves nothing half-done when interrupted.
 """
 
-import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+from burn.host import node
 from burn.host.cache import cache_dir
+from burn.host.node import NODE_INSTALL, NODE_MIN, node_version  # noqa: F401 (re-exported)
 
 RP2040JS_VERSION = "1.4.1"
-NODE_MIN = 18
-NODE_INSTALL = "apt-get install -y nodejs npm (or a Node.js >= %d release from nodejs.org)" % (
-    NODE_MIN)
 BOARD_SCRIPT = Path(__file__).with_name("rp2040_board.mjs")
+_ENTRY = "dist/esm/index.js"  # rp2040js's ESM entry point, in its package folder
 
 
 class EmulatorError(RuntimeError):
@@ -24,32 +20,9 @@ class EmulatorError(RuntimeError):
     do."""
 
 
-def node_version(node=None):
-    """Node's version as a tuple such as (20, 20, 2), or None when `node` is not on PATH."""
-    node = node or shutil.which("node")
-    if node is None:
-        return None
-    try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30,
-                             check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = re.match(r"v(\d+)\.(\d+)\.(\d+)", out.strip())
-    return tuple(int(x) for x in found.groups()) if found else None
-
-
 def find_node():
     """Path of a `node` that is at least version NODE_MIN; EmulatorError saying how to get it."""
-    node = shutil.which("node")
-    version = node_version(node)
-    if version is None:
-        raise EmulatorError("the emulated board needs Node.js (command `node`), which is not "
-                            "installed; install it with: " + NODE_INSTALL)
-    if version[0] < NODE_MIN:
-        raise EmulatorError("the emulated board needs Node.js >= %d, found %s at %s; install "
-                            "a newer one: %s" % (NODE_MIN, ".".join(map(str, version)), node,
-                                                 NODE_INSTALL))
-    return node
+    return node.find_node("the emulated board", EmulatorError)
 
 
 def install_dir():
@@ -57,14 +30,9 @@ def install_dir():
     return cache_dir("emulator") / ("rp2040js-" + RP2040JS_VERSION)
 
 
-def _index(folder):
-    return folder / "node_modules" / "rp2040js" / "dist" / "esm" / "index.js"
-
-
 def installed():
     """Path of rp2040js's ESM entry point in the cache, or None when it is not installed."""
-    index = _index(install_dir())
-    return index if index.is_file() else None
+    return node.installed("rp2040js", install_dir(), _ENTRY)
 
 
 def ensure_rp2040js(log=None):
@@ -72,35 +40,5 @@ def ensure_rp2040js(log=None):
 
     `log(text)` sees progress (default: stderr). EmulatorError when npm is missing or fails.
     """
-    found = installed()
-    if found is not None:
-        return found
-    log = log or (lambda text: print(text, file=sys.stderr, flush=True))
-    npm = shutil.which("npm")
-    if npm is None:
-        raise EmulatorError("installing rp2040js needs npm, which is not installed; install it "
-                            "with: " + NODE_INSTALL)
-    final = install_dir()
-    tmp = final.with_name(".%s.partial" % final.name)
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    log("installing rp2040js %s with npm into %s ..." % (RP2040JS_VERSION, final))
-    try:
-        proc = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(tmp),
-             "rp2040js@" + RP2040JS_VERSION],
-            stdout=sys.stderr, timeout=600, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise EmulatorError("npm install rp2040js@%s failed: %s" % (RP2040JS_VERSION, exc)) \
-            from None
-    if proc.returncode != 0 or not _index(tmp).is_file():
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise EmulatorError("npm install rp2040js@%s failed (exit status %d, see above); run it "
-                            "yourself with: npm install --no-audit --no-fund --prefix %s "
-                            "rp2040js@%s" % (RP2040JS_VERSION, proc.returncode, final,
-                                             RP2040JS_VERSION))
-    shutil.rmtree(final, ignore_errors=True)
-    tmp.rename(final)
-    log("rp2040js %s installed" % RP2040JS_VERSION)
-    return _index(final)
+    return node.ensure_package("rp2040js", RP2040JS_VERSION, install_dir(), _ENTRY,
+                               EmulatorError, log)
