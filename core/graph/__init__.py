@@ -9,7 +9,9 @@ for one string."""
 # logistic and tanh do; their viper twins do not), so an inference after the first one
 # allocates nothing. Each int8 kernel
 # has a plain reference `<fn>_plain` and, on MicroPython, a `@micropython.viper` twin
-# `<fn>_fast` (None on CPython); `<fn>` is the active one. Import kernels from their module,
+# `<fn>_fast`, which the module imports from its twin module `<module>_viper` (None on
+# CPython, and on a port that compiles no viper code, such as the WebAssembly one, where the
+# twin module is a SyntaxError); `<fn>` is the active one. Import kernels from their module,
 # for example `from burn.graph.s8_conv import conv_s8`.
 #
 # Buffers

@@ -6,7 +6,8 @@ level, so an unchanged core is compiled once. A build is written to a temporary 
 renamed into place, so a reader never sees half of one.
 
 The package holds the rest of burn's MicroPython tooling: `unix` (the MicroPython unix port:
-finding it, running code on it), `unix32` (a 32-bit build of that port) and `natmod` (the
+finding it, running code on it), `unix32` (a 32-bit build of that port), `webassembly`
+(MicroPython's WebAssembly port under Node.js, as a web page runs it) and `natmod` (the
 flex native module, `burnflex.mpy`, built per architecture).
 """
 

@@ -84,6 +84,7 @@ def test_the_build_holds_every_module_of_core_and_host(build_lib):
             built = target / py.relative_to(REPO / folder)
             assert built.is_file(), "%s is missing from the wheel (%s)" % (py, built)
     assert list((build_lib / "burn" / "host" / "emulator").glob("*.mjs"))
+    assert (build_lib / "burn" / "host" / "mpy" / "webassembly_run.mjs").is_file()
 
 
 def test_the_build_ships_the_project_trees_without_build_outputs(build_lib):
