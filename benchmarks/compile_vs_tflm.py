@@ -15,13 +15,15 @@ type: MinSizeRel, -Os, unless --build-type says otherwise) around one harness
     baseline        the harness alone
 
 Both libraries get the flags the pico-sdk gives its own code (-ffunction-sections
--fdata-sections, linked with --gc-sections); TFLM also gets its Makefile's
--DTF_LITE_STATIC_MEMORY -DTF_LITE_DISABLE_X86_NEON -DTF_LITE_MCU_DEBUG_LOG, C++17, -fno-rtti
--fno-exceptions -fno-threadsafe-statics -fno-unwind-tables (and -DCMSIS_NN with CMSIS-NN).
-TFLM's arena is sized as a user would size it: a first build with a 232 KiB arena reports
-arena_used_bytes() after AllocateTensors, and the measured build has that rounded up to a
-whole KiB. burn's library keeps one self-test vector (the least burn compile writes);
-nothing calls its self-test, so the linker drops it.
+-fdata-sections, linked with --gc-sections); TFLM (and the file that sets it up) also gets
+its Makefile's -DTF_LITE_STATIC_MEMORY -DTF_LITE_DISABLE_X86_NEON -DTF_LITE_MCU_DEBUG_LOG,
+C++17, -fno-rtti -fno-exceptions -fno-threadsafe-statics -fno-unwind-tables (and -DCMSIS_NN
+with CMSIS-NN). TFLM's arena is sized as a user would size it: a first build with a 232 KiB
+arena reports arena_used_bytes() after AllocateTensors, and the measured build has that
+rounded up to a whole KiB, or, where AllocateTensors fails in that (arena_used_bytes()
+leaves out the memory planner's scratch), the next whole KiB in which it succeeds. burn's
+library keeps one self-test vector (the least burn compile writes); nothing calls its
+self-test, so the linker drops it.
 
 Each program runs on the emulated RP2040 (burn.host.emulator.program, 125 MHz): it fills the
 input from a seeded xorshift32 (the same three inputs in every program), runs three
@@ -56,6 +58,8 @@ downloads nothing):
         flatbuffers/   google/flatbuffers at the tag flatbuffers_download.sh names (v25.9.23),
                        with TFLM's tools/make/flatbuffers.patch applied
         gemmlowp/      google/gemmlowp at the commit third_party_downloads.inc names
+        ruy/           google/ruy at the commit third_party_downloads.inc names (only its
+                       ruy/profiler/instrumentation.h is read)
         cmsis_nn/      ARM-software/CMSIS-NN (optional; --cmsis-nn DIR or $BURN_CMSIS_NN
                        name another checkout)
 
@@ -70,7 +74,6 @@ Run: python benchmarks/compile_vs_tflm.py [--tflm DIR] [--cmsis-nn DIR]
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +107,8 @@ TARGETS = {"flash": 0.65, "RAM": 0.6, "cycles": 0.5}
 class Measure:
     """One program's figures: whole-image `flash` and static RAM (`static`), what it
     printed (`arena`, `arena_used`, `stack`, `heap`, `us` of each run, `outputs` per input,
-    the clock) and how the run went (`setup`, `done`: 0 when they succeeded)."""
+    the clock, any other `log` line) and how the run went (`setup`, `done`: 0 when they
+    succeeded)."""
 
     flash: int
     static: int
@@ -117,6 +121,7 @@ class Measure:
     heap: int = 0
     us: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
+    log: list = field(default_factory=list)
 
     def cycles(self):
         """Cycles of the second inference (the first warms up), or None."""
@@ -144,8 +149,8 @@ def measure(folder, timeout):
             m.stack = max(m.stack, int(word[7]))
         elif word[:1] == ["out"]:
             m.outputs.append([int(v) for v in word[2:]])
-        elif line and not re.match(r"(run|out) ", line):
-            print("  %s: %s" % (folder.name, line), file=sys.stderr)
+        elif line:
+            m.log.append(line)
     if (run.reason, run.code) != ("breakpoint", 0) or (m.done and not m.setup):
         raise EmulatorError("%s ended with %s %s, status %d:\n%s" % (
             folder.name, run.reason, run.code, m.done, run.output[-2000:]))
@@ -156,24 +161,20 @@ def tflm_measure(tflm, model, ops, args, cmsis_nn):
     """TFLM's program for `model` with the smallest whole-KiB arena, from arena_used_bytes()
     rounded up, in which AllocateTensors succeeds. (Measure, None), or (None, why it does
     not fit)."""
-    arena = SIZING_ARENA
-    used = None
-    while arena <= SIZING_ARENA:
-        check = measure(sdk_programs.tflm_program(tflm, model, ops, args.build_type, 0, arena,
-                                                  cmsis_nn), args.timeout)
-        if check.setup == 0 and used is not None:
-            break
-        if check.setup:
-            if used is None:
-                return None, "AllocateTensors fails in a %d KiB arena" % (SIZING_ARENA // 1024)
-            arena += 1024
-        else:
-            used = check.arena_used
-            arena = -(-used // 1024) * 1024
-    m = measure(sdk_programs.tflm_program(tflm, model, ops, args.build_type, SETS, arena,
-                                          cmsis_nn), args.timeout)
-    m.arena_used = used
-    return (None, "AllocateTensors fails in the sized arena") if m.setup else (m, None)
+    def build(arena, sets):
+        return measure(sdk_programs.tflm_program(tflm, model, ops, args.build_type, sets, arena,
+                                                 cmsis_nn), args.timeout)
+
+    sizing = build(SIZING_ARENA, 0)
+    if sizing.setup:
+        return None, ("does not fit the RP2040: AllocateTensors fails in a %d KiB arena"
+                      % (SIZING_ARENA // 1024))
+    arena = -(-sizing.arena_used // 1024) * 1024
+    while build(arena, 0).setup:  # arena_used_bytes() leaves out the planner's scratch
+        arena += 1024
+    m = build(arena, SETS)
+    m.arena_used = sizing.arena_used
+    return (None, "failed: AllocateTensors fails in the sized arena") if m.setup else (m, None)
 
 
 def figures(m, base):
@@ -186,10 +187,20 @@ def figures(m, base):
 def _fits(m):
     """Why the whole program `m` does not fit the RP2040, or None."""
     if m.flash > FLASH_BYTES:
-        return "flash %d B > %d B" % (m.flash, FLASH_BYTES)
+        return "does not fit the RP2040: flash %d B > %d B" % (m.flash, FLASH_BYTES)
     if m.static + m.stack > SRAM_BYTES:
-        return "RAM %d B > %d B" % (m.static + m.stack, SRAM_BYTES)
+        return "does not fit the RP2040: RAM %d B > %d B" % (m.static + m.stack, SRAM_BYTES)
     return None
+
+
+def _why(exc):
+    """One line saying why a program failed: the linker's overflow when it does not fit."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    overflow = [line for line in lines if "overflow" in line]
+    if overflow:
+        return "does not fit the RP2040: " + overflow[0]
+    errors = [line for line in lines if "error" in line.lower()]
+    return "failed: " + (errors or lines or ["?"])[0]
 
 
 def _n(v):
@@ -200,7 +211,7 @@ def report(name, ops, rows, base, notes):
     """Print the table of one model: a row per runtime, ratio rows, targets and notes."""
     print("\n%s (%s)" % (name, ", ".join(ops)))
     head = ("", "flash B", "arena B", "static B", "stack B", "RAM B", "cycles", "outputs")
-    fmt = "%-22s %10s %10s %9s %8s %10s %13s  %s"
+    fmt = "%-21s %9s %16s %8s %7s %8s %12s  %s"
     print(fmt % head)
     burn = rows.get("burn")
     for label, m in rows.items():
@@ -216,7 +227,7 @@ def report(name, ops, rows, base, notes):
             b, t = figures(burn, base), figures(rows[label], base)
             ratio = ["%.2f" % (b[i] / t[i]) if b[i] is not None and t[i] else "-"
                      for i in range(6)]
-            print(fmt % (("burn / " + label[5:],) + tuple(ratio) + ("",)))
+            print(fmt % (("burn / " + label,) + tuple(ratio) + ("",)))
     for line in targets(name, rows, base) + notes:
         print("  " + line)
 
@@ -264,15 +275,28 @@ def bench(name, path, args, base, tflm, cmsis_nn):
             else:
                 m, why = tflm_measure(tflm, path, ops, args, nn)
         except (FirmwareError, EmulatorError, sdk_programs.ProgramError) as exc:
-            m, why = None, str(exc).strip().splitlines()[-1]
+            m, why = None, _why(exc)
         why = why or (_fits(m) if m else None)
         if why:
-            notes.append("%s does not fit the RP2040 or does not run: %s" % (label, why))
+            notes.append("%s: %s" % (label, why))
         rows[label] = None if why else m
         if m and not why:
-            notes.append("%s: whole program %s B flash, %s B static RAM" % (
-                label, _n(m.flash), _n(m.static)))
+            notes.append("%s: whole program %s B flash, %s B static RAM%s" % (
+                label, _n(m.flash), _n(m.static), "".join("; printed " + x for x in m.log)))
     report(name, ops, rows, base, notes)
+
+
+def find_tflm(path):
+    """The TFLM checkout from `path` or $BURN_TFLM, with the third-party code it reads;
+    PeerMissing says what is missing."""
+    tflm = Path(peer_build.locate(path, "BURN_TFLM", "tensorflow/lite/micro/micro_interpreter.h", (
+        "TFLM", "clone https://github.com/tensorflow/tflite-micro, lay out its downloads "
+                "folder as benchmarks/compile_vs_tflm.py says and pass --tflm DIR")))
+    for part in sdk_programs.THIRD_PARTY:
+        if not (tflm / sdk_programs.DOWNLOADS / part).is_file():
+            raise PeerMissing("%s lacks %s (benchmarks/compile_vs_tflm.py says where it "
+                              "comes from)" % (tflm, sdk_programs.DOWNLOADS / part))
+    return tflm
 
 
 def main():
@@ -293,16 +317,13 @@ def main():
     if unknown:
         parser.error("unknown model %s (choose from %s)" % (",".join(unknown), ",".join(MODELS)))
     try:
-        tflm = Path(peer_build.locate(args.tflm, "BURN_TFLM", str(
-            sdk_programs.DOWNLOADS / "gemmlowp" / "fixedpoint" / "fixedpoint.h"), (
-            "TFLM", "clone https://github.com/tensorflow/tflite-micro with flatbuffers and "
-                    "gemmlowp in its downloads folder (this file's docstring) and pass "
-                    "--tflm DIR")))
+        tflm = find_tflm(args.tflm)
     except PeerMissing as exc:
         print("compile_vs_tflm: %s" % exc, file=sys.stderr)
         return 2
     cmsis_nn = None
-    beside = None if os.environ.get("BURN_CMSIS_NN") else tflm / sdk_programs.DOWNLOADS / "cmsis_nn"
+    beside = tflm / sdk_programs.DOWNLOADS / "cmsis_nn"
+    beside = None if os.environ.get("BURN_CMSIS_NN") else str(beside)
     try:
         cmsis_nn = Path(peer_build.locate(
             args.cmsis_nn or beside, "BURN_CMSIS_NN", "Include/arm_nnfunctions.h",

@@ -23,6 +23,9 @@ from burn.host.cache import cache_dir
 
 PEER = Path(__file__).resolve().parent / "tflm_peer"
 DOWNLOADS = Path("tensorflow/lite/micro/tools/make/downloads")
+# a file of each third-party checkout TFLM's sources include, under DOWNLOADS
+THIRD_PARTY = ("flatbuffers/include/flatbuffers/flatbuffers.h", "gemmlowp/fixedpoint/fixedpoint.h",
+               "ruy/ruy/profiler/instrumentation.h")
 # TFLite op: (MicroMutableOpResolver method, the kernel sources under kernels/)
 OPS = {
     "ADD": ("AddAdd", "add add_common"),
