@@ -33,8 +33,9 @@ HEADER = os.path.join(INCLUDE, "flex.h")
 
 # opt folder: the folder whose files it has unless it replaces them. opt/portable holds plain
 # C helpers of every CPU's kernels (the patch gather); the Cortex-M0+ kernels are Thumb-1
-# code that every M-profile core runs; the DSP ones replace the dot products.
-BASES = {"cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable"}
+# code that every M-profile core runs; the DSP ones replace the dot products; the Helium
+# (MVE) ones replace the DSP kernels where they have their own.
+BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable"}
 
 
 def opt_targets():

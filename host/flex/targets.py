@@ -32,7 +32,8 @@ TARGETS = {
                    True),
     "cortex-m33": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m33+dsp+fp_armv8d16sp"],
                    "cortex_m_dsp", True),
-    "cortex-m55": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m55+mve_fp"], "cortex_m_dsp", True),
+    "cortex-m55": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m55+mve_fp"], "cortex_m_mve",
+                   True),
     "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+c"], "riscv32", True),
     "wasm32": ("wasm32-freestanding", [], "wasm32", False),
 }
