@@ -84,10 +84,10 @@ class GdbRemote:
             out += bytes.fromhex(self.request("m%x,%x" % (addr + at, n)))
         return bytes(out)
 
-    def write_register(self, number, value):
-        """Set register `number` (the stub's numbering) to the 32-bit `value`."""
-        if self.request("P%x=%s" % (number, (value & 0xFFFFFFFF).to_bytes(4, "little").hex())) \
-                != "OK":
+    def write_register(self, number, value, size=4):
+        """Set register `number` (the stub's numbering; `size` bytes wide) to `value`."""
+        data = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little").hex()
+        if self.request("P%x=%s" % (number, data)) != "OK":
             raise GdbError("writing register %d failed" % number)
 
     def read_register(self, number):

@@ -42,6 +42,7 @@ _CODE = (bytes.fromhex("0160" "bff34f8f" "bff36f8f" "fee7") + bytes(4)
          + bytes.fromhex("3468" "e047" "3568" "fee7"))
 _CPACR, _SYST_CSR, _SYST_RVR, _SYST_CVR = 0xE000ED88, 0xE000E010, 0xE000E014, 0xE000E018
 _SP, _PC, _XPSR = 13, 15, 25  # QEMU's register numbers for the M profile
+_D0 = 26  # d0-d15 follow; s(2i) and s(2i + 1) are d(i)'s low and high words
 _THUMB = 1 << 24
 
 
@@ -148,12 +149,20 @@ class QemuLib:
         """(status, instructions) of one call of `name` with binding-style `args`."""
         if name not in self.functions:
             raise AttributeError("the %s build has no function %s" % (self.target, name))
-        if any(isinstance(a, float) for a in args):
-            raise ValueError("QemuLib passes no float arguments (%s)" % name)
         self._top = self.heap_base
         g = self.gdb
         placement = Placement(self._alloc, g.write_memory)
-        words = [placement.word(a) for a in args]
+        words, floats = [], []
+        for a in args:  # the AAPCS with VFP: float arguments in s0-s15
+            if isinstance(a, float):
+                floats.append(struct.unpack("<I", struct.pack("<f", a))[0])
+            else:
+                words.append(placement.word(a))
+        if len(floats) > 16:
+            raise ValueError("%s takes more float arguments than s0-s15 hold" % name)
+        for i in range(0, len(floats), 2):
+            pair = floats[i:i + 2] + [0]
+            g.write_register(_D0 + i // 2, pair[0] | pair[1] << 32, size=8)
         sp = (RAM + RAM_SIZE - 64 - 4 * max(0, len(words) - 4)) & ~7
         if len(words) > 4:
             g.write_memory(sp, struct.pack("<%dI" % (len(words) - 4), *words[4:]))

@@ -64,8 +64,9 @@ def test_burn_flash_puts_kws_in_romfs_and_checks_it_on_the_board(board, kws):
     assert "core 0 (frozen)" in out
     latency = next(line for line in out.splitlines() if line.startswith("latency"))
     assert latency.endswith("flex kernels)")
-    # QEMU's instruction clock: a DS-CNN of 2.7 M MACs takes millions of instructions
-    assert 2.7 < float(latency.split()[1]) < 200, latency
+    # QEMU's instruction clock: a DS-CNN of 2.7 M MACs takes millions of instructions (on
+    # the M55 fewer than its MACs: Helium's VMLAVA takes 16 at once)
+    assert 1.0 < float(latency.split()[1]) < 200, latency
 
 
 def test_burn_repl_runs_code_beside_the_model_in_romfs(kws):

@@ -1,8 +1,11 @@
-"""The Cortex-M0+ int8 kernels, and the DSP ones of the M33, with their output over their
-input, as the .bst arena plans it (docs/bst-format.md, "Arena and in-place execution"), run
-in the unicorn emulator: the same bits as the host computes out of place. Kernels that run
+"""The Cortex-M0+ int8 kernels, the DSP ones of the M33 and the Helium ones of the M55, with
+their output over their input, as the .bst arena plans it (docs/bst-format.md, "Arena and
+in-place execution"), run in the unicorn emulator (the M55 in QEMU): the same bits as the
+host computes out of place. Kernels that run
 output channels in blocks (conv, fully connected) or channels in groups (3x3 depthwise)
 must not overwrite inputs that a later block still reads."""
+
+import shutil
 
 import numpy as np
 import pytest
@@ -17,13 +20,20 @@ from in_place import (
 
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.qemu_lib import QemuLib
 
 HOST = GraphKernels()
 
 
-@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32"])
+@pytest.fixture(scope="module", params=["cortex-m0plus", "cortex-m33", "riscv32", "cortex-m55"])
 def m0(request):
-    return GraphKernels(EmulatedLib(request.param))
+    if request.param == "cortex-m55":
+        if shutil.which("qemu-system-arm") is None:
+            pytest.skip("the Cortex-M55 runs in QEMU: apt-get install -y qemu-system-arm")
+        with QemuLib(request.param) as lib:
+            yield GraphKernels(lib)
+        return
+    yield GraphKernels(EmulatedLib(request.param))
 
 
 # (h, w, ic, oc, kernel, stride, extra bytes below the planned position)

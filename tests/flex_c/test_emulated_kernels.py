@@ -1,6 +1,9 @@
 """The Cortex-M0+, Cortex-M4F and Cortex-M33 builds of flex_c (the M4F's and M33's with the
-DSP kernels), run in the unicorn emulator, give every int8 kernel's output equal to the host
-build's and to TFLM's on random shapes and data."""
+DSP kernels), run in the unicorn emulator, and the Cortex-M55's (its Helium kernels) in
+QEMU, give every int8 kernel's output equal to the host build's and to TFLM's on random
+shapes and data."""
+
+import shutil
 
 import numpy as np
 import pytest
@@ -8,11 +11,11 @@ from s8_cases import make_cases
 
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.graph_kernels import GraphKernels
+from burn.host.flex.qemu_lib import QemuLib
 
 
-@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33", "riscv32"])
-def test_emulated_int8_kernels_equal_host_and_tflm(target):
-    host, emulated = GraphKernels(), GraphKernels(EmulatedLib(target))
+def _equal_host_and_tflm(lib):
+    host, emulated = GraphKernels(), GraphKernels(lib)
     failures = []
     for case in make_cases(seed=7, count=4):
         ours, theirs = case.run(emulated), case.run(host)
@@ -20,6 +23,18 @@ def test_emulated_int8_kernels_equal_host_and_tflm(target):
             failures.append("%s: emulated %s, host %s, tflm %s" % (
                 case.name, ours[:8], theirs[:8], case.want[:8]))
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33", "riscv32"])
+def test_emulated_int8_kernels_equal_host_and_tflm(target):
+    _equal_host_and_tflm(EmulatedLib(target))
+
+
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None,
+                    reason="the Cortex-M55 runs in QEMU: apt-get install -y qemu-system-arm")
+def test_cortex_m55_int8_kernels_equal_host_and_tflm():
+    with QemuLib("cortex-m55") as lib:
+        _equal_host_and_tflm(lib)
 
 
 def test_emulated_status_codes_equal_host():

@@ -9,9 +9,10 @@ SUPPORTS_HARDWARE_FP_DOUBLE = 0
 MPY_CROSS_FLAGS := -march=armv7emsp
 MICROPY_HEAP_SIZE = 1048576
 
-# flex's kernels for the DSP extension (flex_c/src/opt/cortex_m_dsp), standing on the
-# Cortex-M0+ ones for the ops they leave (Thumb-1 code, which every M-profile core runs)
-BURNFLEX_OPT = cortex_m_dsp
+# flex's Helium (MVE) kernels (flex_c/src/opt/cortex_m_mve: convolution, depthwise, fully
+# connected), standing on the DSP-extension ones and those on the Cortex-M0+ ones for the
+# ops they leave; the port's -mcpu=cortex-m55 gives gcc MVE
+BURNFLEX_OPT = cortex_m_mve
 
 # a littlefs filesystem and a ROMFS partition in RAM (firmware/qemu/ram_flash.c), as much
 # as the 2 MB of RAM beside the heap holds

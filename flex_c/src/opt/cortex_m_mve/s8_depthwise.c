@@ -1,7 +1,7 @@
 /* int8 depthwise convolution on Helium (MVE; depth multiplier 1, up to MAX_C channels per
  * pass): output pixel by pixel, eight channels at a time, each tap one load of eight inputs
- * and one of eight weights widened to 16 bits, their products (which fit 16 bits) widened
- * into two vectors of sums, the even channels' and the odd ones' (VMULLB, VMULLT); the last
+ * and one of eight weights widened to 16 bits, their products widened to 32 bits into two
+ * vectors of sums, the even channels' and the odd ones' (VMULLB, VMULLT); the last
  * channels of a pixel through tail predication. The input offset enters once per channel as
  * offset * sum(weights), folded with the bias into records grouped as the sums are; taps
  * outside the input read a row of zero points, which the folded offset cancels, exactly as
@@ -34,6 +34,16 @@ static void records(const int32_t *bias, const int32_t *multiplier, const int32_
         }
 }
 
+/* The sums of eight channels (even and odd) over the taps, from the taps' pixels x[t] + c
+ * and the weights at w, S apart; FULL says all eight lanes are channels (no predicate). */
+#define TAPS_LOOP(FULL)                                                                     \
+    for (t = 0; t < taps; t++, wt += S) {                                                 \
+        const int16x8_t xv = FULL ? vldrbq_s16(x[t] + c) : vldrbq_z_s16(x[t] + c, p);      \
+        const int16x8_t wv = FULL ? vldrbq_s16(wt) : vldrbq_z_s16(wt, p);                  \
+        even = vaddq_s32(even, vmullbq_int_s16(xv, wv));                                   \
+        odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));                                     \
+    }
+
 /* One output pixel: channels [0, C) from the taps' pixels x[t] and the weights w[t S + c]. */
 FLEX_HOT static void dw_pixel(const int8_t *const *x, const int8_t *w, int32_t taps,
                               int32_t C, int32_t S, const int32_t *rec,
@@ -44,17 +54,20 @@ FLEX_HOT static void dw_pixel(const int8_t *const *x, const int8_t *w, int32_t t
         const mve_pred16_t p = vctp16q((uint32_t)(C - c));
         int32x4_t even = vldrwq_s32(rec), odd = vldrwq_s32(rec + 4);
         const int8_t *wt = w + c;
-        for (t = 0; t < taps; t++, wt += S) {
-            const int16x8_t xv = vldrbq_z_s16(x[t] + c, p), wv = vldrbq_z_s16(wt, p);
-            const int16x8_t prod = vmulq_s16(xv, wv);
-            even = vaddq_s32(even, vmovlbq_s16(prod));
-            odd = vaddq_s32(odd, vmovltq_s16(prod));
-        }
+        int16x8_t r;
+        if (C - c >= 8)
+            TAPS_LOOP(1)
+        else
+            TAPS_LOOP(0)
         even = flex__mve_requant(even, vldrwq_s32(rec + 8), vldrwq_s32(rec + 16),
                                  q->output_offset, lo, hi);
         odd = flex__mve_requant(odd, vldrwq_s32(rec + 12), vldrwq_s32(rec + 20),
                                 q->output_offset, lo, hi);
-        vstrbq_p_s16(out + c, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd), p);
+        r = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), even), odd);
+        if (C - c >= 8)
+            vstrbq_s16(out + c, r);
+        else
+            vstrbq_p_s16(out + c, r, p);
     }
 }
 
