@@ -1,9 +1,10 @@
-"""The host build's vectorized int8 paths (int16 patch dot products in blocks of output
-channels, channel-innermost depthwise and average pool, per-channel requantization rows, ADD
+"""The host build's vectorized int8 paths (convolution: on AVX-512 VNNI CPUs byte dot
+products over a padded copy of the input, else int16 patch dot products in blocks of output
+channels; channel-innermost depthwise and average pool, per-channel requantization rows, ADD
 over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
 build of the reference kernels alone, run in unicorn; shapes and parameters are chosen to
 reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
-accumulators, no bias)."""
+accumulators, no bias), at each int8 vector width (conftest.py's s8_width)."""
 
 import numpy as np
 import pytest
@@ -56,7 +57,7 @@ def _same(ref, name, args, out):
     assert bad.size == 0, (name, int(bad[0]), results[0][bad[:8]], results[1][bad[:8]])
 
 
-def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1):
+def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1, offset=None):
     oh = (ih + 2 * pad - dil * (kh - 1) - 1) // stride + 1
     ow = (iw + 2 * pad - dil * (kw - 1) - 1) // stride + 1
     x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
@@ -65,10 +66,13 @@ def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1):
         mult, shift, bias = _quant(rng, oc, edges)
         bias = bias if with_bias else None
         y = np.zeros(n * oh * ow * oc, np.int8)
+        q = _q(rng, edges)
+        if offset is not None:
+            q = Struct("flex_s8_quant", [offset] + q.values[1:])
         _same(ref, "flex_s8_conv2d", [
             dims(n, ih, iw, ic), x, x.size, w, w.size, bias, oc * with_bias, mult, shift, oc,
             window(ih, iw, oh, ow, kh, kw, stride, stride, dil, dil, pad, pad), groups,
-            _q(rng, edges), dims(n, oh, ow, oc), y, y.size], y)
+            q, dims(n, oh, ow, oc), y, y.size], y)
 
 
 @pytest.mark.parametrize("shape", [
@@ -79,9 +83,21 @@ def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1):
     (1, 7, 7, 5, 7, 3, 3, 1, 2, 2),     # dilation 2 (per-column gather), 7 output channels
     (1, 4, 4, 96, 40, 3, 3, 1, 0),      # weights widened in two blocks of output channels
     (1, 6, 5, 6, 4, 3, 3, 1, 1, 1, 2),  # groups: the reference kernel
+    # the AVX-512 VNNI path's edges (s8_conv_vnni.c)
+    (1, 5, 4, 8, 300, 3, 3, 1, 1),      # 64-channel tiles, then 44 (12 lanes of 16 kept)
+    (1, 2, 2, 4, 20, 1, 1, 1, 0),       # fewer pixels than a tile: one pixel at a time
+    (2, 5, 4, 5, 33, 3, 2, 1, 1),       # rows of 10 taps in groups of 4, 33 channels
+    (1, 11, 7, 3, 17, 3, 3, 2, 1),      # stride 2, last tile over the one before
+    (1, 64, 48, 24, 8, 1, 1, 1, 0),     # image past the stack buffer: the portable path
 ])
-def test_conv_equals_reference(ref, shape):
+def test_conv_equals_reference(ref, shape, s8_width):
     _conv(ref, np.random.default_rng(sum(shape)), *shape)
+
+
+@pytest.mark.parametrize("offset", [-127, 128])
+def test_conv_input_offset_edges(ref, offset, s8_width):
+    """The VNNI path pads with 128 - input_offset, 0 and 255 at the edges."""
+    _conv(ref, np.random.default_rng(offset + 200), 1, 6, 5, 4, 24, 3, 3, 1, 1, offset=offset)
 
 
 def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1):

@@ -24,11 +24,12 @@ CONVS = [(8, 8, 64, 64, 3, 1, 0),       # k x oc = 36,864: two weight blocks (Re
          (6, 6, 256, 256, 1, 1, 0),     # pointwise, two blocks
          (10, 10, 128, 300, 1, 1, 3),   # spans that end inside a row
          (9, 9, 96, 128, 3, 2, 0),      # strided, four blocks
-         (25, 5, 64, 64, 1, 1, 0)]      # one block
+         (25, 5, 64, 64, 1, 1, 0),      # one block
+         (7, 7, 3, 20, 3, 1, 1)]        # AVX-512 VNNI: rows of 9 taps, 20 channels
 
 
 @pytest.mark.parametrize("h,w,ic,oc,k,s,extra", CONVS)
-def test_conv_in_place(h, w, ic, oc, k, s, extra):
+def test_conv_in_place(h, w, ic, oc, k, s, extra, s8_width):
     assert_same_in_place(HOST, HOST, *conv_case(h, w, ic, oc, k, s, extra))
 
 

@@ -33,6 +33,12 @@ int32_t flex_version(void);
  * sum each output's terms in the same order, so they give the same results. */
 int32_t flex_f32_vector_width(int32_t limit);
 
+/* The widest vectors, in bytes, that the host int8 kernels use: 64 on x86-64 hosts with
+ * AVX-512 VNNI, 32 with AVX2, else 0 (the portable loops, and every other build). A `limit`
+ * > 0 caps it from then on (1: the portable loops), a later 64 lifts the cap; 0 changes
+ * nothing. Returns the width in effect. Every path gives the same results bit for bit. */
+int32_t flex_s8_vector_width(int32_t limit);
+
 /* ---- shared parameter blocks ----------------------------------------------------- */
 typedef struct {
     int32_t n, h, w, c;

@@ -98,6 +98,12 @@ typedef float flex__v16u __attribute__((vector_size(64), aligned(4)));
 #else
 #define FLEX_CLONES
 #endif
+/* The host int8 kernels' x86-64 vector paths (AVX2, AVX-512 VNNI), chosen at run time by
+ * flex__s8_simd() (common/vector_width.c); FLEX_PORTABLE leaves only the portable loops. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FLEX_PORTABLE)
+#define FLEX_S8_SIMD 1
+int32_t flex__s8_simd(void);
+#endif
 #ifdef __GNUC__
 #define FLEX_INLINE static inline __attribute__((always_inline))
 #define FLEX_ALIGNED __attribute__((aligned(32)))

@@ -9,8 +9,9 @@
  * |sum| <= taps * 255 * 128 < 2^31: exact. An output over its input with several weight
  * blocks runs in spans of pixels held on the stack until complete. Requantization runs over
  * each output pixel's row of channels (s8_requant.h). Other shapes use the reference kernel
- * (ref/ref.h). */
+ * (ref/ref.h). On CPUs with AVX-512 VNNI, s8_conv_vnni.c takes the shapes it can. */
 #include "../../ref/ref.h"
+#include "s8_conv_vnni.h"
 #include "s8_dot.h"
 #include "s8_requant.h"
 
@@ -132,6 +133,9 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     if (groups != 1 || win->kernel_h * win->kernel_w * in_dims->c > PATCH_MAX - LANES ||
         out_dims->c > OC_MAX)
         return flex__ref_s8_conv2d(FLEX__ARGS_s8_conv2d);
+    if (flex__host_conv_vnni(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims,
+                             output))
+        return FLEX_OK;
     conv_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

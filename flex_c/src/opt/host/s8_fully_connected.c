@@ -17,6 +17,7 @@
 #include "s8_dot.h"
 #include "s8_fc.h"
 #include "s8_requant.h"
+#include "s8_simd.h"
 
 #define CHUNK 65536
 #define BLOCK 256 /* outputs requantized at a time */
@@ -46,26 +47,16 @@ FLEX_INLINE void dot_rows(const int8_t *restrict w, int32_t stride,
         acc[j] = FLEX_WADD(acc[j], dot(w + j * stride, x, n));
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(FLEX_PORTABLE)
+#ifdef FLEX_S8_SIMD
 /* Eight rows of a short-row layer at once with AVX2: the row's int8 taps sign-extended to
  * int16, multiplied and summed in pairs into int32 lanes (vpmaddwd: |pair| <= 2^15), the
  * lanes of the eight rows then summed by a tree of horizontal adds. Each 16 taps cost two
  * instructions a row, where the vectorizer's loop over a runtime length spends dozens on
  * entering, leaving and reducing a 16-tap loop. The int32 lanes wrap, as TFLM's sum does. */
-#include <immintrin.h>
 #define FC_AVX2 1
 
-static int has_avx2(void) {
-    static int avx2 = -1;
-    if (avx2 < 0) {
-        __builtin_cpu_init();
-        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return avx2;
-}
-
 /* acc[r] += w[r * stride : + n] . x for r < 8. */
-__attribute__((target("avx2"))) static void dot8_avx2(const int8_t *w, int32_t stride,
+FLEX_AVX2 static void dot8_avx2(const int8_t *w, int32_t stride,
                                                        const int8_t *x, int32_t n,
                                                        int32_t *acc) {
     __m256i a[8], h[4], g0, g1, s;
@@ -95,7 +86,7 @@ __attribute__((target("avx2"))) static void dot8_avx2(const int8_t *w, int32_t s
 /* flex__host_requant_row (s8_requant.h) of eight outputs, without bias, in AVX2 lanes, with
  * the multipliers and shifts of eight channels (one for all when not per_channel): the
  * 64-bit products of the even and of the odd lanes, their rounded high words blended back. */
-__attribute__((target("avx2"))) static void requant8_avx2(const int32_t *acc,
+FLEX_AVX2 static void requant8_avx2(const int32_t *acc,
                                                            const int32_t *multiplier,
                                                            const int32_t *shift,
                                                            int32_t per_channel,
@@ -163,7 +154,7 @@ void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8
                                            in_f - i0 < CHUNK ? in_f - i0 : CHUNK)));
             j = 0; /* rows before j: eight at a time */
 #ifdef FC_AVX2
-            if (in_f >= 16 && has_avx2())
+            if (in_f >= 16 && flex__s8_simd() >= 32)
                 for (; j + 8 <= count; j += 8)
                     dot8_avx2(w + j * in_f, in_f, x, in_f, acc + j);
 #endif
