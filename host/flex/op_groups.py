@@ -5,8 +5,8 @@ import posixpath
 
 # group: object file names (without folder), reference, optimised and helper files alike
 GROUPS = {
-    "conv": ("s8_conv", "s8_conv_vnni", "s8_depthwise", "f32_conv", "f32_conv_wide", "f32_winograd",
-             "m0_pairs", "patch", "m0_depthwise", "m0_dw_channels"),
+    "conv": ("s8_conv", "s8_conv_vnni", "s8_depthwise", "f32_conv", "f32_conv_wide",
+             "f32_winograd", "m0_pairs", "patch", "m0_depthwise", "m0_dw_channels"),
     "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
     "svdf (optional)": ("s8_svdf", "f32_svdf"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),

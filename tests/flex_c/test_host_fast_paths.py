@@ -1,7 +1,7 @@
-"""The host build's vectorized int8 paths (convolution: on AVX-512 VNNI CPUs byte dot
-products over a padded copy of the input, else int16 patch dot products in blocks of output
-channels; channel-innermost depthwise and average pool, per-channel requantization rows, ADD
-over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
+"""The host build's vectorized int8 paths (convolution and depthwise: on AVX-512 VNNI
+CPUs byte dot products over a padded copy of the input; else int16 patch dot products in
+blocks of output channels, channel-innermost depthwise; average pool, per-channel
+requantization rows, ADD over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
 build of the reference kernels alone, run in unicorn; shapes and parameters are chosen to
 reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
 accumulators, no bias), at each int8 vector width (conftest.py's s8_width)."""
@@ -100,7 +100,7 @@ def test_conv_input_offset_edges(ref, offset, s8_width):
     _conv(ref, np.random.default_rng(offset + 200), 1, 6, 5, 4, 24, 3, 3, 1, 1, offset=offset)
 
 
-def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1):
+def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1, offset=None):
     oh = (ih + 2 * pad - dil * (k - 1) - 1) // stride + 1
     ow = (iw + 2 * pad - dil * (k - 1) - 1) // stride + 1
     oc = c * dm
@@ -110,9 +110,12 @@ def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1):
         mult, shift, bias = _quant(rng, oc, edges)
         bias = bias if with_bias else None
         y = np.zeros(n * oh * ow * oc, np.int8)
+        q = _q(rng, edges)
+        if offset is not None:
+            q = Struct("flex_s8_quant", [offset] + q.values[1:])
         _same(ref, "flex_s8_depthwise_conv2d", [
             dims(n, ih, iw, c), x, x.size, w, w.size, bias, oc * with_bias, mult, shift, oc,
-            window(ih, iw, oh, ow, k, k, stride, stride, dil, dil, pad, pad), dm, _q(rng, edges),
+            window(ih, iw, oh, ow, k, k, stride, stride, dil, dil, pad, pad), dm, q,
             dims(n, oh, ow, oc), y, y.size], y)
 
 
@@ -122,9 +125,19 @@ def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1):
     (1, 9, 8, 24, 3, 1, 2, 2),   # dilation 2
     (1, 6, 7, 20, 5, 1, 2),      # 5x5: one tap at a time
     (1, 5, 5, 4, 3, 1, 1, 1, 2),  # depth multiplier 2: the reference kernel
+    # the AVX-512 VNNI path's edges (s8_depthwise_vnni.c)
+    (1, 4, 3, 40, 2, 1, 0),      # four taps: one group; 40 channels, 8 lanes of 16 kept
+    (2, 5, 6, 1, 3, 1, 1),       # one channel: the next pixels' bytes at weight 0
+    (1, 72, 40, 24, 3, 1, 1),    # image past the stack buffer: the portable path
 ])
-def test_depthwise_equals_reference(ref, shape):
+def test_depthwise_equals_reference(ref, shape, s8_width):
     _depthwise(ref, np.random.default_rng(sum(shape)), *shape)
+
+
+@pytest.mark.parametrize("offset", [-127, 128])
+def test_depthwise_input_offset_edges(ref, offset, s8_width):
+    """The VNNI path pads with 128 - input_offset, 0 and 255 at the edges."""
+    _depthwise(ref, np.random.default_rng(offset + 300), 1, 6, 5, 20, 3, 1, 1, offset=offset)
 
 
 def _add_params(rng, edges):

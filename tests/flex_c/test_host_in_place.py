@@ -34,7 +34,7 @@ def test_conv_in_place(h, w, ic, oc, k, s, extra, s8_width):
 
 
 @pytest.mark.parametrize("k", [3, 5])
-def test_depthwise_in_place(k):
+def test_depthwise_in_place(k, s8_width):
     rng = np.random.default_rng(k)
     h, w, c = 25, 5, 64
     x = rng.integers(-128, 128, h * w * c, dtype=np.int8)

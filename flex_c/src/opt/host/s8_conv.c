@@ -11,9 +11,9 @@
  * each output pixel's row of channels (s8_requant.h). Other shapes use the reference kernel
  * (ref/ref.h). On CPUs with AVX-512 VNNI, s8_conv_vnni.c takes the shapes it can. */
 #include "../../ref/ref.h"
-#include "s8_conv_vnni.h"
 #include "s8_dot.h"
 #include "s8_requant.h"
+#include "s8_vnni.h"
 
 #define PATCH_MAX 8192    /* int16 taps of one receptive field */
 #define OC_MAX 1024       /* output channels of conv2d */

@@ -4,9 +4,11 @@
  * offset * sum(weights) and taps outside the input read a row of zero points, so each
  * output pixel is one pass of multiply-adds over contiguous channels (a 3x3 window has its
  * nine taps unrolled), then one requantization over its row of channels (s8_requant.h).
- * Other shapes use the reference kernel (ref/ref.h). */
+ * Other shapes use the reference kernel (ref/ref.h). On CPUs with AVX-512 VNNI,
+ * s8_depthwise_vnni.c takes the shapes it can. */
 #include "../../ref/ref.h"
 #include "s8_requant.h"
+#include "s8_vnni.h"
 
 #define DW_MAX_CHANNELS 1024
 #define DW_MAX_TAPS 64
@@ -84,6 +86,9 @@ FLEX__SIGNATURE_s8_depthwise_conv2d(flex_s8_depthwise_conv2d) {
     if (depth_multiplier != 1 || in_dims->c > DW_MAX_CHANNELS ||
         win->kernel_h * win->kernel_w > DW_MAX_TAPS)
         return flex__ref_s8_depthwise_conv2d(FLEX__ARGS_s8_depthwise_conv2d);
+    if (flex__host_depthwise_vnni(in_dims, input, filter, bias, multiplier, shift, win, q,
+                                  out_dims, output))
+        return FLEX_OK;
     depthwise_fast(in_dims, input, filter, bias, multiplier, shift, win, q, out_dims, output);
     return FLEX_OK;
 }

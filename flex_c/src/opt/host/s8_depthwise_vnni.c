@@ -1,0 +1,119 @@
+/* Host int8 depthwise convolution (depth multiplier 1) with AVX-512 VNNI, bit-identical to
+ * the reference kernel. The input becomes a padded image of x + 128 (s8_vnni.h, which also
+ * says how the +128 and the input offset leave the bias), so every tap of a window is a
+ * fixed offset from the window's first pixel, with no bounds tests.
+ *
+ * Each int32 lane is one channel and sums four taps per vpdpbusd: the window's taps go in
+ * groups of four (the last group padded with taps of weight 0), the weights packed per call
+ * as [group][channel][tap of 4]. For 16 channels a group's four taps are four 16-byte loads,
+ * one per tap, transposed to four bytes per channel by a dword permutation across the
+ * 128-bit lanes and a byte shuffle within them. Channels past a multiple of 16 are computed
+ * on bytes of the next pixel (weight 0) and not stored.
+ *
+ * Taken when the CPU has AVX-512 VNNI (flex__s8_simd) and the shapes fit the stack buffers;
+ * s8_depthwise.c's portable path runs otherwise. */
+#include "s8_vnni.h"
+
+#ifdef FLEX_S8_SIMD
+#define DW_TAPS 64 /* taps of a window, padded to groups of four */
+
+/* packed[(g * c16 + c) * 4 + t] = weight of tap 4 g + t of channel c (0 past the taps or for
+ * c >= C); sum[c] = sum of channel c's weights. */
+FLEX_VNNI static void pack(const int8_t *filter, int32_t C, int32_t c16, int32_t taps,
+                           int8_t *packed, int32_t *sum) {
+    const int32_t groups = (taps + 3) / 4;
+    int32_t g, c, t;
+    for (g = 0; g < groups; g++)
+        for (c = 0; c < c16; c++)
+            for (t = 0; t < 4; t++)
+                packed[(g * c16 + c) * 4 + t] =
+                    c < C && 4 * g + t < taps ? filter[(4 * g + t) * C + c] : 0;
+    for (c = 0; c < c16; c += 16) {
+        __m512i s = _mm512_setzero_si512();
+        for (g = 0; g < groups; g++)
+            s = _mm512_dpbusd_epi32(s, _mm512_set1_epi8(1),
+                                    _mm512_loadu_si512(packed + (g * c16 + c) * 4));
+        _mm512_storeu_si512(sum + c, s);
+    }
+}
+
+/* Bytes x[0:16] of four taps as one vector of 16 channels by four taps: the dword
+ * permutation puts channels 4j .. 4j + 3 of the four taps in 128-bit lane j, the byte
+ * shuffle makes each channel's four taps one dword. */
+FLEX_VNNI FLEX_INLINE __m512i four_taps(const uint8_t *x0, const uint8_t *x1,
+                                        const uint8_t *x2, const uint8_t *x3) {
+    const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m512i bytes = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)x0));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)x1), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)x2), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)x3), 3);
+    return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(lanes, v), bytes);
+}
+
+FLEX_VNNI static int32_t depthwise_vnni(const flex_dims4 *in, const int8_t *input,
+                                        const int8_t *filter, const int32_t *bias,
+                                        const int32_t *multiplier, const int32_t *shift,
+                                        const flex_window *win, const flex_s8_quant *q,
+                                        const flex_dims4 *out, int8_t *output) {
+    uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
+    int8_t packed[DW_TAPS * FLEX_HOST_VNNI_CHANNELS];
+    int32_t sum[FLEX_HOST_VNNI_CHANNELS], start[FLEX_HOST_VNNI_CHANNELS];
+    int32_t mult[FLEX_HOST_VNNI_CHANNELS], sh[FLEX_HOST_VNNI_CHANNELS];
+    int32_t off[DW_TAPS];
+    const int32_t C = in->c, c16 = (C + 15) / 16 * 16, taps = win->kernel_h * win->kernel_w;
+    const int32_t groups = (taps + 3) / 4;
+    int32_t hp, wp, b, oy, ox, c, g, t;
+    if (!flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp))
+        return 0;
+    flex__vnni_copy_image(in, input, win, hp, wp, q->input_offset, image);
+    pack(filter, C, c16, taps, packed, sum);
+    flex__vnni_start(sum, bias, C, c16, q->input_offset, start);
+    flex__vnni_quant(multiplier, shift, C, c16, mult, sh);
+    for (t = 0; t < 4 * groups; t++)
+        off[t] = t < taps ? ((t / win->kernel_w) * win->dilation_h * wp +
+                             t % win->kernel_w * win->dilation_w) * C
+                          : 0;
+    for (b = 0; b < out->n; b++)
+        for (oy = 0; oy < out->h; oy++)
+            for (ox = 0; ox < out->w; ox++, output += C) {
+                const uint8_t *x =
+                    image + ((b * hp + oy * win->stride_h) * wp + ox * win->stride_w) * C;
+                for (c = 0; c < c16; c += 16) {
+                    __m512i acc = _mm512_loadu_si512(start + c);
+                    for (g = 0; g < groups; g++)
+                        acc = _mm512_dpbusd_epi32(
+                            acc,
+                            four_taps(x + off[4 * g] + c, x + off[4 * g + 1] + c,
+                                      x + off[4 * g + 2] + c, x + off[4 * g + 3] + c),
+                            _mm512_loadu_si512(packed + (g * c16 + c) * 4));
+                    _mm_mask_storeu_epi8(output + c, flex__vnni_lanes(C - c),
+                                         flex__vnni_requant16(acc, _mm512_loadu_si512(mult + c),
+                                                              _mm512_loadu_si512(sh + c), q));
+                }
+            }
+    return 1;
+}
+
+int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
+                                  const int8_t *filter, const int32_t *bias,
+                                  const int32_t *multiplier, const int32_t *shift,
+                                  const flex_window *win, const flex_s8_quant *q,
+                                  const flex_dims4 *out, int8_t *output) {
+    if (flex__s8_simd() < 64 || in->c > FLEX_HOST_VNNI_CHANNELS ||
+        win->kernel_h * win->kernel_w > DW_TAPS)
+        return 0;
+    return depthwise_vnni(in, input, filter, bias, multiplier, shift, win, q, out, output);
+}
+#else
+int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
+                                  const int8_t *filter, const int32_t *bias,
+                                  const int32_t *multiplier, const int32_t *shift,
+                                  const flex_window *win, const flex_s8_quant *q,
+                                  const flex_dims4 *out, int8_t *output) {
+    (void)in, (void)input, (void)filter, (void)bias, (void)multiplier, (void)shift;
+    (void)win, (void)q, (void)out, (void)output;
+    return 0;
+}
+#endif

@@ -1,0 +1,143 @@
+/* The host int8 kernels' AVX-512 VNNI paths (s8_conv_vnni.c, s8_depthwise_vnni.c): their
+ * entry points and what they share.
+ *
+ * - vpdpbusd multiplies unsigned bytes by signed bytes, so the input is copied once into a
+ *   padded image of (x + 128) = x ^ 0x80. Its border holds 128 - input_offset, the byte whose
+ *   x + input_offset is 0, so a padded tap adds nothing, as TFLM skipping it. Windows then
+ *   read the image without bounds tests, and an output may lie over its input (the .bst
+ *   arena's in-place plan): the kernel reads only the copy.
+ * - sum((x + 128) * w) = sum((x + input_offset) * w) + (128 - input_offset) * sum(w), so each
+ *   channel's sum starts at bias - (128 - input_offset) * sum(w), in wrapping int32
+ *   arithmetic as TFLM's accumulator (the sums of products stay below 2^31: exact).
+ * - Requantization of 16 lanes at a time, bit-identical to s8_requant.h. */
+#ifndef FLEX_HOST_S8_VNNI_H
+#define FLEX_HOST_S8_VNNI_H
+
+#include "s8_simd.h"
+
+#define FLEX_HOST_VNNI_CHANNELS 1024 /* output channels at most */
+
+/* flex_s8_conv2d (groups 1) on checked arguments with AVX-512 VNNI: 1 when done, 0 when the
+ * CPU, the cap (flex_s8_vector_width), the dilation or a size leaves it to the caller. */
+int32_t flex__host_conv_vnni(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
+                             const int32_t *bias, const int32_t *multiplier,
+                             const int32_t *shift, const flex_window *win,
+                             const flex_s8_quant *q, const flex_dims4 *out, int8_t *output);
+
+/* flex_s8_depthwise_conv2d (depth multiplier 1) on checked arguments with AVX-512 VNNI: 1
+ * when done, 0 when the CPU, the cap or a size leaves it to the caller. */
+int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
+                                  const int8_t *filter, const int32_t *bias,
+                                  const int32_t *multiplier, const int32_t *shift,
+                                  const flex_window *win, const flex_s8_quant *q,
+                                  const flex_dims4 *out, int8_t *output);
+
+#ifdef FLEX_S8_SIMD
+#define FLEX_VNNI_IMAGE_MAX 65536 /* bytes of the padded image (on the stack) */
+#define FLEX_VNNI_SLACK 64        /* bytes after it that loads may read */
+
+/* The padded image's rows and columns (the top and left padding, the input, and what the
+ * last window reaches past it); 0 when it would not fit FLEX_VNNI_IMAGE_MAX or the border
+ * byte 128 - input_offset is not a byte. */
+FLEX_INLINE int32_t flex__vnni_image_size(const flex_dims4 *in, const flex_window *win,
+                                          const flex_dims4 *out, int32_t input_offset,
+                                          int32_t *hp, int32_t *wp) {
+    const int32_t bottom = (out->h - 1) * win->stride_h +
+                           (win->kernel_h - 1) * win->dilation_h + 1 - win->pad_top - in->h;
+    const int32_t right = (out->w - 1) * win->stride_w +
+                          (win->kernel_w - 1) * win->dilation_w + 1 - win->pad_left - in->w;
+    *hp = win->pad_top + in->h + (bottom > 0 ? bottom : 0);
+    *wp = win->pad_left + in->w + (right > 0 ? right : 0);
+    return (int64_t)in->n * *hp * *wp * in->c <= FLEX_VNNI_IMAGE_MAX && input_offset >= -127 &&
+           input_offset <= 128;
+}
+
+/* The padded image of `in` (hp x wp pixels per batch) and its slack. */
+FLEX_INLINE void flex__vnni_copy_image(const flex_dims4 *in, const int8_t *input,
+                                       const flex_window *win, int32_t hp, int32_t wp,
+                                       int32_t input_offset, uint8_t *image) {
+    const int32_t C = in->c, size = in->n * hp * wp * C, run = in->w * C;
+    int32_t b, y, i;
+    for (i = 0; i < size + FLEX_VNNI_SLACK; i++)
+        image[i] = (uint8_t)(128 - input_offset);
+    for (b = 0; b < in->n; b++)
+        for (y = 0; y < in->h; y++) {
+            const int8_t *src = input + (size_t)(b * in->h + y) * run;
+            uint8_t *dst = image + ((b * hp + y + win->pad_top) * wp + win->pad_left) * C;
+            for (i = 0; i < run; i++)
+                dst[i] = (uint8_t)(src[i] ^ 0x80);
+        }
+}
+
+/* Four bytes at p as one int32 (any alignment). */
+FLEX_INLINE int32_t flex__vnni_load4(const uint8_t *p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+/* Lanes 0 .. n - 1 of 16 (all for n >= 16). */
+FLEX_INLINE __mmask16 flex__vnni_lanes(int32_t n) {
+    return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
+}
+
+/* mult[0:n16], sh[0:n16]: the n channels' multipliers and shifts, then zeros. */
+FLEX_INLINE void flex__vnni_quant(const int32_t *multiplier, const int32_t *shift, int32_t n,
+                                  int32_t n16, int32_t *mult, int32_t *sh) {
+    int32_t c;
+    for (c = 0; c < n16; c++) {
+        mult[c] = c < n ? multiplier[c] : 0;
+        sh[c] = c < n ? shift[c] : 0;
+    }
+}
+
+/* start[0:n16] = bias - (128 - input_offset) * sum: the starting sums of n channels (bias may
+ * be NULL), padded to n16, a multiple of 16. */
+FLEX_VNNI FLEX_INLINE void flex__vnni_start(const int32_t *sum, const int32_t *bias, int32_t n,
+                                            int32_t n16, int32_t input_offset,
+                                            int32_t *start) {
+    const __m512i k = _mm512_set1_epi32(128 - input_offset);
+    int32_t c;
+    for (c = 0; c < n16; c += 16) {
+        const __m512i b = bias ? _mm512_maskz_loadu_epi32(flex__vnni_lanes(n - c), bias + c)
+                               : _mm512_setzero_si512();
+        _mm512_storeu_si512(start + c,
+                            _mm512_sub_epi32(b, _mm512_mullo_epi32(_mm512_loadu_si512(sum + c),
+                                                                   k)));
+    }
+}
+
+/* TFLM's MultiplyByQuantizedMultiplier of 16 lanes plus the output offset, clamped, as
+ * int8 (s8_requant.h's formula): the 64-bit products of the even and odd lanes, their
+ * rounded high words blended back, then the branch-free rounding divide by 2^right. */
+FLEX_VNNI FLEX_INLINE __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
+                                                   const flex_s8_quant *q) {
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    const __m512i lowest = _mm512_set1_epi32(INT32_MIN);
+    const __m512i rs = _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero);
+    const __m512i a = _mm512_sllv_epi32(acc, _mm512_max_epi32(sh, zero));
+    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
+    const __m512i odd = _mm512_add_epi64(
+        _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)), nudge);
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, rs), one);
+    const __mmask16 sat =
+        _mm512_cmpeq_epi32_mask(a, lowest) & _mm512_cmpeq_epi32_mask(m, lowest);
+    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even,
+                                           _mm512_slli_epi64(_mm512_srli_epi64(odd, 31), 32));
+    __m512i v;
+    high = _mm512_mask_sub_epi32(high, sat, high, one);
+    v = _mm512_srav_epi32(high, rs);
+    v = _mm512_mask_add_epi32(
+        v, _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask),
+                                   _mm512_sub_epi32(_mm512_srli_epi32(mask, 1),
+                                                    _mm512_srai_epi32(high, 31))),
+        v, one);
+    v = _mm512_add_epi32(v, _mm512_set1_epi32(q->output_offset));
+    v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(q->act_min)),
+                         _mm512_set1_epi32(q->act_max));
+    return _mm512_cvtsepi32_epi8(v); /* in range: the conversion keeps the values */
+}
+#endif
+
+#endif
