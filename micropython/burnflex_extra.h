@@ -61,7 +61,10 @@
     X(MP_QSTR_div_s8, div_s8)                                                  \
     X(MP_QSTR_div_s32, div_s32)                                                \
     X(MP_QSTR_lstm_s8, lstm_s8)                                                \
-    X(MP_QSTR_gather_s8, gather_s8)
+    X(MP_QSTR_gather_s8, gather_s8)                                            \
+    X(MP_QSTR_cast_s32_s8, cast_s32_s8)                                        \
+    X(MP_QSTR_cast_s32_s16, cast_s32_s16)                                      \
+    X(MP_QSTR_cast_s16_s8, cast_s16_s8)
 
 #define BF_EXTRA_FLOAT_KERNELS(X)                                              \
     X(MP_QSTR_quantize_s16, quantize_s16)                                      \
@@ -85,7 +88,11 @@
     X(MP_QSTR_select_f32, select_f32)                                          \
     X(MP_QSTR_div_f32, div_f32)                                                \
     X(MP_QSTR_lstm_f32, lstm_f32)                                              \
-    X(MP_QSTR_gather_f32, gather_f32)
+    X(MP_QSTR_gather_f32, gather_f32)                                          \
+    X(MP_QSTR_cast_f32_s8, cast_f32_s8)                                        \
+    X(MP_QSTR_cast_f32_s16, cast_f32_s16)                                      \
+    X(MP_QSTR_cast_f32_s32, cast_f32_s32)                                      \
+    X(MP_QSTR_cast_s32_f32, cast_s32_f32)
 /* END optional-kernels */
 
 #endif

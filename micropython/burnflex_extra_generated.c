@@ -11,7 +11,9 @@
  * MP_QSTR_squared_difference_s32 MP_QSTR_compare_s32 MP_QSTR_reduce_s16 MP_QSTR_clamp_s16
  * MP_QSTR_softmax_s8_s16 MP_QSTR_maximum_s16 MP_QSTR_minimum_s16 MP_QSTR_softmax_s16
  * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16
- * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 */
+ * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 MP_QSTR_cast_s32_s8
+ * MP_QSTR_cast_s32_s16 MP_QSTR_cast_s16_s8 MP_QSTR_cast_f32_s8 MP_QSTR_cast_f32_s16
+ * MP_QSTR_cast_f32_s32 MP_QSTR_cast_s32_f32 */
 
 /* lookup_s8(inp, out, size, table): flex_s8_lookup */
 static mp_obj_t lookup_s8(size_t n_args, const mp_obj_t *args) {
@@ -633,5 +635,111 @@ static mp_obj_t gather_f32(size_t n_args, const mp_obj_t *args) {
     return mp_const_none;
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_gather_f32_obj, 7, 7, gather_f32);
+#endif
+
+/* cast_s32_s8(inp, out, size): flex_cast_s32_s8 */
+static mp_obj_t cast_s32_s8(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_s32_s8";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_I32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_S8, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_s32_s8(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_s32_s8_obj, 3, 3, cast_s32_s8);
+
+/* cast_s32_s16(inp, out, size): flex_cast_s32_s16 */
+static mp_obj_t cast_s32_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_s32_s16";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_I32, 0);
+    const bf_buf out = bf_s16(kernel, args, 1, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_s32_s16(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_s32_s16_obj, 3, 3, cast_s32_s16);
+
+/* cast_s16_s8(inp, out, size): flex_cast_s16_s8 */
+static mp_obj_t cast_s16_s8(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_s16_s8";
+    const bf_buf inp = bf_s16(kernel, args, 0, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_S8, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_s16_s8(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_s16_s8_obj, 3, 3, cast_s16_s8);
+
+#if BURNFLEX_FLOAT
+/* cast_f32_s8(inp, out, size): flex_cast_f32_s8 */
+static mp_obj_t cast_f32_s8(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_f32_s8";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_F32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_S8, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_f32_s8(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_f32_s8_obj, 3, 3, cast_f32_s8);
+#endif
+
+#if BURNFLEX_FLOAT
+/* cast_f32_s16(inp, out, size): flex_cast_f32_s16 */
+static mp_obj_t cast_f32_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_f32_s16";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_F32, 0);
+    const bf_buf out = bf_s16(kernel, args, 1, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_f32_s16(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_f32_s16_obj, 3, 3, cast_f32_s16);
+#endif
+
+#if BURNFLEX_FLOAT
+/* cast_f32_s32(inp, out, size): flex_cast_f32_s32 */
+static mp_obj_t cast_f32_s32(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_f32_s32";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_F32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_I32, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_f32_s32(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_f32_s32_obj, 3, 3, cast_f32_s32);
+#endif
+
+#if BURNFLEX_FLOAT
+/* cast_s32_f32(inp, out, size): flex_cast_s32_f32 */
+static mp_obj_t cast_s32_f32(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "cast_s32_f32";
+    const bf_buf inp = bf_buffer(kernel, args, 0, BF_I32, 0);
+    const bf_buf out = bf_buffer(kernel, args, 1, BF_F32, 1);
+    const int32_t size = bf_int(kernel, args[2]);
+    (void)n_args;
+    bf_need(kernel, &inp, size);
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_cast_s32_f32(bf_size(kernel, size), inp.data, out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_cast_s32_f32_obj, 3, 3, cast_s32_f32);
 #endif
 /* END bindings */

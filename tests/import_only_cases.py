@@ -113,31 +113,53 @@ def make_cases(op, dtype, seed=0):
         yield made if len(made) == 3 else made + (None,)
 
 
-# CAST's exact pairs (burn.host.importers.tflite_cast), and the runtime of each on the
-# MicroPython unix port: a copy has a viper twin, dequantize and requantize_s8_s16 do not
+# CAST's pairs (burn.host.importers.tflite_cast), and the runtime of each on the
+# MicroPython unix port: a copy has a viper twin, dequantize, requantize_s8_s16 and the
+# cast op do not
 CASTS = (("bool", "int8", "viper"), ("int8", "float32", "plain"), ("bool", "float32", "plain"),
          ("int16", "float32", "plain"), ("int8", "int16", "plain"), ("bool", "int16", "plain"),
          ("int8", "int32", "plain"), ("bool", "int32", "plain"), ("int16", "int32", "plain"),
          ("int8", "int8", "viper"), ("int16", "int16", "plain"), ("int32", "int32", "plain"),
-         ("float32", "float32", "plain"))
+         ("float32", "float32", "plain"), ("int32", "int8", "plain"), ("int32", "int16", "plain"),
+         ("int16", "int8", "plain"), ("float32", "int8", "plain"), ("float32", "int16", "plain"),
+         ("float32", "int32", "plain"), ("int32", "float32", "plain"))
 
 
-def _values(rng, shape, dtype):
-    """Random (burn's input, TFLM's input) of `dtype`: BOOL is int8 0/1 in burn."""
+def _in_range(rng, shape, dst):
+    """float32 values that truncate into integer type `dst` (TFLM's CAST is undefined
+    beyond it): spread over its range, a third of them within 3 of zero (truncation toward
+    zero of small negative values)."""
+    info = np.iinfo(dst)
+    top = np.float32(info.max + 1)  # 2**(bits-1): the first value out of range
+    x = rng.uniform(float(info.min), float(top), size=shape).astype(np.float32)
+    x = np.where(x >= top, np.nextafter(top, np.float32(0)), x)
+    small = rng.uniform(-3.0, 3.0, size=shape).astype(np.float32)
+    return np.where(rng.random(shape) < 0.33, small, x).astype(np.float32)
+
+
+def _values(rng, shape, dtype, dst=None):
+    """Random (burn's input, TFLM's input) of `dtype`: BOOL is int8 0/1 in burn. A float32
+    input to an integer `dst` stays within dst's range; an int32 one to float32 has some
+    values halfway between two float32s (ties to even)."""
     if dtype == "bool":
         x = rng.integers(0, 2, size=shape, dtype=np.int8)
         return x, x.astype(bool)
+    if dtype == "float32" and dst not in (None, "float32"):
+        x = _in_range(rng, shape, dst)
+        return x, x
     if dtype == "float32":
         x = rng.standard_normal(shape).astype(np.float32)
         return x, x
     info = np.iinfo(dtype)
     x = rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+    if dtype == "int32" and dst == "float32":  # 64 past a multiple of 128: a tie at 2**30+
+        x = np.where(rng.random(shape) < 0.3, (x & ~127) | 64, x).astype(np.int32)
     return x, x
 
 
 def cast_case(rng, src, dst):
     """(model, burn's input, TFLM's input) of a CAST from `src` to `dst` (unquantized)."""
-    x, tflm_x = _values(rng, rand_shape(rng, 1, 4), src)
+    x, tflm_x = _values(rng, rand_shape(rng, 1, 4), src, dst)
     mb = ModelBuilder()
     tx, ty = mb.tensor("x", x.shape, src), mb.tensor("y", x.shape, dst)
     mb.op("CAST", [tx], [ty])

@@ -61,9 +61,17 @@ def _transpose_conv():
     return mb.finish([x], [y])
 
 
+def _cast():
+    """A CAST of float32 to int32 (the `cast` op: truncation toward zero)."""
+    mb = ModelBuilder()
+    x, y = mb.tensor("x", SHAPE, "float32"), mb.tensor("y", SHAPE, "int32")
+    mb.op("CAST", [x], [y])
+    return mb.finish([x], [y])
+
+
 def models():
     """[.bst bytes]: sub, squared_difference, maximum, minimum, div, compare and select,
-    arg, gather, l2norm, log_softmax, reduce, resize and transpose_conv2d."""
+    arg, gather, l2norm, log_softmax, reduce, resize, transpose_conv2d and cast."""
     tflite = [
         _binary("SUB", "SubOptions", FusedActivationFunction=0),
         _binary("SQUARED_DIFFERENCE"), _binary("MAXIMUM"), _binary("MINIMUM"),
@@ -77,5 +85,6 @@ def models():
         _unary("RESIZE_NEAREST_NEIGHBOR", (1, 8, 8, 2), [("size", [8, 8])],
                "ResizeNearestNeighborOptions"),
         _transpose_conv(),
+        _cast(),
     ]
     return [encode_bst(import_tflite(data, tests=0)) for data in tflite]

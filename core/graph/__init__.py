@@ -207,6 +207,11 @@ for one string."""
 #     TFLite GATHER (positions computed at run time) and EMBEDDING_LOOKUP: out [outer, count,
 #     inner] holds inp [outer, size, inner] at the int32 positions pos; a position outside
 #     [0, size) is a ValueError, raised before anything is written
+# cast: cast_s32_s8(inp, out, size); cast_s32_s16, cast_s16_s8, cast_f32_s8, cast_f32_s16,
+#         cast_f32_s32, cast_s32_f32(same)
+#     TFLite CAST as TFLM's static_cast: integers narrowed to their low bits, float32
+#     truncated toward zero (saturating beyond the target's range, NaN to 0), int32 to the
+#     nearest float32
 # s8_arith: sub_s8(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
 #         out_zp, out_mult, out_shift, left_shift, act_min, act_max, swap)
 #     TFLite SUB: out[i] = a[i] - b[i % b_size] (b - a when swap is 1), add's scaling and

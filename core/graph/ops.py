@@ -75,6 +75,8 @@ OPS = (
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32 div_s32"),
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
     ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
+    ("cast", "", "CAST", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 "
+     "cast_f32_s32 cast_s32_f32"),
 )
 
 OPTIONAL = (
@@ -94,6 +96,7 @@ OPTIONAL = (
     "div",
     "lstm",
     "gather",
+    "cast",
 )
 
 GROUPS = {
@@ -210,6 +213,8 @@ KERNELS = (
     ("lstm", "lstm_s8", "*lstm gate_q table in_zp out_zp cell_clip cell_power fc_mult fc_shift "
      "ic_mult ic_shift hid_mult hid_shift"),
     ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
+    ("cast", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 "
+     "cast_s32_f32", "inp out size"),
 )
 
 # What the exporter and the quantizer need to know of a kind: it has weights (a filter,
@@ -323,6 +328,9 @@ CALLS = (
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
     ("gather_f32", "flex_gather", "4 outer size inner count inp[outer*size*inner] pos[count]"
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
+    ("cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 cast_s32_f32",
+     "flex_cast_s32_s8 flex_cast_s32_s16 flex_cast_s16_s8 flex_cast_f32_s8 flex_cast_f32_s16 "
+     "flex_cast_f32_s32 flex_cast_s32_f32", "size inp[size] out[size]"),
 )
 
 
@@ -373,8 +381,9 @@ def kernel_calls():
 def needs_fpu(name):
     """Whether kernel `name` works on float32 data, so that builds for a CPU without an FPU
     leave it out: the float kernels (`_f32`), the conversions between float32 and the
-    integer types, and the layout kernels without a type suffix, which serve float graphs
-    (their `_s8` twins serve int8 ones)."""
-    if name.startswith(("quantize_", "dequantize_")) or name.endswith("_f32"):
+    integer types (quantize, dequantize, and the casts with `_f32` in their names), and the
+    layout kernels without a type suffix, which serve float graphs (their `_s8` twins serve
+    int8 ones)."""
+    if name.startswith(("quantize_", "dequantize_")) or "_f32" in name:
         return True
     return not name.endswith(("_s8", "_s16", "_s32"))

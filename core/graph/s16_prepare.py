@@ -36,6 +36,7 @@ MODULES = {
     "minimum": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "compare": {"int32": "s32_arith"},
     "div": {"int32": "s32_arith"},
+    "cast": {"int16": "cast", "int32": "cast"},
 }
 # END wide-modules
 

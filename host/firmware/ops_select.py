@@ -24,7 +24,8 @@ _QUANTIZED = tuple(_TAGS.values())
 def step_kernel(kind, dtype, out_dtype=None):
     """The kernel an op of `kind` whose first input is `dtype` and first output `out_dtype`
     (default: `dtype`) binds (burn.bst_ops' rule: an op with one kernel always binds it;
-    else the suffix of the integer types, "_s8_s16" for int8 to int16, "_s16" for int16
+    else the kernel named by the kind and both types (cast_f32_s8), else the suffix of the
+    integer types, "_s8_s16" for int8 to int16, "_s16" for int16
     to int16 or float32, and the input's alone where no kernel has both (compare_s32 writes
     int8 0/1); an op of float32 inputs, and any other float op, the kernel without those
     suffixes, which a copy, pad or concat of int16 binds too, or the first kernel when all
@@ -36,6 +37,9 @@ def step_kernel(kind, dtype, out_dtype=None):
             names = row[3].split()
             if len(names) == 1:
                 return names[0]
+            both = kind + "".join(_TAGS.get(d, "_f32") for d in (dtype, out_dtype))
+            if dtype != out_dtype and both in names:  # named by its two types: cast_f32_s8
+                return both
             tags = [_TAGS[d] for d in (dtype, out_dtype) if d in _TAGS]
             wanted = (["".join(tags)] if len(set(tags)) > 1 else []) + tags[:1]
             quantized = [n for n in names if n.endswith(_QUANTIZED)]

@@ -291,4 +291,46 @@ class GeneratedKernels:
             as_i32(pos, count), count, as_f32(out, outer * count * inner), outer * count * inner],
             "outer %d, size %d, inner %d, count %d (each position must lie in [0, %d))"
             % (outer, size, inner, count, size))
+
+    def cast_s32_s8(self, inp, out, size):
+        """burn.graph's cast_s32_s8 on flex_c's flex_cast_s32_s8."""
+        self._run("flex_cast_s32_s8", [
+            size, as_i32(inp, size), as_i8(out, size)],
+            "size %d" % size)
+
+    def cast_s32_s16(self, inp, out, size):
+        """burn.graph's cast_s32_s16 on flex_c's flex_cast_s32_s16."""
+        self._run("flex_cast_s32_s16", [
+            size, as_i32(inp, size), as_i16(out, size)],
+            "size %d" % size)
+
+    def cast_s16_s8(self, inp, out, size):
+        """burn.graph's cast_s16_s8 on flex_c's flex_cast_s16_s8."""
+        self._run("flex_cast_s16_s8", [
+            size, as_i16(inp, size), as_i8(out, size)],
+            "size %d" % size)
+
+    def cast_f32_s8(self, inp, out, size):
+        """burn.graph's cast_f32_s8 on flex_c's flex_cast_f32_s8."""
+        self._run("flex_cast_f32_s8", [
+            size, as_f32(inp, size), as_i8(out, size)],
+            "size %d" % size)
+
+    def cast_f32_s16(self, inp, out, size):
+        """burn.graph's cast_f32_s16 on flex_c's flex_cast_f32_s16."""
+        self._run("flex_cast_f32_s16", [
+            size, as_f32(inp, size), as_i16(out, size)],
+            "size %d" % size)
+
+    def cast_f32_s32(self, inp, out, size):
+        """burn.graph's cast_f32_s32 on flex_c's flex_cast_f32_s32."""
+        self._run("flex_cast_f32_s32", [
+            size, as_f32(inp, size), as_i32(out, size)],
+            "size %d" % size)
+
+    def cast_s32_f32(self, inp, out, size):
+        """burn.graph's cast_s32_f32 on flex_c's flex_cast_s32_f32."""
+        self._run("flex_cast_s32_f32", [
+            size, as_i32(inp, size), as_f32(out, size)],
+            "size %d" % size)
     # END bindings

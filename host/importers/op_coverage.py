@@ -36,7 +36,9 @@ BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_ALL")
 # float32 only: the unary ops TFLM has no int8 kernel of, and the ops whose graph ops have
 # int8 kernels but whose converters refuse int8, as TFLM has float32 kernels only
 _FLOAT_ONLY = FLOAT_ONLY + ("SQUARE", "L2_POOL_2D", "FLOOR_DIV", "FLOOR_MOD")
-_SUFFIXES = re.compile(r"_s(8|16|32)(?=_|$)")  # `_s8_s16`: int8 in, int16 out
+# `_s8_s16`: int8 in, int16 out; `_f32` in a name of two types (`cast_s32_f32`) is float32
+_SUFFIXES = re.compile(r"_(s8|s16|s32|f32)(?=_|$)")
+_TYPE_OF = {"s8": "int8", "s16": "int16", "s32": "int32", "f32": "float32"}
 # The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
 # spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
 _REGISTER = re.compile(rb"_ZN6tflite(?:5micro)?\d+Register_([A-Z0-9_]+)Ev")
@@ -55,7 +57,7 @@ class OpSupport:
 def kernel_type(kernel):
     """The tensor type a kernel of the op table runs on (writes), by its name's suffix."""
     bits = _SUFFIXES.findall(kernel)
-    return "int" + bits[-1] if bits else "float32"
+    return _TYPE_OF[bits[-1]] if bits else "float32"
 
 
 # the data-moving kernels without a type suffix (burn.graph.layout and strided): they move
@@ -95,12 +97,12 @@ def tflite_ops():
 
 def _kernel_pair(kind, kernel):
     """(input type, output type) of a kernel of the op table: `<stem>_sA_sB` reads intA and
-    writes intB, a quantize kernel writes its type from float32 and a dequantize one the
-    reverse; the others keep their type (kernel_type) in and out."""
+    writes intB (`_f32` float32), a quantize kernel writes its type from float32 and a
+    dequantize one the reverse; the others keep their type (kernel_type) in and out."""
     bits = _SUFFIXES.findall(kernel)
     dtype = kernel_type(kernel)
     if len(bits) == 2:
-        return "int" + bits[0], "int" + bits[1]
+        return _TYPE_OF[bits[0]], _TYPE_OF[bits[1]]
     return {"quantize": ("float32", dtype), "dequantize": (dtype, "float32")}.get(
         kind, (dtype, dtype))
 

@@ -1,14 +1,16 @@
-"""CAST where an existing op computes it exactly: TFLM's CAST converts raw values (C's
-static_cast), so an int8, int16 or BOOL (int8 0/1 in burn) value becomes a float32 through
-`dequantize` with scale 1 and zero point 0, an int8 or BOOL value an int16, and an int8,
-BOOL or int16 value an int32, through a `requantize` of scale 1, a BOOL value an int8 and a
-value of any type one of the same type through a `copy`.
+"""CAST, as TFLM's CAST converts raw values (C's static_cast). Where an existing op computes
+it exactly, it is that op: an int8, int16 or BOOL (int8 0/1 in burn) value becomes a float32
+through `dequantize` with scale 1 and zero point 0, an int8 or BOOL value an int16, and an
+int8, BOOL or int16 value an int32, through a `requantize` of scale 1, a BOOL value an int8
+and a value of any type one of the same type through a `copy`. The others are the optional
+op `cast` (burn.graph.cast): int32 and int16 narrowed to int16 or int8 keep their low bits
+(burn's requantize would saturate), float32 to int8, int16 or int32 truncates toward zero
+(burn's quantize would round; beyond the target's range TFLM's result is undefined, and
+burn saturates), int32 to float32 rounds to the nearest float32.
 
-The other pairs are refused by name: float32 to an integer truncates toward zero (burn's
-quantize rounds), int16 to int8 and int32 to a narrower type wrap around (burn's requantize
-saturates), an int32 to a float32 rounds where burn has no kernel, and a cast to BOOL tests
-for non-zero. A cast's integer tensors usually carry no quantization: they get scale 1 and
-zero point 0, their raw values.
+The other pairs are refused by name: a cast to BOOL tests for non-zero, and burn has no
+uint8, uint32 or int64 tensors. A cast's integer tensors usually carry no quantization:
+they get scale 1 and zero point 0, their raw values.
 """
 
 import numpy as np
@@ -32,6 +34,10 @@ _EXACT = {
     ("int32", "int32"): ("copy", None),
     ("float32", "float32"): ("copy", None),
 }
+# (from, to) of the `cast` op's kernels (burn.graph.cast)
+_CAST_OP = (("int32", "int8"), ("int32", "int16"), ("int16", "int8"), ("float32", "int8"),
+            ("float32", "int16"), ("float32", "int32"), ("int32", "float32"))
+_EXACT.update((pair, ("cast", None)) for pair in _CAST_OP)
 
 
 class CastError(ValueError):

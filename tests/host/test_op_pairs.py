@@ -181,6 +181,8 @@ COVERED = {
     ("DEQUANTIZE", "int16", "float32"): _unary("DEQUANTIZE", "int16", "float32"),
     ("CAST", "bool", "int8"): _unary("CAST", "bool", "int8", out_quant=()),
     ("CAST", "int8", "float32"): _unary("CAST", "int8", "float32"),
+    ("CAST", "float32", "int8"): _unary("CAST", "float32", "int8", out_quant=()),
+    ("CAST", "int32", "float32"): _unary("CAST", "int32", "float32"),
     ("GREATER", "float32", "bool"): _binary("GREATER", "float32", "bool"),
     ("EQUAL", "bool", "bool"): _binary("EQUAL", "bool", "bool"),
     ("LOGICAL_AND", "bool", "bool"): _binary("LOGICAL_AND", "bool", "bool"),
@@ -212,7 +214,7 @@ COVERED = {
 MISSING = {
     ("MAXIMUM", "int64", "int64"): _binary("MAXIMUM", "int64", "int64"),
     ("SQUARED_DIFFERENCE", "int16", "int16"): _binary("SQUARED_DIFFERENCE", "int16", "int16"),
-    ("CAST", "float32", "int8"): _unary("CAST", "float32", "int8"),
+    ("MINIMUM", "int64", "int64"): _binary("MINIMUM", "int64", "int64"),
     ("EQUAL", "int64", "bool"): _binary("EQUAL", "int64", "bool"),
 }
 # pairs TFLM refuses, which the importer refuses too

@@ -32,6 +32,7 @@ from burn.graph.ops import (
     kernel_args,
     kernels,
     kinds,
+    needs_fpu,
     optional_kernels,
 )
 from burn.host import arena_plan
@@ -146,6 +147,17 @@ def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
     assert pick("compare", "int8", "int8") == "compare_s8"
     kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), ["conv_s16"])
     assert {"graph/s16_prepare.py", "graph/s16_conv.py", "graph/s16_arith.py"} <= set(kept)
+    # a cast is named by both its types; one from or to int16 or int32 is prepared by way
+    # of s16_prepare, one of float32 to int8 by its own module; from float32 it needs an FPU
+    casts = {("int32", "int8"): "cast_s32_s8", ("int16", "int8"): "cast_s16_s8",
+             ("float32", "int8"): "cast_f32_s8", ("float32", "int32"): "cast_f32_s32",
+             ("int32", "float32"): "cast_s32_f32"}
+    assert {pair: pick("cast", *pair) for pair in casts} == casts
+    assert [needs_fpu(k) for k in casts.values()] == [False, False, True, True, True]
+    assert set(casts.values()) <= set(optional_kernels())
+    for name, wide in (("cast_s32_s8", True), ("cast_f32_s8", False)):
+        kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), [name])
+        assert "graph/cast.py" in kept and ("graph/s16_prepare.py" in kept) == wide
 
 
 def test_a_kernel_module_left_out_of_the_firmware_fails_its_op_clearly(monkeypatch):

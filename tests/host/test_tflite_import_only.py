@@ -4,7 +4,9 @@ concats), SPACE_TO_BATCH_ND (a pad and a strided copy), BATCH_TO_SPACE_ND (strid
 copies) and FILL of a computed value (a copy with zero strides); CAST, ADD_N, REDUCE_ALL and
 ZEROS_LIKE (dequantize, requantize, copy, add, reduce and select ops), DYNAMIC_UPDATE_SLICE
 with constant start indices (strided copies and concats) and float32 CUMSUM (strided
-copies, adds, a select and a concat). 40 random int8 cases
+copies, adds, a select and a concat), and the CASTs no other op computes (the cast op:
+narrowing, truncation of float32 values within the target's range, int32 to float32).
+40 random int8 cases
 and 10 float32 ones per op (CAST: 40 per pair of types) against TFLM, on the plain kernels,
 flex (host and emulated Cortex-M0+) and the MicroPython unix port (viper for int8 where
 the op has it); what TFLM refuses is refused at import with its reason."""
@@ -26,7 +28,10 @@ from move_cases import model
 from one_op_runtimes import check_on_host, check_on_micropython
 from tflite_builder import ModelBuilder, run_tflm
 
+import burn
 from burn.host.bst_writer import encode_bst
+from burn.host.flex.emulator import EmulatedLib
+from burn.host.flex.runtime import use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite import import_tflite
 
@@ -65,7 +70,7 @@ def test_matches_tflm_on_micropython(cases, tmp_path):
 
 
 VALUE_KINDS = ("dequantize", "requantize", "copy", "add", "reduce", "select", "strided",
-               "concat")
+               "concat", "cast")
 CUMSUM_CASES = 40
 CASTS_PER_PAIR = 40
 ADD_N_COUNTS = {"int8": 40, "float32": 10}
@@ -107,6 +112,19 @@ def test_values_match_tflm_on_plain_and_flex(value_cases):
     assert len(cases) == len(CASTS) * CASTS_PER_PAIR + sum(ADD_N_COUNTS.values()) + \
         REDUCE_ALL_CASES + 2 * sum(COUNTS.values()) + CUMSUM_CASES
     check_on_host(cases, VALUE_KINDS)
+
+
+def test_int32_to_float32_casts_round_as_tflm(value_cases):
+    """The float32 results of CAST int32 -> float32 equal TFLM's bit for bit (the host check
+    allows 1e-5): the nearest float32, ties to even, on plain, flex and flex Cortex-M0+."""
+    m0 = EmulatedLib("cortex-m0plus")
+    cases = [c for c in value_cases["plain"] if c[0].startswith("CAST int32 float32")]
+    assert len(cases) == CASTS_PER_PAIR
+    for name, x, want, bst in cases:
+        for runtime in (burn.load(bst, variant="plain"), use_flex(burn.load(bst)),
+                        use_flex(burn.load(bst), m0)):
+            assert np.asarray(runtime.run(x.reshape(-1))).reshape(-1).tobytes() == \
+                want.tobytes(), name
 
 
 def test_values_match_tflm_on_micropython(value_cases, tmp_path):
@@ -173,8 +191,7 @@ def _refused():
         return mb.finish([tx], [ty])
 
     return [
-        (cast("float32", "int8"), "CAST from FLOAT32 to INT8 is not supported", False),
-        (cast("int16", "int8"), "CAST from INT16 to INT8 is not supported", False),
+        (cast("float32", "bool"), "CAST from FLOAT32 to BOOL is not supported", False),
         (cast("int8", "bool"), "CAST from INT8 to BOOL is not supported", False),
         (add_n(3, 0), "int8 ADD_N of 3 inputs", False),
         (zeros(), "int16 tensors are not supported by this op", True),

@@ -31,7 +31,7 @@ from case_args import (
     s8,
     window,
 )
-from kernel_cases_s16 import S16, S32
+from kernel_cases_s16 import CASTS, S16, S32
 
 from burn.graph import fixedpoint as fp
 from burn.graph import quant_params as qp
@@ -516,7 +516,7 @@ FLOAT = {
 }
 
 
-KERNELS = {**INT8, **FLOAT, **S16, **S32}
+KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 
 # The op kinds of the .bst graph whose arena plan these kernels' in-place cases follow

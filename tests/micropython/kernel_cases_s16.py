@@ -1,5 +1,6 @@
-"""The int16x8 kernel cases (burn.graph.s16_*: int16 activations, int8 weights) and those of
-int32 data (burn.graph.s32_arith), for kernel_cases.KERNELS."""
+"""The int16x8 kernel cases (burn.graph.s16_*: int16 activations, int8 weights), those of
+int32 data (burn.graph.s32_arith) and those of the casts (burn.graph.cast), for
+kernel_cases.KERNELS."""
 
 import numpy as np
 from case_args import ACTS, _broadcast, _f32, _int, _pool_geometry, buf, conv_shape, f32, out, s8
@@ -186,3 +187,31 @@ def _compare32(rng):
     """Operands from a few values (some equal), the output int8 0/1, a random op."""
     a, b, _y, size, b_size = _ab32(rng, 3)
     return [a, b, out("b", size), size, b_size, _int(rng, 0, 5)]
+
+
+# -- casts (burn.graph.cast): raw values ----------------------------------------------------
+def _cast(src, dst):
+    """A generator of (inp, out, size) cases from typecode `src` to `dst`: integers over the
+    whole of int32 or int16, floats over the target's range and beyond (both saturate alike
+    there) with NaN and the infinities, int32 ties between two float32s."""
+    def make(rng):
+        size = _int(rng, 1, 48)
+        if src == "f":
+            top = {"b": 1 << 7, "h": 1 << 15, "i": 1 << 31}[dst]
+            x = rng.uniform(-1.2 * top, 1.2 * top, size=size)
+            x[rng.random(size) < 0.3] = rng.uniform(-3, 3)
+            x[:3] = [np.nan, np.inf, -np.inf][:size]
+        else:
+            bits = 31 if src == "i" else 15
+            x = rng.integers(-(1 << bits), 1 << bits, size=size)
+            if dst == "f":
+                x[rng.random(size) < 0.3] = (x[0] & ~127) | 64
+        return [buf(src, x), out(dst, size), size]
+    return make
+
+
+CASTS = {"cast_%s_%s" % (a, b): ("cast", "cast_%s_%s" % (a, b),
+                                 _cast(*("bhif"["s8 s16 s32 f32".split().index(t)]
+                                         for t in (a, b))))
+         for a, b in (("s32", "s8"), ("s32", "s16"), ("s16", "s8"), ("f32", "s8"),
+                      ("f32", "s16"), ("f32", "s32"), ("s32", "f32"))}

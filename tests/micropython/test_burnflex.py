@@ -25,7 +25,7 @@ MARK = "@@burnflex@@"
 # Kernels whose C result must equal the plain one bit for bit. The other float kernels sum
 # in float32 where the plain ones sum in Python floats: they agree to a relative 1e-5 (the
 # float contract), and mostly exactly.
-EXACT = set(kernel_cases.INT8) | set(kernel_cases.S16) | {
+EXACT = set(kernel_cases.INT8) | set(kernel_cases.S16) | set(kernel_cases.CASTS) | {
     "quantize_s8", "dequantize_s8", "pad", "concat", "add_f32", "mul_f32", "clamp_f32",
     "max_pool_f32", "strided"}
 EXACT |= {"arg_f32"}  # indices

@@ -200,6 +200,19 @@ flex_status flex_s32_minimum(size_t n, const int32_t *a, const int32_t *b, size_
 flex_status flex_s32_squared_difference(size_t n, const int32_t *a, const int32_t *b,
                                         size_t b_len, int32_t *output);
 
+/* ---- optional op: CAST (flex_c/src/extra) ------------------------------------------ */
+
+/* TFLM's CAST (a static_cast): int32 or int16 narrowed to its low bits (two's complement),
+ * float32 truncated toward zero (beyond the target's range, undefined in TFLM, it
+ * saturates; NaN gives 0), int32 to the nearest float32. */
+flex_status flex_cast_s32_s8(size_t n, const int32_t *input, int8_t *output);
+flex_status flex_cast_s32_s16(size_t n, const int32_t *input, int16_t *output);
+flex_status flex_cast_s16_s8(size_t n, const int16_t *input, int8_t *output);
+flex_status flex_cast_f32_s8(size_t n, const float *input, int8_t *output);
+flex_status flex_cast_f32_s16(size_t n, const float *input, int16_t *output);
+flex_status flex_cast_f32_s32(size_t n, const float *input, int32_t *output);
+flex_status flex_cast_s32_f32(size_t n, const int32_t *input, float *output);
+
 /* ---- optional ops: comparisons and selection (flex_c/src/extra) ------------------- */
 
 /* output[i] = 1 where a[i] op b[i % b_len] holds, else 0 (b broadcast along the innermost

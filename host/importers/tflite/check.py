@@ -76,10 +76,11 @@ def check_op(op):
 _INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
 # the kinds that take int32 tensors anywhere where the TFLite op's converter runs on int32
 # data (`int32=True`): the moves, whose kernels carry elements of any size, the
-# requantizations to and from int32 and the int32 arithmetic (burn.graph.s32_arith)
+# requantizations to and from int32, the int32 arithmetic (burn.graph.s32_arith) and the
+# casts (burn.graph.cast)
 MOVES = ("copy", "concat", "pad", "strided")
 INT32_DATA = MOVES + ("requantize", "add", "mul", "sub", "div", "maximum", "minimum",
-                      "squared_difference", "compare")
+                      "squared_difference", "compare", "cast")
 
 
 def check_int32(c, op, data=False):
