@@ -41,6 +41,7 @@
     X(MP_QSTR_reduce_s8, reduce_s8)                                            \
     X(MP_QSTR_reduce_s16, reduce_s16)                                          \
     X(MP_QSTR_resize_s8, resize_s8)                                            \
+    X(MP_QSTR_resize_s16, resize_s16)                                          \
     X(MP_QSTR_arg_s8, arg_s8)                                                  \
     X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
     X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \

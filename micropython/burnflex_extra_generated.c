@@ -11,9 +11,9 @@
  * MP_QSTR_squared_difference_s32 MP_QSTR_compare_s32 MP_QSTR_reduce_s16 MP_QSTR_clamp_s16
  * MP_QSTR_softmax_s8_s16 MP_QSTR_maximum_s16 MP_QSTR_minimum_s16 MP_QSTR_softmax_s16
  * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16
- * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 MP_QSTR_cast_s32_s8
- * MP_QSTR_cast_s32_s16 MP_QSTR_cast_s16_s8 MP_QSTR_cast_f32_s8 MP_QSTR_cast_f32_s16
- * MP_QSTR_cast_f32_s32 MP_QSTR_cast_s32_f32 */
+ * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 MP_QSTR_resize_s16
+ * MP_QSTR_cast_s32_s8 MP_QSTR_cast_s32_s16 MP_QSTR_cast_s16_s8 MP_QSTR_cast_f32_s8
+ * MP_QSTR_cast_f32_s16 MP_QSTR_cast_f32_s32 MP_QSTR_cast_s32_f32 */
 
 /* lookup_s8(inp, out, size, table): flex_s8_lookup */
 static mp_obj_t lookup_s8(size_t n_args, const mp_obj_t *args) {
@@ -636,6 +636,30 @@ static mp_obj_t gather_f32(size_t n_args, const mp_obj_t *args) {
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_gather_f32_obj, 7, 7, gather_f32);
 #endif
+
+/* resize_s16(inp, out, n, ih, iw, c, oh, ow, ys, xs): flex_s16_resize_nearest */
+static mp_obj_t resize_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "resize_s16";
+    const bf_buf inp = bf_s16(kernel, args, 0, 0);
+    const bf_buf out = bf_s16(kernel, args, 1, 1);
+    const int32_t n = bf_int(kernel, args[2]);
+    const int32_t ih = bf_int(kernel, args[3]);
+    const int32_t iw = bf_int(kernel, args[4]);
+    const int32_t c = bf_int(kernel, args[5]);
+    const int32_t oh = bf_int(kernel, args[6]);
+    const int32_t ow = bf_int(kernel, args[7]);
+    const bf_buf ys = bf_buffer(kernel, args, 8, BF_I32, 0);
+    const bf_buf xs = bf_buffer(kernel, args, 9, BF_I32, 0);
+    (void)n_args;
+    bf_check(kernel, flex_s16_resize_nearest(n, ih, iw, c, oh, ow, inp.data,
+                                             bf_take(kernel, &inp, (int64_t)n * ih * iw * c),
+                                             ys.data, bf_take(kernel, &ys, (int64_t)oh * 3),
+                                             xs.data, bf_take(kernel, &xs, (int64_t)ow * 3),
+                                             out.data,
+                                             bf_take(kernel, &out, (int64_t)n * oh * ow * c)));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_resize_s16_obj, 10, 10, resize_s16);
 
 /* cast_s32_s8(inp, out, size): flex_cast_s32_s8 */
 static mp_obj_t cast_s32_s8(size_t n_args, const mp_obj_t *args) {

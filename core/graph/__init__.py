@@ -203,6 +203,9 @@ for one string."""
 # optional (burn.graph.ops.OPTIONAL; their arguments in burn.graph.ops, their modules' docs):
 # reduce_s8, reduce_f32, resize_s8, resize_f32, arg_s8, arg_f32, l2norm_s8, l2norm_f32,
 # batch_matmul_s8, batch_matmul_f32 (modules reduce, resize, arg, l2norm, batch_matmul)
+# resize: resize_s16(inp, out, n, ih, iw, c, oh, ow, ys, xs)
+#     TFLite RESIZE_NEAREST_NEIGHBOR of int16: each output pixel a copy of the input pixel at
+#     (ys[3 * y], xs[3 * x])
 # gather: gather_s8(inp, pos, out, outer, size, inner, count); gather_f32(same)
 #     TFLite GATHER (positions computed at run time) and EMBEDDING_LOOKUP: out [outer, count,
 #     inner] holds inp [outer, size, inner] at the int32 positions pos; a position outside

@@ -59,7 +59,7 @@ OPS = (
      "BATCH_TO_SPACE_ND FILL DYNAMIC_UPDATE_SLICE CUMSUM", "strided_s8 strided"),
     ("reduce", "", "SUM REDUCE_MAX REDUCE_MIN REDUCE_ALL MEAN",
      "reduce_s8 reduce_f32 reduce_s16"),
-    ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32"),
+    ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32 resize_s16"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
     ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
@@ -187,6 +187,7 @@ KERNELS = (
     ("s16_reduce", "reduce_s16", "*axes in_zp out_zp mult shift"),
     ("resize", "resize_s8", "inp out *resize ys xs"),
     ("resize", "resize_f32", "inp out *resize ys xs fy fx"),
+    ("resize", "resize_s16", "inp out *resize ys xs"),
     ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
     ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
     ("l2norm", "l2norm_f32", "inp out rows depth"),
@@ -328,6 +329,8 @@ CALLS = (
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
     ("gather_f32", "flex_gather", "4 outer size inner count inp[outer*size*inner] pos[count]"
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
+    ("resize_s16", "flex_s16_resize_nearest", "n ih iw c oh ow inp[n*ih*iw*c] ys[oh*3] xs[ow*3]"
+     " out[n*oh*ow*c]"),
     ("cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 cast_s32_f32",
      "flex_cast_s32_s8 flex_cast_s32_s16 flex_cast_s16_s8 flex_cast_f32_s8 flex_cast_f32_s16 "
      "flex_cast_f32_s32 flex_cast_s32_f32", "size inp[size] out[size]"),

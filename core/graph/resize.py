@@ -1,5 +1,5 @@
-"""Image resizes (TFLite RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR), int8 and float32, as
-TFLM's reference kernels compute them.
+"""Image resizes (TFLite RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR), int8 and float32, and
+int16 nearest-neighbour resizes, as TFLM's reference kernels compute them.
 
 The sampling positions depend only on the sizes and the op's flags, so the importer computes
 them once, with TFLM's arithmetic (burn.host.importers.resize_tables), into two constant
@@ -8,7 +8,8 @@ column. int8 (TFLM's ResizeBilinearInteger): wy, wx are the fractional positions
 steps (negative at the top and left edges with half-pixel centers), and the four products
 are rounded half away from zero by 2**20. float32: `fy`, `fx` hold the float fractions
 (TFLM's input_y - y0). A nearest-neighbour resize is the same with y1 = y0 and zero weights,
-which copies the nearest element exactly.
+which copies the nearest element exactly; the int16 kernel (nearest only, as TFLM's) copies
+the element at (y0, x0).
 
 An optional op (burn.graph.ops.OPTIONAL): its prepare step lives here, and a default firmware
 leaves this module out.
@@ -75,6 +76,20 @@ def resize_f32(inp, out, n, ih, iw, c, oh, ow, ys, xs, fy, fx):
                     o += 1
 
 
+def resize_s16(inp, out, n, ih, iw, c, oh, ow, ys, xs):
+    """int16 nearest-neighbour resize: out [n, oh, ow, c] pixel (b, y, x) is inp [n, ih, iw, c]
+    pixel (b, ys[3 * y], xs[3 * x])."""
+    o = 0
+    for b in range(n):
+        for y in range(oh):
+            row = (b * ih + ys[3 * y]) * iw
+            for x in range(ow):
+                s = (row + xs[3 * x]) * c
+                for k in range(c):
+                    out[o] = inp[s + k]
+                    o += 1
+
+
 def _table(step, ctx, name, size, count):
     """Constant `name`: (lo, hi, w) int32 triples, one per output position; lo and hi index
     an input of `size`, w lies in TFLM's range."""
@@ -88,7 +103,8 @@ def _table(step, ctx, name, size, count):
 
 
 def prepare(step, ctx, variant):
-    """Check and bind a resize op (burn.bst_ops.prepare)."""
+    """Check and bind a resize op (burn.bst_ops.prepare; burn.graph.s16_prepare hands it an
+    int16 one)."""
     bst_ops._arity(step, 1)
     dt = bst_ops._dtype(step, ctx)
     (n, ih, iw, c), (oh, ow, oc) = bst_ops._nhwc(step, ctx, dt)
@@ -99,4 +115,5 @@ def prepare(step, ctx, variant):
     if dt == "float32":
         step.a += (bst_ops._const(step, ctx, "fy", "float32", count=oh)[0],
                    bst_ops._const(step, ctx, "fx", "float32", count=ow)[0])
-    bst_ops._bind(step, "resize", "resize_s8" if dt == "int8" else "resize_f32", variant)
+    bst_ops._bind(step, "resize", {"int8": "resize_s8", "int16": "resize_s16"}.get(
+        dt, "resize_f32"), variant)

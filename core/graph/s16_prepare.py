@@ -30,6 +30,7 @@ MODULES = {
     "clamp": {"int16": "s16_quantize"},
     "unary": {"int16": "s16_unary"},
     "reduce": {"int16": "s16_reduce"},
+    "resize": {"int16": "resize"},
     "sub": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "squared_difference": {"int32": "s32_arith"},
     "maximum": {"int16": "s16_elementwise", "int32": "s32_arith"},

@@ -292,6 +292,14 @@ class GeneratedKernels:
             "outer %d, size %d, inner %d, count %d (each position must lie in [0, %d))"
             % (outer, size, inner, count, size))
 
+    def resize_s16(self, inp, out, n, ih, iw, c, oh, ow, ys, xs):
+        """burn.graph's resize_s16 on flex_c's flex_s16_resize_nearest."""
+        self._run("flex_s16_resize_nearest", [
+            n, ih, iw, c, oh, ow, as_i16(inp, n * ih * iw * c), n * ih * iw * c,
+            as_i32(ys, oh * 3), oh * 3, as_i32(xs, ow * 3), ow * 3, as_i16(out, n * oh * ow * c),
+            n * oh * ow * c],
+            "n %d, ih %d, iw %d, c %d, oh %d, ow %d" % (n, ih, iw, c, oh, ow))
+
     def cast_s32_s8(self, inp, out, size):
         """burn.graph's cast_s32_s8 on flex_c's flex_cast_s32_s8."""
         self._run("flex_cast_s32_s8", [

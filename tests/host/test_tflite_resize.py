@@ -2,7 +2,8 @@
 (sampling tables made with TFLM's arithmetic): bit for bit with TFLM on the plain kernels,
 the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
 (MicroPython unix port), with align_corners and half_pixel_centers; float32 within 1e-5 of
-TFLM."""
+TFLM. int16 RESIZE_NEAREST_NEIGHBOR (TFLM has no int16 bilinear resize) the same, its plain
+kernel on MicroPython."""
 
 
 import numpy as np
@@ -33,10 +34,10 @@ def _model(name, shape, size, dtype="int8", align=False, half=False, q=(0.05, 3)
     return mb.finish([x], [y])
 
 
-def _cases(dtype, seed):
+def _cases(dtype, seed, ops=OPS):
     rng = np.random.default_rng(seed)
     out = []
-    for name in OPS:
+    for name in ops:
         for i in range(CASES):
             shape = (int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(rng.integers(1, 6)),
                      int(rng.integers(1, 4)))
@@ -48,7 +49,8 @@ def _cases(dtype, seed):
             if dtype == "float32":
                 x = (rng.standard_normal(shape) * 3).astype(np.float32)
             else:
-                x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+                info = np.iinfo(dtype)
+                x = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
             want = run_tflm(data, [x])[0].reshape(-1)
             out.append((name, x, want, encode_bst(import_tflite(data, tests=0))))
     return out
@@ -66,6 +68,20 @@ def test_int8_resizes_match_tflm_on_plain_and_flex(int8_cases):
 
 def test_int8_resizes_match_tflm_on_viper(int8_cases, tmp_path):
     check_on_micropython(int8_cases, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def int16_cases():
+    """(op, input, TFLM's output, .bst bytes) of 40 int16 nearest-neighbour cases."""
+    return _cases("int16", 163, ("RESIZE_NEAREST_NEIGHBOR",))
+
+
+def test_int16_resizes_match_tflm_on_plain_and_flex(int16_cases):
+    check_on_host(int16_cases, "resize")
+
+
+def test_int16_resizes_match_tflm_on_micropython(int16_cases, tmp_path):
+    check_on_micropython(int16_cases, tmp_path)
 
 
 def test_float_resizes_match_tflm():
@@ -87,6 +103,12 @@ def test_tflm_rejections_are_refused_at_import():
     mb.op("RESIZE_NEAREST_NEIGHBOR", [x, s], [y], "ResizeNearestNeighborOptions")
     with pytest.raises(TFLiteImportError, match="not input"):
         import_tflite(mb.finish([x], [y]), tests=0)
+    # TFLM's bilinear resize takes float32 and int8 only
+    data = _model("RESIZE_BILINEAR", (1, 2, 2, 1), [3, 3], "int16", q=(0.01, 0))
+    with pytest.raises(TFLiteImportError, match=r"node 0 \(RESIZE_BILINEAR\): int16 tensors"):
+        import_tflite(data, tests=0)
+    with pytest.raises(RuntimeError):
+        run_tflm(data, [np.zeros((1, 2, 2, 1), np.int16)])
 
 
 def _resize_bst(ys, xs):

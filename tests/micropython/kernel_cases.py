@@ -335,14 +335,16 @@ def _resize_args(rng, typecode):
 
     n, ih, iw, c, oh, ow = (_int(rng, 1, 2), _int(rng, 1, 5), _int(rng, 1, 5), _int(rng, 1, 3),
                             _int(rng, 1, 7), _int(rng, 1, 7))
-    bilinear, align = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    bilinear, align = typecode != "h" and bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
     half = not align and bool(rng.integers(0, 2))
-    ys, fy = tables(ih, oh, bilinear, typecode == "b", align, half)
-    xs, fx = tables(iw, ow, bilinear, typecode == "b", align, half)
-    src = s8(rng, n * ih * iw * c) if typecode == "b" else f32(rng, n * ih * iw * c)
+    ys, fy = tables(ih, oh, bilinear, typecode != "f", align, half)
+    xs, fx = tables(iw, ow, bilinear, typecode != "f", align, half)
+    count = n * ih * iw * c
+    src = {"b": s8, "f": f32}[typecode](rng, count) if typecode != "h" else \
+        buf("h", rng.integers(-32768, 32768, size=count))
     args = [src, out(typecode, n * oh * ow * c), n, ih, iw, c, oh, ow, buf("i", ys),
             buf("i", xs)]
-    return args if typecode == "b" else args + [buf("f", fy), buf("f", fx)]
+    return args if typecode != "f" else args + [buf("f", fy), buf("f", fx)]
 
 
 def _arg_args(rng, typecode):
@@ -516,6 +518,8 @@ FLOAT = {
 }
 
 
+# the int16 kernels of kinds whose argument makers live here
+S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rng, "h"))}
 KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 

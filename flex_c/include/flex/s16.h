@@ -133,5 +133,13 @@ flex_status flex_s16_leaky_relu(size_t n, const int16_t *input, int32_t input_ze
                                 int32_t output_zero_point, int32_t identity_multiplier,
                                 int32_t identity_shift, int32_t alpha_multiplier,
                                 int32_t alpha_shift, int16_t *output);
+/* int16 nearest-neighbour resize (TFLM's ResizeNearestNeighbor): input [n, ih, iw, c] ->
+ * output [n, oh, ow, c], output pixel (b, y, x) the input pixel (b, ys[3 * y], xs[3 * x])
+ * copied; the tables are the resize op's (flex_s8_resize), the other entries unread but
+ * checked alike. */
+flex_status flex_s16_resize_nearest(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh,
+                                    int32_t ow, const int16_t *input, size_t input_len,
+                                    const int32_t *ys, size_t ys_len, const int32_t *xs,
+                                    size_t xs_len, int16_t *output, size_t output_len);
 
 #endif /* FLEX_API_S16_H */

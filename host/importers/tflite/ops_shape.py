@@ -118,7 +118,7 @@ def _copies(c, node):
         raise Fail(str(e)) from None
 
 
-@converts("RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", arity=2, shaped=True)
+@converts("RESIZE_BILINEAR", arity=2, shaped=True)
 def _resize(c, node):
     """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: TFLM's sampling positions, computed
     here into the resize kind's tables (burn.graph.resize)."""
@@ -136,7 +136,7 @@ def _resize(c, node):
     bilinear = node.name == "RESIZE_BILINEAR"
     if bilinear and align and half:  # TFLM's ResizeBilinearPrepare
         raise Fail("If half_pixel_centers is True, align_corners must be False.")
-    integer = c.is_int8(node)
+    integer = c.is_int8(node) or c.is_int16(node)
     ys, fy = tables(ih, oh, bilinear, integer, align, half)
     xs, fx = tables(iw, ow, bilinear, integer, align, half)
     if ys[0::3].max() >= ih or xs[0::3].max() >= iw:
@@ -146,3 +146,9 @@ def _resize(c, node):
     if not integer:
         consts.update(fy=fy, fx=fx)
     c.emit("resize", node, consts=consts)
+
+
+@converts("RESIZE_NEAREST_NEIGHBOR", arity=2, shaped=True, int16=True)
+def _resize_nearest(c, node):
+    """RESIZE_NEAREST_NEIGHBOR, of int16 too (TFLM's bilinear resize takes no int16)."""
+    _resize(c, node)
