@@ -97,14 +97,18 @@ def _reference_fc(x, w, bias, mult, shift, filter_offset, q):
     (1, 16, 16, True, (0, 0), (-14, 1)), (3, 37, 9, True, (-7, 0), (-14, 1)),
     (2, 130, 5, False, (5, 3), (-14, 1)), (1, 70000, 2, True, (100, -2), (-14, 1)),
     (1, 16, 8, True, (0, 0), (-31, 9)), (2, 16, 24, False, (0, 0), (-20, 4)),
-    (1, 47, 19, True, (3, 0), (-31, 9)), (4, 64, 40, True, (0, -1), (-8, 8))],
+    (1, 47, 19, True, (3, 0), (-31, 9)), (4, 64, 40, True, (0, -1), (-8, 8)),
+    (2, 8, 21, True, (0, 0), (-14, 1)), (1, 128, 300, False, (0, 0), (-14, 1))],
     ids=["tiny", "input-offset", "per-tensor", "long-rows", "eight-rows-all-shifts",
-         "per-tensor-blocks", "row-and-tap-tails", "batches-of-blocks"])
+         "per-tensor-blocks", "row-and-tap-tails", "batches-of-blocks", "short-rows",
+         "whole-steps-two-blocks"])
 def test_host_fully_connected_equals_reference(batches, fin, fout, per_channel, offsets,
-                                               shifts):
+                                               shifts, s8_width):
     """The host kernel's sums (offset terms split out, rows in chunks; on AVX2 CPUs rows of
-    16 taps or more eight at a time, requantized eight at a time) give TFLM's bits. Left
-    shifts stay where the shifted sums fit int32, as TFLM's do (it would overflow)."""
+    16 taps or more eight at a time, requantized eight at a time; on AVX-512 VNNI CPUs rows
+    of other lengths 16 at a time, 64 taps a step) give TFLM's bits, at each int8 vector
+    width. Left shifts stay where the shifted sums fit int32, as TFLM's do (it would
+    overflow)."""
     rng = np.random.default_rng(fin)
     in_off, filter_offset = offsets
     x = rng.integers(-128, 128, (batches, fin), dtype=np.int8)

@@ -69,5 +69,5 @@ def test_pools_in_place(kind):
     assert_same_in_place(HOST, HOST, *pool_case(kind))
 
 
-def test_fully_connected_in_place():
+def test_fully_connected_in_place(s8_width):
     assert_same_in_place(HOST, HOST, *fully_connected_case())

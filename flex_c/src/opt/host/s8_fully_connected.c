@@ -10,14 +10,14 @@
  * (s8_requant.h). On x86-64 CPUs with AVX2, rows of 16 taps or more go eight at a time,
  * and are requantized eight at a time, in AVX2 code of their own (dot8_avx2,
  * requant8_avx2): short rows, such as a 16-unit layer's, spend most of the generic loop's
- * time entering and leaving it. A block's outputs are written after all of its rows are
+ * time entering and leaving it. CPUs with AVX-512 VNNI sum every row in s8_fc_vnni.c. A block's outputs are written after all of its rows are
  * summed, so a batch row's outputs come after its whole input row is read, the order the
  * .bst arena's in-place plan assumes (docs/bst-format.md). */
 #include "../../ref/ref.h"
 #include "s8_dot.h"
 #include "s8_fc.h"
 #include "s8_requant.h"
-#include "s8_simd.h"
+#include "s8_vnni.h"
 
 #define CHUNK 65536
 #define BLOCK 256 /* outputs requantized at a time */
@@ -131,7 +131,7 @@ void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8
                         const flex_s8_quant *q, int8_t *output) {
     int32_t acc[BLOCK], mult[BLOCK], left[BLOCK], right[BLOCK];
     const int32_t io = q->input_offset;
-    int32_t b, o0, i0, j, k;
+    int32_t b, o0, i0, j, k, r;
     for (b = 0; b < batches; b++) {
         const int8_t *x = input + b * in_f;
         int32_t x_term = 0; /* filter_offset * (sum(x) + n * input_offset) */
@@ -152,13 +152,19 @@ void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8
                     for (i0 = 0; i0 < in_f; i0 += CHUNK)
                         acc[j] = FLEX_WADD(acc[j], FLEX_WMUL(io, sum(w + j * in_f + i0,
                                            in_f - i0 < CHUNK ? in_f - i0 : CHUNK)));
-            j = 0; /* rows before j: eight at a time */
+            j = 0; /* rows before j: summed by a vector path (rows of 16 to 31 taps: AVX2's
+                    * eight rows cost less than VNNI's 16 with one masked step) */
 #ifdef FC_AVX2
-            if (in_f >= 16 && flex__s8_simd() >= 32)
+            if (in_f >= 1 && (in_f < 16 || in_f >= 32) && flex__s8_simd() >= 64) {
+                flex__host_fc_vnni(w, in_f, x, count, acc);
+                j = count;
+            } else if (in_f >= 16 && flex__s8_simd() >= 32) {
                 for (; j + 8 <= count; j += 8)
                     dot8_avx2(w + j * in_f, in_f, x, in_f, acc + j);
+            }
 #endif
-            for (k = j; k < count; k++) {
+            r = j / 8 * 8; /* rows before r: requantized eight at a time */
+            for (k = r; k < count; k++) {
                 const int32_t c = per_channel ? k : 0;
                 mult[k] = m[c];
                 left[k] = sh[c] > 0 ? sh[c] : 0;
@@ -170,13 +176,13 @@ void flex__host_fc_rows(int32_t batches, int32_t in_f, int32_t out_f, const int8
                              in_f - i0 < CHUNK ? in_f - i0 : CHUNK, count - j, acc + j);
             /* the block's outputs only now: they may lie over its input row */
 #ifdef FC_AVX2
-            for (k = 0; k < j; k += 8)
+            for (k = 0; k < r; k += 8)
                 requant8_avx2(acc + k, m + (per_channel ? k : 0), sh + (per_channel ? k : 0),
                               per_channel, q, output + o0 + k);
 #endif
-            if (j < count)
-                flex__host_requant_row(acc + j, 0, mult + j, left + j, right + j, count - j,
-                                       q, output + o0 + j);
+            if (r < count)
+                flex__host_requant_row(acc + r, 0, mult + r, left + r, right + r, count - r,
+                                       q, output + o0 + r);
         }
         output += out_f;
     }

@@ -1,5 +1,5 @@
-/* The host int8 kernels' AVX-512 VNNI paths (s8_conv_vnni.c, s8_depthwise_vnni.c): their
- * entry points and what they share.
+/* The host int8 kernels' AVX-512 VNNI paths (s8_conv_vnni.c, s8_depthwise_vnni.c,
+ * s8_fc_vnni.c): their entry points and what they share.
  *
  * - vpdpbusd multiplies unsigned bytes by signed bytes, so the input is copied once into a
  *   padded image of (x + 128) = x ^ 0x80. Its border holds 128 - input_offset, the byte whose
@@ -33,6 +33,10 @@ int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
                                   const flex_dims4 *out, int8_t *output);
 
 #ifdef FLEX_S8_SIMD
+/* acc[j] += sum(w[j * n + i] * x[i] for i < n), wrapping, for the count rows j (n >= 1). */
+void flex__host_fc_vnni(const int8_t *w, int32_t n, const int8_t *x, int32_t count,
+                        int32_t *acc);
+
 #define FLEX_VNNI_IMAGE_MAX 65536 /* bytes of the padded image (on the stack) */
 #define FLEX_VNNI_SLACK 64        /* bytes after it that loads may read */
 
