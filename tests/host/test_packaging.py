@@ -77,15 +77,17 @@ def test_every_folder_of_modules_is_a_package_of_the_wheel():
 
 
 def test_the_build_holds_every_module_of_core_and_host(build_lib):
-    """Every Python module, and every Node.js script the host runs (the emulator's, the
-    WebAssembly runners')."""
+    """Every Python module, every Node.js script the host runs (the emulator's, the
+    WebAssembly runners') and the files of burn web build's page."""
     for folder, target in (("core", build_lib / "burn"), ("host", build_lib / "burn" / "host")):
-        for path in [*(REPO / folder).rglob("*.py"), *(REPO / folder).rglob("*.mjs")]:
+        for path in [p for suffix in ("py", "mjs", "js", "html")
+                     for p in (REPO / folder).rglob("*." + suffix)]:
             if "__pycache__" in path.parts:
                 continue
             built = target / path.relative_to(REPO / folder)
             assert built.is_file(), "%s is missing from the wheel (%s)" % (path, built)
     assert (build_lib / "burn" / "host" / "flex" / "wasm_runner.mjs").is_file()
+    assert (build_lib / "burn" / "host" / "web" / "burn_web.js").is_file()
 
 
 def test_the_build_ships_the_project_trees_without_build_outputs(build_lib):

@@ -1,0 +1,188 @@
+// The page of `burn web build`: starts MicroPython's WebAssembly port, puts burn's core and
+// the page's Python side (lib/burn_page.py) into its filesystem, and runs the model the user
+// chooses on random inputs or on its self-test vectors.
+//
+// Query parameters: model=URL loads that .bst file at start (else the first shipped model);
+// selftest=1 then runs its self-test vectors, run=1 one inference on random inputs. The
+// outcome goes into #result ("self-test passed: 2/2", or "error: ..."). window.burnTimings
+// holds runtimeMs (the runtime and burn imported) and firstInferenceMs (the first inference
+// done), both in ms since the page's navigation started, and the last inference's ms.
+import { loadMicroPython } from "./micropython/micropython.mjs";
+
+const $ = (id) => document.getElementById(id);
+const timings = (window.burnTimings = {});
+const CURRENT = "/models/current.bst"; // the loaded model's file in the port's filesystem
+let mp = null;
+let page = null; // the burn_page module
+let loaded = false;
+let seed = 1;
+
+function show(id, text, cls) {
+  $(id).textContent = text;
+  if (cls !== undefined) $(id).className = cls;
+}
+
+function errorText(error) {
+  if (error && error.name === "PythonError") {
+    const lines = error.message.trim().split("\n");
+    return lines[lines.length - 1];
+  }
+  return String((error && error.message) || error);
+}
+
+// Python runs on this thread: let the browser draw the status line first.
+const paint = () => new Promise((resolve) => setTimeout(resolve, 30));
+
+function setBusy(busy) {
+  for (const id of ["model", "file"]) $(id).disabled = busy;
+  for (const id of ["run", "selftest"]) $(id).disabled = busy || !loaded;
+}
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`cannot fetch ${url}: ${response.status} ${response.statusText}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function writeFile(path, data) {
+  let at = "";
+  for (const part of path.split("/").slice(1, -1)) {
+    at += "/" + part;
+    if (!mp.FS.analyzePath(at).exists) mp.FS.mkdir(at);
+  }
+  mp.FS.writeFile(path, data);
+}
+
+async function startRuntime() {
+  const response = await fetch("site.json");
+  if (!response.ok) throw new Error(`cannot fetch site.json: ${response.status}`);
+  const site = await response.json();
+  mp = await loadMicroPython({
+    heapsize: site.heap,
+    stdout: (line) => console.log(line),
+    stderr: (line) => console.error(line),
+  });
+  const files = site.core.map((rel) => ["lib/burn/" + rel, "/lib/burn/" + rel]);
+  files.push(["lib/burn_page.py", "/lib/burn_page.py"]);
+  const contents = await Promise.all(files.map(([url]) => fetchBytes(url)));
+  files.forEach(([, path], k) => writeFile(path, contents[k]));
+  page = mp.pyimport("burn_page");
+  timings.runtimeMs = performance.now();
+  for (const model of site.models) addOption(model.url, `${model.name} (${model.bytes} bytes)`);
+  return site;
+}
+
+function addOption(url, label) {
+  if ([...$("model").options].some((o) => o.value === url)) return;
+  const option = document.createElement("option");
+  option.value = url;
+  option.textContent = label;
+  $("model").append(option);
+}
+
+function describe(name, info) {
+  const io = (items) => items.map((t) => `${t.shape.join("x")} ${t.dtype}`).join(", ");
+  return [
+    `${name}: ${info.ops} ops (${info.kinds.join(", ")}), ${info.params} parameters, ${info.macs} MACs`,
+    `inputs ${io(info.inputs)}; outputs ${io(info.outputs)}`,
+    `arena ${info.arena_bytes} bytes, file ${info.flash_bytes} bytes, kernels: ${info.backend}`,
+    `self-test vectors: ${info.tests}` + (info.labels.length ? `; labels: ${info.labels.join(", ")}` : ""),
+  ].join("\n");
+}
+
+async function loadModel(name, getBytes) {
+  loaded = false;
+  setBusy(true);
+  for (const id of ["result", "latency", "outputs", "info"]) show(id, "");
+  show("status", `loading ${name} ...`);
+  await paint();
+  try {
+    writeFile(CURRENT, await getBytes());
+    show("info", describe(name, JSON.parse(page.load(CURRENT))));
+    loaded = true;
+    show("status", `${name} loaded`);
+  } catch (error) {
+    show("status", `cannot load ${name}; choose another model`);
+    show("result", `error: cannot load ${name}: ${errorText(error)}`, "bad");
+  }
+  setBusy(false);
+  return loaded;
+}
+
+function inferenceDone(ms) {
+  timings.lastInferenceMs = ms;
+  if (timings.firstInferenceMs === undefined) {
+    timings.firstInferenceMs = performance.now();
+    show("timings", `runtime and burn ready ${timings.runtimeMs.toFixed(0)} ms after the ` +
+      `page started loading; first inference done at ${timings.firstInferenceMs.toFixed(0)} ms`);
+  }
+  show("latency", `inference: ${ms.toFixed(1)} ms`);
+}
+
+async function task(what, body, failure) {
+  setBusy(true);
+  show("result", "");
+  show("status", `${what} ...`);
+  await paint();
+  try {
+    body();
+    show("status", "ready");
+  } catch (error) {
+    show("status", "ready");
+    show("result", `${failure}: ${errorText(error)}`, "bad");
+  }
+  setBusy(false);
+}
+
+const runRandom = () => task("running one inference on random inputs", () => {
+  const r = JSON.parse(page.run_random(seed++));
+  inferenceDone(r.ms);
+  show("result", `top class ${r.top}` + (r.label === null ? "" : `: ${r.label}`), "ok");
+  show("outputs", r.outputs.map((values, k) => `output ${k} (${r.lengths[k]} values): ` +
+    values.join(", ") + (r.lengths[k] > values.length ? ", ..." : "")).join("\n"));
+}, "error");
+
+const selfTest = () => task("running the self-test vectors", () => {
+  const r = JSON.parse(page.self_test());
+  if (r.total === 0) {
+    show("result", "this model has no self-test vectors", "bad");
+    return;
+  }
+  inferenceDone(r.ms);
+  show("result", `self-test passed: ${r.ran}/${r.total}`, "ok");
+}, "self-test failed");
+
+$("model").addEventListener("change", () => {
+  const url = $("model").value;
+  loadModel(url.split("/").pop(), () => fetchBytes(url));
+});
+$("file").addEventListener("change", () => {
+  const file = $("file").files[0];
+  if (file) loadModel(file.name, async () => new Uint8Array(await file.arrayBuffer()));
+});
+$("run").addEventListener("click", runRandom);
+$("selftest").addEventListener("click", selfTest);
+
+async function main() {
+  const params = new URLSearchParams(location.search);
+  setBusy(true);
+  let site;
+  try {
+    site = await startRuntime();
+  } catch (error) {
+    show("status", "the runtime did not start");
+    show("result", `error: ${errorText(error)}`, "bad");
+    return;
+  }
+  show("status", "ready");
+  setBusy(false);
+  const url = params.get("model") || (site.models.length ? site.models[0].url : null);
+  if (url === null) return;
+  addOption(url, url);
+  $("model").value = url;
+  if (!(await loadModel(url.split("/").pop(), () => fetchBytes(url)))) return;
+  if (params.get("selftest") === "1") await selfTest();
+  if (params.get("run") === "1") await runRandom();
+}
+
+main();

@@ -1,0 +1,221 @@
+"""`burn web build` in a real browser: the site is built with the MLPerf Tiny KWS model
+(imported from TFLite at build time), served by burn.host.web.serve from a free local port,
+and driven in headless Chromium through Selenium and chromedriver. The page must pass the
+model's TFLM reference vectors bit for bit, show an error for a corrupt model and stay usable
+after it, and take a .bst file the user picks.
+
+Skipped with the reason and the install line without Chromium and chromedriver, Selenium,
+Node.js or npm (the WebAssembly port is installed with npm into burn's cache)."""
+
+import json
+import shutil
+
+import pytest
+from reference_models import model_path
+
+from burn.host.cli import main as burn_main
+from burn.host.mpy import webassembly
+from burn.host.web.serve import serve_in_thread
+from burn.host.web.site import WebBuildError, build_site, site_bytes
+
+BROWSER_INSTALL = "apt-get install -y chromium chromium-driver"
+SELENIUM_INSTALL = "pip install -c constraints.txt selenium"
+PAGE_TIMEOUT = 180  # seconds: the runtime starts, then two KWS inferences on plain kernels
+
+
+def _chromium():
+    """(chromium, chromedriver) paths, or skip with the install line."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if browser is None or driver is None:
+        pytest.skip("needs Chromium and chromedriver; install them with: " + BROWSER_INSTALL)
+    return browser, driver
+
+
+def _port_or_skip():
+    try:
+        webassembly.find_node()
+        webassembly.installed() or webassembly.ensure_port(log=lambda text: None)
+    except webassembly.WebAssemblyError as exc:
+        pytest.skip("%s (install the port with: %s)" % (exc, webassembly.install_line()))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A site built with KWS as models/kws.bst (two self-test vectors), served locally:
+    (its folder, its base URL)."""
+    _port_or_skip()
+    tmp = tmp_path_factory.mktemp("web")
+    kws = tmp / "kws.tflite"
+    kws.symlink_to(model_path("kws_ref_model.tflite"))
+    root = tmp / "site"
+    build_site(root, [kws], tests=2)
+    server = serve_in_thread(root)
+    yield root, "http://127.0.0.1:%d/" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium driven by chromedriver, or skip with the install lines."""
+    chromium, driver = _chromium()
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                "--disable-gpu"):
+        options.add_argument(arg)
+    service = webdriver.ChromeService(executable_path=driver)
+    drv = webdriver.Chrome(options=options, service=service)
+    drv.set_page_load_timeout(60)
+    yield drv
+    drv.quit()
+
+
+def _wait(drv, element, done, timeout=PAGE_TIMEOUT):
+    """The text of element id `element` once `done(text)` holds; fails with the page's
+    state and console if it does not within `timeout` seconds."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    seen = []
+    try:
+        WebDriverWait(drv, timeout, poll_frequency=0.2).until(
+            lambda d: done(seen.append(d.find_element("id", element).text) or seen[-1]))
+    except TimeoutException:
+        state = {i: drv.find_element("id", i).text for i in ("status", "result", "info")}
+        pytest.fail("the page did not finish: %r; console: %r"
+                    % (state, drv.get_log("browser")[-10:]))
+    return seen[-1]
+
+
+def _wait_result(drv, done):
+    """The text of #result once `done(text)` holds."""
+    return _wait(drv, "result", done)
+
+
+def _wait_status(drv, text):
+    """Wait until #status says `text`."""
+    _wait(drv, "status", lambda t: t == text)
+
+
+def _timings(drv):
+    return drv.execute_script("return window.burnTimings")
+
+
+def test_the_page_passes_kws_self_test_from_the_query(site, browser):
+    _root, url = site
+    browser.get(url + "index.html?model=models/kws.bst&selftest=1")
+    text = _wait_result(browser, lambda t: t.startswith(("self-test", "error")))
+    assert text == "self-test passed: 2/2"
+    assert "plain" in browser.find_element("id", "info").text
+    t = _timings(browser)
+    print("KWS in headless Chromium: runtime and burn ready %.0f ms after page load, self-test "
+          "done at %.0f ms, %.1f ms per inference" % (t["runtimeMs"], t["firstInferenceMs"],
+                                                      t["lastInferenceMs"]))
+
+
+def test_one_inference_on_random_inputs_shows_outputs_and_latency(site, browser):
+    _root, url = site
+    browser.get(url + "index.html?model=models/kws.bst&run=1")
+    text = _wait_result(browser, lambda t: t.startswith(("top class", "error")))
+    assert text.startswith("top class ")
+    assert browser.find_element("id", "outputs").text.startswith("output 0 (12 values): ")
+    assert browser.find_element("id", "latency").text.startswith("inference: ")
+    t = _timings(browser)
+    print("KWS in headless Chromium: first inference done %.0f ms after page load (%.1f ms "
+          "for the inference)" % (t["firstInferenceMs"], t["lastInferenceMs"]))
+
+
+def test_a_corrupt_model_shows_an_error_and_the_page_stays_usable(site, browser):
+    root, url = site
+    good = (root / "models" / "kws.bst").read_bytes()
+    (root / "models" / "corrupt.bst").write_bytes(good[:64] + b"\xff" * 200)
+    browser.get(url + "index.html?model=models/corrupt.bst&selftest=1")
+    text = _wait_result(browser, lambda t: t.startswith(("self-test", "error")))
+    assert text.startswith("error: cannot load corrupt.bst: ")
+    assert browser.find_element("id", "selftest").get_attribute("disabled")
+    # the shipped model, chosen in the list, loads and passes after the error
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "model")).select_by_value("models/kws.bst")
+    _wait_status(browser, "kws.bst loaded")
+    browser.find_element("id", "selftest").click()
+    assert _wait_result(browser, lambda t: t.startswith(("self-test", "error"))) == (
+        "self-test passed: 2/2")
+
+
+def test_a_missing_model_says_so(site, browser):
+    _root, url = site
+    browser.get(url + "index.html?model=models/none.bst&selftest=1")
+    text = _wait_result(browser, lambda t: t.startswith(("self-test", "error")))
+    assert text == "error: cannot load none.bst: cannot fetch models/none.bst: 404 File not found"
+
+
+def test_a_model_the_user_picks_runs(site, browser, tmp_path):
+    root, url = site
+    picked = tmp_path / "mine.bst"
+    picked.write_bytes((root / "models" / "kws.bst").read_bytes())
+    broken = tmp_path / "broken.bst"
+    broken.write_bytes(b"not a model at all")
+    browser.get(url + "index.html")
+    _wait_status(browser, "kws.bst loaded")
+    browser.find_element("id", "file").send_keys(str(broken))
+    assert _wait_result(browser, lambda t: t.startswith("error")).startswith(
+        "error: cannot load broken.bst: ")
+    browser.find_element("id", "file").send_keys(str(picked))
+    _wait_status(browser, "mine.bst loaded")
+    browser.find_element("id", "selftest").click()
+    assert _wait_result(browser, lambda t: t.startswith(("self-test", "error"))) == (
+        "self-test passed: 2/2")
+
+
+def test_the_site_holds_the_port_the_core_and_the_page(site):
+    root, _url = site
+    meta = json.loads((root / "site.json").read_text())
+    assert meta["port"] == webassembly.VERSION
+    assert meta["models"] == [{"name": "kws", "url": "models/kws.bst",
+                               "bytes": (root / "models" / "kws.bst").stat().st_size}]
+    for rel in meta["core"]:
+        assert (root / "lib" / "burn" / rel).is_file()
+    assert "__init__.py" in meta["core"] and "model.py" in meta["core"]
+    for rel in ("index.html", "burn_web.js", "lib/burn_page.py",
+                "micropython/micropython.mjs", "micropython/micropython.wasm"):
+        assert (root / rel).is_file(), rel
+    print("site without models: %d bytes" % site_bytes(root, models=False))
+
+
+def test_the_server_gives_wasm_its_mime_type(site):
+    _root, url = site
+    from urllib.request import urlopen
+
+    with urlopen(url + "micropython/micropython.wasm") as r:
+        assert r.headers["Content-Type"] == "application/wasm"
+    with urlopen(url + "burn_web.js") as r:
+        assert r.headers["Content-Type"] == "text/javascript"
+
+
+def test_build_refuses_a_non_empty_folder_and_bad_models_leaving_nothing(tmp_path, capsys):
+    _port_or_skip()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert burn_main(["web", "build", "-o", str(out)]) == 1
+    assert "not empty; pass --force" in capsys.readouterr().err
+    bad = tmp_path / "bad.bst"
+    bad.write_bytes(b"BST?" + bytes(100))
+    with pytest.raises(WebBuildError, match=r"bad\.bst"):
+        build_site(out, [bad], force=True)
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]  # the old folder untouched
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert burn_main(["web", "build", "-o", str(out), "--force"]) == 0
+    assert not (out / "keep.txt").exists() and (out / "site.json").is_file()
+
+
+def test_help_explains_the_page_and_the_query(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        burn_main(["web", "build", "--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and "selftest=1" in out and "--force" in out
