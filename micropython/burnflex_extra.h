@@ -59,6 +59,7 @@
     X(MP_QSTR_compare_s8, compare_s8)                                          \
     X(MP_QSTR_compare_s32, compare_s32)                                        \
     X(MP_QSTR_select_s8, select_s8)                                            \
+    X(MP_QSTR_select_s16, select_s16)                                          \
     X(MP_QSTR_div_s8, div_s8)                                                  \
     X(MP_QSTR_div_s32, div_s32)                                                \
     X(MP_QSTR_lstm_s8, lstm_s8)                                                \

@@ -11,9 +11,9 @@
  * MP_QSTR_squared_difference_s32 MP_QSTR_compare_s32 MP_QSTR_reduce_s16 MP_QSTR_clamp_s16
  * MP_QSTR_softmax_s8_s16 MP_QSTR_maximum_s16 MP_QSTR_minimum_s16 MP_QSTR_softmax_s16
  * MP_QSTR_logistic_s16 MP_QSTR_tanh_s16 MP_QSTR_leaky_relu_s16 MP_QSTR_quantize_s16
- * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 MP_QSTR_resize_s16
- * MP_QSTR_cast_s32_s8 MP_QSTR_cast_s32_s16 MP_QSTR_cast_s16_s8 MP_QSTR_cast_f32_s8
- * MP_QSTR_cast_f32_s16 MP_QSTR_cast_f32_s32 MP_QSTR_cast_s32_f32 */
+ * MP_QSTR_dequantize_s16 MP_QSTR_gather_s8 MP_QSTR_gather_f32 MP_QSTR_select_s16
+ * MP_QSTR_resize_s16 MP_QSTR_cast_s32_s8 MP_QSTR_cast_s32_s16 MP_QSTR_cast_s16_s8
+ * MP_QSTR_cast_f32_s8 MP_QSTR_cast_f32_s16 MP_QSTR_cast_f32_s32 MP_QSTR_cast_s32_f32 */
 
 /* lookup_s8(inp, out, size, table): flex_s8_lookup */
 static mp_obj_t lookup_s8(size_t n_args, const mp_obj_t *args) {
@@ -636,6 +636,27 @@ static mp_obj_t gather_f32(size_t n_args, const mp_obj_t *args) {
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_gather_f32_obj, 7, 7, gather_f32);
 #endif
+
+/* select_s16(cond, x, y, out, size, c_size, x_size, y_size): flex_select */
+static mp_obj_t select_s16(size_t n_args, const mp_obj_t *args) {
+    static const char kernel[] = "select_s16";
+    const bf_buf cond = bf_buffer(kernel, args, 0, BF_S8, 0);
+    const bf_buf x = bf_s16(kernel, args, 1, 0);
+    const bf_buf y = bf_s16(kernel, args, 2, 0);
+    const bf_buf out = bf_s16(kernel, args, 3, 1);
+    const int32_t size = bf_int(kernel, args[4]);
+    const int32_t c_size = bf_int(kernel, args[5]);
+    const int32_t x_size = bf_int(kernel, args[6]);
+    const int32_t y_size = bf_int(kernel, args[7]);
+    (void)n_args;
+    bf_need(kernel, &out, size);
+    bf_check(kernel, flex_select(2, bf_size(kernel, size), cond.data,
+                                 bf_take(kernel, &cond, c_size), x.data,
+                                 bf_take(kernel, &x, x_size), y.data, bf_take(kernel, &y, y_size),
+                                 out.data));
+    return mp_const_none;
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_select_s16_obj, 8, 8, select_s16);
 
 /* resize_s16(inp, out, n, ih, iw, c, oh, ow, ys, xs): flex_s16_resize_nearest */
 static mp_obj_t resize_s16(size_t n_args, const mp_obj_t *args) {

@@ -234,7 +234,8 @@ for one string."""
 #     (zero point, << 8, multiplier and shift of the scale), else 0
 # logic: compare_f32(a, b, out, size, b_size, op)
 #     the same of float32 operands, into int8 0/1
-# logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same)
+# logic: select_s8(cond, x, y, out, size, c_size, x_size, y_size); select_f32(same);
+#         select_s16(same)
 #     TFLite SELECT_V2: out[i] = x[i % x_size] where cond[i % c_size] else y[i % y_size]
 # div: div_f32(a, b, out, size, b_size, op, swap, act)
 #     TFLite DIV, FLOOR_DIV, FLOOR_MOD of float32 (op 0..2): out[i] = act(a[i] op b[i %

@@ -81,6 +81,11 @@ def select_f32(cond, x, y, out, size, c_size, x_size, y_size):
     """select_s8_plain's selection of float32 values."""
     _select(cond, x, y, out, size, c_size, x_size, y_size, False)
 
+
+def select_s16(cond, x, y, out, size, c_size, x_size, y_size):
+    """select_s8_plain's selection of int16 values (TFLM's SELECT_V2 copies them)."""
+    _select(cond, x, y, out, size, c_size, x_size, y_size, False)
+
 compare_s8_fast = select_s8_fast = None
 if sys.implementation.name == "micropython":
     try:  # the viper twins; a port without native code (webassembly) cannot compile them
@@ -115,13 +120,14 @@ def operands(step, ctx, names, dtypes):
 def prepare(step, ctx, variant):
     """Check and bind a compare or select op (burn.bst_ops.prepare): every operand's size
     divides the output's, compare's `a` has the output's; compare's output and select's
-    condition are int8."""
+    condition are int8; select's values are int8, int16 (burn.graph.s16_prepare hands it
+    here) or float32."""
     names = ("a", "b") if step.kind == "compare" else ("cond", "x", "y")
     if len(step.outs) != 1 or not step.ins:
         step.fail("expected at least one input and one output")
     out = step.outs[0]
     dt = ctx.tensors[out if step.kind == "select" else step.ins[0]][1]
-    if dt not in ("int8", "float32"):
+    if dt not in ("int8", "float32") and not (dt == "int16" and step.kind == "select"):
         step.fail("operands must be int8 or float32")
     ops = operands(step, ctx, names, (dt, dt) if step.kind == "compare" else ("int8", dt, dt))
     size = numel(_shape(step, ctx, out, "int8" if step.kind == "compare" else dt))
@@ -130,7 +136,7 @@ def prepare(step, ctx, variant):
             step.fail("operand %s of %d values does not broadcast to the output's %d"
                       % (name, n, size))
     bufs = tuple([buf for buf, _n in ops])
-    suffix = "_s8" if dt == "int8" else "_f32"
+    suffix = {"int8": "_s8", "int16": "_s16"}.get(dt, "_f32")
     if step.kind == "select":
         step.a = bufs + (ctx.view(out), size) + tuple([n for _b, n in ops])
         _bind(step, "logic", "select" + suffix, variant)

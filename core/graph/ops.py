@@ -71,7 +71,7 @@ OPS = (
     ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
      "compare_s8 compare_f32 compare_s32"),
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
-     "select_s8 select_f32"),
+     "select_s8 select_f32 select_s16"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32 div_s32"),
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
     ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
@@ -204,7 +204,7 @@ KERNELS = (
     ("s32_arith", "sub_s32 div_s32", "*ab act_min act_max swap"),
     ("s32_arith", "maximum_s32 minimum_s32 squared_difference_s32", "*ab"),
     ("s32_arith", "compare_s32", "*ab op"),
-    ("logic", "select_s8 select_f32", "cond x y out size c_size x_size y_size"),
+    ("logic", "select_s8 select_f32 select_s16", "cond x y out size c_size x_size y_size"),
     ("s16_sigmoid", "logistic_s16 tanh_s16", "inp out size in_mult in_left_shift table"),
     ("s16_unary", "leaky_relu_s16", "inp out size in_zp out_zp pos_mult pos_shift neg_mult"
      " neg_shift"),
@@ -329,6 +329,7 @@ CALLS = (
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
     ("gather_f32", "flex_gather", "4 outer size inner count inp[outer*size*inner] pos[count]"
      " out[outer*count*inner]", "each position must lie in [0, {size})"),
+    ("select_s16", "flex_select", "2 size cond[c_size] x[x_size] y[y_size] out[size]"),
     ("resize_s16", "flex_s16_resize_nearest", "n ih iw c oh ow inp[n*ih*iw*c] ys[oh*3] xs[ow*3]"
      " out[n*oh*ow*c]"),
     ("cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 cast_s32_f32",

@@ -36,6 +36,7 @@ MODULES = {
     "maximum": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "minimum": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "compare": {"int32": "s32_arith"},
+    "select": {"int16": "logic"},
     "div": {"int32": "s32_arith"},
     "cast": {"int16": "cast", "int32": "cast"},
 }

@@ -292,6 +292,13 @@ class GeneratedKernels:
             "outer %d, size %d, inner %d, count %d (each position must lie in [0, %d))"
             % (outer, size, inner, count, size))
 
+    def select_s16(self, cond, x, y, out, size, c_size, x_size, y_size):
+        """burn.graph's select_s16 on flex_c's flex_select."""
+        self._run("flex_select", [
+            2, size, as_i8(cond, c_size), c_size, as_i16(x, x_size), x_size, as_i16(y, y_size),
+            y_size, as_i16(out, size)],
+            "size %d, c_size %d, x_size %d, y_size %d" % (size, c_size, x_size, y_size))
+
     def resize_s16(self, inp, out, n, ih, iw, c, oh, ow, ys, xs):
         """burn.graph's resize_s16 on flex_c's flex_s16_resize_nearest."""
         self._run("flex_s16_resize_nearest", [

@@ -1,9 +1,10 @@
 """TFLite EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, SELECT_V2, SELECT,
 LOGICAL_AND, LOGICAL_OR and LOGICAL_NOT (the optional ops compare and select of
 burn.graph.logic; the logical ops are selections) against TFLM on one-op models, int8,
-float32 and BOOL alike bit for bit (a comparison and a selection do not round): the plain
-kernels, the flex C kernels (host, built for the Cortex-M0+ run in unicorn, and the burnflex
-native module) and the viper kernels on the MicroPython unix port (64- and 32-bit). BOOL
+float32 and BOOL alike (and int16 selections) bit for bit (a comparison and a selection do
+not round): the plain kernels, the flex C kernels (host, built for the Cortex-M0+ run in
+unicorn, and the burnflex native module) and the viper kernels on the MicroPython unix port
+(64- and 32-bit; the plain ones for int16 and float32). BOOL
 tensors are int8 0/1. Operands repeat along the innermost dims or are constants
 (`x > 0.5`). TFLM has no SELECT: its cases are compared with TFLM's SELECT_V2 of the same
 operands. Also a GREATER -> SELECT_V2 model, the import-time refusals and the .bst
@@ -33,6 +34,7 @@ SELECTIONS = ("SELECT_V2", "SELECT")
 LOGICAL = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")  # imported as selections
 INT8_CASES = 40  # per op
 FLOAT_CASES = 20  # per op
+INT16_CASES = 40  # per selection op
 BOOL_CASES = 20  # per op: EQUAL and NOT_EQUAL of BOOL tensors
 
 
@@ -62,6 +64,8 @@ def _values(rng, shape, dtype):
     if dtype == "int8":
         lo, hi = (-128, 128) if rng.integers(0, 2) else sorted(rng.integers(-128, 128, 2))
         return rng.integers(lo, max(hi, lo + 1), size=shape).astype(np.int8)
+    if dtype == "int16":
+        return rng.integers(-32768, 32768, size=shape).astype(np.int16)
     v = (rng.integers(-6, 7, size=shape) / 4).astype(np.float32)
     if rng.integers(0, 2):
         v = (rng.standard_normal(shape) * 3).astype(np.float32)
@@ -78,7 +82,7 @@ def _quant(rng):
 
 def _model(op, operands, out_shape, out_dtype):
     """A one-op model; operands [(name, shape, dtype, quant or {}, constant data or None)]
-    (an int8 output takes the second operand's quant). Returns (bytes, [whether each
+    (an int8 or int16 output takes the second operand's quant). Returns (bytes, [whether each
     input is BOOL])."""
     mb = ModelBuilder()
     ins, bools = [], []
@@ -89,7 +93,8 @@ def _model(op, operands, out_shape, out_dtype):
         ins.append(t)
         if data is None:
             bools.append(dtype == "bool")
-    y = mb.tensor("y", out_shape, out_dtype, **(operands[1][3] if out_dtype == "int8" else {}))
+    y = mb.tensor("y", out_shape, out_dtype,
+                  **(operands[1][3] if out_dtype in ("int8", "int16") else {}))
     mb.op(op, ins, [y])
     return mb.finish([t for t, o in zip(ins, operands) if o[4] is None], [y]), bools
 
@@ -122,7 +127,7 @@ def _select_case(rng, op, dtype):
         const = s != shape and rng.integers(0, 3) == 0
         value = rng.integers(0, 2, size=s).astype(np.int8) if k == 0 else \
             _values(rng, s, dtype)
-        q = _quant(rng) if kind == "int8" else {}
+        q = _quant(rng) if kind in ("int8", "int16") else {}
         operands.append((name, s, kind, q, value if const else None))
     xs = [rng.integers(0, 2, size=s).astype(np.int8) if n == "cond" else _values(rng, s, dtype)
           for n, s, _d, _q, c in operands if c is None]
@@ -160,6 +165,7 @@ def cases():
     jobs = [(op, make, dtype, count) for ops, make in ((COMPARISONS, _compare_case),
                                                       (SELECTIONS, _select_case))
             for op in ops for dtype, count in (("int8", INT8_CASES), ("float32", FLOAT_CASES))]
+    jobs += [(op, _select_case, "int16", INT16_CASES) for op in SELECTIONS]
     jobs += [(op, _logical_case, "bool", INT8_CASES) for op in LOGICAL]
     jobs += [(op, _logical_case, "bool", BOOL_CASES) for op in ("EQUAL", "NOT_EQUAL")]
     for op, make, dtype, count in jobs:
@@ -186,8 +192,9 @@ def _same(got, want):
 
 def test_cases_cover_every_op_dtype_and_constant_operands(cases):
     ops = {(op, dtype) for op, dtype, *_rest in cases}
-    assert len(ops) == 21
-    assert len(cases) == 8 * (INT8_CASES + FLOAT_CASES) + 3 * INT8_CASES + 2 * BOOL_CASES
+    assert len(ops) == 23
+    assert len(cases) == 8 * (INT8_CASES + FLOAT_CASES) + 3 * INT8_CASES + 2 * BOOL_CASES + \
+        2 * INT16_CASES
     fewer = [len(xs) < (3 if op in SELECTIONS else 1 if op == "LOGICAL_NOT" else 2)
              for op, _d, _b, xs, _w, _bst in cases]
     assert sum(fewer) >= 40  # models with a constant operand
@@ -209,12 +216,13 @@ def test_ops_match_tflm_on_plain_flex_and_emulated_m0(cases):
 
 
 def test_viper_and_float_kernels_match_tflm_on_micropython(cases, tmp_path, micropython):
-    """Each model's output, on the viper kernels (int8) or the plain ones (float32)."""
+    """Each model's output, on the viper kernels (int8, BOOL) or the plain ones (float32,
+    int16)."""
     results = run_models(tmp_path, [(bst, [xs]) for *_rest, xs, _want, bst in cases],
                          binary=micropython)
-    for (op, dtype, _bools, xs, want, _bst), result in zip(cases, results):
-        float_in = any(x.dtype == np.float32 for x in xs)
-        assert result.runtimes == ["plain" if float_in else "viper"], (op, dtype)
+    for (op, dtype, _bools, _xs, want, _bst), result in zip(cases, results):
+        viper = dtype in ("int8", "bool")
+        assert result.runtimes == ["viper" if viper else "plain"], (op, dtype)
         assert _same(result.outputs[0][0], want), (op, dtype)
 
 
@@ -293,8 +301,8 @@ def _one_op(op, shapes, dtypes, out_shape, out_dtype, quant=None):
      r"do not broadcast to the output \(6,\)"),
     (lambda: _one_op("SELECT_V2", [(4,)] * 3, ["int8"] * 3, (4,), "int8"),
      r"SELECT_V2.*the condition is int8, not BOOL"),
-    (lambda: _one_op("SELECT_V2", [(4,), (4,), (4,)], ["bool", "int16", "int16"], (4,),
-                     "int16"), r"int8 or float32 of one type"),
+    (lambda: _one_op("SELECT_V2", [(4,), (4,), (4,)], ["bool", "int32", "int32"], (4,),
+                     "int32"), r"int32, int32, int32: int8, int16 or float32 of one type"),
     (lambda: _one_op("SELECT", [(2,), (2, 3), (2, 3)], ["bool", "float32", "float32"],
                      (2, 3), "float32"), r"SELECT of shapes .*one shape"),
     (lambda: _one_op("SELECT_V2", [(1, 1, 1, 1, 1, 2)] + [(2, 1, 1, 1, 1, 2)] * 2,
@@ -368,11 +376,14 @@ def test_burnflex_module_runs_them(cases, tmp_path):
 
 
 def test_list_ops_shows_their_types_and_runtimes():
-    """burn import --list-ops: the comparisons and SELECT_V2 take int8 and float32, the
-    logical ops BOOL (the int8 column); their kernels have viper and flex (host and M0+)."""
+    """burn import --list-ops: the comparisons take int8 and float32, SELECT_V2 int16 too,
+    the logical ops BOOL (the int8 column); their kernels have viper and flex (host and
+    M0+)."""
     rows = {r.name: r for r in op_coverage.tflite_ops()}
-    for name in COMPARISONS + SELECTIONS:
+    for name in COMPARISONS:
         assert rows[name].types == ("int8", "float32"), name
+    for name in SELECTIONS:
+        assert rows[name].types == ("int8", "int16", "float32"), name
     for name in LOGICAL:
         assert rows[name].types == ("int8",) and rows[name].kinds == ("select",), name
     kernels = {k.name: k for k in op_coverage.kernel_runtimes()}

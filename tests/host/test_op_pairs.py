@@ -75,7 +75,11 @@ def test_coverage_splits_each_ops_pairs():
     assert ("int8", "int8") in by_name["CONV_2D"].covered
     assert ("int8", "int16") in by_name["SOFTMAX"].covered
     assert ("int16", "int16") in by_name["ABS"].covered  # LEAKY_RELU's rescalings
-    assert ("int16", "int16") in by_name["SELECT_V2"].missing
+    assert ("int16", "int16") in by_name["SELECT_V2"].covered  # a copy of int16 values
+    assert ("int16", "int16") in by_name["RESIZE_NEAREST_NEIGHBOR"].covered
+    assert ("int16", "int16") not in by_name["RESIZE_BILINEAR"].covered + \
+        by_name["RESIZE_BILINEAR"].missing  # TFLM has no int16 bilinear resize
+    assert ("int32", "int8") in by_name["CAST"].covered  # the cast op's low bits
     assert ("int16", "int32") in by_name["QUANTIZE"].covered
     assert ("uint8", "int8") in by_name["QUANTIZE"].missing
     assert ("float32", "int8") in by_name["QUANTIZE"].covered
@@ -288,7 +292,7 @@ def test_list_ops_reports_the_pairs(capsys):
     prelu = rows["PRELU"]
     assert _pair_line(lines, "PRELU") == [
         "PRELU", "%d/%d" % (len(prelu.covered), len(pair_types()["PRELU"])), "int16"]
-    assert _pair_line(lines, "SELECT_V2")[-1] == "int16"
+    assert _pair_line(lines, "TRANSPOSE_CONV")[-1] == "int16"
     assert _pair_line(lines, "ABS") is None  # every pair covered
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered

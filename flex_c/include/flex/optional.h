@@ -238,7 +238,7 @@ flex_status flex_s32_compare(size_t n, const int32_t *a, const int32_t *b, size_
                              int32_t op, int8_t *output);
 /* TFLM's SELECT_V2 with operands that repeat along the innermost dims: output[i] =
  * x[i % x_len] where cond[i % cond_len] is nonzero, else y[i % y_len]; elements of
- * elem_size bytes (1 or 4); each length divides n. */
+ * elem_size bytes (1, 2 or 4); each length divides n. */
 flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
                         const void *x, size_t x_len, const void *y, size_t y_len,
                         void *output);

@@ -1,5 +1,5 @@
-/* The selection of the optional op `select` (burn.graph.logic), int8 or float32 elements
- * moved as bytes. */
+/* The selection of the optional op `select` (burn.graph.logic), int8, int16 or float32
+ * elements moved as bytes. */
 #include "../common/internal.h"
 
 flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t cond_len,
@@ -10,7 +10,7 @@ flex_status flex_select(int32_t elem_size, size_t n, const int8_t *cond, size_t 
     size_t i, c = 0, k = 0, m = 0, e;
     if (!cond || !x || !y || !output)
         return FLEX_E_NULL;
-    if (elem_size != 1 && elem_size != 4)
+    if (elem_size != 1 && elem_size != 2 && elem_size != 4)
         return FLEX_E_PARAM;
     if (n < 1 || cond_len < 1 || x_len < 1 || y_len < 1 || n % cond_len || n % x_len ||
         n % y_len)

@@ -90,18 +90,19 @@ def _compare(c, node):
     _emit_logic(c, "compare", node, [("a", a), ("b", b)], params)
 
 
-@converts("SELECT_V2", "SELECT", arity=3, bool_inputs=True)
+@converts("SELECT_V2", "SELECT", arity=3, bool_inputs=True, int16=True)
 def _select(c, node):
-    """SELECT_V2 (burn.graph.logic): a BOOL condition, int8 or float32 values (TFLM copies
-    them, whatever their quantization); any operand may be a constant. SELECT, which TFLM
-    lacks, where it is SELECT_V2: operands of one shape."""
+    """SELECT_V2 (burn.graph.logic): a BOOL condition, int8, int16 or float32 values (TFLM
+    copies them, whatever their quantization); any operand may be a constant. SELECT, which
+    TFLM lacks, where it is SELECT_V2: operands of one shape."""
     cond, x, y = node.inputs[:3]
     types = [c.tf.tensors[t].dtype for t in (cond, x, y, node.outputs[0])]
     if types[0] != np.bool_:
         raise Fail("the condition is %s, not BOOL" % types[0].name)
-    if types[1] != types[2] or types[1] != types[3] or types[1] not in (np.int8, np.float32):
-        raise Fail("values and output are %s: int8 or float32 of one type are supported"
-                   % ", ".join(t.name for t in types[1:]))
+    if types[1] != types[2] or types[1] != types[3] or \
+            types[1] not in (np.int8, np.int16, np.float32):
+        raise Fail("values and output are %s: int8, int16 or float32 of one type are "
+                   "supported" % ", ".join(t.name for t in types[1:]))
     shapes = [tuple(c.shape(t)) for t in (cond, x, y, node.outputs[0])]
     if node.name == "SELECT" and len(set(shapes)) != 1:
         raise Fail("SELECT of shapes %s: only operands and output of one shape are "
