@@ -29,9 +29,12 @@ def step_kernel(kind, dtype, out_dtype=None):
     to int16 or float32, and the input's alone where no kernel has both (compare_s32 writes
     int8 0/1); an op of float32 inputs, and any other float op, the kernel without those
     suffixes, which a copy, pad or concat of int16 binds too, or the first kernel when all
-    are quantized: a float32 quantize binds quantize_s8); ValueError for a kind the op table
-    lacks."""
+    are quantized: a float32 quantize binds quantize_s8); a select's values are of its
+    output's type, its first input usually the condition (int8 0/1); ValueError for a kind
+    the op table lacks."""
     out_dtype = out_dtype or dtype
+    if kind == "select":
+        dtype = out_dtype
     for row in op_table.OPS:
         if row[0] == kind:
             names = row[3].split()

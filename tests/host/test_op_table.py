@@ -145,6 +145,9 @@ def test_int16_kernels_are_chosen_by_dtype_and_kept_with_their_prepare_step():
     assert pick("add", "int32") == "add_s32" and pick("compare", "int32", "int8") == "compare_s32"
     assert pick("compare", "float32", "int8") == "compare_f32"
     assert pick("compare", "int8", "int8") == "compare_s8"
+    # a select's first input is its condition: the output's type picks the kernel
+    assert [pick("select", "int8", t) for t in ("int8", "int16", "float32")] == [
+        "select_s8", "select_s16", "select_f32"]
     kept = ops_select.kept_core_files(ROOT / "core", inputs.core_files(), ["conv_s16"])
     assert {"graph/s16_prepare.py", "graph/s16_conv.py", "graph/s16_arith.py"} <= set(kept)
     # a cast is named by both its types; one from or to int16 or int32 is prepared by way
