@@ -1,7 +1,7 @@
 """The host build's vectorized int8 paths (convolution and depthwise: on AVX-512 VNNI
 CPUs byte dot products over a padded copy of the input; else int16 patch dot products in
 blocks of output channels, channel-innermost depthwise; average pool, per-channel
-requantization rows, ADD over runs) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
+requantization rows, ADD over runs or, on AVX-512 CPUs, 16 elements at a time) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
 build of the reference kernels alone, run in unicorn; shapes and parameters are chosen to
 reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
 accumulators, no bias), at each int8 vector width (conftest.py's s8_width)."""
@@ -160,8 +160,9 @@ def _add_params(rng, edges):
     ((2, 3, 5, 24), (1, 1, 1, 24)),   # per-channel second input: a run per pixel
     ((1, 4, 5, 1), (1, 4, 5, 7)),     # first input broadcast along the channels
     ((2, 3, 1, 9), (1, 3, 4, 9)),     # broadcast on outer axes
+    ((1, 3, 5, 7), (1, 3, 5, 7)),     # AVX-512: 105 elements, the last 9 under a mask
 ])
-def test_add_equals_reference(ref, d1, d2):
+def test_add_equals_reference(ref, d1, d2, s8_width):
     rng = np.random.default_rng(sum(d1) + sum(d2))
     out = tuple(max(a, b) for a, b in zip(d1, d2))
     a = rng.integers(-128, 128, int(np.prod(d1)), dtype=np.int8)

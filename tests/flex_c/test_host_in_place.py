@@ -51,7 +51,7 @@ def test_depthwise_in_place(k, s8_width):
     assert_same_in_place(HOST, HOST, run, x, h * w * c, delta)
 
 
-def test_add_in_place():
+def test_add_in_place(s8_width):
     rng = np.random.default_rng(7)
     size = 4000
     a = rng.integers(-128, 128, size, dtype=np.int8)

@@ -36,11 +36,16 @@ FLEX_VNNI FLEX_INLINE void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
                                 int32_t V) {
     __m512i acc[PMAX][VMAX];
     const uint8_t *px[PMAX];
-    int32_t p, v, ky, g;
-    for (p = 0; p < P; p++) {
-        const int32_t ox = (p0 + p) % k->ow, oy = (p0 + p) / k->ow % k->oh;
-        const int32_t b = (p0 + p) / (k->ow * k->oh);
+    int32_t p, v, ky, g, ox = p0 % k->ow, oy = p0 / k->ow % k->oh, b = p0 / (k->ow * k->oh);
+    for (p = 0; p < P; p++) { /* one division per tile, then the pixels in order */
         px[p] = k->image + ((b * k->hp + oy * k->stride_h) * k->wp + ox * k->stride_w) * k->c;
+        if (++ox == k->ow) {
+            ox = 0;
+            if (++oy == k->oh) {
+                oy = 0;
+                b++;
+            }
+        }
     }
     for (p = 0; p < P; p++)
         for (v = 0; v < V; v++)

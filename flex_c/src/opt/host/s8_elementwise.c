@@ -1,9 +1,11 @@
 /* Host int8 ADD: the reference arithmetic (three MultiplyByQuantizedMultiplier per element)
  * over contiguous runs of the innermost axis, in the vectorizable form of s8_requant.h, so
- * that a run of 8 elements takes a few dozen vector instructions. The checks are the
+ * that a run of 8 elements takes a few dozen vector instructions (two inputs of the output's
+ * shape: 16 at a time in s8_add_avx512.c on CPUs with AVX-512). The checks are the
  * reference's (ref/ref.h). */
 #include "../../ref/ref.h"
 #include "s8_requant.h"
+#include "s8_vnni.h"
 
 /* out[i] = add_one(p, a[i * sa], b[i * sb]) for i < n. */
 FLEX_INLINE void add_run(const flex_s8_add_params *p, const int8_t *restrict a, int32_t sa,
@@ -47,6 +49,10 @@ static void add_fast(const flex_s8_add_params *p, const int8_t *in1, const int32
     const int32_t C = out->c;
     int32_t n, h, w;
     if (dense(s1, out) && dense(s2, out)) {
+#ifdef FLEX_S8_SIMD
+        if (flex__host_add_avx512(p, in1, in2, out->n * out->h * out->w * C, output))
+            return;
+#endif
         add_run(p, in1, 1, in2, 1, out->n * out->h * out->w * C, output);
         return;
     }

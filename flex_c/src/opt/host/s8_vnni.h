@@ -9,7 +9,8 @@
  * - sum((x + 128) * w) = sum((x + input_offset) * w) + (128 - input_offset) * sum(w), so each
  *   channel's sum starts at bias - (128 - input_offset) * sum(w), in wrapping int32
  *   arithmetic as TFLM's accumulator (the sums of products stay below 2^31: exact).
- * - Requantization of 16 lanes at a time, bit-identical to s8_requant.h. */
+ * - Requantization of 16 lanes at a time, bit-identical to s8_requant.h (also for ADD,
+ *   s8_add_avx512.c). */
 #ifndef FLEX_HOST_S8_VNNI_H
 #define FLEX_HOST_S8_VNNI_H
 
@@ -33,6 +34,11 @@ int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
                                   const flex_dims4 *out, int8_t *output);
 
 #ifdef FLEX_S8_SIMD
+/* out[i] = the reference ADD of a[i] and b[i] for i < n, 16 lanes at a time, when the CPU
+ * has AVX-512 (flex__s8_simd() 64): 1 when done, else 0. */
+int32_t flex__host_add_avx512(const flex_s8_add_params *p, const int8_t *a, const int8_t *b,
+                              int32_t n, int8_t *out);
+
 /* acc[j] += sum(w[j * n + i] * x[i] for i < n), wrapping, for the count rows j (n >= 1). */
 void flex__host_fc_vnni(const int8_t *w, int32_t n, const int8_t *x, int32_t count,
                         int32_t *acc);
@@ -111,15 +117,14 @@ FLEX_VNNI FLEX_INLINE void flex__vnni_start(const int32_t *sum, const int32_t *b
     }
 }
 
-/* TFLM's MultiplyByQuantizedMultiplier of 16 lanes plus the output offset, clamped, as
- * int8 (s8_requant.h's formula): the 64-bit products of the even and odd lanes, their
- * rounded high words blended back, then the branch-free rounding divide by 2^right. */
-FLEX_VNNI FLEX_INLINE __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
-                                                   const flex_s8_quant *q) {
+/* TFLM's MultiplyByQuantizedMultiplier of 16 lanes (s8_requant.h's formula): the 64-bit
+ * products of the even and odd lanes, their rounded high words blended back, then the
+ * branch-free rounding divide by 2^right. */
+FLEX_VNNI FLEX_INLINE __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh) {
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
     const __m512i lowest = _mm512_set1_epi32(INT32_MIN);
     const __m512i rs = _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero);
-    const __m512i a = _mm512_sllv_epi32(acc, _mm512_max_epi32(sh, zero));
+    const __m512i a = _mm512_sllv_epi32(x, _mm512_max_epi32(sh, zero));
     const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
     const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
     const __m512i odd = _mm512_add_epi64(
@@ -132,15 +137,27 @@ FLEX_VNNI FLEX_INLINE __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m51
     __m512i v;
     high = _mm512_mask_sub_epi32(high, sat, high, one);
     v = _mm512_srav_epi32(high, rs);
-    v = _mm512_mask_add_epi32(
+    return _mm512_mask_add_epi32(
         v, _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask),
                                    _mm512_sub_epi32(_mm512_srli_epi32(mask, 1),
                                                     _mm512_srai_epi32(high, 31))),
         v, one);
-    v = _mm512_add_epi32(v, _mm512_set1_epi32(q->output_offset));
-    v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(q->act_min)),
-                         _mm512_set1_epi32(q->act_max));
-    return _mm512_cvtsepi32_epi8(v); /* in range: the conversion keeps the values */
+}
+
+/* int8 of clamp(x + offset, lo, hi) for 16 lanes (lo, hi within int8). */
+FLEX_VNNI FLEX_INLINE __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_t lo,
+                                               int32_t hi) {
+    x = _mm512_add_epi32(x, _mm512_set1_epi32(offset));
+    x = _mm512_min_epi32(_mm512_max_epi32(x, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
+    return _mm512_cvtsepi32_epi8(x); /* in range: the conversion keeps the values */
+}
+
+/* The requantized int8 outputs of 16 sums: MultiplyByQuantizedMultiplier, the output
+ * offset, the clamp. */
+FLEX_VNNI FLEX_INLINE __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
+                                                   const flex_s8_quant *q) {
+    return flex__vnni_out16(flex__vnni_mbqm16(acc, m, sh), q->output_offset, q->act_min,
+                            q->act_max);
 }
 #endif
 
