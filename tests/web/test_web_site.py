@@ -4,8 +4,8 @@ and driven in headless Chromium through Selenium and chromedriver. The page must
 model's TFLM reference vectors bit for bit, show an error for a corrupt model and stay usable
 after it, and take a .bst file the user picks.
 
-Skipped with the reason and the install line without Chromium and chromedriver, Selenium,
-Node.js or npm (the WebAssembly port is installed with npm into burn's cache)."""
+Skipped with the reason and the install line without Chromium and chromedriver, Selenium, or
+the WebAssembly port and npm to install it into burn's cache."""
 
 import json
 import shutil
@@ -33,8 +33,8 @@ def _chromium():
 
 
 def _port_or_skip():
+    """Install the port into the cache if needed (the build copies it), or skip."""
     try:
-        webassembly.find_node()
         webassembly.installed() or webassembly.ensure_port(log=lambda text: None)
     except webassembly.WebAssemblyError as exc:
         pytest.skip("%s (install the port with: %s)" % (exc, webassembly.install_line()))
