@@ -16,7 +16,7 @@ from reference_models import model_path
 from burn.host.cli import main as burn_main
 from burn.host.mpy import webassembly
 from burn.host.web.serve import serve_in_thread
-from burn.host.web.site import WebBuildError, build_site, site_bytes
+from burn.host.web.site import WebBuildError, build_site, model_bytes, site_bytes
 
 BROWSER_INSTALL = "apt-get install -y chromium chromium-driver"
 SELENIUM_INSTALL = "pip install -c constraints.txt selenium"
@@ -219,3 +219,22 @@ def test_help_explains_the_page_and_the_query(capsys):
         burn_main(["web", "build", "--help"])
     out = capsys.readouterr().out
     assert exit_.value.code == 0 and "selftest=1" in out and "--force" in out
+
+
+def test_the_page_module_runs_on_cpython_too(tmp_path):
+    """burn_page (the page's Python side) on CPython: the same calls the page makes."""
+    from burn.host.web import burn_page
+
+    path = tmp_path / "kws.bst"
+    path.write_bytes(model_bytes(model_path("kws_ref_model.tflite")))
+    info = json.loads(burn_page.load(str(path)))
+    assert info["tests"] == 2 and info["inputs"][0]["shape"] == [1, 49, 10, 1]
+    out = json.loads(burn_page.run_random(1))
+    assert out["lengths"] == [12] and len(out["outputs"][0]) == 12 and 0 <= out["top"] < 12
+    assert json.loads(burn_page.self_test())["ran"] == 2
+    bad = tmp_path / "bad.bst"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ValueError):
+        burn_page.load(str(bad))
+    with pytest.raises(ValueError, match="no model is loaded"):
+        burn_page.self_test()
