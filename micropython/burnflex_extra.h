@@ -50,6 +50,7 @@
     X(MP_QSTR_sub_s32, sub_s32)                                                \
     X(MP_QSTR_squared_difference_s8, squared_difference_s8)                    \
     X(MP_QSTR_squared_difference_s32, squared_difference_s32)                  \
+    X(MP_QSTR_squared_difference_s16, squared_difference_s16)                  \
     X(MP_QSTR_maximum_s8, maximum_s8)                                          \
     X(MP_QSTR_maximum_s16, maximum_s16)                                        \
     X(MP_QSTR_maximum_s32, maximum_s32)                                        \

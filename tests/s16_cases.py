@@ -210,17 +210,21 @@ def depthwise_case(rng):
 
 
 def binary_case(rng, op):
-    """ADD, SUB, MUL, MAXIMUM or MINIMUM of int16 tensors, b the same shape, per channel or a
-    scalar; SUB's, MAXIMUM's and MINIMUM's operands in either order (the one that repeats
-    first or second)."""
+    """ADD, SUB, MUL, MAXIMUM, MINIMUM or SQUARED_DIFFERENCE of int16 tensors, b the same
+    shape, per channel or a scalar; SUB's, MAXIMUM's, MINIMUM's and SQUARED_DIFFERENCE's
+    operands in either order (the one that repeats first or second); MUL's and
+    SQUARED_DIFFERENCE's zero points 0, as TFLM requires."""
     shape = (1, _int(rng, 1, 4), _int(rng, 1, 4), _int(rng, 1, 5))
     b_shape = [shape, (1, 1, 1, shape[3]), (1,)][int(rng.integers(0, 3))]
     scales = [f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
     out_scale = f32(scales[0] * scales[1] * 32768 * rng.uniform(0.3, 3) if op == "MUL" else
+                    max(scales) ** 2 * 131072 * rng.uniform(0.02, 2)
+                    if op == "SQUARED_DIFFERENCE" else
                     (scales[0] + scales[1]) * rng.uniform(0.5, 2))
-    swap = op in ("SUB", "MAXIMUM", "MINIMUM") and bool(rng.integers(0, 2))
-    zps = [0, 0, 0] if op == "MUL" else [int(rng.choice([0, _int(rng, -99, 99)]))
-                                         for _ in range(3)]
+    swap = op in ("SUB", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE") and \
+        bool(rng.integers(0, 2))
+    zps = [0, 0, 0] if op in ("MUL", "SQUARED_DIFFERENCE") else [
+        int(rng.choice([0, _int(rng, -99, 99)])) for _ in range(3)]
     act = int(rng.choice(ACTS))
     xa, xb = s16(rng, shape), s16(rng, b_shape)
 
@@ -229,7 +233,7 @@ def binary_case(rng, op):
         tb = mb.tensor("b", b_shape, "int16", scale=scales[1], zero_point=zps[1])
         ty = mb.tensor("y", shape, "int16", scale=out_scale, zero_point=zps[2])
         ins = [tb, ta] if swap else [ta, tb]
-        if op in ("MAXIMUM", "MINIMUM"):  # TFLM compares the stored values, no activation
+        if op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"):  # no fused activation
             mb.op(op, ins, [ty])
         else:
             mb.op(op, ins, [ty], op.capitalize() + "Options", FusedActivationFunction=act)
@@ -518,6 +522,7 @@ MAKERS = {
     "MUL": lambda r: binary_case(r, "MUL"),
     "MAXIMUM": lambda r: binary_case(r, "MAXIMUM"),
     "MINIMUM": lambda r: binary_case(r, "MINIMUM"),
+    "SQUARED_DIFFERENCE": lambda r: binary_case(r, "SQUARED_DIFFERENCE"),
     "AVERAGE_POOL_2D": lambda r: pool_case(r, "AVERAGE_POOL_2D"),
     "MAX_POOL_2D": lambda r: pool_case(r, "MAX_POOL_2D"),
     "CONCATENATION": concat_case,

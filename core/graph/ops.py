@@ -65,7 +65,8 @@ OPS = (
     ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
     ("sub", "e", "SUB", "sub_s8 sub_f32 sub_s16 sub_s32"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
-     "squared_difference_s8 squared_difference_f32 squared_difference_s32"),
+     "squared_difference_s8 squared_difference_f32 squared_difference_s32 "
+     "squared_difference_s16"),
     ("maximum", "e", "MAXIMUM", "maximum_s8 maximum_f32 maximum_s16 maximum_s32"),
     ("minimum", "e", "MINIMUM", "minimum_s8 minimum_f32 minimum_s16 minimum_s32"),
     ("compare", "", "EQUAL NOT_EQUAL LESS LESS_EQUAL GREATER GREATER_EQUAL",
@@ -172,8 +173,8 @@ KERNELS = (
      "inp w bias mult shift out *nhwc oc kh kw groups *win wide act_min act_max"),
     ("s16_depthwise_conv", "depthwise_conv_s16",
      "inp w bias mult shift out *nhwc depth_mult kh kw *win act_min act_max"),
-    ("s16_elementwise", "add_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
-     "out_mult out_shift left_shift act_min act_max"),
+    ("s16_elementwise", "add_s16 squared_difference_s16", "*ab a_zp a_mult a_shift b_zp b_mult "
+     "b_shift out_zp out_mult out_shift left_shift act_min act_max"),
     ("s16_elementwise", "sub_s16", "*ab a_zp a_mult a_shift b_zp b_mult b_shift out_zp "
      "out_mult out_shift left_shift act_min act_max swap"),
     ("s16_elementwise", "mul_s16", "*ab a_zp b_zp out_zp mult shift act_min act_max"),
@@ -286,7 +287,8 @@ CALLS = (
     ("log_softmax_s8", "flex_s8_log_softmax", "rows depth inp[rows*depth] in_mult in_left_shift"
      " reverse_mult reverse_shift diff_min out[rows*depth]"),
     ("log_softmax_f32", "flex_f32_log_softmax", "rows depth 1 inp[rows*depth] out[rows*depth]"),
-    ("add_s16", "flex_s16_add", "size a[size] b[b_size] & out[size]"),
+    ("add_s16 squared_difference_s16", "flex_s16_add flex_s16_squared_difference",
+     "size a[size] b[b_size] & out[size]"),
     ("mul_s16", "flex_s16_mul", "size a[size] b[b_size] & out[size]"),
     ("sub_s16", "flex_s16_sub", "size a[size] b[b_size] & swap out[size]"),
     ("add_s32 mul_s32", "flex_s32_add flex_s32_mul",

@@ -1,9 +1,10 @@
-"""int16 ADD, SUB, MUL, MAXIMUM and MINIMUM (the kernels add_s16, sub_s16, mul_s16,
-maximum_s16 and minimum_s16), as TFLM's reference kernels compute them for int16 tensors
-(ADD's and SUB's general-scale path with left_shift 15, MUL's int32 product, MAXIMUM's and
-MINIMUM's comparison of the stored values, whatever the scales), b broadcast along the
-innermost dims: out[i] = a[i] (op) b[i % b_size]; sub_s16's `swap` 1 makes it b - a. int32
-overflow wraps, as in C."""
+"""int16 ADD, SUB, SQUARED_DIFFERENCE, MUL, MAXIMUM and MINIMUM (the kernels add_s16,
+sub_s16, squared_difference_s16, mul_s16, maximum_s16 and minimum_s16), as TFLM's reference
+kernels compute them for int16 tensors (ADD's and SUB's general-scale path with left_shift
+15, SQUARED_DIFFERENCE's with left_shift 0 and the difference squared, MUL's int32 product,
+MAXIMUM's and MINIMUM's comparison of the stored values, whatever the scales), b broadcast
+along the innermost dims: out[i] = a[i] (op) b[i % b_size]; sub_s16's `swap` 1 makes it
+b - a. int32 overflow wraps, as in C."""
 
 from burn import bst_ops
 from burn.graph import s16_prepare as p
@@ -13,13 +14,16 @@ from .s16_arith import clamp, mbqm32, wrap32
 
 
 def _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
-                out_zp, out_mult, out_shift, left_shift, act_min, act_max, a_sign, b_sign):
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, a_sign, b_sign,
+                square=False):
     """Both inputs scaled to a common scale (2**left_shift, then their multipliers), summed
-    with the signs a_sign and b_sign (1 or -1), then requantized to the output's."""
+    with the signs a_sign and b_sign (1 or -1), squared where `square`, then requantized to
+    the output's."""
     for i in range(size):
         x = mbqm32(wrap32((a[i] - a_zp) << left_shift), a_mult, a_shift)
         y = mbqm32(wrap32((b[i % b_size] - b_zp) << left_shift), b_mult, b_shift)
-        v = mbqm32(wrap32(a_sign * x + b_sign * y), out_mult, out_shift)
+        d = wrap32(a_sign * x + b_sign * y)
+        v = mbqm32(wrap32(d * d) if square else d, out_mult, out_shift)
         out[i] = clamp(wrap32(v + out_zp), act_min, act_max)
 
 
@@ -36,6 +40,13 @@ def sub_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shif
     _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
                 out_zp, out_mult, out_shift, left_shift, act_min, act_max,
                 -1 if swap else 1, 1 if swap else -1)
+
+
+def squared_difference_s16(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
+                           b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+    """out[i] = (a[i] - b[i % b_size])**2 in real values, requantized."""
+    _scaled_sum(a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,
+                out_zp, out_mult, out_shift, left_shift, act_min, act_max, 1, -1, True)
 
 
 def mul_s16(a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max):
@@ -62,8 +73,8 @@ def minimum_s16(a, b, out, size, b_size):
 
 
 def prepare(step, ctx, variant):
-    """Check and bind an int16 add, sub, mul, maximum or minimum op (burn.graph.s16_prepare
-    hands it here)."""
+    """Check and bind an int16 add, sub, squared_difference, mul, maximum or minimum op
+    (burn.graph.s16_prepare hands it here)."""
     bst_ops._arity(step, 2)
     a = numel(bst_ops._shape(step, ctx, step.ins[0], "int16"))
     bs = numel(bst_ops._shape(step, ctx, step.ins[1], "int16"))
@@ -77,8 +88,8 @@ def prepare(step, ctx, variant):
         return
     zp = (("a_zp",) + p.I16, ("b_zp",) + p.I16, ("out_zp",) + p.I16)
     i32, shift = bst_ops._I32, bst_ops._SHIFT
-    if step.kind in ("add", "sub"):
-        # TFLM's multipliers are below one; left_shift is 15 for int16
+    if step.kind in ("add", "sub", "squared_difference"):
+        # TFLM's multipliers are below one; left_shift is 15 for int16 (0 for the squares)
         q = step.ps(zp[:1] + (("a_mult", 0, i32), ("a_shift", -shift, 0)) + zp[1:2] +
                     (("b_mult", 0, i32), ("b_shift", -shift, 0)) + zp[2:] +
                     (("out_mult", 0, i32), ("out_shift", -shift, 0), ("left_shift", 0, 15)))

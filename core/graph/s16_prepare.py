@@ -32,7 +32,7 @@ MODULES = {
     "reduce": {"int16": "s16_reduce"},
     "resize": {"int16": "resize"},
     "sub": {"int16": "s16_elementwise", "int32": "s32_arith"},
-    "squared_difference": {"int32": "s32_arith"},
+    "squared_difference": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "maximum": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "minimum": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "compare": {"int32": "s32_arith"},

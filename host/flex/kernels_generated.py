@@ -68,6 +68,14 @@ class GeneratedKernels:
             struct("flex_s8_add_params", locals()), as_i16(out, size)],
             "size %d, b_size %d" % (size, b_size))
 
+    def squared_difference_s16(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult,
+                               b_shift, out_zp, out_mult, out_shift, left_shift, act_min, act_max):
+        """burn.graph's squared_difference_s16 on flex_c's flex_s16_squared_difference."""
+        self._run("flex_s16_squared_difference", [
+            size, as_i16(a, size), as_i16(b, b_size), b_size,
+            struct("flex_s8_add_params", locals()), as_i16(out, size)],
+            "size %d, b_size %d" % (size, b_size))
+
     def mul_s16(self, a, b, out, size, b_size, a_zp, b_zp, out_zp, mult, shift, act_min, act_max):
         """burn.graph's mul_s16 on flex_c's flex_s16_mul."""
         self._run("flex_s16_mul", [

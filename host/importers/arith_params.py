@@ -20,9 +20,8 @@ def sub_params(a_scale, b_scale, out_scale):
     return (left_shift,) + a + b + out
 
 
-def squared_difference_params(a_scale, b_scale, out_scale):
-    """TFLM SQUARED_DIFFERENCE Prepare (int8): left shift 7, double precision."""
-    left_shift = 7
+def squared_difference_params(a_scale, b_scale, out_scale, left_shift=7):
+    """TFLM SQUARED_DIFFERENCE Prepare: left shift 7 (int8; 0 for int16), double precision."""
     twice_max = 2.0 * max(a_scale, b_scale)
     a = quantize_multiplier(a_scale / twice_max)
     b = quantize_multiplier(b_scale / twice_max)
@@ -38,7 +37,13 @@ def sub16_params(a_scale, b_scale, out_scale):
 
 
 PARAMS = {"sub": sub_params, "squared_difference": squared_difference_params}
-PARAMS16 = {"sub": sub16_params}  # the int16 ops of the same converter
+def squared_difference16_params(a_scale, b_scale, out_scale):
+    """TFLM SQUARED_DIFFERENCE Prepare (int16): the int8 parameters with left shift 0."""
+    return squared_difference_params(a_scale, b_scale, out_scale, 0)
+
+
+# the int16 ops of the same converter
+PARAMS16 = {"sub": sub16_params, "squared_difference": squared_difference16_params}
 
 
 def batch_matmul_params(a_scale, b_scale, out_scale):

@@ -201,6 +201,7 @@ COVERED = {
     ("SOFTMAX", "int8", "int16"): _unary("SOFTMAX", "int8", "int16", options="SoftmaxOptions",
                                          Beta=1.0, out_quant=(1 / 65536, -32768)),
     ("SUB", "int16", "int16"): _binary("SUB", "int16", "int16", "SubOptions"),
+    ("SQUARED_DIFFERENCE", "int16", "int16"): _binary("SQUARED_DIFFERENCE", "int16", "int16"),
     ("MAXIMUM", "int16", "int16"): _binary("MAXIMUM", "int16", "int16"),
     ("PAD", "int16", "int16"): _unary("PAD", "int16", "int16",
                                       ("int32", (2, 2), [[0, 0], [1, 1]]),
@@ -217,7 +218,6 @@ COVERED = {
 # pairs TFLM accepts that burn does not import, for reasons that hold
 MISSING = {
     ("MAXIMUM", "int64", "int64"): _binary("MAXIMUM", "int64", "int64"),
-    ("SQUARED_DIFFERENCE", "int16", "int16"): _binary("SQUARED_DIFFERENCE", "int16", "int16"),
     ("MINIMUM", "int64", "int64"): _binary("MINIMUM", "int64", "int64"),
     ("EQUAL", "int64", "bool"): _binary("EQUAL", "int64", "bool"),
 }

@@ -70,6 +70,18 @@ def sub_s16(rng):
     return add_s16(rng) + [_int(rng, 0, 1)]
 
 
+def squared_difference_s16(rng):
+    """TFLM's int16 SQUARED_DIFFERENCE parameters (left shift 0, zero points 0)."""
+    from burn.host.importers.arith_params import squared_difference16_params
+
+    size, b_size = _broadcast(rng)
+    s = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
+    ls, am, ash, bm, bsh, om, osh = squared_difference16_params(
+        *s, _f32(max(s) ** 2 * 131072 * rng.uniform(0.02, 2)))
+    return [s16(rng, size), s16(rng, b_size), out("h", size), size, b_size, 0, am, ash, 0, bm,
+            bsh, 0, om, osh, ls, -32768, 32767]
+
+
 def mul_s16(rng):
     size, b_size = _broadcast(rng)
     scales = [_f32(rng.uniform(1e-4, 1e-3)) for _ in range(2)]
@@ -132,6 +144,8 @@ S16 = {
                            lambda rng: conv_s16(rng, True)),
     "add_s16": ("s16_elementwise", "add_s16", add_s16),
     "sub_s16": ("s16_elementwise", "sub_s16", sub_s16),
+    "squared_difference_s16": ("s16_elementwise", "squared_difference_s16",
+                               squared_difference_s16),
     "mul_s16": ("s16_elementwise", "mul_s16", mul_s16),
     "softmax_s8_s16": ("s16_softmax", "softmax_s8_s16", lambda rng: [
         s8(rng, 30), out("h", 30), 3, 10] + list(qp.softmax_params(1.0, rng.uniform(0.01, 0.3)))),

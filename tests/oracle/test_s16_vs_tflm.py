@@ -157,3 +157,17 @@ def _conv16(w_dtype="int8", bias_dtype="int64", zp=0, bias=None):
 def test_importer_refuses_what_tflm_refuses(kwargs, reason):
     with pytest.raises(TFLiteImportError, match=reason):
         import_tflite(_conv16(**kwargs), tests=0)
+
+
+def test_int16_squared_difference_with_zero_points_is_refused_as_by_tflm():
+    """TFLM's int16 SQUARED_DIFFERENCE requires zero points 0 (its Prepare fails)."""
+    mb = ModelBuilder()
+    a, b = (mb.tensor(n, (1, 4), "int16", scale=0.001, zero_point=zp)
+            for n, zp in (("a", 3), ("b", 0)))
+    y = mb.tensor("y", (1, 4), "int16", scale=0.01, zero_point=0)
+    mb.op("SQUARED_DIFFERENCE", [a, b], [y])
+    data = mb.finish([a, b], [y])
+    with pytest.raises(TFLiteImportError, match=r"SQUARED_DIFFERENCE.*zero points 3, 0, 0"):
+        import_tflite(data, tests=0)
+    with pytest.raises(RuntimeError):
+        run_tflm(data, [np.zeros((1, 4), np.int16)] * 2)

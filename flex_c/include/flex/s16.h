@@ -72,6 +72,11 @@ flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_
  * parameters, which are ADD's (left_shift 15); int32 overflow wraps. */
 flex_status flex_s16_sub(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
                          const flex_s8_add_params *p, int32_t swap, int16_t *output);
+/* output[i] = (a[i] - b[i % b_len])^2 with TFLM's SQUARED_DIFFERENCE parameters for int16
+ * (ADD's fields, left_shift 0, an output multiplier below one); int32 overflow wraps. */
+flex_status flex_s16_squared_difference(size_t n, const int16_t *a, const int16_t *b,
+                                        size_t b_len, const flex_s8_add_params *p,
+                                        int16_t *output);
 /* output[i] = MAXIMUM or MINIMUM (op FLEX_ARITH_MAXIMUM or FLEX_ARITH_MINIMUM) of a[i] and
  * b[i % b_len], the stored int16 values compared as flex_s8_arith compares int8 ones. */
 flex_status flex_s16_arith(int32_t op, size_t n, const int16_t *a, const int16_t *b,

@@ -1,4 +1,5 @@
-/* int16 ADD, SUB, MUL, MAXIMUM and MINIMUM, as TFLM's reference kernels for int16 tensors. */
+/* int16 ADD, SUB, SQUARED_DIFFERENCE, MUL, MAXIMUM and MINIMUM, as TFLM's reference kernels
+ * for int16 tensors. */
 #include "../common/internal.h"
 
 static int bad_zero_point(int32_t offset) {
@@ -29,9 +30,9 @@ static flex_status check(size_t n, const int16_t *a, const int16_t *b, size_t b_
           (p) ? (p)->input1_offset : 0, (p) ? (p)->input2_offset : 0,                    \
           (p) ? (p)->output_offset : 0)
 
-/* ADD (op 0), SUB (op 1: a - b) and SUB with the operands swapped (op 2: b - a): both
- * inputs scaled to a common scale (left_shift, then their multipliers), combined, then
- * requantized to the output's. */
+/* ADD (op 0), SUB (op 1: a - b), SUB with the operands swapped (op 2: b - a) and
+ * SQUARED_DIFFERENCE (op 3: (a - b)^2): both inputs scaled to a common scale (left_shift,
+ * then their multipliers), combined, then requantized to the output's. */
 static flex_status scaled_sum(size_t n, const int16_t *a, const int16_t *b, size_t b_len,
                               const flex_s8_add_params *p, int op, int16_t *output) {
     size_t i;
@@ -47,9 +48,10 @@ static flex_status scaled_sum(size_t n, const int16_t *a, const int16_t *b, size
         const uint32_t y = (uint32_t)(b[i % b_len] + p->input2_offset) << p->left_shift;
         const int32_t sx = flex__mbqm((int32_t)x, p->input1_multiplier, p->input1_shift);
         const int32_t sy = flex__mbqm((int32_t)y, p->input2_multiplier, p->input2_shift);
-        const int32_t raw = op == 0 ? FLEX_WADD(sx, sy) : op == 1 ? FLEX_WSUB(sx, sy)
-                                                                  : FLEX_WSUB(sy, sx);
-        const int32_t v = flex__mbqm(raw, p->output_multiplier, p->output_shift);
+        const int32_t raw = op == 0 ? FLEX_WADD(sx, sy) : op == 2 ? FLEX_WSUB(sy, sx)
+                                                                  : FLEX_WSUB(sx, sy);
+        const int32_t v = flex__mbqm(op == 3 ? FLEX_WMUL(raw, raw) : raw, p->output_multiplier,
+                                     p->output_shift);
         output[i] = (int16_t)flex__clamp(FLEX_WADD(v, p->output_offset), p->act_min,
                                          p->act_max);
     }
@@ -66,6 +68,12 @@ flex_status flex_s16_sub(size_t n, const int16_t *a, const int16_t *b, size_t b_
     if (swap != 0 && swap != 1)
         return FLEX_E_PARAM;
     return scaled_sum(n, a, b, b_len, p, 1 + swap, output);
+}
+
+flex_status flex_s16_squared_difference(size_t n, const int16_t *a, const int16_t *b,
+                                        size_t b_len, const flex_s8_add_params *p,
+                                        int16_t *output) {
+    return scaled_sum(n, a, b, b_len, p, 3, output);
 }
 
 flex_status flex_s16_mul(size_t n, const int16_t *a, const int16_t *b, size_t b_len,

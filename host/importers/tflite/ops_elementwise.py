@@ -79,11 +79,11 @@ def _binary(c, node, kind=None):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("SUB", "MAXIMUM", "MINIMUM", arity=2, int16=True, int32=True)
-@converts("SQUARED_DIFFERENCE", arity=2, int32=True)
+@converts("SUB", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", arity=2, int16=True, int32=True)
 def _arith(c, node):
     """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith),
-    int16 SUB, MAXIMUM and MINIMUM (burn.graph.s16_elementwise) and the int32 ones."""
+    their int16 forms (burn.graph.s16_elementwise; SQUARED_DIFFERENCE's zero points 0, as
+    TFLM requires) and the int32 ones."""
     kind = node.name.lower()
     a, b = _operands(c, node)
     if c.is_int32(node):
@@ -97,13 +97,17 @@ def _arith(c, node):
     params_of = (arith_params.PARAMS16 if c.is_int16(node) else arith_params.PARAMS).get(kind)
     if params_of and (c.is_int8(node) or c.is_int16(node)):
         (a_scale, a_zp), (b_scale, b_zp) = c.quant(a), c.quant(b)
-        out_scale, _ = c.quant(node.outputs[0])
+        out_scale, out_zp = c.quant(node.outputs[0])
+        if kind == "squared_difference" and c.is_int16(node) and (a_zp, b_zp, out_zp) != \
+                (0, 0, 0):
+            raise Fail("int16 zero points %d, %d, %d: TFLM's int16 SQUARED_DIFFERENCE takes 0"
+                       % (a_zp, b_zp, out_zp))
         params = {"swap": params["swap"]} if kind == "sub" else {}
         params.update(c.out_quant_params(node, code))
         ls, am, ash, bm, bsh, om, osh = params_of(a_scale, b_scale, out_scale)
         if osh > 0:
-            raise Fail("output scale %g is below (2 x the larger input scale)^2 / 2^14: "
-                       "the squared differences overflow int32" % out_scale)
+            raise Fail("output scale %g is below (2 x the larger input scale)^2 / 2^%d: "
+                       "the squared differences overflow int32" % (out_scale, 2 * ls))
         params.update({"a_zp": a_zp, "b_zp": b_zp, "left_shift": ls, "a_mult": am,
                        "a_shift": ash, "b_mult": bm, "b_shift": bsh, "out_mult": om,
                        "out_shift": osh})
