@@ -321,20 +321,22 @@ def main():
     except PeerMissing as exc:
         print("compile_vs_tflm: %s" % exc, file=sys.stderr)
         return 2
-    cmsis_nn = None
+    cmsis_nn, without = None, None
     beside = tflm / sdk_programs.DOWNLOADS / "cmsis_nn"
-    beside = None if os.environ.get("BURN_CMSIS_NN") else str(beside)
+    beside = str(beside) if beside.is_dir() and not os.environ.get("BURN_CMSIS_NN") else None
     try:
         cmsis_nn = Path(peer_build.locate(
             args.cmsis_nn or beside, "BURN_CMSIS_NN", "Include/arm_nnfunctions.h",
             ("CMSIS-NN", "pass --cmsis-nn DIR")))
     except PeerMissing as exc:
-        print("compile_vs_tflm: %s: measuring TFLM's reference kernels only" % exc,
-              file=sys.stderr)
+        without = "TFLM's reference kernels only: %s" % exc
+        print("compile_vs_tflm: %s" % without, file=sys.stderr)
     paths = {n: (require(["kws_ref_model.tflite"])[0] if MODELS[n] is None else tflm / MODELS[n])
              for n in names}
     print("Cortex-M0+ (emulated RP2040), pico-sdk %s build, %d seeded inputs per model; "
           "flash and static RAM beside the baseline program's" % (args.build_type, SETS))
+    if without:
+        print(without)
     base = measure(sdk_programs.base_program(args.build_type, SETS), args.timeout)
     print("baseline (pico-sdk runtime, stdio, harness): %s B flash, %s B static RAM" % (
         _n(base.flash), _n(base.static)))

@@ -122,7 +122,8 @@ def burn_program(model, build_type, sets):
                                       "model", "--tests", "1", "--target", "cortex-m0plus"],
                           capture_output=True, text=True, timeout=1800)
     if proc.returncode:
-        raise ProgramError("burn compile %s: %s" % (model.name, proc.stderr.strip()))
+        said = proc.stderr.strip().splitlines() or ["exit status %d" % proc.returncode]
+        raise ProgramError("burn compile %s: %s" % (model.name, said[-1]))
     old = {p.relative_to(folder / "model") for p in (folder / "model").rglob("*")
            if p.is_file()} if (folder / "model").is_dir() else set()
     new = {p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file()}
