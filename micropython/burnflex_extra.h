@@ -35,6 +35,7 @@
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_leaky_relu_s16, leaky_relu_s16)                                  \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \
+    X(MP_QSTR_prelu_s16, prelu_s16)                                            \
     X(MP_QSTR_log_softmax_s8, log_softmax_s8)                                  \
     X(MP_QSTR_svdf_s8, svdf_s8)                                                \
     X(MP_QSTR_strided_s8, strided_s8)                                          \

@@ -51,7 +51,7 @@ OPS = (
     ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU EXP LOG SIN COS FLOOR CEIL "
      "ROUND", "lookup_s8 unary_f32 leaky_relu_s16"),
-    ("prelu", "e", "PRELU", "prelu_s8 prelu_f32"),
+    ("prelu", "e", "PRELU", "prelu_s8 prelu_f32 prelu_s16"),
     ("log_softmax", "", "LOG_SOFTMAX", "log_softmax_s8 log_softmax_f32"),
     ("svdf", "", "SVDF", "svdf_s8 svdf_f32"),
     ("strided", "", "TRANSPOSE SLICE STRIDED_SLICE SPLIT SPLIT_V UNPACK DEPTH_TO_SPACE "
@@ -153,8 +153,8 @@ KERNELS = (
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),
     ("unary", "lookup_s8", "inp out size table"),
     ("unary", "unary_f32", "inp out size fn alpha"),
-    ("prelu", "prelu_s8", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult pos_shift"
-     " neg_mult neg_shift"),
+    ("prelu", "prelu_s8 prelu_s16", "inp alpha out size alpha_size in_zp alpha_zp out_zp pos_mult"
+     " pos_shift neg_mult neg_shift"),
     ("prelu", "prelu_f32", "inp alpha out size alpha_size"),
     ("log_softmax", "log_softmax_s8",
      "inp out rows depth in_mult in_left_shift reverse_mult reverse_shift diff_min"),
@@ -280,7 +280,8 @@ PLAN_STEPS = (
 # ones' to burnflex_f32.c; a default integer kernel keeps its hand-written binding.
 CALLS = (
     ("lookup_s8", "flex_s8_lookup", "size inp[size] table[256] out[size]"),
-    ("prelu_s8", "flex_s8_prelu", "size inp[size] alpha[alpha_size] & out[size]"),
+    ("prelu_s8 prelu_s16", "flex_s8_prelu flex_s16_prelu",
+     "size inp[size] alpha[alpha_size] & out[size]"),
     ("prelu_f32", "flex_f32_prelu", "size inp[size] alpha[alpha_size] out[size]"),
     ("l2norm_s8", "flex_s8_l2norm", "rows depth inp[rows*depth] in_zp out[rows*depth]"),
     ("l2norm_f32", "flex_f32_l2norm", "rows depth inp[rows*depth] out[rows*depth]"),

@@ -29,6 +29,7 @@ MODULES = {
     "requantize": {"int16": "s16_quantize", "int32": "s16_quantize"},
     "clamp": {"int16": "s16_quantize"},
     "unary": {"int16": "s16_unary"},
+    "prelu": {"int16": "prelu"},
     "reduce": {"int16": "s16_reduce"},
     "resize": {"int16": "resize"},
     "sub": {"int16": "s16_elementwise", "int32": "s32_arith"},

@@ -25,6 +25,14 @@ class GeneratedKernels:
             struct("flex_s8_prelu_params", locals()), as_i8(out, size)],
             "size %d, alpha_size %d" % (size, alpha_size))
 
+    def prelu_s16(self, inp, alpha, out, size, alpha_size, in_zp, alpha_zp, out_zp, pos_mult,
+                  pos_shift, neg_mult, neg_shift):
+        """burn.graph's prelu_s16 on flex_c's flex_s16_prelu."""
+        self._run("flex_s16_prelu", [
+            size, as_i16(inp, size), as_i8(alpha, alpha_size), alpha_size,
+            struct("flex_s8_prelu_params", locals()), as_i16(out, size)],
+            "size %d, alpha_size %d" % (size, alpha_size))
+
     def prelu_f32(self, inp, alpha, out, size, alpha_size):
         """burn.graph's prelu_f32 on flex_c's flex_f32_prelu."""
         self._run("flex_f32_prelu", [

@@ -1,7 +1,8 @@
 """TFLite PRELU (the optional op `prelu`), alpha a constant repeated along the innermost
-dims: int8 bit for bit with TFLM on the plain, flex (host and emulated Cortex-M0+) and viper
-kernels, float32 within 1e-5 relative; what the runtimes cannot run is refused at import
-and hostile parameters at load."""
+dims: int8, and int16 with an int8 alpha, bit for bit with TFLM on the plain, flex (host and
+emulated Cortex-M0+) and viper kernels (plain ones for int16), float32 within 1e-5
+relative; what the runtimes cannot run is refused at import and hostile parameters at
+load."""
 
 import numpy as np
 import pytest
@@ -22,11 +23,12 @@ def _f32(v):
 
 
 def _model(shape, alpha, dtype="int8", q=None, out_shape=None):
-    """A one-op PRELU model; q: ((scale, zp) of x, alpha, y) for int8."""
+    """A one-op PRELU model; q: ((scale, zp) of x, alpha, y) for int8 and int16 (whose alpha
+    is int8)."""
     mb = ModelBuilder()
     qx, qa, qy = ({"scale": s, "zero_point": z} for s, z in q) if q else ({}, {}, {})
     x = mb.tensor("x", shape, dtype, **qx)
-    a = mb.tensor("alpha", alpha.shape, dtype, data=alpha, **qa)
+    a = mb.tensor("alpha", alpha.shape, alpha.dtype.name, data=alpha, **qa)
     y = mb.tensor("y", out_shape or shape, dtype, **qy)
     mb.op("PRELU", [x, a], [y])
     return mb.finish([x], [y])
@@ -44,16 +46,23 @@ def _case(rng, dtype):
         return _model(shape, alpha, dtype), x
     alpha = rng.integers(-128, 128, size=ashape, dtype=np.int8)
     q = [(_f32(rng.uniform(0.005, 0.2)), int(rng.integers(-128, 128))) for _ in range(3)]
-    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    if dtype == "int16":  # few saturated outputs; zero points mostly 0
+        zps = [int(rng.choice([0, rng.integers(-300, 300)])) for _ in range(2)]
+        in_scale = _f32(rng.uniform(1e-4, 1e-3))
+        q = [(in_scale, zps[0]), (_f32(rng.uniform(0.002, 0.02)), q[1][1]),
+             (_f32(in_scale * rng.uniform(0.7, 3)), zps[1])]
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
     return _model(shape, alpha, dtype, q), x
 
 
 @pytest.fixture(scope="module")
 def cases():
-    """[("PRELU", input, TFLM's output, .bst bytes)]: CASES int8 cases, then CASES float32."""
+    """[("PRELU", input, TFLM's output, .bst bytes)]: CASES int8 cases, then CASES float32,
+    then CASES int16."""
     out = []
-    for dtype in ("int8", "float32"):
-        rng = np.random.default_rng([15, dtype == "int8"])
+    for dtype in ("int8", "float32", "int16"):
+        rng = np.random.default_rng([15, ("float32", "int8", "int16").index(dtype)])
         for _ in range(CASES):
             data, x = _case(rng, dtype)
             want = run_tflm(data, [x])[0].reshape(-1)
@@ -86,6 +95,18 @@ def test_scales_that_need_a_large_left_shift_are_refused():
     data = _model((4,), np.ones(4, np.int8), "int8", q)
     with pytest.raises(TFLiteImportError, match="left shift beyond 15"):
         import_tflite(data, tests=0)
+
+
+def test_int16_prelu_takes_an_int8_alpha_as_tflm():
+    q = [(0.001, 0), (0.01, 0), (0.001, 0)]
+    data = _model((4,), np.ones(4, np.int16), "int16", q)
+    with pytest.raises(TFLiteImportError, match="int16 PRELU takes an int8 alpha"):
+        import_tflite(data, tests=0)
+    with pytest.raises(RuntimeError):
+        run_tflm(data, [np.zeros(4, np.int16)])
+    q = [(1.0, 0), (1.0, 0), (1e-3, 0)]  # the negative side's shift: 10, beyond int16's 7
+    with pytest.raises(TFLiteImportError, match="left shift beyond 7"):
+        import_tflite(_model((4,), np.ones(4, np.int8), "int16", q), tests=0)
 
 
 def _prelu_bst(alpha, **params):

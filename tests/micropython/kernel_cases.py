@@ -249,6 +249,18 @@ def prelu_s8(rng):
             _int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), pm, ps, nm, ns]
 
 
+def prelu_s16(rng):
+    """int16 input and output, an int8 alpha; the scales keep the shifts within int16's."""
+    size, alpha_size = _prelu_sizes(rng)
+    in_s, a_s = _f32(rng.uniform(1e-4, 1e-3)), _f32(rng.uniform(0.002, 0.02))
+    out_s = _f32(in_s * rng.uniform(0.7, 3))
+    pm, ps = qp.quantize_multiplier(in_s / out_s)
+    nm, ns = qp.quantize_multiplier(in_s * a_s / out_s)
+    return [buf("h", rng.integers(-32768, 32768, size=size)), s8(rng, alpha_size),
+            out("h", size), size, alpha_size, _int(rng, -300, 300), _int(rng, -128, 127),
+            _int(rng, -300, 300), pm, ps, nm, ns]
+
+
 def prelu_f32(rng):
     size, alpha_size = _prelu_sizes(rng)
     return [f32(rng, size), f32(rng, alpha_size), out("f", size), size, alpha_size]
@@ -519,7 +531,8 @@ FLOAT = {
 
 
 # the int16 kernels of kinds whose argument makers live here
-S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rng, "h"))}
+S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rng, "h")),
+       "prelu_s16": ("prelu", "prelu_s16", prelu_s16)}
 KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 

@@ -37,6 +37,10 @@ typedef struct {
 } flex_s8_prelu_params;
 flex_status flex_s8_prelu(size_t n, const int8_t *input, const int8_t *alpha, size_t alpha_len,
                           const flex_s8_prelu_params *p, int8_t *output);
+/* int16 PRELU with an int8 alpha (TFLM's int16x8 PRELU): flex_s8_prelu's arithmetic on
+ * int16 input and output (their zero points within int16), neg_shift at most 7. */
+flex_status flex_s16_prelu(size_t n, const int16_t *input, const int8_t *alpha,
+                           size_t alpha_len, const flex_s8_prelu_params *p, int16_t *output);
 flex_status flex_f32_prelu(size_t n, const float *input, const float *alpha, size_t alpha_len,
                            float *output);
 

@@ -298,15 +298,18 @@ def _square(c, node):
     c.emit("mul", node, params={"act": 0}, ins=[x, x])
 
 
-@converts("PRELU", arity=2)
+@converts("PRELU", arity=2, int16=True)
 def _prelu(c, node):
-    """PRELU with a constant alpha that repeats along the input's innermost dims."""
+    """PRELU with a constant alpha that repeats along the input's innermost dims; int16
+    takes an int8 alpha (TFLM's int16x8 PRELU)."""
     x, y = node.inputs[0], node.outputs[0]
     alpha = c.const(node.inputs[1], "alpha")
     src, dst = c.tf.tensors[x], c.tf.tensors[y]
-    if src.dtype != dst.dtype or alpha.dtype != src.dtype:
-        raise Fail("input, alpha and output types differ (%s, %s, %s)"
-                   % (src.dtype.name, alpha.dtype.name, dst.dtype.name))
+    wide = c.is_int16(node)
+    if src.dtype != dst.dtype or alpha.dtype != (np.int8 if wide else src.dtype):
+        raise Fail("input, alpha and output types differ (%s, %s, %s)%s"
+                   % (src.dtype.name, alpha.dtype.name, dst.dtype.name,
+                      ": TFLM's int16 PRELU takes an int8 alpha" if wide else ""))
     if max(len(src.shape), alpha.ndim) > 4:
         raise Fail("TFLM's PRELU takes at most 4 dims, got input %s and alpha %s"
                    % (src.shape, alpha.shape))
@@ -314,16 +317,16 @@ def _prelu(c, node):
         raise Fail("alpha %s broadcast over input %s to output %s is not supported (alpha "
                    "must repeat along the innermost dims)" % (alpha.shape, src.shape,
                                                                  dst.shape))
-    if not c.is_int8(node):
+    if not (c.is_int8(node) or wide):
         c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)})
         return
     (in_scale, in_zp), (a_scale, a_zp) = c.quant(x), c.quant(node.inputs[1])
     out_scale, out_zp = c.quant(y)
     pm, ps = qp.quantize_multiplier(float(in_scale) / float(out_scale))
     nm, ns = qp.quantize_multiplier(float(in_scale) * float(a_scale) / float(out_scale))
-    if ps > 15 or ns > 15:
-        raise Fail("the scales need a left shift beyond 15 (a product of input offsets "
-                   "would overflow int32)")
+    if ps > 15 or ns > (7 if wide else 15):
+        raise Fail("the scales need a left shift beyond %d (a product of input offsets "
+                   "would overflow int32)" % (7 if wide and ns > 7 else 15))
     c.emit("prelu", node, consts={"alpha": alpha.reshape(-1)},
            params={"in_zp": in_zp, "alpha_zp": a_zp, "out_zp": out_zp, "pos_mult": pm,
                    "pos_shift": ps, "neg_mult": nm, "neg_shift": ns})
