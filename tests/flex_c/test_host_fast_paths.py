@@ -1,8 +1,9 @@
 """The host build's vectorized int8 paths (convolution and depthwise: on AVX-512 VNNI
 CPUs byte dot products over a padded copy of the input; else int16 patch dot products in
 blocks of output channels, channel-innermost depthwise; average pool, per-channel
-requantization rows, ADD over runs or, on AVX-512 CPUs, 16 elements at a time) give the reference kernels' output bit for bit. The reference is the Cortex-M4F
-build of the reference kernels alone, run in unicorn; shapes and parameters are chosen to
+requantization rows, ADD over runs or, on AVX-512 CPUs, 16 elements at a time) give the
+reference kernels' output bit for bit. The reference is the Cortex-M4F build of the
+reference kernels alone, run in unicorn; shapes and parameters are chosen to
 reach each path and its edges (left shifts, negative and INT32_MIN multipliers, wrapping
 accumulators, no bias), at each int8 vector width (conftest.py's s8_width)."""
 

@@ -22,17 +22,17 @@ FLEX_VNNI static void add16(const flex_s8_add_params *p, const int8_t *a, const 
     const __m512i s2 = _mm512_set1_epi32(p->input2_shift);
     const __m512i mo = _mm512_set1_epi32(p->output_multiplier);
     const __m512i so = _mm512_set1_epi32(p->output_shift);
+    const flex_s8_add_params c = *p; /* a local: the output stores do not alias it */
     int32_t i;
     for (i = 0; i < n; i += 16) {
         const __mmask16 lanes = flex__vnni_lanes(n - i);
         const __m512i x1 = flex__vnni_mbqm16(
-            widen(a + i, lanes, p->input1_offset, p->left_shift), m1, s1);
+            widen(a + i, lanes, c.input1_offset, c.left_shift), m1, s1);
         const __m512i x2 = flex__vnni_mbqm16(
-            widen(b + i, lanes, p->input2_offset, p->left_shift), m2, s2);
+            widen(b + i, lanes, c.input2_offset, c.left_shift), m2, s2);
         _mm_mask_storeu_epi8(out + i, lanes,
-                             flex__vnni_out16(flex__vnni_mbqm16(_mm512_add_epi32(x1, x2), mo,
-                                                                so),
-                                              p->output_offset, p->act_min, p->act_max));
+                             flex__vnni_out16(flex__vnni_mbqm16(_mm512_add_epi32(x1, x2), mo, so),
+                                              c.output_offset, c.act_min, c.act_max));
     }
 }
 

@@ -26,7 +26,7 @@ typedef struct {
     int32_t groups_row, kernel_h, row_bytes, stride_h, stride_w, group_bytes;
     int32_t oh, ow, hp, wp, c;
     const int32_t *start, *multiplier, *shift; /* per channel, padded to 16 */
-    const flex_s8_quant *q;
+    flex_s8_quant q; /* a copy: the output stores do not alias it */
     int32_t oc;
     int8_t *output;
 } vnni_conv;
@@ -74,7 +74,7 @@ FLEX_VNNI FLEX_INLINE void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
         const __mmask16 keep = flex__vnni_lanes(k->oc - c);
         for (p = 0; p < P; p++)
             _mm_mask_storeu_epi8(k->output + (size_t)(p0 + p) * k->oc + c, keep,
-                                 flex__vnni_requant16(acc[p][v], m, sh, k->q));
+                                 flex__vnni_requant16(acc[p][v], m, sh, &k->q));
     }
 }
 
@@ -158,7 +158,7 @@ FLEX_VNNI static int32_t conv_vnni(const flex_dims4 *in, const int8_t *input,
     k.start = start;
     k.multiplier = mult;
     k.shift = sh;
-    k.q = q;
+    k.q = *q;
     k.oc = oc;
     k.output = output;
     for (c0 = 0; c0 < oc16; c0 += 16 * VMAX) {

@@ -75,24 +75,27 @@ FLEX_VNNI static int32_t depthwise_vnni(const flex_dims4 *in, const int8_t *inpu
         off[t] = t < taps ? ((t / win->kernel_w) * win->dilation_h * wp +
                              t % win->kernel_w * win->dilation_w) * C
                           : 0;
-    for (b = 0; b < out->n; b++)
-        for (oy = 0; oy < out->h; oy++)
-            for (ox = 0; ox < out->w; ox++, output += C) {
-                const uint8_t *x =
-                    image + ((b * hp + oy * win->stride_h) * wp + ox * win->stride_w) * C;
-                for (c = 0; c < c16; c += 16) {
-                    __m512i acc = _mm512_loadu_si512(start + c);
+    const flex_s8_quant ql = *q; /* a local: the output stores do not alias it */
+    for (c = 0; c < c16; c += 16) { /* a block's constants stay in registers */
+        const __m512i m = _mm512_loadu_si512(mult + c), s = _mm512_loadu_si512(sh + c);
+        const __m512i base = _mm512_loadu_si512(start + c);
+        const __mmask16 keep = flex__vnni_lanes(C - c);
+        int8_t *y = output + c;
+        for (b = 0; b < out->n; b++)
+            for (oy = 0; oy < out->h; oy++)
+                for (ox = 0; ox < out->w; ox++, y += C) {
+                    const uint8_t *x = image + c + ((b * hp + oy * win->stride_h) * wp +
+                                                    ox * win->stride_w) * C;
+                    __m512i acc = base;
                     for (g = 0; g < groups; g++)
                         acc = _mm512_dpbusd_epi32(
                             acc,
-                            four_taps(x + off[4 * g] + c, x + off[4 * g + 1] + c,
-                                      x + off[4 * g + 2] + c, x + off[4 * g + 3] + c),
+                            four_taps(x + off[4 * g], x + off[4 * g + 1], x + off[4 * g + 2],
+                                      x + off[4 * g + 3]),
                             _mm512_loadu_si512(packed + (g * c16 + c) * 4));
-                    _mm_mask_storeu_epi8(output + c, flex__vnni_lanes(C - c),
-                                         flex__vnni_requant16(acc, _mm512_loadu_si512(mult + c),
-                                                              _mm512_loadu_si512(sh + c), q));
+                    _mm_mask_storeu_epi8(y, keep, flex__vnni_requant16(acc, m, s, &ql));
                 }
-            }
+    }
     return 1;
 }
 

@@ -10,9 +10,10 @@
  * (s8_requant.h). On x86-64 CPUs with AVX2, rows of 16 taps or more go eight at a time,
  * and are requantized eight at a time, in AVX2 code of their own (dot8_avx2,
  * requant8_avx2): short rows, such as a 16-unit layer's, spend most of the generic loop's
- * time entering and leaving it. CPUs with AVX-512 VNNI sum every row in s8_fc_vnni.c. A block's outputs are written after all of its rows are
- * summed, so a batch row's outputs come after its whole input row is read, the order the
- * .bst arena's in-place plan assumes (docs/bst-format.md). */
+ * time entering and leaving it. CPUs with AVX-512 VNNI sum the rows of other lengths in
+ * s8_fc_vnni.c. A block's outputs are written after all of its rows are summed, so a batch
+ * row's outputs come after its whole input row is read, the order the .bst arena's
+ * in-place plan assumes (docs/bst-format.md). */
 #include "../../ref/ref.h"
 #include "s8_dot.h"
 #include "s8_fc.h"

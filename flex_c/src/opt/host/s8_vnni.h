@@ -127,13 +127,14 @@ FLEX_VNNI FLEX_INLINE __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh
     const __m512i a = _mm512_sllv_epi32(x, _mm512_max_epi32(sh, zero));
     const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
     const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
-    const __m512i odd = _mm512_add_epi64(
-        _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)), nudge);
+    const __m512i odd = _mm512_slli_epi64( /* the high word: bits 31-62 */
+        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)),
+                         nudge),
+        1);
     const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, rs), one);
     const __mmask16 sat =
         _mm512_cmpeq_epi32_mask(a, lowest) & _mm512_cmpeq_epi32_mask(m, lowest);
-    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even,
-                                           _mm512_slli_epi64(_mm512_srli_epi64(odd, 31), 32));
+    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
     __m512i v;
     high = _mm512_mask_sub_epi32(high, sat, high, one);
     v = _mm512_srav_epi32(high, rs);
