@@ -6,7 +6,7 @@ models and on two stacks of fully connected layers built here (tests/mlp_model.p
 anomaly-detection autoencoder's shape (640 -> 128 x4 -> 8 -> 128 x4 -> 640) and three
 16-unit layers, where the cost of a call rather than the kernels decides.
 
-    python benchmarks/flex_host.py [--runs 20]
+    python benchmarks/flex_host.py [--runs 20] [--s8-width 32]
 
 TFLM and flex run in alternating rounds (each round a batch of calls that takes about a
 millisecond), so that load on the machine falls on both alike; the figures are the medians
@@ -19,7 +19,9 @@ same rounds ("flex/litert"; "=tflm": whether its outputs are TFLM's bit for bit,
 are); a model it refuses shows why. Goals: flex <= 0.3x TFLM's time per inference, and
 flex <= 1.0x LiteRT's (<= 1.5x on the autoencoder). The MLPerf
 Tiny models come from $BURN_MODELS_DIR (benchmarks/model_files.py); the run stops with
-status 2 when they are absent.
+status 2 when they are absent. `--s8-width` caps flex's int8 vector paths
+(flex_s8_vector_width: 32 keeps an AVX-512 VNNI host on the AVX2 and auto-vectorized paths, 1
+on the portable loops).
 """
 
 import argparse
@@ -33,6 +35,7 @@ from tflite_micro.python.tflite_micro import runtime
 
 import burn
 from burn.host.bst_writer import encode_bst
+from burn.host.flex.binding import host
 from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 
@@ -136,7 +139,10 @@ def measure(data, shape, runs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--s8-width", type=int, default=0,
+                        help="cap flex's int8 vector width in bytes (64, 32, 1; 0: the CPU's)")
     args = parser.parse_args()
+    print("flex int8 vector width: %d bytes" % host().lib.flex_s8_vector_width(args.s8_width))
     paths = require([name for name, _shape in CASES])
     models = [(name, path.read_bytes(), shape) for (name, shape), path in zip(CASES, paths)]
     models += [(name, mlp(sizes), (1, sizes[0])) for name, sizes in BUILT]
