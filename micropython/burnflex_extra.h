@@ -46,6 +46,7 @@
     X(MP_QSTR_arg_s8, arg_s8)                                                  \
     X(MP_QSTR_l2norm_s8, l2norm_s8)                                            \
     X(MP_QSTR_batch_matmul_s8, batch_matmul_s8)                                \
+    X(MP_QSTR_batch_matmul_s16, batch_matmul_s16)                              \
     X(MP_QSTR_sub_s8, sub_s8)                                                  \
     X(MP_QSTR_sub_s16, sub_s16)                                                \
     X(MP_QSTR_sub_s32, sub_s32)                                                \

@@ -1,9 +1,11 @@
-"""Batched matrix products (TFLite BATCH_MATMUL), int8 and float32, as TFLM's reference kernel
-computes them: out[b] = a[b] @ b[b] for each of `batches` products of an [m, k] by a [k, n]
-matrix. adj_x / adj_y: a is stored [k, m] / b is stored [n, k] (TFLite's transposes).
-a_step and b_step are the elements between one product's operand and the next (0: one
-operand broadcast to every product). int8: the int32 sum of (a - a_zp) * (b - b_zp) is
-requantized by (mult, shift) (a_scale * b_scale / out_scale) and clamped to int8.
+"""Batched matrix products (TFLite BATCH_MATMUL), int8, int16 and float32, as TFLM's reference
+kernel computes them: out[b] = a[b] @ b[b] for each of `batches` products of an [m, k] by a
+[k, n] matrix. adj_x / adj_y: a is stored [k, m] / b is stored [n, k] (TFLite's
+transposes). a_step and b_step are the elements between one product's operand and the next
+(0: one operand broadcast to every product). int8: the int32 sum of (a - a_zp) * (b - b_zp)
+is requantized by (mult, shift) (a_scale * b_scale / out_scale) and clamped to int8. int16
+(batch_matmul_s16; TFLM's zero points are 0): the sum in int64, requantized by TFLM's int64
+MultiplyByQuantizedMultiplier (shift at most 7) and clamped to int16.
 
 `b` is an activation or a constant of the op. An optional op (burn.graph.ops.OPTIONAL): its
 prepare step lives here, and a default firmware leaves this module out.
@@ -17,6 +19,7 @@ from burn.shape import numel
 
 from .fixedpoint import mbqm_offset as _mbqm
 from .fixedpoint import mult_offsets
+from .s16_arith import clamp, mbqm64
 
 MAX_DEPTH = 1 << 15  # k: the int32 sum of 255 * 255 products stays exact (flex_c's limit)
 
@@ -61,6 +64,25 @@ if sys.implementation.name == "micropython":
 batch_matmul_s8 = batch_matmul_s8_fast or batch_matmul_s8_plain
 
 
+def batch_matmul_s16(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp, b_zp,
+                     out_zp, mult, shift):
+    """int16 batched product (see the module docstring)."""
+    a_row, a_k, b_k, b_col = _strides(m, k, n, adj_x, adj_y)
+    o = 0
+    for p in range(batches):
+        for i in range(m):
+            for j in range(n):
+                ia = p * a_step + i * a_row
+                ib = p * b_step + j * b_col
+                acc = 0
+                for _ in range(k):
+                    acc += (a[ia] - a_zp) * (b[ib] - b_zp)
+                    ia += a_k
+                    ib += b_k
+                out[o] = clamp(mbqm64(acc, mult, shift) + out_zp, -32768, 32767)
+                o += 1
+
+
 def batch_matmul_f32(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
     """float32 batched product (see the module docstring)."""
     a_row, a_k, b_k, b_col = _strides(m, k, n, adj_x, adj_y)
@@ -89,7 +111,8 @@ def _operand(step, ctx, dt, count):
 
 
 def prepare(step, ctx, variant):
-    """Check and bind a batch_matmul op (burn.bst_ops.prepare)."""
+    """Check and bind a batch_matmul op (burn.bst_ops.prepare; burn.graph.s16_prepare hands
+    it an int16 one)."""
     if len(step.ins) not in (1, 2) or len(step.outs) != 1:
         step.fail("expected 1 or 2 inputs and one output")
     dt = bst_ops._dtype(step, ctx)
@@ -110,8 +133,11 @@ def prepare(step, ctx, variant):
     step.macs = batches * m * n * k
     b = _operand(step, ctx, dt, (batches - 1) * b_step + k * n)
     step.a = (ctx.view(step.ins[0]), b, ctx.view(step.outs[0])) + dims + steps
-    bst_ops._bind(step, "batch_matmul",
-                  "batch_matmul_s8" if dt == "int8" else "batch_matmul_f32", variant)
+    bst_ops._bind(step, "batch_matmul", {"int8": "batch_matmul_s8", "int16": "batch_matmul_s16"}
+                  .get(dt, "batch_matmul_f32"), variant)
+    if dt == "int16":  # TFLM's zero points are 0; its int64 requantization's shift <= 7
+        step.a += step.ps((("a_zp", 0, 0), ("b_zp", 0, 0), ("out_zp", 0, 0),
+                           ("mult", 0, bst_ops._I32), ("shift", -31, 7)))
     if dt == "int8":
         step.a += step.ps((("a_zp", -128, 127), ("b_zp", -128, 127), ("out_zp", -128, 127),
                            ("mult", 0, bst_ops._I32), ("shift", -31, 31)))

@@ -62,7 +62,7 @@ OPS = (
     ("resize", "", "RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR", "resize_s8 resize_f32 resize_s16"),
     ("arg", "", "ARG_MAX ARG_MIN", "arg_s8 arg_f32"),
     ("l2norm", "", "L2_NORMALIZATION", "l2norm_s8 l2norm_f32"),
-    ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32"),
+    ("batch_matmul", "", "BATCH_MATMUL", "batch_matmul_s8 batch_matmul_f32 batch_matmul_s16"),
     ("sub", "e", "SUB", "sub_s8 sub_f32 sub_s16 sub_s32"),
     ("squared_difference", "e", "SQUARED_DIFFERENCE",
      "squared_difference_s8 squared_difference_f32 squared_difference_s32 "
@@ -192,7 +192,7 @@ KERNELS = (
     ("arg", "arg_s8 arg_f32", "inp out outer reduce inner op"),
     ("l2norm", "l2norm_s8", "inp out rows depth in_zp"),
     ("l2norm", "l2norm_f32", "inp out rows depth"),
-    ("batch_matmul", "batch_matmul_s8", "*matmul a_zp b_zp out_zp mult shift"),
+    ("batch_matmul", "batch_matmul_s8 batch_matmul_s16", "*matmul a_zp b_zp out_zp mult shift"),
     ("batch_matmul", "batch_matmul_f32", "*matmul"),
     ("s8_arith", "sub_s8", "*ab *arith swap"),
     ("s8_arith", "squared_difference_s8", "*ab *arith"),

@@ -32,6 +32,7 @@ MODULES = {
     "prelu": {"int16": "prelu"},
     "reduce": {"int16": "s16_reduce"},
     "resize": {"int16": "resize"},
+    "batch_matmul": {"int16": "batch_matmul"},
     "sub": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "squared_difference": {"int16": "s16_elementwise", "int32": "s32_arith"},
     "maximum": {"int16": "s16_elementwise", "int32": "s32_arith"},

@@ -102,6 +102,12 @@ class ExtraKernels:
         self._matmul("flex_s8_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
                      adj_x, adj_y, as_i8, (a_zp, b_zp, out_zp, mult, shift))
 
+    def batch_matmul_s16(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
+                         b_zp, out_zp, mult, shift):
+        """int16 batched matrix product (burn.graph.batch_matmul)."""
+        self._matmul("flex_s16_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,
+                     adj_x, adj_y, as_i16, (a_zp, b_zp, out_zp, mult, shift))
+
     def batch_matmul_f32(self, a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
         """float32 batched matrix product (burn.graph.batch_matmul)."""
         self._matmul("flex_f32_batch_matmul", a, b, out, batches, m, k, n, a_step, b_step,

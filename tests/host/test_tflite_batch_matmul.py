@@ -2,7 +2,8 @@
 activation or a constant, adj_x / adj_y, batch dims equal or one operand broadcast; other
 broadcasts dim by dim through a strided copy): bit for bit with TFLM on the plain kernels,
 the flex C kernels (host, and built for the Cortex-M0+ run in unicorn) and the viper kernels
-(MicroPython unix port); float32 within 1e-5 of TFLM."""
+(MicroPython unix port); int16 (zero points 0, as TFLM's) bit for bit on the plain and flex
+kernels; float32 within 1e-5 of TFLM."""
 
 import copy
 
@@ -76,6 +77,10 @@ def _case(rng, dtype, const, dims=_batch_dims):
     if dtype == "float32":
         make = lambda s: (rng.standard_normal(s) * 2).astype(np.float32)  # noqa: E731
         q = None
+    elif dtype == "int16":  # zero points 0; sums of up to 5 products of 2**15 x 2**15
+        make = lambda s: rng.integers(-32768, 32768, size=s).astype(np.int16)  # noqa: E731
+        sa, sb = _f32(rng.uniform(1e-4, 1e-3)), _f32(rng.uniform(1e-4, 1e-3))
+        q = ((sa, 0), (sb, 0), (_f32(sa * sb * rng.uniform(3000, 30000) * np.sqrt(k)), 0))
     else:
         make = lambda s: rng.integers(-128, 128, size=s, dtype=np.int8)  # noqa: E731
         sa, sb = _f32(rng.uniform(0.01, 0.1)), _f32(rng.uniform(0.01, 0.1))
@@ -154,6 +159,15 @@ def test_float_batch_matmul_matches_tflm(tmp_path):
     check_on_micropython(cases, tmp_path, atol=1e-5)
 
 
+def test_int16_batch_matmul_matches_tflm(tmp_path):
+    """60 int16 cases (a third with a constant b) bit for bit: plain, flex host, flex
+    Cortex-M0+ and the MicroPython unix port (plain kernel)."""
+    cases = [("case %d %s" % (i, [x.shape for x in ins]), ins[0] if len(ins) == 1 else ins,
+              want, bst) for i, (ins, want, bst, _g) in enumerate(_cases("int16", 195))]
+    check_on_host(cases, "batch_matmul")
+    check_on_micropython(cases, tmp_path)
+
+
 @pytest.mark.parametrize("dtype,seed", [("int8", 193), ("float32", 194)])
 def test_batch_dims_broadcast_dim_by_dim_match_tflm(dtype, seed, tmp_path):
     """12 cases per dtype whose operands each broadcast along some batch dims (a strided
@@ -179,6 +193,14 @@ def test_batch_dims_broadcast_dim_by_dim_match_tflm(dtype, seed, tmp_path):
 def test_what_cannot_run_is_refused_at_import(ls, rs, out, match):
     with pytest.raises(TFLiteImportError, match=match):
         import_tflite(_model(ls, rs, out, "float32"), tests=0)
+
+
+def test_int16_zero_points_are_refused_as_by_tflm():
+    data = _model((2, 3), (3, 4), (2, 4), "int16", q=((0.001, 2), (0.001, 0), (0.01, 0)))
+    with pytest.raises(TFLiteImportError, match="int16 zero points 2, 0, 0"):
+        import_tflite(data, tests=0)
+    with pytest.raises(RuntimeError):
+        run_tflm(data, [np.zeros((2, 3), np.int16), np.zeros((3, 4), np.int16)])
 
 
 @pytest.mark.parametrize("params,match", [

@@ -381,11 +381,15 @@ def _matmul_args(rng, typecode):
     batches, m, k, n = _int(rng, 1, 3), _int(rng, 1, 5), _int(rng, 1, 9), _int(rng, 1, 5)
     a_step, b_step = (m * k, 0) if rng.integers(0, 2) else (0, k * n)
     sizes = ((batches - 1) * a_step + m * k, (batches - 1) * b_step + k * n)
-    make = s8 if typecode == "b" else f32
+    make = {"b": s8, "f": f32,
+            "h": lambda r, count: buf("h", r.integers(-32768, 32768, size=count))}[typecode]
     args = [make(rng, sizes[0]), make(rng, sizes[1]), out(typecode, batches * m * n), batches,
             m, k, n, a_step, b_step, _int(rng, 0, 1), _int(rng, 0, 1)]
     if typecode == "f":
         return args
+    if typecode == "h":  # zero points 0, TFLM's int64 requantization
+        mult, shift = qp.quantize_multiplier(_f32(rng.uniform(1e-5, 1e-4)))
+        return args + [0, 0, 0, mult, shift]
     mult, shift = qp.quantize_multiplier(_f32(rng.uniform(0.001, 0.02)))
     return args + [_int(rng, -128, 127), _int(rng, -128, 127), _int(rng, -128, 127), mult,
                    shift]
@@ -532,7 +536,9 @@ FLOAT = {
 
 # the int16 kernels of kinds whose argument makers live here
 S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rng, "h")),
-       "prelu_s16": ("prelu", "prelu_s16", prelu_s16)}
+       "prelu_s16": ("prelu", "prelu_s16", prelu_s16),
+       "batch_matmul_s16": ("batch_matmul", "batch_matmul_s16",
+                            lambda rng: _matmul_args(rng, "h"))}
 KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 

@@ -144,6 +144,13 @@ flex_status flex_s8_batch_matmul(const flex_matmul_dims *d, const int8_t *a, siz
                                  int32_t b_zero_point, int32_t output_zero_point,
                                  int32_t multiplier, int32_t shift, int8_t *output,
                                  size_t output_len);
+/* int16 (TFLM's int16 BATCH_MATMUL): zero points 0, the int64 sum requantized by TFLM's
+ * int64 MultiplyByQuantizedMultiplier (shift in [-31, 7]), clamped to int16. */
+flex_status flex_s16_batch_matmul(const flex_matmul_dims *d, const int16_t *a, size_t a_len,
+                                  const int16_t *b, size_t b_len, int32_t a_zero_point,
+                                  int32_t b_zero_point, int32_t output_zero_point,
+                                  int32_t multiplier, int32_t shift, int16_t *output,
+                                  size_t output_len);
 flex_status flex_f32_batch_matmul(const flex_matmul_dims *d, const float *a, size_t a_len,
                                   const float *b, size_t b_len, float *output,
                                   size_t output_len);

@@ -1,5 +1,6 @@
-/* int8 BATCH_MATMUL, as TFLM's reference BatchMatMul with FullyConnectedParams. */
-#include "../common/internal.h"
+/* int8 and int16 BATCH_MATMUL, as TFLM's reference BatchMatMul with FullyConnectedParams
+ * (int16: an int64 sum, zero points 0). */
+#include "s16.h"
 
 flex_status flex__matmul_check(const flex_matmul_dims *d, const void *a, size_t a_len,
                                const void *b, size_t b_len, const void *out, size_t out_len,
@@ -55,6 +56,30 @@ flex_status flex_s8_batch_matmul(const flex_matmul_dims *d, const int8_t *a, siz
                     acc += (x[t * s[1]] - a_zero_point) * (y[t * s[2]] - b_zero_point);
                 acc = flex__mbqm(acc, multiplier, shift);
                 *output++ = (int8_t)flex__clamp(FLEX_WADD(acc, output_zero_point), -128, 127);
+            }
+    return FLEX_OK;
+}
+
+flex_status flex_s16_batch_matmul(const flex_matmul_dims *d, const int16_t *a, size_t a_len,
+                                  const int16_t *b, size_t b_len, int32_t a_zero_point,
+                                  int32_t b_zero_point, int32_t output_zero_point,
+                                  int32_t multiplier, int32_t shift, int16_t *output,
+                                  size_t output_len) {
+    int32_t s[4], p, i, j, t;
+    FLEX_TRY(flex__matmul_check(d, a, a_len, b, b_len, output, output_len, s));
+    if (a_zero_point || b_zero_point || output_zero_point || multiplier < 0 || shift < -31 ||
+        shift > 7)
+        return FLEX_E_PARAM;
+    for (p = 0; p < d->batches; p++)
+        for (i = 0; i < d->m; i++)
+            for (j = 0; j < d->n; j++) {
+                const int16_t *x = a + p * d->a_step + i * s[0];
+                const int16_t *y = b + p * d->b_step + j * s[3];
+                int64_t acc = 0;
+                for (t = 0; t < d->k; t++)
+                    acc += (int64_t)(x[t * s[1]] * y[t * s[2]]);
+                *output++ = (int16_t)flex__clamp(flex__mbqm64(acc, multiplier, shift), -32768,
+                                                 32767);
             }
     return FLEX_OK;
 }

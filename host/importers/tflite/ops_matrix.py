@@ -100,16 +100,17 @@ def _svdf(c, node):
     c.emit("svdf", node, consts=consts, params=params)
 
 
-@converts("BATCH_MATMUL", arity=2)
+@converts("BATCH_MATMUL", arity=2, int16=True)
 def _batch_matmul(c, node):
     """BATCH_MATMUL: batch dims broadcast dim by dim as TFLM's do; the second operand may
     be a constant. An operand broadcast along some batch dims but not all is expanded
     first (a strided copy of an activation; a constant at import), so that the op sees
-    equal batch dims or one operand broadcast whole."""
+    equal batch dims or one operand broadcast whole. int16 needs zero points 0 (TFLM's
+    Prepare) and an output shift of at most 7 (its int64 requantization)."""
     lhs, rhs, out = node.inputs[0], node.inputs[1], node.outputs[0]
     types = {c.tf.tensors[t].dtype for t in (lhs, rhs, out)}
-    if len(types) != 1 or types.pop() not in (np.int8, np.float32):  # TFLM's Prepare
-        raise Fail("operands and output must all be int8 or all float32")
+    if len(types) != 1 or types.pop() not in (np.int8, np.int16, np.float32):  # TFLM's Prepare
+        raise Fail("operands and output must all be int8, all int16 or all float32")
     ls, rs = c.shape(lhs), c.shape(rhs)
     if not (2 <= len(ls) <= 5 and 2 <= len(rs) <= 5):
         raise Fail("operands of %d and %d dims: TFLM takes 2 to 5" % (len(ls), len(rs)))
@@ -132,9 +133,14 @@ def _batch_matmul(c, node):
     params = {"batches": int(np.prod(batch, dtype=np.int64)), "m": m, "k": k, "n": n,
               "adj_x": adj_x, "adj_y": adj_y, "a_step": 0 if whole[0] else m * k,
               "b_step": 0 if whole[1] else k * n}
-    if c.is_int8(node):
+    if c.is_int8(node) or c.is_int16(node):
         (a_scale, a_zp), (b_scale, b_zp), (o_scale, o_zp) = [c.quant(t) for t in (lhs, rhs, out)]
         mult, shift = arith_params.batch_matmul_params(a_scale, b_scale, o_scale)
+        if c.is_int16(node) and (a_zp, b_zp, o_zp) != (0, 0, 0):
+            raise Fail("int16 zero points %d, %d, %d: TFLM's int16 BATCH_MATMUL takes 0"
+                       % (a_zp, b_zp, o_zp))
+        if c.is_int16(node) and shift > 7:
+            raise Fail("output shift %d: TFLM's int16 requantization takes at most 7" % shift)
         params.update(a_zp=a_zp, b_zp=b_zp, out_zp=o_zp, mult=mult, shift=shift)
     ins = [_bmm_operand(c, lhs, lb, batch if expand else lb, ls[-2:])]
     consts = {}
