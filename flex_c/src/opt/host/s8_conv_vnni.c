@@ -91,27 +91,63 @@ FLEX_VNNI FLEX_INLINE void channels(const vnni_conv *k, int32_t units, int32_t c
         tile(k, p0 + P <= units ? p0 : units - P, c0, P, V);
 }
 
+/* out[j] lane i = r[i] lane j: a 16 x 16 transpose of dwords (pairs, quadruples within
+ * 128-bit lanes, then the 128-bit lanes). */
+FLEX_VNNI FLEX_INLINE void transpose16(const __m512i *r, __m512i *out) {
+    __m512i t[16], u[16], v[4];
+    int32_t i, k;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) { /* u[4 i + k], 128-bit lane L: rows 4 i .. 4 i + 3, column 4 L + k */
+        u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (k = 0; k < 4; k++) {
+        v[0] = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88);
+        v[1] = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xDD);
+        v[2] = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x88);
+        v[3] = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xDD);
+        out[k] = _mm512_shuffle_i32x4(v[0], v[2], 0x88);
+        out[4 + k] = _mm512_shuffle_i32x4(v[1], v[3], 0x88);
+        out[8 + k] = _mm512_shuffle_i32x4(v[0], v[2], 0xDD);
+        out[12 + k] = _mm512_shuffle_i32x4(v[1], v[3], 0xDD);
+    }
+}
+
 /* packed[(ky * groups_row + g) * oc16 * 4 + o * 4 + t] = tap 4 g + t of kernel row ky of
- * channel o (0 past the row or for o >= oc; rows of whole groups are copied a group at a
- * time); sum[o] = sum of channel o's taps (vpdpbusd of the packed bytes with ones). */
+ * channel o (0 past the row or for o >= oc; rows of whole groups are dwords of the filter,
+ * transposed 16 channels by 16 groups at a time); sum[o] = sum of channel o's taps (vpdpbusd
+ * of the packed bytes with ones). */
 FLEX_VNNI static void pack(const int8_t *filter, int32_t oc, int32_t oc16, int32_t kh,
                            int32_t run, int32_t groups_row, int8_t *packed, int32_t *sum) {
     const int32_t taps = kh * run, groups = kh * groups_row;
-    int32_t o, ky, g, t;
-    for (o = 0; o < oc16; o++) {
-        if (o >= oc)
-            for (g = 0; g < groups; g++)
-                __builtin_memset(packed + (g * oc16 + o) * 4, 0, 4);
-        else if (run % 4 == 0)
-            for (g = 0; g < groups; g++)
-                __builtin_memcpy(packed + (g * oc16 + o) * 4, filter + o * taps + 4 * g, 4);
-        else
+    __m512i r[16], out[16];
+    int32_t o, ky, g, t, i;
+    if (run % 4 == 0)
+        for (o = 0; o < oc16; o += 16)
+            for (g = 0; g < groups; g += 16) {
+                const int32_t n = groups - g < 16 ? groups - g : 16;
+                for (i = 0; i < 16; i++)
+                    r[i] = o + i < oc ? _mm512_maskz_loadu_epi32(flex__vnni_lanes(n),
+                                                                 filter + (o + i) * taps + 4 * g)
+                                      : _mm512_setzero_si512();
+                transpose16(r, out);
+                for (i = 0; i < n; i++)
+                    _mm512_storeu_si512(packed + ((g + i) * oc16 + o) * 4, out[i]);
+            }
+    else
+        for (o = 0; o < oc16; o++)
             for (ky = 0; ky < kh; ky++)
                 for (g = 0; g < groups_row; g++)
                     for (t = 0; t < 4; t++)
                         packed[((ky * groups_row + g) * oc16 + o) * 4 + t] =
-                            4 * g + t < run ? filter[o * taps + ky * run + 4 * g + t] : 0;
-    }
+                            o < oc && 4 * g + t < run
+                                ? filter[o * taps + ky * run + 4 * g + t]
+                                : 0;
     for (o = 0; o < oc16; o += 16) {
         __m512i s = _mm512_setzero_si512();
         for (g = 0; g < groups; g++)
