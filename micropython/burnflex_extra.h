@@ -32,6 +32,7 @@
     X(MP_QSTR_requantize_s32_s16, requantize_s32_s16)                          \
     X(MP_QSTR_clamp_s16, clamp_s16)                                            \
     X(MP_QSTR_transpose_conv_s8, transpose_conv_s8)                            \
+    X(MP_QSTR_transpose_conv_s16, transpose_conv_s16)                          \
     X(MP_QSTR_lookup_s8, lookup_s8)                                            \
     X(MP_QSTR_leaky_relu_s16, leaky_relu_s16)                                  \
     X(MP_QSTR_prelu_s8, prelu_s8)                                              \

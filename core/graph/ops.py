@@ -48,7 +48,8 @@ OPS = (
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
     ("concat", "", "CONCATENATION PACK", "concat_s8 concat"),
-    ("transpose_conv2d", "", "TRANSPOSE_CONV", "transpose_conv_s8 transpose_conv_f32"),
+    ("transpose_conv2d", "", "TRANSPOSE_CONV",
+     "transpose_conv_s8 transpose_conv_f32 transpose_conv_s16"),
     ("unary", "e", "ABS NEG SQRT RSQRT ELU HARD_SWISH LEAKY_RELU EXP LOG SIN COS FLOOR CEIL "
      "ROUND", "lookup_s8 unary_f32 leaky_relu_s16"),
     ("prelu", "e", "PRELU", "prelu_s8 prelu_f32 prelu_s16"),
@@ -147,7 +148,7 @@ KERNELS = (
     ("f32_pool", "avg_pool_f32 max_pool_f32", "*pool act"),
     ("f32_mean", "mean_f32", "inp out outer reduce inner"),
     ("f32_softmax", "softmax_f32", "inp out rows depth beta"),
-    ("transpose_conv2d", "transpose_conv_s8",
+    ("transpose_conv2d", "transpose_conv_s8 transpose_conv_s16",
      "inp w bias mult shift out *nhwc oc kh kw stride_h stride_w pad_top pad_left *q"),
     ("transpose_conv2d", "transpose_conv_f32",
      "inp w bias out *nhwc oc kh kw stride_h stride_w pad_top pad_left act"),

@@ -28,6 +28,7 @@ MODULES = {
     "dequantize": {"int16": "s16_quantize"},
     "requantize": {"int16": "s16_quantize", "int32": "s16_quantize"},
     "clamp": {"int16": "s16_quantize"},
+    "transpose_conv2d": {"int16": "transpose_conv2d"},
     "unary": {"int16": "s16_unary"},
     "prelu": {"int16": "prelu"},
     "reduce": {"int16": "s16_reduce"},

@@ -1,5 +1,7 @@
-"""Transposed 2-D convolution (TFLite TRANSPOSE_CONV; NHWC, OHWI weights), int8 bit-exact
-with TFLM and float32, and its prepare step (an optional op: burn.graph.ops.OPTIONAL).
+"""Transposed 2-D convolution (TFLite TRANSPOSE_CONV; NHWC, OHWI weights), int8 and int16x8
+(transpose_conv_s16: int16 activations, int8 weights, TFLM's int64 sums and requantization,
+zero points 0) bit-exact with TFLM and float32, and its prepare step (an optional op:
+burn.graph.ops.OPTIONAL).
 
 TFLM scatters: input pixel (iy, ix) adds its weighted values into the output window whose
 corner is (iy * stride_h - pad_top, ix * stride_w - pad_left). These kernels gather the
@@ -13,6 +15,7 @@ import sys
 
 from .f32_activation import apply_act
 from .fixedpoint import multiplier_offsets, requantize_channel
+from .s16_arith import clamp, mbqm64
 
 
 def _source(o, k, stride, pad, size):
@@ -64,6 +67,26 @@ def transpose_conv_s8_plain(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, o
                     o += 1
 
 
+def transpose_conv_s16(inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc, kh, kw,
+                       stride_h, stride_w, pad_top, pad_left, in_zp, out_zp, act_min,
+                       act_max):
+    """int16x8 transposed convolution (TFLM's: the int64 sum plus the bias, requantized by the
+    int64 MultiplyByQuantizedMultiplier, clamped; in_zp and out_zp are 0)."""
+    o = 0
+    for b in range(n):
+        for y in range(oh):
+            for x in range(ow):
+                taps = _taps(b, y, x, ih, iw, ic, kh, kw, stride_h, stride_w, pad_top, pad_left)
+                for c in range(oc):
+                    acc = bias[c]
+                    for ib, tap in taps:
+                        wb = (c * kh * kw + tap) * ic
+                        for k in range(ic):
+                            acc += inp[ib + k] * (((w[wb + k] + 128) & 255) - 128)
+                    out[o] = clamp(mbqm64(acc, mult[c], shift[c]), act_min, act_max)
+                    o += 1
+
+
 transpose_conv_s8_fast = None
 if sys.implementation.name == "micropython":
     try:  # the viper twins; a port without native code (webassembly) cannot compile them
@@ -104,15 +127,21 @@ def prepare(step, ctx, variant):
     b._arity(step, 1)
     dt = b._dtype(step, ctx)
     (n, ih, iw, ic), (oh, ow, oc) = b._nhwc(step, ctx, dt)
-    w, (woc, kh, kw, wic) = b._const(step, ctx, "w", dt, rank=4)
+    w, (woc, kh, kw, wic) = b._const(step, ctx, "w", "int8" if dt == "int16" else dt, rank=4)
     if woc != oc or wic != ic or kh > 4096 or kw > 4096:
         step.fail("weights %s do not fit %d input / %d output channels"
                   % ((woc, kh, kw, wic), ic, oc))
     step.macs = n * ih * iw * ic * kh * kw * oc
     x, y = b._xy(step, ctx)
-    b._bind(step, "transpose_conv2d", "transpose_conv_" + ("s8" if dt == "int8" else "f32"),
-            variant)
+    b._bind(step, "transpose_conv2d", "transpose_conv_" + {"int8": "s8", "int16": "s16"}.get(
+        dt, "f32"), variant)
     step.a = (x, w) + b._weights_tail(step, ctx, dt, oc) + (y, n, ih, iw, ic, oh, ow, oc, kh,
-                                                             kw) + \
-        step.ps(_STEP) + b._quant_tail(step, dt)
+                                                             kw) + step.ps(_STEP)
+    if dt == "int16":  # zero points 0, shifts within TFLM's int64 requantization
+        from burn.graph import s16_prepare
+
+        step.a += step.ps((("in_zp", 0, 0), ("out_zp", 0, 0))) + s16_prepare.clamp16(step)
+        s16_prepare.int64_shifts(step, oc)
+        return
+    step.a += b._quant_tail(step, dt)
     b._plain_mult_off(step, dt)

@@ -26,10 +26,27 @@ class ExtraKernels:
                           kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp,
                           act_min, act_max):
         """int8 transposed convolution (burn.graph.transpose_conv2d)."""
+        self._transpose_conv("flex_s8_transpose_conv2d", as_i8, inp, w, bias, mult, shift,
+                             out, n, ih, iw, ic, oh, ow, oc, kh, kw, stride_h, stride_w,
+                             pad_top, pad_left, in_zp, out_zp, act_min, act_max)
+
+    def transpose_conv_s16(self, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh, ow, oc,
+                           kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp,
+                           act_min, act_max):
+        """int16x8 transposed convolution (burn.graph.transpose_conv2d)."""
+        self._transpose_conv("flex_s16_transpose_conv2d", as_i16, inp, w, bias, mult, shift,
+                             out, n, ih, iw, ic, oh, ow, oc, kh, kw, stride_h, stride_w,
+                             pad_top, pad_left, in_zp, out_zp, act_min, act_max)
+
+    def _transpose_conv(self, name, view, inp, w, bias, mult, shift, out, n, ih, iw, ic, oh,
+                        ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left, in_zp, out_zp,
+                        act_min, act_max):
+        """A quantized transposed convolution through flex_c function `name`, its input and
+        output viewed by `view` (int8 weights)."""
         wn = oc * kh * kw * ic
-        x, y = as_i8(inp, n * ih * iw * ic), as_i8(out, n * oh * ow * oc)
+        x, y = view(inp, n * ih * iw * ic), view(out, n * oh * ow * oc)
         b = None if bias is None else as_i32(bias, oc)
-        self._run("flex_s8_transpose_conv2d", [
+        self._run(name, [
             dims(n, ih, iw, ic), x, x.size, as_i8(w, wn), wn, b, 0 if b is None else oc,
             as_i32(mult, oc), as_i32(shift, oc), oc, struct("flex_transpose_window", locals()),
             quant(in_zp, out_zp, act_min, act_max), dims(n, oh, ow, oc), y, y.size],

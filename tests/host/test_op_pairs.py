@@ -289,12 +289,12 @@ def test_list_ops_reports_the_pairs(capsys):
     assert COMMIT[:12] in out
     lines = out.splitlines()
     assert max(map(len, lines)) <= 99
-    conv = rows["TRANSPOSE_CONV"]
-    assert _pair_line(lines, "TRANSPOSE_CONV") == [
-        "TRANSPOSE_CONV", "%d/%d" % (len(conv.covered), len(pair_types()["TRANSPOSE_CONV"])),
-        "int16"]
-    assert _pair_line(lines, "PRELU") is None  # every pair covered (int16: an int8 alpha)
-    assert _pair_line(lines, "BATCH_MATMUL") is None
+    lstm = rows["UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    assert _pair_line(lines, "UNIDIRECTIONAL_SEQUENCE_LSTM") == [
+        "UNIDIRECTIONAL_SEQUENCE_LSTM", "%d/%d" % (
+            len(lstm.covered), len(pair_types()["UNIDIRECTIONAL_SEQUENCE_LSTM"])), "int16"]
+    for op in ("PRELU", "BATCH_MATMUL", "TRANSPOSE_CONV"):  # every pair covered
+        assert _pair_line(lines, op) is None, op
     assert _pair_line(lines, "ABS") is None  # every pair covered
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered

@@ -1,12 +1,15 @@
 """TFLite TRANSPOSE_CONV imports as transpose_conv2d (an optional op): whole one-op models,
-int8 bit for bit with TFLM on the plain kernels and the flex C kernels (host, and built for
-the Cortex-M0+ run in unicorn), float32 within 1e-5 relative; TFLM's refusals are refused.
+int8 and int16x8 (int16 activations, int8 weights, an int16 or int64 bias) bit for bit with
+TFLM on the plain kernels and the flex C kernels (host, and built for the Cortex-M0+ run in
+unicorn; int16 also on the MicroPython unix port), float32 within 1e-5 relative; TFLM's
+refusals are refused.
 The kernels alone, viper included, are compared in tests/s8_cases.py's users and
 tests/micropython/kernel_cases.py."""
 
 import numpy as np
 import pytest
-from s8_cases import transpose_conv_case
+from one_op_runtimes import check_on_host, check_on_micropython
+from s8_cases import ACTS, transpose_conv_case
 from tflite_builder import ModelBuilder, run_tflm
 
 import burn
@@ -52,6 +55,49 @@ def test_float_models_match_tflm(cases):
                                        atol=1e-5 * scale, err_msg=case.name)
 
 
+def _int16_case(rng):
+    """(name, input, TFLM's output, .bst) of an int16x8 TRANSPOSE_CONV: zero points 0, per
+    channel weight scales, an int16 or int64 bias, a random fused activation."""
+    from burn.host.importers.tflite.ops_conv import transpose_pad
+
+    n, ih, iw, ic, oc = (int(v) for v in rng.integers(1, 5, size=5))
+    kh, kw, sh, sw = (int(v) for v in rng.integers(1, 4, size=4))
+    same = bool(rng.integers(0, 2))
+    oh = (ih * sh if same else (ih - 1) * sh + kh) + int(rng.integers(0, 2))
+    ow = (iw * sw if same else (iw - 1) * sw + kw) + int(rng.integers(0, 2))
+    act = int(rng.choice(ACTS))
+    in_scale = float(np.float32(rng.uniform(1e-4, 1e-3)))
+    w_scales = [float(np.float32(rng.uniform(0.001, 0.05))) for _ in range(oc)]
+    out_scale = float(np.float32(in_scale * np.mean(w_scales) * rng.uniform(20, 80) *
+                                 np.sqrt(kh * kw * ic)))
+    x = rng.integers(-32768, 32768, size=(n, ih, iw, ic)).astype(np.int16)
+    w = rng.integers(-127, 128, size=(oc, kh, kw, ic), dtype=np.int8)
+    bias_type = ["int16", "int64"][int(rng.integers(0, 2))]
+    bias = rng.integers(-30000, 30000, size=oc).astype(bias_type)
+    mb = ModelBuilder()
+    ts = mb.tensor("shape", (4,), "int32", data=np.array((n, oh, ow, oc), np.int32))
+    tx = mb.tensor("x", x.shape, "int16", scale=in_scale, zero_point=0)
+    tw = mb.tensor("w", w.shape, "int8", data=w, scale=w_scales, zero_point=[0] * oc)
+    tb = mb.tensor("b", (oc,), bias_type, data=bias, scale=[in_scale * s for s in w_scales],
+                   zero_point=[0] * oc)
+    ty = mb.tensor("y", (n, oh, ow, oc), "int16", scale=out_scale, zero_point=0)
+    mb.op("TRANSPOSE_CONV", [ts, tw, tx, tb], [ty], "TransposeConvOptions",
+          Padding=0 if same else 1, StrideH=sh, StrideW=sw, FusedActivationFunction=act)
+    data = mb.finish([tx], [ty])
+    assert transpose_pad(oh, kh, sh, same) >= 0
+    return ("int16 %s -> %s k %dx%d s %dx%d %s bias act %d" % (
+        x.shape, (n, oh, ow, oc), kh, kw, sh, sw, bias_type, act), x,
+        run_tflm(data, [x])[0].reshape(-1), encode_bst(import_tflite(data, tests=0)))
+
+
+def test_int16_models_equal_tflm_on_every_runtime(tmp_path):
+    """40 int16x8 cases: plain, flex host, flex Cortex-M0+, the MicroPython unix port."""
+    rng = np.random.default_rng(24)
+    cases = [_int16_case(rng) for _ in range(CASES)]
+    check_on_host(cases, "transpose_conv2d")
+    check_on_micropython(cases, tmp_path)
+
+
 def _model(x_dtype="int8", w_dtype="int8", shape=(1, 4, 4, 2), w_value=1):
     mb = ModelBuilder()
     q = {"scale": 0.05, "zero_point": 0}
@@ -71,6 +117,29 @@ def test_hybrid_model_runs_its_dequantized_weights():
     hybrid = burn.load(encode_bst(import_tflite(_model("float32", "int8"), tests=0)))
     want = run_tflm(_model("float32", "float32", w_value=0.1), [x])[0].reshape(-1)
     np.testing.assert_allclose(_out(hybrid, x), want, rtol=1e-5, atol=1e-6)
+
+
+def test_int16_bias_and_zero_points_tflm_cannot_run_are_refused():
+    """TFLM reads an int16 transposed conv's bias as int16 or int64 (an int32 one would be
+    read wrongly) and ignores zero points: burn refuses both."""
+    def model(bias_dtype="int64", zp=0):
+        mb = ModelBuilder()
+        ts = mb.tensor("shape", (4,), "int32", data=np.array((1, 4, 4, 1), np.int32))
+        tx = mb.tensor("x", (1, 2, 2, 1), "int16", scale=0.001, zero_point=zp)
+        tw = mb.tensor("w", (1, 2, 2, 1), "int8", data=np.ones((1, 2, 2, 1), np.int8),
+                       scale=[0.01], zero_point=[0])
+        tb = mb.tensor("b", (1,), bias_dtype, data=np.ones(1, bias_dtype), scale=[1e-5],
+                       zero_point=[0])
+        ty = mb.tensor("y", (1, 4, 4, 1), "int16", scale=0.001, zero_point=0)
+        mb.op("TRANSPOSE_CONV", [ts, tw, tx, tb], [ty], "TransposeConvOptions", Padding=0,
+              StrideH=2, StrideW=2, FusedActivationFunction=0)
+        return mb.finish([tx], [ty])
+
+    import_tflite(model(), tests=0)
+    with pytest.raises(TFLiteImportError, match="Bias type INT32 not supported"):
+        import_tflite(model("int32"), tests=0)
+    with pytest.raises(TFLiteImportError, match="zero points 0"):
+        import_tflite(model(zp=5), tests=0)
 
 
 def test_tflm_refusals_are_refused_with_the_reason():

@@ -84,6 +84,20 @@ def transpose_conv_s8(rng):
             out("b", n * oh * ow * oc)] + g + [in_zp, out_zp, lo, hi]
 
 
+def transpose_conv_s16(rng):
+    """int16x8: zero points 0, the clamp of int16, shifts within TFLM's int64 requantization."""
+    g = _transpose_geometry(rng)
+    n, ih, iw, ic, oh, ow, oc, kh, kw = g[:9]
+    in_scale = _f32(rng.uniform(1e-4, 1e-3))
+    w_scales = [_f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]
+    out_scale = _f32(in_scale * np.mean(w_scales) * rng.uniform(20, 80) * np.sqrt(kh * kw * ic))
+    mult, shift = qp.conv_output_multipliers(in_scale, w_scales, out_scale)
+    return [buf("h", rng.integers(-32768, 32768, size=n * ih * iw * ic)),
+            buf("b", rng.integers(-127, 128, size=oc * kh * kw * ic)),
+            buf("i", rng.integers(-30000, 30000, size=oc)), buf("i", list(mult)),
+            buf("i", list(shift)), out("h", n * oh * ow * oc)] + g + [0, 0, -32768, 32767]
+
+
 def transpose_conv_f32(rng):
     g = _transpose_geometry(rng)
     n, ih, iw, ic, oh, ow, oc, kh, kw = g[:9]
@@ -538,7 +552,8 @@ FLOAT = {
 S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rng, "h")),
        "prelu_s16": ("prelu", "prelu_s16", prelu_s16),
        "batch_matmul_s16": ("batch_matmul", "batch_matmul_s16",
-                            lambda rng: _matmul_args(rng, "h"))}
+                            lambda rng: _matmul_args(rng, "h")),
+       "transpose_conv_s16": ("transpose_conv2d", "transpose_conv_s16", transpose_conv_s16)}
 KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 

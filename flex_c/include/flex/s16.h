@@ -138,6 +138,16 @@ flex_status flex_s16_leaky_relu(size_t n, const int16_t *input, int32_t input_ze
                                 int32_t output_zero_point, int32_t identity_multiplier,
                                 int32_t identity_shift, int32_t alpha_multiplier,
                                 int32_t alpha_shift, int16_t *output);
+/* int16x8 transposed convolution (TFLM's int16 TransposeConv): flex_s8_transpose_conv2d's
+ * arguments with int16 input and output; the sum in int64 with the int32 bias, requantized
+ * by TFLM's int64 MultiplyByQuantizedMultiplier (shifts in [-31, 7]); q's offsets 0, its
+ * clamp within int16. */
+flex_status flex_s16_transpose_conv2d(
+    const flex_dims4 *in_dims, const int16_t *input, size_t input_len,
+    const int8_t *filter, size_t filter_len, const int32_t *bias, size_t bias_len,
+    const int32_t *multiplier, const int32_t *shift, size_t quant_len,
+    const flex_transpose_window *win, const flex_s8_quant *q, const flex_dims4 *out_dims,
+    int16_t *output, size_t output_len);
 /* int16 nearest-neighbour resize (TFLM's ResizeNearestNeighbor): input [n, ih, iw, c] ->
  * output [n, oh, ow, c], output pixel (b, y, x) the input pixel (b, ys[3 * y], xs[3 * x])
  * copied; the tables are the resize op's (flex_s8_resize), the other entries unread but

@@ -130,9 +130,10 @@ def _weighted(c, kind, node, w, params):
 
 
 def _weighted16(c, kind, node, w, params, oc, code):
-    """An int16x8 conv or fully connected (TFLM's rules): int8 weights, an int32 or int64
-    bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no bias taking
-    the options' quantized_bias_type."""
+    """An int16x8 conv, transposed conv or fully connected (TFLM's rules): int8 weights, an
+    int32 or int64 bias (int64 given as int32 values, `wide`: TFLM's int64 arithmetic), no
+    bias taking the options' quantized_bias_type; a transposed conv's bias int16 or int64,
+    its arithmetic always int64."""
     if w.dtype != np.int8:
         raise Fail("Input type: INT16 with filter type: %s not supported (TFLM)"
                    % w.dtype.name.upper())
@@ -144,12 +145,13 @@ def _weighted16(c, kind, node, w, params, oc, code):
     bias = np.zeros(oc, np.int32)
     if len(node.inputs) > 2 and node.inputs[2] >= 0:
         b = c.const(node.inputs[2], "bias").reshape(-1)
-        if b.size != oc or b.dtype not in (np.int32, np.int64):
-            raise Fail("Bias type %s not supported: an int16 op takes %d int32 or int64 "
-                       "values (TFLM)" % (b.dtype.name.upper(), oc))
+        types = (np.int16, np.int64) if kind == "transpose_conv2d" else (np.int32, np.int64)
+        if b.size != oc or b.dtype not in types:
+            raise Fail("Bias type %s not supported: an int16 op takes %d %s or int64 values "
+                       "(TFLM)" % (b.dtype.name.upper(), oc, np.dtype(types[0]).name))
         if b.dtype == np.int64 and ((b < INT32[0]) | (b > INT32[1])).any():
             raise Fail("int64 bias values beyond int32 are not supported")
-        wide = int(b.dtype == np.int64)
+        wide = int(b.dtype == np.int64 or kind == "transpose_conv2d")
         if kind == "depthwise_conv2d" and not wide:
             raise Fail("an int16 depthwise convolution's bias must be int64 (TFLM reads "
                        "it as int64)")
@@ -165,9 +167,9 @@ def _weighted16(c, kind, node, w, params, oc, code):
                    % shift.max())
     p = c.out_quant_params(node, code)
     params.update({"act_min": p["act_min"], "act_max": p["act_max"]})
-    if kind != "depthwise_conv2d":  # TFLM's int16 depthwise is always int64
+    if kind not in ("depthwise_conv2d", "transpose_conv2d"):  # those are always int64
         params["wide"] = wide
-    if kind == "fully_connected":
+    if kind in ("fully_connected", "transpose_conv2d"):
         params.update({"in_zp": in_zp, "out_zp": out_zp})
     c.emit(kind, node, {"w": w, "bias": bias, "mult": mult, "shift": shift}, params)
 
@@ -211,9 +213,9 @@ def transpose_pad(out_size, k, stride, same):
     return max((conv_out - 1) * stride + k - out_size, 0) // 2
 
 
-@converts("TRANSPOSE_CONV", arity=3, shaped=True)
+@converts("TRANSPOSE_CONV", arity=3, shaped=True, int16=True)
 def _transpose_conv(c, node):
-    """TRANSPOSE_CONV: inputs (output shape, filter, input[, bias])."""
+    """TRANSPOSE_CONV: inputs (output shape, filter, input[, bias]); int16x8 too."""
     o = node.options
     if o is None:
         raise Fail("missing options")
