@@ -35,6 +35,7 @@ GROUPS = {
     "int8 div (optional)": ("s8_div",),
     "lstm (optional)": ("lstm_check", "s8_lstm", "f32_lstm"),
     "gather (optional)": ("gather",),
+    "cast (optional)": ("cast", "f32_cast"),
 }
 _GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
 
