@@ -8,7 +8,7 @@
 #ifdef FLEX_S8_SIMD
 /* The int32 lanes of 16 bytes at p (n < 16: the first n, the rest 0), plus offset, shifted
  * left by ls. */
-FLEX_VNNI FLEX_INLINE __m512i widen(const int8_t *p, __mmask16 n, int32_t offset, int32_t ls) {
+FLEX_INLINE FLEX_VNNI __m512i widen(const int8_t *p, __mmask16 n, int32_t offset, int32_t ls) {
     const __m512i x = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(n, p));
     return _mm512_sll_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(offset)),
                             _mm_cvtsi32_si128(ls));

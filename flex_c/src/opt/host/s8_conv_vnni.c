@@ -32,7 +32,7 @@ typedef struct {
 } vnni_conv;
 
 /* Output pixels p0 .. p0 + P - 1 for channels c0 .. c0 + 16 V - 1 (P, V constants). */
-FLEX_VNNI FLEX_INLINE void tile(const vnni_conv *k, int32_t p0, int32_t c0, int32_t P,
+FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int32_t P,
                                 int32_t V) {
     __m512i acc[PMAX][VMAX];
     const uint8_t *px[PMAX];
@@ -79,7 +79,7 @@ FLEX_VNNI FLEX_INLINE void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
 }
 
 /* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels. */
-FLEX_VNNI FLEX_INLINE void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
+FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
                                     int32_t V) {
     int32_t p0;
     if (units < P) {
@@ -93,7 +93,7 @@ FLEX_VNNI FLEX_INLINE void channels(const vnni_conv *k, int32_t units, int32_t c
 
 /* out[j] lane i = r[i] lane j: a 16 x 16 transpose of dwords (pairs, quadruples within
  * 128-bit lanes, then the 128-bit lanes). */
-FLEX_VNNI FLEX_INLINE void transpose16(const __m512i *r, __m512i *out) {
+FLEX_INLINE FLEX_VNNI void transpose16(const __m512i *r, __m512i *out) {
     __m512i t[16], u[16], v[4];
     int32_t i, k;
     for (i = 0; i < 8; i++) {

@@ -40,7 +40,7 @@ FLEX_VNNI static void pack(const int8_t *filter, int32_t C, int32_t c16, int32_t
 /* Bytes x[0:16] of four taps as one vector of 16 channels by four taps: the dword
  * permutation puts channels 4j .. 4j + 3 of the four taps in 128-bit lane j, the byte
  * shuffle makes each channel's four taps one dword. */
-FLEX_VNNI FLEX_INLINE __m512i four_taps(const uint8_t *x0, const uint8_t *x1,
+FLEX_INLINE FLEX_VNNI __m512i four_taps(const uint8_t *x0, const uint8_t *x1,
                                         const uint8_t *x2, const uint8_t *x3) {
     const __m512i lanes = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m512i bytes = _mm512_broadcast_i32x4(

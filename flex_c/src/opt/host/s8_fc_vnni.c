@@ -12,7 +12,7 @@
 #ifdef FLEX_S8_SIMD
 /* Lane j = sum of the lanes of a[j]: pairs, then quadruples within 128-bit lanes, then
  * the four 128-bit lanes. */
-FLEX_VNNI FLEX_INLINE __m512i sum16(__m512i *a) {
+FLEX_INLINE FLEX_VNNI __m512i sum16(__m512i *a) {
     __m512i b[8], c[4], d[2];
     int32_t i;
     for (i = 0; i < 8; i++)

@@ -103,7 +103,7 @@ FLEX_INLINE void flex__vnni_quant(const int32_t *multiplier, const int32_t *shif
 
 /* start[0:n16] = bias - (128 - input_offset) * sum: the starting sums of n channels (bias may
  * be NULL), padded to n16, a multiple of 16. */
-FLEX_VNNI FLEX_INLINE void flex__vnni_start(const int32_t *sum, const int32_t *bias, int32_t n,
+FLEX_INLINE FLEX_VNNI void flex__vnni_start(const int32_t *sum, const int32_t *bias, int32_t n,
                                             int32_t n16, int32_t input_offset,
                                             int32_t *start) {
     const __m512i k = _mm512_set1_epi32(128 - input_offset);
@@ -120,7 +120,7 @@ FLEX_VNNI FLEX_INLINE void flex__vnni_start(const int32_t *sum, const int32_t *b
 /* TFLM's MultiplyByQuantizedMultiplier of 16 lanes (s8_requant.h's formula): the 64-bit
  * products of the even and odd lanes, their rounded high words blended back, then the
  * branch-free rounding divide by 2^right. */
-FLEX_VNNI FLEX_INLINE __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh) {
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh) {
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
     const __m512i lowest = _mm512_set1_epi32(INT32_MIN);
     const __m512i rs = _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero);
@@ -146,7 +146,7 @@ FLEX_VNNI FLEX_INLINE __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh
 }
 
 /* int8 of clamp(x + offset, lo, hi) for 16 lanes (lo, hi within int8). */
-FLEX_VNNI FLEX_INLINE __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_t lo,
+FLEX_INLINE FLEX_VNNI __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_t lo,
                                                int32_t hi) {
     x = _mm512_add_epi32(x, _mm512_set1_epi32(offset));
     x = _mm512_min_epi32(_mm512_max_epi32(x, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
@@ -155,7 +155,7 @@ FLEX_VNNI FLEX_INLINE __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_
 
 /* The requantized int8 outputs of 16 sums: MultiplyByQuantizedMultiplier, the output
  * offset, the clamp. */
-FLEX_VNNI FLEX_INLINE __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
+FLEX_INLINE FLEX_VNNI __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
                                                    const flex_s8_quant *q) {
     return flex__vnni_out16(flex__vnni_mbqm16(acc, m, sh), q->output_offset, q->act_min,
                             q->act_max);
