@@ -174,5 +174,10 @@ else()
   add_library(%(name)s STATIC ${%(name)s_SOURCES})
   target_include_directories(%(name)s PUBLIC "${CMAKE_CURRENT_LIST_DIR}/src")
   set_target_properties(%(name)s PROPERTIES C_STANDARD 99)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    # a section per function and constant: a firmware linked with --gc-sections (the
+    # pico-sdk's, most embedded builds') keeps only what it calls, e.g. no self-test vectors
+    target_compile_options(%(name)s PRIVATE -ffunction-sections -fdata-sections)
+  endif()
 endif()
 """
