@@ -142,8 +142,8 @@ def main():
     parser.add_argument("--s8-width", type=int, default=0,
                         help="cap flex's int8 vector width in bytes (64, 32, 1; 0: the CPU's)")
     args = parser.parse_args()
-    print("flex int8 vector width: %d bytes" % host().lib.flex_s8_vector_width(args.s8_width))
     paths = require([name for name, _shape in CASES])
+    print("flex int8 vector width: %d bytes" % host().lib.flex_s8_vector_width(args.s8_width))
     models = [(name, path.read_bytes(), shape) for (name, shape), path in zip(CASES, paths)]
     models += [(name, mlp(sizes), (1, sizes[0])) for name, sizes in BUILT]
     print("%-30s %9s %9s %9s %9s %8s %9s %9s %11s %6s" % (
