@@ -1,8 +1,9 @@
-"""`burn web build` in a real browser: the site is built with the MLPerf Tiny KWS model
-(imported from TFLite at build time), served by burn.host.web.serve from a free local port,
-and driven in headless Chromium through Selenium and chromedriver. The page must pass the
-model's TFLM reference vectors bit for bit, show an error for a corrupt model and stay usable
-after it, and take a .bst file the user picks.
+"""`burn web build` in a real browser: the site is built with the MLPerf Tiny KWS model and a
+three-layer 16-unit MLP (both imported from TFLite at build time), served by
+burn.host.web.serve from a free local port, and driven in headless Chromium through Selenium
+and chromedriver. The page must pass KWS's TFLM reference vectors bit for bit, show an error
+for a corrupt model and stay usable after it, and take a .bst file the user picks (the MLP,
+whose self-test takes milliseconds where KWS's takes seconds on the plain kernels).
 
 Skipped with the reason and the install line without Chromium and chromedriver, Selenium, or
 the WebAssembly port and npm to install it into burn's cache."""
@@ -11,6 +12,7 @@ import json
 import shutil
 
 import pytest
+from mlp_model import TINY_SIZES, mlp
 from reference_models import model_path
 
 from burn.host.cli import main as burn_main
@@ -42,14 +44,16 @@ def _port_or_skip():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """A site built with KWS as models/kws.bst (two self-test vectors), served locally:
-    (its folder, its base URL)."""
+    """A site built with KWS as models/kws.bst and the MLP as models/tiny.bst (two self-test
+    vectors each), served locally: (its folder, its base URL)."""
     _port_or_skip()
     tmp = tmp_path_factory.mktemp("web")
     kws = tmp / "kws.tflite"
     kws.symlink_to(model_path("kws_ref_model.tflite"))
+    tiny = tmp / "tiny.tflite"
+    tiny.write_bytes(mlp(TINY_SIZES))
     root = tmp / "site"
-    build_site(root, [kws], tests=2)
+    build_site(root, [kws, tiny], tests=2)
     server = serve_in_thread(root)
     yield root, "http://127.0.0.1:%d/" % server.server_address[1]
     server.shutdown()
@@ -137,11 +141,11 @@ def test_a_corrupt_model_shows_an_error_and_the_page_stays_usable(site, browser)
     text = _wait_result(browser, lambda t: t.startswith(("self-test", "error")))
     assert text.startswith("error: cannot load corrupt.bst: ")
     assert browser.find_element("id", "selftest").get_attribute("disabled")
-    # the shipped model, chosen in the list, loads and passes after the error
+    # a shipped model, chosen in the list, loads and passes after the error
     from selenium.webdriver.support.ui import Select
 
-    Select(browser.find_element("id", "model")).select_by_value("models/kws.bst")
-    _wait_status(browser, "kws.bst loaded")
+    Select(browser.find_element("id", "model")).select_by_value("models/tiny.bst")
+    _wait_status(browser, "tiny.bst loaded")
     browser.find_element("id", "selftest").click()
     assert _wait_result(browser, lambda t: t.startswith(("self-test", "error"))) == (
         "self-test passed: 2/2")
@@ -157,7 +161,7 @@ def test_a_missing_model_says_so(site, browser):
 def test_a_model_the_user_picks_runs(site, browser, tmp_path):
     root, url = site
     picked = tmp_path / "mine.bst"
-    picked.write_bytes((root / "models" / "kws.bst").read_bytes())
+    picked.write_bytes((root / "models" / "tiny.bst").read_bytes())
     broken = tmp_path / "broken.bst"
     broken.write_bytes(b"not a model at all")
     browser.get(url + "index.html")
@@ -176,8 +180,9 @@ def test_the_site_holds_the_port_the_core_and_the_page(site):
     root, _url = site
     meta = json.loads((root / "site.json").read_text())
     assert meta["port"] == webassembly.VERSION
-    assert meta["models"] == [{"name": "kws", "url": "models/kws.bst",
-                               "bytes": (root / "models" / "kws.bst").stat().st_size}]
+    assert meta["models"] == [{"name": name, "url": "models/%s.bst" % name,
+                               "bytes": (root / "models" / ("%s.bst" % name)).stat().st_size}
+                              for name in ("kws", "tiny")]
     for rel in meta["core"]:
         assert (root / "lib" / "burn" / rel).is_file()
     assert "__init__.py" in meta["core"] and "model.py" in meta["core"]
