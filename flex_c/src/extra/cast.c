@@ -9,29 +9,17 @@ static int32_t low_bits(int32_t v, int32_t bits) {
     return (int32_t)(u & (sign - 1u)) - (int32_t)(u & sign);
 }
 
-flex_status flex_cast_s32_s8(size_t n, const int32_t *input, int8_t *output) {
-    size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    for (i = 0; i < n; i++)
-        output[i] = (int8_t)low_bits(input[i], 8);
-    return FLEX_OK;
-}
+/* A narrowing cast kernel: `bits` low bits of each element, from type IN to type OUT. */
+#define CAST_LOW_BITS(NAME, IN, OUT, BITS)                                  \
+    flex_status NAME(size_t n, const IN *input, OUT *output) {              \
+        size_t i;                                                           \
+        if (!input || !output)                                              \
+            return FLEX_E_NULL;                                             \
+        for (i = 0; i < n; i++)                                             \
+            output[i] = (OUT)low_bits(input[i], BITS);                      \
+        return FLEX_OK;                                                     \
+    }
 
-flex_status flex_cast_s32_s16(size_t n, const int32_t *input, int16_t *output) {
-    size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    for (i = 0; i < n; i++)
-        output[i] = (int16_t)low_bits(input[i], 16);
-    return FLEX_OK;
-}
-
-flex_status flex_cast_s16_s8(size_t n, const int16_t *input, int8_t *output) {
-    size_t i;
-    if (!input || !output)
-        return FLEX_E_NULL;
-    for (i = 0; i < n; i++)
-        output[i] = (int8_t)low_bits(input[i], 8);
-    return FLEX_OK;
-}
+CAST_LOW_BITS(flex_cast_s32_s8, int32_t, int8_t, 8)
+CAST_LOW_BITS(flex_cast_s32_s16, int32_t, int16_t, 16)
+CAST_LOW_BITS(flex_cast_s16_s8, int16_t, int8_t, 8)

@@ -12,18 +12,6 @@
 
 #if !defined(__ARM_FEATURE_MVE)
 #error "opt/cortex_m_mve needs a core with Helium (-mcpu=cortex-m55 with MVE)"
-/* The same with one multiplier m and shift s for every lane, each shift only when it
- * applies. */
-FLEX_INLINE int32x4_t flex__mve_requant1(int32x4_t acc, int32_t m, int32_t s, int32_t zp,
-                                         int32x4_t lo, int32x4_t hi) {
-    if (s > 0)
-        acc = vshlq_r_s32(acc, s);
-    acc = vqrdmulhq_n_s32(acc, m);
-    if (s < 0)
-        acc = vrshlq_n_s32(vqaddq_s32(acc, vshrq_n_s32(acc, 31)), s);
-    return vminq_s32(vmaxq_s32(vaddq_n_s32(acc, zp), lo), hi);
-}
-
 #endif
 
 /* The int8 results (in int32 lanes) of acc (bias already added) through multiplier m and
