@@ -27,38 +27,23 @@ static flex_status check(size_t n, const void *input, const int8_t *alpha, size_
     return FLEX_OK;
 }
 
-flex_status flex_s16_prelu(size_t n, const int16_t *input, const int8_t *alpha,
-                           size_t alpha_len, const flex_s8_prelu_params *p, int16_t *output) {
-    size_t i, j = 0;
-    FLEX_TRY(check(n, input, alpha, alpha_len, p, output, -32768, PRELU16_MAX_SHIFT));
-    for (i = 0; i < n; i++) {
-        const int32_t x = input[i] + p->input_offset;
-        int32_t v;
-        if (x >= 0)
-            v = flex__mbqm(x, p->pos_mult, p->pos_shift);
-        else
-            v = flex__mbqm(x * (alpha[j] + p->alpha_offset), p->neg_mult, p->neg_shift);
-        output[i] = (int16_t)flex__clamp(v + p->output_offset, -32768, 32767);
-        if (++j == alpha_len)
-            j = 0;
+/* The kernel for elements of type T in [LO, HI], the negative side's shift at most MAX. */
+#define PRELU(NAME, T, LO, HI, MAX)                                                          \
+    flex_status NAME(size_t n, const T *input, const int8_t *alpha, size_t alpha_len,       \
+                     const flex_s8_prelu_params *p, T *output) {                            \
+        size_t i, j = 0;                                                                    \
+        FLEX_TRY(check(n, input, alpha, alpha_len, p, output, LO, MAX));                    \
+        for (i = 0; i < n; i++) {                                                           \
+            const int32_t x = input[i] + p->input_offset;                                   \
+            const int32_t v = x >= 0 ? flex__mbqm(x, p->pos_mult, p->pos_shift)             \
+                                     : flex__mbqm(x * (alpha[j] + p->alpha_offset),         \
+                                                  p->neg_mult, p->neg_shift);               \
+            output[i] = (T)flex__clamp(v + p->output_offset, LO, HI);                       \
+            if (++j == alpha_len)                                                           \
+                j = 0;                                                                      \
+        }                                                                                   \
+        return FLEX_OK;                                                                     \
     }
-    return FLEX_OK;
-}
 
-flex_status flex_s8_prelu(size_t n, const int8_t *input, const int8_t *alpha, size_t alpha_len,
-                          const flex_s8_prelu_params *p, int8_t *output) {
-    size_t i, j = 0;
-    FLEX_TRY(check(n, input, alpha, alpha_len, p, output, -128, PRELU_MAX_SHIFT));
-    for (i = 0; i < n; i++) {
-        const int32_t x = input[i] + p->input_offset;
-        int32_t v;
-        if (x >= 0)
-            v = flex__mbqm(x, p->pos_mult, p->pos_shift);
-        else
-            v = flex__mbqm(x * (alpha[j] + p->alpha_offset), p->neg_mult, p->neg_shift);
-        output[i] = (int8_t)flex__clamp(v + p->output_offset, -128, 127);
-        if (++j == alpha_len)
-            j = 0;
-    }
-    return FLEX_OK;
-}
+PRELU(flex_s16_prelu, int16_t, -32768, 32767, PRELU16_MAX_SHIFT)
+PRELU(flex_s8_prelu, int8_t, -128, 127, PRELU_MAX_SHIFT)
