@@ -19,13 +19,6 @@
 #define XQ_WORDS FLEX_DSP_WORDS(PATCH_MAX)
 #define OC_BLOCK 64    /* output channels per block of accumulators (two pixels each) */
 
-/* Whether output pixel p's window is input pixel p alone (1 x 1, stride 1, no padding). */
-static int pointwise(const flex_dims4 *in, const flex_window *win, const flex_dims4 *out) {
-    return win->kernel_h == 1 && win->kernel_w == 1 && win->stride_h == 1 &&
-           win->stride_w == 1 && win->pad_top == 0 && win->pad_left == 0 && in->h == out->h &&
-           in->w == out->w;
-}
-
 /* Gathers output pixel p's patch (k elements, zero-padded to kp when kp > k) and widens it
  * into lane `lane` of `lanes` of xq. */
 static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_window *win,
@@ -34,7 +27,7 @@ static void widen_pixel(const flex_dims4 *in, const int8_t *input, const flex_wi
                         int32_t *xq) {
     const int8_t *x;
     int32_t i;
-    if (pointwise(in, win, out)) {
+    if (flex__patch_pointwise(in, win, out)) {
         x = input + p * in->c; /* the patch is the pixel */
     } else {
         const int32_t b = p / (out->h * out->w), oy = p / out->w % out->h, ox = p % out->w;

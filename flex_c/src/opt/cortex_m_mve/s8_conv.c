@@ -12,26 +12,9 @@
 #include "../../ref/ref.h"
 #include "../portable/patch.h"
 #include "mve_dot.h"
-#include "mve_requant.h"
 
 #define PATCH_MAX 1152 /* 3 x 3 x 128 */
 #define OC_MAX 256
-
-/* Whether output pixel p's window is input pixel p alone (1 x 1, stride 1, no padding). */
-static int pointwise(const flex_dims4 *in, const flex_window *win, const flex_dims4 *out) {
-    return win->kernel_h == 1 && win->kernel_w == 1 && win->stride_h == 1 &&
-           win->stride_w == 1 && win->pad_top == 0 && win->pad_left == 0 && in->h == out->h &&
-           in->w == out->w;
-}
-
-/* dst[0:n] = src[0:n], 16 bytes per load and store. */
-static void copy_bytes(int8_t *dst, const int8_t *src, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; i += 16) {
-        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
-        vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, p), p);
-    }
-}
 
 FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     int8_t patch[PATCH_MAX];
@@ -44,14 +27,14 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     if (OC > OC_MAX)
         return flex__ref_s8_conv2d(FLEX__ARGS_s8_conv2d);
     flex__mve_records(filter, k, OC, bias, q->input_offset, multiplier, shift, 0, rec);
-    if (pointwise(in_dims, win, out_dims)) {
+    if (flex__patch_pointwise(in_dims, win, out_dims)) {
         const int32_t units = out_dims->n * out_dims->h * out_dims->w;
         const int8_t *in_end = input + units * k, *out_end = output + units * OC;
         const int apart = out_end <= input || in_end <= output;
         const int8_t *x = input;
         for (b = 0; b < units; b++, x += k, out += OC) {
             if (!apart) /* the pixel's outputs may lie over its inputs */
-                copy_bytes(patch, x, k);
+                flex__patch_copy_run(patch, x, k);
             flex__mve_rows(apart ? x : patch, k, filter, OC, rec, q, out);
         }
         return FLEX_OK;
@@ -62,7 +45,7 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
                 const int8_t *x = flex__patch_gather(in_dims, input, win, b, oy, ox, fill,
                                                      patch);
                 if (x != patch)
-                    copy_bytes(patch, x, k);
+                    flex__patch_copy_run(patch, x, k);
                 flex__mve_rows(patch, k, filter, OC, rec, q, out);
             }
     return FLEX_OK;

@@ -6,9 +6,8 @@
  * filter offset and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack:
  * about 4.5 KB. */
 #include "../../ref/ref.h"
+#include "../portable/patch.h"
 #include "mve_dot.h"
-
-#include <arm_mve.h>
 
 #define ROW_MAX 1280 /* input features */
 #define OUT_BLOCK 256
@@ -26,7 +25,7 @@ static void block_records(int32_t o0, int32_t n, int32_t k, const int8_t *filter
 FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
     int8_t row[ROW_MAX];
     int32_t rec[FLEX_MVE_RECORD_WORDS(OUT_BLOCK)];
-    int32_t b, o0, n, i;
+    int32_t b, o0, n;
     FLEX_TRY(flex__s8_fc_check(FLEX__ARGS_s8_fully_connected));
     if (filter_offset != 0 || in_features > ROW_MAX)
         return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
@@ -44,10 +43,7 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
         return FLEX_OK;
     }
     for (b = 0; b < batches; b++) {
-        for (i = 0; i < in_features; i += 16) {
-            const mve_pred16_t p = vctp8q((uint32_t)(in_features - i));
-            vstrbq_p_s8(row + i, vldrbq_z_s8(input + b * in_features + i, p), p);
-        }
+        flex__patch_copy_run(row, input + b * in_features, in_features);
         for (o0 = 0; o0 < out_features; o0 += n) {
             n = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
             block_records(o0, n, in_features, filter, bias, multiplier, shift, quant_len, q,

@@ -5,6 +5,15 @@
 
 #include "../../common/internal.h"
 
+/* Whether output pixel p's window is input pixel p alone (1 x 1, stride 1, no padding): the
+ * patch is the pixel. */
+FLEX_INLINE int flex__patch_pointwise(const flex_dims4 *in, const flex_window *win,
+                                      const flex_dims4 *out) {
+    return win->kernel_h == 1 && win->kernel_w == 1 && win->stride_h == 1 &&
+           win->stride_w == 1 && win->pad_top == 0 && win->pad_left == 0 && in->h == out->h &&
+           in->w == out->w;
+}
+
 /* dst[0:n] = src[0:n], a word at a time when both are word-aligned or the core takes words
  * at any address. */
 void flex__patch_copy_run(int8_t *dst, const int8_t *src, int32_t n);
