@@ -31,27 +31,31 @@ def _strides(m, k, n, adj_x, adj_y):
     return a_row, a_k, b_k, b_col
 
 
-def batch_matmul_s8_plain(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
-                          b_zp, out_zp, mult, shift, mult_off=None):
-    """Reference int8 batched product (see the module docstring); mult_off:
-    mult_offsets(mult) (here when None)."""
-    m_off = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
+def _outputs(batches, m, k, n, a_step, b_step, adj_x, adj_y):
+    """(output index, a's first element, b's first element, a's step, b's step) of every
+    output's dot product, in output order."""
     a_row, a_k, b_k, b_col = _strides(m, k, n, adj_x, adj_y)
     o = 0
     for p in range(batches):
         for i in range(m):
             for j in range(n):
-                ia = p * a_step + i * a_row
-                ib = p * b_step + j * b_col
-                acc = 0
-                for _ in range(k):
-                    acc += ((((a[ia] + 128) & 255) - 128) - a_zp) * \
-                        ((((b[ib] + 128) & 255) - 128) - b_zp)
-                    ia += a_k
-                    ib += b_k
-                v = _mbqm(acc, m_off, shift) + out_zp
-                out[o] = -128 if v < -128 else (127 if v > 127 else v)
+                yield o, p * a_step + i * a_row, p * b_step + j * b_col, a_k, b_k
                 o += 1
+
+
+def batch_matmul_s8_plain(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp,
+                          b_zp, out_zp, mult, shift, mult_off=None):
+    """Reference int8 batched product (see the module docstring); mult_off:
+    mult_offsets(mult) (here when None)."""
+    m_off = mult_offsets(mult)[0] if mult_off is None else mult_off[0]
+    for o, ia, ib, a_k, b_k in _outputs(batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        acc = 0
+        for _ in range(k):
+            acc += ((((a[ia] + 128) & 255) - 128) - a_zp) * ((((b[ib] + 128) & 255) - 128) - b_zp)
+            ia += a_k
+            ib += b_k
+        v = _mbqm(acc, m_off, shift) + out_zp
+        out[o] = -128 if v < -128 else (127 if v > 127 else v)
 
 
 batch_matmul_s8_fast = None
@@ -67,38 +71,24 @@ batch_matmul_s8 = batch_matmul_s8_fast or batch_matmul_s8_plain
 def batch_matmul_s16(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y, a_zp, b_zp,
                      out_zp, mult, shift):
     """int16 batched product (see the module docstring)."""
-    a_row, a_k, b_k, b_col = _strides(m, k, n, adj_x, adj_y)
-    o = 0
-    for p in range(batches):
-        for i in range(m):
-            for j in range(n):
-                ia = p * a_step + i * a_row
-                ib = p * b_step + j * b_col
-                acc = 0
-                for _ in range(k):
-                    acc += (a[ia] - a_zp) * (b[ib] - b_zp)
-                    ia += a_k
-                    ib += b_k
-                out[o] = clamp(mbqm64(acc, mult, shift) + out_zp, -32768, 32767)
-                o += 1
+    for o, ia, ib, a_k, b_k in _outputs(batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        acc = 0
+        for _ in range(k):
+            acc += (a[ia] - a_zp) * (b[ib] - b_zp)
+            ia += a_k
+            ib += b_k
+        out[o] = clamp(mbqm64(acc, mult, shift) + out_zp, -32768, 32767)
 
 
 def batch_matmul_f32(a, b, out, batches, m, k, n, a_step, b_step, adj_x, adj_y):
     """float32 batched product (see the module docstring)."""
-    a_row, a_k, b_k, b_col = _strides(m, k, n, adj_x, adj_y)
-    o = 0
-    for p in range(batches):
-        for i in range(m):
-            for j in range(n):
-                ia = p * a_step + i * a_row
-                ib = p * b_step + j * b_col
-                acc = 0.0
-                for _ in range(k):
-                    acc += a[ia] * b[ib]
-                    ia += a_k
-                    ib += b_k
-                out[o] = acc
-                o += 1
+    for o, ia, ib, a_k, b_k in _outputs(batches, m, k, n, a_step, b_step, adj_x, adj_y):
+        acc = 0.0
+        for _ in range(k):
+            acc += a[ia] * b[ib]
+            ia += a_k
+            ib += b_k
+        out[o] = acc
 
 
 def _operand(step, ctx, dt, count):
