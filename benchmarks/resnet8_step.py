@@ -4,9 +4,11 @@ eager, same model, optimizer and batch, in one run.
 
 usage: python benchmarks/resnet8_step.py [--backend cuda|fusion<cupy>|numpy] [--batch 256]
        [--steps 30] [--torch-device cuda] [--gpu-adam] [--capture] [--direct-blas]
-       [--launches] [--profile]
-Prints the median step time of each, the ratio burn / PyTorch (goal: <= 1.0), the GPU
-memory each used, and with --launches the kernels, copies and fills of one step.
+       [--launches] [--profile] [--torch-compile MODES] [--torch-tf32]
+PyTorch runs eager and, on CUDA, compiled by torch.compile in each --torch-compile mode
+(default reduce-overhead: CUDA graphs), TF32 off unless --torch-tf32. Prints the median step
+time of each, the ratio burn / each PyTorch column and burn / the fastest (goal: <= 1.0),
+the GPU memory each used, and with --launches the kernels, copies and fills of one step.
 """
 
 import argparse
@@ -15,7 +17,8 @@ import time
 
 import numpy as np
 import torch
-from training_args import add_training_options, burn_label, burn_optimizer
+from training_args import (add_torch_options, add_training_options, burn_label,
+                           burn_optimizer, torch_modes, torch_train_step)
 
 import burn
 from burn import nn
@@ -112,21 +115,16 @@ def burn_step(backend, x, y, gpu_adam=False, capture=False):
     return run
 
 
-def torch_step(x, y, device):
-    """A function running one training step of the PyTorch twin."""
+def torch_step(x, y, device, mode="eager"):
+    """A function running one training step of the PyTorch twin, eager or compiled by
+    torch.compile in `mode`."""
     torch.manual_seed(0)
     model = torch_model().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     xb = torch.tensor(x, device=device)
     yb = torch.tensor(y, device=device).long()
-
-    def step():
-        loss = torch.nn.functional.cross_entropy(model(xb), yb)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-
-    return step
+    step = torch_train_step(model, opt, mode)
+    return lambda: step(xb, yb)
 
 
 def sync():
@@ -175,27 +173,33 @@ def main():
                     help="float32 products through burn.host.cuda.cublas also uncaptured")
     ap.add_argument("--profile", action="store_true",
                     help="also list burn's kernels by GPU time per step")
+    add_torch_options(ap)
     args = ap.parse_args()
+    modes = torch_modes(args)
     if args.direct_blas:
         from burn.host.cuda import cublas
 
         cublas.ALWAYS[0] = True
     x, y = random_batch(args.batch)
     ours = burn_step(args.backend, x, y, args.gpu_adam, args.capture)
-    theirs = torch_step(x, y, args.torch_device)
-    t_ours, t_theirs = median_time(ours, args.steps), median_time(theirs, args.steps)
+    t_ours = median_time(ours, args.steps)
+    theirs = {m: torch_step(x, y, args.torch_device, m) for m in modes}
+    t_theirs = {m: median_time(step, args.steps) for m, step in theirs.items()}
     print("ResNet-8, batch %d, 32x32x3 random data, median of %d steps" % (
         args.batch, args.steps))
     print("  burn autodiff<%s>%s  %8.2f ms/step" % (
         args.backend, burn_label(args), t_ours * 1e3))
-    print("  pytorch %-12s %8.2f ms/step" % (args.torch_device, t_theirs * 1e3))
-    print("  ratio burn/pytorch   %8.2fx" % (t_ours / t_theirs))
+    for m, t in t_theirs.items():
+        print("  pytorch %s %-16s %8.2f ms/step   burn/this %5.2fx" % (
+            args.torch_device, m, t * 1e3, t_ours / t))
+    best = min(t_theirs, key=t_theirs.get)
+    print("  ratio burn/pytorch's fastest (%s) %5.2fx" % (best, t_ours / t_theirs[best]))
     print("  GPU memory: " + ", ".join("%s %.1f MiB" % kv
                                        for kv in gpu_memory_mib(ours.graph).items()))
     if args.launches:
         from burn.host.cuda.launches import count_gpu_work
 
-        for name, step in (("burn", ours), ("pytorch", theirs)):
+        for name, step in (("burn", ours), ("pytorch", theirs["eager"])):
             print("  %-8s per step: %s" % (name, count_gpu_work(step, 3)))
     if args.profile:
         from burn.host.cuda.launches import gpu_time_by_kernel

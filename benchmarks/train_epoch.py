@@ -3,8 +3,9 @@ against PyTorch CPU eager, same model, batch size, optimizer and data, in one ru
 
 usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
        [--batch 32] [--torch-device cpu|cuda] [--threads N] [--gpu-adam] [--capture]
-       [--launches]
-The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
+       [--launches] [--torch-compile MODES] [--torch-tf32]
+On CUDA, PyTorch also runs compiled by torch.compile in each --torch-compile mode (default
+reduce-overhead), TF32 off unless --torch-tf32. The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
 hits both alike; PyTorch's idle OpenMP threads wait passively (unless OMP_WAIT_POLICY says
 otherwise) instead of spinning on the cores burn's epoch needs. Prints the median epoch
 time of each and the ratio burn / PyTorch (goals: <= 1.5 for numpy, <= 1.0 for flex).
@@ -18,7 +19,8 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
 import numpy as np
 import torch
-from training_args import add_training_options, burn_label, burn_optimizer
+from training_args import (add_torch_options, add_training_options, burn_label,
+                           burn_optimizer, torch_modes, torch_train_step)
 
 import burn
 from burn import nn
@@ -66,11 +68,13 @@ def sync():
         torch.cuda.synchronize()
 
 
-def torch_epochs(data, batch, device="cpu"):
-    """Generator: trains the PyTorch twin one epoch per step, yielding its seconds."""
+def torch_epochs(data, batch, device="cpu", mode="eager"):
+    """Generator: trains the PyTorch twin one epoch per step, eager or compiled by
+    torch.compile in `mode`, yielding its seconds."""
     torch.manual_seed(0)
     model = torch_model().to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    step = torch_train_step(model, opt, mode)
     x_all = torch.tensor(data.x, device=device)
     y_all = torch.tensor(data.y, device=device)
     epoch = 0
@@ -80,26 +84,28 @@ def torch_epochs(data, batch, device="cpu"):
         t0 = time.perf_counter()
         for b in range(0, len(data), batch):
             idx = order[b:b + batch]
-            loss = torch.nn.functional.cross_entropy(model(x_all[idx]), y_all[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            step(x_all[idx], y_all[idx])
         if device != "cpu":
             torch.cuda.synchronize()
         epoch += 1
         yield time.perf_counter() - t0
 
 
-def time_both(backend, data, epochs, batch, device="cpu", **gpu):
-    """(burn seconds, PyTorch seconds) per epoch, alternating, after two warm-up epochs each
-    (a captured step records its graph on the second sight of a batch shape). `gpu`:
-    burn_epochs' GPU options."""
-    ours, theirs = burn_epochs(backend, data, batch, **gpu), torch_epochs(data, batch, device)
+def time_both(backend, data, epochs, batch, device="cpu", modes=("eager",), **gpu):
+    """(burn seconds, {PyTorch mode: seconds}) per epoch, alternating burn and each PyTorch
+    mode, after two warm-up epochs each (a captured step records its graph on the second
+    sight of a batch shape). `gpu`: burn_epochs' GPU options."""
+    runs = {"burn": burn_epochs(backend, data, batch, **gpu)}
+    runs.update((m, torch_epochs(data, batch, device, m)) for m in modes)
     for _ in range(2):
-        next(ours)
-        next(theirs)
-    times = [(next(ours), next(theirs)) for _ in range(epochs)]
-    return [t[0] for t in times], [t[1] for t in times]
+        for run in runs.values():
+            next(run)
+    times = {name: [] for name in runs}
+    for _ in range(epochs):
+        for name, run in runs.items():
+            times[name].append(next(run))
+    ours = times.pop("burn")
+    return ours, times
 
 
 def main():
@@ -111,24 +117,29 @@ def main():
                          "also count GPU kernels, copies and fills per step (CUDA only)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads (0: leave torch's default)")
+    add_torch_options(ap)
     args = ap.parse_args()
+    modes = torch_modes(args)
     if args.threads:
         torch.set_num_threads(args.threads)
     data = load_digits()
     load = os.getloadavg()
     gpu = {"gpu_adam": args.gpu_adam, "capture": args.capture}
     ours, theirs = time_both(args.backend, data, args.epochs, args.batch, args.torch_device,
-                             **gpu)
-    ours, theirs = statistics.median(ours), statistics.median(theirs)
+                             modes, **gpu)
+    ours = statistics.median(ours)
+    theirs = {m: statistics.median(t) for m, t in theirs.items()}
     print("digits CNN, %d samples, batch %d, median of %d epochs (alternating)" % (
         len(data), args.batch, args.epochs))
     print("  load average before %.2f %.2f %.2f, after %.2f %.2f %.2f" % (
         load + os.getloadavg()))
     print("  burn autodiff<%s>%s  %8.3f s/epoch" % (
         args.backend, burn_label(args), ours))
-    print("  pytorch %-12s %8.3f s/epoch  (threads=%d)" % (
-        args.torch_device, theirs, torch.get_num_threads()))
-    print("  ratio burn/pytorch   %8.2fx" % (ours / theirs))
+    for m, t in theirs.items():
+        print("  pytorch %s %-16s %8.3f s/epoch  burn/this %5.2fx  (threads=%d)" % (
+            args.torch_device, m, t, ours / t, torch.get_num_threads()))
+    best = min(theirs, key=theirs.get)
+    print("  ratio burn/pytorch's fastest (%s) %5.2fx" % (best, ours / theirs[best]))
     if args.launches:
         print_launches(args.backend, data, args.batch, args.torch_device, gpu)
 

@@ -27,3 +27,54 @@ def burn_optimizer(model, gpu_adam, capture):
     from burn.host.train.optim import Adam
 
     return Adam(model.parameters(), lr=1e-3)
+
+
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune")
+
+
+def add_torch_options(ap):
+    """--torch-compile (PyTorch columns compiled in these modes beside eager) and
+    --torch-tf32 (let PyTorch's convolutions and products round through TF32)."""
+    ap.add_argument("--torch-compile", default="reduce-overhead", metavar="MODES",
+                    help="comma-separated torch.compile modes timed beside eager on CUDA "
+                         "(%s; 'none' for eager only; default: reduce-overhead)"
+                         % ", ".join(COMPILE_MODES))
+    ap.add_argument("--torch-tf32", action="store_true",
+                    help="allow TF32 in PyTorch's cuDNN convolutions and cuBLAS products "
+                         "(off by default: burn's products are plain float32)")
+
+
+def torch_modes(args):
+    """The PyTorch columns to time: 'eager', then each --torch-compile mode (CUDA only).
+    Sets PyTorch's TF32 switches from --torch-tf32 on the way."""
+    import torch
+
+    torch.backends.cudnn.allow_tf32 = args.torch_tf32
+    torch.backends.cuda.matmul.allow_tf32 = args.torch_tf32
+    modes = [m for m in args.torch_compile.split(",") if m and m != "none"]
+    for m in modes:
+        if m not in COMPILE_MODES:
+            raise SystemExit("--torch-compile: unknown mode %r (one of %s)"
+                             % (m, ", ".join(COMPILE_MODES)))
+    if args.torch_device == "cpu":
+        modes = []
+    return ["eager"] + modes
+
+
+def torch_train_step(model, opt, mode):
+    """One PyTorch training step function (inputs, labels) -> None over `model` and `opt`:
+    eager, or the model's forward and backward compiled by torch.compile in `mode` (the
+    optimizer stays eager, as PyTorch's examples run it)."""
+    import torch
+
+    forward = model if mode == "eager" else torch.compile(model, mode=mode)
+
+    def step(x, y):
+        if mode == "reduce-overhead":  # a new step of the CUDA graph trees
+            torch.compiler.cudagraph_mark_step_begin()
+        loss = torch.nn.functional.cross_entropy(forward(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step
