@@ -11,7 +11,9 @@ vocabulary) and from byte copies.
 one pointer per run instead of five.
 
 Integers, floats (their bits) and parameter blocks become the step's words, buffers entries
-of its pointer table; a kernel without a plan op code makes `kernel` return False.
+of its pointer table (`_pointer`, which a subclass may redefine for buffers of another
+kind: burn.host.web.flex_plan); a kernel without a plan op code makes `kernel` return
+False.
 """
 
 import struct
@@ -61,16 +63,16 @@ class Plan:
                 indices.append(-1)
             elif isinstance(a, float):  # a float parameter: its bits
                 words.append(struct.unpack("<i", struct.pack("<f", a))[0])
-            elif isinstance(a, np.ndarray):
-                indices.append(self._pointer(a))
             elif isinstance(a, Struct):
                 words += a.values
-            elif isinstance(a, PtrList):
+            elif isinstance(a, (PtrList, list)):  # a list of buffers: consecutive entries
                 words.append(len(self.pointers))
-                for x in a.arrays:
+                for x in (a.arrays if isinstance(a, PtrList) else a):
                     self._pointer(x)
-            else:
+            elif isinstance(a, (int, np.integer)):
                 words.append(int(a))
+            else:  # a buffer (what _pointer takes)
+                indices.append(self._pointer(a))
         self._step(name, op, words, indices)
         return True
 

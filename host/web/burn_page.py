@@ -2,13 +2,34 @@
 MicroPython's WebAssembly port (copied into the site as lib/burn_page.py) and is called by
 burn_web.js. It imports nothing but burn's core and MicroPython-safe modules, so it also runs
 on CPython. Every function returns a JSON string; a bad model raises the core's ValueError,
-which the page shows."""
+which the page shows.
+
+A model whose plan blob the site ships runs on flex's wasm32 build: `load(path, run)` gives
+the model an `invoke` that passes the inputs' bytes to `run` (burn_web.js's one
+flex_plan_run call, hex in a JSON list) and writes the outputs' bytes it returns into the
+model's outputs, so Model.run and Model.self_test (TFLM's vectors, bit for bit) run
+unchanged on it."""
 
 import gc
 import json
+from array import array
+from binascii import hexlify, unhexlify
 
 import burn
 from burn.bst import zeros
+
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def ticks_us():
+        """Microseconds from an arbitrary start."""
+        return perf_counter_ns() // 1000
+
+    def ticks_diff(a, b):
+        """a - b of two ticks_us() readings."""
+        return a - b
 
 _state = {"model": None}
 _TYPECODE = {"int8": "b", "int16": "h", "int32": "i", "float32": "f"}
@@ -22,9 +43,32 @@ def _model():
     return model
 
 
-def load(path):
+def _flex_invoke(model, run):
+    """An invoke for `model` that runs it by `run` (a function of the inputs' bytes as a
+    JSON list of hex strings that returns the outputs' bytes the same way)."""
+    kinds = [_TYPECODE[model.tensors[t][1]] for t, _shape in model._bst.outputs]
+
+    def invoke():
+        start = ticks_us()
+        raw = run(json.dumps([hexlify(bytes(view)).decode() for view, _s, _t in
+                              model._inputs]))
+        for k, text in enumerate(json.loads(raw)):
+            values = array(kinds[k], unhexlify(text))
+            out = model._outputs[k]
+            if len(values) != len(out):
+                raise ValueError("flex-wasm output %d: %d values, expected %d"
+                                 % (k, len(values), len(out)))
+            for e in range(len(out)):
+                out[e] = values[e]
+        model.last_us = ticks_diff(ticks_us(), start)
+
+    return invoke
+
+
+def load(path, run=None):
     """Load the .bst file at `path` (in the port's filesystem) as the page's model, in place
-    of the one before; returns its description (burn.Model.info, without the op table)."""
+    of the one before; returns its description (burn.Model.info, without the op table).
+    With `run` (see _flex_invoke) the model's inferences run through it, on flex-wasm."""
     old = _state["model"]
     _state["model"] = None
     if old is not None:
@@ -34,9 +78,11 @@ def load(path):
         data = f.read()
     model = burn.load(data)
     info = model.info()
+    if run is not None:
+        model.invoke = _flex_invoke(model, run)
     _state["model"] = model
     return json.dumps({
-        "backend": info["backend"], "ops": len(info["ops"]), "params": info["params"],
+        "backend": "flex-wasm" if run is not None else info["backend"], "ops": len(info["ops"]), "params": info["params"],
         "macs": info["macs"], "arena_bytes": info["arena_bytes"],
         "flash_bytes": info["flash_bytes"], "tests": info["tests"],
         "labels": info["labels"], "inputs": info["inputs"], "outputs": info["outputs"],

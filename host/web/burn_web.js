@@ -1,13 +1,19 @@
 // The page of `burn web build`: starts MicroPython's WebAssembly port, puts burn's core and
 // the page's Python side (lib/burn_page.py) into its filesystem, and runs the model the user
-// chooses on random inputs or on its self-test vectors.
+// chooses on random inputs or on its self-test vectors. A shipped model with a flex plan blob
+// (site.json's "plan") runs on flex's wasm32 build (flex_wasm.js: one flex_plan_run call per
+// inference, driven by burn_page's Model); any other runs on the core's plain Python kernels,
+// and the page says which ran and why.
 //
 // Query parameters: model=URL loads that .bst file at start (else the first shipped model);
 // selftest=1 then runs its self-test vectors, run=1 one inference on random inputs. The
 // outcome goes into #result ("self-test passed: 2/2", or "error: ..."). window.burnTimings
 // holds runtimeMs (the runtime and burn imported) and firstInferenceMs (the first inference
-// done), both in ms since the page's navigation started, and the last inference's ms.
+// done), both in ms since the page's navigation started, the last inference's ms
+// (lastInferenceMs; lastPlanMs, the flex_plan_run call with its copies, on flex-wasm) and
+// the kernels that ran it (runtime: "flex-wasm" or "plain").
 import { loadMicroPython } from "./micropython/micropython.mjs";
+import { compileFlex, FlexPlan } from "./flex_wasm.js";
 
 const $ = (id) => document.getElementById(id);
 const timings = (window.burnTimings = {});
@@ -16,6 +22,21 @@ let mp = null;
 let page = null; // the burn_page module
 let loaded = false;
 let seed = 1;
+let flexModule = null; // flex.wasm compiled, or the reason it is not there
+let plan = null; // the loaded model's FlexPlan, or null on the plain kernels
+let plainWhy = ""; // why the loaded model runs on the plain kernels
+let models = []; // site.json's models
+
+const HEX = [...Array(256).keys()].map((b) => b.toString(16).padStart(2, "0"));
+const toHex = (bytes) => Array.from(bytes, (b) => HEX[b]).join("");
+function fromHex(text) {
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.substr(2 * i, 2), 16);
+  return out;
+}
+
+// burn_page's flex invoke calls this: the inputs' bytes in, the outputs' bytes out (hex).
+const runPlan = (text) => JSON.stringify(plan.run(JSON.parse(text).map(fromHex)).map(toHex));
 
 function show(id, text, cls) {
   $(id).textContent = text;
@@ -57,6 +78,8 @@ async function startRuntime() {
   const response = await fetch("site.json");
   if (!response.ok) throw new Error(`cannot fetch site.json: ${response.status}`);
   const site = await response.json();
+  models = site.models;
+  const flex = site.flex ? compileFlex(site.flex).catch((error) => errorText(error)) : null;
   mp = await loadMicroPython({
     heapsize: site.heap,
     stdout: (line) => console.log(line),
@@ -67,6 +90,7 @@ async function startRuntime() {
   const contents = await Promise.all(files.map(([url]) => fetchBytes(url)));
   files.forEach(([, path], k) => writeFile(path, contents[k]));
   page = mp.pyimport("burn_page");
+  flexModule = flex === null ? "the site has no flex.wasm" : await flex;
   timings.runtimeMs = performance.now();
   for (const model of site.models) addOption(model.url, `${model.name} (${model.bytes} bytes)`);
   return site;
@@ -90,15 +114,31 @@ function describe(name, info) {
   ].join("\n");
 }
 
-async function loadModel(name, getBytes) {
+// The FlexPlan of the shipped model at `url`, or null with the reason in plainWhy.
+async function flexPlan(url) {
+  const shipped = models.find((m) => m.url === url);
+  if (!shipped) plainWhy = "not a model shipped with the site, so it has no flex plan";
+  else if (!shipped.plan) plainWhy = shipped.plan_why;
+  else if (typeof flexModule === "string") plainWhy = `flex.wasm did not load: ${flexModule}`;
+  else return FlexPlan.load(flexModule, await fetchBytes(shipped.plan));
+  return null;
+}
+
+async function loadModel(name, getBytes, url) {
   loaded = false;
+  plan = null;
   setBusy(true);
-  for (const id of ["result", "latency", "outputs", "info"]) show(id, "");
+  for (const id of ["result", "latency", "outputs", "info", "runtime"]) show(id, "");
   show("status", `loading ${name} ...`);
   await paint();
   try {
     writeFile(CURRENT, await getBytes());
-    show("info", describe(name, JSON.parse(page.load(CURRENT))));
+    plan = await flexPlan(url);
+    show("info", describe(name, JSON.parse(plan ? page.load(CURRENT, runPlan) : page.load(CURRENT))));
+    timings.runtime = plan ? "flex-wasm" : "plain";
+    show("runtime", plan ? `runs on flex-wasm: flex's wasm32 build, the whole model in one ` +
+      `flex_plan_run call (${plan.header.steps.length} steps)` :
+      `runs on the plain Python kernels: ${plainWhy}`);
     loaded = true;
     show("status", `${name} loaded`);
   } catch (error) {
@@ -111,12 +151,14 @@ async function loadModel(name, getBytes) {
 
 function inferenceDone(ms) {
   timings.lastInferenceMs = ms;
+  timings.lastPlanMs = plan ? plan.planMs : undefined;
   if (timings.firstInferenceMs === undefined) {
     timings.firstInferenceMs = performance.now();
     show("timings", `runtime and burn ready ${timings.runtimeMs.toFixed(0)} ms after the ` +
       `page started loading; first inference done at ${timings.firstInferenceMs.toFixed(0)} ms`);
   }
-  show("latency", `inference: ${ms.toFixed(1)} ms`);
+  show("latency", `inference: ${ms.toFixed(1)} ms on ${timings.runtime}` + (plan ?
+    ` (flex_plan_run with its copies: ${plan.planMs.toFixed(2)} ms)` : ""));
 }
 
 async function task(what, body, failure) {
@@ -154,11 +196,11 @@ const selfTest = () => task("running the self-test vectors", () => {
 
 $("model").addEventListener("change", () => {
   const url = $("model").value;
-  loadModel(url.split("/").pop(), () => fetchBytes(url));
+  loadModel(url.split("/").pop(), () => fetchBytes(url), url);
 });
 $("file").addEventListener("change", () => {
   const file = $("file").files[0];
-  if (file) loadModel(file.name, async () => new Uint8Array(await file.arrayBuffer()));
+  if (file) loadModel(file.name, async () => new Uint8Array(await file.arrayBuffer()), null);
 });
 $("run").addEventListener("click", runRandom);
 $("selftest").addEventListener("click", selfTest);
@@ -180,7 +222,7 @@ async function main() {
   if (url === null) return;
   addOption(url, url);
   $("model").value = url;
-  if (!(await loadModel(url.split("/").pop(), () => fetchBytes(url)))) return;
+  if (!(await loadModel(url.split("/").pop(), () => fetchBytes(url), url))) return;
   if (params.get("selftest") === "1") await selfTest();
   if (params.get("run") === "1") await runRandom();
 }

@@ -2,9 +2,12 @@
 
 The site holds MicroPython's WebAssembly port (the pinned npm package, from burn's cache:
 burn.host.mpy.webassembly), burn's core as .py files under lib/burn/, the page's Python side
-(lib/burn_page.py), index.html and burn_web.js, the models under models/ (a .tflite is
-imported and written as .bst here), and site.json, which lists the core files and the models
-for the page. It is written into a temporary folder beside the target and renamed into place
+(lib/burn_page.py), index.html, burn_web.js and flex_wasm.js, flex's wasm32 build as
+flex/flex.wasm (burn.host.flex.wasm_lib: the project's zig cross build, cached), the models
+under models/ (a .tflite is imported and written as .bst here) each with its flex plan blob
+models/NAME.flex when every op has a flex plan step (burn.host.web.flex_plan), and
+site.json, which lists the core files and the models for the page (a model's "plan", or
+null and "plan_why"). It is written into a temporary folder beside the target and renamed into place
 at the end, so a failed build leaves nothing half-written.
 """
 
@@ -15,10 +18,13 @@ import tempfile
 from pathlib import Path
 
 import burn
+from burn.host.flex.wasm_lib import module_path
 from burn.host.mpy import webassembly
+from burn.host.web.flex_plan import NoPlan, plan_blob
 
 HERE = Path(__file__).resolve().parent
-PAGE_FILES = ("index.html", "burn_web.js")  # beside this module
+PAGE_FILES = ("index.html", "burn_web.js", "flex_wasm.js")  # beside this module
+FLEX_WASM = "flex/flex.wasm"
 PAGE_MODULE = HERE / "burn_page.py"
 PORT_FILES = ("micropython.mjs", "micropython.wasm")
 HEAP_BYTES = 16 << 20  # MicroPython's heap in the page
@@ -78,6 +84,8 @@ def _write_site(root, models, tests, log):
     shutil.copy(PAGE_MODULE, root / "lib" / PAGE_MODULE.name)
     for name in PAGE_FILES:
         shutil.copy(HERE / name, root / name)
+    (root / "flex").mkdir()
+    shutil.copy(module_path(), root / FLEX_WASM)
     shipped, taken = [], set()
     if models:
         (root / "models").mkdir()
@@ -86,9 +94,19 @@ def _write_site(root, models, tests, log):
         data = model_bytes(path, tests)
         name = _site_name(path, taken)
         (root / "models" / name).write_bytes(data)
-        shipped.append({"name": Path(name).stem, "url": "models/" + name, "bytes": len(data)})
+        entry = {"name": Path(name).stem, "url": "models/" + name, "bytes": len(data),
+                 "plan": None}
+        try:
+            blob = plan_blob(data)
+        except NoPlan as exc:
+            entry["plan_why"] = str(exc)
+            log("%s runs on the plain kernels in the page: %s" % (name, exc))
+        else:
+            entry["plan"] = "models/%s.flex" % Path(name).stem
+            (root / entry["plan"]).write_bytes(blob)
+        shipped.append(entry)
     site = {"burn": burn.__version__, "port": webassembly.VERSION, "heap": HEAP_BYTES,
-            "core": core, "models": shipped}
+            "flex": FLEX_WASM, "core": core, "models": shipped}
     (root / "site.json").write_text(json.dumps(site, indent=1) + "\n")
     return site
 

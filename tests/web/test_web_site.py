@@ -1,9 +1,10 @@
 """`burn web build` in a real browser: the site is built with the MLPerf Tiny KWS model and a
 three-layer 16-unit MLP (both imported from TFLite at build time), served by
 burn.host.web.serve from a free local port, and driven in headless Chromium through Selenium
-and chromedriver. The page must pass KWS's TFLM reference vectors bit for bit, show an error
-for a corrupt model and stay usable after it, and take a .bst file the user picks (the MLP,
-whose self-test takes milliseconds where KWS's takes seconds on the plain kernels).
+and chromedriver. The page must pass KWS's TFLM reference vectors bit for bit on flex's
+wasm32 build (the plan blob the site ships), show an error for a corrupt model and stay
+usable after it, and take a .bst file the user picks (the MLP, on the plain Python kernels:
+a picked file has no plan blob).
 
 Skipped with the reason and the install line without Chromium and chromedriver, Selenium, or
 the WebAssembly port and npm to install it into burn's cache."""
@@ -114,11 +115,15 @@ def test_the_page_passes_kws_self_test_from_the_query(site, browser):
     browser.get(url + "index.html?model=models/kws.bst&selftest=1")
     text = _wait_result(browser, lambda t: t.startswith(("self-test", "error")))
     assert text == "self-test passed: 2/2"
-    assert "plain" in browser.find_element("id", "info").text
+    assert "kernels: flex-wasm" in browser.find_element("id", "info").text
+    assert browser.find_element("id", "runtime").text.startswith(
+        "runs on flex-wasm: flex's wasm32 build, the whole model in one flex_plan_run call")
     t = _timings(browser)
-    print("KWS in headless Chromium: runtime and burn ready %.0f ms after page load, self-test "
-          "done at %.0f ms, %.1f ms per inference" % (t["runtimeMs"], t["firstInferenceMs"],
-                                                      t["lastInferenceMs"]))
+    assert t["runtime"] == "flex-wasm" and t["lastPlanMs"] >= 0
+    assert browser.find_element("id", "latency").text.startswith("inference: ")
+    print("KWS on flex-wasm in headless Chromium: runtime and burn ready %.0f ms after page "
+          "load, self-test done at %.0f ms, %.2f ms per inference (%.2f ms in the plan call)"
+          % (t["runtimeMs"], t["firstInferenceMs"], t["lastInferenceMs"], t["lastPlanMs"]))
 
 
 def test_one_inference_on_random_inputs_shows_outputs_and_latency(site, browser):
@@ -171,6 +176,9 @@ def test_a_model_the_user_picks_runs(site, browser, tmp_path):
         "error: cannot load broken.bst: ")
     browser.find_element("id", "file").send_keys(str(picked))
     _wait_status(browser, "mine.bst loaded")
+    assert browser.find_element("id", "runtime").text == (
+        "runs on the plain Python kernels: not a model shipped with the site, so it has no "
+        "flex plan")
     browser.find_element("id", "selftest").click()
     assert _wait_result(browser, lambda t: t.startswith(("self-test", "error"))) == (
         "self-test passed: 2/2")
@@ -181,12 +189,14 @@ def test_the_site_holds_the_port_the_core_and_the_page(site):
     meta = json.loads((root / "site.json").read_text())
     assert meta["port"] == webassembly.VERSION
     assert meta["models"] == [{"name": name, "url": "models/%s.bst" % name,
-                               "bytes": (root / "models" / ("%s.bst" % name)).stat().st_size}
+                               "bytes": (root / "models" / ("%s.bst" % name)).stat().st_size,
+                               "plan": "models/%s.flex" % name}
                               for name in ("kws", "tiny")]
+    assert (root / meta["flex"]).read_bytes()[:4] == b"\0asm"
     for rel in meta["core"]:
         assert (root / "lib" / "burn" / rel).is_file()
     assert "__init__.py" in meta["core"] and "model.py" in meta["core"]
-    for rel in ("index.html", "burn_web.js", "lib/burn_page.py",
+    for rel in ("index.html", "burn_web.js", "flex_wasm.js", "lib/burn_page.py",
                 "micropython/micropython.mjs", "micropython/micropython.wasm"):
         assert (root / rel).is_file(), rel
     print("site without models: %d bytes" % site_bytes(root, models=False))
