@@ -1,6 +1,7 @@
 """`burn web`: burn in the browser, as a static site (see docs/web.md).
 
     burn web build -o DIR [--model FILE.bst|FILE.tflite ...] [--force] [--tests N]
+                   [--pico FIRMWARE.uf2 | --no-pico]
     burn web serve DIR [--port N] [--host ADDR]
 """
 
@@ -41,6 +42,13 @@ def register(subparsers):
                        help="self-test vectors to make for each .tflite (default 2)")
     build.add_argument("--force", action="store_true",
                        help="replace DIR when it exists and is not empty")
+    pico = build.add_mutually_exclusive_group()
+    pico.add_argument("--pico", metavar="FIRMWARE.uf2", default=None,
+                      help="add the emulated Raspberry Pi Pico (rp2040js in the page) running "
+                      "this burn RP2040 firmware; by default the one `burn firmware build "
+                      "--board rp2040` cached is used when there is one (docs/web.md)")
+    pico.add_argument("--no-pico", dest="pico", action="store_false",
+                      help="leave the emulated Pico out")
     build.set_defaults(run=run_build)
 
     serve = actions.add_parser(
@@ -58,19 +66,28 @@ def register(subparsers):
 
 def run_build(args):
     """Build the site; exit status 1 with one line for a bad model, folder or missing npm."""
+    import json
+    from pathlib import Path
+
+    from burn.host.emulator.runtime import EmulatorError
     from burn.host.mpy.webassembly import WebAssemblyError
     from burn.host.web.site import build_site, site_bytes
 
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        site = build_site(args.out, args.model, args.force, args.tests, log=say)
-    except (OSError, ValueError, WebAssemblyError) as exc:  # WebBuildError is a ValueError
+        site = build_site(args.out, args.model, args.force, args.tests, log=say,
+                          pico=args.pico)
+    # WebBuildError and PicoBuildError are ValueErrors
+    except (OSError, ValueError, WebAssemblyError, EmulatorError) as exc:
         print("burn web build: %s" % exc, file=sys.stderr)
         return 1
+    pico = Path(args.out, "pico.json")
+    pico = ", with the emulated Pico (%s)" % json.loads(pico.read_text())["firmware"] \
+        if pico.is_file() else ", without the emulated Pico"
     print("wrote %s: %d bytes without models (MicroPython %s WebAssembly port, %d core "
-          "files), %d models; serve it with: burn web serve %s"
+          "files), %d models%s; serve it with: burn web serve %s"
           % (args.out, site_bytes(args.out, models=False), site["port"], len(site["core"]),
-             len(site["models"]), args.out))
+             len(site["models"]), pico, args.out))
     return 0
 
 

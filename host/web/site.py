@@ -20,6 +20,7 @@ from pathlib import Path
 import burn
 from burn.host.flex.wasm_lib import module_path
 from burn.host.mpy import webassembly
+from burn.host.web import pico_site
 from burn.host.web.flex_plan import NoPlan, plan_blob
 
 HERE = Path(__file__).resolve().parent
@@ -111,11 +112,13 @@ def _write_site(root, models, tests, log):
     return site
 
 
-def build_site(out, models=(), force=False, tests=DEFAULT_TESTS, log=None):
+def build_site(out, models=(), force=False, tests=DEFAULT_TESTS, log=None, pico=None):
     """Write the site into folder `out` (see the module docstring) with `models` (paths of
     .bst or .tflite files); returns site.json's contents. An existing non-empty `out` is
     replaced only with `force`. WebBuildError for a bad model or target, WebAssemblyError
-    when the port cannot be installed."""
+    when the port cannot be installed. `pico`: the emulated Pico's firmware (a UF2 path,
+    None for the cached build when there is one, False for none; burn.host.web.pico_site
+    .add_to_site, which raises PicoBuildError or EmulatorError for a given UF2)."""
     log = log or (lambda text: None)
     out = Path(out)
     _check_target(out, force)
@@ -124,6 +127,7 @@ def build_site(out, models=(), force=False, tests=DEFAULT_TESTS, log=None):
     old = None
     try:
         site = _write_site(tmp, models, tests, log)
+        pico_site.add_to_site(tmp, pico, site["models"], log)
         os.chmod(tmp, 0o755)  # mkdtemp's 0700 would keep a web server of another user out
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=".%s-old-" % out.name, dir=out.parent))

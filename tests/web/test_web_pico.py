@@ -1,0 +1,147 @@
+"""The emulated Pico of `burn web build` in a real browser: burn's RP2040 firmware on
+rp2040js in a Web Worker boots to `>>>` in headless Chromium, the page flashes a three-layer
+16-unit MLP (imported from TFLite at build time) into the board's ROMFS, runs its self-test
+through the page's JavaScript raw REPL (the transport code that Web Serial uses too) and
+reads back the board's measurements; the same transport then runs code with a traceback.
+One page load for the module: the board boots once.
+
+Skipped with the reason and the install line without Chromium and chromedriver, Selenium,
+the WebAssembly port, Node.js and npm, the RP2040 bootrom or a firmware build."""
+
+import json
+import shutil
+
+import pytest
+from firmware_support import rp2040_firmware_or_skip
+from mlp_model import TINY_SIZES, mlp
+
+from burn.host import vendor
+from burn.host.cli import main as burn_main
+from burn.host.mpy import webassembly
+from burn.host.web.serve import serve_in_thread
+from burn.host.web.site import build_site
+
+BROWSER_INSTALL = "apt-get install -y chromium chromium-driver"
+SELENIUM_INSTALL = "pip install -c constraints.txt selenium"
+BOOT_AND_TEST_TIMEOUT = 300  # seconds: the board boots (littlefs formatted), then the test
+
+
+def _port_or_skip():
+    """Install the port into the cache if needed (the build copies it), or skip."""
+    try:
+        webassembly.installed() or webassembly.ensure_port(log=lambda text: None)
+    except webassembly.WebAssemblyError as exc:
+        pytest.skip("%s (install the port with: %s)" % (exc, webassembly.install_line()))
+
+
+def _needs_or_skip():
+    """(chromium, chromedriver), or skip with the reason and the install line."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if browser is None or driver is None:
+        pytest.skip("needs Chromium and chromedriver; install them with: " + BROWSER_INSTALL)
+    try:
+        vendor.bootrom()
+    except vendor.VendorError as exc:
+        pytest.skip(str(exc))
+    _port_or_skip()
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """index.html?picotest=1 on a site with the MLP and the emulated Pico, loaded once in
+    headless Chromium and waited on until the board's self-test has reported: the driver."""
+    chromium, driver = _needs_or_skip()
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
+    firmware = rp2040_firmware_or_skip()
+    tmp = tmp_path_factory.mktemp("pico")
+    tiny = tmp / "tiny.tflite"
+    tiny.write_bytes(mlp(TINY_SIZES))
+    root = tmp / "site"
+    build_site(root, [tiny], tests=2, pico=firmware)
+    server = serve_in_thread(root)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    service = webdriver.ChromeService(executable_path=driver)
+    drv = webdriver.Chrome(options=options, service=service)
+    drv.set_page_load_timeout(60)
+    drv.set_script_timeout(60)
+    try:
+        drv.get("http://127.0.0.1:%d/index.html?model=models/tiny.bst&selftest=1&picotest=1"
+                % server.server_address[1])
+        _until(drv, BOOT_AND_TEST_TIMEOUT, lambda d: _text(d, "pico-result"))
+        yield drv
+    finally:
+        drv.quit()
+        server.shutdown()
+        server.server_close()
+
+
+def _until(drv, seconds, condition):
+    """Wait until `condition(drv)` is true (TimeoutException after `seconds`)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(drv, seconds).until(condition)
+
+
+def _text(drv, element):
+    return drv.execute_script("return document.getElementById(arguments[0]).textContent",
+                              element)
+
+
+def test_the_board_boots_to_the_prompt_in_the_terminal(page):
+    assert page.execute_script("return window.burnPico.bootMs") > 0
+    terminal = page.execute_script("return window.burnPico.screen()")
+    assert "MicroPython" in terminal and ">>>" in terminal
+
+
+def test_the_flashed_model_passes_its_self_test_on_the_board(page):
+    result = _text(page, "pico-result")
+    assert result.startswith("board self-test passed: 2 vectors, "), result
+    measured = page.execute_script("return window.burnPico.measured")
+    assert measured["tests"] == 2
+    assert measured["freq"] == 125_000_000  # rp2040js's fixed clk_sys
+    cycles = round(measured["latency_min_us"] * measured["freq"] / 1e6)
+    assert cycles > 0 and ("%d cycles per inference" % cycles) in result
+    # beside the browser's latency of the same model (the page's own self-test)
+    _until(page, 30, lambda d: " ms" in _text(d, "pico-latency"))
+    line = _text(page, "pico-latency")
+    assert line.startswith("models/tiny.bst on the emulated Pico (flex kernels): %d cycles "
+                           "per inference" % cycles), line
+    assert "; in this browser (" in line
+
+
+def test_the_raw_repl_transport_reports_a_traceback(page):
+    """pico_repl.js's RawRepl, the Web Serial code, on the emulated board: output and the
+    traceback come back apart, and the board is usable after the error."""
+    found = page.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('./pico_repl.js').then(async ({RawRepl}) => {
+          const board = window.burnPico.emulated;
+          const repl = new RawRepl(board, 'the emulated Pico');
+          await repl.enter();
+          const bad = await repl.exec("print('before')\\n1/0");
+          const good = await repl.exec('import sys; print(sys.platform, 6 * 7)');
+          await repl.leave();
+          done(JSON.stringify({bad, good}));
+        }).catch((e) => done(JSON.stringify({error: String(e)})));
+    """)
+    found = json.loads(found)
+    assert "error" not in found, found
+    assert found["bad"]["out"].strip() == "before"
+    assert "ZeroDivisionError" in found["bad"]["err"]
+    assert found["good"] == {"out": "rp2 42\r\n", "err": ""}
+
+
+def test_a_bad_firmware_is_refused_with_the_reason(tmp_path, capsys):
+    _port_or_skip()
+    bad = tmp_path / "bad.uf2"
+    bad.write_bytes(b"not a UF2 file")
+    assert burn_main(["web", "build", "-o", str(tmp_path / "site"), "--pico", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "burn web build: firmware %s is not a valid UF2 file" % bad in err
+    assert not (tmp_path / "site").exists()
