@@ -35,7 +35,7 @@ TARGETS = {
     "cortex-m55": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m55+mve_fp"], "cortex_m_mve",
                    True),
     "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+c"], "riscv32", True),
-    "wasm32": ("wasm32-freestanding", [], "wasm32", False),
+    "wasm32": ("wasm32-freestanding", ["-msimd128"], "wasm32", False),
 }
 
 # Helpers a freestanding compiler may call that are not C-library functions.

@@ -18,6 +18,7 @@ import sys
 from burn.host.flex.placement import Placement, copy_back
 from burn.host.flex.targets import build, header_text
 
+STACK_BYTES = 1 << 20
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wasm_runner.mjs")
 
 
@@ -32,16 +33,18 @@ def kernel_names():
     return sorted(set(re.findall(r"\b(flex_\w+)\s*\(", header_text())))
 
 
-def module_path():
-    """Path of flex.wasm: the wasm32 build's kernels linked with every kernel exported
-    (linked once per build, beside its objects)."""
-    built = build("wasm32")
+def module_path(opt="-Os"):
+    """Path of flex.wasm: the wasm32 build's kernels at optimisation `opt` linked with every
+    kernel exported and a 1 MiB stack (the host kernels that opt/wasm32 compiles keep their
+    patches and widened weights there, up to about 100 KB); linked once per build, beside
+    its objects."""
+    built = build("wasm32", opt)
     path = os.path.join(built.folder, "flex.wasm")
     if not os.path.exists(path):
         tmp = path + ".tmp%d" % os.getpid()
         exports = ["--export-if-defined=" + n for n in kernel_names()]
         cmd = [sys.executable, "-m", "ziglang", "wasm-ld", "--no-entry",
-               "--export=__heap_base"] + exports + ["--whole-archive", built.library, "-o", tmp]
+               "--export=__heap_base", "-z", "stack-size=%d" % STACK_BYTES] + exports + ["--whole-archive", built.library, "-o", tmp]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode:
             raise WasmError("linking flex.wasm failed:\n" + proc.stdout + proc.stderr)
