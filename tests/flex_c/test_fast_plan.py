@@ -41,7 +41,9 @@ def models():
     return {name: _planned(make) for name, make in MODELS.items()}
 
 
-def test_fast_and_checked_plans_agree(models):
+def test_fast_and_checked_plans_agree(models, s8_width):
+    """Made at the CPU's width, so that small-cnn's convolution and depthwise steps keep
+    prepared forms (plan_fast.c); run at each width (capped: those steps run checked)."""
     rng = np.random.default_rng(7)
     for name, (flex, n) in models.items():
         x = np.empty(n, np.int8)

@@ -7,14 +7,30 @@
  * keeps, and the kernel's memory accesses depend on those arguments alone, never on the
  * data. A copy step's count was checked non-negative and its pointers non-NULL, as
  * flex_plan_run checks them (there, too, the plan's maker vouches for the buffers' lengths).
+ * An int8 convolution or depthwise step that the AVX-512 VNNI paths take passed its kernel's
+ * check too, and keeps its prepared form (s8_vnni.h: shapes, quantization, packed weights)
+ * in the plan's area, made once here: its filter, bias, multipliers and shifts are read
+ * then and never again (the .bst runtime's are constants). While flex_s8_vector_width caps
+ * the paths, such a step runs through flex_plan_run instead.
  * Every other step runs through flex_plan_run, which checks it on each run. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../ref/ref.h"
 #include "s8_fc.h"
+#include "s8_vnni.h"
 
-enum { STEP_FC, STEP_COPY, STEP_CHECKED };
+enum { STEP_FC, STEP_COPY, STEP_CHECKED, STEP_PREPARED };
+
+/* A step's prepared form: its run, block and buffers (offset: the block's place in the
+ * plan's area until the area exists). */
+typedef struct {
+    void (*run)(const void *prep, const int8_t *input, int8_t *output, uint8_t *image);
+    size_t offset;
+    const void *prep;
+    const int8_t *input;
+    int8_t *output;
+} prepared_step;
 
 typedef struct {
     int32_t batches, in_f, out_f, filter_offset, per_channel;
@@ -33,10 +49,11 @@ typedef struct {
             const void *src;
             void *dst;
         } copy;
-        struct {
-            size_t at, len; /* the step's words in flex_fast_plan.words */
-        } checked;
     } u;
+    struct {
+        size_t at, len; /* the step's words in flex_fast_plan.words */
+    } checked;        /* also a prepared step's, for runs with the paths capped */
+    prepared_step prepared;
 } fast_step;
 
 struct flex_fast_plan {
@@ -49,6 +66,8 @@ struct flex_fast_plan {
     void **buffers;
     size_t n_buffers;
     int32_t failed;
+    void *area; /* the prepared steps' blocks, then the padded image they share */
+    uint8_t *image;
 };
 
 /* The n pointers of a step from its indices into buffers (-1: NULL). */
@@ -64,6 +83,75 @@ static flex_status resolve(const int32_t *index, int32_t n, void *const *buffers
 }
 
 #define N(k) ((size_t)(uint32_t)w[k])
+
+/* Whether the step at `step` (well-formed) is an int8 convolution or depthwise convolution
+ * whose kernel check passes and that a VNNI path takes: then *out is its prepared step,
+ * with the size of its block in `offset` (the block made later, by prepare_all). A step
+ * whose check fails stays a checked one, to fail as flex_plan_run fails. */
+static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
+                    fast_step *out) {
+    const int32_t *w = step + 3, *index = w + step[1];
+    const flex_dims4 *in = (const flex_dims4 *)w, *dims = (const flex_dims4 *)(w + 23);
+    const flex_window *win = (const flex_window *)(w + 8);
+    const flex_s8_quant *q = (const flex_s8_quant *)(w + 19);
+    void *p[6];
+    size_t size;
+    if ((step[0] != FLEX_OP_S8_CONV2D && step[0] != FLEX_OP_S8_DEPTHWISE_CONV2D) ||
+        step[1] != 28 || step[2] != 6 || resolve(index, 6, buffers, n_buffers, p) != FLEX_OK)
+        return 0;
+    if (step[0] == FLEX_OP_S8_CONV2D) {
+        if (flex__s8_conv_check(in, p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7), win,
+                                w[18], q, dims, p[5], N(27)) != FLEX_OK)
+            return 0;
+        size = flex__host_conv_vnni_size(in, win, w[18], q, dims);
+        out->prepared.run = flex__host_conv_vnni_run;
+    } else {
+        if (flex__s8_depthwise_check(in, p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7),
+                                     win, w[18], q, dims, p[5], N(27)) != FLEX_OK)
+            return 0;
+        size = flex__host_depthwise_vnni_size(in, win, w[18], q, dims);
+        out->prepared.run = flex__host_depthwise_vnni_run;
+    }
+    if (!size)
+        return 0;
+    out->kind = STEP_PREPARED;
+    out->prepared.offset = (size + 63) / 64 * 64;
+    out->prepared.input = p[0];
+    out->prepared.output = p[5];
+    return 1;
+}
+
+/* The plan's area (64-byte aligned blocks, then the image) with each prepared step's block
+ * made from its words; 0 when malloc fails (or no step is prepared: no area). */
+static int prepare_all(flex_fast_plan *fp) {
+    size_t i, total = 0;
+    for (i = 0; i < fp->n_steps; i++)
+        if (fp->steps[i].kind == STEP_PREPARED) {
+            const size_t size = fp->steps[i].prepared.offset;
+            fp->steps[i].prepared.offset = total;
+            total += size;
+        }
+    if (!total)
+        return 1;
+    fp->area = malloc(total + FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK + 63);
+    if (!fp->area)
+        return 0;
+    for (i = 0; i < fp->n_steps; i++) {
+        prepared_step *s = &fp->steps[i].prepared;
+        const int32_t *step = fp->words + fp->steps[i].checked.at, *w = step + 3;
+        void *p[6];
+        if (fp->steps[i].kind != STEP_PREPARED)
+            continue;
+        s->prep = (char *)fp->area + (-(uintptr_t)fp->area & 63) + s->offset;
+        resolve(w + step[1], 6, fp->buffers, fp->n_buffers, p);
+        (step[0] == FLEX_OP_S8_CONV2D ? flex__host_conv_vnni_prepare
+                                      : flex__host_depthwise_vnni_prepare)(
+            (const flex_dims4 *)w, p[1], p[2], p[3], p[4], (const flex_window *)(w + 8),
+            (const flex_s8_quant *)(w + 19), (const flex_dims4 *)(w + 23), (void *)s->prep);
+    }
+    fp->image = (uint8_t *)fp->area + (-(uintptr_t)fp->area & 63) + total;
+    return 1;
+}
 
 /* The fast form of the well-formed step at plan[at], checked as its kernel checks it. */
 static flex_status decode(const int32_t *plan, size_t at, void *const *buffers,
@@ -99,11 +187,11 @@ static flex_status decode(const int32_t *plan, size_t at, void *const *buffers,
         out->u.copy.bytes = (size_t)w[0];
         out->u.copy.src = p[0];
         out->u.copy.dst = p[1];
-    } else {
+    } else if (!prepared(step, buffers, n_buffers, out)) {
         out->kind = STEP_CHECKED;
-        out->u.checked.at = at;
-        out->u.checked.len = 3 + (size_t)step[1] + (size_t)step[2];
     }
+    out->checked.at = at;
+    out->checked.len = 3 + (size_t)step[1] + (size_t)step[2];
     return FLEX_OK;
 }
 
@@ -153,17 +241,18 @@ flex_fast_plan *flex_fast_plan_new(const flex_plan_args *args, void *input, size
     fp->buffers = malloc((args->n_buffers + 1) * sizeof *fp->buffers);
     fp->steps = decode_all(args->plan, args->plan_len, args->buffers, args->n_buffers,
                            &fp->n_steps, &decoded);
-    if (!fp->words || !fp->buffers || !fp->steps || decoded != FLEX_OK) {
-        if (decoded != FLEX_OK && args->failed)
-            *args->failed = (int32_t)fp->n_steps;
-        *status = fp->steps ? decoded : FLEX_OK;
-        flex_fast_plan_free(fp);
-        return NULL;
+    if (fp->words && fp->buffers && fp->steps && decoded == FLEX_OK) {
+        memcpy(fp->words, args->plan, args->plan_len * sizeof *fp->words);
+        if (args->n_buffers)
+            memcpy(fp->buffers, args->buffers, args->n_buffers * sizeof *fp->buffers);
+        if (prepare_all(fp))
+            return fp;
     }
-    memcpy(fp->words, args->plan, args->plan_len * sizeof *fp->words);
-    if (args->n_buffers)
-        memcpy(fp->buffers, args->buffers, args->n_buffers * sizeof *fp->buffers);
-    return fp;
+    if (decoded != FLEX_OK && args->failed)
+        *args->failed = (int32_t)fp->n_steps;
+    *status = fp->steps ? decoded : FLEX_OK;
+    flex_fast_plan_free(fp);
+    return NULL;
 }
 
 flex_status flex_fast_bind(flex_fast_plan *plan, const void *src, size_t src_len) {
@@ -192,9 +281,12 @@ flex_status flex_fast_run(flex_fast_plan *plan) {
         } else if (s->kind == STEP_COPY) {
             if (s->u.copy.bytes)
                 memmove(s->u.copy.dst, s->u.copy.src, s->u.copy.bytes);
+        } else if (s->kind == STEP_PREPARED && flex__s8_simd() >= 64) {
+            s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.output,
+                            plan->image);
         } else {
-            status = flex_plan_run(plan->words + s->u.checked.at, s->u.checked.len,
-                                   plan->buffers, plan->n_buffers, NULL);
+            status = flex_plan_run(plan->words + s->checked.at, s->checked.len, plan->buffers,
+                                   plan->n_buffers, NULL);
         }
         if (status != FLEX_OK) {
             plan->failed = (int32_t)i;
@@ -214,5 +306,6 @@ void flex_fast_plan_free(flex_fast_plan *plan) {
     free(plan->steps);
     free(plan->words);
     free(plan->buffers);
+    free(plan->area);
     free(plan);
 }

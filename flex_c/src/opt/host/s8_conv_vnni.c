@@ -157,45 +157,76 @@ FLEX_VNNI static void pack(const int8_t *filter, int32_t oc, int32_t oc16, int32
     }
 }
 
-FLEX_VNNI static int32_t conv_vnni(const flex_dims4 *in, const int8_t *input,
-                                   const int8_t *filter, const int32_t *bias,
-                                   const int32_t *multiplier, const int32_t *shift,
-                                   const flex_window *win, const flex_s8_quant *q,
-                                   const flex_dims4 *out, int8_t *output) {
-    uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
-    int8_t packed[PACK_MAX];
-    int32_t sum[FLEX_HOST_VNNI_CHANNELS], start[FLEX_HOST_VNNI_CHANNELS];
-    int32_t mult[FLEX_HOST_VNNI_CHANNELS], sh[FLEX_HOST_VNNI_CHANNELS];
-    const int32_t C = in->c, run = win->kernel_w * C, groups_row = (run + 3) / 4;
-    const int32_t oc = out->c, oc16 = (oc + 15) / 16 * 16;
-    const int32_t units = out->n * out->h * out->w;
-    int32_t hp, wp, c0;
-    vnni_conv k;
-    if (!flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp) ||
-        (int64_t)win->kernel_h * groups_row * oc16 * 4 > PACK_MAX)
+/* The prepared form (s8_vnni.h): this header, then start[oc16], mult[oc16], sh[oc16] and
+ * the packed weights. */
+typedef struct {
+    flex_dims4 in, out;
+    flex_window win;
+    flex_s8_quant q;
+    int32_t hp, wp, oc16, groups_row;
+} conv_head;
+
+#define HEAD_BYTES ((sizeof(conv_head) + 63) / 64 * 64)
+
+size_t flex__host_conv_vnni_size(const flex_dims4 *in, const flex_window *win, int32_t groups,
+                                 const flex_s8_quant *q, const flex_dims4 *out) {
+    const int32_t groups_row = (win->kernel_w * in->c + 3) / 4, oc16 = (out->c + 15) / 16 * 16;
+    const int64_t packed = (int64_t)win->kernel_h * groups_row * oc16 * 4;
+    int32_t hp, wp;
+    if (flex__s8_simd() < 64 || groups != 1 || win->dilation_h != 1 || win->dilation_w != 1 ||
+        out->c > FLEX_HOST_VNNI_CHANNELS || packed > PACK_MAX ||
+        !flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp))
         return 0;
-    flex__vnni_copy_image(in, input, win, hp, wp, q->input_offset, image);
-    pack(filter, oc, oc16, win->kernel_h, run, groups_row, packed, sum);
-    flex__vnni_start(sum, bias, oc, oc16, q->input_offset, start);
-    flex__vnni_quant(multiplier, shift, oc, oc16, mult, sh);
+    return HEAD_BYTES + 12 * (size_t)oc16 + (size_t)packed;
+}
+
+FLEX_VNNI void flex__host_conv_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                            const int32_t *bias, const int32_t *multiplier,
+                                            const int32_t *shift, const flex_window *win,
+                                            const flex_s8_quant *q, const flex_dims4 *out,
+                                            void *prep) {
+    conv_head *h = prep;
+    const int32_t oc = out->c, oc16 = (oc + 15) / 16 * 16;
+    int32_t *start = (int32_t *)((char *)prep + HEAD_BYTES), *mult = start + oc16;
+    h->in = *in;
+    h->out = *out;
+    h->win = *win;
+    h->q = *q;
+    h->oc16 = oc16;
+    h->groups_row = (win->kernel_w * in->c + 3) / 4;
+    flex__vnni_image_size(in, win, out, q->input_offset, &h->hp, &h->wp);
+    pack(filter, oc, oc16, win->kernel_h, win->kernel_w * in->c, h->groups_row,
+         (int8_t *)(mult + 2 * oc16), start);
+    flex__vnni_start(start, bias, oc, oc16, q->input_offset, start);
+    flex__vnni_quant(multiplier, shift, oc, oc16, mult, mult + oc16);
+}
+
+FLEX_VNNI void flex__host_conv_vnni_run(const void *prep, const int8_t *input, int8_t *output,
+                                        uint8_t *image) {
+    const conv_head *h = prep;
+    const int32_t *start = (const int32_t *)((const char *)prep + HEAD_BYTES);
+    const int32_t oc16 = h->oc16, units = h->out.n * h->out.h * h->out.w;
+    int32_t c0;
+    vnni_conv k;
+    flex__vnni_copy_image(&h->in, input, &h->win, h->hp, h->wp, h->q.input_offset, image);
     k.image = image;
-    k.packed = packed;
-    k.groups_row = groups_row;
-    k.kernel_h = win->kernel_h;
-    k.row_bytes = wp * C;
-    k.stride_h = win->stride_h;
-    k.stride_w = win->stride_w;
+    k.packed = (const int8_t *)(start + 3 * oc16);
+    k.groups_row = h->groups_row;
+    k.kernel_h = h->win.kernel_h;
+    k.row_bytes = h->wp * h->in.c;
+    k.stride_h = h->win.stride_h;
+    k.stride_w = h->win.stride_w;
     k.group_bytes = oc16 * 4;
-    k.oh = out->h;
-    k.ow = out->w;
-    k.hp = hp;
-    k.wp = wp;
-    k.c = C;
+    k.oh = h->out.h;
+    k.ow = h->out.w;
+    k.hp = h->hp;
+    k.wp = h->wp;
+    k.c = h->in.c;
     k.start = start;
-    k.multiplier = mult;
-    k.shift = sh;
-    k.q = *q;
-    k.oc = oc;
+    k.multiplier = start + oc16;
+    k.shift = start + 2 * oc16;
+    k.q = h->q;
+    k.oc = h->out.c;
     k.output = output;
     for (c0 = 0; c0 < oc16; c0 += 16 * VMAX) {
         switch ((oc16 - c0) / 16) {
@@ -205,19 +236,40 @@ FLEX_VNNI static int32_t conv_vnni(const flex_dims4 *in, const int8_t *input,
         default: channels(&k, units, c0, 6, 4); break;
         }
     }
-    return 1;
 }
 
 int32_t flex__host_conv_vnni(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                              const int32_t *bias, const int32_t *multiplier,
                              const int32_t *shift, const flex_window *win,
                              const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
-    if (flex__s8_simd() < 64 || win->dilation_h != 1 || win->dilation_w != 1 ||
-        out->c > FLEX_HOST_VNNI_CHANNELS)
+    int64_t prep[(HEAD_BYTES + 12 * FLEX_HOST_VNNI_CHANNELS + PACK_MAX) / 8];
+    uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
+    if (!flex__host_conv_vnni_size(in, win, 1, q, out))
         return 0;
-    return conv_vnni(in, input, filter, bias, multiplier, shift, win, q, out, output);
+    flex__host_conv_vnni_prepare(in, filter, bias, multiplier, shift, win, q, out, prep);
+    flex__host_conv_vnni_run(prep, input, output, image);
+    return 1;
 }
 #else
+size_t flex__host_conv_vnni_size(const flex_dims4 *in, const flex_window *win, int32_t groups,
+                                 const flex_s8_quant *q, const flex_dims4 *out) {
+    (void)in, (void)win, (void)groups, (void)q, (void)out;
+    return 0;
+}
+
+void flex__host_conv_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                  const int32_t *bias, const int32_t *multiplier,
+                                  const int32_t *shift, const flex_window *win,
+                                  const flex_s8_quant *q, const flex_dims4 *out, void *prep) {
+    (void)in, (void)filter, (void)bias, (void)multiplier, (void)shift, (void)win, (void)q;
+    (void)out, (void)prep;
+}
+
+void flex__host_conv_vnni_run(const void *prep, const int8_t *input, int8_t *output,
+                              uint8_t *image) {
+    (void)prep, (void)input, (void)output, (void)image;
+}
+
 int32_t flex__host_conv_vnni(const flex_dims4 *in, const int8_t *input, const int8_t *filter,
                              const int32_t *bias, const int32_t *multiplier,
                              const int32_t *shift, const flex_window *win,

@@ -52,40 +52,76 @@ FLEX_INLINE FLEX_VNNI __m512i four_taps(const uint8_t *x0, const uint8_t *x1,
     return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(lanes, v), bytes);
 }
 
-FLEX_VNNI static int32_t depthwise_vnni(const flex_dims4 *in, const int8_t *input,
-                                        const int8_t *filter, const int32_t *bias,
-                                        const int32_t *multiplier, const int32_t *shift,
-                                        const flex_window *win, const flex_s8_quant *q,
-                                        const flex_dims4 *out, int8_t *output) {
-    uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
-    int8_t packed[DW_TAPS * FLEX_HOST_VNNI_CHANNELS];
-    int32_t sum[FLEX_HOST_VNNI_CHANNELS], start[FLEX_HOST_VNNI_CHANNELS];
-    int32_t mult[FLEX_HOST_VNNI_CHANNELS], sh[FLEX_HOST_VNNI_CHANNELS];
-    int32_t off[DW_TAPS];
-    const int32_t C = in->c, c16 = (C + 15) / 16 * 16, taps = win->kernel_h * win->kernel_w;
-    const int32_t groups = (taps + 3) / 4;
-    int32_t hp, wp, b, oy, ox, c, g, t;
-    if (!flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp))
+/* The prepared form (s8_vnni.h): this header, then start[c16], mult[c16], sh[c16] and the
+ * packed weights. */
+typedef struct {
+    flex_dims4 in, out;
+    flex_window win;
+    flex_s8_quant q;
+    int32_t hp, wp, c16, groups;
+    int32_t off[DW_TAPS]; /* each tap's byte offset in the image from its window's first */
+} dw_head;
+
+#define HEAD_BYTES ((sizeof(dw_head) + 63) / 64 * 64)
+
+size_t flex__host_depthwise_vnni_size(const flex_dims4 *in, const flex_window *win,
+                                      int32_t depth_multiplier, const flex_s8_quant *q,
+                                      const flex_dims4 *out) {
+    const int32_t c16 = (in->c + 15) / 16 * 16, groups = (win->kernel_h * win->kernel_w + 3) / 4;
+    int32_t hp, wp;
+    if (flex__s8_simd() < 64 || depth_multiplier != 1 || in->c > FLEX_HOST_VNNI_CHANNELS ||
+        win->kernel_h * win->kernel_w > DW_TAPS ||
+        !flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp))
         return 0;
-    flex__vnni_copy_image(in, input, win, hp, wp, q->input_offset, image);
-    pack(filter, C, c16, taps, packed, sum);
-    flex__vnni_start(sum, bias, C, c16, q->input_offset, start);
-    flex__vnni_quant(multiplier, shift, C, c16, mult, sh);
-    for (t = 0; t < 4 * groups; t++)
-        off[t] = t < taps ? ((t / win->kernel_w) * win->dilation_h * wp +
-                             t % win->kernel_w * win->dilation_w) * C
-                          : 0;
-    const flex_s8_quant ql = *q; /* a local: the output stores do not alias it */
+    return HEAD_BYTES + 12 * (size_t)c16 + 4 * (size_t)groups * c16;
+}
+
+FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                                 const int32_t *bias,
+                                                 const int32_t *multiplier,
+                                                 const int32_t *shift, const flex_window *win,
+                                                 const flex_s8_quant *q,
+                                                 const flex_dims4 *out, void *prep) {
+    dw_head *h = prep;
+    const int32_t C = in->c, c16 = (C + 15) / 16 * 16, taps = win->kernel_h * win->kernel_w;
+    int32_t *start = (int32_t *)((char *)prep + HEAD_BYTES), *mult = start + c16, t;
+    h->in = *in;
+    h->out = *out;
+    h->win = *win;
+    h->q = *q;
+    h->c16 = c16;
+    h->groups = (taps + 3) / 4;
+    flex__vnni_image_size(in, win, out, q->input_offset, &h->hp, &h->wp);
+    for (t = 0; t < DW_TAPS; t++)
+        h->off[t] = t < taps ? ((t / win->kernel_w) * win->dilation_h * h->wp +
+                                t % win->kernel_w * win->dilation_w) * C
+                             : 0;
+    pack(filter, C, c16, taps, (int8_t *)(mult + 2 * c16), start);
+    flex__vnni_start(start, bias, C, c16, q->input_offset, start);
+    flex__vnni_quant(multiplier, shift, C, c16, mult, mult + c16);
+}
+
+FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input,
+                                             int8_t *output, uint8_t *image) {
+    const dw_head *h = prep;
+    const int32_t *start = (const int32_t *)((const char *)prep + HEAD_BYTES);
+    const int32_t C = h->in.c, c16 = h->c16, groups = h->groups, wp = h->wp;
+    const int32_t sx = h->win.stride_w * C, sy = h->win.stride_h * wp * C;
+    const int8_t *packed = (const int8_t *)(start + 3 * c16);
+    const int32_t *off = h->off;
+    const flex_s8_quant ql = h->q; /* a local: the output stores do not alias it */
+    int32_t b, oy, ox, c, g;
+    flex__vnni_copy_image(&h->in, input, &h->win, h->hp, wp, ql.input_offset, image);
     for (c = 0; c < c16; c += 16) { /* a block's constants stay in registers */
-        const __m512i m = _mm512_loadu_si512(mult + c), s = _mm512_loadu_si512(sh + c);
+        const __m512i m = _mm512_loadu_si512(start + c16 + c);
+        const __m512i s = _mm512_loadu_si512(start + 2 * c16 + c);
         const __m512i base = _mm512_loadu_si512(start + c);
         const __mmask16 keep = flex__vnni_lanes(C - c);
         int8_t *y = output + c;
-        for (b = 0; b < out->n; b++)
-            for (oy = 0; oy < out->h; oy++)
-                for (ox = 0; ox < out->w; ox++, y += C) {
-                    const uint8_t *x = image + c + ((b * hp + oy * win->stride_h) * wp +
-                                                    ox * win->stride_w) * C;
+        for (b = 0; b < h->out.n; b++)
+            for (oy = 0; oy < h->out.h; oy++) {
+                const uint8_t *x = image + c + (b * h->hp * wp * C) + oy * sy;
+                for (ox = 0; ox < h->out.w; ox++, y += C, x += sx) {
                     __m512i acc = base;
                     for (g = 0; g < groups; g++)
                         acc = _mm512_dpbusd_epi32(
@@ -95,8 +131,8 @@ FLEX_VNNI static int32_t depthwise_vnni(const flex_dims4 *in, const int8_t *inpu
                             _mm512_loadu_si512(packed + (g * c16 + c) * 4));
                     _mm_mask_storeu_epi8(y, keep, flex__vnni_requant16(acc, m, s, &ql));
                 }
+            }
     }
-    return 1;
 }
 
 int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
@@ -104,12 +140,36 @@ int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
                                   const int32_t *multiplier, const int32_t *shift,
                                   const flex_window *win, const flex_s8_quant *q,
                                   const flex_dims4 *out, int8_t *output) {
-    if (flex__s8_simd() < 64 || in->c > FLEX_HOST_VNNI_CHANNELS ||
-        win->kernel_h * win->kernel_w > DW_TAPS)
+    int64_t prep[(HEAD_BYTES + (12 + 4 * DW_TAPS / 4) * FLEX_HOST_VNNI_CHANNELS) / 8];
+    uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
+    if (!flex__host_depthwise_vnni_size(in, win, 1, q, out))
         return 0;
-    return depthwise_vnni(in, input, filter, bias, multiplier, shift, win, q, out, output);
+    flex__host_depthwise_vnni_prepare(in, filter, bias, multiplier, shift, win, q, out, prep);
+    flex__host_depthwise_vnni_run(prep, input, output, image);
+    return 1;
 }
 #else
+size_t flex__host_depthwise_vnni_size(const flex_dims4 *in, const flex_window *win,
+                                      int32_t depth_multiplier, const flex_s8_quant *q,
+                                      const flex_dims4 *out) {
+    (void)in, (void)win, (void)depth_multiplier, (void)q, (void)out;
+    return 0;
+}
+
+void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                       const int32_t *bias, const int32_t *multiplier,
+                                       const int32_t *shift, const flex_window *win,
+                                       const flex_s8_quant *q, const flex_dims4 *out,
+                                       void *prep) {
+    (void)in, (void)filter, (void)bias, (void)multiplier, (void)shift, (void)win, (void)q;
+    (void)out, (void)prep;
+}
+
+void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input, int8_t *output,
+                                   uint8_t *image) {
+    (void)prep, (void)input, (void)output, (void)image;
+}
+
 int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
                                   const int8_t *filter, const int32_t *bias,
                                   const int32_t *multiplier, const int32_t *shift,

@@ -33,6 +33,35 @@ int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
                                   const flex_window *win, const flex_s8_quant *q,
                                   const flex_dims4 *out, int8_t *output);
 
+/* Prepared forms (what the direct calls above make on the stack each time, and a validated
+ * plan once, in memory it owns: plan_fast.c): the shapes, the quantization, each channel's
+ * starting sum, multiplier and shift, and the weights packed for the path, in one block of
+ * `_size` bytes. `_size` is 0 when the path does not take the arguments (checked as the
+ * kernel checks them); `_prepare` fills the block from them; `_run` computes the outputs of
+ * `input`, with `image` (FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK bytes) as the padded image.
+ * A run reads the weights no more: a block stays valid while its shapes hold. */
+size_t flex__host_conv_vnni_size(const flex_dims4 *in, const flex_window *win, int32_t groups,
+                                 const flex_s8_quant *q, const flex_dims4 *out);
+void flex__host_conv_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                  const int32_t *bias, const int32_t *multiplier,
+                                  const int32_t *shift, const flex_window *win,
+                                  const flex_s8_quant *q, const flex_dims4 *out, void *prep);
+void flex__host_conv_vnni_run(const void *prep, const int8_t *input, int8_t *output,
+                              uint8_t *image);
+size_t flex__host_depthwise_vnni_size(const flex_dims4 *in, const flex_window *win,
+                                      int32_t depth_multiplier, const flex_s8_quant *q,
+                                      const flex_dims4 *out);
+void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int8_t *filter,
+                                       const int32_t *bias, const int32_t *multiplier,
+                                       const int32_t *shift, const flex_window *win,
+                                       const flex_s8_quant *q, const flex_dims4 *out,
+                                       void *prep);
+void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input, int8_t *output,
+                                   uint8_t *image);
+
+#define FLEX_VNNI_IMAGE_MAX 65536 /* bytes of the padded image (on the stack) */
+#define FLEX_VNNI_SLACK 64        /* bytes after it that loads may read */
+
 #ifdef FLEX_S8_SIMD
 /* out[i] = the reference ADD of a[i] and b[i] for i < n, 16 lanes at a time, when the CPU
  * has AVX-512 (flex__s8_simd() 64): 1 when done, else 0. */
@@ -42,9 +71,6 @@ int32_t flex__host_add_avx512(const flex_s8_add_params *p, const int8_t *a, cons
 /* acc[j] += sum(w[j * n + i] * x[i] for i < n), wrapping, for the count rows j (n >= 1). */
 void flex__host_fc_vnni(const int8_t *w, int32_t n, const int8_t *x, int32_t count,
                         int32_t *acc);
-
-#define FLEX_VNNI_IMAGE_MAX 65536 /* bytes of the padded image (on the stack) */
-#define FLEX_VNNI_SLACK 64        /* bytes after it that loads may read */
 
 /* The padded image's rows and columns (the top and left padding, the input, and what the
  * last window reaches past it); 0 when it would not fit FLEX_VNNI_IMAGE_MAX or the border
