@@ -26,7 +26,7 @@ let emulated = null; // the EmulatedPico, once booted
 let term = null;
 let busy = false;
 
-/** The emulated board as a byte transport (write, receiver), plus its flash and cycles. */
+/** The emulated board as a byte transport (write, receiver), plus its flash. */
 class EmulatedPico {
   constructor() {
     this.name = "the emulated Pico";
@@ -66,10 +66,6 @@ class EmulatedPico {
   /** Erase `erase` bytes of flash from `offset` and program `data` there. */
   writeFlash(offset, erase, data) {
     return this.ask({ type: "write", offset, erase, data });
-  }
-
-  cycles() {
-    return this.ask({ type: "cycles" });
   }
 }
 
@@ -178,7 +174,11 @@ async function flashAndTest() {
   } catch (error) {
     show("pico-result", `error: ${error.message}`, "bad");
   }
-  await repl.leave();
+  try {
+    await repl.leave();
+  } catch (error) {
+    show("pico-result", `error: ${error.message}`, "bad");
+  }
   attach(board);
   show("pico-status", `${board.name}: ready`);
   setBusy(false);

@@ -5,9 +5,8 @@
 //   {type: "serial", data}             bytes typed into the board's USB serial
 //   {type: "write", offset, erase, data, id}  erase `erase` bytes of flash from `offset`,
 //                                      then program `data` there (as a flasher would)
-//   {type: "cycles", id}               report the cycles
 // Messages to the page: {type: "usb"} once USB is up, {type: "serial", data},
-// {type: "written", id}, {type: "cycles", id, cycles, core1_cycles, us}, {type: "halt", why}.
+// {type: "written", id}, {type: "halt", why}.
 import * as lib from "./pico/rp2040js/index.js";
 import { PicoMachine } from "./pico/emulator/pico_machine.mjs";
 
@@ -27,7 +26,5 @@ self.onmessage = ({ data: m }) => {
     pico.flash.fill(0xff, m.offset, m.offset + m.erase);
     pico.flash.set(new Uint8Array(m.data), m.offset);
     self.postMessage({ type: "written", id: m.id });
-  } else if (m.type === "cycles") {
-    self.postMessage({ type: "cycles", id: m.id, ...pico.cycles() });
   }
 };
