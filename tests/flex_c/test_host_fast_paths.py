@@ -142,6 +142,12 @@ def test_depthwise_input_offset_edges(ref, offset, s8_width):
 
 
 def _add_params(rng, edges):
+    if edges == "narrow":  # s8_add_avx512.c's 32-bit form at its limits: left shift plus
+        # input shift 9 or 22, offsets 128 and -127, any multiplier
+        ls, sh = [(9, 0), (22, 0), (6, 3), (20, 2)][int(rng.integers(0, 4))]
+        m = [int(v) for v in rng.integers(INT32_MIN, 1 << 31, 3)]
+        return (128, m[0], sh, -127, m[1], sh - 5, ls, int(rng.integers(-128, 128)),
+                m[2], int(rng.integers(-31, 1)), -128, 127)
     if not edges:
         return (int(rng.integers(-127, 129)), int(rng.integers(1 << 30, 1 << 31)),
                 int(rng.integers(-3, 1)), int(rng.integers(-127, 129)),
@@ -168,7 +174,7 @@ def test_add_equals_reference(ref, d1, d2, s8_width):
     out = tuple(max(a, b) for a, b in zip(d1, d2))
     a = rng.integers(-128, 128, int(np.prod(d1)), dtype=np.int8)
     b = rng.integers(-128, 128, int(np.prod(d2)), dtype=np.int8)
-    for edges in (False, True, True):
+    for edges in (False, True, True, "narrow", "narrow"):
         y = np.zeros(int(np.prod(out)), np.int8)
         _same(ref, "flex_s8_add", [
             dims(*d1), a, a.size, dims(*d2), b, b.size,

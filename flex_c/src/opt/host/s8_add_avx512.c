@@ -6,33 +6,62 @@
 #include "s8_vnni.h"
 
 #ifdef FLEX_S8_SIMD
-/* The int32 lanes of 16 bytes at p (n < 16: the first n, the rest 0), plus offset, shifted
- * left by ls. */
-FLEX_INLINE FLEX_VNNI __m512i widen(const int8_t *p, __mmask16 n, int32_t offset, int32_t ls) {
-    const __m512i x = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(n, p));
-    return _mm512_sll_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(offset)),
-                            _mm_cvtsi32_si128(ls));
+/* One input's scaling, MultiplyByQuantizedMultiplier((x + offset) << left_shift, m, shift),
+ * in one of two forms. With L = left_shift + max(shift, 0) in 9 .. 22 and |offset| <= 128,
+ * (x + offset) << L stays within 2^30 (no saturation) and TFLM's rounded high product is
+ * floor((v m + 2^(k - 1)) / 2^k) for v = x + offset, k = 31 - L; with m = mh 2^k + ml
+ * (0 <= ml < 2^k) that is v mh + ((v ml + 2^(k - 1)) >> k), both products within 2^30: two
+ * 32-bit multiplies instead of four 64-bit ones (ADD's left shift is 20). Otherwise the
+ * general 16-lane form. Then the rounding divide by 2^-shift, as MBQM's. */
+typedef struct {
+    __m512i offset, m, sh, mh, ml, half, rs;
+    __m128i ls, k;
+    int32_t narrow;
+} input_scale;
+
+FLEX_INLINE FLEX_VNNI void input_scale_init(int32_t offset, int32_t ls, int32_t m, int32_t sh,
+                                            input_scale *s) {
+    const int32_t L = ls + (sh > 0 ? sh : 0), k = 31 - L;
+    s->narrow = ls >= 0 && L >= 9 && L <= 22 && offset >= -128 && offset <= 128;
+    s->offset = _mm512_set1_epi32(offset);
+    s->m = _mm512_set1_epi32(m);
+    s->sh = _mm512_set1_epi32(sh);
+    s->ls = _mm_cvtsi32_si128(ls);
+    s->k = _mm_cvtsi32_si128(s->narrow ? k : 0);
+    s->mh = _mm512_set1_epi32(s->narrow ? m >> k : 0); /* arithmetic: floor */
+    s->ml = _mm512_set1_epi32(s->narrow ? (int32_t)((uint32_t)m & ((1u << k) - 1u)) : 0);
+    s->half = _mm512_set1_epi32(s->narrow ? 1 << (k - 1) : 0);
+    s->rs = _mm512_set1_epi32(sh < 0 ? -sh : 0);
+}
+
+/* The scaled int32 lanes of 16 bytes at p (n < 16: the first n, the rest from 0). */
+FLEX_INLINE FLEX_VNNI __m512i scaled(const int8_t *p, __mmask16 n, const input_scale *s) {
+    const __m512i v =
+        _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(n, p)), s->offset);
+    if (s->narrow)
+        return flex__vnni_rdbpot16(
+            _mm512_add_epi32(_mm512_mullo_epi32(v, s->mh),
+                             _mm512_sra_epi32(
+                                 _mm512_add_epi32(_mm512_mullo_epi32(v, s->ml), s->half), s->k)),
+            s->rs);
+    return flex__vnni_mbqm16(_mm512_sll_epi32(v, s->ls), s->m, s->sh);
 }
 
 FLEX_VNNI static void add16(const flex_s8_add_params *p, const int8_t *a, const int8_t *b,
                             int32_t n, int8_t *out) {
-    const __m512i m1 = _mm512_set1_epi32(p->input1_multiplier);
-    const __m512i s1 = _mm512_set1_epi32(p->input1_shift);
-    const __m512i m2 = _mm512_set1_epi32(p->input2_multiplier);
-    const __m512i s2 = _mm512_set1_epi32(p->input2_shift);
     const __m512i mo = _mm512_set1_epi32(p->output_multiplier);
     const __m512i so = _mm512_set1_epi32(p->output_shift);
     const flex_s8_add_params c = *p; /* a local: the output stores do not alias it */
+    input_scale s1, s2;
     int32_t i;
+    input_scale_init(c.input1_offset, c.left_shift, c.input1_multiplier, c.input1_shift, &s1);
+    input_scale_init(c.input2_offset, c.left_shift, c.input2_multiplier, c.input2_shift, &s2);
     for (i = 0; i < n; i += 16) {
         const __mmask16 lanes = flex__vnni_lanes(n - i);
-        const __m512i x1 = flex__vnni_mbqm16(
-            widen(a + i, lanes, c.input1_offset, c.left_shift), m1, s1);
-        const __m512i x2 = flex__vnni_mbqm16(
-            widen(b + i, lanes, c.input2_offset, c.left_shift), m2, s2);
+        const __m512i sum = _mm512_add_epi32(scaled(a + i, lanes, &s1), scaled(b + i, lanes, &s2));
         _mm_mask_storeu_epi8(out + i, lanes,
-                             flex__vnni_out16(flex__vnni_mbqm16(_mm512_add_epi32(x1, x2), mo, so),
-                                              c.output_offset, c.act_min, c.act_max));
+                             flex__vnni_out16(flex__vnni_mbqm16(sum, mo, so), c.output_offset,
+                                              c.act_min, c.act_max));
     }
 }
 

@@ -143,13 +143,25 @@ FLEX_INLINE FLEX_VNNI void flex__vnni_start(const int32_t *sum, const int32_t *b
     }
 }
 
+/* TFLM's RoundingDivideByPOT of 16 lanes by 2^rs (0 <= rs <= 31): the arithmetic shift, plus
+ * one where the remainder passes half (or equals it, for positive lanes), branch-free. */
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_rdbpot16(__m512i high, __m512i rs) {
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, rs), one);
+    const __m512i v = _mm512_srav_epi32(high, rs);
+    return _mm512_mask_add_epi32(
+        v, _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask),
+                                   _mm512_sub_epi32(_mm512_srli_epi32(mask, 1),
+                                                    _mm512_srai_epi32(high, 31))),
+        v, one);
+}
+
 /* TFLM's MultiplyByQuantizedMultiplier of 16 lanes (s8_requant.h's formula): the 64-bit
  * products of the even and odd lanes, their rounded high words blended back, then the
  * branch-free rounding divide by 2^right. */
 FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh) {
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
     const __m512i lowest = _mm512_set1_epi32(INT32_MIN);
-    const __m512i rs = _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero);
     const __m512i a = _mm512_sllv_epi32(x, _mm512_max_epi32(sh, zero));
     const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
     const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
@@ -157,18 +169,11 @@ FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh
         _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)),
                          nudge),
         1);
-    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, rs), one);
     const __mmask16 sat =
         _mm512_cmpeq_epi32_mask(a, lowest) & _mm512_cmpeq_epi32_mask(m, lowest);
     __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-    __m512i v;
     high = _mm512_mask_sub_epi32(high, sat, high, one);
-    v = _mm512_srav_epi32(high, rs);
-    return _mm512_mask_add_epi32(
-        v, _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask),
-                                   _mm512_sub_epi32(_mm512_srli_epi32(mask, 1),
-                                                    _mm512_srai_epi32(high, 31))),
-        v, one);
+    return flex__vnni_rdbpot16(high, _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero));
 }
 
 /* int8 of clamp(x + offset, lo, hi) for 16 lanes (lo, hi within int8). */
