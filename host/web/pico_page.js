@@ -109,7 +109,7 @@ async function bootEmulated() {
   try {
     const [rom, firmware] = await Promise.all([fetchBuffer("pico/bootrom.bin"), fetchBuffer("pico/firmware.bin")]);
     const flash = new Uint8Array(pico.flash_bytes).fill(0xff);
-    flash.set(new Uint8Array(firmware));
+    flash.set(new Uint8Array(firmware), pico.firmware_offset);
     emulated = new EmulatedPico();
     let said = "";
     emulated.receiver = (bytes) => {

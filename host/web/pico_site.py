@@ -8,7 +8,8 @@ Everything the board needs is made here, at build time, and shipped as data unde
 - `xterm.js`, `xterm.css`: the terminal widget (the npm package @xterm/xterm, pinned,
   installed into burn's cache with npm on first use);
 - `bootrom.bin` (the RP2040 mask ROM, burn.host.vendor), `firmware.bin` (the UF2's bytes
-  laid out as they lie in flash from offset 0, by burn.host.emulator.flash_image);
+  as they lie in flash, from pico.json's firmware_offset: burn.host.emulator.flash_image's
+  ranges, laid out by burn.host.uf2.to_bin);
 - `models/NAME.romfs`: for each shipped model, the start of a ROMFS partition holding it
   (burn.host.romfs.build_image), and in pico.json the board code that loads it from /rom,
   runs its self-test and times it (board program `measure`, as `burn flash` sends it);
@@ -21,7 +22,7 @@ import json
 import shutil
 from pathlib import Path
 
-from burn.host import board_programs, romfs, vendor
+from burn.host import board_programs, romfs, uf2, vendor
 from burn.host.boards import load_board
 from burn.host.cache import cache_dir
 from burn.host.emulator import flash_image
@@ -61,22 +62,18 @@ def _xterm(log):
 
 
 def firmware_bytes(firmware, board):
-    """The flash bytes from offset 0 to the end of what UF2 file `firmware` writes (erased
-    bytes in its gaps); PicoBuildError for a bad file or one that reaches the ROMFS
-    partition."""
+    """(flash offset, bytes) of what UF2 file `firmware` writes, from its lowest offset to
+    its highest (erased bytes in its gaps); PicoBuildError for a bad file or one that reaches
+    the ROMFS partition."""
     try:
-        ranges = flash_image.firmware_ranges(firmware, board)
-    except EmulatorError as exc:
+        offset, data = uf2.to_bin(flash_image.firmware_ranges(firmware, board))
+    except (EmulatorError, uf2.UF2Error) as exc:
         raise PicoBuildError(str(exc)) from None
-    end = max(offset + len(chunk) for offset, chunk in ranges.items())
-    if end > romfs_offset(board):
+    if offset + len(data) > romfs_offset(board):
         raise PicoBuildError("firmware %s runs to flash offset 0x%x, into the ROMFS partition "
                              "at 0x%x: it is not burn's rp2040 firmware"
-                             % (firmware, end, romfs_offset(board)))
-    flash = bytearray(b"\xff") * end
-    for offset, chunk in ranges.items():
-        flash[offset:offset + len(chunk)] = chunk
-    return bytes(flash)
+                             % (firmware, offset + len(data), romfs_offset(board)))
+    return offset, data
 
 
 def romfs_offset(board):
@@ -101,7 +98,7 @@ def add_pico(root, firmware, models, log):
         rom = vendor.bootrom()
     except vendor.VendorError as exc:
         raise PicoBuildError(str(exc)) from None
-    flash = firmware_bytes(firmware, board)
+    at, flash = firmware_bytes(firmware, board)
     index = Path(ensure_rp2040js(log))
     xterm = _xterm(log)
     pico = root / "pico"
@@ -127,7 +124,7 @@ def add_pico(root, firmware, models, log):
         shipped[model["url"]] = {
             "romfs": "pico/models/%s.romfs" % model["name"], "path": path,
             "measure": board_programs.once("measure", "_measure", path, MEASURE_RUNS, 0)}
-    info = {"board": board.name, "firmware": Path(firmware).name,
+    info = {"board": board.name, "firmware": Path(firmware).name, "firmware_offset": at,
             "flash_bytes": board.flash_bytes, "romfs_offset": romfs_offset(board),
             "romfs_bytes": board.romfs_bytes, "xterm": XTERM_VERSION, "models": shipped}
     (root / "pico.json").write_text(json.dumps(info, indent=1) + "\n")

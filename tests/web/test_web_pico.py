@@ -15,9 +15,11 @@ import pytest
 from firmware_support import rp2040_firmware_or_skip
 from mlp_model import TINY_SIZES, mlp
 
-from burn.host import vendor
+from burn.host import uf2, vendor
+from burn.host.boards import load_board
 from burn.host.cli import main as burn_main
 from burn.host.mpy import webassembly
+from burn.host.web import pico_site
 from burn.host.web.serve import serve_in_thread
 from burn.host.web.site import build_site
 
@@ -145,3 +147,26 @@ def test_a_bad_firmware_is_refused_with_the_reason(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "burn web build: firmware %s is not a valid UF2 file" % bad in err
     assert not (tmp_path / "site").exists()
+
+
+def test_a_firmware_reaching_into_the_romfs_partition_is_refused(tmp_path):
+    board = load_board("rp2040")
+    end = pico_site.romfs_offset(board)
+    big = tmp_path / "big.uf2"
+    big.write_bytes(uf2.write_uf2({uf2.RP2040_FLASH_BASE + end - 256: bytes(512)},
+                                  board.uf2_family))
+    with pytest.raises(pico_site.PicoBuildError,
+                       match="runs to flash offset 0x%x, into the ROMFS partition at 0x%x"
+                       % (end + 256, end)):
+        pico_site.firmware_bytes(big, board)
+    fits = tmp_path / "fits.uf2"
+    fits.write_bytes(uf2.write_uf2({uf2.RP2040_FLASH_BASE + 0x100: b"\x01\x02"},
+                                   board.uf2_family))
+    assert pico_site.firmware_bytes(fits, board) == (0x100, b"\x01\x02" + b"\xff" * 254)
+
+
+def test_without_the_board_the_site_keeps_only_the_page_side(tmp_path):
+    said = []
+    assert pico_site.add_to_site(tmp_path, False, [], said.append) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(pico_site.PAGE_FILES)
+    assert said == []
