@@ -103,6 +103,15 @@ function attach(transport) {
   transport.receiver = (bytes) => term.write(bytes);
 }
 
+// Resolves once `ready()` is true; an Error with `why()` after `timeoutMs`.
+async function waitFor(ready, timeoutMs, why) {
+  const deadline = performance.now() + timeoutMs;
+  while (!ready()) {
+    if (performance.now() > deadline) throw new Error(why());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function bootEmulated() {
   setBusy(true);
   show("pico-status", "booting the emulated Pico ...");
@@ -117,19 +126,21 @@ async function bootEmulated() {
       term.write(bytes);
     };
     emulated.boot(rom, flash.buffer);
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(
-      `the firmware gave no REPL prompt within ${BOOT_TIMEOUT_MS / 1000} s (it said ${JSON.stringify(said.slice(-200))})`)), BOOT_TIMEOUT_MS));
-    const prompt = (async () => {
-      await emulated.usb;
+    let usb = false;
+    emulated.usb.then(() => {
+      usb = true;
       emulated.write(new TextEncoder().encode("\r"));
-      while (!said.includes(">>> ")) await new Promise((resolve) => setTimeout(resolve, 20));
-    })();
-    await Promise.race([prompt, timeout]);
+    });
+    await waitFor(() => usb && said.includes(">>> "), BOOT_TIMEOUT_MS, () =>
+      `the firmware ${usb ? "brought up USB but gave no REPL prompt" : "did not bring up USB"} ` +
+      `within ${BOOT_TIMEOUT_MS / 1000} s (it said ${JSON.stringify(said.slice(-200))})`);
     attach(emulated);
     state.emulated = emulated;
     state.bootMs = performance.now();
     show("pico-status", `the emulated Pico answers at >>> (${(state.bootMs / 1000).toFixed(1)} s after the page started loading); type into the terminal`);
   } catch (error) {
+    if (emulated !== null) emulated.worker.terminate();
+    emulated = null;
     show("pico-status", "the emulated Pico did not start");
     show("pico-result", `error: ${error.message}`, "bad");
   }
