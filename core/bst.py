@@ -270,7 +270,14 @@ class BstFile:
         self.ops = [self._op(o, i) for i, o in enumerate(_check_type(h["ops"], list, "ops"))]
         self.inputs = self._io(h["inputs"], "inputs")
         self.outputs = self._io(h["outputs"], "outputs")
-        self._check_order()
+        self._check_order(self.ops, [t for t, _s in self.inputs],
+                          [t for t, _s in self.outputs], "")
+        # subgraphs (IF, WHILE, CALL_ONCE) and resource variables: absent from most files
+        # (docs/bst-format.md, "Subgraphs and variables"); burn.graph.control runs them
+        self.subgraphs = [self._subgraph(g, i) for i, g in enumerate(
+            _check_type(h.get("subgraphs", []), list, "subgraphs"))]
+        self.variables = [self._variable(v, i) for i, v in enumerate(
+            _check_type(h.get("variables", []), list, "variables"))]
         self.tests = [self._test(t, i) for i, t in enumerate(_check_type(h.get("tests", []),
                                                                         list, "tests"))]
         self.labels = _check_type(h.get("labels", []), list, "labels")
@@ -284,21 +291,53 @@ class BstFile:
         i = index * 8
         return e[i], e[i + 1], BLOB_DTYPES[e[i + 2]], tuple(e[i + 4:i + 4 + e[i + 3]])
 
-    def _check_order(self):
-        """Every tensor an op or the graph output reads is written before."""
+    def _check_order(self, ops, inputs, outputs, where):
+        """Every tensor an op or the graph output reads is written before (`where`: "" for
+        the main graph, "subgraph 2 " for a subgraph)."""
         written = [False] * len(self.tensors)
-        for tid, _shape in self.inputs:
+        for tid in inputs:
             written[tid] = True
-        for i, (kind, ins, outs, _consts, _params) in enumerate(self.ops):
+        for i, (kind, ins, outs, _consts, _params) in enumerate(ops):
             for tid in ins:
                 if not written[tid]:
-                    raise ValueError("op %d (%s) reads tensor %d before it is written" % (
-                        i, kind, tid))
+                    raise ValueError("%sop %d (%s) reads tensor %d before it is written" % (
+                        where, i, kind, tid))
             for tid in outs:
                 written[tid] = True
-        for tid, _shape in self.outputs:
+        for tid in outputs:
             if not written[tid]:
-                raise ValueError("output tensor %d is never written" % tid)
+                raise ValueError("%soutput tensor %d is never written" % (where, tid))
+
+    def _subgraph(self, g, i):
+        """(ops, input tensor ids, output tensor ids) of subgraph `i`, checked as the main
+        graph is (the calls between graphs: burn.graph.control)."""
+        where = "subgraph %d " % i
+        _check_type(g, dict, where)
+        ops = [self._op(o, k, where) for k, o in enumerate(_check_type(g["ops"], list,
+                                                                       where + "ops"))]
+        n = len(self.tensors)
+        io = [[check_int(t, 0, n - 1, where + key) for t in _check_type(g[key], list,
+                                                                           where + key)]
+              for key in ("inputs", "outputs")]
+        self._check_order(ops, io[0], io[1], where)
+        return (ops, io[0], io[1])
+
+    def _variable(self, v, i):
+        """(dtype, element count, rest value, name) of resource variable `i`."""
+        what = "variable %d" % i
+        _check_type(v, dict, what)
+        dtype = v["dtype"]
+        if dtype not in TENSOR_DTYPES:
+            raise ValueError("%s: dtype must be one of %s, got %s" % (
+                what, TENSOR_DTYPES, repr(dtype)[:20]))
+        count = numel(check_shape(v["shape"], what + " shape"))
+        if dtype == "float32":
+            rest = check_number(v["rest"], what + " rest")
+        else:
+            bits = ITEMSIZE[dtype] * 8
+            rest = check_int(v["rest"], -(1 << (bits - 1)), (1 << (bits - 1)) - 1,
+                             what + " rest")
+        return (dtype, count, rest, str(v.get("name", "")))
 
     def _blob(self, b):
         what = "blob %d" % self.n_blobs
@@ -341,8 +380,8 @@ class BstFile:
             zp = check_int(t["zero_point"], lo, -1 - lo, what + " zero point")
         return (shape, dtype, off, scale, zp, str(t.get("name", "")))
 
-    def _op(self, o, i):
-        what = "op %d" % i
+    def _op(self, o, i, where=""):
+        what = where + "op %d" % i
         _check_type(o, dict, what)
         kind = _check_type(o["op"], str, what + " kind")
         n = len(self.tensors)

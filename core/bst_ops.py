@@ -49,6 +49,9 @@ _MAX_CONCAT = 32
 class Step:
     """One op of the graph, bound to its kernel by `prepare`."""
 
+    sub = None  # the subgraph that holds the op (burn.graph.control), None: the main graph
+    calls = ()  # the subgraphs the op runs (IF, WHILE, CALL_ONCE)
+
     def __init__(self, index, kind, ins, outs, consts, params):
         self.index = index
         self.kind = kind
@@ -60,7 +63,9 @@ class Step:
 
     def fail(self, message):
         """Raise the ValueError of this op."""
-        raise ValueError("op %d (%s): %s" % (self.index, self.kind, message))
+        raise ValueError("%sop %d (%s): %s" % (
+            "" if self.sub is None else "subgraph %d " % self.sub, self.index, self.kind,
+            message))
 
     def p(self, name, lo=-_I32, hi=_I32):
         """Integer parameter `name`, checked to lie in [lo, hi]."""
@@ -557,6 +562,8 @@ def _concat(step, ctx, variant):
 # indices
 _ANY_ELEMENT = ("copy", "concat", "pad", "strided")
 _INDICES = ("arg", "gather")
+# control flow and resource variables, of any element type (burn.graph.control.KINDS)
+_CONTROL = ("call_once", "if", "while", "read_variable", "assign_variable", "constant")
 
 PREPARE = {
     "conv2d": _conv, "depthwise_conv2d": _conv, "fully_connected": _fully_connected,
@@ -578,7 +585,9 @@ def prepare(step, ctx, variant=None):
     module = step.kind if fn is None else None
     ends = [ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]
     plain = step.kind in _ANY_ELEMENT or step.kind in _INDICES
-    if not plain and ("int16" in ends or "int32" in ends):
+    if step.kind in _CONTROL:
+        module = "control"
+    elif not plain and ("int16" in ends or "int32" in ends):
         module = "s16_prepare"  # the int16 and int32 kernels, left out of a default firmware
     elif not plain and "int32" in [ctx.tensors[t][1] for t in step.ins + step.outs]:
         step.fail("an int32 tensor where this op takes none")

@@ -171,20 +171,36 @@ class Model:
         self.variant = variant
         self._tables = {}
         steps = [bst_ops.Step(i, *op) for i, op in enumerate(bst.ops)]
+        # subgraphs and resource variables (burn.graph.control), in few files
+        self.graphs = self.variables = self.once = ()
+        control = None
+        if bst.subgraphs or bst.variables:
+            try:
+                control = __import__("burn.graph.control", None, None, ["setup"])
+            except ImportError:
+                raise ValueError("this model has subgraphs or variables, which this firmware "
+                                 "leaves out (burn firmware build --all-ops)") from None
+            control.setup(self, bst)
         params = [op[4] for op in bst.ops]  # prepare checks them, then drops them
+        sub_params = [[op[4] for op in g[0]] for g in bst.subgraphs]
         bst.ops = None  # the steps hold what is needed
         flex = None
         if bst.mapped is not None and (variant is None or variant == "flex"):
             flex = bst_ops.flex_module()
-        for step in steps:
+        for step in steps + (control.all_steps(self) if control else []):
             self._plan_streams(step)
             self._read_layer(step)  # prepare checks the per-channel tables' values
             bst_ops.prepare(step, self, variant)
             _settle()
             if flex is not None and step.runtime == "flex":
                 self._tables_in_place(step, flex)
-        self._check_plan(steps, params)
-        params = None
+        self._check_plan(steps, params, bst.inputs, bst.outputs)
+        for g, gparams in zip(self.graphs, sub_params):
+            self._check_plan(g.steps, gparams, [(t, None) for t in g.inputs],
+                             [(t, None) for t in g.outputs])
+        if control:
+            control.check_frames(self, steps, self.tensors)
+        params = sub_params = None
         self._steps = steps
         self.backend = _backend_name(steps)
         self.last_us = -1  # the last inference's time, set by invoke()
@@ -204,9 +220,10 @@ class Model:
         self._copy = [getattr(layout, "copy_s8" if self.tensors[t][1] == "int8" else "copy")
                       for t, _s in bst.inputs + bst.outputs]
 
-    def _check_plan(self, steps, params):
+    def _check_plan(self, steps, params, inputs, outputs):
         """Refuse an arena plan that overwrites a tensor still needed (burn.graph.in_place);
-        `params`: each op's parameters, checked by bst_ops.prepare."""
+        `params`: each op's parameters, checked by bst_ops.prepare; `inputs`, `outputs`:
+        the graph's (tensor id, shape) pairs."""
         from burn.graph import in_place
 
         tensors = self.tensors
@@ -221,8 +238,7 @@ class Model:
                                           None if w is None else self._bst.blob(w)[3])
 
         in_place.check_plan(tensors, [(s.kind, s.ins, s.outs) for s in steps],
-                            [t for t, _s in self._bst.inputs],
-                            [t for t, _s in self._bst.outputs], delta)
+                            [t for t, _s in inputs], [t for t, _s in outputs], delta)
 
     # -- the context bst_ops.prepare reads ------------------------------------------------
     def view(self, tid):
@@ -352,13 +368,28 @@ class Model:
             self._copy_outputs()
         self.last_us = ticks_diff(ticks_us(), start)
 
-    def reset(self):
-        """Set the state that ops with memory (svdf) keep between inferences to its rest
-        value (`step.rest`), as at load."""
-        for s in self._steps:
+    def reset(self, init=False):
+        """Set the state that ops with memory (svdf, lstm) and resource variables keep
+        between inferences to its rest value (`step.rest`), as TFLM's Reset() does: a
+        CALL_ONCE that ran stays done (its init subgraph does not run again). With
+        `init=True` CALL_ONCE is re-armed too: the model is as at load."""
+        steps = self._steps
+        for g in self.graphs:
+            steps = steps + g.steps
+        for s in steps:
             if hasattr(s, "state"):
                 for i in range(len(s.state)):
                     s.state[i] = s.rest
+        if self.variables or self.once:
+            __import__("burn.graph.control", None, None, ["reset"]).reset(self, init)
+
+    def run_graph(self, graph):
+        """Run the steps of subgraph `graph` (burn.graph.control), reading each one's
+        constants first in file mode."""
+        for s in graph.steps:
+            if s.reads:
+                self._read_layer(s)
+            s.k(*s.a)
 
     def _first_plan(self):
         from burn import bst_ops
@@ -445,7 +476,9 @@ class Model:
             for name, b in s.consts.items():
                 if name in ("w", "bias"):
                     n += numel(self._bst.blob(b)[3])
-            ops.append({"index": s.index, "op": s.kind, "dtype": self.tensors[s.ins[0]][1],
+            ends = s.ins or s.outs
+            ops.append({"index": s.index, "op": s.kind,
+                        "dtype": self.tensors[ends[0]][1] if ends else None,
                         "inputs": [self.tensors[t][0] for t in s.ins],
                         "outputs": [self.tensors[t][0] for t in s.outs],
                         "params": n, "macs": s.macs, "runtime": s.runtime})
@@ -509,7 +542,7 @@ class Model:
         how many ran. Raises ValueError at the first output element that differs (int8: at
         all; float32: beyond 1e-4 + 1e-3 of the reference's magnitude) or that is not a
         finite number (NaN or infinite, in the output or the reference)."""
-        self.reset()
+        self.reset(init=True)
         for i, (ins, outs) in enumerate(self._bst.tests):
             for k, b in enumerate(ins):
                 self._load_blob(b, k)

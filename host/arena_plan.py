@@ -22,9 +22,11 @@ def tensor_bytes(tensor):
 def overlap_delta(op, input_index, tensors):
     """Bytes by which the output of `op` must start below input `input_index` for it to
     overlap that input, or None when they must not overlap at all (burn.graph.in_place)."""
+    if len(op.outputs) != 1:
+        return None
     x = tensors[op.inputs[input_index]]
     y = tensors[op.outputs[0]]
-    if len(op.outputs) != 1 or x.dtype != y.dtype:
+    if x.dtype != y.dtype:
         return None
     w = op.consts.get("w")
     return in_place.overlap_delta(op.op, op.params, x.shape, y.shape, ITEMSIZE[x.dtype],
@@ -43,6 +45,8 @@ def _pair_deltas(graph, last):
     """{(out_tid, in_tid): delta} for every legal output-over-dying-input overlap."""
     pairs = {}
     for i, op in enumerate(graph.ops):
+        if not op.outputs:  # assign_variable, call_once: nothing to lay over an input
+            continue
         for k, tid in enumerate(op.inputs):
             if last[tid] != i or tid in op.outputs:
                 continue
@@ -95,9 +99,81 @@ def _place(order, sizes, live_with, pairs, align, prefer_high):
     return {t: o - lo for t, o in placed.items()}, hi - lo
 
 
+# the op kinds that run subgraphs, and the parameters that name them (burn.graph.control)
+CALLS = {"call_once": ("graph",), "if": ("then", "else"), "while": ("cond", "body")}
+
+
+def _calls(op):
+    return [op.params[key] for key in CALLS.get(op.op, ())]
+
+
+def _subgraph_levels(graph, sizes):
+    """{subgraph: {dtype: base}}: where each subgraph's own arena starts within the region
+    of all subgraphs, so that a subgraph lies above every subgraph that runs it (the calls
+    form no cycle: ValueError otherwise), and the region's size per dtype. Subgraphs that
+    never run at the same time (two branches, a cond and its body) share bytes."""
+    count = len(graph.subgraphs)
+    callers = {s: set() for s in range(count)}
+    for s, g in enumerate(graph.subgraphs):
+        for op in g.ops:
+            for c in _calls(op):
+                if not 0 <= c < count:
+                    raise ValueError("subgraph %d op %s calls subgraph %d, which does not "
+                                     "exist" % (s, op.op, c))
+                callers[c].add(s)
+    base, todo = {}, set(range(count))
+    while todo:
+        ready = [s for s in sorted(todo) if callers[s] <= set(base)]
+        if not ready:
+            raise ValueError("subgraph cycle among subgraphs %s" % sorted(todo))
+        for s in ready:
+            base[s] = {d: max([base[c][d] + sizes[c][d] for c in callers[s]], default=0)
+                       for d in ITEMSIZE}
+            todo.discard(s)
+    region = {d: max([base[s][d] + sizes[s][d] for s in base], default=0) for d in ITEMSIZE}
+    return base, region
+
+
 def plan_arena(graph):
     """Plan the arenas of `graph`: returns (offsets, arena) where offsets[tid] is a byte
-    offset in the arena of the tensor's dtype and arena maps dtype -> bytes."""
+    offset in the arena of the tensor's dtype and arena maps dtype -> bytes. A graph with
+    subgraphs plans each subgraph on its own, stacks them above the subgraphs that run them
+    (_subgraph_levels), and plans the main graph with that region as one more tensor, alive
+    from its first op that runs a subgraph to its last."""
+    from burn.host.bst_writer import Graph, GraphOp, GraphTensor
+
+    if not graph.subgraphs:
+        return _plan_graph(graph)
+    plans = [_plan_graph(Graph(graph.tensors, g.ops, [(t, ()) for t in g.inputs],
+                               [(t, ()) for t in g.outputs])) for g in graph.subgraphs]
+    base, region = _subgraph_levels(graph, [arena for _o, arena in plans])
+    calling = [i for i, op in enumerate(graph.ops) if _calls(op)]
+    tensors, ops = list(graph.tensors), list(graph.ops)
+    frame = {}
+    for dtype, size in region.items():
+        if size and calling:
+            frame[dtype] = len(tensors)
+            tensors.append(GraphTensor("(subgraphs)", (size // ITEMSIZE[dtype],), dtype))
+    if frame:
+        a, b = calling[0], calling[-1]
+        ops[a] = GraphOp(ops[a].op, ops[a].inputs, ops[a].outputs + list(frame.values()),
+                         ops[a].consts, ops[a].params)
+        ops[b] = GraphOp(ops[b].op, ops[b].inputs + list(frame.values()), ops[b].outputs,
+                         ops[b].consts, ops[b].params)
+    offsets, arena = _plan_graph(Graph(tensors, ops, graph.inputs, graph.outputs))
+    for s, g in enumerate(graph.subgraphs):
+        mine = set(g.inputs) | set(g.outputs) | {t for op in g.ops
+                                                 for t in op.inputs + op.outputs}
+        for t in mine:
+            dtype = graph.tensors[t].dtype
+            offsets[t] = offsets[frame[dtype]] + base[s][dtype] + plans[s][0][t] \
+                if dtype in frame else plans[s][0][t]
+    return offsets[:len(graph.tensors)], arena
+
+
+def _plan_graph(graph):
+    """plan_arena of a graph whose ops run no subgraph (or whose subgraphs are placed
+    apart)."""
     first, last = lifetimes(graph)
     for tid, t in enumerate(graph.tensors):
         if first[tid] is None and any(tid in op.inputs for op in graph.ops):

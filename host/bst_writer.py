@@ -51,12 +51,37 @@ class GraphOp:
         self.params = dict(params or {})
 
 
+class SubGraph:
+    """A subgraph that control ops run (IF's branches, WHILE's cond and body, CALL_ONCE's
+    init): its ops in execution order and its input and output tensor indices, into the
+    Graph's one tensor table (each tensor belongs to one graph)."""
+
+    def __init__(self, ops, inputs, outputs):
+        self.ops = list(ops)
+        self.inputs = [int(t) for t in inputs]
+        self.outputs = [int(t) for t in outputs]
+
+
+class Variable:
+    """A resource variable: kept between inferences, read and written by the
+    read_variable and assign_variable ops; `rest` is its value at load and after a reset
+    (TFLM's: each byte the int8 zero point of its first assigned value)."""
+
+    def __init__(self, name, shape, dtype, rest):
+        self.name = name
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.rest = rest
+
+
 class Graph:
     """An inference graph: tensors, ops in execution order, inputs and outputs as
     (tensor index, shape) pairs, reference tests as (input arrays, output arrays) pairs,
-    labels and metadata."""
+    labels and metadata; the subgraphs its control ops run and its resource variables
+    (docs/bst-format.md, "Subgraphs and variables")."""
 
-    def __init__(self, tensors, ops, inputs, outputs, tests=(), labels=(), metadata=None):
+    def __init__(self, tensors, ops, inputs, outputs, tests=(), labels=(), metadata=None,
+                 subgraphs=(), variables=()):
         self.tensors = list(tensors)
         self.ops = list(ops)
         self.inputs = [(int(t), tuple(int(d) for d in s)) for t, s in inputs]
@@ -64,6 +89,12 @@ class Graph:
         self.tests = list(tests)
         self.labels = [str(label) for label in labels]
         self.metadata = dict(metadata or {})
+        self.subgraphs = list(subgraphs)
+        self.variables = list(variables)
+
+    def all_ops(self):
+        """The ops of the main graph, then of each subgraph."""
+        return self.ops + [op for g in self.subgraphs for op in g.ops]
 
 
 class _Blobs:
@@ -139,6 +170,8 @@ def encode_bst(graph):
     offsets, arena = plan_arena(graph)
     blobs = _Blobs()
     ops = [_op_entry(op, blobs) for op in graph.ops]
+    subgraphs = [{"ops": [_op_entry(op, blobs) for op in g.ops], "inputs": g.inputs,
+                  "outputs": g.outputs} for g in graph.subgraphs]
     tests = [_test_entry(graph, t, blobs) for t in graph.tests]
     header = {
         "blobs": blobs.table,
@@ -153,10 +186,15 @@ def encode_bst(graph):
     for dtype in ("int16", "int32"):  # keys of their own: files without them stay the same
         if arena[dtype]:
             header["arena_" + dtype] = arena[dtype]
+    if subgraphs:
+        header["subgraphs"] = subgraphs
+    if graph.variables:
+        header["variables"] = [{"name": v.name, "shape": list(v.shape), "dtype": v.dtype,
+                                "rest": v.rest} for v in graph.variables]
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     data = b"".join(blobs.parts)
     data_offset = (HEADER_SIZE + len(text) + ALIGN - 1) // ALIGN * ALIGN
-    layer = _layer_bytes(ops, blobs.table)
+    layer = _layer_bytes(ops + [op for g in subgraphs for op in g["ops"]], blobs.table)
     rest = struct.pack("<8I", data_offset, len(data),
                        binascii.crc32(data), arena["int8"], arena["float32"], layer["int8"],
                        layer["float32"], layer["int32"])

@@ -81,6 +81,20 @@ OPS = (
      "cast_f32_s32 cast_s32_f32"),
 )
 
+# The op kinds without kernels of their own (burn.graph.control, which the default firmware
+# leaves out): control flow, whose ops run subgraphs of the file, resource variables, read and
+# written by copies, and `constant`, a blob copied into a tensor (an IF or WHILE operand, a
+# subgraph output). (kind, TFLite ops imported as it); VAR_HANDLE only names a variable,
+# which the importer resolves (burn.host.importers.tflite_control).
+CONTROL = (
+    ("call_once", "CALL_ONCE"),
+    ("if", "IF"),
+    ("while", "WHILE"),
+    ("read_variable", "READ_VARIABLE VAR_HANDLE"),
+    ("assign_variable", "ASSIGN_VARIABLE"),
+    ("constant", ""),
+)
+
 OPTIONAL = (
     "transpose_conv2d",
     "unary",

@@ -165,7 +165,7 @@ def format_ops():
     ours = {r.name for r in rows}
     lines += _wrapped("TFLM builtin ops covered: %d of %d (%s)" % (len(ours & set(tflm)),
                                                                   len(tflm), source))
-    lines += _wrapped("  not covered: " + ", ".join(sorted(set(tflm) - ours)))
+    lines += _wrapped("  not covered: " + (", ".join(sorted(set(tflm) - ours)) or "none"))
     extra = sorted(ours - set(tflm))
     if extra:
         lines += _wrapped("  imported but not in that list: " + ", ".join(extra))

@@ -64,8 +64,11 @@ def model_kernels(path):
         bst = BstFile(str(path), _MAX_ARENA)
         try:
             bst.parse()
+            # the subgraphs' ops too; the control ops (burn.graph.control) bind no kernel
+            ops = bst.ops + [op for g in bst.subgraphs for op in g[0]]
+            control = {kind for kind, _names in op_table.CONTROL}
             return {step_kernel(op[0], bst.tensors[op[1][0]][1], bst.tensors[op[2][0]][1])
-                    for op in bst.ops}
+                    for op in ops if op[0] not in control}
         finally:
             bst.close()
     except OSError as e:

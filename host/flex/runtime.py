@@ -231,7 +231,8 @@ def use_flex(model, lib=None):
     `model.flex_ops`."""
     kernels = GraphKernels(lib)
     moved = 0
-    for step in model._steps:
+    # the main graph's steps, and the subgraphs' (IF, WHILE, CALL_ONCE run them)
+    for step in list(model._steps) + [s for g in model.graphs for s in g.steps]:
         base = _base_name(step.k)
         if base in _FLEX_KERNELS:
             name, arity = _FLEX_KERNELS[base]

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from burn.graph.ops import KERNELS, OPS, kernel_args
+from burn.graph.ops import CONTROL, KERNELS, OPS, kernel_args
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 from burn.host.importers.unary_tables import FLOAT_ONLY
 
@@ -91,6 +91,10 @@ def tflite_ops():
             found[name] = (kinds + (kind,), types, hybrid)
     for name in FOLDED_AT_IMPORT:  # computed by the importer: no graph op, any type
         found[name] = (("(constant)",), set(TYPES), False)
+    for kind, names in CONTROL:  # control flow and variables: copies of any type
+        for name in names.split():
+            found[name] = ((kind,) if name != "VAR_HANDLE" else ("(resolved)",), set(TYPES),
+                           False)
     return [OpSupport(name, kinds, tuple(t for t in TYPES if t in types), hybrid)
             for name, (kinds, types, hybrid) in sorted(found.items())]
 
@@ -150,7 +154,23 @@ def burn_pairs():
             found.setdefault(name, set()).update(pairs)
     if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
         found["ZEROS_LIKE"].add(("int32", "int32"))
-    return dict(found, **special)
+    return dict(found, **special, **control_pairs())
+
+
+def control_pairs():
+    """The pairs of the control ops and resource variables (burn.graph.control): they copy
+    tensors of every type the importer holds (tflite_control.TYPE_NAMES: BOOL as int8 0/1),
+    as TFLM's pair list spells them: IF from its bool condition to each output type, WHILE
+    each type in and out, READ_VARIABLE from a resource, ASSIGN_VARIABLE to none,
+    VAR_HANDLE a resource from none, CALL_ONCE no tensor."""
+    from burn.host.importers.tflite_control import TYPE_NAMES
+
+    return {"IF": {("bool", t) for t in TYPE_NAMES},
+            "WHILE": {(t, t) for t in TYPE_NAMES},
+            "READ_VARIABLE": {("resource", t) for t in TYPE_NAMES},
+            "ASSIGN_VARIABLE": {(t, "none") for t in TYPE_NAMES},
+            "VAR_HANDLE": {("none", "resource")},
+            "CALL_ONCE": {("none", "none")}}
 
 
 @dataclass(frozen=True)

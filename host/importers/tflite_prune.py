@@ -70,15 +70,50 @@ def _fold_shapes(tf):
         out.data = np.array(src.shape, out.dtype)
 
 
-def prune(tf):
-    """`tf` with SHAPE and BROADCAST_ARGS ops folded into constants and the ops nothing
-    needs dropped (a new TfModel; the tensors are shared, folded outputs gain their data)."""
+# ops that act beyond their outputs (a variable's value, a subgraph's): never dropped
+SIDE_EFFECTS = ("ASSIGN_VARIABLE", "CALL_ONCE", "IF", "WHILE")
+# the options of the ops that run subgraphs, which name them
+SUBGRAPH_FIELDS = {"IF": ("ThenSubgraphIndex", "ElseSubgraphIndex"),
+                   "WHILE": ("CondSubgraphIndex", "BodySubgraphIndex"),
+                   "CALL_ONCE": ("InitSubgraphIndex",)}
+
+
+def called(node):
+    """[(option field, subgraph index)] of the subgraphs `node` runs (IF, WHILE, CALL_ONCE);
+    an op without its options table names index None."""
+    return [(f, node.options.get(f) if node.options else None)
+            for f in SUBGRAPH_FIELDS.get(node.name, ())]
+
+
+def _prune_one(tf):
     _fold_shapes(tf)
     needed = set(tf.outputs)
     live = []
     for node in reversed(tf.ops):
-        if node.name in FOLDED_AT_IMPORT or not needed.intersection(node.outputs):
+        if node.name in FOLDED_AT_IMPORT or not (needed.intersection(node.outputs) or
+                                                 node.name in SIDE_EFFECTS):
             continue
         live.append(node)
         needed.update(data_inputs(node))
-    return TfModel(tf.tensors, live[::-1], tf.inputs, tf.outputs, tf.description)
+    return TfModel(tf.tensors, live[::-1], tf.inputs, tf.outputs, tf.description, None,
+                   tf.index, tf.name)
+
+
+def prune(tf):
+    """`tf` with SHAPE and BROADCAST_ARGS ops folded into constants and the ops nothing
+    needs dropped (a new TfModel; the tensors are shared, folded outputs gain their data),
+    and so each subgraph that its control ops run, directly or not (their outputs are
+    needed as a whole: the caller reads them by position)."""
+    subs = list(tf.subgraphs)
+    todo, seen = [0], {0}
+    while todo:
+        s = todo.pop()
+        subs[s] = _prune_one(subs[s])
+        for node in subs[s].ops:
+            for _field, g in called(node):
+                if type(g) is int and 0 <= g < len(subs) and g not in seen:
+                    seen.add(g)
+                    todo.append(g)
+    for g in subs:
+        g.subgraphs = subs
+    return subs[0]

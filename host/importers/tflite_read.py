@@ -59,7 +59,12 @@ _OPTIONS = {
     "CUMSUM": ("CumsumOptions", ("Exclusive", "Reverse")),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions",
                                      ("FusedActivationFunction", "CellClip", "TimeMajor")),
+    "IF": ("IfOptions", ("ThenSubgraphIndex", "ElseSubgraphIndex")),
+    "WHILE": ("WhileOptions", ("CondSubgraphIndex", "BodySubgraphIndex")),
+    "CALL_ONCE": ("CallOnceOptions", ("InitSubgraphIndex",)),
+    "VAR_HANDLE": ("VarHandleOptions", ("Container", "SharedName")),
 }
+RESOURCE = "RESOURCE"  # the type name of a resource variable's handle (VAR_HANDLE's output)
 
 
 class TfTensor:
@@ -102,14 +107,21 @@ class TfOp:
 
 
 class TfModel:
-    """The first subgraph of a TFLite model: tensors, operators, inputs, outputs."""
+    """A subgraph of a TFLite model: tensors, operators, inputs, outputs. The model's is
+    its first subgraph's, and `subgraphs` lists every subgraph in the file's order (the
+    first is the model itself), which IF, WHILE and CALL_ONCE name by index; `index` is
+    the subgraph's."""
 
-    def __init__(self, tensors, ops, inputs, outputs, description):
+    def __init__(self, tensors, ops, inputs, outputs, description, subgraphs=None, index=0,
+                 name=""):
         self.tensors = tensors
         self.ops = ops
         self.inputs = inputs
         self.outputs = outputs
         self.description = description
+        self.subgraphs = subgraphs if subgraphs is not None else [self]
+        self.index = index
+        self.name = name
 
 
 def _count(n, size, what):
@@ -193,7 +205,9 @@ def _options(i, name, op):
                                 % (i, name, op.BuiltinOptionsType(), cls_name))
     opts = getattr(tflite, cls_name)()
     opts.Init(table.Bytes, table.Pos)
-    return {f: getattr(opts, f)() for f in fields}
+    found = {f: getattr(opts, f)() for f in fields}
+    return {f: v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+            for f, v in found.items()}
 
 
 def _read(buf, where):
@@ -201,39 +215,55 @@ def _read(buf, where):
     if size < 8 or bytes(buf[4:8]) != b"TFL3":
         raise TFLiteImportError("not a TFLite model (no TFL3 identifier)")
     model = tflite.Model.GetRootAsModel(buf, 0)
-    if _count(model.SubgraphsLength(), size, "subgraphs") < 1:
+    count = _count(model.SubgraphsLength(), size, "subgraphs")
+    if count < 1:
         raise TFLiteImportError("the model has no subgraph")
-    sg = model.Subgraphs(0)
-    n_tensors = _count(sg.TensorsLength(), size, "tensors")
+    desc = (model.Description() or b"").decode("utf-8", "replace")
+    subgraphs = []
+    for s in range(count):
+        subgraphs.append(_subgraph(model, buf, size, s, desc, subgraphs, where))
+    return subgraphs[0]
+
+
+def _subgraph(model, buf, size, s, desc, subgraphs, where):
+    """Subgraph `s` of the model as a TfModel; its ops are labelled with the subgraph
+    ('subgraph 2 node 0 (ADD)') but in the first."""
+    sg = model.Subgraphs(s)
+    at = "" if s == 0 else "subgraph %d " % s
+    n_tensors = _count(sg.TensorsLength(), size, at + "tensors")
     tensors = []
     for i in range(n_tensors):
-        where[0] = "tensor %d" % i
+        where[0] = at + "tensor %d" % i
         tensors.append(_tensor(model, sg, buf, i, size))
     ops = []
-    for i in range(_count(sg.OperatorsLength(), size, "operators")):
-        where[0] = "node %d" % i
+    for i in range(_count(sg.OperatorsLength(), size, at + "operators")):
+        where[0] = at + "node %d" % i
         op = sg.Operators(i)
         name = _op_name(model, op, size)
         ins = _ints(op.Inputs, op.InputsLength(), size, "node %d inputs" % i)
         outs = _ints(op.Outputs, op.OutputsLength(), size, "node %d outputs" % i)
         for t in ins + outs:
             if t < -1 or t >= n_tensors:
-                raise TFLiteImportError("node %d (%s): tensor index %d out of range"
-                                        % (i, name, t))
-        ops.append(TfOp(i, name, ins, outs, _options(i, name, op)))
-    where[0] = "the subgraph's inputs and outputs"
+                raise TFLiteImportError("%snode %d (%s): tensor index %d out of range"
+                                        % (at, i, name, t))
+        label = "%snode %d (%s)" % (at, i, name) if s else None
+        ops.append(TfOp(i, name, ins, outs, _options(i, name, op), label))
+    where[0] = at + "the subgraph's inputs and outputs"
     inputs = _ints(sg.Inputs, sg.InputsLength(), size, "inputs")
     outputs = _ints(sg.Outputs, sg.OutputsLength(), size, "outputs")
     for t in inputs + outputs:
         if t < 0 or t >= n_tensors:
-            raise TFLiteImportError("graph input/output tensor index %d out of range" % t)
-    desc = (model.Description() or b"").decode("utf-8", "replace")
-    return TfModel(tensors, ops, inputs, outputs, desc)
+            raise TFLiteImportError("%sgraph input/output tensor index %d out of range"
+                                    % (at, t))
+    name = (sg.Name() or b"").decode("utf-8", "replace")
+    return TfModel(tensors, ops, inputs, outputs, desc, subgraphs, s, name)
 
 
 def unreadable_tensors(tf):
-    """The indices of the tensors of a TfModel whose TFLite type numpy cannot hold."""
-    return [i for i, t in enumerate(tf.tensors) if t.dtype is None]
+    """The indices of the tensors of a TfModel whose TFLite type numpy cannot hold, but
+    for resource handles (burn.host.importers.tflite_control resolves them)."""
+    return [i for i, t in enumerate(tf.tensors) if t.dtype is None and
+            t.type_name != RESOURCE]
 
 
 def read_tflite(buf):

@@ -20,8 +20,10 @@ import burn.graph
 from burn import bst_ops
 from burn.bst import BstFile
 from burn.graph import in_place
+from burn.graph import control as control_module
 from burn.graph.ops import (
     ANY_SHAPE,
+    CONTROL,
     FUSES_ACTIVATION,
     GROUPS,
     KERNELS,
@@ -79,8 +81,12 @@ def test_every_list_of_ops_is_the_tables():
     assert {op[1] for op in OPS} <= {"e", "w", "r", ""}
     assert set(in_place.ELEMENTWISE) == set(kinds("e"))
     assert set(in_place.WINDOWED) == set(kinds("w"))
+    # the kinds' TFLite ops, and the control ops' (burn.graph.control: no kernels)
     importers = {n for op in OPS for n in op[2].split()}
-    assert set(registry.CONVERTERS) | set(registry.FOLDED) == importers
+    control = {n for _kind, names in CONTROL for n in names.split()}
+    assert not importers & control and not {k for k, _n in CONTROL} & set(kinds())
+    assert set(registry.CONVERTERS) | set(registry.FOLDED) == importers | control
+    assert {k for k, _n in CONTROL} == set(bst_ops._CONTROL) == set(control_module.KINDS)
     assert not set(registry.CONVERTERS) & set(registry.FOLDED)
     named = {n for op in OPS for n in op[3].split()}
     assert named == set(KERNEL_NAMES) and len(KERNEL_NAMES) == len(set(KERNEL_NAMES))

@@ -13,9 +13,14 @@ MAX_OPS = 1024         # far beyond any microcontroller model; keeps planning qu
 MAX_ARENA = 64 << 20   # burn.load's default arena limit on the host
 
 
-def check_structure(tf):
+# the ops that may have no output (CALL_ONCE, ASSIGN_VARIABLE; an IF or WHILE of no tensors)
+NO_OUTPUT = ("CALL_ONCE", "ASSIGN_VARIABLE", "IF", "WHILE")
+
+
+def check_structure(tf, main=True):
     """Refuse what no conversion can use: unsupported ops (all named at once), too many
-    ops, missing inputs or outputs, and ops without the tensors they need."""
+    ops, missing inputs or outputs (a subgraph, `main` False, may have none), and ops
+    without the tensors they need."""
     odd = unreadable_tensors(tf)
     if odd:
         raise TFLiteImportError("tensors of unsupported types: " + ", ".join(
@@ -26,20 +31,21 @@ def check_structure(tf):
             n.where() for n in bad))
     if len(tf.ops) > MAX_OPS:
         raise TFLiteImportError("%d ops: more than %d" % (len(tf.ops), MAX_OPS))
-    if not tf.inputs or not tf.outputs:
+    if main and (not tf.inputs or not tf.outputs):
         raise TFLiteImportError("the model needs at least one input and one output")
     for n in tf.ops:
         spec = CONVERTERS.get(n.name)  # None: a folded op, which renames its one input
         need = spec.arity if spec else 1
         many = spec is not None and spec.many_outputs
         outs = "outputs" if many else "one output"
-        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or not n.outputs or \
-                (len(n.outputs) != 1 and not many) or min(n.outputs) < 0:
+        if len(n.inputs) < need or any(t < 0 for t in n.inputs[:need]) or \
+                (not n.outputs and n.name not in NO_OUTPUT) or \
+                (len(n.outputs) != 1 and not many) or min(n.outputs, default=0) < 0:
             raise TFLiteImportError("%s: needs %d inputs and %s, has %s -> %s"
                                     % (n.where(), need, outs, n.inputs, n.outputs))
         for t in n.inputs + n.outputs:
             tt = tf.tensors[t] if t >= 0 else None
-            if tt is not None and tt.data is None and \
+            if tt is not None and tt.data is None and tt.dtype is not None and \
                     not 0 < numel(tt.shape) * tt.dtype.itemsize <= MAX_ARENA:
                 raise TFLiteImportError("%s: tensor %d (%s) has shape %s: empty or too large"
                                         % (n.where(), t, tt.name, tt.shape))
@@ -80,7 +86,8 @@ _INT32_USES = {"arg": ((), (0,)), "copy": ((0,), (0,)), "gather": ((-1,), ())}
 # casts (burn.graph.cast)
 MOVES = ("copy", "concat", "pad", "strided")
 INT32_DATA = MOVES + ("requantize", "add", "mul", "sub", "div", "maximum", "minimum",
-                      "squared_difference", "compare", "cast")
+                      "squared_difference", "compare", "cast", "if", "while", "call_once",
+                      "read_variable", "assign_variable", "constant")
 
 
 def check_int32(c, op, data=False):

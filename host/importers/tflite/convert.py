@@ -13,13 +13,14 @@ import numpy as np
 import burn
 from burn.graph import quant_params as qp
 from burn.host.arena_plan import plan_arena
-from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
-from burn.host.importers import tflite_move
+from burn.host.bst_writer import Graph, GraphOp, GraphTensor, SubGraph, encode_bst
+from burn.host.importers import tflite_control, tflite_move
 from burn.host.importers.errors import TFLiteImportError
 
 # importing the handler modules registers their converters
 from burn.host.importers.tflite import (  # noqa: F401
     ops_activation,
+    ops_control,
     ops_conv,
     ops_elementwise,
     ops_logic,
@@ -51,14 +52,39 @@ class Converter:
     """What the converters read and build: the TFLite model `tf` and the graph's tensors
     and ops so far."""
 
-    def __init__(self, tf, alias):
+    def __init__(self, tf, alias, tensors=None, control=None):
         self.tf = tf
         self.alias = alias  # reshape output -> the tensor it renames
-        self.tensors = []
+        self.tensors = [] if tensors is None else tensors  # shared by a model's subgraphs
         self.index = {}   # TFLite tensor index -> graph tensor index
         self.copies = {}  # reshape output -> graph tensor of its own shape
         self.ops = []
         self.shaped = False  # does the op being converted need its inputs' own shapes?
+        self.control = control  # tflite_control.Control: subgraphs and variables
+        self.sub = tf.index  # the TFLite subgraph being converted
+
+    def stored(self, t):
+        """The data of constant tensor t as the .bst holds it (BOOL as int8 0/1)."""
+        return ops_control.stored(self.tf.tensors[t].data, self.tf.tensors[t].dtype)
+
+    def operand(self, t):
+        """The graph tensor of t, an activation or a constant: a constant is copied into a
+        tensor of its own by a `constant` op (an IF or WHILE operand, a subgraph output)."""
+        tt = self.tf.tensors[t]
+        if tt.data is None:
+            return self.act(t)
+        data = self.stored(t)
+        if tt.dtype in (np.int8, np.int16):
+            scale, zp = self.quant(t)
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
+        elif tt.dtype == np.bool_:
+            g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
+        else:
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name)
+        self.tensors.append(g)
+        self.ops.append(GraphOp("constant", [], [len(self.tensors) - 1],
+                                consts={"value": data.reshape(-1)}))
+        return len(self.tensors) - 1
 
     def act(self, t):
         """The graph tensor of activation t (made on first use)."""
@@ -72,7 +98,10 @@ class Converter:
                 self.ops.append(GraphOp("copy", [x], [self.copies[t]]))
             return self.copies[t]
         if t not in self.index:
-            self.index[t] = self._new(t)
+            if self.tf.tensors[t].data is not None:  # filled by a `constant` op before use
+                self.index[t] = self.operand(t)
+            else:
+                self.index[t] = self._new(t)
         return self.index[t]
 
     def _new(self, t):
@@ -194,12 +223,14 @@ def _fold_aliases(tf):
     return alias
 
 
-def _convert(tf, alias):
-    """The graph's tensors and ops; every node that cannot be converted is reported at once."""
-    conv = Converter(tf, alias)
+def _convert(tf, alias, tensors=None, control=None):
+    """The graph's tensors and ops; every node that cannot be converted is reported at once.
+    A subgraph's (tf.index > 0) inputs and outputs leave its resource handles out, and its
+    constant outputs become `constant` ops."""
+    conv = Converter(tf, alias, tensors, control)
     errors = []
     for node in tf.ops:
-        if node.name in FOLDED or node.outputs[0] in alias:
+        if node.name in FOLDED or (node.outputs and node.outputs[0] in alias):
             continue
         first = len(conv.ops)
         try:
@@ -224,11 +255,15 @@ def _convert(tf, alias):
     if errors:
         raise TFLiteImportError("cannot import: " + "; ".join(errors), errors)
     conv.shaped = False
+    main = tf.index == 0
     try:
-        inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs]
-        outputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.outputs]
+        inputs = [(conv.act(t), tf.tensors[t].shape) for t in tf.inputs
+                  if main or not tflite_control.is_resource(tf, t)]
+        outputs = [(conv.act(t) if main else conv.operand(t), tf.tensors[t].shape)
+                   for t in tf.outputs if main or not tflite_control.is_resource(tf, t)]
     except Fail as e:
-        raise TFLiteImportError("graph inputs/outputs: %s" % e) from e
+        raise TFLiteImportError("%sgraph inputs/outputs: %s" % (
+            "" if main else "subgraph %d " % tf.index, e)) from e
     return conv, inputs, outputs
 
 
@@ -241,10 +276,19 @@ def build_graph(tf, labels=(), metadata=None):
     """The checked, planned Graph (no tests yet) of a TfModel, whichever front end made it
     (the TFLite reader, or the ONNX QDQ one), and its arena plan {region: bytes}. Raises
     TFLiteImportError naming every op that cannot be converted."""
+    control = tflite_control.plan(tf)  # the subgraphs that run, the variables
     check_structure(tf)
-    conv, inputs, outputs = _convert(tf, _fold_aliases(tf))
+    for s in control.order:
+        check_structure(tf.subgraphs[s], main=False)
+    conv, inputs, outputs = _convert(tf, _fold_aliases(tf), None, control)
+    subgraphs = []
+    for s in control.order:
+        sub = tf.subgraphs[s]
+        sconv, ins, outs = _convert(sub, _fold_aliases(sub), conv.tensors, control)
+        subgraphs.append(SubGraph(sconv.ops, [t for t, _s in ins], [t for t, _s in outs]))
     graph = Graph(conv.tensors, conv.ops, inputs, outputs, labels=labels,
-                  metadata=dict(metadata or {}))
+                  metadata=dict(metadata or {}), subgraphs=subgraphs,
+                  variables=control.variables())
     try:
         _offsets, arena = plan_arena(graph)
     except ValueError as e:

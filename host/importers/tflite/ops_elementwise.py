@@ -20,11 +20,11 @@ from burn.shape import numel
 
 def _operands(c, node):
     """(a, b): the two inputs of a binary op, the one that repeats (as the runtime's binary
-    kernels read it) second."""
+    kernels read it) second. A constant operand is filled into a tensor of its own by a
+    `constant` op (Converter.act)."""
     a, b = node.inputs[:2]
-    for t in (a, b):
-        if c.tf.tensors[t].data is not None:
-            raise Fail("constant operands are not supported")
+    if c.tf.tensors[a].data is not None and c.tf.tensors[b].data is not None:
+        raise Fail("both operands are constants (a constant result)")
     na, nb = (int(np.prod(c.shape(t))) for t in (a, b))
     if na < nb:
         a, b, na, nb = b, a, nb, na

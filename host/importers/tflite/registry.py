@@ -9,10 +9,12 @@ one place where an op is described. The handler modules (ops_*.py) register; the
 
 from collections import namedtuple
 
-from burn.graph.ops import OPS
+from burn.graph.ops import CONTROL, OPS
 
-# the TFLite ops of burn.graph.ops: the copy's are folded away (or become copies)
-SUPPORTED = tuple(sorted({name for op in OPS for name in op[2].split()}))
+# the TFLite ops of burn.graph.ops (its kernels' ops, and the control ops without kernels):
+# the copy's are folded away (or become copies)
+SUPPORTED = tuple(sorted({name for op in OPS for name in op[2].split()} |
+                         {name for op in CONTROL for name in op[1].split()}))
 FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 
 # convert(c, node): emits the node's graph ops or raises Fail; arity: the required inputs

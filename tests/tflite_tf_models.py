@@ -1,0 +1,132 @@
+"""TFLite models made by the TensorFlow Lite converter, for the control-flow and resource-
+variable tests (tests/host/test_tflite_control.py): streaming models whose tf.Variable
+holds a state between calls, with tf.cond (IF) and tf.while_loop (WHILE), converted with
+`experimental_enable_resource_variables` (CALL_ONCE runs the variables' init subgraph; the
+graph reads them with VAR_HANDLE + READ_VARIABLE and writes them with ASSIGN_VARIABLE).
+
+`models()` returns {name: bytes}. TensorFlow is heavy to import, so the models are made in a
+child process (`python tests/tflite_tf_models.py FOLDER`) and cached under burn's cache dir,
+keyed by this file's text and the installed TensorFlow's version; without TensorFlow the
+caller skips.
+"""
+
+import hashlib
+import importlib.metadata
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+NAMES = ("stream", "stream_int8", "counter")
+
+
+def _build(folder):
+    """Make every model into `folder` (the child's side)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    import tensorflow as tf
+
+    class Stream(tf.Module):
+        """A float state of the last 8 inputs, a call counter (int32, starting at 3: a
+        reset, which TFLM does to the rest value 0, differs from the start) and a bool flag
+        of the last call's sign; IF on that sign with two outputs (one a branch input passed
+        through), WHILE that runs a data-dependent number of times."""
+
+        def __init__(self):
+            self.state = tf.Variable(tf.zeros([1, 8]), trainable=False)
+            self.count = tf.Variable(3, trainable=False)
+            self.flag = tf.Variable([False], trainable=False)
+
+        @tf.function(input_signature=[tf.TensorSpec([1, 2], tf.float32)])
+        def __call__(self, x):
+            s = tf.concat([self.state[:, 2:], x], axis=1)
+            self.state.assign(s)
+            c = self.count + 1
+            self.count.assign(c)
+            up = tf.reduce_sum(x) > 0.0
+            was = self.flag.read_value()
+            self.flag.assign(tf.reshape(up, [1]))
+            y, k = tf.cond(up, lambda: (s * 2.0, c * 2), lambda: (s - 1.0, c))
+            _, v = tf.while_loop(lambda i, v: i < tf.minimum(k, 5),
+                                 lambda i, v: (i + 1, v * 0.5 + 1.0), [tf.constant(0), y])
+            return v, k, was
+
+    class Dense(tf.Module):
+        """A quantizable streaming model: a state of the last 8 inputs feeds a dense
+        layer, and IF halves its output when the input's sum is positive."""
+
+        def __init__(self):
+            rng = np.random.default_rng(0)
+            self.state = tf.Variable(tf.zeros([1, 8]), trainable=False)
+            self.w = tf.constant(rng.standard_normal((8, 4)).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([1, 2], tf.float32)])
+        def __call__(self, x):
+            s = tf.concat([self.state[:, 2:], x], axis=1)
+            self.state.assign(s)
+            y = tf.matmul(s, self.w)
+            return tf.cond(tf.reduce_sum(x) > 0.0, lambda: y * 0.5, lambda: y + 1.0)
+
+    class Counter(tf.Module):
+        """An int32 variable only: the graph adds its input to it and returns the sum."""
+
+        def __init__(self):
+            self.total = tf.Variable(tf.constant([7, -2, 0], tf.int32), trainable=False)
+
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.int32)])
+        def __call__(self, x):
+            t = self.total + x
+            self.total.assign(t)
+            return t
+
+    def convert(module, quantize=False):
+        fn = module.__call__.get_concrete_function()
+        conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
+        conv.experimental_enable_resource_variables = True
+        if quantize:
+            def samples():
+                rng = np.random.default_rng(1)
+                for _ in range(64):
+                    yield [rng.standard_normal((1, 2)).astype(np.float32)]
+            conv.optimizations = [tf.lite.Optimize.DEFAULT]
+            conv.representative_dataset = samples
+            conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+            conv.inference_input_type = tf.int8
+            conv.inference_output_type = tf.int8
+        return conv.convert()
+
+    made = {"stream": convert(Stream()), "stream_int8": convert(Dense(), quantize=True),
+            "counter": convert(Counter())}
+    for name, data in made.items():
+        Path(folder, name + ".tflite").write_bytes(data)
+
+
+def _key():
+    text = Path(__file__).read_bytes()
+    version = importlib.metadata.version("tensorflow-cpu")
+    return hashlib.sha256(text + version.encode()).hexdigest()[:12], version
+
+
+def models():
+    """{name: TFLite bytes} of every model, made once and cached; None without TensorFlow
+    (the tensorflow-cpu package of the dev extra)."""
+    try:
+        key, version = _key()
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    from burn.host.cache import cache_dir
+
+    folder = cache_dir("tf-models", "%s-%s" % (version, key))
+    if not all((folder / (n + ".tflite")).is_file() for n in NAMES):
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        tmp = folder / "partial"
+        tmp.mkdir(exist_ok=True)
+        subprocess.run([sys.executable, __file__, str(tmp)], check=True, env=env,
+                       stdout=subprocess.DEVNULL, timeout=600)
+        for n in NAMES:
+            (tmp / (n + ".tflite")).replace(folder / (n + ".tflite"))
+    return {n: (folder / (n + ".tflite")).read_bytes() for n in NAMES}
+
+
+if __name__ == "__main__":
+    _build(sys.argv[1])
