@@ -82,7 +82,8 @@ def load(path, run=None):
         model.invoke = _flex_invoke(model, run)
     _state["model"] = model
     return json.dumps({
-        "backend": "flex-wasm" if run is not None else info["backend"], "ops": len(info["ops"]), "params": info["params"],
+        "backend": "flex-wasm" if run is not None else info["backend"],
+        "ops": len(info["ops"]), "params": info["params"],
         "macs": info["macs"], "arena_bytes": info["arena_bytes"],
         "flash_bytes": info["flash_bytes"], "tests": info["tests"],
         "labels": info["labels"], "inputs": info["inputs"], "outputs": info["outputs"],

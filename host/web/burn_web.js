@@ -6,7 +6,8 @@
 // and the page says which ran and why.
 //
 // Query parameters: model=URL loads that .bst file at start (else the first shipped model);
-// selftest=1 then runs its self-test vectors, run=1 one inference on random inputs. The
+// selftest=1 then runs its self-test vectors, run=1 one inference on random inputs;
+// kernels=plain keeps every model on the plain Python kernels (for comparison). The
 // outcome goes into #result ("self-test passed: 2/2", or "error: ..."). window.burnTimings
 // holds runtimeMs (the runtime and burn imported) and firstInferenceMs (the first inference
 // done), both in ms since the page's navigation started, the last inference's ms
@@ -117,7 +118,8 @@ function describe(name, info) {
 // The FlexPlan of the shipped model at `url`, or null with the reason in plainWhy.
 async function flexPlan(url) {
   const shipped = models.find((m) => m.url === url);
-  if (!shipped) plainWhy = "not a model shipped with the site, so it has no flex plan";
+  if (new URLSearchParams(location.search).get("kernels") === "plain") plainWhy = "kernels=plain in the query";
+  else if (!shipped) plainWhy = "not a model shipped with the site, so it has no flex plan";
   else if (!shipped.plan) plainWhy = shipped.plan_why;
   else if (typeof flexModule === "string") plainWhy = `flex.wasm did not load: ${flexModule}`;
   else return FlexPlan.load(flexModule, await fetchBytes(shipped.plan));

@@ -7,8 +7,8 @@ flex/flex.wasm (burn.host.flex.wasm_lib: the project's zig cross build, cached),
 under models/ (a .tflite is imported and written as .bst here) each with its flex plan blob
 models/NAME.flex when every op has a flex plan step (burn.host.web.flex_plan), and
 site.json, which lists the core files and the models for the page (a model's "plan", or
-null and "plan_why"). It is written into a temporary folder beside the target and renamed into place
-at the end, so a failed build leaves nothing half-written.
+null and "plan_why"). It is written into a temporary folder beside the target and renamed
+into place at the end, so a failed build leaves nothing half-written.
 """
 
 import json

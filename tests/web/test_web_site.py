@@ -10,7 +10,6 @@ Skipped with the reason and the install line without Chromium and chromedriver, 
 the WebAssembly port and npm to install it into burn's cache."""
 
 import json
-import shutil
 
 import pytest
 from mlp_model import TINY_SIZES, mlp
@@ -18,21 +17,11 @@ from reference_models import model_path
 
 from burn.host.cli import main as burn_main
 from burn.host.mpy import webassembly
+from burn.host.web.browser import BrowserMissing, headless_chromium
 from burn.host.web.serve import serve_in_thread
 from burn.host.web.site import WebBuildError, build_site, model_bytes, site_bytes
 
-BROWSER_INSTALL = "apt-get install -y chromium chromium-driver"
-SELENIUM_INSTALL = "pip install -c constraints.txt selenium"
 PAGE_TIMEOUT = 180  # seconds: the runtime starts, then two KWS inferences on plain kernels
-
-
-def _chromium():
-    """(chromium, chromedriver) paths, or skip with the install line."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if browser is None or driver is None:
-        pytest.skip("needs Chromium and chromedriver; install them with: " + BROWSER_INSTALL)
-    return browser, driver
 
 
 def _port_or_skip():
@@ -64,17 +53,10 @@ def site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     """Headless Chromium driven by chromedriver, or skip with the install lines."""
-    chromium, driver = _chromium()
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                "--disable-gpu"):
-        options.add_argument(arg)
-    service = webdriver.ChromeService(executable_path=driver)
-    drv = webdriver.Chrome(options=options, service=service)
-    drv.set_page_load_timeout(60)
+    try:
+        drv = headless_chromium()
+    except BrowserMissing as exc:
+        pytest.skip(str(exc))
     yield drv
     drv.quit()
 
