@@ -15,7 +15,11 @@ PAGE_HELP = ("The page (index.html) runs burn's core on MicroPython's WebAssembl
              "vectors; it shows the outputs, the latency and the self-test result. "
              "index.html?model=URL&selftest=1 loads that model at start and writes the "
              "self-test result into the element #result ('self-test passed: 2/2', or "
-             "'error: ...'); run=1 runs one inference on random inputs instead.")
+             "'error: ...'); run=1 runs one inference on random inputs instead. With a "
+             "firmware (--pico), the page also holds an emulated Raspberry Pi Pico running "
+             "it: picotest=1 boots it, flashes the model into its ROMFS, runs the model's "
+             "self-test on it and writes the outcome and its latency in cycles into "
+             "#pico-result.")
 
 
 def register(subparsers):

@@ -11,13 +11,14 @@
 // the model (model=URL, else the first shipped one) and runs its self-test. The outcome goes
 // into #pico-result ("board self-test passed: 2 vectors, 1234 cycles per inference", or
 // "error: ..."); window.burnPico holds bootMs (the board answered at ">>>", in ms since the
-// page started loading), selfTestMs, the board's last measurements (measured) and the
-// emulated board's transport (emulated), and screen(): the terminal's text.
+// page started loading), selfTestMs, the board's last measurements (measured), screen()
+// (the terminal's text) and withRawRepl(body): body(repl) run with pico_repl.js's RawRepl
+// on the current board, the terminal detached meanwhile.
 import { RawRepl, parseLiteral } from "./pico_repl.js";
 import { SerialTransport, webSerialAvailable } from "./pico_serial.js";
 
 const $ = (id) => document.getElementById(id);
-const state = (window.burnPico = {});
+const state = (window.burnPico = { withRawRepl: (body) => withRawRepl(body) });
 const BOOT_TIMEOUT_MS = 180000;
 const RUN_TIMEOUT_MS = 180000;
 let pico = null; // pico.json
@@ -135,7 +136,6 @@ async function bootEmulated() {
       `the firmware ${usb ? "brought up USB but gave no REPL prompt" : "did not bring up USB"} ` +
       `within ${BOOT_TIMEOUT_MS / 1000} s (it said ${JSON.stringify(said.slice(-200))})`);
     attach(emulated);
-    state.emulated = emulated;
     state.bootMs = performance.now();
     show("pico-status", `the emulated Pico answers at >>> (${(state.bootMs / 1000).toFixed(1)} s after the page started loading); type into the terminal`);
   } catch (error) {
@@ -157,31 +157,16 @@ function cycles(measured) {
   return Math.round(measured.latency_min_us * measured.freq / 1e6);
 }
 
-async function flashAndTest() {
-  const url = currentModel();
-  const model = pico.models[url];
-  if (!model) {
-    show("pico-result", `error: the board runs the models shipped with the site; ${url} is not one`, "bad");
-    return;
-  }
+// Run `body(repl)` with a RawRepl on the current board, the terminal detached meanwhile;
+// errors go into #pico-result. Returns what `body` returns (undefined after an error).
+async function withRawRepl(body) {
   setBusy(true);
   show("pico-result", "");
   const repl = new RawRepl(board, board.name);
+  let result;
   try {
-    if (board === emulated) {
-      show("pico-status", `flashing ${url} into the emulated Pico's ROMFS ...`);
-      await emulated.writeFlash(pico.romfs_offset, pico.romfs_bytes, await fetchBuffer(model.romfs));
-    }
-    term.write(`\r\n[raw REPL: soft reset, then ${model.path}'s self-test and timing]\r\n`);
-    show("pico-status", `running ${model.path}'s self-test on ${board.name} ...`);
     await repl.enter();
-    await repl.softReset();
-    const { out, err } = await repl.exec(model.measure, RUN_TIMEOUT_MS);
-    if (err) throw new Error(err.trim().split("\n").pop());
-    const measured = parseLiteral(out.trim().split("\n").pop());
-    state.measured = measured;
-    state.selfTestMs = performance.now();
-    report(url, measured);
+    result = await body(repl);
   } catch (error) {
     show("pico-result", `error: ${error.message}`, "bad");
   }
@@ -193,6 +178,31 @@ async function flashAndTest() {
   attach(board);
   show("pico-status", `${board.name}: ready`);
   setBusy(false);
+  return result;
+}
+
+async function flashAndTest() {
+  const url = currentModel();
+  const model = pico.models[url];
+  if (!model) {
+    show("pico-result", `error: the board runs the models shipped with the site; ${url} is not one`, "bad");
+    return;
+  }
+  term.write(`\r\n[raw REPL: soft reset, then ${model.path}'s self-test and timing]\r\n`);
+  await withRawRepl(async (repl) => {
+    if (board === emulated) {
+      show("pico-status", `flashing ${url} into the emulated Pico's ROMFS ...`);
+      await emulated.writeFlash(pico.romfs_offset, pico.romfs_bytes, await fetchBuffer(model.romfs));
+    }
+    show("pico-status", `running ${model.path}'s self-test on ${board.name} ...`);
+    await repl.softReset();
+    const { out, err } = await repl.exec(model.measure, RUN_TIMEOUT_MS);
+    if (err) throw new Error(err.trim().split("\n").pop());
+    const measured = parseLiteral(out.trim().split("\n").pop());
+    state.measured = measured;
+    state.selfTestMs = performance.now();
+    report(url, measured);
+  });
 }
 
 function report(url, measured) {

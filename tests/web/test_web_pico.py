@@ -122,21 +122,34 @@ def test_the_raw_repl_transport_reports_a_traceback(page):
     traceback come back apart, and the board is usable after the error."""
     found = page.execute_async_script("""
         const done = arguments[arguments.length - 1];
-        import('./pico_repl.js').then(async ({RawRepl}) => {
-          const board = window.burnPico.emulated;
-          const repl = new RawRepl(board, 'the emulated Pico');
-          await repl.enter();
+        window.burnPico.withRawRepl(async (repl) => {
           const bad = await repl.exec("print('before')\\n1/0");
           const good = await repl.exec('import sys; print(sys.platform, 6 * 7)');
-          await repl.leave();
-          done(JSON.stringify({bad, good}));
-        }).catch((e) => done(JSON.stringify({error: String(e)})));
+          return {bad, good, name: repl.name};
+        }).then((r) => done(JSON.stringify(r || {error: document.getElementById('pico-result')
+                                                         .textContent})));
     """)
     found = json.loads(found)
     assert "error" not in found, found
     assert found["bad"]["out"].strip() == "before"
     assert "ZeroDivisionError" in found["bad"]["err"]
     assert found["good"] == {"out": "rp2 42\r\n", "err": ""}
+    assert found["name"] == "the emulated Pico"
+
+
+def test_typing_in_the_terminal_reaches_the_board(page):
+    from selenium.webdriver.common.by import By
+
+    page.find_element(By.CSS_SELECTOR, "#pico-term .xterm-helper-textarea").send_keys(
+        "print(sum(range(10)))\n")
+    _until(page, 30, lambda d: "\n45\n" in d.execute_script("return window.burnPico.screen()"))
+
+
+def test_help_names_the_emulated_pico(capsys):
+    with pytest.raises(SystemExit):
+        burn_main(["web", "build", "--help"])
+    out = capsys.readouterr().out
+    assert "--pico FIRMWARE.uf2" in out and "--no-pico" in out and "picotest=1" in out
 
 
 def test_a_bad_firmware_is_refused_with_the_reason(tmp_path, capsys):
