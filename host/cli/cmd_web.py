@@ -85,9 +85,9 @@ def run_build(args):
     except (OSError, ValueError, WebAssemblyError, EmulatorError) as exc:
         print("burn web build: %s" % exc, file=sys.stderr)
         return 1
-    pico = Path(args.out, "pico.json")
-    pico = ", with the emulated Pico (%s)" % json.loads(pico.read_text())["firmware"] \
-        if pico.is_file() else ", without the emulated Pico"
+    pico = json.loads(Path(args.out, "pico.json").read_text())
+    pico = ", with the emulated Pico (%s)" % pico["firmware"] if pico["board"] \
+        else ", without the emulated Pico"
     print("wrote %s: %d bytes without models (MicroPython %s WebAssembly port, %d core "
           "files), %d models%s; serve it with: burn web serve %s"
           % (args.out, site_bytes(args.out, models=False), site["port"], len(site["core"]),

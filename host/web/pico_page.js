@@ -5,7 +5,7 @@
 // can take the emulated one's place through Web Serial (pico_serial.js, experimental).
 //
 // pico.json (written by burn web build, burn.host.web.pico_site) says what the site holds;
-// without it the section says how to build a site with the board.
+// in a site without the board it says why, and the section shows that.
 //
 // Query parameters: pico=1 boots the emulated board at start; picotest=1 boots it, flashes
 // the model (model=URL, else the first shipped one) and runs its self-test. The outcome goes
@@ -248,11 +248,14 @@ async function connectSerial() {
 async function main() {
   const response = await fetch("pico.json");
   if (!response.ok) {
-    show("pico-status", "This site has no emulated Pico: build it with burn web build --pico " +
-      "FIRMWARE.uf2, or after burn firmware build --board rp2040.");
+    show("pico-status", `cannot fetch pico.json: ${response.status} ${response.statusText}`);
     return;
   }
   pico = await response.json();
+  if (pico.board === null) {
+    show("pico-status", `This site has no emulated Pico: ${pico.why}.`);
+    return;
+  }
   $("pico-controls").hidden = false;
   const css = document.createElement("link");
   css.rel = "stylesheet";

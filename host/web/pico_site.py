@@ -136,22 +136,26 @@ def add_to_site(root, firmware, models, log):
     False leaves it out; a path (--pico FILE.uf2) must work (PicoBuildError or EmulatorError
     otherwise); None takes the cached firmware build, and without one, or when a part is
     missing, the site is built without the board and `log` says why and how to get it.
-    The page's side (pico_*.js) is written in every case: index.html loads it, and without
-    pico.json it says how to build a site with the board. Returns pico.json's contents, or
-    None."""
+    The page's side (pico_*.js) and pico.json are written in every case: index.html loads
+    them, and a site without the board has {"board": null, "why": the reason} there, which
+    the page shows. Returns pico.json's contents."""
     for name in PAGE_FILES:
         shutil.copy(HERE / name, root / name)
-    if firmware is False:
-        return None
-    if firmware is not None:
+    if firmware is not None and firmware is not False:
         return add_pico(root, firmware, models, log)
-    found = default_firmware()
-    if found is None:
-        log("the site has no emulated Pico: no RP2040 firmware is cached; " + HOW_TO_GET)
-        return None
-    try:
-        return add_pico(root, found, models, log)
-    except (PicoBuildError, EmulatorError) as exc:
-        shutil.rmtree(root / "pico", ignore_errors=True)
-        log("the site has no emulated Pico: %s" % exc)
-        return None
+    if firmware is False:
+        why = "it was built with --no-pico"
+    else:
+        found = default_firmware()
+        if found is None:
+            why = "no RP2040 firmware is cached; " + HOW_TO_GET
+        else:
+            try:
+                return add_pico(root, found, models, log)
+            except (PicoBuildError, EmulatorError) as exc:
+                shutil.rmtree(root / "pico", ignore_errors=True)
+                why = str(exc)
+        log("the site has no emulated Pico: " + why)
+    info = {"board": None, "why": why}
+    (root / "pico.json").write_text(json.dumps(info, indent=1) + "\n")
+    return info

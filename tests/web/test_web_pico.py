@@ -178,8 +178,11 @@ def test_a_firmware_reaching_into_the_romfs_partition_is_refused(tmp_path):
     assert pico_site.firmware_bytes(fits, board) == (0x100, b"\x01\x02" + b"\xff" * 254)
 
 
-def test_without_the_board_the_site_keeps_only_the_page_side(tmp_path):
+def test_without_the_board_the_site_says_why(tmp_path):
     said = []
-    assert pico_site.add_to_site(tmp_path, False, [], said.append) is None
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(pico_site.PAGE_FILES)
-    assert said == []
+    assert pico_site.add_to_site(tmp_path, False, [], said.append) == {
+        "board": None, "why": "it was built with --no-pico"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        pico_site.PAGE_FILES + ("pico.json",))
+    assert json.loads((tmp_path / "pico.json").read_text())["board"] is None
+    assert said == []  # asked for: nothing to report
