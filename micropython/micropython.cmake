@@ -86,6 +86,11 @@ if(_burnflex_plan_sources)
     add_library(burnflex_flex_plan STATIC ${_burnflex_plan_sources})
     list(PREPEND _burnflex_libs burnflex_flex_plan)
 endif()
+if(BURNFLEX_FLOAT AND PICO_PLATFORM STREQUAL "rp2040")
+    # soft-float: the float kernels' dot products call the bootrom's float routines directly
+    # (flex_c/src/opt/cortex_m0plus/f32_rom_dot.c)
+    target_compile_definitions(burnflex_flex PRIVATE FLEX_ROM_FLOAT=1)
+endif()
 if(_burnflex_plan_sources AND NOT BURNFLEX_FLOAT)
     # no float32 kernels: the plan runner leaves their steps out
     target_compile_definitions(burnflex_flex_plan PRIVATE FLEX_PLAN_NO_FLOAT=1)

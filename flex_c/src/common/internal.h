@@ -137,6 +137,25 @@ FLEX_INLINE void flex__clamp16(flex__v16 *v, const flex__v16 *lo, const flex__v1
     *v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 #endif
+/* acc + x[0] w[0] + x[xs] w[ws] + ... + x[(n - 1) xs] w[(n - 1) ws], added left to right
+ * with every product and sum rounded to float32: `acc += x * w` in a loop. A build for the
+ * RP2040 (FLEX_ROM_FLOAT, set by micropython/micropython.cmake) calls the bootrom's float
+ * routines straight from a Thumb-1 loop, the same bits as the loop through the pico-sdk's
+ * checked wrappers of them (opt/cortex_m0plus/f32_rom_dot.c); elsewhere it is that loop,
+ * flex__fdot_loop. */
+static inline float flex__fdot_loop(float acc, const float *x, int32_t xs, const float *w,
+                                    int32_t ws, int32_t n) {
+    int32_t i;
+    for (i = 0; i < n; i++)
+        acc += x[i * xs] * w[i * ws];
+    return acc;
+}
+#ifdef FLEX_ROM_FLOAT
+float flex__fdot(float acc, const float *x, int32_t xs, const float *w, int32_t ws,
+                 int32_t n);
+#else
+#define flex__fdot flex__fdot_loop
+#endif
 /* Element (p, j) of a packed [kb x nb] block. */
 #define FLEX_PANEL(dst, kb, p, j)                                                     \
     ((dst)[((j) / FLEX_GEMM_NR) * (kb) * FLEX_GEMM_NR + (p) * FLEX_GEMM_NR +          \

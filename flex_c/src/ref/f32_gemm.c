@@ -255,6 +255,29 @@ FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, cons
         store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
     }
 }
+#elif defined(FLEX_ROM_FLOAT)
+#define GMR MR
+
+/* Soft-float (the RP2040's ROM routines): one output at a time, its row's segments dotted
+ * with its column of the panel (flex__fdot), in the order of the tile below; a tile of
+ * accumulators saves nothing there, and the spare rows of the last tile are not computed. */
+FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, const float *panel,
+                             int32_t mr, int32_t nr, const float *bias, int32_t first,
+                             int32_t last, float lo, float hi, float *c, int32_t ldc) {
+    float acc[GMR][NR];
+    int32_t s, r, j;
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < nr; j++) {
+            const float *b = panel + j;
+            float sum = 0.0f;
+            for (s = 0; s < rows->segs; s++) {
+                sum = flex__fdot(sum, a[r] + rows->off[s], 1, b, NR, rows->len[s]);
+                b += rows->len[s] * NR;
+            }
+            acc[r][j] = sum;
+        }
+    store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
+}
 #else
 #define GMR MR
 

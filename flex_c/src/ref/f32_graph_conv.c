@@ -265,13 +265,11 @@ typedef struct {
 
 static void fc_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const fc_dots *f = (const fc_dots *)ctx;
-    int32_t b, o, k;
+    int32_t b, o;
     for (b = p0; b < p1; b++, dst += f->out_features) {
         const float *x = f->x + b * f->in_features, *w = f->w;
         for (o = 0; o < f->out_features; o++, w += f->in_features) {
-            float total = 0.0f;
-            for (k = 0; k < f->in_features; k++)
-                total += x[k] * w[k];
+            float total = flex__fdot(0.0f, x, 1, w, 1, f->in_features);
             total += f->bias ? f->bias[o] : 0.0f;
             dst[o] = total < f->lo ? f->lo : (total > f->hi ? f->hi : total);
         }

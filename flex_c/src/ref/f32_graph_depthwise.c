@@ -31,13 +31,13 @@ typedef struct {
 FLEX_INLINE void dw_channels(const flex__graph_op *g, const dw_window *d, int32_t c, float *o) {
     const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc, mult = g->depth_multiplier;
     const int32_t kw = g->win->kernel_w, dh = g->win->dilation_h, dw = g->win->dilation_w;
-    int32_t ky, kx;
+    int32_t ky;
     for (; c < oc; c++) {
         float acc = g->bias ? g->bias[c] : 0.0f;
         for (ky = d->ky0; ky < d->ky1; ky++)
-            for (kx = d->kx0; kx < d->kx1; kx++)
-                acc += g->x[d->corner + (ky * dh * in_w + kx * dw) * ic + c / mult] *
-                       g->w[(ky * kw + kx) * oc + c];
+            acc = flex__fdot(acc,
+                             g->x + d->corner + (ky * dh * in_w + d->kx0 * dw) * ic + c / mult,
+                             dw * ic, g->w + (ky * kw + d->kx0) * oc + c, oc, d->kx1 - d->kx0);
         o[c] = acc < g->lo ? g->lo : (acc > g->hi ? g->hi : acc);
     }
 }
