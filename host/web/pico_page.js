@@ -185,7 +185,8 @@ async function flashAndTest() {
   const url = currentModel();
   const model = pico.models[url];
   if (!model) {
-    show("pico-result", `error: the board runs the models shipped with the site; ${url} is not one`, "bad");
+    const why = pico.left_out[url] || "the board runs the models shipped with the site, and this is not one";
+    show("pico-result", `error: ${url} cannot go onto the board: ${why}`, "bad");
     return;
   }
   term.write(`\r\n[raw REPL: soft reset, then ${model.path}'s self-test and timing]\r\n`);

@@ -92,7 +92,9 @@ def _copy_tree_js(src, dst):
 def add_pico(root, firmware, models, log):
     """Write pico/ and pico.json into site folder `root` for UF2 file `firmware` and the
     shipped `models` (site.json's entries; their .bst files already under `root`); returns
-    pico.json's contents. PicoBuildError (or EmulatorError from npm) when a part is missing."""
+    pico.json's contents. PicoBuildError (or EmulatorError from npm) when a part is missing.
+    A model whose ROMFS image does not fit the partition is left off the board (pico.json's
+    "left_out" says why, and so does `log`)."""
     board = load_board(BOARD)
     try:
         rom = vendor.bootrom()
@@ -111,14 +113,16 @@ def add_pico(root, firmware, models, log):
     shutil.copy(rom, pico / "bootrom.bin")
     (pico / "firmware.bin").write_bytes(flash)
     (pico / "models").mkdir()
-    shipped = {}
+    shipped, left_out = {}, {}
     for model in models:
         name = model["name"] + ".bst"
         data = (root / model["url"]).read_bytes()
         try:
             image = romfs.build_image({name: data}, board.romfs_bytes, board.fs_block_bytes)
         except romfs.RomfsError as exc:
-            raise PicoBuildError("model %s: %s" % (name, exc)) from None
+            left_out[model["url"]] = "it does not fit the board's ROMFS: %s" % exc
+            log("%s is left off the emulated Pico: %s" % (name, left_out[model["url"]]))
+            continue
         (pico / "models" / (model["name"] + ".romfs")).write_bytes(image)
         path = romfs.ROM_MOUNT + "/" + name
         shipped[model["url"]] = {
@@ -126,7 +130,8 @@ def add_pico(root, firmware, models, log):
             "measure": board_programs.once("measure", "_measure", path, MEASURE_RUNS, 0)}
     info = {"board": board.name, "firmware": Path(firmware).name, "firmware_offset": at,
             "flash_bytes": board.flash_bytes, "romfs_offset": romfs_offset(board),
-            "romfs_bytes": board.romfs_bytes, "xterm": XTERM_VERSION, "models": shipped}
+            "romfs_bytes": board.romfs_bytes, "xterm": XTERM_VERSION, "models": shipped,
+            "left_out": left_out}
     (root / "pico.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
 
