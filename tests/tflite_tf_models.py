@@ -121,8 +121,11 @@ def models():
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
         tmp = folder / "partial"
         tmp.mkdir(exist_ok=True)
-        subprocess.run([sys.executable, __file__, str(tmp)], check=True, env=env,
-                       stdout=subprocess.DEVNULL, timeout=600)
+        done = subprocess.run([sys.executable, __file__, str(tmp)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+        if done.returncode:
+            raise RuntimeError("the TFLite converter failed: %s"
+                               % done.stderr.decode("utf-8", "replace")[-2000:])
         for n in NAMES:
             (tmp / (n + ".tflite")).replace(folder / (n + ".tflite"))
     return {n: (folder / (n + ".tflite")).read_bytes() for n in NAMES}

@@ -25,7 +25,8 @@ from burn.host.importers.tflite.registry import SUPPORTED
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 
 # Builtin ops burn is not expected to import: the first two of them that it does not.
-UNSUPPORTED = [n for n in ("WHILE", "CALL_ONCE", "REVERSE_V2", "CUMSUM", "FLOOR_MOD")
+UNSUPPORTED = [n for n in ("WHILE", "CALL_ONCE", "REVERSE_V2", "CUMSUM", "FLOOR_MOD",
+                          "LSH_PROJECTION", "SKIP_GRAM", "HASHTABLE_LOOKUP")
                if n not in SUPPORTED][:2]
 
 
