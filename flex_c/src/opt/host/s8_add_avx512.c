@@ -14,8 +14,9 @@
  * 32-bit multiplies instead of four 64-bit ones (ADD's left shift is 20). Otherwise the
  * general 16-lane form. Then the rounding divide by 2^-shift, as MBQM's. */
 typedef struct {
-    __m512i offset, m, sh, mh, ml, half, rs;
+    __m512i offset, mh, ml, half, rs;
     __m128i ls, k;
+    flex__vnni_mq_t mq;
     int32_t narrow;
 } input_scale;
 
@@ -24,8 +25,7 @@ FLEX_INLINE FLEX_VNNI void input_scale_init(int32_t offset, int32_t ls, int32_t 
     const int32_t L = ls + (sh > 0 ? sh : 0), k = 31 - L;
     s->narrow = ls >= 0 && L >= 9 && L <= 22 && offset >= -128 && offset <= 128;
     s->offset = _mm512_set1_epi32(offset);
-    s->m = _mm512_set1_epi32(m);
-    s->sh = _mm512_set1_epi32(sh);
+    s->mq = flex__vnni_mq(_mm512_set1_epi32(m), _mm512_set1_epi32(sh));
     s->ls = _mm_cvtsi32_si128(ls);
     s->k = _mm_cvtsi32_si128(s->narrow ? k : 0);
     s->mh = _mm512_set1_epi32(s->narrow ? m >> k : 0); /* arithmetic: floor */
@@ -34,35 +34,48 @@ FLEX_INLINE FLEX_VNNI void input_scale_init(int32_t offset, int32_t ls, int32_t 
     s->rs = _mm512_set1_epi32(sh < 0 ? -sh : 0);
 }
 
-/* The scaled int32 lanes of 16 bytes at p (n < 16: the first n, the rest from 0). */
-FLEX_INLINE FLEX_VNNI __m512i scaled(const int8_t *p, __mmask16 n, const input_scale *s) {
+/* The scaled int32 lanes of 16 bytes at p (n < 16: the first n, the rest from 0), in the
+ * 32-bit form when `narrow` (a constant where inlined). */
+FLEX_INLINE FLEX_VNNI __m512i scaled(const int8_t *p, __mmask16 n, const input_scale *s,
+                                     int32_t narrow) {
     const __m512i v =
         _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(n, p)), s->offset);
-    if (s->narrow)
+    if (narrow)
         return flex__vnni_rdbpot16(
             _mm512_add_epi32(_mm512_mullo_epi32(v, s->mh),
                              _mm512_sra_epi32(
                                  _mm512_add_epi32(_mm512_mullo_epi32(v, s->ml), s->half), s->k)),
             s->rs);
-    return flex__vnni_mbqm16(_mm512_sll_epi32(v, s->ls), s->m, s->sh);
+    return flex__vnni_mbqm16(_mm512_sll_epi32(v, s->ls), &s->mq);
+}
+
+/* The elements of ADD, both inputs in the 32-bit form or neither (`narrow`). */
+FLEX_INLINE FLEX_VNNI void add_all(const flex_s8_add_params *c, const input_scale *s1,
+                                   const input_scale *s2, const int8_t *a, const int8_t *b,
+                                   int32_t n, int8_t *out, int32_t narrow) {
+    const flex__vnni_mq_t mo = flex__vnni_mq(_mm512_set1_epi32(c->output_multiplier),
+                                             _mm512_set1_epi32(c->output_shift));
+    int32_t i;
+    for (i = 0; i < n; i += 16) {
+        const __mmask16 lanes = flex__vnni_lanes(n - i);
+        const __m512i sum = _mm512_add_epi32(scaled(a + i, lanes, s1, narrow),
+                                             scaled(b + i, lanes, s2, narrow));
+        _mm_mask_storeu_epi8(out + i, lanes,
+                             flex__vnni_out16(flex__vnni_mbqm16(sum, &mo), c->output_offset,
+                                              c->act_min, c->act_max));
+    }
 }
 
 FLEX_VNNI static void add16(const flex_s8_add_params *p, const int8_t *a, const int8_t *b,
                             int32_t n, int8_t *out) {
-    const __m512i mo = _mm512_set1_epi32(p->output_multiplier);
-    const __m512i so = _mm512_set1_epi32(p->output_shift);
     const flex_s8_add_params c = *p; /* a local: the output stores do not alias it */
     input_scale s1, s2;
-    int32_t i;
     input_scale_init(c.input1_offset, c.left_shift, c.input1_multiplier, c.input1_shift, &s1);
     input_scale_init(c.input2_offset, c.left_shift, c.input2_multiplier, c.input2_shift, &s2);
-    for (i = 0; i < n; i += 16) {
-        const __mmask16 lanes = flex__vnni_lanes(n - i);
-        const __m512i sum = _mm512_add_epi32(scaled(a + i, lanes, &s1), scaled(b + i, lanes, &s2));
-        _mm_mask_storeu_epi8(out + i, lanes,
-                             flex__vnni_out16(flex__vnni_mbqm16(sum, mo, so), c.output_offset,
-                                              c.act_min, c.act_max));
-    }
+    if (s1.narrow && s2.narrow)
+        add_all(&c, &s1, &s2, a, b, n, out, 1);
+    else
+        add_all(&c, &s1, &s2, a, b, n, out, 0);
 }
 
 int32_t flex__host_add_avx512(const flex_s8_add_params *p, const int8_t *a, const int8_t *b,

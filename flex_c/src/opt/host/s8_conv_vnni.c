@@ -69,12 +69,12 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
     }
     for (v = 0; v < V; v++) {
         const int32_t c = c0 + 16 * v;
-        const __m512i m = _mm512_loadu_si512(k->multiplier + c);
-        const __m512i sh = _mm512_loadu_si512(k->shift + c);
+        const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(k->multiplier + c),
+                                                 _mm512_loadu_si512(k->shift + c));
         const __mmask16 keep = flex__vnni_lanes(k->oc - c);
         for (p = 0; p < P; p++)
             _mm_mask_storeu_epi8(k->output + (size_t)(p0 + p) * k->oc + c, keep,
-                                 flex__vnni_requant16(acc[p][v], m, sh, &k->q));
+                                 flex__vnni_requant16(acc[p][v], &mq, &k->q));
     }
 }
 

@@ -113,8 +113,8 @@ FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *inp
     int32_t b, oy, ox, c, g;
     flex__vnni_copy_image(&h->in, input, &h->win, h->hp, wp, ql.input_offset, image);
     for (c = 0; c < c16; c += 16) { /* a block's constants stay in registers */
-        const __m512i m = _mm512_loadu_si512(start + c16 + c);
-        const __m512i s = _mm512_loadu_si512(start + 2 * c16 + c);
+        const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(start + c16 + c),
+                                                 _mm512_loadu_si512(start + 2 * c16 + c));
         const __m512i base = _mm512_loadu_si512(start + c);
         const __mmask16 keep = flex__vnni_lanes(C - c);
         int8_t *y = output + c;
@@ -129,7 +129,7 @@ FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *inp
                             four_taps(x + off[4 * g], x + off[4 * g + 1], x + off[4 * g + 2],
                                       x + off[4 * g + 3]),
                             _mm512_loadu_si512(packed + (g * c16 + c) * 4));
-                    _mm_mask_storeu_epi8(y, keep, flex__vnni_requant16(acc, m, s, &ql));
+                    _mm_mask_storeu_epi8(y, keep, flex__vnni_requant16(acc, &mq, &ql));
                 }
             }
     }

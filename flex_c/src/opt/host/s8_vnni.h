@@ -156,24 +156,58 @@ FLEX_INLINE FLEX_VNNI __m512i flex__vnni_rdbpot16(__m512i high, __m512i rs) {
         v, one);
 }
 
-/* TFLM's MultiplyByQuantizedMultiplier of 16 lanes (s8_requant.h's formula): the 64-bit
- * products of the even and odd lanes, their rounded high words blended back, then the
- * branch-free rounding divide by 2^right. */
-FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, __m512i m, __m512i sh) {
-    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
-    const __m512i lowest = _mm512_set1_epi32(INT32_MIN);
-    const __m512i a = _mm512_sllv_epi32(x, _mm512_max_epi32(sh, zero));
-    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
-    const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
-    const __m512i odd = _mm512_slli_epi64( /* the high word: bits 31-62 */
-        _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)),
-                         nudge),
-        1);
-    const __mmask16 sat =
-        _mm512_cmpeq_epi32_mask(a, lowest) & _mm512_cmpeq_epi32_mask(m, lowest);
-    __m512i high = _mm512_mask_blend_epi32(0xAAAA, even, odd);
-    high = _mm512_mask_sub_epi32(high, sat, high, one);
-    return flex__vnni_rdbpot16(high, _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero));
+/* TFLM's MultiplyByQuantizedMultiplier of 16 lanes, its two roundings in one 64-bit step
+ * per lane (even and odd lanes apart). With a = x << left, p = a m and e = right: the
+ * doubling high product is h = floor((p + 2^30) / 2^31) (s8_requant.h), and rounding h / 2^e
+ * half away from zero is floor((h + c) / 2^e) with c = 2^(e - 1), less one where h < 0 (c = 0
+ * for e = 0); so the result is floor((p + 2^30 + c 2^31) / 2^(31 + e)), one arithmetic shift.
+ * Taking p < 0 for h < 0 changes nothing: for -2^30 <= p < 0 both give 0. The one saturating
+ * product, p = 2^62 (a = m = INT32_MIN), is lowered by 2^31 to give h = INT32_MAX, as TFLM;
+ * every other p is at most 2^62 - 2^31. What depends on the multipliers and shifts alone is
+ * made once (flex__vnni_mq), outside the loops that requantize. */
+typedef struct {
+    __m512i m, m_odd, left;   /* the multipliers (and those of the odd lanes), left shifts */
+    __m512i k_even, k_odd;    /* 2^30 + c 2^31 per even / odd lane */
+    __m512i s_even, s_odd;    /* 31 + e */
+    __mmask8 r_even, r_odd;   /* e > 0 */
+} flex__vnni_mq_t;
+
+FLEX_INLINE FLEX_VNNI flex__vnni_mq_t flex__vnni_mq(__m512i m, __m512i sh) {
+    const __m512i zero = _mm512_setzero_si512(), half = _mm512_set1_epi64((int64_t)1 << 30);
+    const __m512i e = _mm512_max_epi32(_mm512_sub_epi32(zero, sh), zero);
+    const __m512i e_even = _mm512_and_si512(e, _mm512_set1_epi64(0xFFFFFFFF));
+    const __m512i e_odd = _mm512_srli_epi64(e, 32);
+    flex__vnni_mq_t q;
+    q.m = m;
+    q.m_odd = _mm512_srli_epi64(m, 32);
+    q.left = _mm512_max_epi32(sh, zero);
+    q.r_even = _mm512_test_epi64_mask(e_even, e_even);
+    q.r_odd = _mm512_test_epi64_mask(e_odd, e_odd);
+    q.k_even = _mm512_add_epi64(half, _mm512_maskz_sllv_epi64(q.r_even, half, e_even));
+    q.k_odd = _mm512_add_epi64(half, _mm512_maskz_sllv_epi64(q.r_odd, half, e_odd));
+    q.s_even = _mm512_add_epi64(e_even, _mm512_set1_epi64(31));
+    q.s_odd = _mm512_add_epi64(e_odd, _mm512_set1_epi64(31));
+    return q;
+}
+
+/* The rounded product and shift of one half (even or odd lanes: p their 64-bit products). */
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm_half(__m512i p, __m512i k, __m512i s,
+                                                   __mmask8 r) {
+    const __m512i v = _mm512_add_epi64(
+        _mm512_min_epi64(p, _mm512_set1_epi64(0x3FFFFFFF80000000)), k);
+    return _mm512_srav_epi64(
+        _mm512_mask_sub_epi64(v, _mm512_mask_cmplt_epi64_mask(r, p, _mm512_setzero_si512()), v,
+                              _mm512_set1_epi64((int64_t)1 << 31)),
+        s);
+}
+
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, const flex__vnni_mq_t *q) {
+    const __m512i a = _mm512_sllv_epi32(x, q->left);
+    const __m512i re = flex__vnni_mbqm_half(_mm512_mul_epi32(a, q->m), q->k_even, q->s_even,
+                                            q->r_even);
+    const __m512i ro = flex__vnni_mbqm_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q->m_odd),
+                                            q->k_odd, q->s_odd, q->r_odd);
+    return _mm512_mask_blend_epi32(0xAAAA, re, _mm512_slli_epi64(ro, 32));
 }
 
 /* int8 of clamp(x + offset, lo, hi) for 16 lanes (lo, hi within int8). */
@@ -186,9 +220,9 @@ FLEX_INLINE FLEX_VNNI __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_
 
 /* The requantized int8 outputs of 16 sums: MultiplyByQuantizedMultiplier, the output
  * offset, the clamp. */
-FLEX_INLINE FLEX_VNNI __m128i flex__vnni_requant16(__m512i acc, __m512i m, __m512i sh,
+FLEX_INLINE FLEX_VNNI __m128i flex__vnni_requant16(__m512i acc, const flex__vnni_mq_t *mq,
                                                    const flex_s8_quant *q) {
-    return flex__vnni_out16(flex__vnni_mbqm16(acc, m, sh), q->output_offset, q->act_min,
+    return flex__vnni_out16(flex__vnni_mbqm16(acc, mq), q->output_offset, q->act_min,
                             q->act_max);
 }
 #endif
