@@ -62,9 +62,13 @@ FLEX_INLINE void gather(const flex_dims4 *in, const int8_t *input, const flex_wi
 FLEX_INLINE void dot_rows(const int16_t *restrict patch, const int16_t *restrict w, int32_t k,
                           int32_t count, int32_t *restrict acc) {
     int32_t j = 0, i;
+#ifdef __wasm_simd128__
+    flex__wasm_dot4_rows_s16(patch, w, k, count, acc, &j);
+#else
 #define SET(old, s) (s)
     FLEX__HOST_DOT4_ROWS(int16_t, patch, w, k, k, count, j, acc, SET)
 #undef SET
+#endif
     for (; j < count; j++) {
         const int16_t *restrict w0 = w + j * k;
         int32_t s0 = 0;
