@@ -14,6 +14,7 @@ Malformed files raise the importer's one-line error (a ValueError).
 from dataclasses import dataclass, field
 
 from burn.bst import TENSOR_DTYPES
+from burn.host.importers.tflite_read import RESOURCE
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflite.registry import SUPPORTED
@@ -55,6 +56,11 @@ def _group(items):
     return dict(sorted(out.items()))
 
 
+# held otherwise: BOOL as int8 0/1, a resource handle resolved to its variable
+# (burn.host.importers.tflite_control)
+_HELD = ("bool", RESOURCE)
+
+
 def _unsupported_types(tf):
     """Tensors of a TFLite type numpy cannot hold, and activations (tensors without data
     that an op or the graph reads as data or writes) of a type `.bst` files have no arena
@@ -64,7 +70,7 @@ def _unsupported_types(tf):
         used.update(data_inputs(node) + [t for t in node.outputs if t >= 0])
     bad = set(unreadable_tensors(tf)) | {
         t for t in used if tf.tensors[t].data is None and
-        tf.tensors[t].type_name not in TENSOR_DTYPES}
+        tf.tensors[t].type_name not in TENSOR_DTYPES + _HELD}
     return _group((tf.tensors[t].type_name, (t, tf.tensors[t].name)) for t in sorted(bad))
 
 
