@@ -119,13 +119,16 @@ def test_the_flashed_model_passes_its_self_test_on_the_board(page):
 
 def test_the_raw_repl_transport_reports_a_traceback(page):
     """pico_repl.js's RawRepl, the Web Serial code, on the emulated board: output and the
-    traceback come back apart, and the board is usable after the error."""
+    traceback come back apart, the board is usable after the error, and code goes in both
+    ways (raw-paste and the plain raw REPL)."""
     found = page.execute_async_script("""
         const done = arguments[arguments.length - 1];
         window.burnPico.withRawRepl(async (repl) => {
           const bad = await repl.exec("print('before')\\n1/0");
           const good = await repl.exec('import sys; print(sys.platform, 6 * 7)');
-          return {bad, good, name: repl.name};
+          repl.usePaste = false;  // the plain raw REPL, as boards without raw-paste take code
+          const plain = await repl.exec('print(bytes(range(65, 70)))');
+          return {bad, good, plain, name: repl.name};
         }).then((r) => done(JSON.stringify(r || {error: document.getElementById('pico-result')
                                                          .textContent})));
     """)
@@ -134,6 +137,7 @@ def test_the_raw_repl_transport_reports_a_traceback(page):
     assert found["bad"]["out"].strip() == "before"
     assert "ZeroDivisionError" in found["bad"]["err"]
     assert found["good"] == {"out": "rp2 42\r\n", "err": ""}
+    assert found["plain"] == {"out": "b'ABCDE'\r\n", "err": ""}
     assert found["name"] == "the emulated Pico"
 
 
