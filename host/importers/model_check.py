@@ -14,12 +14,11 @@ Malformed files raise the importer's one-line error (a ValueError).
 from dataclasses import dataclass, field
 
 from burn.bst import TENSOR_DTYPES
-from burn.host.importers.tflite_read import RESOURCE
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflite.registry import SUPPORTED
 from burn.host.importers.tflite_prune import data_inputs, prune
-from burn.host.importers.tflite_read import read_tflite, unreadable_tensors
+from burn.host.importers.tflite_read import RESOURCE, read_tflite, unreadable_tensors
 
 
 @dataclass

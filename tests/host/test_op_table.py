@@ -19,8 +19,8 @@ import pytest
 import burn.graph
 from burn import bst_ops
 from burn.bst import BstFile
-from burn.graph import in_place
 from burn.graph import control as control_module
+from burn.graph import in_place
 from burn.graph.ops import (
     ANY_SHAPE,
     CONTROL,
