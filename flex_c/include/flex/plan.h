@@ -133,9 +133,14 @@ flex_status flex_plan_call(const flex_plan_args *args);
  * buffers they point into must stay). `input` (input_len bytes) is where a run puts the
  * bound input. It returns NULL with the status in *status (NULL with FLEX_OK: out of
  * memory); a failing step's index is then in args->failed.
+ * An int8 convolution or depthwise convolution step that the host's AVX-512 VNNI paths
+ * take is prepared here once (its weights packed, its quantization laid out, in memory the
+ * plan owns and frees): its filter, bias, multipliers and shifts are read now and never
+ * again, so they must be constants of the plan (as a .bst model's are).
  * flex_fast_bind sets the buffer a run copies into `input` first (NULL: none; src_len must
  * equal input_len, else FLEX_E_SIZE); it must stay valid while bound. flex_fast_run runs
- * the fully connected and copy steps without re-checking them, the others through
+ * the fully connected, copy and prepared steps without re-checking them (a prepared step
+ * through flex_plan_run while flex_s8_vector_width caps the paths), the others through
  * flex_plan_run; a failing step's index is then flex_fast_failed's. */
 typedef struct flex_fast_plan flex_fast_plan;
 flex_fast_plan *flex_fast_plan_new(const flex_plan_args *args, void *input, size_t input_len,
