@@ -11,7 +11,7 @@ replaces with a file of the same name. extra/ holds the kernels of the optional 
 (burn.graph.ops.OPTIONAL): every build has them but those that must stay small without them
 (`extra=False`, the armv6m native module). Builds for a CPU without a floating-point unit
 leave out the float files (`is_float`); builds without a C library add freestanding/ (memcpy
-and friends). Files of different folders may share a name: `object_name` tells their objects
+and friends) and leave out the opt helpers that need one (HOSTED). Files of different folders may share a name: `object_name` tells their objects
 apart. The public header, flex.h, is a list of parts (include/flex/*.h); `header_text` gives
 it as one text.
 
@@ -34,8 +34,13 @@ HEADER = os.path.join(INCLUDE, "flex.h")
 # opt folder: the folder whose files it has unless it replaces them. opt/portable holds plain
 # C helpers of every CPU's kernels (the patch gather); the Cortex-M0+ kernels are Thumb-1
 # code that every M-profile core runs; the DSP ones replace the dot products; the Helium
-# (MVE) ones replace the DSP kernels where they have their own.
-BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable"}
+# (MVE) ones replace the DSP kernels where they have their own. wasm32 (SIMD128) builds the
+# host kernels, written for the vectorizer (their x86-64 paths compile only on x86-64).
+BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable",
+         "wasm32": "host"}
+
+# opt files that need a hosted C library (malloc): left out of freestanding builds.
+HOSTED = ("plan_fast.c",)
 
 
 def opt_targets():
@@ -84,7 +89,8 @@ def sources(opt_target=None, float_kernels=True, freestanding=False, extra=True)
     opt = _opt_files(opt_target)
     entry = _c_files(entry_dir)
     entries = [os.path.join(opt.get(f, entry_dir), f) for f in entry]
-    helpers = [os.path.join(opt[f], f) for f in sorted(set(opt) - set(entry))]
+    helpers = [os.path.join(opt[f], f) for f in sorted(set(opt) - set(entry))
+               if not (freestanding and f in HOSTED)]
     paths = folder("common") + folder("ref") + entries + helpers
     if extra:
         paths += folder("extra")
