@@ -7,6 +7,10 @@
 // pico.json (written by burn web build, burn.host.web.pico_site) says what the site holds;
 // in a site without the board it says why, and the section shows that.
 //
+// The model flashed is the page's current one: a shipped model (its ROMFS image made by burn
+// web build) or a file the user picked (its image made in the page by burn's own ROMFS
+// writer, burn_romfs.py, on MicroPython's WebAssembly port).
+//
 // Query parameters: pico=1 boots the emulated board at start; picotest=1 boots it, flashes
 // the model (model=URL, else the first shipped one) and runs its self-test. The outcome goes
 // into #pico-result ("board self-test passed: 2 vectors, 1234 cycles per inference", or
@@ -26,6 +30,8 @@ let board = null; // the transport the terminal and buttons talk to
 let emulated = null; // the EmulatedPico, once booted
 let term = null;
 let busy = false;
+let picked = null; // the file the user picked, while it is the page's model
+let romfsPort = null; // MicroPython's WebAssembly port for burn_romfs.py, once started
 
 /** The emulated board as a byte transport (write, receiver), plus its flash. */
 class EmulatedPico {
@@ -147,8 +153,42 @@ async function bootEmulated() {
   setBusy(false);
 }
 
-function currentModel() {
-  return $("model").value || new URLSearchParams(location.search).get("model") || Object.keys(pico.models)[0];
+// The ROMFS image of the page's current model, {name, image: an ArrayBuffer}: a shipped
+// model's, made by burn web build; a picked file's, made here (imageOf). An Error saying
+// why the model cannot go onto the board.
+async function currentImage() {
+  if (picked !== null) {
+    return { name: picked.name, image: await imageOf(new Uint8Array(await picked.arrayBuffer())) };
+  }
+  const url = $("model").value || new URLSearchParams(location.search).get("model") || Object.keys(pico.models)[0];
+  if (pico.models[url]) return { name: url, image: await fetchBuffer(pico.models[url]) };
+  throw new Error(`${url} cannot go onto the board: ${pico.left_out[url] || "it is not a model of this site"}`);
+}
+
+// The ROMFS image of model file `data`, made by burn's own ROMFS writer (pico/burn_romfs.py,
+// burn.host.romfs) on MicroPython's WebAssembly port, started here on first use.
+async function imageOf(data) {
+  if (romfsPort === null) {
+    const { loadMicroPython } = await import("./micropython/micropython.mjs");
+    const port = await loadMicroPython({ heapsize: 2 * pico.romfs_bytes + (1 << 20) });
+    if (!port.FS.analyzePath("/lib").exists) port.FS.mkdir("/lib");
+    port.FS.writeFile("/lib/burn_romfs.py", new Uint8Array(await fetchBuffer("pico/burn_romfs.py")));
+    romfsPort = port;
+  }
+  romfsPort.FS.writeFile("/model.bst", data);
+  try {
+    romfsPort.runPython([
+      "import burn_romfs",
+      "with open('/model.bst', 'rb') as f:",
+      "    data = f.read()",
+      "with open('/image', 'wb') as f:",
+      `    f.write(burn_romfs.build_image({'${pico.rom_name}': data}, ${pico.romfs_bytes}, ${pico.romfs_block}))`,
+    ].join("\n"));
+  } catch (error) {
+    const lines = String(error.message || error).trim().split("\n");
+    throw new Error(`the model cannot go onto the board: ${lines[lines.length - 1]}`);
+  }
+  return romfsPort.FS.readFile("/image").buffer;
 }
 
 // Latency on the board in cycles: its best time (ticks_us) times its clock (machine.freq()),
@@ -182,31 +222,32 @@ async function withRawRepl(body) {
 }
 
 async function flashAndTest() {
-  const url = currentModel();
-  const model = pico.models[url];
-  if (!model) {
-    const why = pico.left_out[url] || "the board runs the models shipped with the site, and this is not one";
-    show("pico-result", `error: ${url} cannot go onto the board: ${why}`, "bad");
+  show("pico-result", "");
+  let model;
+  try {
+    model = await currentImage();
+  } catch (error) {
+    show("pico-result", `error: ${error.message}`, "bad");
     return;
   }
-  term.write(`\r\n[raw REPL: soft reset, then ${model.path}'s self-test and timing]\r\n`);
+  term.write(`\r\n[raw REPL: soft reset, then ${pico.rom_path}'s self-test and timing]\r\n`);
   await withRawRepl(async (repl) => {
     if (board === emulated) {
-      show("pico-status", `flashing ${url} into the emulated Pico's ROMFS ...`);
-      await emulated.writeFlash(pico.romfs_offset, pico.romfs_bytes, await fetchBuffer(model.romfs));
+      show("pico-status", `flashing ${model.name} into the emulated Pico's ROMFS as ${pico.rom_path} ...`);
+      await emulated.writeFlash(pico.romfs_offset, pico.romfs_bytes, model.image);
     }
-    show("pico-status", `running ${model.path}'s self-test on ${board.name} ...`);
+    show("pico-status", `running ${pico.rom_path}'s self-test on ${board.name} ...`);
     await repl.softReset();
-    const { out, err } = await repl.exec(model.measure, RUN_TIMEOUT_MS);
+    const { out, err } = await repl.exec(pico.measure, RUN_TIMEOUT_MS);
     if (err) throw new Error(err.trim().split("\n").pop());
     const measured = parseLiteral(out.trim().split("\n").pop());
     state.measured = measured;
     state.selfTestMs = performance.now();
-    report(url, measured);
+    report(model.name, measured);
   });
 }
 
-function report(url, measured) {
+function report(label, measured) {
   const failed = measured.load_error || measured.self_test_error;
   if (failed) {
     show("pico-result", `board self-test failed: ${failed}`, "bad");
@@ -214,7 +255,7 @@ function report(url, measured) {
   }
   const n = cycles(measured);
   show("pico-result", `board self-test passed: ${measured.tests} vectors, ${n} cycles per inference`, "ok");
-  latency = { url, name: board.name, measured };
+  latency = { label, name: board.name, measured };
   showLatency();
 }
 
@@ -223,9 +264,9 @@ function report(url, measured) {
 let latency = null;
 function showLatency() {
   if (latency === null) return;
-  const { url, name, measured } = latency;
+  const { label, name, measured } = latency;
   const wasm = window.burnTimings && window.burnTimings.lastInferenceMs;
-  show("pico-latency", `${url} on ${name} (${measured.backend} kernels): ${cycles(measured)} cycles per ` +
+  show("pico-latency", `${label} on ${name} (${measured.backend} kernels): ${cycles(measured)} cycles per ` +
     `inference, ${measured.latency_min_us} µs at ${measured.freq / 1e6} MHz; in this browser ` +
     `(${(window.burnTimings && window.burnTimings.runtime) || "wasm"}): ` +
     (wasm === undefined ? "run the model above for its latency" : `${wasm.toFixed(2)} ms`));
@@ -273,6 +314,8 @@ async function main() {
   term.onData((text) => {
     if (board !== null && !busy) board.write(new TextEncoder().encode(text));
   });
+  $("file").addEventListener("change", () => (picked = $("file").files[0] || null));
+  $("model").addEventListener("change", () => (picked = null));
   $("pico-boot").addEventListener("click", bootEmulated);
   $("pico-selftest").addEventListener("click", flashAndTest);
   $("pico-serial").addEventListener("click", connectSerial);

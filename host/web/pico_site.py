@@ -10,9 +10,12 @@ Everything the board needs is made here, at build time, and shipped as data unde
 - `bootrom.bin` (the RP2040 mask ROM, burn.host.vendor), `firmware.bin` (the UF2's bytes
   as they lie in flash, from pico.json's firmware_offset: burn.host.emulator.flash_image's
   ranges, laid out by burn.host.uf2.to_bin);
-- `models/NAME.romfs`: for each shipped model, the start of a ROMFS partition holding it
-  (burn.host.romfs.build_image), and in pico.json the board code that loads it from /rom,
-  runs its self-test and times it (board program `measure`, as `burn flash` sends it);
+- `models/NAME.romfs`: for each shipped model, the start of a ROMFS partition holding it as
+  model.bst (burn.host.romfs.build_image), and in pico.json the board code that loads
+  /rom/model.bst, runs its self-test and times it (board program `measure`, as `burn flash`
+  sends it);
+- `burn_romfs.py`: burn.host.romfs itself (it runs unchanged on MicroPython), with which the
+  page makes the image of a model file the user picks, on MicroPython's WebAssembly port;
 - the page's side: pico_page.js (the section of index.html), pico_worker.js (the board, in
   a Web Worker), pico_repl.js (the raw REPL over any byte transport), pico_serial.js (a real
   board through Web Serial).
@@ -37,6 +40,7 @@ XTERM_PACKAGE = "@xterm/xterm"
 XTERM_VERSION = "5.5.0"
 BOARD = "rp2040"
 MEASURE_RUNS = 3  # timed inferences on the board (the fewest the measure program runs)
+ROM_NAME = "model.bst"  # the model's name in the board's ROMFS, as `burn flash` names it
 HOW_TO_GET = ("build one with `burn firmware build --board rp2040` (then `burn web build` "
               "finds it) or pass --pico FILE.uf2")
 
@@ -113,25 +117,26 @@ def add_pico(root, firmware, models, log):
     shutil.copy(rom, pico / "bootrom.bin")
     (pico / "firmware.bin").write_bytes(flash)
     (pico / "models").mkdir()
+    shutil.copy(Path(romfs.__file__), pico / "burn_romfs.py")
     shipped, left_out = {}, {}
     for model in models:
-        name = model["name"] + ".bst"
         data = (root / model["url"]).read_bytes()
         try:
-            image = romfs.build_image({name: data}, board.romfs_bytes, board.fs_block_bytes)
+            image = romfs.build_image({ROM_NAME: data}, board.romfs_bytes,
+                                      board.fs_block_bytes)
         except romfs.RomfsError as exc:
             left_out[model["url"]] = "it does not fit the board's ROMFS: %s" % exc
-            log("%s is left off the emulated Pico: %s" % (name, left_out[model["url"]]))
+            log("%s is left off the emulated Pico: %s" % (model["url"], left_out[model["url"]]))
             continue
-        (pico / "models" / (model["name"] + ".romfs")).write_bytes(image)
-        path = romfs.ROM_MOUNT + "/" + name
-        shipped[model["url"]] = {
-            "romfs": "pico/models/%s.romfs" % model["name"], "path": path,
-            "measure": board_programs.once("measure", "_measure", path, MEASURE_RUNS, 0)}
+        shipped[model["url"]] = "pico/models/%s.romfs" % model["name"]
+        (root / shipped[model["url"]]).write_bytes(image)
+    path = romfs.ROM_MOUNT + "/" + ROM_NAME
     info = {"board": board.name, "firmware": Path(firmware).name, "firmware_offset": at,
             "flash_bytes": board.flash_bytes, "romfs_offset": romfs_offset(board),
-            "romfs_bytes": board.romfs_bytes, "xterm": XTERM_VERSION, "models": shipped,
-            "left_out": left_out}
+            "romfs_bytes": board.romfs_bytes, "romfs_block": board.fs_block_bytes,
+            "rom_name": ROM_NAME, "rom_path": path,
+            "measure": board_programs.once("measure", "_measure", path, MEASURE_RUNS, 0),
+            "xterm": XTERM_VERSION, "models": shipped, "left_out": left_out}
     (root / "pico.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
 

@@ -51,12 +51,10 @@ def _needs_or_skip():
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    """index.html?picotest=1 on a site with the MLP and the emulated Pico, loaded once in
-    headless Chromium and waited on until the board's self-test has reported: the driver."""
-    chromium, driver = _needs_or_skip()
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
+def site(tmp_path_factory):
+    """A site with the MLP (models/tiny.bst) and the emulated Pico, served locally: (its
+    folder, its base URL)."""
+    _needs_or_skip()
     firmware = rp2040_firmware_or_skip()
     tmp = tmp_path_factory.mktemp("pico")
     tiny = tmp / "tiny.tflite"
@@ -64,6 +62,18 @@ def page(tmp_path_factory):
     root = tmp / "site"
     build_site(root, [tiny], tests=2, pico=firmware)
     server = serve_in_thread(root)
+    yield root, "http://127.0.0.1:%d/" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def page(site):
+    """index.html?picotest=1 (and the page's own self-test) loaded once in headless Chromium
+    and waited on until the board's self-test has reported: the driver."""
+    chromium, driver = _needs_or_skip()
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
@@ -73,14 +83,11 @@ def page(tmp_path_factory):
     drv.set_page_load_timeout(60)
     drv.set_script_timeout(60)
     try:
-        drv.get("http://127.0.0.1:%d/index.html?model=models/tiny.bst&selftest=1&picotest=1"
-                % server.server_address[1])
+        drv.get(site[1] + "index.html?model=models/tiny.bst&selftest=1&picotest=1")
         _until(drv, BOOT_AND_TEST_TIMEOUT, lambda d: _text(d, "pico-result"))
         yield drv
     finally:
         drv.quit()
-        server.shutdown()
-        server.server_close()
 
 
 def _until(drv, seconds, condition):
@@ -154,6 +161,27 @@ def test_help_names_the_emulated_pico(capsys):
         burn_main(["web", "build", "--help"])
     out = capsys.readouterr().out
     assert "--pico FIRMWARE.uf2" in out and "--no-pico" in out and "picotest=1" in out
+
+
+def test_a_picked_file_goes_onto_the_board_through_the_page_romfs_writer(site, page):
+    """A .bst file picked in the page has no image from the build: the page makes it with
+    burn.host.romfs on MicroPython's WebAssembly port, and the board runs it as it ran the
+    shipped copy."""
+    from selenium.webdriver.common.by import By
+
+    shipped = page.execute_script("return window.burnPico.measured")
+    before = page.execute_script("return window.burnPico.selfTestMs")
+    page.find_element(By.ID, "file").send_keys(str(site[0] / "models" / "tiny.bst"))
+    _until(page, 60, lambda d: not d.find_element(By.ID, "pico-selftest").get_attribute(
+        "disabled"))
+    page.find_element(By.ID, "pico-selftest").click()
+    _until(page, 120, lambda d: d.execute_script("return window.burnPico.selfTestMs") != before
+           or _text(d, "pico-result").startswith("error"))
+    result = _text(page, "pico-result")
+    assert result.startswith("board self-test passed: 2 vectors, "), result
+    assert _text(page, "pico-latency").startswith("tiny.bst on the emulated Pico")
+    again = page.execute_script("return window.burnPico.measured")
+    assert again["latency_min_us"] == shipped["latency_min_us"]
 
 
 def test_a_bad_firmware_is_refused_with_the_reason(tmp_path, capsys):
