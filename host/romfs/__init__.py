@@ -29,7 +29,9 @@ MicroPython's lookup takes the first LIVE entry of a name, so a new version of a
 committed by making its entry LIVE and then the old one DEAD (see burn.host.romfs.write).
 
 In this package: `plan` (which files change, where they go) and `write` (sending a
-partition to a board).
+partition to a board). This module imports nothing, so that it runs unchanged on MicroPython:
+the web page's emulated Pico makes a picked model's image with it there
+(burn.host.web.pico_site ships it as pico/burn_romfs.py).
 """
 
 FILESYSTEM = 0x14A6B1
