@@ -223,9 +223,10 @@ async function withRawRepl(body) {
 
 async function flashAndTest() {
   show("pico-result", "");
-  let model;
+  // A real board runs what burn flash put into its ROMFS; the emulated one gets the model.
+  let model = { name: pico.rom_path, image: null };
   try {
-    model = await currentImage();
+    if (board === emulated) model = await currentImage();
   } catch (error) {
     show("pico-result", `error: ${error.message}`, "bad");
     return;
