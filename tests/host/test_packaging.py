@@ -40,6 +40,8 @@ NOT_FROM_HOST_EXTRA = {
     "torch": "only burn.host.cuda.launches, the GPU benchmarks' kernel counter, which says "
              "when it is missing",
     "pytest": "the on-device test plugin runs inside pytest (dev extra)",
+    "selenium": "only burn.host.web.browser, which the page's tests and benchmark open the "
+                "site with (dev extra), and which says when it is missing",
 }
 
 
