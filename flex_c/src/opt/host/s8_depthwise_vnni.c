@@ -101,38 +101,56 @@ FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int
     flex__vnni_quant(multiplier, shift, C, c16, mult, mult + c16);
 }
 
+/* Channels c .. c + 15 of every output pixel, windows of `groups` groups of four taps (a
+ * constant where inlined). The block's weights, tap offsets and constants are locals, so
+ * the int8 output stores cannot make the loops reload them. */
+FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t c,
+                                 int32_t groups, int8_t *output) {
+    const int32_t *start = (const int32_t *)((const char *)h + HEAD_BYTES);
+    const int32_t C = h->in.c, c16 = h->c16, wp = h->wp, oh = h->out.h, ow = h->out.w;
+    const int32_t sx = h->win.stride_w * C, sy = h->win.stride_h * wp * C;
+    const int32_t plane = h->hp * wp * C, batches = h->out.n;
+    const int8_t *packed = (const int8_t *)(start + 3 * c16);
+    const flex_s8_quant ql = h->q;
+    const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(start + c16 + c),
+                                             _mm512_loadu_si512(start + 2 * c16 + c));
+    const __m512i base = _mm512_loadu_si512(start + c);
+    const __mmask16 keep = flex__vnni_lanes(C - c);
+    __m512i w[DW_TAPS / 4];
+    int32_t off[DW_TAPS], b, oy, ox, g;
+    for (g = 0; g < groups; g++) {
+        w[g] = _mm512_loadu_si512(packed + (g * c16 + c) * 4);
+        off[4 * g] = h->off[4 * g];
+        off[4 * g + 1] = h->off[4 * g + 1];
+        off[4 * g + 2] = h->off[4 * g + 2];
+        off[4 * g + 3] = h->off[4 * g + 3];
+    }
+    output += c;
+    for (b = 0; b < batches; b++)
+        for (oy = 0; oy < oh; oy++) {
+            const uint8_t *x = image + c + b * plane + oy * sy;
+            for (ox = 0; ox < ow; ox++, output += C, x += sx) {
+                __m512i acc = base;
+                for (g = 0; g < groups; g++)
+                    acc = _mm512_dpbusd_epi32(acc,
+                                              four_taps(x + off[4 * g], x + off[4 * g + 1],
+                                                        x + off[4 * g + 2], x + off[4 * g + 3]),
+                                              w[g]);
+                _mm_mask_storeu_epi8(output, keep, flex__vnni_requant16(acc, &mq, &ql));
+            }
+        }
+}
+
 FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input,
                                              int8_t *output, uint8_t *image) {
     const dw_head *h = prep;
-    const int32_t *start = (const int32_t *)((const char *)prep + HEAD_BYTES);
-    const int32_t C = h->in.c, c16 = h->c16, groups = h->groups, wp = h->wp;
-    const int32_t sx = h->win.stride_w * C, sy = h->win.stride_h * wp * C;
-    const int8_t *packed = (const int8_t *)(start + 3 * c16);
-    const int32_t *off = h->off;
-    const flex_s8_quant ql = h->q; /* a local: the output stores do not alias it */
-    int32_t b, oy, ox, c, g;
-    flex__vnni_copy_image(&h->in, input, &h->win, h->hp, wp, ql.input_offset, image);
-    for (c = 0; c < c16; c += 16) { /* a block's constants stay in registers */
-        const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(start + c16 + c),
-                                                 _mm512_loadu_si512(start + 2 * c16 + c));
-        const __m512i base = _mm512_loadu_si512(start + c);
-        const __mmask16 keep = flex__vnni_lanes(C - c);
-        int8_t *y = output + c;
-        for (b = 0; b < h->out.n; b++)
-            for (oy = 0; oy < h->out.h; oy++) {
-                const uint8_t *x = image + c + (b * h->hp * wp * C) + oy * sy;
-                for (ox = 0; ox < h->out.w; ox++, y += C, x += sx) {
-                    __m512i acc = base;
-                    for (g = 0; g < groups; g++)
-                        acc = _mm512_dpbusd_epi32(
-                            acc,
-                            four_taps(x + off[4 * g], x + off[4 * g + 1], x + off[4 * g + 2],
-                                      x + off[4 * g + 3]),
-                            _mm512_loadu_si512(packed + (g * c16 + c) * 4));
-                    _mm_mask_storeu_epi8(y, keep, flex__vnni_requant16(acc, &mq, &ql));
-                }
-            }
-    }
+    int32_t c;
+    flex__vnni_copy_image(&h->in, input, &h->win, h->hp, h->wp, h->q.input_offset, image);
+    for (c = 0; c < h->c16; c += 16) /* a block's constants stay in registers */
+        if (h->groups == 3) /* 3x3 windows */
+            block(h, image, c, 3, output);
+        else
+            block(h, image, c, h->groups, output);
 }
 
 int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,
