@@ -33,18 +33,20 @@ def kernel_names():
     return sorted(set(re.findall(r"\b(flex_\w+)\s*\(", header_text())))
 
 
-def module_path(opt="-Os"):
+def module_path(opt="-Os", strip=False):
     """Path of flex.wasm: the wasm32 build's kernels at optimisation `opt` linked with every
-    kernel exported and a 1 MiB stack (the host kernels that opt/wasm32 compiles keep their
-    patches and widened weights there, up to about 100 KB); linked once per build, beside
-    its objects."""
+    kernel exported and a 1 MiB stack (the host kernels that wasm32 compiles keep their
+    patches and widened weights there, up to about 100 KB); with `strip`, without the
+    function names (a quarter of the size at -O2; a trap then names no function); linked
+    once per build, beside its objects."""
     built = build("wasm32", opt)
-    path = os.path.join(built.folder, "flex.wasm")
+    path = os.path.join(built.folder, "flex.stripped.wasm" if strip else "flex.wasm")
     if not os.path.exists(path):
         tmp = path + ".tmp%d" % os.getpid()
         exports = ["--export-if-defined=" + n for n in kernel_names()]
         cmd = [sys.executable, "-m", "ziglang", "wasm-ld", "--no-entry",
-               "--export=__heap_base", "-z", "stack-size=%d" % STACK_BYTES] + exports + ["--whole-archive", built.library, "-o", tmp]
+               "--export=__heap_base", "-z", "stack-size=%d" % STACK_BYTES] + exports + [
+                   "--strip-all"] * strip + ["--whole-archive", built.library, "-o", tmp]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode:
             raise WasmError("linking flex.wasm failed:\n" + proc.stdout + proc.stderr)
