@@ -15,13 +15,16 @@ import pytest
 from mlp_model import TINY_SIZES, mlp
 from reference_models import model_path
 
+from burn.host.bst_writer import encode_bst
 from burn.host.cli import main as burn_main
+from burn.host.importers.tflite import import_tflite
 from burn.host.mpy import webassembly
 from burn.host.web.browser import BrowserMissing, headless_chromium
+from burn.host.web.flex_plan import NoPlan, plan_blob, read_header
 from burn.host.web.serve import serve_in_thread
 from burn.host.web.site import WebBuildError, build_site, model_bytes, site_bytes
 
-PAGE_TIMEOUT = 180  # seconds: the runtime starts, then two KWS inferences on plain kernels
+PAGE_TIMEOUT = 180  # seconds: the runtime starts, then the runs (seconds on the plain kernels)
 
 
 def _port_or_skip():
@@ -235,3 +238,19 @@ def test_the_page_module_runs_on_cpython_too(tmp_path):
         burn_page.load(str(bad))
     with pytest.raises(ValueError, match="no model is loaded"):
         burn_page.self_test()
+
+
+def test_plan_blobs_hold_the_model_or_say_why_not(tmp_path):
+    """A plan blob's header places the arena, inputs and outputs inside its image; a model
+    without self-test vectors (the trace runs one) gets none, with the reason."""
+    tiny = tmp_path / "tiny.tflite"
+    tiny.write_bytes(mlp(TINY_SIZES))
+    header, image = read_header(plan_blob(model_bytes(tiny)))
+    assert header["steps"][0] == "flex_s8_fully_connected" and len(image) == header["data_bytes"]
+    for offset, nbytes in header["inputs"] + header["outputs"]:
+        assert header["data_bytes"] <= offset and offset + nbytes <= header["memory_bytes"]
+    with pytest.raises(NoPlan, match="no self-test vectors"):
+        plan_blob(encode_bst(import_tflite(mlp(TINY_SIZES), tests=0)))
+    with pytest.raises(ValueError, match="not a flex plan blob"):
+        read_header(b"BST?" + bytes(20))
+
