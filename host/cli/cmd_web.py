@@ -10,9 +10,12 @@ import sys
 from burn.host.cli.number_args import int_from_to, positive_int
 
 PAGE_HELP = ("The page (index.html) runs burn's core on MicroPython's WebAssembly port in "
-             "the browser, plain Python kernels, no server-side code: choose a shipped "
-             "model or a .bst file of yours, run it on random inputs or on its self-test "
-             "vectors; it shows the outputs, the latency and the self-test result. "
+             "the browser, no server-side code: choose a shipped model or a .bst file of "
+             "yours, run it on random inputs or on its self-test vectors; it shows the "
+             "outputs, the latency, the self-test result and which kernels ran: flex's C "
+             "kernels compiled to WebAssembly (flex-wasm, one call per inference) for a "
+             "shipped model whose ops all have flex plan steps, else the plain Python "
+             "kernels, with the reason (kernels=plain forces them). "
              "index.html?model=URL&selftest=1 loads that model at start and writes the "
              "self-test result into the element #result ('self-test passed: 2/2', or "
              "'error: ...'); run=1 runs one inference on random inputs instead. With a "
