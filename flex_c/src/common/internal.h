@@ -137,22 +137,29 @@ FLEX_INLINE void flex__clamp16(flex__v16 *v, const flex__v16 *lo, const flex__v1
     *v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 #endif
-/* acc + x[0] w[0] + x[xs] w[ws] + ... + x[(n - 1) xs] w[(n - 1) ws], added left to right
- * with every product and sum rounded to float32: `acc += x * w` in a loop. A build for the
- * RP2040 (FLEX_ROM_FLOAT, set by micropython/micropython.cmake) calls the bootrom's float
- * routines straight from a Thumb-1 loop, the same bits as the loop through the pico-sdk's
- * checked wrappers of them (opt/cortex_m0plus/f32_rom_dot.c); elsewhere it is that loop,
- * flex__fdot_loop. */
-static inline float flex__fdot_loop(float acc, const float *x, int32_t xs, const float *w,
-                                    int32_t ws, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; i++)
-        acc += x[i * xs] * w[i * ws];
+/* A dot product in runs: run r pairs len[r] floats of x from x + xoff[r], step xs, with as
+ * many of w from w + woff[r], step ws (a window's rows, a gathered row's segments). */
+typedef struct {
+    int32_t xs, ws, runs;
+    const int32_t *xoff, *woff, *len;
+} flex__fruns;
+/* acc plus the products of the runs' pairs, added left to right with every product and sum
+ * rounded to float32: `acc += x * w` in a loop. A build for the RP2040 (FLEX_ROM_FLOAT, set
+ * by micropython/micropython.cmake) calls the bootrom's float routines straight from a
+ * Thumb-1 loop, the same bits as the loop through the pico-sdk's checked wrappers of them
+ * (opt/cortex_m0plus/f32_rom_dot.c); elsewhere it is that loop, flex__fdot_loop. */
+static inline float flex__fdot_loop(float acc, const float *x, const float *w,
+                                    const flex__fruns *d) {
+    int32_t r, i;
+    for (r = 0; r < d->runs; r++) {
+        const float *xr = x + d->xoff[r], *wr = w + d->woff[r];
+        for (i = 0; i < d->len[r]; i++)
+            acc += xr[i * d->xs] * wr[i * d->ws];
+    }
     return acc;
 }
 #ifdef FLEX_ROM_FLOAT
-float flex__fdot(float acc, const float *x, int32_t xs, const float *w, int32_t ws,
-                 int32_t n);
+float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d);
 #else
 #define flex__fdot flex__fdot_loop
 #endif

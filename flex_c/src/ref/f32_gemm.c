@@ -265,17 +265,14 @@ FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, cons
                              int32_t mr, int32_t nr, const float *bias, int32_t first,
                              int32_t last, float lo, float hi, float *c, int32_t ldc) {
     float acc[GMR][NR];
-    int32_t s, r, j;
+    int32_t woff[FLEX_GEMM_KB * FLEX_GEMM_NB / NR]; /* a panel's taps at most */
+    const flex__fruns segs = {1, NR, rows->segs, rows->off, woff, rows->len};
+    int32_t s, r, j, at = 0;
+    for (s = 0; s < rows->segs; at += rows->len[s++] * NR)
+        woff[s] = at;
     for (r = 0; r < mr; r++)
-        for (j = 0; j < nr; j++) {
-            const float *b = panel + j;
-            float sum = 0.0f;
-            for (s = 0; s < rows->segs; s++) {
-                sum = flex__fdot(sum, a[r] + rows->off[s], 1, b, NR, rows->len[s]);
-                b += rows->len[s] * NR;
-            }
-            acc[r][j] = sum;
-        }
+        for (j = 0; j < nr; j++)
+            acc[r][j] = flex__fdot(0.0f, a[r], panel + j, &segs);
     store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
 }
 #else

@@ -27,17 +27,32 @@ typedef struct {
 #define DW3_TILE 8           /* output pixels of a depthwise3_span tile at most */
 #define DW3_MAX_CHANNELS 128 /* the widest layer depthwise3_span takes */
 
-/* o[c:oc] = clamp(bias + the window's taps) one channel at a time (any depth multiplier). */
+#define DW_ROWS 8 /* window rows of one flex__fdot call */
+
+/* o[c:oc] = clamp(bias + the window's taps) one channel at a time (any depth multiplier): a
+ * dot product over the window's rows inside the input, DW_ROWS of them a call (their runs
+ * made once for all channels where the window has no more). */
 FLEX_INLINE void dw_channels(const flex__graph_op *g, const dw_window *d, int32_t c, float *o) {
     const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc, mult = g->depth_multiplier;
     const int32_t kw = g->win->kernel_w, dh = g->win->dilation_h, dw = g->win->dilation_w;
-    int32_t ky;
+    int32_t xoff[DW_ROWS], woff[DW_ROWS], len[DW_ROWS];
+    flex__fruns rows = {0, 0, 0, xoff, woff, len};
+    int32_t ky, next, made = -1; /* made: the first row of the runs in `rows` */
+    rows.xs = dw * ic;
+    rows.ws = oc;
     for (; c < oc; c++) {
         float acc = g->bias ? g->bias[c] : 0.0f;
-        for (ky = d->ky0; ky < d->ky1; ky++)
-            acc = flex__fdot(acc,
-                             g->x + d->corner + (ky * dh * in_w + d->kx0 * dw) * ic + c / mult,
-                             dw * ic, g->w + (ky * kw + d->kx0) * oc + c, oc, d->kx1 - d->kx0);
+        for (ky = d->ky0; ky < d->ky1; ky = next) {
+            next = d->ky1 - ky < DW_ROWS ? d->ky1 : ky + DW_ROWS;
+            for (rows.runs = 0; made != ky && rows.runs < next - ky; rows.runs++) {
+                xoff[rows.runs] = d->corner + ((ky + rows.runs) * dh * in_w + d->kx0 * dw) * ic;
+                woff[rows.runs] = ((ky + rows.runs) * kw + d->kx0) * oc;
+                len[rows.runs] = d->kx1 - d->kx0;
+            }
+            rows.runs = next - ky;
+            made = ky;
+            acc = flex__fdot(acc, g->x + c / mult, g->w + c, &rows);
+        }
         o[c] = acc < g->lo ? g->lo : (acc > g->hi ? g->hi : acc);
     }
 }

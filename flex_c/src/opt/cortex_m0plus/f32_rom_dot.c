@@ -21,10 +21,12 @@
 #define SF_FADD 0               /* byte offsets of its entries */
 #define SF_FMUL 8
 
-/* The ROM routines (Thumb addresses) and the loop's steps, read by rom_dot. */
+/* What rom_dot reads: the ROM routines (Thumb addresses), the steps within a run (bytes)
+ * and the runs (flex__fruns). */
 typedef struct {
     uint32_t fmul, fadd;
-    int32_t xstep, wstep; /* bytes */
+    int32_t xstep, wstep, runs;
+    const int32_t *xoff, *woff, *len;
 } rom_loop;
 
 static uint32_t rom_fmul, rom_fadd; /* found once (find_rom) */
@@ -54,30 +56,50 @@ static void find_rom(void) {
         }
 }
 
-/* The float32 bits of acc + x . w over n >= 1 terms (x and w advancing by the loop's steps),
- * each product fmul(x, w) and each sum fadd(sum, product), as the compiler calls
- * __aeabi_fmul and __aeabi_fadd for `acc += x * w`. Sum in r7, pointers r4 r5, count r6,
- * the routines r8 r9, the steps r10 r11. */
+/* The float32 bits of acc plus the runs' products, each product fmul(x, w) and each sum
+ * fadd(sum, product), as the compiler calls __aeabi_fmul and __aeabi_fadd for
+ * `acc += x * w`. Sum in r7, the run's pointers r4 r5 and count r6, the routines r8 r9, the
+ * steps r10 r11; on the stack x, w, the loop and the byte offset of the next run. */
 FLEX_HOT
 __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, const float *w,
-                                               int32_t n, const rom_loop *loop) {
+                                               const rom_loop *loop) {
     __asm__ volatile(
         ".syntax unified\n"
         FLEX_M0_ENTER
-        "ldr r4, [sp, #36]\n" /* loop */
-        "ldr r5, [r4, #0]\n"
-        "mov r8, r5\n"
-        "ldr r5, [r4, #4]\n"
-        "mov r9, r5\n"
-        "ldr r5, [r4, #8]\n"
-        "mov r10, r5\n"
-        "ldr r5, [r4, #12]\n"
-        "mov r11, r5\n"
+        "ldr r4, [r3, #0]\n"
+        "mov r8, r4\n"
+        "ldr r4, [r3, #4]\n"
+        "mov r9, r4\n"
+        "ldr r4, [r3, #8]\n"
+        "mov r10, r4\n"
+        "ldr r4, [r3, #12]\n"
+        "mov r11, r4\n"
         "movs r7, r0\n"
-        "movs r4, r1\n"
-        "movs r5, r2\n"
-        "movs r6, r3\n"
-        "1:\n"
+        "movs r0, r1\n"
+        "movs r1, r2\n"
+        "movs r2, r3\n"
+        "movs r3, #0\n"
+        "push {r0-r3}\n" /* [sp]: x, w, loop, next run */
+        "1:\n"           /* a run */
+        "ldr r3, [sp, #8]\n"
+        "ldr r2, [sp, #12]\n"
+        "ldr r1, [r3, #20]\n"
+        "ldr r1, [r1, r2]\n"
+        "lsls r1, r1, #2\n"
+        "ldr r4, [sp, #0]\n"
+        "adds r4, r4, r1\n"
+        "ldr r1, [r3, #24]\n"
+        "ldr r1, [r1, r2]\n"
+        "lsls r1, r1, #2\n"
+        "ldr r5, [sp, #4]\n"
+        "adds r5, r5, r1\n"
+        "ldr r1, [r3, #28]\n"
+        "ldr r6, [r1, r2]\n"
+        "adds r2, #4\n"
+        "str r2, [sp, #12]\n"
+        "cmp r6, #0\n"
+        "ble 3f\n"
+        "2:\n" /* a product and a sum */
         "ldr r0, [r4]\n"
         "ldr r1, [r5]\n"
         "add r4, r10\n"
@@ -88,32 +110,43 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "blx r9\n" /* r0 = sum + x * w */
         "movs r7, r0\n"
         "subs r6, #1\n"
-        "bne 1b\n"
+        "bne 2b\n"
+        "3:\n"
+        "ldr r3, [sp, #8]\n"
+        "ldr r2, [sp, #12]\n"
+        "ldr r1, [r3, #16]\n"
+        "lsls r1, r1, #2\n"
+        "cmp r2, r1\n"
+        "blt 1b\n"
+        "add sp, #16\n"
         "movs r0, r7\n"
         FLEX_M0_LEAVE);
 }
 
-float flex__fdot(float acc, const float *x, int32_t xs, const float *w, int32_t ws,
-                 int32_t n) {
+float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d) {
     union {
         float f;
         uint32_t u;
     } sum;
     rom_loop loop;
-    if (n <= 0)
+    if (d->runs <= 0)
         return acc;
     if (!rom_fmul || !rom_fadd)
         find_rom();
     if (!rom_fmul || !rom_fadd)
-        return flex__fdot_loop(acc, x, xs, w, ws, n);
+        return flex__fdot_loop(acc, x, w, d);
     loop.fmul = rom_fmul;
     loop.fadd = rom_fadd;
-    loop.xstep = xs * (int32_t)sizeof(float);
-    loop.wstep = ws * (int32_t)sizeof(float);
+    loop.xstep = d->xs * (int32_t)sizeof(float);
+    loop.wstep = d->ws * (int32_t)sizeof(float);
+    loop.runs = d->runs;
+    loop.xoff = d->xoff;
+    loop.woff = d->woff;
+    loop.len = d->len;
     sum.f = acc;
-    sum.u = rom_dot(sum.u, x, w, n, &loop);
+    sum.u = rom_dot(sum.u, x, w, &loop);
     if ((sum.u << 1) < 0xff000000u) /* finite */
         return sum.f;
-    return flex__fdot_loop(acc, x, xs, w, ws, n);
+    return flex__fdot_loop(acc, x, w, d);
 }
 #endif
