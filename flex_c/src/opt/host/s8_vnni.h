@@ -143,19 +143,6 @@ FLEX_INLINE FLEX_VNNI void flex__vnni_start(const int32_t *sum, const int32_t *b
     }
 }
 
-/* TFLM's RoundingDivideByPOT of 16 lanes by 2^rs (0 <= rs <= 31): the arithmetic shift, plus
- * one where the remainder passes half (or equals it, for positive lanes), branch-free. */
-FLEX_INLINE FLEX_VNNI __m512i flex__vnni_rdbpot16(__m512i high, __m512i rs) {
-    const __m512i one = _mm512_set1_epi32(1);
-    const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, rs), one);
-    const __m512i v = _mm512_srav_epi32(high, rs);
-    return _mm512_mask_add_epi32(
-        v, _mm512_cmpgt_epi32_mask(_mm512_and_si512(high, mask),
-                                   _mm512_sub_epi32(_mm512_srli_epi32(mask, 1),
-                                                    _mm512_srai_epi32(high, 31))),
-        v, one);
-}
-
 /* TFLM's MultiplyByQuantizedMultiplier of 16 lanes, its two roundings in one 64-bit step
  * per lane (even and odd lanes apart). With a = x << left, p = a m and e = right: the
  * doubling high product is h = floor((p + 2^30) / 2^31) (s8_requant.h), and rounding h / 2^e
