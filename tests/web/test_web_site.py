@@ -240,6 +240,33 @@ def test_the_page_module_runs_on_cpython_too(tmp_path):
         burn_page.self_test()
 
 
+def test_the_page_module_runs_a_model_through_the_plan_call(tmp_path):
+    """burn_page's flex invoke on CPython, with the host's flex build answering the page's
+    plan call (inputs' bytes in, outputs' bytes out): Model.self_test passes on it, and an
+    answer of the wrong size is a ValueError."""
+    import numpy as np
+
+    import burn
+    from burn.host.flex.runtime import use_flex
+    from burn.host.web import burn_page
+
+    path = tmp_path / "kws.bst"
+    path.write_bytes(model_bytes(model_path("kws_ref_model.tflite")))
+    flex = use_flex(burn.load(path.read_bytes()))
+    calls = []
+
+    def run(text):
+        x = np.frombuffer(bytes.fromhex(json.loads(text)[0]), np.int8)
+        calls.append(x.size)
+        return json.dumps([np.asarray(flex.run(x), np.int8).tobytes().hex()])
+
+    assert json.loads(burn_page.load(str(path), run))["backend"] == "flex-wasm"
+    assert json.loads(burn_page.self_test())["ran"] == 2 and calls == [490, 490]
+    burn_page.load(str(path), lambda text: json.dumps(["00" * 11]))
+    with pytest.raises(ValueError, match="flex-wasm output 0: 11 values, expected 12"):
+        burn_page.run_random(1)
+
+
 def test_plan_blobs_hold_the_model_or_say_why_not(tmp_path):
     """A plan blob's header places the arena, inputs and outputs inside its image; a model
     without self-test vectors (the trace runs one) gets none, with the reason."""
