@@ -13,8 +13,16 @@ const ALIGN = 16;
 const PAGE = 65536;
 const align = (n) => Math.ceil(n / ALIGN) * ALIGN;
 
+// flex.wasm compiled while it downloads; from its bytes where the server does not send it as
+// application/wasm (which compileStreaming requires).
 export async function compileFlex(url) {
-  return WebAssembly.compileStreaming(fetch(url));
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch (error) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`cannot fetch ${url}: ${response.status} ${response.statusText}`);
+    return WebAssembly.compile(await response.arrayBuffer());
+  }
 }
 
 function parse(blob) {
