@@ -18,7 +18,7 @@ const align = (n) => Math.ceil(n / ALIGN) * ALIGN;
 export async function compileFlex(url) {
   try {
     return await WebAssembly.compileStreaming(fetch(url));
-  } catch (error) {
+  } catch {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`cannot fetch ${url}: ${response.status} ${response.statusText}`);
     return WebAssembly.compile(await response.arrayBuffer());
