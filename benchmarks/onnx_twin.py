@@ -75,13 +75,14 @@ class _Twin:
                         kernel_shape=list(w.shape[2:]), strides=strides, pads=pads)
         return self.clip(op, dst, out)
 
-    def float_op(self, op, make):
-        """DequantizeLinear of each input, make(their names, output name), QuantizeLinear."""
+    def float_op(self, op, kind, **attrs):
+        """DequantizeLinear of each input, float op `kind` with `attrs`, QuantizeLinear."""
         dst = op.outputs[0]
         xs = [self.node("DequantizeLinear", [self.names[i], *self.qparams(i)],
                         "d%d_%d" % (dst, j)) for j, i in enumerate(op.inputs)]
         ys, yz = self.qparams(dst)
-        out = self.node("QuantizeLinear", [make(xs, "f%d" % dst), ys, yz], "q%d" % dst)
+        y = self.node(kind, xs, "f%d" % dst, **attrs)
+        out = self.node("QuantizeLinear", [y, ys, yz], "q%d" % dst)
         return self.clip(op, dst, out)
 
 
@@ -129,13 +130,12 @@ def onnx_twin(graph, activations="uint8"):
         elif op.op == "avg_pool2d":
             p = op.params
             pads, strides = _pads(op, s_shape, d_shape, p["kh"], p["kw"])
-            out = t.float_op(op, lambda xs, y: t.node(
-                "AveragePool", xs, y, kernel_shape=[p["kh"], p["kw"]], strides=strides,
-                pads=pads))
+            out = t.float_op(op, "AveragePool", kernel_shape=[p["kh"], p["kw"]],
+                             strides=strides, pads=pads)
         elif op.op == "add" and s_shape == graph.tensors[op.inputs[1]].shape:
-            out = t.float_op(op, lambda xs, y: t.node("Add", xs, y))
+            out = t.float_op(op, "Add")
         elif op.op == "softmax" and len(s_shape) == 2:
-            out = t.float_op(op, lambda xs, y: t.node("Softmax", xs, y, axis=-1))
+            out = t.float_op(op, "Softmax", axis=-1)
         else:
             raise ValueError("op %d (%s) has no form in the ONNX twin" % (k, op.op))
         t.names[dst] = out
