@@ -27,17 +27,24 @@ MAX_HEADER = 1 << 16
 MAX_NESTING = 8  # the format nests 5 levels deep (header, ops, op, params, a list)
 CHUNK = 1024
 MAX_DIM = 1 << 24
-ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2}
-BLOB_DTYPES = ("int8", "int32", "float32", "int16")
-TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h"}
-TENSOR_DTYPES = ("int8", "float32", "int16", "int32")
+# int64, uint8 and uint32 hold plain data (no quantization): what the moves, the control
+# ops and a few integer ops carry (docs/bst-format.md, "Plain integer tensors")
+ITEMSIZE = {"int8": 1, "int32": 4, "float32": 4, "int16": 2, "int64": 8, "uint8": 1,
+            "uint32": 4}
+BLOB_DTYPES = ("int8", "int32", "float32", "int16", "int64", "uint8", "uint32")
+TYPECODE = {"int8": "b", "int32": "i", "float32": "f", "int16": "h", "int64": "q",
+            "uint8": "B", "uint32": "I"}
+TENSOR_DTYPES = ("int8", "float32", "int16", "int32", "int64", "uint8", "uint32")
+PLAIN_INTS = ("int64", "uint8", "uint32")  # no quantization; the flex bindings leave them out
+# the dtypes whose arena sizes are JSON header keys (`arena_int16` ...), absent when 0
+HEADER_ARENAS = ("int16", "int32", "int64", "uint8", "uint32")
+_SIZE_OF = {"b": 1, "B": 1, "h": 2, "q": 8}  # typecode -> bytes; the others are 4
 ROM_DIR = "/rom"  # where a board mounts its ROMFS partition (burn-flash puts models there)
 _MP = sys.implementation.name == "micropython"
 
 def zeros(typecode, count):
     """A zero-filled array of `count` elements."""
-    return array(typecode, bytes(count * (1 if typecode in "bB" else 2 if typecode == "h"
-                                          else 4)))
+    return array(typecode, bytes(count * _SIZE_OF.get(typecode, 4)))
 
 
 def array_from_le(typecode, buf):
@@ -68,6 +75,14 @@ def open_path(path):
 
 def _crc32(buf, crc=0):
     return binascii.crc32(buf, crc)
+
+
+def int_range(dtype):
+    """(lowest, highest) value of integer dtype `dtype` ('int8' ... 'uint32')."""
+    bits = ITEMSIZE[dtype] * 8
+    if dtype[0] == "u":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def check_int(v, lo, hi, what):
@@ -253,10 +268,11 @@ class BstFile:
             raise ValueError("data checksum mismatch: the file is corrupt")
 
     def _parse(self, h):
-        # int16 and int32 tensors came after the fixed header: their arenas' sizes are
-        # header keys, absent in files without them (the limit is what max_arena leaves)
+        # int16, int32 and the plain integer tensors came after the fixed header: their
+        # arenas' sizes are header keys, absent in files without them (the limit is what
+        # max_arena leaves)
         room = self.arena["int16"]
-        for dt in ("int16", "int32"):
+        for dt in HEADER_ARENAS:
             self.arena[dt] = n = check_int(h.get("arena_" + dt, 0), 0, room, dt + " arena")
             room -= n
         # Packed as 8 ints per blob (offset, bytes, dtype, ndim, 4 dims): a list of tuples
@@ -334,9 +350,8 @@ class BstFile:
         if dtype == "float32":
             rest = check_number(v["rest"], what + " rest")
         else:
-            bits = ITEMSIZE[dtype] * 8
-            rest = check_int(v["rest"], -(1 << (bits - 1)), (1 << (bits - 1)) - 1,
-                             what + " rest")
+            lo, hi = int_range(dtype)
+            rest = check_int(v["rest"], lo, hi, what + " rest")
         return (dtype, count, rest, str(v.get("name", "")))
 
     def _blob(self, b):

@@ -6,14 +6,13 @@ sets `step.k` (the kernel) and `step.a` (its arguments, in the kernel's order, a
 `burn.graph`): running the op is `step.k(*step.a)`, which allocates nothing. The Python
 twins get one more argument made here once, which the flex C kernels do without: the
 multiplier offsets of the plain conv-like kernels, the lookup table of the viper softmax,
-logistic and tanh. Errors are
-ValueErrors that name the op index and kind.
+logistic and tanh. Errors are ValueErrors that name the op index and kind.
 """
 
 import gc
 from array import array
 
-from burn.bst import ITEMSIZE, MAX_DIM, check_int, check_number
+from burn.bst import ITEMSIZE, MAX_DIM, PLAIN_INTS, check_int, check_number, int_range
 from burn.shape import numel
 
 # A firmware built for given models (`burn firmware build --ops-from`) freezes
@@ -167,6 +166,7 @@ def _bind(step, module, name, variant):
 
 
 def _layout_kernel(step, name, dtype, variant):
+    variant = "plain" if dtype in PLAIN_INTS else variant  # flex moves 1, 2 or 4-byte types
     if _check_built:
         _check_built(step, name + "_s8" if dtype == "int8" else name)
     # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
@@ -520,10 +520,6 @@ def _int_list(step, name, count, lo, hi):
                   for x in v])
 
 
-# pad values of integer tensors
-_INT_RANGE = {"int8": (-128, 127), "int16": (-32768, 32767), "int32": (-_I32 - 1, _I32)}
-
-
 def _pad(step, ctx, variant):
     _arity(step, 1)
     dt = _dtype(step, ctx)
@@ -536,7 +532,7 @@ def _pad(step, ctx, variant):
     if numel(_shape(step, ctx, step.outs[0], dt)) != numel(
             [dims[i] + before[i] + after[i] for i in range(4)]):
         step.fail("output size does not match the padded input")
-    value = step.p("value", *_INT_RANGE[dt]) if dt in _INT_RANGE else step.num("value", 0.0)
+    value = step.num("value", 0.0) if dt == "float32" else step.p("value", *int_range(dt))
     step.a = _xy(step, ctx) + dims + before + after + (value,)
     _layout_kernel(step, "pad", dt, variant)
 
@@ -558,10 +554,10 @@ def _concat(step, ctx, variant):
     _layout_kernel(step, "concat", dt, variant)
 
 
-# the kinds whose kernels move elements of any size, and those whose int32 tensors are
-# indices
+# the kinds whose kernels move elements of any size; those whose int32 tensors are indices
 _ANY_ELEMENT = ("copy", "concat", "pad", "strided")
 _INDICES = ("arg", "gather")
+_NOT_DATA = ("int32",) + PLAIN_INTS  # the types of indices only, or of moves only
 # control flow and resource variables, of any element type (burn.graph.control.KINDS)
 _CONTROL = ("call_once", "if", "while", "read_variable", "assign_variable", "constant")
 
@@ -589,8 +585,8 @@ def prepare(step, ctx, variant=None):
         module = "control"
     elif not plain and ("int16" in ends or "int32" in ends):
         module = "s16_prepare"  # the int16 and int32 kernels, left out of a default firmware
-    elif not plain and "int32" in [ctx.tensors[t][1] for t in step.ins + step.outs]:
-        step.fail("an int32 tensor where this op takes none")
+    elif not plain and [1 for t in step.ins + step.outs if ctx.tensors[t][1] in _NOT_DATA]:
+        step.fail("an int32, int64, uint8 or uint32 tensor where this op takes none")
     if module is not None:
         try:
             fn = __import__("burn.graph." + module, None, None, ["prepare"]).prepare

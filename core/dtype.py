@@ -1,5 +1,5 @@
-"""Tensor element types: float32, int8, uint8, int32, bool and int16 (the activations of
-int16x8 `.bst` models).
+"""Tensor element types: float32, int8, uint8, int32, bool, int16 (the activations of
+int16x8 `.bst` models), and int64 and uint32 (plain integer tensors of `.bst` models).
 
 Each dtype knows the `array` typecode that stores it, its byte size and whether it is a
 float. dtypes are singletons, compared with `is`.
@@ -31,13 +31,15 @@ uint8 = DType("uint8", "B", 1, False, 0, 255)
 int32 = DType("int32", "i", 4, False, -2147483648, 2147483647)
 bool_ = DType("bool", "B", 1, False, 0, 1)
 int16 = DType("int16", "h", 2, False, -32768, 32767)
+int64 = DType("int64", "q", 8, False, -(1 << 63), (1 << 63) - 1)
+uint32 = DType("uint32", "I", 4, False, 0, 4294967295)
 
 
 def dtype_of(name):
     """Return the DType for a DType or a name such as 'float32' or 'int8'."""
     if isinstance(name, DType):
         return name
-    for d in (float32, int8, uint8, int32, bool_, int16):
+    for d in (float32, int8, uint8, int32, bool_, int16, int64, uint32):
         if d.name == name:
             return d
     raise error(_E_DTYPE_NAME, name)

@@ -17,7 +17,7 @@ import gc
 import sys
 from array import array
 
-from burn.bst import ITEMSIZE, TYPECODE, BstFile, zeros
+from burn.bst import HEADER_ARENAS, ITEMSIZE, TYPECODE, BstFile, zeros
 from burn.device import device
 from burn.dtype import dtype_of
 from burn.shape import numel
@@ -72,17 +72,18 @@ def load(source, variant=None, max_arena=None, input_layout=None, cores=None):
     return Model(source, variant, max_arena, input_layout, cores)
 
 
-def _flat(x):
+def _flat(x, raw="b"):
     """(a flat, indexable view of a buffer of values, the buffer's shape if it has more than
     one dim, else None): multi-dim buffers (numpy arrays on the host) are flattened, in
-    C order, and raw bytes read as int8, where the interpreter can cast."""
+    C order, and raw bytes read as typecode `raw` (int8; "B" for a uint8 tensor), where
+    the interpreter can cast."""
     if not _CAN_CAST or isinstance(x, _FLAT):
         return x, None
     try:
         mv = memoryview(x)
     except TypeError:
         return x, None
-    fmt = "b" if mv.format in ("B", "c") else mv.format
+    fmt = raw if mv.format in ("B", "c") else mv.format
     if mv.ndim == 1 and fmt == mv.format:
         return mv, None
     dims = None if mv.ndim == 1 else mv.shape
@@ -163,7 +164,7 @@ class Model:
                        "float32": memoryview(_alloc("f", bst.arena["float32"] // 4))}
         bst.parse()
         self.arena_bytes = bst.arena["int8"] + bst.arena["float32"]
-        for dt in ("int16", "int32"):  # their sizes are in the JSON header (bst-format.md)
+        for dt in HEADER_ARENAS:  # their sizes are in the JSON header (bst-format.md)
             self._arena[dt] = memoryview(_alloc(TYPECODE[dt], bst.arena[dt] // ITEMSIZE[dt]))
             self.arena_bytes += bst.arena[dt]
         _settle()
@@ -342,7 +343,7 @@ class Model:
         else:
             dims = None
             if _CAN_CAST and not isinstance(x, _FLAT):  # no tuple to allocate on a board
-                x, dims = _flat(x)
+                x, dims = _flat(x, "B" if dtype == "uint8" else "b")
             if dims is not None and dims != given:
                 raise self._shape_error(k, None, dims)
             if len(x) != n:
@@ -428,9 +429,9 @@ class Model:
     def __call__(self, x):
         """Run one inference; `x` is a Tensor or a buffer (a numpy array) of the input's
         shape (`input_shape`), a flat array / buffer / list of its values in that shape's
-        order, in the input's dtype (int8, int16, int32 or float32), or a list of those for
-        a model of several inputs. Returns the output Tensor (a tuple for several
-        outputs)."""
+        order, in the input's dtype (int8, int16, int32, float32, int64, uint8 or uint32),
+        or a list of those for a model of several inputs. Returns the output Tensor (a
+        tuple for several outputs)."""
         self.run(x)
         if self._result is None:
             self._result = self._tensors()

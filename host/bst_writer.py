@@ -12,6 +12,7 @@ import struct
 import numpy as np
 
 import burn
+from burn.bst import HEADER_ARENAS
 from burn.host.arena_plan import plan_arena
 from burn.host.atomic import write_bytes_atomic
 
@@ -19,9 +20,11 @@ MAGIC = b"\x89BST"
 VERSION = 1
 HEADER_SIZE = 48  # magic, version, flags, header_len, header_crc, then 8 u32 (the rest)
 ALIGN = 16
-_BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16}
+_BLOB_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32, "int16": np.int16,
+                "int64": np.int64, "uint8": np.uint8, "uint32": np.uint32}
 # Streamed constants come first in each op's run of blobs, so a layer is one contiguous read.
-_BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2, "int16": 3}
+_BLOB_ORDER = {"int8": 0, "float32": 1, "int32": 2, "int16": 3, "int64": 4, "uint8": 5,
+               "uint32": 6}
 
 
 class GraphTensor:
@@ -121,7 +124,7 @@ def _const_dtype(array):
     for name, dtype in _BLOB_DTYPES.items():
         if kind == dtype:
             return name
-    raise TypeError("constant of dtype %s: expected int8, int16, int32 or float32" % kind)
+    raise TypeError("constant of dtype %s: expected one of %s" % (kind, ", ".join(_BLOB_DTYPES)))
 
 
 def _tensor_entry(t, offset):
@@ -183,7 +186,7 @@ def encode_bst(graph):
         "labels": graph.labels,
         "metadata": dict({"producer": "burn " + burn.__version__}, **graph.metadata),
     }
-    for dtype in ("int16", "int32"):  # keys of their own: files without them stay the same
+    for dtype in HEADER_ARENAS:  # keys of their own: files without them stay the same
         if arena[dtype]:
             header["arena_" + dtype] = arena[dtype]
     if subgraphs:

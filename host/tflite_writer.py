@@ -31,6 +31,8 @@ _TYPES = {
     "int16": (TensorType.INT16, np.int16),
     "int64": (TensorType.INT64, np.int64),
     "bool": (TensorType.BOOL, np.bool_),
+    "uint8": (TensorType.UINT8, np.uint8),
+    "uint32": (TensorType.UINT32, np.uint32),
 }
 SCHEMA_VERSION = 3
 _BUFFER_ALIGN = 16

@@ -47,9 +47,9 @@ def ints(rng, shape, dtype):
 
 
 def _data(mb, name, shape, dtype, scale, zp, data=None):
-    """A tensor of int16 data of that quantization, or of int32 or BOOL data (not
-    quantized)."""
-    if dtype in ("int32", "bool"):
+    """A tensor of int16 data of that quantization, or of data not quantized (int32, BOOL,
+    int64, uint8, uint32)."""
+    if dtype not in ("int8", "int16"):
         return mb.tensor(name, shape, dtype, data=data)
     return mb.tensor(name, shape, dtype, data=data, scale=scale, zero_point=zp)
 

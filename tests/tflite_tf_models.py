@@ -1,6 +1,7 @@
 """TFLite models made by the TensorFlow Lite converter, for the control-flow and resource-
-variable tests (tests/host/test_tflite_control.py): streaming models whose tf.Variable
-holds a state between calls, with tf.cond (IF) and tf.while_loop (WHILE), converted with
+variable tests (tests/host/test_tflite_control.py, tests/oracle/test_plain_ints_vs_tflm.py):
+streaming models whose tf.Variable holds a state between calls, with tf.cond (IF) and
+tf.while_loop (WHILE), of float32, int8, int32, int64, uint8 and uint32 data, converted with
 `experimental_enable_resource_variables` (CALL_ONCE runs the variables' init subgraph; the
 graph reads them with VAR_HANDLE + READ_VARIABLE and writes them with ASSIGN_VARIABLE).
 
@@ -17,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-NAMES = ("stream", "stream_int8", "counter")
+NAMES = ("stream", "stream_int8", "counter", "plain_int64", "plain_uint8", "plain_uint32")
 
 
 def _build(folder):
@@ -79,6 +80,46 @@ def _build(folder):
             self.total.assign(t)
             return t
 
+    def plain(dtype):
+        """A variable, IF and WHILE of `dtype` data (int64, uint8): the variable keeps the
+        last input (its first value [5, 0, 200]), IF picks it or the input by a flag, WHILE
+        swaps it and the variable's old value `n` times."""
+        class Plain(tf.Module):
+            def __init__(self):
+                self.last = tf.Variable(tf.constant([5, 0, 200], dtype), trainable=False)
+
+            @tf.function(input_signature=[tf.TensorSpec([3], dtype), tf.TensorSpec([], tf.bool),
+                                          tf.TensorSpec([], tf.int32)])
+            def __call__(self, x, up, n):
+                was = self.last.read_value()
+                self.last.assign(x)
+                y = tf.cond(up, lambda: was, lambda: x)
+                _, a, b = tf.while_loop(lambda i, a, b: i < n, lambda i, a, b: (i + 1, b, a),
+                                        [tf.constant(0), y, was])
+                return a, b
+
+        return Plain()
+
+    def retyped(data, old, new):
+        """`data` with every tensor of TensorType `old` made `new` and its constants cast
+        (the converter has no uint32 variables: the uint8 model as uint32)."""
+        import flatbuffers
+        from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+        model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+        kinds = {schema.TensorType.UINT8: np.uint8, schema.TensorType.UINT32: np.uint32}
+        for g in model.subgraphs:
+            for t in g.tensors:
+                if t.type == old:
+                    t.type = new
+                    buf = model.buffers[t.buffer]
+                    if buf.data is not None and len(buf.data):
+                        values = np.frombuffer(bytes(bytearray(buf.data)), kinds[old])
+                        buf.data = list(values.astype(kinds[new]).tobytes())
+        b = flatbuffers.Builder(1024)
+        b.Finish(model.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
     def convert(module, quantize=False):
         fn = module.__call__.get_concrete_function()
         conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], module)
@@ -96,7 +137,9 @@ def _build(folder):
         return conv.convert()
 
     made = {"stream": convert(Stream()), "stream_int8": convert(Dense(), quantize=True),
-            "counter": convert(Counter())}
+            "counter": convert(Counter()), "plain_int64": convert(plain(tf.int64)),
+            "plain_uint8": convert(plain(tf.uint8))}
+    made["plain_uint32"] = retyped(made["plain_uint8"], 3, 15)  # TensorType UINT8, UINT32
     for name, data in made.items():
         Path(folder, name + ".tflite").write_bytes(data)
 

@@ -8,7 +8,8 @@ reader refuses, with `check_plan`, any plan that overwrites a tensor still neede
 """
 
 # bytes per element of each arena's tensors
-ITEMSIZE = {"int8": 1, "float32": 4, "int16": 2, "int32": 4}
+ITEMSIZE = {"int8": 1, "float32": 4, "int16": 2, "int32": 4, "int64": 8, "uint8": 1,
+            "uint32": 4}
 # the op kinds whose in-place rule is elementwise / windowed in the op table burn.graph.ops
 # (which the firmware leaves out; tests/host/test_op_table.py checks these against it)
 ELEMENTWISE = ("add", "mul", "clamp", "copy", "logistic", "tanh", "requantize", "unary",

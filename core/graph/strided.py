@@ -14,7 +14,7 @@ firmware, which leaves this module out, does not carry it.
 
 import sys
 
-from burn.bst import MAX_DIM
+from burn.bst import MAX_DIM, PLAIN_INTS
 from burn.bst_ops import _arity, _bind, _dtype, _int_list, _shape
 from burn.shape import numel
 
@@ -57,9 +57,9 @@ def prepare(step, ctx, variant):
     every element it reads, from the lowest address to the highest, lies in the input."""
     _arity(step, 1)
     dt = _dtype(step, ctx)
-    if dt not in ("int8", "int16", "int32", "float32"):
-        step.fail("tensor %d is %s, expected int8, int16, int32 or float32" % (step.ins[0],
-                                                                                dt))
+    if dt not in ("int8", "int16", "int32", "float32") + PLAIN_INTS:
+        step.fail("tensor %d is %s, expected int8, int16, int32, float32, int64, uint8 or "
+                  "uint32" % (step.ins[0], dt))
     size = numel(_shape(step, ctx, step.ins[0], dt))
     count = numel(_shape(step, ctx, step.outs[0], dt))
     dims = _int_list(step, "dims", DIMS, 1, MAX_DIM)
@@ -79,4 +79,5 @@ def prepare(step, ctx, variant):
     if lo < 0 or hi >= size:
         step.fail("reads elements %d to %d of an input of %d" % (lo, hi, size))
     step.a = (ctx.view(step.ins[0]), ctx.view(step.outs[0]), offset) + dims + strides
-    _bind(step, "strided", "strided_s8" if dt == "int8" else "strided", variant)
+    _bind(step, "strided", "strided_s8" if dt == "int8" else "strided",
+          "plain" if dt in PLAIN_INTS else variant)  # flex moves 1, 2 or 4-byte types

@@ -9,6 +9,7 @@ the host each op's C arguments are converted on its first run and replayed after
 step always passes the same arena views, weights and parameters.
 """
 
+from burn.bst import PLAIN_INTS
 from burn.graph.ops import KERNELS, kernel_args
 from burn.host.flex.binding import raise_for_status
 from burn.host.flex.fast_plan import FastPlan
@@ -228,13 +229,15 @@ class _BufferCopy:
 def use_flex(model, lib=None):
     """Make the int8 and float32 ops of `model` (a burn.load() result) run in flex_c library
     `lib` (the host build by default); returns the model. Returns how many ops moved as
-    `model.flex_ops`."""
+    `model.flex_ops`. The moves of int64, uint8 and uint32 data stay in Python."""
     kernels = GraphKernels(lib)
     moved = 0
     # the main graph's steps, and the subgraphs' (IF, WHILE, CALL_ONCE run them)
     for step in list(model._steps) + [s for g in model.graphs for s in g.steps]:
         base = _base_name(step.k)
-        if base in _FLEX_KERNELS:
+        # int64, uint8 and uint32 data stay on the plain kernels (burn.bst.PLAIN_INTS)
+        if base in _FLEX_KERNELS and not [t for t in step.ins + step.outs
+                                          if model.tensors[t][1] in PLAIN_INTS]:
             name, arity = _FLEX_KERNELS[base]
             # The Python twins may take a trailing argument of their own (multiplier
             # offsets, lookup tables: burn.bst_ops): the C kernels do not.

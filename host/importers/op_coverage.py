@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from burn.bst import PLAIN_INTS
 from burn.graph.ops import CONTROL, KERNELS, OPS, kernel_args
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 from burn.host.importers.unary_tables import FLOAT_ONLY
@@ -118,7 +119,8 @@ def burn_pairs():
     BOOL inputs), a BOOL_ONLY op reads and gives BOOL, a kind whose output 0 may be int32
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
     its input 0 may be one (RESHAPE); the copies, and the moves whose converters take BOOL
-    inputs, move BOOL data; ZEROS_LIKE of int32 is a sub; CAST's pairs are those
+    inputs, move BOOL data (and int64, uint8 and uint32 data: the copies, and the moves whose
+    converters say `plain_ints`); ZEROS_LIKE of int32 is a sub; CAST's pairs are those
     tflite_cast computes exactly; SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64
     shapes (tflite_prune)."""
     from burn.host.importers.tflite.check import _INT32_USES, MOVES
@@ -128,7 +130,7 @@ def burn_pairs():
     types = {r.name: r.types for r in tflite_ops()}
     # SHAPE reads only its input's shape: any type burn holds (BOOL as int8 0/1)
     special = {"CAST": set(_EXACT),
-               "SHAPE": {(t, "int32") for t in types["SHAPE"] + ("int32", "bool")},
+               "SHAPE": {(t, "int32") for t in types["SHAPE"] + ("int32", "bool") + PLAIN_INTS},
                "BROADCAST_ARGS": {("int32", "int32"), ("int64", "int64")}}
     found = {}
     for kind, _rule, names, kernels in OPS:
@@ -151,6 +153,8 @@ def burn_pairs():
                 pairs = {(a, "int32") for a, _b in pairs}
             if kind == "copy" or (kind in MOVES and CONVERTERS[name].bool_inputs):
                 pairs.add(("bool", "bool"))  # and BOOL data (int8 0/1)
+            if kind == "copy" or (kind in MOVES and CONVERTERS[name].plain_ints):
+                pairs.update((t, t) for t in PLAIN_INTS)  # and int64, uint8, uint32 data
             found.setdefault(name, set()).update(pairs)
     if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
         found["ZEROS_LIKE"].add(("int32", "int32"))

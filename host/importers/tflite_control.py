@@ -27,9 +27,11 @@ from burn.host.importers.tflite_read import RESOURCE
 # the numpy types a variable, an IF or WHILE operand may have, and their .bst dtypes
 # (a BOOL is int8 0/1)
 STORED = {np.dtype(np.bool_): "int8", np.dtype(np.int8): "int8", np.dtype(np.int16): "int16",
-          np.dtype(np.int32): "int32", np.dtype(np.float32): "float32"}
+          np.dtype(np.int32): "int32", np.dtype(np.float32): "float32",
+          np.dtype(np.int64): "int64", np.dtype(np.uint8): "uint8",
+          np.dtype(np.uint32): "uint32"}
 # the TFLite type names of those, as TFLM's type pairs spell them (op_coverage)
-TYPE_NAMES = ("bool", "float32", "int8", "int16", "int32")
+TYPE_NAMES = ("bool", "float32", "int8", "int16", "int32", "int64", "uint8", "uint32")
 
 
 def is_resource(tf, t):

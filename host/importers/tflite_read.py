@@ -17,7 +17,7 @@ from burn.host.importers.errors import TFLiteImportError
 
 # TFLite TensorType codes -> numpy dtypes.
 _TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_,
-          7: np.int16, 9: np.int8}
+          7: np.int16, 9: np.int8, 15: np.uint32}
 _TYPE_NAMES = {code: name for name, code in vars(TensorType).items() if not name.startswith("_")}
 
 _WINDOW = ("Padding", "StrideH", "StrideW", "FusedActivationFunction")

@@ -83,9 +83,9 @@ def test_coverage_splits_each_ops_pairs():
     assert ("int16", "int32") in by_name["QUANTIZE"].covered
     assert ("uint8", "int8") in by_name["QUANTIZE"].missing
     assert ("float32", "int8") in by_name["QUANTIZE"].covered
-    # the control ops copy every type burn holds; TFLM's int64, uint8 and uint32 are missing
+    # the control ops copy every type burn holds, int64, uint8 and uint32 too
     assert ("int32", "int32") in by_name["WHILE"].covered
-    assert ("int64", "int64") in by_name["WHILE"].missing
+    assert ("uint32", "uint32") in by_name["WHILE"].covered
     assert by_name["CALL_ONCE"].covered == (("none", "none"),)
     # each op burn imports in some TFLite type has a pair of it
     types = {r.name: r.types for r in tflite_ops()}
@@ -217,6 +217,11 @@ COVERED = {
     ("RESHAPE", "bool", "bool"): _unary("RESHAPE", "bool", "bool", ("int32", (1,), [4]),
                                         out_shape=(4,)),
     ("SHAPE", "bool", "int32"): _shape_of("bool"),
+    ("SHAPE", "uint32", "int32"): _shape_of("uint32"),
+    ("RESHAPE", "int64", "int64"): _unary("RESHAPE", "int64", "int64", ("int32", (1,), [4]),
+                                          out_shape=(4,)),
+    ("BROADCAST_TO", "uint8", "uint8"): _unary("BROADCAST_TO", "uint8", "uint8",
+                                               ("int32", (3,), [2, 1, 4]), out_shape=(2, 1, 4)),
 }
 # pairs TFLM accepts that burn does not import, for reasons that hold
 MISSING = {
@@ -226,6 +231,7 @@ MISSING = {
 }
 # pairs TFLM refuses, which the importer refuses too
 REFUSED = {
+    ("ADD", "int64", "int64"): _binary("ADD", "int64", "int64", "AddOptions"),
     ("PACK", "bool", "bool"): _binary("PACK", "bool", "bool", "PackOptions"),
     ("PAD", "bool", "bool"): _unary("PAD", "bool", "bool", ("int32", (2, 2), [[0, 0], [1, 1]]),
                                     options="PadOptions", out_shape=(1, 6)),
@@ -260,7 +266,8 @@ def test_a_missing_pair_is_refused(pair):
 def test_a_pair_tflm_refuses_is_refused(pair):
     op, a, b = pair
     assert (a, b) not in pair_types()[op] and (a, b) not in burn_pairs()[op]
-    assert "BOOL inputs are not supported" in _imports(REFUSED[pair])
+    assert "%s are not supported" % ("BOOL inputs" if a == "bool" else a + " tensors") \
+        in _imports(REFUSED[pair])
 
 
 def test_the_int8_kernels_of_float_only_ops_are_not_claimed():

@@ -1,8 +1,10 @@
 """The checks around the conversion: the TFLite model's structure before any op is converted
-(`check_structure`), and each converted graph op's parameters and int32 tensors after."""
+(`check_structure`), and each converted graph op's parameters and its int32, int64, uint8 and
+uint32 tensors after."""
 
 import math
 
+from burn.bst import PLAIN_INTS
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflite.common import INT32
 from burn.host.importers.tflite.registry import CONVERTERS, SUPPORTED, Fail
@@ -103,3 +105,19 @@ def check_int32(c, op, data=False):
                 raise Fail("int32 %s %d: this op takes int32 tensors only as indices (ARG_MAX "
                            "and ARG_MIN outputs, GATHER and EMBEDDING_LOOKUP positions)"
                            % (where, k))
+
+
+# the kinds that carry int64, uint8 and uint32 tensors (burn.bst.PLAIN_INTS) where the TFLite
+# op's converter takes them (`plain_ints=True`): the moves and the control ops
+PLAIN_DATA = MOVES + ("if", "while", "call_once", "read_variable", "assign_variable",
+                      "constant")
+
+
+def check_plain_ints(c, op, data=False):
+    """Refuse an int64, uint8 or uint32 tensor where the op's kernels take none: they run
+    only in the kinds of PLAIN_DATA, where the TFLite op takes them (`data`)."""
+    if data and op.op in PLAIN_DATA:
+        return
+    for t in op.inputs + op.outputs:
+        if c.tensors[t].dtype in PLAIN_INTS:
+            raise Fail("%s tensors are not supported by this op" % c.tensors[t].dtype)

@@ -11,6 +11,7 @@ reported at once, each with its node index.
 import numpy as np
 
 import burn
+from burn.bst import PLAIN_INTS
 from burn.graph import quant_params as qp
 from burn.host.arena_plan import plan_arena
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, SubGraph, encode_bst
@@ -32,6 +33,7 @@ from burn.host.importers.tflite.check import (
     MAX_ARENA,
     check_int32,
     check_op,
+    check_plain_ints,
     check_structure,
 )
 from burn.host.importers.tflite.common import sane_scale
@@ -114,12 +116,11 @@ class Converter:
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)
             g = GraphTensor(_short(tt.name), tt.shape, "int8", 1.0, 0, is_bool=True)
-        elif tt.dtype in (np.float32, np.int32):
-            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name)
+        elif tt.dtype in (np.float32, np.int32) or tt.dtype.name in PLAIN_INTS:
+            g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name)  # no quantization
         else:
-            raise Fail("tensor %d (%s) is %s; activations must be int8, int16, int32, float32 "
-                       "or bool"
-                       % (t, tt.name, tt.dtype.name))
+            raise Fail("tensor %d (%s) is %s; activations must be int8, int16, int32, int64, "
+                       "uint8, uint32, float32 or bool" % (t, tt.name, tt.dtype.name))
         self.tensors.append(g)
         return len(self.tensors) - 1
 
@@ -248,6 +249,7 @@ def _convert(tf, alias, tensors=None, control=None):
             for op in conv.ops[first:]:
                 check_op(op)
                 check_int32(conv, op, spec.int32)
+                check_plain_ints(conv, op, spec.plain_ints)
         except Fail as e:
             errors.append("%s: %s" % (node.where(), e))
         except _MALFORMED as e:

@@ -64,13 +64,13 @@ def _call_once(c, node):
     c.ops.append(GraphOp("call_once", [], [], params={"graph": g}))
 
 
-@converts("READ_VARIABLE", arity=1, bool_inputs=True, int16=True, int32=True)
+@converts("READ_VARIABLE", arity=1, bool_inputs=True, int16=True, int32=True, plain_ints=True)
 def _read_variable(c, node):
     c.emit("read_variable", node, ins=[], params={"var": c.control.variable(c.sub, node)})
 
 
 @converts("ASSIGN_VARIABLE", arity=2, bool_inputs=True, int16=True, int32=True,
-          many_outputs=True)
+          plain_ints=True, many_outputs=True)
 def _assign_variable(c, node):
     v = c.control.variable(c.sub, node)
     t = node.inputs[1]
@@ -82,7 +82,8 @@ def _assign_variable(c, node):
         c.ops.append(GraphOp("assign_variable", [c.act(t)], [], params={"var": v}))
 
 
-@converts("IF", arity=1, bool_inputs=True, int16=True, int32=True, many_outputs=True)
+@converts("IF", arity=1, bool_inputs=True, int16=True, int32=True, plain_ints=True,
+          many_outputs=True)
 def _if(c, node):
     tf = c.tf
     _flag(c, tf, node.inputs[0], "the condition")
@@ -105,7 +106,8 @@ def _if(c, node):
                                  "else": c.control.subgraph(node, "ElseSubgraphIndex")}))
 
 
-@converts("WHILE", arity=0, bool_inputs=True, int16=True, int32=True, many_outputs=True)
+@converts("WHILE", arity=0, bool_inputs=True, int16=True, int32=True, plain_ints=True,
+          many_outputs=True)
 def _while(c, node):
     tf = c.tf
     n = len(node.inputs)
@@ -133,5 +135,6 @@ def _while(c, node):
 def stored(data, dtype):
     """A constant's values as the .bst holds them: BOOL as int8 0/1."""
     if dtype not in STORED:
-        raise Fail("a constant of %s: burn holds bool, float32, int8, int16 and int32" % dtype)
+        raise Fail("a constant of %s: burn holds bool, float32, int8, int16, int32, int64, "
+                   "uint8 and uint32" % dtype)
     return np.ascontiguousarray(data, dtype=STORED[dtype])

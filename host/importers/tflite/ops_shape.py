@@ -47,8 +47,8 @@ def _pad(c, node):
     c.emit("pad", node, params=params)
 
 
-@converts("CONCATENATION", int16=True, int32=True, bool_inputs=True)
-@converts("PACK", int16=True, int32=True)
+@converts("CONCATENATION", int16=True, int32=True, bool_inputs=True, plain_ints=True)
+@converts("PACK", int16=True, int32=True, plain_ints=True)
 def _concat(c, node):
     """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
@@ -71,10 +71,11 @@ def _concat(c, node):
     c.emit("concat", node, params={"outer": outer, "inner_sizes": inner}, ins=node.inputs)
 
 
-# int16, int32, BOOL: the moves that TFLM runs on int16, int32 or BOOL tensors (BOOL
+# int16, int32, BOOL, int64, uint8, uint32: the moves that TFLM runs on those tensors (BOOL
 # held as int8 0/1, moved as it is)
 @converts("TRANSPOSE", arity=2, int16=True)
-@converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True, bool_inputs=True)
+@converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True, bool_inputs=True,
+          plain_ints=True)
 @converts("GATHER", "MIRROR_PAD", "GATHER_ND", arity=2)
 @converts("FILL", arity=2, int32=True)
 @converts("SPLIT", arity=2, many_outputs=True, int16=True, int32=True)

@@ -3,6 +3,7 @@ TFLM interpreter gives for them, run in a child process (`tflm_child`)."""
 
 import numpy as np
 
+from burn.bst import PLAIN_INTS
 from burn.host.bst_writer import runtime_tests
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.tflm_child import TFLMError, run_tflm
@@ -17,7 +18,7 @@ def _rows(graph, tid):
 
 def random_inputs(graph, count, seed=0):
     """`count` seeded random input sets: one array per graph input, in its dtype (int32
-    positions within the tables they index)."""
+    positions within the tables they index; int64, uint8 and uint32 anywhere)."""
     rng = np.random.default_rng(seed)
     sets = []
     for _ in range(count):
@@ -31,6 +32,10 @@ def random_inputs(graph, count, seed=0):
                 ins.append(rng.integers(-32768, 32768, size=shape, dtype=np.int16))
             elif graph.tensors[tid].dtype == "int32":
                 ins.append(rng.integers(0, _rows(graph, tid), size=shape, dtype=np.int32))
+            elif graph.tensors[tid].dtype in PLAIN_INTS:  # over the whole range
+                info = np.iinfo(graph.tensors[tid].dtype)
+                ins.append(rng.integers(info.min, info.max, size=shape, dtype=info.dtype,
+                                        endpoint=True))
             else:
                 ins.append(rng.standard_normal(shape).astype(np.float32))
         sets.append(ins)

@@ -1,0 +1,72 @@
+"""Random one-op models of int64, uint8 and uint32 data (plain integers, no quantization) as
+.tflite bytes, each with seeded inputs and TFLM's output: the pairs of tflite-micro's
+reference kernels on those types that burn imports (the moves, RESHAPE and SQUEEZE, SHAPE).
+tests/oracle/test_plain_ints_vs_tflm.py runs them on every runtime.
+
+`PLAIN_INT_MAKERS`: {"OP type": maker(rng) -> Case}, for s16_cases.make_cases.
+"""
+
+from s8_cases import _int
+from s16_cases import Case, _const_i32, _data, concat_case, ints, move_case
+
+
+def _dims(rng):
+    return tuple(_int(rng, 1, 4) for _ in range(_int(rng, 1, 4)))
+
+
+def reshape_case(rng, op, dtype):
+    """RESHAPE to the reversed shape (a new shape input), or SQUEEZE of unit dims put
+    around the data's."""
+    shape = _dims(rng)
+    if op == "RESHAPE":
+        xshape, yshape = shape, tuple(reversed(shape))
+    else:
+        xshape, yshape = (1,) + shape + (1,), shape
+    x = ints(rng, xshape, dtype)
+
+    def build(mb):
+        tx, ty = _data(mb, "x", xshape, dtype, None, None), _data(mb, "y", yshape, dtype,
+                                                                   None, None)
+        if op == "RESHAPE":
+            mb.op(op, [tx, _const_i32(mb, "s", list(yshape))], [ty])
+        else:
+            mb.op(op, [tx], [ty], "SqueezeOptions", SqueezeDims=[0, len(xshape) - 1])
+        return [tx], [ty]
+
+    return Case("%s %s %s -> %s" % (op.lower(), dtype, xshape, yshape), build, x)
+
+
+def shape_case(rng, dtype):
+    """SHAPE of a tensor of `dtype`, as int32 (the importer computes it)."""
+    shape = _dims(rng)
+    x = ints(rng, shape, dtype)
+
+    def build(mb):
+        tx, ty = _data(mb, "x", shape, dtype, None, None), mb.tensor("y", (len(shape),),
+                                                                     "int32")
+        mb.op("SHAPE", [tx], [ty], "ShapeOptions", OutType=2)
+        return [tx], [ty]
+
+    return Case("shape %s %s" % (dtype, shape), build, x)
+
+
+def _move(op, dtype):
+    return lambda rng: move_case(rng, op, dtype)
+
+
+def _reshape(op, dtype):
+    return lambda rng: reshape_case(rng, op, dtype)
+
+
+def _shape(dtype):
+    return lambda rng: shape_case(rng, dtype)
+
+
+_ALL = ("int64", "uint8", "uint32")
+PLAIN_INT_MAKERS = dict(
+    [("REVERSE_V2 " + t, _move("REVERSE_V2", t)) for t in ("int64", "uint8")] +
+    [("BROADCAST_TO " + t, _move("BROADCAST_TO", t)) for t in _ALL] +
+    [("CONCATENATION int64", lambda rng: concat_case(rng, "int64")),
+     ("PACK int64", _move("PACK", "int64"))] +
+    [("%s %s" % (op, t), _reshape(op, t)) for op in ("RESHAPE", "SQUEEZE") for t in _ALL] +
+    [("SHAPE " + t, _shape(t)) for t in _ALL])
