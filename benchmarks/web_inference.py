@@ -14,11 +14,11 @@ found (KWS; ResNet-8 when present; docs/reference-models.md), each model is time
     MicroPython's WebAssembly port, on flex-wasm, then with kernels=plain on the plain
     Python kernels;
 on the model's first self-test input, `--runs` inferences after 20 warm-up runs, in
-`--rounds` alternating rounds (the median round is reported, and the fastest: on a busy
-host the fastest rounds are those least disturbed, which short rounds make likelier). The page is also loaded
-`--loads` times for the time from navigation to the first inference done, and the site's
-size is reported. flex-wasm's outputs must equal TFLM's (the .bst's vectors) bit for bit;
-onnxruntime's are reported as how many elements differ and by how many LSB at most.
+`--rounds` alternating rounds (the median round is reported, and the fastest: on a busy host
+the fastest rounds are those least disturbed, which short rounds make likelier). The page is
+also loaded `--loads` times for the time from navigation to the first inference done, and the
+site's size is reported. flex-wasm's outputs must equal TFLM's (the .bst's vectors) bit for
+bit; onnxruntime's are reported as how many elements differ and by how many LSB at most.
 Goal: flex-wasm <= 1.0x onnxruntime-web; first inference <= 2 s after page load.
 onnxruntime-web (pinned below) is installed with npm into burn's cache on first use.
 Exit status 2 when a model, Chromium or npm is missing.

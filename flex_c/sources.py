@@ -4,16 +4,16 @@ build, the cross builds, the sanitizer build, the MicroPython module and the fir
 A build compiles common/ and every ref/ file (the reference kernels). The kernels that a
 target may optimise are compiled in ref/ under their own names (flex__ref_*, ref/ref.h); each
 entry/ file gives them their public names, unless opt/<target>/ has a file of the same name,
-which then defines those public kernels itself (calling the flex__ref_* ones for the cases
-it leaves to the reference). The opt/<target>/ files that have no entry/ twin are its
-helpers. An opt folder may stand on another (BASES): it has its base's files but those it
-replaces with a file of the same name. extra/ holds the kernels of the optional ops
+which then defines those public kernels itself (calling the flex__ref_* ones for the cases it
+leaves to the reference). The opt/<target>/ files that have no entry/ twin are its helpers.
+An opt folder may stand on another (BASES): it has its base's files but those it replaces
+with a file of the same name. extra/ holds the kernels of the optional ops
 (burn.graph.ops.OPTIONAL): every build has them but those that must stay small without them
 (`extra=False`, the armv6m native module). Builds for a CPU without a floating-point unit
 leave out the float files (`is_float`); builds without a C library add freestanding/ (memcpy
-and friends) and leave out the opt helpers that need one (HOSTED). Files of different folders may share a name: `object_name` tells their objects
-apart. The public header, flex.h, is a list of parts (include/flex/*.h); `header_text` gives
-it as one text.
+and friends) and leave out the opt helpers that need one (HOSTED). Files of different folders
+may share a name: `object_name` tells their objects apart. The public header, flex.h, is a
+list of parts (include/flex/*.h); `header_text` gives it as one text.
 
 No dependency beyond the standard library, so make and cmake can call it:
 
@@ -36,8 +36,8 @@ HEADER = os.path.join(INCLUDE, "flex.h")
 # code that every M-profile core runs; the DSP ones replace the dot products; the Helium
 # (MVE) ones replace the DSP kernels where they have their own. wasm32 (SIMD128) builds the
 # host kernels, written for the vectorizer (their x86-64 paths compile only on x86-64).
-BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus", "cortex_m0plus": "portable", "riscv32": "portable",
-         "wasm32": "host"}
+BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus",
+         "cortex_m0plus": "portable", "riscv32": "portable", "wasm32": "host"}
 
 # opt files that need a hosted C library (malloc): left out of freestanding builds.
 HOSTED = ("plan_fast.c",)
