@@ -61,14 +61,36 @@ def cases():
     # convolution 5x5x3 -> 5x5x4, 3x3, padding 1: an infinite weight also meets the padding
     conv = (_operands(rng, 75, {40: 1e30}), _operands(rng, 108, {27 * 2 + 4: inf}),
             _operands(rng, 4, {}))
-    return fc, dw, conv
+    return fc, dw, conv, sums(rng)
+
+
+def _f32(bits):
+    return np.asarray(bits, np.uint32).view(np.float32)
+
+
+def sums(rng, n=1200):
+    """A fully connected layer of two inputs, both 1, and no bias: output o is the float32
+    sum of weights 2o and 2o + 1, the loop's own add. Pairs of every exponent distance
+    and sign, ties to even, cancellations, the edges of the exponent range."""
+    e = rng.integers(1, 254, n)
+    a = _f32((rng.integers(0, 2, n) << 31) | (e << 23) | rng.integers(0, 1 << 23, n))
+    d = rng.integers(0, 40, n)
+    b = _f32((rng.integers(0, 2, n) << 31) | (np.clip(e - d, 1, 254) << 23)
+             | rng.integers(0, 1 << 23, n))
+    q = n // 6
+    ulp = np.spacing(np.abs(a[:q]))
+    b[:q] = np.copysign(ulp * rng.choice([0.5, 1.5, 0.25, 0.75], q), rng.standard_normal(q))
+    b[q:2 * q] = -a[q:2 * q] * (1 + rng.integers(-3, 4, q) * 2.0 ** -23).astype(np.float32)
+    b[2 * q:3 * q] = -np.nextafter(a[2 * q:3 * q], np.float32(0))
+    w = np.stack([a, b], 1).reshape(-1).astype(np.float32)
+    return np.ones(2, np.float32), w, np.zeros(0, np.float32)
 
 
 _ON_BOARD = """
 import array, binascii, burnflex
 def f(h):
     return array.array('f', binascii.unhexlify(h))
-fx, fw, fb, dx, dw, db, cx, cw, cb = [f(h) for h in %r]
+fx, fw, fb, dx, dw, db, cx, cw, cb, sx, sw, _ = [f(h) for h in %r]
 out = []
 y = array.array('f', bytes(4 * 18))
 burnflex.fully_connected_f32(fx, fw, fb, y, 2, 13, 9, 0)
@@ -110,6 +132,13 @@ for oy in range(5):
                         t = t + v * cw[((o * 3 + ky) * 3 + kx) * 3 + c]
             r[(oy * 5 + ox) * 4 + o] = t + cb[o]
 out.append((y, r))
+n = len(sw) // 2
+y = array.array('f', bytes(4 * n))
+burnflex.fully_connected_f32(sx, sw, None, y, 1, 2, n, 0)
+r = array.array('f', bytes(4 * n))
+for o in range(n):
+    r[o] = 0.0 + sx[0] * sw[2 * o] + sx[1] * sw[2 * o + 1] + 0.0
+out.append((y, r))
 print(repr([(binascii.hexlify(a), binascii.hexlify(b)) for a, b in out]))
 """
 
@@ -126,7 +155,7 @@ def test_the_rom_dot_products_give_the_checked_bits(tmp_path):
     with open_board(emulated=Emulated(built.uf2)) as session:
         got = ast.literal_eval(session.link.exec(_ON_BOARD % (hexes,), timeout=120)
                                .strip().splitlines()[-1])
-    for name, (kernel, written) in zip(("fully connected", "depthwise", "conv"), got):
+    for name, (kernel, written) in zip(("fully connected", "depthwise", "conv", "sums"), got):
         assert kernel == written, name
     fc = np.frombuffer(bytes.fromhex(got[0][0].decode()), np.uint32)
     # batch 1: inf * 0 (row 4), inf - inf (5) and the NaN operand (6, its payload) are

@@ -56,10 +56,14 @@ static void find_rom(void) {
         }
 }
 
-/* The float32 bits of acc plus the runs' products, each product fmul(x, w) and each sum
- * fadd(sum, product), as the compiler calls __aeabi_fmul and __aeabi_fadd for
- * `acc += x * w`. Sum in r7, the run's pointers r4 r5 and count r6, the routines r8 r9, the
- * steps r10 r11; on the stack x, w, the loop and the byte offset of the next run. */
+/* The float32 bits of acc plus the runs' products: each product b = fmul(x, w) in the ROM,
+ * as the compiler calls __aeabi_fmul for `x * w`, each sum a + b here, rounded to nearest
+ * even as the ROM's fadd rounds it, where a and b are normal, the larger magnitude's
+ * exponent lies in [26, 252] (no overflow, no result below the smallest normal) and the
+ * smaller's is not 0; else (zeros aside) the ROM's fadd. The mantissas carry 6 guard bits
+ * below their 24 and the smaller one's bits shifted out leave a sticky bit: every sum
+ * rounds as the exact one would. Sum a in r7, the run's pointers r4 r5 and its end r9, fmul
+ * r8, the steps r10 r11; b kept in ip; on the stack x, w, the loop and the next run. */
 FLEX_HOT
 __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, const float *w,
                                                const rom_loop *loop) {
@@ -68,8 +72,6 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         FLEX_M0_ENTER
         "ldr r4, [r3, #0]\n"
         "mov r8, r4\n"
-        "ldr r4, [r3, #4]\n"
-        "mov r9, r4\n"
         "ldr r4, [r3, #8]\n"
         "mov r10, r4\n"
         "ldr r4, [r3, #12]\n"
@@ -79,7 +81,7 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "movs r1, r2\n"
         "movs r2, r3\n"
         "movs r3, #0\n"
-        "push {r0-r3}\n" /* [sp]: x, w, loop, next run */
+        "push {r0-r3}\n" /* [sp]: x, w, the loop, the next run's byte offset */
         "1:\n"           /* a run */
         "ldr r3, [sp, #8]\n"
         "ldr r2, [sp, #12]\n"
@@ -99,25 +101,146 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "str r2, [sp, #12]\n"
         "cmp r6, #0\n"
         "ble 3f\n"
-        "2:\n" /* a product and a sum */
+        "mov r1, r10\n"
+        "muls r1, r6, r1\n"
+        "adds r1, r1, r4\n"
+        "mov r9, r1\n"
+        "2:\n" /* b = x * w (ROM), then a + b */
         "ldr r0, [r4]\n"
         "ldr r1, [r5]\n"
         "add r4, r10\n"
         "add r5, r11\n"
-        "blx r8\n" /* r0 = x * w */
-        "movs r1, r0\n"
-        "movs r0, r7\n"
-        "blx r9\n" /* r0 = sum + x * w */
-        "movs r7, r0\n"
+        "blx r8\n"
+        "mov ip, r0\n"
+        "lsls r3, r0, #1\n"
+        "beq 20f\n"
+        "lsls r2, r7, #1\n"
+        "beq 21f\n"
+        /* r2, r3: |big| << 1, |small| << 1; r6: big */
+        "movs r6, r7\n"
+        "cmp r2, r3\n"
+        "bhs 22f\n"
+        "movs r6, r0\n"
+        "movs r1, r2\n"
+        "movs r2, r3\n"
+        "movs r3, r1\n"
+        "22:\n"
+        "lsrs r0, r2, #24\n"
+        "lsrs r1, r3, #24\n"
+        "beq 29f\n"
+        "subs r1, r0, r1\n"
+        "subs r0, #26\n"
+        "cmp r0, #226\n"
+        "bhi 29f\n"
+        "lsrs r6, r6, #23\n"
+        /* mantissas, hidden bit at 29, 6 guard bits; the small one aligned by d (r1) */
+        "lsls r2, r2, #8\n"
+        "lsrs r2, r2, #3\n"
+        "lsls r3, r3, #8\n"
+        "lsrs r3, r3, #3\n"
+        "movs r0, #1\n"
+        "lsls r0, r0, #29\n"
+        "orrs r2, r0\n"
+        "orrs r3, r0\n"
+        "cmp r1, #6\n"
+        "bhi 23f\n"
+        "lsrs r3, r3, r1\n"
+        "b 25f\n"
+        "23:\n"
+        "cmp r1, #30\n"
+        "bhi 24f\n"
+        "movs r0, r3\n"
+        "lsrs r3, r3, r1\n"
+        "negs r1, r1\n"
+        "adds r1, #32\n"
+        "lsls r0, r0, r1\n"
+        "beq 25f\n"
+        "movs r0, #1\n"
+        "orrs r3, r0\n"
+        "b 25f\n"
+        "24:\n"
+        "movs r3, #1\n"
+        "25:\n"
+        "mov r0, ip\n"
+        "eors r0, r7\n"
+        "bmi 26f\n"
+        "adds r2, r2, r3\n"
+        "lsrs r0, r2, #30\n"
+        "bne 27f\n"
+        /* round at bit 6 (half: bit 5), pack with the exponent in r6 */
+        "40:\n"
+        "lsrs r3, r2, #6\n"
+        "lsls r0, r2, #27\n"
+        "bcc 41f\n"
+        "bne 42f\n"
+        "lsls r0, r3, #31\n"
+        "beq 41f\n"
+        "42:\n"
+        "adds r3, #1\n"
+        "41:\n"
         "subs r6, #1\n"
-        "bne 2b\n"
+        "lsls r6, r6, #23\n"
+        "adds r7, r6, r3\n"
+        "b 28f\n"
+        /* a carry: round at bit 7, the exponent one up */
+        "27:\n"
+        "lsrs r3, r2, #7\n"
+        "lsls r0, r2, #26\n"
+        "bcc 43f\n"
+        "bne 44f\n"
+        "lsls r0, r3, #31\n"
+        "beq 43f\n"
+        "44:\n"
+        "adds r3, #1\n"
+        "43:\n"
+        "lsls r6, r6, #23\n"
+        "adds r7, r6, r3\n"
+        "b 28f\n"
+        /* signs differ: subtract, then normalize */
+        "26:\n"
+        "subs r2, r2, r3\n"
+        "beq 45f\n"
+        "lsrs r0, r2, #29\n"
+        "bne 40b\n"
+        "46:\n"
+        "lsls r2, r2, #1\n"
+        "subs r6, #1\n"
+        "lsrs r0, r2, #29\n"
+        "beq 46b\n"
+        "b 40b\n"
+        "45:\n"
+        "movs r7, #0\n"
+        "b 28f\n"
+        /* b = 0: a stays where it is normal, an infinity or a NaN; a = 0: b */
+        "20:\n"
+        "lsls r2, r7, #1\n"
+        "lsrs r2, r2, #24\n"
+        "bne 28f\n"
+        "b 29f\n"
+        "21:\n"
+        "movs r7, r0\n"
+        "b 28f\n"
+        /* anything else: the ROM's fadd */
+        "29:\n"
+        "movs r0, r7\n"
+        "mov r1, ip\n"
+        "ldr r2, [sp, #8]\n"
+        "ldr r2, [r2, #4]\n"
+        "blx r2\n"
+        "movs r7, r0\n"
+        "28:\n"
+        "cmp r4, r9\n"
+        "beq 3f\n"
+        "b 2b\n"
         "3:\n"
         "ldr r3, [sp, #8]\n"
         "ldr r2, [sp, #12]\n"
         "ldr r1, [r3, #16]\n"
         "lsls r1, r1, #2\n"
         "cmp r2, r1\n"
-        "blt 1b\n"
+        "bge 4f\n"
+        "b 1b\n"
+        "4:\n"
         "add sp, #16\n"
         "movs r0, r7\n"
         FLEX_M0_LEAVE);
