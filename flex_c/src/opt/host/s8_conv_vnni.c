@@ -18,7 +18,7 @@
 #ifdef FLEX_S8_SIMD
 #define PACK_MAX 49152 /* bytes of packed weights */
 #define VMAX 4 /* vectors of 16 channels per tile */
-#define PMAX 12 /* pixels per tile */
+#define PMAX 8 /* pixels per tile: 8 pointers into the image stay in registers */
 
 typedef struct {
     const uint8_t *image;
@@ -58,7 +58,7 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
 #pragma GCC unroll 4
             for (v = 0; v < V; v++)
                 wv[v] = _mm512_loadu_si512(w + 64 * v);
-#pragma GCC unroll 12
+#pragma GCC unroll 8
             for (p = 0; p < P; p++) {
                 const __m512i xv = _mm512_set1_epi32(flex__vnni_load4(px[p] + row + 4 * g));
 #pragma GCC unroll 4
@@ -230,8 +230,8 @@ FLEX_VNNI void flex__host_conv_vnni_run(const void *prep, const int8_t *input, i
     k.output = output;
     for (c0 = 0; c0 < oc16; c0 += 16 * VMAX) {
         switch ((oc16 - c0) / 16) {
-        case 1: channels(&k, units, c0, 12, 1); break;
-        case 2: channels(&k, units, c0, 12, 2); break;
+        case 1: channels(&k, units, c0, 8, 1); break;
+        case 2: channels(&k, units, c0, 8, 2); break;
         case 3: channels(&k, units, c0, 8, 3); break;
         default: channels(&k, units, c0, 6, 4); break;
         }
