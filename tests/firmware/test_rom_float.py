@@ -68,7 +68,7 @@ def _f32(bits):
     return np.asarray(bits, np.uint32).view(np.float32)
 
 
-def sums(rng, n=1200):
+def sums(rng, n=600):
     """A fully connected layer of two inputs, both 1, and no bias: output o is the float32
     sum of weights 2o and 2o + 1, the loop's own add. Pairs of every exponent distance
     and sign, ties to even, cancellations, the edges of the exponent range."""
