@@ -574,7 +574,7 @@ def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
-    burn.graph.s16_prepare every op with an int16 or int32 input or output (its first ones)
+    burn.graph.s16_prepare every op with an int16, int32 or int64 input or output (its first)
     but the layout ones that any element type serves (copy, concat, pad, strided) and those
     whose int32 tensors are indices (arg, gather)."""
     fn = PREPARE.get(step.kind)
@@ -583,7 +583,7 @@ def prepare(step, ctx, variant=None):
     plain = step.kind in _ANY_ELEMENT or step.kind in _INDICES
     if step.kind in _CONTROL:
         module = "control"
-    elif not plain and ("int16" in ends or "int32" in ends):
+    elif not plain and ("int16" in ends or "int32" in ends or "int64" in ends):
         module = "s16_prepare"  # the int16 and int32 kernels, left out of a default firmware
     elif not plain and [1 for t in step.ins + step.outs if ctx.tensors[t][1] in _NOT_DATA]:
         step.fail("an int32, int64, uint8 or uint32 tensor where this op takes none")

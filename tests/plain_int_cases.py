@@ -1,6 +1,7 @@
 """Random one-op models of int64, uint8 and uint32 data (plain integers, no quantization) as
 .tflite bytes, each with seeded inputs and TFLM's output: the pairs of tflite-micro's
-reference kernels on those types that burn imports (the moves, RESHAPE and SQUEEZE, SHAPE).
+reference kernels on those types that burn imports (the moves, RESHAPE and SQUEEZE, SHAPE;
+int64 MAXIMUM, MINIMUM, comparisons and ZEROS_LIKE: s32_cases' cases of int64 operands).
 tests/oracle/test_plain_ints_vs_tflm.py runs them on every runtime.
 
 `PLAIN_INT_MAKERS`: {"OP type": maker(rng) -> Case}, for s16_cases.make_cases.
@@ -8,6 +9,7 @@ tests/oracle/test_plain_ints_vs_tflm.py runs them on every runtime.
 
 from s8_cases import _int
 from s16_cases import Case, _const_i32, _data, concat_case, ints, move_case
+from s32_cases import _COMPARE, int32_binary_case, zeros_like_case
 
 
 def _dims(rng):
@@ -62,6 +64,10 @@ def _shape(dtype):
     return lambda rng: shape_case(rng, dtype)
 
 
+def _int64(op):
+    return lambda rng: int32_binary_case(rng, op, "int64")
+
+
 _ALL = ("int64", "uint8", "uint32")
 PLAIN_INT_MAKERS = dict(
     [("REVERSE_V2 " + t, _move("REVERSE_V2", t)) for t in ("int64", "uint8")] +
@@ -69,4 +75,6 @@ PLAIN_INT_MAKERS = dict(
     [("CONCATENATION int64", lambda rng: concat_case(rng, "int64")),
      ("PACK int64", _move("PACK", "int64"))] +
     [("%s %s" % (op, t), _reshape(op, t)) for op in ("RESHAPE", "SQUEEZE") for t in _ALL] +
-    [("SHAPE " + t, _shape(t)) for t in _ALL])
+    [("SHAPE " + t, _shape(t)) for t in _ALL] +
+    [(op + " int64", _int64(op)) for op in ("MAXIMUM", "MINIMUM") + _COMPARE] +
+    [("ZEROS_LIKE int64", lambda rng: zeros_like_case(rng, "int64"))])

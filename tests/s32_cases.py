@@ -69,29 +69,30 @@ _OPTIONS = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions", "DIV"
 _COMPARE = ("EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL")
 
 
-def int32_binary_case(rng, op):
-    """An arithmetic op or a comparison of int32 tensors: b the same shape, per channel or a
-    scalar, the operands in either order; a fused activation where the op takes one; DIV's
-    divisors non-zero; comparisons of values drawn from a few, so that some are equal."""
+def int32_binary_case(rng, op, dtype="int32"):
+    """An arithmetic op or a comparison of int32 tensors (int64 ones: MAXIMUM, MINIMUM and
+    the comparisons, values beyond int32): b the same shape, per channel or a scalar, the
+    operands in either order; a fused activation where the op takes one; DIV's divisors
+    non-zero; comparisons of values drawn from a few, so that some are equal."""
     shape = (1, _int(rng, 1, 4), _int(rng, 1, 4), _int(rng, 1, 5))
     b_shape = [shape, (1, 1, 1, shape[3]), (1,)][int(rng.integers(0, 3))]
     swap = bool(rng.integers(0, 2))
     act = int(rng.choice(ACTS))
-    bound = _INT32_BOUND.get(op, 1 << 30)
+    bound = _INT32_BOUND.get(op, 1 << 30) if dtype == "int32" else 1 << 62
     if op in _COMPARE:
-        pool = rng.integers(-bound, bound, size=4, dtype=np.int32)
+        pool = rng.integers(-bound, bound, size=4, dtype=dtype)
         xa, xb = rng.choice(pool, size=shape), rng.choice(pool, size=b_shape)
     else:
-        xa = rng.integers(-bound, bound, size=shape, dtype=np.int32)
+        xa = rng.integers(-bound, bound, size=shape, dtype=dtype)
         xb = rng.integers(-bound, bound, size=b_shape, dtype=np.int32) >> int(
             rng.choice([0, 20])) if op == "DIV" else rng.integers(-bound, bound, size=b_shape,
-                                                                 dtype=np.int32)
+                                                                 dtype=dtype)
     if op == "DIV":
         xa[xa == 0], xb[xb == 0] = 1, 1
 
     def build(mb):
-        ta, tb = mb.tensor("a", shape, "int32"), mb.tensor("b", b_shape, "int32")
-        ty = mb.tensor("y", shape, "bool" if op in _COMPARE else "int32")
+        ta, tb = mb.tensor("a", shape, dtype), mb.tensor("b", b_shape, dtype)
+        ty = mb.tensor("y", shape, "bool" if op in _COMPARE else dtype)
         ins = [tb, ta] if swap else [ta, tb]
         if op in _OPTIONS:
             mb.op(op, ins, [ty], _OPTIONS[op], FusedActivationFunction=act)
@@ -99,22 +100,22 @@ def int32_binary_case(rng, op):
             mb.op(op, ins, [ty])
         return ins, [ty]
 
-    return Case("%s int32 %s %s act %d%s" % (op.lower(), shape, b_shape, act,
+    return Case("%s %s %s %s act %d%s" % (op.lower(), dtype, shape, b_shape, act,
                                              " swapped" if swap else ""), build,
                 [xb, xa] if swap else [xa, xb])
 
 
-def zeros_like_case(rng):
-    """ZEROS_LIKE of an int32 tensor of rank 1 to 4 (any values)."""
+def zeros_like_case(rng, dtype="int32"):
+    """ZEROS_LIKE of an int32 (or int64) tensor of rank 1 to 4 (any values)."""
     shape = _shape(rng)
-    x = ints(rng, shape, "int32")
+    x = ints(rng, shape, dtype)
 
     def build(mb):
-        tx, ty = mb.tensor("x", shape, "int32"), mb.tensor("y", shape, "int32")
+        tx, ty = mb.tensor("x", shape, dtype), mb.tensor("y", shape, dtype)
         mb.op("ZEROS_LIKE", [tx], [ty])
         return [tx], [ty]
 
-    return Case("zeros_like int32 %s" % (shape,), build, x)
+    return Case("zeros_like %s %s" % (dtype, shape), build, x)
 
 
 INT32_MAKERS = {

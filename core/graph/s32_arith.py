@@ -6,7 +6,9 @@ as TFLM ignores it), and EQUAL ... GREATER_EQUAL into int8 0/1 (burn.graph.logic
 codes). b repeats along the innermost dims: out[i] = a[i] (op) b[i % b_size]; `swap` 1
 makes SUB and DIV b (op) a. DIV truncates toward zero; a zero divisor is refused (TFLM's
 kernel would stop the program). The kernels: add_s32, sub_s32, mul_s32, div_s32,
-maximum_s32, minimum_s32, squared_difference_s32 and compare_s32."""
+maximum_s32, minimum_s32, squared_difference_s32 and compare_s32; maximum_s32,
+minimum_s32 and compare_s32 serve int64 operands too, exactly (INT64_KINDS: TFLM's int64
+MAXIMUM, MINIMUM and comparisons)."""
 
 from burn import bst_ops
 from burn.graph.logic import OPS as COMPARE_OPS
@@ -14,6 +16,7 @@ from burn.graph.logic import operands as logic_operands
 from burn.shape import numel
 
 from .s16_arith import wrap32
+from .s16_prepare import INT64_KINDS
 
 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE = range(7)
 _I32 = (-(1 << 31), (1 << 31) - 1)
@@ -39,10 +42,9 @@ def _arith(a, b, out, size, b_size, op, act_min, act_max, swap):
             v = x * y
         elif op == DIV:
             v = _quotient(x, y)
-        elif op == MAXIMUM:
-            v = x if x > y else y
-        elif op == MINIMUM:
-            v = x if x < y else y
+        elif op == MAXIMUM or op == MINIMUM:  # exact: int64 operands too, no clamp
+            out[i] = x if (x > y) == (op == MAXIMUM) else y
+            continue
         else:
             d = wrap32(x - y)
             v = d * d
@@ -112,17 +114,21 @@ _CLAMPED = ("add", "mul") + _WITH_SWAP
 def prepare(step, ctx, variant):
     """Check and bind an op of int32 operands (burn.graph.s16_prepare hands it here): a
     compare (its output int8 0/1; an operand may be a constant, as for burn.graph.logic) or
-    an arithmetic op (its output int32)."""
+    an arithmetic op (its output int32). compare, maximum and minimum take int64 operands
+    too (INT64_KINDS), on the Python kernels: the C ones are int32's."""
+    dt = ctx.tensors[step.ins[0]][1] if step.ins else "int32"
+    if dt == "int64" and step.kind not in INT64_KINDS:
+        step.fail("no int64 kernel for this op")
     if step.kind == "compare":
         if len(step.outs) != 1:
             step.fail("expected one output")
-        (a, n), (b, bs) = logic_operands(step, ctx, ("a", "b"), ("int32", "int32"))
+        (a, n), (b, bs) = logic_operands(step, ctx, ("a", "b"), (dt, dt))
         out_dt = "int8"
     else:
         bst_ops._arity(step, 2)
-        (a, n), (b, bs) = [(ctx.view(t), numel(bst_ops._shape(step, ctx, t, "int32")))
+        (a, n), (b, bs) = [(ctx.view(t), numel(bst_ops._shape(step, ctx, t, dt)))
                            for t in step.ins]
-        out_dt = "int32"
+        out_dt = dt
     size = numel(bst_ops._shape(step, ctx, step.outs[0], out_dt))
     if n != size or bs < 1 or size % bs:
         step.fail("operand sizes %d and %d do not broadcast to the output size %d"
@@ -135,4 +141,4 @@ def prepare(step, ctx, variant):
         if lo > hi:
             step.fail("act_min %d > act_max %d" % (lo, hi))
         step.a += (lo, hi) + ((step.p("swap", 0, 1),) if step.kind in _WITH_SWAP else ())
-    bst_ops._bind(step, "s32_arith", step.kind + "_s32", variant)
+    bst_ops._bind(step, "s32_arith", step.kind + "_s32", "plain" if dt == "int64" else variant)

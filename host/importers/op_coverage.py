@@ -119,8 +119,8 @@ def burn_pairs():
     BOOL inputs), a BOOL_ONLY op reads and gives BOOL, a kind whose output 0 may be int32
     (tflite.check's int32 uses: ARG_MAX's index) gives int32, and also copies int32 where
     its input 0 may be one (RESHAPE); the copies, and the moves whose converters take BOOL
-    inputs, move BOOL data (and int64, uint8 and uint32 data: the copies, and the moves whose
-    converters say `plain_ints`); ZEROS_LIKE of int32 is a sub; CAST's pairs are those
+    inputs, move BOOL data; int64, uint8 and uint32 data (`plain_ints`) go through as they
+    are, a comparison of them giving BOOL; ZEROS_LIKE of int32 is a sub; CAST's pairs are those
     tflite_cast computes exactly; SHAPE gives int32, and BROADCAST_ARGS takes int32 or int64
     shapes (tflite_prune)."""
     from burn.host.importers.tflite.check import _INT32_USES, MOVES
@@ -153,8 +153,9 @@ def burn_pairs():
                 pairs = {(a, "int32") for a, _b in pairs}
             if kind == "copy" or (kind in MOVES and CONVERTERS[name].bool_inputs):
                 pairs.add(("bool", "bool"))  # and BOOL data (int8 0/1)
-            if kind == "copy" or (kind in MOVES and CONVERTERS[name].plain_ints):
-                pairs.update((t, t) for t in PLAIN_INTS)  # and int64, uint8, uint32 data
+            # int64, uint8 and uint32 data: the copies (folded: no converter) take all
+            plain = PLAIN_INTS if kind == "copy" else CONVERTERS[name].plain_ints
+            pairs.update((t, "bool" if kind == "compare" else t) for t in plain)
             found.setdefault(name, set()).update(pairs)
     if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
         found["ZEROS_LIKE"].add(("int32", "int32"))

@@ -107,17 +107,17 @@ def check_int32(c, op, data=False):
                            % (where, k))
 
 
-# the kinds that carry int64, uint8 and uint32 tensors (burn.bst.PLAIN_INTS) where the TFLite
-# op's converter takes them (`plain_ints=True`): the moves and the control ops
+# the kinds that take int64, uint8 and uint32 tensors (burn.bst.PLAIN_INTS) where the TFLite
+# op's converter takes their type (`plain_ints`): the moves and the control ops, and int64
+# comparisons, maximum and minimum (burn.graph.s32_arith's Python kernels)
 PLAIN_DATA = MOVES + ("if", "while", "call_once", "read_variable", "assign_variable",
-                      "constant")
+                      "constant", "compare", "maximum", "minimum")
 
 
-def check_plain_ints(c, op, data=False):
+def check_plain_ints(c, op, types=()):
     """Refuse an int64, uint8 or uint32 tensor where the op's kernels take none: they run
-    only in the kinds of PLAIN_DATA, where the TFLite op takes them (`data`)."""
-    if data and op.op in PLAIN_DATA:
-        return
+    only in the kinds of PLAIN_DATA, and only the `types` the TFLite op takes."""
     for t in op.inputs + op.outputs:
-        if c.tensors[t].dtype in PLAIN_INTS:
-            raise Fail("%s tensors are not supported by this op" % c.tensors[t].dtype)
+        dtype = c.tensors[t].dtype
+        if dtype in PLAIN_INTS and (op.op not in PLAIN_DATA or dtype not in types):
+            raise Fail("%s tensors are not supported by this op" % dtype)

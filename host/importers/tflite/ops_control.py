@@ -12,6 +12,7 @@ and outputs of one type and size each.
 
 import numpy as np
 
+from burn.bst import PLAIN_INTS
 from burn.host.bst_writer import GraphOp
 from burn.host.importers.tflite.registry import Fail, converts
 from burn.host.importers.tflite_control import STORED, is_resource, type_name
@@ -64,13 +65,14 @@ def _call_once(c, node):
     c.ops.append(GraphOp("call_once", [], [], params={"graph": g}))
 
 
-@converts("READ_VARIABLE", arity=1, bool_inputs=True, int16=True, int32=True, plain_ints=True)
+@converts("READ_VARIABLE", arity=1, bool_inputs=True, int16=True, int32=True,
+          plain_ints=PLAIN_INTS)
 def _read_variable(c, node):
     c.emit("read_variable", node, ins=[], params={"var": c.control.variable(c.sub, node)})
 
 
 @converts("ASSIGN_VARIABLE", arity=2, bool_inputs=True, int16=True, int32=True,
-          plain_ints=True, many_outputs=True)
+          plain_ints=PLAIN_INTS, many_outputs=True)
 def _assign_variable(c, node):
     v = c.control.variable(c.sub, node)
     t = node.inputs[1]
@@ -82,7 +84,7 @@ def _assign_variable(c, node):
         c.ops.append(GraphOp("assign_variable", [c.act(t)], [], params={"var": v}))
 
 
-@converts("IF", arity=1, bool_inputs=True, int16=True, int32=True, plain_ints=True,
+@converts("IF", arity=1, bool_inputs=True, int16=True, int32=True, plain_ints=PLAIN_INTS,
           many_outputs=True)
 def _if(c, node):
     tf = c.tf
@@ -106,7 +108,7 @@ def _if(c, node):
                                  "else": c.control.subgraph(node, "ElseSubgraphIndex")}))
 
 
-@converts("WHILE", arity=0, bool_inputs=True, int16=True, int32=True, plain_ints=True,
+@converts("WHILE", arity=0, bool_inputs=True, int16=True, int32=True, plain_ints=PLAIN_INTS,
           many_outputs=True)
 def _while(c, node):
     tf = c.tf

@@ -38,9 +38,10 @@ def _operands(c, node):
 
 def _int32(c, node, kind, a, b):
     """The int32 form of an arithmetic op (burn.graph.s32_arith): its fused activation's
-    range, as TFLM's int32 kernels clamp (ADD's never), and SUB's and DIV's swap."""
+    range, as TFLM's int32 kernels clamp (ADD's never), and SUB's and DIV's swap. int64
+    operands are of one type too (the converter's plain_ints says which ops take them)."""
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}
-    if types != {np.dtype(np.int32)}:
+    if types != {np.dtype(np.int32)} and types != {np.dtype(np.int64)}:
         raise Fail("input and output types differ")
     params = {}
     if kind in ("add", "mul", "sub", "div"):
@@ -79,14 +80,15 @@ def _binary(c, node, kind=None):
     c.emit(kind, node, params=params, ins=[a, b])
 
 
-@converts("SUB", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", arity=2, int16=True, int32=True)
+@converts("SUB", "SQUARED_DIFFERENCE", arity=2, int16=True, int32=True)
+@converts("MAXIMUM", "MINIMUM", arity=2, int16=True, int32=True, plain_ints=("int64",))
 def _arith(c, node):
     """SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM (the optional ops of burn.graph.s8_arith),
     their int16 forms (burn.graph.s16_elementwise; SQUARED_DIFFERENCE's zero points 0, as
-    TFLM requires) and the int32 ones."""
+    TFLM requires) and the int32 ones (int64 too for MAXIMUM and MINIMUM)."""
     kind = node.name.lower()
     a, b = _operands(c, node)
-    if c.is_int32(node):
+    if c.is_int32(node) or c.tf.tensors[node.inputs[0]].dtype == np.int64:
         _int32(c, node, kind, a, b)
         return
     types = {c.tf.tensors[t].dtype for t in node.inputs[:2] + node.outputs[:1]}

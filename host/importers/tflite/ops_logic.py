@@ -56,18 +56,20 @@ _FLIPPED = {"LESS": "GREATER", "LESS_EQUAL": "GREATER_EQUAL", "GREATER": "LESS",
             "GREATER_EQUAL": "LESS_EQUAL"}
 
 
-@converts("EQUAL", "NOT_EQUAL", arity=2, bool_inputs=True, int32=True)
-@converts("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", arity=2, int32=True)
+@converts("EQUAL", "NOT_EQUAL", arity=2, bool_inputs=True, int32=True, plain_ints=("int64",))
+@converts("LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL", arity=2, int32=True,
+          plain_ints=("int64",))
 def _compare(c, node):
-    """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8
-    or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one of them may be
-    a constant; the BOOL output is int8 0/1. The operand that repeats goes second (the
-    comparison flipped)."""
+    """EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL (burn.graph.logic): int8,
+    int32, int64 or float32 operands (BOOL ones too for EQUAL and NOT_EQUAL, as TFLM), one
+    of them may be a constant; the BOOL output is int8 0/1. The operand that repeats goes
+    second (the comparison flipped)."""
     t1, t2 = node.inputs[:2]
     types = [c.tf.tensors[t].dtype for t in (t1, t2, node.outputs[0])]
-    if types[0] != types[1] or types[0] not in (np.int8, np.int32, np.float32, np.bool_):
-        raise Fail("operands are %s and %s: int8, int32 or float32 operands of one type are "
-                   "supported" % (types[0].name, types[1].name))
+    if types[0] != types[1] or types[0] not in (np.int8, np.int32, np.int64, np.float32,
+                                                np.bool_):
+        raise Fail("operands are %s and %s: int8, int32, int64 or float32 operands of one "
+                   "type are supported" % (types[0].name, types[1].name))
     if types[2] != np.bool_:
         raise Fail("the output is %s, not BOOL" % types[2].name)
     _logic_operands(c, node, 2, 4)
@@ -111,18 +113,22 @@ def _select(c, node):
     _emit_logic(c, "select", node, [("cond", cond), ("x", x), ("y", y)], {})
 
 
-@converts("ZEROS_LIKE", int32=True)
+@converts("ZEROS_LIKE", int32=True, plain_ints=("int64",))
 def _zeros_like(c, node):
     """ZEROS_LIKE of an int8 or float32 tensor: a `select` of its constant 0 (raw 0 in int8,
     as TFLM writes) wherever a constant false condition holds, reading the input once; of
-    an int32 tensor: the input less itself (int32 arithmetic, burn.graph.s32_arith)."""
+    an int32 tensor: the input less itself (int32 arithmetic, burn.graph.s32_arith); of an
+    int64 tensor: a `constant` op of zeros (burn.graph.control; no int64 arithmetic)."""
     x, y = node.inputs[0], node.outputs[0]
     dt = c.tf.tensors[x].dtype
-    if dt not in (np.int8, np.float32, np.int32) or c.tf.tensors[y].dtype != dt:
-        raise Fail("ZEROS_LIKE of %s into %s: burn takes int8, int32 and float32" % (
+    if dt not in (np.int8, np.float32, np.int32, np.int64) or c.tf.tensors[y].dtype != dt:
+        raise Fail("ZEROS_LIKE of %s into %s: burn takes int8, int32, int64 and float32" % (
             dt.name.upper(), c.tf.tensors[y].dtype.name.upper()))
     if numel(c.shape(x)) != numel(c.shape(y)):
         raise Fail("input %s and output %s differ in size" % (c.shape(x), c.shape(y)))
+    if dt == np.int64:
+        c.emit("constant", node, consts={"value": np.zeros(numel(c.shape(y)), dt)}, ins=[])
+        return
     if dt == np.int32:
         c.emit("sub", node, params={"act_min": -(1 << 31), "act_max": (1 << 31) - 1,
                                     "swap": 0}, ins=[x, x])

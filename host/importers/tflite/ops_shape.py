@@ -4,6 +4,7 @@ by copies of constant boxes, and the resizes."""
 
 import numpy as np
 
+from burn.bst import PLAIN_INTS
 from burn.host.importers import tflite_move
 from burn.host.importers.tflite.common import MAX_DIM
 from burn.host.importers.tflite.registry import Fail, converts
@@ -47,8 +48,8 @@ def _pad(c, node):
     c.emit("pad", node, params=params)
 
 
-@converts("CONCATENATION", int16=True, int32=True, bool_inputs=True, plain_ints=True)
-@converts("PACK", int16=True, int32=True, plain_ints=True)
+@converts("CONCATENATION", int16=True, int32=True, bool_inputs=True, plain_ints=PLAIN_INTS)
+@converts("PACK", int16=True, int32=True, plain_ints=PLAIN_INTS)
 def _concat(c, node):
     """CONCATENATION, and PACK (a concatenation along a new axis, no activation)."""
     shape = c.shape(node.outputs[0])
@@ -75,7 +76,7 @@ def _concat(c, node):
 # held as int8 0/1, moved as it is)
 @converts("TRANSPOSE", arity=2, int16=True)
 @converts("REVERSE_V2", "BROADCAST_TO", arity=2, int16=True, int32=True, bool_inputs=True,
-          plain_ints=True)
+          plain_ints=PLAIN_INTS)
 @converts("GATHER", "MIRROR_PAD", "GATHER_ND", arity=2)
 @converts("FILL", arity=2, int32=True)
 @converts("SPLIT", arity=2, many_outputs=True, int16=True, int32=True)

@@ -21,8 +21,8 @@ FOLDED = tuple(name for op in OPS if op[0] == "copy" for name in op[2].split())
 # (omitted inputs, -1, may follow them); shaped: the graph tensors carry the TFLite shape
 # (the .bst kernels read it); bool_inputs: it reads BOOL inputs (held as int8 0/1); int16:
 # it runs with int16 activations (int16x8: int8 weights); int32: it runs on int32 data (not
-# only on int32 indices); plain_ints: it runs on int64, uint8 and uint32 data (plain
-# integers, burn.bst.PLAIN_INTS); many_outputs: one output or more (the others have one)
+# only on int32 indices); plain_ints: the types of burn.bst.PLAIN_INTS (int64, uint8, uint32:
+# plain integers) it runs on; many_outputs: one output or more (the others have one)
 Spec = namedtuple("Spec", "convert arity shaped bool_inputs int16 int32 plain_ints "
                   "many_outputs")
 CONVERTERS = {}  # TFLite op name -> Spec
@@ -33,7 +33,7 @@ class Fail(ValueError):
 
 
 def converts(*ops, arity=1, shaped=False, bool_inputs=False, int16=False, int32=False,
-             plain_ints=False, many_outputs=False):
+             plain_ints=(), many_outputs=False):
     """Register the decorated function as the converter of the TFLite builtin `ops`."""
     def register(fn):
         for op in ops:
