@@ -104,6 +104,10 @@ static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *f
         dst = span_buf;
     }
     flex__host_split_shifts(shift, OC, left, right);
+#ifdef __wasm_simd128__
+    flex__wasm_requant wq;
+    flex__wasm_requant_prepare(shift, OC, &wq);
+#endif
     for (i = taps; i < k; i++)
         patch[i] = 0;
     for (p0 = 0; p0 < units; p0 = p1) {
@@ -122,8 +126,13 @@ static void conv_fast(const flex_dims4 *in, const int8_t *input, const int8_t *f
                 const int32_t ox = p % out->w, oy = p / out->w % out->h;
                 gather(in, input, win, p / (out->w * out->h), oy, ox, q->input_offset, patch);
                 dot_rows(patch, wide, k, count, acc);
+#ifdef __wasm_simd128__
+                flex__wasm_requant_row(acc, bias ? bias + o0 : 0, multiplier + o0, &wq, o0,
+                                       left + o0, right + o0, count, q, y);
+#else
                 flex__host_requant_row(acc, bias ? bias + o0 : 0, multiplier + o0, left + o0,
                                        right + o0, count, q, y);
+#endif
             }
         }
         if (dst != output) /* else this was the only span */
