@@ -118,8 +118,8 @@ FLEX_INLINE void flex__wasm_requant_row(const int32_t *restrict acc,
             wasm_i64x2_mul(wasm_i64x2_add(wasm_i64x2_extend_high_i32x4(high),
                                           wasm_i64x2_extend_high_i32x4(nudge)),
                            wasm_v128_load(r->rpow + c + 2)), 32);
-        const v128_t v = wasm_i32x4_min(
-            wasm_i32x4_max(wasm_i32x4_add(wasm_i32x4_shuffle(y0, y1, 0, 2, 4, 6), offset), lo), hi);
+        const v128_t y = wasm_i32x4_add(wasm_i32x4_shuffle(y0, y1, 0, 2, 4, 6), offset);
+        const v128_t v = wasm_i32x4_min(wasm_i32x4_max(y, lo), hi);
         const v128_t h = wasm_i16x8_narrow_i32x4(v, v);
         wasm_v128_store32_lane(out + i, wasm_i8x16_narrow_i16x8(h, h), 0);
     }
