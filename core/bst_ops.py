@@ -556,7 +556,7 @@ def _concat(step, ctx, variant):
 
 # the kinds whose kernels move elements of any size; those whose int32 tensors are indices
 _ANY_ELEMENT = ("copy", "concat", "pad", "strided")
-_INDICES = ("arg", "gather")
+_INDICES = ("arg", "gather", "cast")  # and the casts, whose prepare step checks every type
 _NOT_DATA = ("int32",) + PLAIN_INTS  # the types of indices only, or of moves only
 # control flow and resource variables, of any element type (burn.graph.control.KINDS)
 _CONTROL = ("call_once", "if", "while", "read_variable", "assign_variable", "constant")
@@ -575,8 +575,8 @@ def prepare(step, ctx, variant=None):
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
     burn.graph.s16_prepare every op with an int16, int32 or int64 input or output (its first)
-    but the layout ones that any element type serves (copy, concat, pad, strided) and those
-    whose int32 tensors are indices (arg, gather)."""
+    but the layout ones that any element type serves (copy, concat, pad, strided), those
+    whose int32 tensors are indices (arg, gather) and cast, which checks its own types."""
     fn = PREPARE.get(step.kind)
     module = step.kind if fn is None else None
     ends = [ctx.tensors[t][1] for t in step.ins[:1] + step.outs[:1]]

@@ -128,12 +128,12 @@ CASTS = (("bool", "int8", "viper"), ("int8", "float32", "plain"), ("bool", "floa
 def _in_range(rng, shape, dst):
     """float32 values that truncate into integer type `dst` (TFLM's CAST is undefined
     beyond it): spread over its range, a third of them within 3 of zero (truncation toward
-    zero of small negative values)."""
+    zero of small negative values; above -1 for an unsigned `dst`)."""
     info = np.iinfo(dst)
-    top = np.float32(info.max + 1)  # 2**(bits-1): the first value out of range
+    top = np.float32(info.max + 1)  # 2**(bits-1) (unsigned: 2**bits): the first out of range
     x = rng.uniform(float(info.min), float(top), size=shape).astype(np.float32)
     x = np.where(x >= top, np.nextafter(top, np.float32(0)), x)
-    small = rng.uniform(-3.0, 3.0, size=shape).astype(np.float32)
+    small = rng.uniform(-3.0 if info.min else -0.99, 3.0, size=shape).astype(np.float32)
     return np.where(rng.random(shape) < 0.33, small, x).astype(np.float32)
 
 

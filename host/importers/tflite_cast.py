@@ -6,10 +6,11 @@ and a value of any type one of the same type through a `copy`. The others are th
 op `cast` (burn.graph.cast): int32 and int16 narrowed to int16 or int8 keep their low bits
 (burn's requantize would saturate), float32 to int8, int16 or int32 truncates toward zero
 (burn's quantize would round; beyond the target's range TFLM's result is undefined, and
-burn saturates), int32 to float32 rounds to the nearest float32.
+burn saturates), int32 to float32 rounds to the nearest float32; uint32 from and to each
+of those as C converts (burn.graph.cast), a float32 below 0 saturating to 0.
 
-The other pairs are refused by name: a cast to BOOL tests for non-zero, and burn has no
-uint8, uint32 or int64 tensors. A cast's integer tensors usually carry no quantization:
+The other pairs are refused by name: a cast to BOOL tests for non-zero, and the casts of
+uint8 and int64 tensors (which TFLM lacks). A cast's integer tensors usually carry no quantization:
 they get scale 1 and zero point 0, their raw values.
 """
 
@@ -33,10 +34,14 @@ _EXACT = {
     ("int16", "int16"): ("copy", None),
     ("int32", "int32"): ("copy", None),
     ("float32", "float32"): ("copy", None),
+    ("uint32", "uint32"): ("copy", None),
 }
 # (from, to) of the `cast` op's kernels (burn.graph.cast)
 _CAST_OP = (("int32", "int8"), ("int32", "int16"), ("int16", "int8"), ("float32", "int8"),
-            ("float32", "int16"), ("float32", "int32"), ("int32", "float32"))
+            ("float32", "int16"), ("float32", "int32"), ("int32", "float32"),
+            ("uint32", "int8"), ("uint32", "int16"), ("uint32", "int32"), ("uint32", "float32"),
+            ("int8", "uint32"), ("int16", "uint32"), ("int32", "uint32"), ("bool", "uint32"),
+            ("float32", "uint32"))
 _EXACT.update((pair, ("cast", None)) for pair in _CAST_OP)
 
 

@@ -224,6 +224,8 @@ COVERED = {
     ("MAXIMUM", "int64", "int64"): _binary("MAXIMUM", "int64", "int64"),
     ("EQUAL", "int64", "bool"): _binary("EQUAL", "int64", "bool"),
     ("ZEROS_LIKE", "int64", "int64"): _unary("ZEROS_LIKE", "int64", "int64"),
+    ("CAST", "uint32", "float32"): _unary("CAST", "uint32", "float32"),
+    ("CAST", "bool", "uint32"): _unary("CAST", "bool", "uint32"),
     ("BROADCAST_TO", "uint8", "uint8"): _unary("BROADCAST_TO", "uint8", "uint8",
                                                ("int32", (3,), [2, 1, 4]), out_shape=(2, 1, 4)),
 }
@@ -312,8 +314,9 @@ def test_list_ops_reports_the_pairs(capsys):
     assert _pair_line(lines, "ABS") is None  # every pair covered
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered
-    cast = next(i for i, line in enumerate(lines) if _pair_line([line], "CAST"))
-    assert lines[cast + 1].startswith(" " * 30) and "uint32" in lines[cast + 1]
+    assert _pair_line(lines, "CAST") is None  # every pair covered, uint32's too
+    quantize = next(i for i, line in enumerate(lines) if _pair_line([line], "QUANTIZE"))
+    assert "uint8->int8" in lines[quantize]
 
 
 def test_help_tells_of_the_pairs(capsys):

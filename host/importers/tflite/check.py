@@ -108,10 +108,10 @@ def check_int32(c, op, data=False):
 
 
 # the kinds that take int64, uint8 and uint32 tensors (burn.bst.PLAIN_INTS) where the TFLite
-# op's converter takes their type (`plain_ints`): the moves and the control ops, and int64
-# comparisons, maximum and minimum (burn.graph.s32_arith's Python kernels)
+# op's converter takes their type (`plain_ints`): the moves and the control ops, int64
+# comparisons, maximum and minimum (burn.graph.s32_arith's Python kernels), uint32 casts
 PLAIN_DATA = MOVES + ("if", "while", "call_once", "read_variable", "assign_variable",
-                      "constant", "compare", "maximum", "minimum")
+                      "constant", "compare", "maximum", "minimum", "cast")
 
 
 def check_plain_ints(c, op, types=()):

@@ -334,7 +334,7 @@ def _prelu(c, node):
                    "pos_shift": ps, "neg_mult": nm, "neg_shift": ns})
 
 
-@converts("CAST", bool_inputs=True, int16=True, int32=True)
+@converts("CAST", bool_inputs=True, int16=True, int32=True, plain_ints=("uint32",))
 def _cast(c, node):
     """CAST where an existing op computes it exactly (burn.host.importers.tflite_cast)."""
     try:
