@@ -285,19 +285,26 @@ class Autodiff(_backend.Backend):
     def conv2d(self, x, x_shape, w, w_shape, bias, stride, padding, dilation, groups,
                out_shape, dtype):
         bias_value = bias.value if bias is not None else None
-        out = self.inner.conv2d(x.value, x_shape, w.value, w_shape, bias_value, stride,
-                                padding, dilation, groups, out_shape, dtype)
         parents = (x, w) if bias is None else (x, w, bias)
         k = self.k
-        xv, wv = x.value, w.value
+        args = (x.value, x_shape, w.value, w_shape, bias_value, stride, padding, dilation,
+                groups, out_shape, dtype)
+        # The weight gradient reads the input's columns that the forward pass gathered,
+        # where the inner backend keeps them (k.conv2d_keep_columns).
+        keep = w.requires_grad and hasattr(k, "conv2d_keep_columns")
+        out, saved = k.conv2d_keep_columns(*args) if keep else (self.inner.conv2d(*args),
+                                                                   x.value)
+        wv = w.value
 
         def backward(g):
             gx = gw = None
             if x.requires_grad:
                 gx = k.conv2d_grad_input(g, out_shape, wv, w_shape, x_shape, stride, padding,
                                          dilation, groups)
-            if w.requires_grad:
-                gw = k.conv2d_grad_weight(g, out_shape, xv, x_shape, w_shape, stride,
+            if keep:
+                gw = k.conv2d_grad_weight_kept(g, out_shape, saved, w_shape, groups)
+            elif w.requires_grad:
+                gw = k.conv2d_grad_weight(g, out_shape, saved, x_shape, w_shape, stride,
                                           padding, dilation, groups)
             if bias is None:
                 return (gx, gw)

@@ -5,7 +5,8 @@ transposed convolution, pooling gradients, batch normalisation). They are writte
 once, over the primitive protocol, so every backend gets them. A backend may supply faster
 versions by defining methods of the same name (`conv2d_grad_input`, `conv2d_grad_weight`,
 `max_pool_grad`, `avg_pool_grad`, `log_softmax_forward`, `linear_forward`,
-`linear_backward`, and the pairs `batch_norm_forward` / `batch_norm_backward` and
+`linear_backward`, and the pairs `conv2d_keep_columns` / `conv2d_grad_weight_kept`,
+`batch_norm_forward` / `batch_norm_backward` and
 `cross_entropy_forward` / `cross_entropy_backward`, each sharing its saved state), which
 are used instead.
 """
@@ -26,6 +27,7 @@ class Inner:
         for names in (("conv2d_grad_input",), ("conv2d_grad_weight",), ("max_pool_grad",),
                       ("avg_pool_grad",), ("log_softmax_forward",), ("linear_forward",),
                       ("linear_backward",),
+                      ("conv2d_keep_columns", "conv2d_grad_weight_kept"),
                       ("batch_norm_forward", "batch_norm_backward"),
                       ("cross_entropy_forward", "cross_entropy_backward")):
             fast = [getattr(inner, name, None) for name in names]

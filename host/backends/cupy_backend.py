@@ -49,22 +49,20 @@ class _CupyModule:
                                             dilation, out_hw)
 
     def conv2d_by_image(self, x, w, stride, padding, dilation, out_hw):
-        """numpy_conv.conv2d with one group: the product of the weights [o, K] with each
-        image's columns [K, oh*ow] (a batched product), which is [n, o, oh, ow] as it comes,
-        with no copy to move the channels."""
+        """numpy_conv.conv2d_columns with one group: the product of the weights [o, K] with
+        each image's columns [K, oh*ow] (a batched product), which is [n, o, oh, ow] as it
+        comes, with no copy to move the channels; and those columns [n, K, oh*ow]."""
         n, (o, c, kh, kw) = x.shape[0], w.shape
         cols = self.im2col_by_image(x, (kh, kw), stride, padding, dilation, out_hw)
         out = self.matmul(w.reshape(1, o, c * kh * kw), cols)
-        return out.reshape(n, o, out_hw[0], out_hw[1])
+        return out.reshape(n, o, out_hw[0], out_hw[1]), cols
 
-    def conv2d_grad_weight_by_image(self, g, x, w_shape, stride, padding, dilation):
-        """numpy_conv.conv2d_grad_weight with one group: per image g [o, oh*ow] times its
-        columns transposed, summed over the batch, with no copy of g to move its
+    def grad_weight_by_image(self, g, cols, w_shape):
+        """numpy_conv.conv2d_grad_weight_columns with one group: per image g [o, oh*ow]
+        times its columns transposed, summed over the batch, with no copy of g to move its
         channels."""
-        o, _c, kh, kw = w_shape
-        n, _, oh, ow = g.shape
-        cols = self.im2col_by_image(x, (kh, kw), stride, padding, dilation, (oh, ow))
-        per_image = self.matmul(g.reshape(n, o, oh * ow), cols.transpose(0, 2, 1))
+        n, o = g.shape[:2]
+        per_image = self.matmul(g.reshape(n, o, -1), cols.transpose(0, 2, 1))
         return per_image.sum(axis=0).reshape(w_shape)
 
     def im2col_by_image(self, x, kernel, stride, padding, dilation, out_hw):

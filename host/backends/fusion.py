@@ -29,6 +29,7 @@ MAX_CHAIN = 48
 # The gradient and composite fast paths of an inner backend, forwarded over handles.
 FAST_PATHS = ("conv2d_grad_input", "conv2d_grad_weight", "max_pool_grad", "avg_pool_grad",
               "log_softmax_forward", "linear_forward", "linear_backward",
+              "conv2d_keep_columns", "conv2d_grad_weight_kept",
               "batch_norm_forward", "batch_norm_backward", "cross_entropy_forward",
               "cross_entropy_backward")
 _PLAIN = (int, float, bool, str, type(None))

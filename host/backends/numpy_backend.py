@@ -200,13 +200,28 @@ class NumpyBackend(_backend.Backend):
 
     def conv2d(self, x, x_shape, w, w_shape, bias, stride, padding, dilation, groups,
                out_shape, dtype):
+        return self.conv2d_keep_columns(x, x_shape, w, w_shape, bias, stride, padding,
+                                        dilation, groups, out_shape, dtype)[0]
+
+    def conv2d_keep_columns(self, x, x_shape, w, w_shape, bias, stride, padding, dilation,
+                            groups, out_shape, dtype):
+        """conv2d's output, and the input's im2col columns that it multiplied, which
+        conv2d_grad_weight_kept takes instead of the input (saved between the forward and
+        the backward pass: the windows are gathered once per training step, not twice)."""
         acc = np.float32 if dtype.is_float else np.int64
-        out = _conv.conv2d(self.xp, x.reshape(x_shape).astype(acc, copy=False),
-                           w.reshape(w_shape).astype(acc, copy=False), groups, stride,
-                           padding, dilation, out_shape[2:])
+        out, cols = _conv.conv2d_columns(
+            self.xp, x.reshape(x_shape).astype(acc, copy=False),
+            w.reshape(w_shape).astype(acc, copy=False), groups, stride, padding, dilation,
+            out_shape[2:])
         if bias is not None:
             out = out + bias.astype(acc, copy=False).reshape(1, -1, 1, 1)
-        return self.xp.ascontiguousarray(out.astype(_NP[dtype], copy=False)).reshape(-1)
+        return self.xp.ascontiguousarray(out.astype(_NP[dtype], copy=False)).reshape(-1), cols
+
+    def conv2d_grad_weight_kept(self, g, g_shape, cols, w_shape, groups):
+        """conv2d_grad_weight from the columns conv2d_keep_columns returned."""
+        out = _conv.conv2d_grad_weight_columns(self.xp, g.reshape(g_shape), cols, w_shape,
+                                               groups)
+        return self.xp.ascontiguousarray(out, dtype=np.float32).reshape(-1)
 
     # Faster gradients than the generic ones of burn.host.autodiff.helpers.
     def conv2d_grad_input(self, g, g_shape, w, w_shape, x_shape, stride, padding, dilation,

@@ -71,12 +71,19 @@ def im2col(xp, x, kernel, stride, padding, dilation, out_hw):
     return cols
 
 
-def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
-    """Float or int conv of x [n, c, h, w] with w [o, c/groups, kh, kw] -> [n, o, oh, ow].
-    An array module with its own `conv2d_by_image` does float32 with one group there."""
-    fast = getattr(xp, "conv2d_by_image", None)
-    if fast is not None and groups == 1 and x.dtype == np.float32 == w.dtype:
-        return fast(x, w, stride, padding, dilation, out_hw)
+def _by_image(xp, groups, *arrays):
+    """Whether the array module multiplies per image (its own `conv2d_by_image` and
+    `grad_weight_by_image`, for float32 with one group) rather than over columns of the
+    whole batch."""
+    return getattr(xp, "conv2d_by_image", None) is not None and groups == 1 and \
+        all(a.dtype == np.float32 for a in arrays)
+
+
+def conv2d_columns(xp, x, w, groups, stride, padding, dilation, out_hw):
+    """(conv2d's output, the im2col columns it multiplied): conv2d_grad_weight_columns
+    reads those columns again instead of gathering the windows a second time."""
+    if _by_image(xp, groups, x, w):
+        return xp.conv2d_by_image(x, w, stride, padding, dilation, out_hw)
     o, cg, kh, kw = w.shape
     n = x.shape[0]
     oh, ow = out_hw
@@ -84,19 +91,35 @@ def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
     cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
         out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # [g, og, n*oh*ow]
-    return out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)
+    return out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3), cols
+
+
+def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
+    """Float or int conv of x [n, c, h, w] with w [o, c/groups, kh, kw] -> [n, o, oh, ow].
+    An array module with its own `conv2d_by_image` does float32 with one group there."""
+    return conv2d_columns(xp, x, w, groups, stride, padding, dilation, out_hw)[0]
 
 
 def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
-    """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x (an array
-    module's own `conv2d_grad_weight_by_image` does float32 with one group)."""
-    fast = getattr(xp, "conv2d_grad_weight_by_image", None)
-    if fast is not None and groups == 1 and x.dtype == np.float32 == g.dtype:
-        return fast(g, x, w_shape, stride, padding, dilation)
+    """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x: its columns
+    gathered as conv2d_columns gathers them, then conv2d_grad_weight_columns."""
     o, cg, kh, kw = w_shape
     n, _, oh, ow = g.shape
-    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))
-    cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
+    if _by_image(xp, groups, x, g):
+        cols = xp.im2col_by_image(x, (kh, kw), stride, padding, dilation, (oh, ow))
+    else:
+        cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))
+        cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)
+    return conv2d_grad_weight_columns(xp, g, cols, w_shape, groups)
+
+
+def conv2d_grad_weight_columns(xp, g, cols, w_shape, groups):
+    """d(loss)/d(w) [o, c/groups, kh, kw] from the output gradient g [n, o, oh, ow] and the
+    input's columns as conv2d_columns returned them."""
+    if _by_image(xp, groups, cols, g):
+        return xp.grad_weight_by_image(g, cols, w_shape)
+    o, cg, kh, kw = w_shape
+    n, _, oh, ow = g.shape
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
         return xp.matmul(gm, cols.transpose(0, 2, 1)).reshape(o, cg, kh, kw)
