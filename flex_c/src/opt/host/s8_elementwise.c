@@ -30,6 +30,41 @@ FLEX_INLINE void add_run(const flex_s8_add_params *p, const int8_t *restrict a, 
     }
 }
 
+#ifdef __wasm_simd128__
+/* The int32 values of the four int8 at x. */
+FLEX_INLINE v128_t load4(const int8_t *x) {
+    return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(x)));
+}
+
+/* add_run(p, a, 1, b, 1, n, out) four elements a step in SIMD128 (s8_requant.h). */
+static void add_wasm(const flex_s8_add_params *p, const int8_t *a, const int8_t *b, int32_t n,
+                     int8_t *out) {
+    const int32_t l1 = p->input1_shift > 0 ? p->input1_shift : 0;
+    const int32_t r1 = p->input1_shift > 0 ? 0 : -p->input1_shift;
+    const int32_t l2 = p->input2_shift > 0 ? p->input2_shift : 0;
+    const int32_t r2 = p->input2_shift > 0 ? 0 : -p->input2_shift;
+    const int32_t lo = p->output_shift > 0 ? p->output_shift : 0;
+    const int32_t ro = p->output_shift > 0 ? 0 : -p->output_shift;
+    const v128_t off1 = wasm_i32x4_splat(p->input1_offset);
+    const v128_t off2 = wasm_i32x4_splat(p->input2_offset);
+    const v128_t offset = wasm_i32x4_splat(p->output_offset);
+    const v128_t act_min = wasm_i32x4_splat(p->act_min), act_max = wasm_i32x4_splat(p->act_max);
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const v128_t x1 = wasm_i32x4_shl(wasm_i32x4_add(load4(a + i), off1), p->left_shift);
+        const v128_t x2 = wasm_i32x4_shl(wasm_i32x4_add(load4(b + i), off2), p->left_shift);
+        const v128_t sum = wasm_i32x4_add(flex__wasm_mbqm4(x1, p->input1_multiplier, l1, r1),
+                                          flex__wasm_mbqm4(x2, p->input2_multiplier, l2, r2));
+        const v128_t v = wasm_i32x4_add(flex__wasm_mbqm4(sum, p->output_multiplier, lo, ro),
+                                        offset);
+        const v128_t h = wasm_i32x4_min(wasm_i32x4_max(v, act_min), act_max);
+        const v128_t h16 = wasm_i16x8_narrow_i32x4(h, h);
+        wasm_v128_store32_lane(out + i, wasm_i8x16_narrow_i16x8(h16, h16), 0);
+    }
+    add_run(p, a + i, 1, b + i, 1, n - i, out + i);
+}
+#endif
+
 /* Whether strides s (0 on broadcast axes) read a tensor of out's shape densely. */
 static int dense(const int32_t s[4], const flex_dims4 *out) {
     const int32_t d[4] = {out->n, out->h, out->w, out->c};
@@ -53,7 +88,11 @@ static void add_fast(const flex_s8_add_params *p, const int8_t *in1, const int32
         if (flex__host_add_avx512(p, in1, in2, out->n * out->h * out->w * C, output))
             return;
 #endif
+#ifdef __wasm_simd128__
+        add_wasm(p, in1, in2, out->n * out->h * out->w * C, output);
+#else
         add_run(p, in1, 1, in2, 1, out->n * out->h * out->w * C, output);
+#endif
         return;
     }
     for (n = 0; n < out->n; n++)

@@ -81,6 +81,24 @@ FLEX_INLINE void flex__wasm_requant_prepare(const int32_t *shift, int32_t n,
     }
 }
 
+/* flex__host_mbqm of four lanes by one multiplier and one split shift (a tensor's). */
+FLEX_INLINE v128_t flex__wasm_mbqm4(v128_t x, int32_t multiplier, int32_t left, int32_t right) {
+    const v128_t m = wasm_i32x4_splat(multiplier), zero = wasm_i32x4_splat(0);
+    const v128_t a = wasm_i32x4_shl(x, left), round = wasm_i64x2_splat((int64_t)1 << 30);
+    const v128_t p0 = wasm_u64x2_shr(wasm_i64x2_add(wasm_i64x2_extmul_low_i32x4(a, m), round),
+                                     31);
+    const v128_t p1 = wasm_u64x2_shr(wasm_i64x2_add(wasm_i64x2_extmul_high_i32x4(a, m), round),
+                                     31);
+    const v128_t sat = multiplier == INT32_MIN ? wasm_i32x4_eq(a, wasm_i32x4_splat(INT32_MIN))
+                                               : zero; /* -1 where TFLM saturates */
+    const v128_t high = wasm_i32x4_add(wasm_i32x4_shuffle(p0, p1, 0, 2, 4, 6), sat);
+    const v128_t mask = wasm_i32x4_splat((int32_t)(((uint32_t)1 << right) - 1u));
+    /* (mask >> 1) + (high < 0), and + (remainder > that): the comparisons give -1 */
+    const v128_t threshold = wasm_i32x4_sub(wasm_i32x4_shr(mask, 1), wasm_i32x4_lt(high, zero));
+    return wasm_i32x4_sub(wasm_i32x4_shr(high, right),
+                          wasm_i32x4_gt(wasm_v128_and(high, mask), threshold));
+}
+
 /* flex__host_requant_row(acc, bias, multiplier, left, right, n, q, out) for the channels
  * c0.. of `r` (left and right: their split shifts, for the last n % 4 outputs). */
 FLEX_INLINE void flex__wasm_requant_row(const int32_t *restrict acc,
