@@ -69,9 +69,10 @@ def _f32(bits):
 
 
 def sums(rng, n=600):
-    """A fully connected layer of two inputs, both 1, and no bias: output o is the float32
-    sum of weights 2o and 2o + 1, the loop's own add. Pairs of every exponent distance
-    and sign, ties to even, cancellations, the edges of the exponent range."""
+    """A fully connected layer of two inputs, both 1: output o is the float32 sum of
+    weights 2o and 2o + 1, the loop's own add, then of bias o (a tail). Pairs of every
+    exponent distance and sign, ties to even, cancellations, the edges of the exponent
+    range; biases of mixed magnitudes, zeros and denormals among them."""
     e = rng.integers(1, 254, n)
     a = _f32((rng.integers(0, 2, n) << 31) | (e << 23) | rng.integers(0, 1 << 23, n))
     d = rng.integers(0, 40, n)
@@ -83,14 +84,18 @@ def sums(rng, n=600):
     b[q:2 * q] = -a[q:2 * q] * (1 + rng.integers(-3, 4, q) * 2.0 ** -23).astype(np.float32)
     b[2 * q:3 * q] = -np.nextafter(a[2 * q:3 * q], np.float32(0))
     w = np.stack([a, b], 1).reshape(-1).astype(np.float32)
-    return np.ones(2, np.float32), w, np.zeros(0, np.float32)
+    bias = _operands(rng, n, {})
+    bias[::5] = 0.0
+    bias[1::7] = _f32(rng.integers(1, 1 << 23, len(bias[1::7])))  # denormals
+    bias[2::9] = -a[2::9]
+    return np.ones(2, np.float32), w, bias
 
 
 _ON_BOARD = """
 import array, binascii, burnflex
 def f(h):
     return array.array('f', binascii.unhexlify(h))
-fx, fw, fb, dx, dw, db, cx, cw, cb, sx, sw, _ = [f(h) for h in %r]
+fx, fw, fb, dx, dw, db, cx, cw, cb, sx, sw, sb = [f(h) for h in %r]
 out = []
 y = array.array('f', bytes(4 * 18))
 burnflex.fully_connected_f32(fx, fw, fb, y, 2, 13, 9, 0)
@@ -134,10 +139,10 @@ for oy in range(5):
 out.append((y, r))
 n = len(sw) // 2
 y = array.array('f', bytes(4 * n))
-burnflex.fully_connected_f32(sx, sw, None, y, 1, 2, n, 0)
+burnflex.fully_connected_f32(sx, sw, sb, y, 1, 2, n, 0)
 r = array.array('f', bytes(4 * n))
 for o in range(n):
-    r[o] = 0.0 + sx[0] * sw[2 * o] + sx[1] * sw[2 * o + 1] + 0.0
+    r[o] = 0.0 + sx[0] * sw[2 * o] + sx[1] * sw[2 * o + 1] + sb[o]
 out.append((y, r))
 print(repr([(binascii.hexlify(a), binascii.hexlify(b)) for a, b in out]))
 """

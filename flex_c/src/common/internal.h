@@ -137,11 +137,40 @@ FLEX_INLINE void flex__clamp16(flex__v16 *v, const flex__v16 *lo, const flex__v1
     *v = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 #endif
+/* v clamped to [lo, hi] (lo, hi not NaN); a NaN passes, as both comparisons are false. On
+ * the RP2040 (FLEX_ROM_FLOAT) by the order of the float32 bits, read as sign and magnitude
+ * (the same answers as the float comparisons, without two soft-float calls). */
+#ifdef FLEX_ROM_FLOAT
+static inline int32_t flex__fkey(float f) {
+    union {
+        float f;
+        int32_t i;
+    } u;
+    u.f = f;
+    return u.i < 0 ? -(u.i & 0x7fffffff) : u.i;
+}
+static inline float flex__clampf(float v, float lo, float hi) {
+    union {
+        float f;
+        uint32_t u;
+    } b;
+    b.f = v;
+    if ((b.u << 1) > 0xff000000u)
+        return v;
+    return flex__fkey(v) < flex__fkey(lo) ? lo : (flex__fkey(v) > flex__fkey(hi) ? hi : v);
+}
+#else
+static inline float flex__clampf(float v, float lo, float hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+#endif
 /* A dot product in runs: run r pairs len[r] floats of x from x + xoff[r], step xs, with as
- * many of w from w + woff[r], step ws (a window's rows, a gathered row's segments). */
+ * many of w from w + woff[r], step ws (a window's rows, a gathered row's segments); then
+ * *tail, where not NULL, is added to the sum (a bias, a partial sum). */
 typedef struct {
     int32_t xs, ws, runs;
     const int32_t *xoff, *woff, *len;
+    const float *tail;
 } flex__fruns;
 /* acc plus the products of the runs' pairs, added left to right with every product and sum
  * rounded to float32: `acc += x * w` in a loop. A build for the RP2040 (FLEX_ROM_FLOAT, set
@@ -156,7 +185,7 @@ static inline float flex__fdot_loop(float acc, const float *x, const float *w,
         for (i = 0; i < d->len[r]; i++)
             acc += xr[i * d->xs] * wr[i * d->ws];
     }
-    return acc;
+    return d->tail ? acc + *d->tail : acc;
 }
 #ifdef FLEX_ROM_FLOAT
 float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d);

@@ -48,7 +48,7 @@ flex_status flex_f32_clamp(size_t n, const float *x, float lo, float hi, float *
         return FLEX_E_PARAM;
     for (i = 0; i < n; i++) {
         const float v = x[i];
-        y[i] = v < lo ? lo : (v > hi ? hi : v);
+        y[i] = flex__clampf(v, lo, hi);
     }
     return FLEX_OK;
 }

@@ -174,7 +174,7 @@ FLEX_INLINE void store_tile(float acc[][NR], int32_t mr, int32_t nr, const float
         for (j = 0; j < nr; j++) {
             float v = acc[r][j] + (!first ? c[r * ldc + j] : bias ? bias[j] : 0.0f);
             if (last)
-                v = v < lo ? lo : (v > hi ? hi : v);
+                v = flex__clampf(v, lo, hi);
             c[r * ldc + j] = v;
         }
 }
@@ -259,21 +259,25 @@ FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, cons
 #define GMR MR
 
 /* Soft-float (the RP2040's ROM routines): one output at a time, its row's segments dotted
- * with its column of the panel (flex__fdot), in the order of the tile below; a tile of
- * accumulators saves nothing there, and the spare rows of the last tile are not computed. */
+ * with its column of the panel and then the bias or the partial sum added (flex__fdot), in
+ * the order of the plain tile (below) and store_tile; a tile of accumulators saves nothing there,
+ * and the spare rows of the last tile are not computed. */
 FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, const float *panel,
                              int32_t mr, int32_t nr, const float *bias, int32_t first,
                              int32_t last, float lo, float hi, float *c, int32_t ldc) {
-    float acc[GMR][NR];
+    static const float none = 0.0f;
     int32_t woff[FLEX_GEMM_KB * FLEX_GEMM_NB / NR]; /* a panel's taps at most */
-    const flex__fruns segs = {1, NR, rows->segs, rows->off, woff, rows->len};
+    flex__fruns segs = {1, NR, rows->segs, rows->off, woff, rows->len, 0};
     int32_t s, r, j, at = 0;
+    float v;
     for (s = 0; s < rows->segs; at += rows->len[s++] * NR)
         woff[s] = at;
     for (r = 0; r < mr; r++)
-        for (j = 0; j < nr; j++)
-            acc[r][j] = flex__fdot(0.0f, a[r], panel + j, &segs);
-    store_tile(acc, mr, nr, bias, first, last, lo, hi, c, ldc);
+        for (j = 0; j < nr; j++) {
+            segs.tail = !first ? c + r * ldc + j : bias ? bias + j : &none;
+            v = flex__fdot(0.0f, a[r], panel + j, &segs);
+            c[r * ldc + j] = last ? flex__clampf(v, lo, hi) : v;
+        }
 }
 #else
 #define GMR MR

@@ -207,7 +207,7 @@ flex_status flex_f32_act(size_t n, const float *input, int32_t act, float *outpu
     FLEX_TRY(flex__f32_act_range(act, &lo, &hi));
     for (i = 0; i < n; i++) {
         const float v = input[i];
-        output[i] = act == FLEX_ACT_NONE ? v : (v < lo ? lo : (v > hi ? hi : v));
+        output[i] = act == FLEX_ACT_NONE ? v : flex__clampf(v, lo, hi);
     }
     return FLEX_OK;
 }

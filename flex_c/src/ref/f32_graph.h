@@ -13,7 +13,7 @@ FLEX_INLINE void flex__clamp_all(float *y, int32_t n, int32_t act, float lo, flo
         return;
     for (i = 0; i < n; i++) {
         const float v = y[i];
-        y[i] = v < lo ? lo : (v > hi ? hi : v);
+        y[i] = flex__clampf(v, lo, hi);
     }
 }
 

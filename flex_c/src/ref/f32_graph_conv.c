@@ -266,14 +266,15 @@ typedef struct {
 static void fc_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const fc_dots *f = (const fc_dots *)ctx;
     const int32_t zero = 0;
-    const flex__fruns row = {1, 1, 1, &zero, &zero, &f->in_features};
+    const float none = 0.0f;
+    flex__fruns row = {1, 1, 1, &zero, &zero, &f->in_features, &none};
     int32_t b, o;
     for (b = p0; b < p1; b++, dst += f->out_features) {
         const float *x = f->x + b * f->in_features, *w = f->w;
         for (o = 0; o < f->out_features; o++, w += f->in_features) {
-            float total = flex__fdot(0.0f, x, w, &row);
-            total += f->bias ? f->bias[o] : 0.0f;
-            dst[o] = total < f->lo ? f->lo : (total > f->hi ? f->hi : total);
+            if (f->bias) /* the sum, then the bias (or 0) added */
+                row.tail = f->bias + o;
+            dst[o] = flex__clampf(flex__fdot(0.0f, x, w, &row), f->lo, f->hi);
         }
     }
 }

@@ -36,7 +36,7 @@ FLEX_INLINE void dw_channels(const flex__graph_op *g, const dw_window *d, int32_
     const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc, mult = g->depth_multiplier;
     const int32_t kw = g->win->kernel_w, dh = g->win->dilation_h, dw = g->win->dilation_w;
     int32_t xoff[DW_ROWS], woff[DW_ROWS], len[DW_ROWS];
-    flex__fruns rows = {0, 0, 0, xoff, woff, len};
+    flex__fruns rows = {0, 0, 0, xoff, woff, len, 0};
     int32_t ky, next, made = -1; /* made: the first row of the runs in `rows` */
     rows.xs = dw * ic;
     rows.ws = oc;
@@ -53,7 +53,7 @@ FLEX_INLINE void dw_channels(const flex__graph_op *g, const dw_window *d, int32_
             made = ky;
             acc = flex__fdot(acc, g->x + c / mult, g->w + c, &rows);
         }
-        o[c] = acc < g->lo ? g->lo : (acc > g->hi ? g->hi : acc);
+        o[c] = flex__clampf(acc, g->lo, g->hi);
     }
 }
 

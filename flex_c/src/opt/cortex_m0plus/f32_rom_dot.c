@@ -27,6 +27,7 @@ typedef struct {
     uint32_t fmul, fadd;
     int32_t xstep, wstep, runs;
     const int32_t *xoff, *woff, *len;
+    const float *tail; /* NULL once added */
 } rom_loop;
 
 static uint32_t rom_fmul, rom_fadd; /* found once (find_rom) */
@@ -62,7 +63,7 @@ static void find_rom(void) {
  * exponent lies in [26, 252] (no overflow, no result below the smallest normal) and the
  * smaller's is not 0; else (zeros aside) the ROM's fadd. The mantissas carry 6 guard bits
  * below their 24 and the smaller one's bits shifted out leave a sticky bit: every sum
- * rounds as the exact one would. Sum a in r7, the run's pointers r4 r5 and its end r9, fmul
+ * rounds as the exact one would. Then the tail, if any, added the same way. Sum a in r7, the run's pointers r4 r5 and its end r9, fmul
  * r8, the steps r10 r11; b kept in ip; on the stack x, w, the loop and the next run. */
 FLEX_HOT
 __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, const float *w,
@@ -111,6 +112,7 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "add r4, r10\n"
         "add r5, r11\n"
         "blx r8\n"
+        "6:\n"
         "mov ip, r0\n"
         "lsls r3, r0, #1\n"
         "beq 20f\n"
@@ -211,13 +213,16 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "45:\n"
         "movs r7, #0\n"
         "b 28f\n"
-        /* b = 0: a stays where it is normal, an infinity or a NaN; a = 0: b */
+        /* b = 0: a stays where it is normal, an infinity or a NaN; a = 0: b where b is not a
+         * denormal (a tail may be) */
         "20:\n"
         "lsls r2, r7, #1\n"
         "lsrs r2, r2, #24\n"
         "bne 28f\n"
         "b 29f\n"
         "21:\n"
+        "lsrs r2, r3, #24\n"
+        "beq 29f\n"
         "movs r7, r0\n"
         "b 28f\n"
         /* anything else: the ROM's fadd */
@@ -241,6 +246,15 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "bge 4f\n"
         "b 1b\n"
         "4:\n"
+        "ldr r1, [r3, #32]\n" /* the tail: b = *tail, added as a product is */
+        "cmp r1, #0\n"
+        "beq 5f\n"
+        "movs r2, #0\n"
+        "str r2, [r3, #32]\n"
+        "ldr r0, [r1]\n"
+        "mov r9, r4\n"
+        "b 6b\n"
+        "5:\n"
         "add sp, #16\n"
         "movs r0, r7\n"
         FLEX_M0_LEAVE);
@@ -253,7 +267,7 @@ float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d
     } sum;
     rom_loop loop;
     if (d->runs <= 0)
-        return acc;
+        return d->tail ? acc + *d->tail : acc;
     if (!rom_fmul || !rom_fadd)
         find_rom();
     if (!rom_fmul || !rom_fadd)
@@ -266,6 +280,7 @@ float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d
     loop.xoff = d->xoff;
     loop.woff = d->woff;
     loop.len = d->len;
+    loop.tail = d->tail;
     sum.f = acc;
     sum.u = rom_dot(sum.u, x, w, &loop);
     if ((sum.u << 1) < 0xff000000u) /* finite */
