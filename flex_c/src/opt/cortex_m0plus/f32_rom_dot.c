@@ -1,16 +1,18 @@
 /* The float32 kernels' dot product on the RP2040 (flex__fdot, FLEX_ROM_FLOAT): a Thumb-1
- * loop that calls the bootrom's single-precision multiply and add straight through the
- * ROM's soft-float table, where C's `acc += x * w` goes through the pico-sdk's wrappers of
- * the same routines (and MicroPython's own __aeabi_fadd in front of them), whose NaN and
- * infinity checks cost about 90 cycles a multiply-accumulate.
+ * loop that calls the bootrom's single-precision multiply straight through the ROM's
+ * soft-float table and adds the products itself, where C's `acc += x * w` goes through the
+ * pico-sdk's wrappers of the ROM's fmul and fadd (and MicroPython's own __aeabi_fadd in
+ * front of them), whose NaN and infinity checks cost about 90 cycles a multiply-accumulate.
  *
- * Same bits: both paths round every product and sum in the same ROM routine, in the same
- * order. The wrappers change a result only when an operand is a NaN or an infinity (a NaN
- * passes through; infinity times zero and infinity minus infinity give a NaN), and the ROM
- * routines never turn such an operand, or an overflow, back into a finite number: any of
- * them leaves the loop's sum infinite. A finite sum is therefore the checked one; an
- * infinite one is computed again through the wrappers (flex__fdot_loop). Denormals are as
- * the ROM makes them (zero, in and out) on both paths. */
+ * Same bits: the products are the ROM's; each sum is the exactly rounded one (round to
+ * nearest even), as the ROM's fadd gives it for normal operands and results, and any
+ * other sum is the ROM's fadd's. The wrappers change a result only when an operand is a
+ * NaN or an infinity (a NaN passes through; infinity times zero and infinity minus
+ * infinity give a NaN), and neither the ROM routines nor the loop ever turn such an
+ * operand, or an overflow, back into a finite number: any of them leaves the loop's sum
+ * infinite. A finite sum is therefore the checked one; an infinite one is computed again
+ * through the wrappers (flex__fdot_loop). Denormals are as the ROM makes them (zero, in and
+ * out) on both paths. The loop runs from SRAM (FLEX_HOT). */
 #include "../../common/internal.h"
 
 #ifdef FLEX_ROM_FLOAT
@@ -63,8 +65,9 @@ static void find_rom(void) {
  * exponent lies in [26, 252] (no overflow, no result below the smallest normal) and the
  * smaller's is not 0; else (zeros aside) the ROM's fadd. The mantissas carry 6 guard bits
  * below their 24 and the smaller one's bits shifted out leave a sticky bit: every sum
- * rounds as the exact one would. Then the tail, if any, added the same way. Sum a in r7, the run's pointers r4 r5 and its end r9, fmul
- * r8, the steps r10 r11; b kept in ip; on the stack x, w, the loop and the next run. */
+ * rounds as the exact one would. Then the tail, if any, added the same way. Sum a in r7,
+ * the run's pointers r4 r5 and its end r9, fmul r8, the steps r10 r11; b kept in ip; on
+ * the stack x, w, the loop and the next run. */
 FLEX_HOT
 __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, const float *w,
                                                const rom_loop *loop) {
