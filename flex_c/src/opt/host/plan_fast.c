@@ -264,6 +264,16 @@ flex_status flex_fast_bind(flex_fast_plan *plan, const void *src, size_t src_len
     return FLEX_OK;
 }
 
+/* Whether the VNNI paths are in effect: a prepared step runs its block only then (a build
+ * without them prepares none). */
+static int vnni_on(void) {
+#ifdef FLEX_S8_SIMD
+    return flex__s8_simd() >= 64;
+#else
+    return 0;
+#endif
+}
+
 flex_status flex_fast_run(flex_fast_plan *plan) {
     size_t i;
     if (!plan)
@@ -281,7 +291,7 @@ flex_status flex_fast_run(flex_fast_plan *plan) {
         } else if (s->kind == STEP_COPY) {
             if (s->u.copy.bytes)
                 memmove(s->u.copy.dst, s->u.copy.src, s->u.copy.bytes);
-        } else if (s->kind == STEP_PREPARED && flex__s8_simd() >= 64) {
+        } else if (s->kind == STEP_PREPARED && vnni_on()) {
             s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.output,
                             plan->image);
         } else {
