@@ -391,8 +391,8 @@ class BstFile:
             scale = check_number(t["scale"], what + " scale")
             if not scale > 0:
                 raise ValueError(what + " scale: must be positive, got " + repr(scale))
-            lo = -32768 if dtype == "int16" else -128
-            zp = check_int(t["zero_point"], lo, -1 - lo, what + " zero point")
+            lo, hi = int_range(dtype if dtype in ("int16", "uint8") else "int8")
+            zp = check_int(t["zero_point"], lo, hi, what + " zero point")
         return (shape, dtype, off, scale, zp, str(t.get("name", "")))
 
     def _op(self, o, i, where=""):

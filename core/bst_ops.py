@@ -558,6 +558,7 @@ def _concat(step, ctx, variant):
 _ANY_ELEMENT = ("copy", "concat", "pad", "strided")
 _INDICES = ("arg", "gather", "cast")  # and the casts, whose prepare step checks every type
 _NOT_DATA = ("int32",) + PLAIN_INTS  # the types of indices only, or of moves only
+_WIDE = ("int16", "int32", "int64", "uint8")  # the types of burn.graph.s16_prepare's ops
 # control flow and resource variables, of any element type (burn.graph.control.KINDS)
 _CONTROL = ("call_once", "if", "while", "read_variable", "assign_variable", "constant")
 
@@ -574,7 +575,7 @@ def prepare(step, ctx, variant=None):
     """Check and bind `step` (see the module docstring); `variant` picks the kernel twin.
     A kind that PREPARE lacks is an optional op's (burn.graph.ops.OPTIONAL): the
     burn.graph module of that name prepares it, when the firmware has it; so does
-    burn.graph.s16_prepare every op with an int16, int32 or int64 input or output (its first)
+    burn.graph.s16_prepare every op with an int16, int32, int64 or uint8 input or output
     but the layout ones that any element type serves (copy, concat, pad, strided), those
     whose int32 tensors are indices (arg, gather) and cast, which checks its own types."""
     fn = PREPARE.get(step.kind)
@@ -583,7 +584,7 @@ def prepare(step, ctx, variant=None):
     plain = step.kind in _ANY_ELEMENT or step.kind in _INDICES
     if step.kind in _CONTROL:
         module = "control"
-    elif not plain and ("int16" in ends or "int32" in ends or "int64" in ends):
+    elif not plain and [1 for d in ends if d in _WIDE]:
         module = "s16_prepare"  # the int16 and int32 kernels, left out of a default firmware
     elif not plain and [1 for t in step.ins + step.outs if ctx.tensors[t][1] in _NOT_DATA]:
         step.fail("an int32, int64, uint8 or uint32 tensor where this op takes none")

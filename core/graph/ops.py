@@ -40,10 +40,11 @@ OPS = (
     ("logistic", "e", "LOGISTIC", "logistic_s8 logistic_f32 logistic_s16"),
     ("tanh", "e", "TANH", "tanh_s8 tanh_f32 tanh_s16"),
     ("quantize", "", "QUANTIZE", "quantize_s8 quantize_s16"),
-    ("dequantize", "", "DEQUANTIZE CAST", "dequantize_s8 dequantize_s16"),
+    ("dequantize", "", "DEQUANTIZE CAST", "dequantize_s8 dequantize_s16 dequantize_u8"),
     ("requantize", "e", "QUANTIZE",
      "requantize_s8 requantize_s16 requantize_s8_s16 requantize_s16_s8 requantize_s8_s32 "
-     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16"),
+     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16 requantize_u8_s8 "
+     "requantize_s8_u8"),
     ("clamp", "e", "RELU RELU6 RELU_N1_TO_1", "clamp_s8 clamp_f32 clamp_s16"),
     ("copy", "e", "RESHAPE SQUEEZE EXPAND_DIMS", "copy_s8 copy"),
     ("pad", "", "PAD PADV2", "pad_s8 pad"),
@@ -177,10 +178,10 @@ KERNELS = (
     ("svdf", "svdf_s8", "*svdf in_zp state_zp out_zp state_mult state_shift out_mult out_shift"
      " state_bits"),
     ("svdf", "svdf_f32", "*svdf act"),
-    ("s16_quantize", "quantize_s16 dequantize_s16", "inp out size scale zp"),
+    ("s16_quantize", "quantize_s16 dequantize_s16 dequantize_u8", "inp out size scale zp"),
     ("s16_quantize", "requantize_s16 requantize_s8_s16 requantize_s16_s8 requantize_s8_s32 "
-     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16",
-     "inp out size in_zp out_zp mult shift"),
+     "requantize_s16_s32 requantize_s32_s8 requantize_s32_s16 requantize_u8_s8 "
+     "requantize_s8_u8", "inp out size in_zp out_zp mult shift"),
     ("s16_quantize", "clamp_s16", "inp out size act_min act_max"),
     ("s16_fully_connected", "fully_connected_s16",
      "inp w bias mult shift out batches in_features out_features wide *q"),
@@ -244,8 +245,10 @@ ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp
 
 # Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
 # has no C kernel of its own (a fused activation does the same in every C kernel); the casts
-# to and from uint32 run in Python (burn.graph.cast).
-PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8", "cast_u32_s32", "cast_s32_u32", "cast_f32_u32")
+# to and from uint32 and the uint8 (de)quantizations run in Python (burn.graph.cast,
+# burn.graph.s16_quantize).
+PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8", "cast_u32_s32", "cast_s32_u32", "cast_f32_u32",
+               "dequantize_u8", "requantize_u8_s8", "requantize_s8_u8")
 
 # The steps of a flex_c plan (flex_plan_run, flex.h), in the order of their FLEX_OP codes
 # from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at
@@ -377,10 +380,10 @@ def kernels(kind_names=None):
 
 def optional_kernels():
     """The kernels a default firmware leaves out, in table order: the optional kinds' and
-    the int16 and int32 ones (names with "_s16" or "_s32": int16x8 graphs are rare on a
-    board)."""
+    the int16, int32 and uint8 ones (names with "_s16", "_s32" or "_u8": int16x8 graphs and
+    TFLM's quantized uint8 are rare on a board)."""
     left_out = kernels(OPTIONAL)
-    return [k for k in kernels() if k in left_out or "_s16" in k or "_s32" in k]
+    return [k for k in kernels() if k in left_out or "_s16" in k or "_s32" in k or "_u8" in k]
 
 
 def kernel_args(name):
@@ -409,4 +412,4 @@ def needs_fpu(name):
     int8 ones)."""
     if name.startswith(("quantize_", "dequantize_")) or "_f32" in name:
         return True
-    return not name.endswith(("_s8", "_s16", "_s32", "_u32"))
+    return not name.endswith(("_s8", "_s16", "_s32", "_u8", "_u32"))

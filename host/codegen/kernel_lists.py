@@ -82,11 +82,12 @@ def wide_modules():
 def wide_requantize():
     """micropython/burnflex_extra_s16.c: a function object per requantize kernel between
     int8, int16 and int32 (requantize_s8_s16 takes int8 in, int16 out; requantize_s16 is
-    int16 both ways), each forwarding to the file's `requantize` with the two widths."""
+    int16 both ways), each forwarding to the file's `requantize` with the two widths. The
+    uint8 ones are Python only (PYTHON_ONLY)."""
     lines = []
     for k in optional_kernels():
         widths = k.split("_s")[1:]
-        if not k.startswith("requantize_s") or set(widths) == {"8"}:
+        if not k.startswith("requantize_s") or set(widths) == {"8"} or k in PYTHON_ONLY:
             continue
         bits = (widths * 2)[:2]
         count = len(kernel_args(k)[1])

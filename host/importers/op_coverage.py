@@ -37,9 +37,11 @@ BOOL_ONLY = ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_ALL")
 # float32 only: the unary ops TFLM has no int8 kernel of, and the ops whose graph ops have
 # int8 kernels but whose converters refuse int8, as TFLM has float32 kernels only
 _FLOAT_ONLY = FLOAT_ONLY + ("SQUARE", "L2_POOL_2D", "FLOOR_DIV", "FLOOR_MOD")
-# `_s8_s16`: int8 in, int16 out; `_f32` in a name of two types (`cast_s32_f32`) is float32
-_SUFFIXES = re.compile(r"_(s8|s16|s32|f32)(?=_|$)")
-_TYPE_OF = {"s8": "int8", "s16": "int16", "s32": "int32", "f32": "float32"}
+# `_s8_s16`: int8 in, int16 out; `_f32` in a name of two types (`cast_s32_f32`) is float32;
+# `_u8`, `_u32`: uint8, uint32 (`requantize_u8_s8`, `cast_s32_u32`)
+_SUFFIXES = re.compile(r"_(s8|s16|s32|f32|u8|u32)(?=_|$)")
+_TYPE_OF = {"s8": "int8", "s16": "int16", "s32": "int32", "f32": "float32", "u8": "uint8",
+            "u32": "uint32"}
 # The Register_<OP>() functions of TFLM's interpreter library, as its dynamic symbol table
 # spells them (Itanium C++ mangling, namespaces tflite and tflite::micro).
 _REGISTER = re.compile(rb"_ZN6tflite(?:5micro)?\d+Register_([A-Z0-9_]+)Ev")
@@ -136,9 +138,9 @@ def burn_pairs():
     for kind, _rule, names, kernels in OPS:
         ins, outs = _INT32_USES.get(kind, ((), ()))
         for name in set(names.split()) - set(special):
-            # an int32 kernel (a requantization) is named by its pair of types
+            # an int32 or uint8 kernel (a requantization) is named by its pair of types
             pairs = {_kernel_pair(kind, k) for k in kernels.split()
-                     if kernel_type(k) in types[name] + ("int32",)}
+                     if kernel_type(k) in types[name] + ("int32", "uint8")}
             if "int16" in types[name] and set(kernels.split()) & _ANY_ELEMENT:
                 pairs.add(("int16", "int16"))
             if kind == "compare":

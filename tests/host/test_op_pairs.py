@@ -15,7 +15,7 @@ from burn.host.importers.op_coverage import burn_pairs, pair_coverage, tflite_op
 from burn.host.importers.tflite import import_tflite
 from burn.host.importers.tflm_types import COMMIT, ROWS, SAME, named_types, pair_types
 
-_QUANT = {"int8": (0.05, 3), "int16": (0.01, 0)}
+_QUANT = {"int8": (0.05, 3), "int16": (0.01, 0), "uint8": (0.05, 128)}
 
 
 def test_the_table_lists_tflm_own_ops():
@@ -82,7 +82,7 @@ def test_coverage_splits_each_ops_pairs():
         by_name["RESIZE_BILINEAR"].missing  # TFLM has no int16 bilinear resize
     assert ("int32", "int8") in by_name["CAST"].covered  # the cast op's low bits
     assert ("int16", "int32") in by_name["QUANTIZE"].covered
-    assert ("uint8", "int8") in by_name["QUANTIZE"].missing
+    assert ("uint8", "int8") in by_name["QUANTIZE"].covered  # s16_quantize's, in Python
     assert ("float32", "int8") in by_name["QUANTIZE"].covered
     # the control ops copy every type burn holds, int64, uint8 and uint32 too
     assert ("int32", "int32") in by_name["WHILE"].covered
@@ -226,6 +226,8 @@ COVERED = {
     ("ZEROS_LIKE", "int64", "int64"): _unary("ZEROS_LIKE", "int64", "int64"),
     ("CAST", "uint32", "float32"): _unary("CAST", "uint32", "float32"),
     ("CAST", "bool", "uint32"): _unary("CAST", "bool", "uint32"),
+    ("QUANTIZE", "int8", "uint8"): _unary("QUANTIZE", "int8", "uint8"),
+    ("DEQUANTIZE", "uint8", "float32"): _unary("DEQUANTIZE", "uint8", "float32"),
     ("BROADCAST_TO", "uint8", "uint8"): _unary("BROADCAST_TO", "uint8", "uint8",
                                                ("int32", (3,), [2, 1, 4]), out_shape=(2, 1, 4)),
 }
@@ -315,8 +317,8 @@ def test_list_ops_reports_the_pairs(capsys):
     assert _pair_line(lines, "SOFTMAX") is None  # every pair covered
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered
     assert _pair_line(lines, "CAST") is None  # every pair covered, uint32's too
-    quantize = next(i for i, line in enumerate(lines) if _pair_line([line], "QUANTIZE"))
-    assert "uint8->int8" in lines[quantize]
+    assert _pair_line(lines, "QUANTIZE") is None  # every pair covered, uint8's too
+    assert _pair_line(lines, "EMBEDDING_LOOKUP")[2] == "int8->float32"
 
 
 def test_help_tells_of_the_pairs(capsys):

@@ -114,7 +114,7 @@ def test_optional_ops_stay_out_of_the_default_firmware():
     assert ops_select.lists_kernels(("conv_s8",))
     optional = set(optional_kernels())
     assert set(kernels(OPTIONAL)) | {k for k in KERNEL_NAMES
-                                     if "_s16" in k or "_s32" in k} == optional
+                                     if "_s16" in k or "_s32" in k or "_u8" in k} == optional
     if not optional:
         assert default is None
         return

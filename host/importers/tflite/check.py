@@ -109,9 +109,11 @@ def check_int32(c, op, data=False):
 
 # the kinds that take int64, uint8 and uint32 tensors (burn.bst.PLAIN_INTS) where the TFLite
 # op's converter takes their type (`plain_ints`): the moves and the control ops, int64
-# comparisons, maximum and minimum (burn.graph.s32_arith's Python kernels), uint32 casts
+# comparisons, maximum and minimum (burn.graph.s32_arith's Python kernels), uint32 casts,
+# uint8 (de)quantizations (burn.graph.s16_quantize's)
 PLAIN_DATA = MOVES + ("if", "while", "call_once", "read_variable", "assign_variable",
-                      "constant", "compare", "maximum", "minimum", "cast")
+                      "constant", "compare", "maximum", "minimum", "cast", "requantize",
+                      "dequantize")
 
 
 def check_plain_ints(c, op, types=()):

@@ -42,7 +42,13 @@ from burn.shape import numel
 
 # the value range of each quantized activation type
 _RANGE = {np.dtype(np.int8): (-128, 127), np.dtype(np.int16): (-32768, 32767),
-          np.dtype(np.int32): (-(1 << 31), (1 << 31) - 1)}
+          np.dtype(np.int32): (-(1 << 31), (1 << 31) - 1), np.dtype(np.uint8): (0, 255)}
+
+
+def _quantized(tt):
+    """Whether TFLite tensor `tt` is a quantized one of the .bst: int8 and int16 always,
+    uint8 where it has a scale (TFLM's QUANTIZE and DEQUANTIZE; else plain data)."""
+    return tt.dtype in (np.int8, np.int16) or (tt.dtype == np.uint8 and bool(tt.scales))
 
 
 def _short(name):
@@ -76,7 +82,7 @@ class Converter:
         if tt.data is None:
             return self.act(t)
         data = self.stored(t)
-        if tt.dtype in (np.int8, np.int16):
+        if _quantized(tt):
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.bool_:
@@ -111,7 +117,7 @@ class Converter:
         tt = self.tf.tensors[t]
         if tt.data is not None:
             raise Fail("constant tensor %d (%s) used as an activation" % (t, tt.name))
-        if tt.dtype in (np.int8, np.int16):
+        if _quantized(tt):
             scale, zp = self.quant(t)
             g = GraphTensor(_short(tt.name), tt.shape, tt.dtype.name, scale, zp)
         elif tt.dtype == np.bool_:  # int8 0/1 (docs/import.md)

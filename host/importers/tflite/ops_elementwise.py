@@ -213,7 +213,7 @@ def _clamp(c, node):
     c.emit("clamp", node, params={"act_min": p["act_min"], "act_max": p["act_max"]})
 
 
-@converts("QUANTIZE", "DEQUANTIZE", int16=True, int32=True)
+@converts("QUANTIZE", "DEQUANTIZE", int16=True, int32=True, plain_ints=("uint8",))
 def _quantize(c, node):
     src = c.tf.tensors[node.inputs[0]].dtype
     if node.name == "DEQUANTIZE":
