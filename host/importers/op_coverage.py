@@ -28,6 +28,7 @@ from pathlib import Path
 
 from burn.bst import PLAIN_INTS
 from burn.graph.ops import CONTROL, KERNELS, OPS, kernel_args
+from burn.host.importers.tflite_gather import HYBRID as GATHER_HYBRID
 from burn.host.importers.tflite_prune import FOLDED_AT_IMPORT
 from burn.host.importers.unary_tables import FLOAT_ONLY
 
@@ -89,8 +90,8 @@ def tflite_ops():
                     types.add(dtype)
                 if kernel in _ANY_ELEMENT and _takes_int16(name):
                     types.add("int16")
-                hybrid = hybrid or (kernel_type(kernel) == "float32"
-                                    and "w" in kernel_args(kernel)[1])
+                hybrid = hybrid or name in GATHER_HYBRID or (kernel_type(kernel) == "float32"
+                                                             and "w" in kernel_args(kernel)[1])
             found[name] = (kinds + (kind,), types, hybrid)
     for name in FOLDED_AT_IMPORT:  # computed by the importer: no graph op, any type
         found[name] = (("(constant)",), set(TYPES), False)
@@ -161,6 +162,8 @@ def burn_pairs():
             found.setdefault(name, set()).update(pairs)
     if CONVERTERS["ZEROS_LIKE"].int32:  # an int32 input less itself: int32 arithmetic
         found["ZEROS_LIKE"].add(("int32", "int32"))
+    for name in GATHER_HYBRID:  # an int8 table dequantized at import: float32 out
+        found[name].add(("int8", "float32"))
     return dict(found, **special, **control_pairs())
 
 

@@ -3,6 +3,11 @@ the optional `gather` op (burn.graph.gather), with int32 positions and int8 or f
 data. A GATHER of an activation at constant positions stays a strided copy
 (burn.host.importers.tflite_move). What TFLM's Prepare refuses is refused with its reason;
 a position outside the table is an error at run time, as in TFLM.
+
+EMBEDDING_LOOKUP of a constant int8 table into float32 (TFLM's hybrid lookup, which
+dequantizes each row it reads, float32(q) * scale, and takes zero point 0 only) is a float32
+gather of the table dequantized here, the same float32 values: the product of two float32s
+rounds once from its exact double.
 """
 
 import numpy as np
@@ -18,6 +23,10 @@ def is_runtime_gather(tf, node):
                                       tf.tensors[node.inputs[0]].data is not None)
 
 
+# the ops whose int8 table burn dequantizes into float32 (hybrid: int8 in, float32 out)
+HYBRID = ("EMBEDDING_LOOKUP",)
+
+
 def _check_types(data, positions, out, what):
     if positions.dtype != np.int32:
         raise GatherError("Positions of type '%s' are not supported by %s (burn takes int32)"
@@ -25,9 +34,20 @@ def _check_types(data, positions, out, what):
     if data.dtype not in (np.int8, np.float32):
         raise GatherError("Type '%s' is not supported by %s (burn takes int8 and float32)"
                           % (data.dtype.name, what))
-    if out.dtype != data.dtype:
+    if out.dtype != data.dtype and not _hybrid(data, out, what):
         raise GatherError("output type %s differs from the data's %s (a hybrid %s)"
                           % (out.dtype.name, data.dtype.name, what))
+
+
+def _hybrid(data, out, what):
+    """Whether `data` to `out` is a hybrid lookup: a constant int8 table of one scale into
+    float32, of an op of HYBRID."""
+    if what not in HYBRID or (data.dtype, out.dtype) != (np.int8, np.float32):
+        return False
+    if data.data is None or len(data.scales) != 1 or list(data.zero_points) != [0]:
+        raise GatherError("a hybrid %s needs a constant int8 table of one scale and zero "
+                          "point 0 (TFLM)" % what)
+    return True
 
 
 def _emit(c, node, data_t, pos_t, outer, size, inner, count):
@@ -37,6 +57,8 @@ def _emit(c, node, data_t, pos_t, outer, size, inner, count):
         c.emit("gather", node, params=params, ins=[data_t, pos_t])
     else:
         table = np.ascontiguousarray(data.data).reshape(outer, size, inner)
+        if c.tf.tensors[node.outputs[0]].dtype != data.dtype:  # hybrid: dequantized, as TFLM
+            table = (table * np.float64(np.float32(data.scales[0]))).astype(np.float32)
         c.emit("gather", node, params=params, ins=[pos_t], consts={"params": table})
 
 

@@ -318,7 +318,8 @@ def test_list_ops_reports_the_pairs(capsys):
     assert _pair_line(lines, "CONV_2D") is None  # every pair covered
     assert _pair_line(lines, "CAST") is None  # every pair covered, uint32's too
     assert _pair_line(lines, "QUANTIZE") is None  # every pair covered, uint8's too
-    assert _pair_line(lines, "EMBEDDING_LOOKUP")[2] == "int8->float32"
+    assert _pair_line(lines, "EMBEDDING_LOOKUP") is None  # the hybrid lookup too
+    assert _pair_line(lines, "GREATER")[2] == "int16->bool"
 
 
 def test_help_tells_of_the_pairs(capsys):

@@ -19,6 +19,7 @@ from burn.host.importers.tflite import import_tflite
 
 CASES = 40
 _Q = {"scale": 0.05, "zero_point": 3}
+_HYBRID_Q = {"scale": 0.0371, "zero_point": 0}  # TFLM's hybrid lookup takes zero point 0
 
 
 def _data(rng, shape, dtype):
@@ -43,10 +44,11 @@ def gather_model(shape, pos_shape, axis, dtype, table=None, pos_dtype="int32",
 
 
 def lookup_model(table, count, out_dtype=None, ids_shape=None):
-    """EMBEDDING_LOOKUP of `count` int32 ids (a model input) in the constant `table`."""
+    """EMBEDDING_LOOKUP of `count` int32 ids (a model input) in the constant `table` (int8:
+    quantized, with zero point 0 into a float32 `out_dtype`, the hybrid lookup)."""
     mb = ModelBuilder()
     dtype = table.dtype.name
-    q = _Q if dtype == "int8" else {}
+    q = {} if dtype != "int8" else _Q if out_dtype in (None, "int8") else _HYBRID_Q
     ids = mb.tensor("ids", ids_shape or (count,), "int32")
     v = mb.tensor("table", table.shape, dtype, data=table, **q)
     y = mb.tensor("y", (count,) + table.shape[1:], out_dtype or dtype,
@@ -75,6 +77,8 @@ def _gather_cases(dtype, seed):
 
 
 def _lookup_cases(dtype, seed):
+    """EMBEDDING_LOOKUP cases of int8 or float32 tables, or "hybrid" ones (an int8 table,
+    float32 out: TFLM dequantizes the rows it reads)."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(CASES):
@@ -82,7 +86,9 @@ def _lookup_cases(dtype, seed):
         shape = tuple(int(d) for d in rng.integers(1, 6, size=rank))
         count = int(rng.integers(1, 7))
         ids = rng.integers(0, shape[0], size=count).astype(np.int32)
-        data = lookup_model(_data(rng, shape, dtype), count)
+        hybrid = dtype == "hybrid"
+        data = lookup_model(_data(rng, shape, "int8" if hybrid else dtype), count,
+                            out_dtype="float32" if hybrid else None)
         want = run_tflm(data, [ids])[0].reshape(-1)
         out.append(("EMBEDDING_LOOKUP %s" % (shape,), ids, want,
                     encode_bst(import_tflite(data, tests=0))))
@@ -91,14 +97,18 @@ def _lookup_cases(dtype, seed):
 
 @pytest.fixture(scope="module")
 def cases():
-    """(name, input(s), TFLM's output, .bst bytes): 40 cases per op and dtype."""
-    return {(op, dt): make(dt, seed) for op, make in (("gather", _gather_cases),
-                                                      ("lookup", _lookup_cases))
-            for dt, seed in (("int8", 31), ("float32", 32))}
+    """(name, input(s), TFLM's output, .bst bytes): 40 cases per op and dtype, and of the
+    hybrid EMBEDDING_LOOKUP."""
+    found = {(op, dt): make(dt, seed) for op, make in (("gather", _gather_cases),
+                                                       ("lookup", _lookup_cases))
+             for dt, seed in (("int8", 31), ("float32", 32))}
+    found["lookup", "hybrid"] = _lookup_cases("hybrid", 33)
+    return found
 
 
-@pytest.mark.parametrize("op", ["gather", "lookup"])
-@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("op,dtype", [("gather", "int8"), ("gather", "float32"),
+                                      ("lookup", "int8"), ("lookup", "float32"),
+                                      ("lookup", "hybrid")])
 def test_matches_tflm_on_plain_and_flex(cases, op, dtype):
     check_on_host(cases[op, dtype], "gather")
 
@@ -128,7 +138,7 @@ def test_a_position_outside_the_table_is_a_clear_error_on_every_runtime():
     (gather_model((3, 4), (2,), 0, "int32"), "Type 'int32' is not supported by gather"),
     (gather_model((3, 4), (2,), 2, "float32"), "axis 2 is out of range"),
     (gather_model((3, 4), (3,), 1, "float32", batch_dims=1), "batch_dims 1"),
-    (lookup_model(np.zeros((3, 2), np.int8), 2, out_dtype="float32"), "hybrid"),
+    (lookup_model(np.zeros((3, 2), np.int8), 2, out_dtype="int16"), "hybrid"),
     (lookup_model(np.zeros((3,), np.float32), 2), "at least 2 dims"),
     (lookup_model(np.zeros((3, 2), np.float32), 2, ids_shape=(1, 2)), "1 dim"),
 ])
