@@ -10,7 +10,8 @@ from burn.host.flex.sanitize import build_sanitized, sanitizer_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITES = ["test_s8_vs_tflm.py", "test_host_fast_paths.py", "test_f32_kernels.py",
-          "test_f32_graph_kernels.py", "test_fuzz_validation.py", "test_flex_plan.py"]
+          "test_f32_graph_kernels.py", "test_fuzz_validation.py", "test_flex_plan.py",
+          "test_fast_plan.py"]
 
 
 def test_kernel_suites_pass_under_asan_and_ubsan():
