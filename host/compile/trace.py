@@ -166,6 +166,10 @@ def trace(source, tests=4):
     for views, specs in ((model._inputs, bst.inputs), (model._out_views, bst.outputs)):
         io.append([(places.arena(v[0] if isinstance(v, tuple) else v), model.tensors[t][1],
                     tuple(shape)) for v, (t, shape) in zip(views, specs)])
+    odd = [dtype for side in io for _ref, dtype, _shape in side if dtype not in ARENA_DTYPES]
+    if odd:  # int64, uint8, uint32 (burn.bst.PLAIN_INTS): Python only in burn's runtime
+        raise CompileError("the model's inputs or outputs are %s, which no C kernel takes, so "
+                           "it cannot be compiled to C" % odd[0])
     vectors = [([bst.blob_array(b) for b in ins], [bst.blob_array(b) for b in outs])
                for ins, outs in bst.tests[:tests]]
     arena_bytes = {dtype: places.arenas[dtype][1] for dtype in ARENA_DTYPES}

@@ -86,3 +86,18 @@ def test_micropython_matches_tflm(cases, tmp_path):
                          heap="1m", core=mpy.core_for_unix_port())
     for (name, _x, want, _bst), result in zip(none, results):
         check(name, result.outputs[0][0], want)
+
+
+def test_compiling_to_c_is_refused_clearly():
+    """`burn compile` (C over flex_c) refuses models of these types clearly: their ops, or
+    their inputs and outputs, have no C form (a model with a reference test each)."""
+    from burn.host.compile.trace import CompileError, trace
+
+    rng = np.random.default_rng(5)
+    for key in ("RESHAPE int64", "CONCATENATION int64", "LESS int64", "QUANTIZE uint8 int8"):
+        case = PLAIN_INT_MAKERS[key](rng)
+        with pytest.raises(CompileError, match="C"):
+            trace(encode_bst(import_tflite(case.data, tests=1)))
+    data, _x, _tflm_x = cast_case(rng, "uint32", "float32")
+    with pytest.raises(CompileError, match="no C kernel"):
+        trace(encode_bst(import_tflite(data, tests=1)))
