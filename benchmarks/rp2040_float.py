@@ -14,7 +14,10 @@ Tiny KWS float32 model from $BURN_MODELS_DIR when it is there (C kernels only: t
 kernels take minutes of emulation on it). Goal printed beside the figures: cycles per MAC
 <= 150 on the C kernels, 0 bytes allocated per inference.
 
-Run: python benchmarks/rp2040_float.py [--timeout 900]
+Run: python benchmarks/rp2040_float.py [--timeout 900] [--c-only]
+
+`--c-only` measures the float firmware alone (the C kernels' rows), without building or
+running burn's default firmware for the plain kernels' rows.
 """
 
 import argparse
@@ -131,6 +134,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds of wall time one board run may take (default 900)")
+    parser.add_argument("--c-only", action="store_true",
+                        help="only the float firmware's C kernels, not the plain kernels")
     args = parser.parse_args(argv)
     items = cases()
     paths = []
@@ -143,8 +148,8 @@ def main(argv=None):
     ops = kernels_of(paths)
     say("float firmware: the kernels %s" % ", ".join(ops))
     floats = build_firmware("rp2040", ops=ops).uf2
-    rows = run("default", firmware("burn"), items, args.timeout) + \
-        run("float", floats, items, args.timeout)
+    rows = [] if args.c_only else run("default", firmware("burn"), items, args.timeout)
+    rows += run("float", floats, items, args.timeout)
     print("%-8s %-8s %-7s %14s %8s %12s %10s %8s  %s" % (
         "model", "firmware", "backend", "cycles", "MACs", "cycles/MAC", "alloc B", "max ulps",
         "goal"))
