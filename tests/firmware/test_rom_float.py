@@ -58,8 +58,9 @@ def cases():
     # depthwise 5x6x3, 3x3, multiplier 2, padding 1: an infinity and a NaN among the inputs
     dw = (_operands(rng, 90, {20: inf, 61: NAN_PAYLOAD}), _operands(rng, 54, {}),
           _operands(rng, 6, {}))
-    # convolution 5x5x3 -> 5x5x4, 3x3, padding 1: an infinite weight also meets the padding
-    conv = (_operands(rng, 75, {40: 1e30}), _operands(rng, 108, {27 * 2 + 4: inf}),
+    # convolution 5x5x8 -> 5x5x4, 3x3, padding 1: 72 taps, two blocks of them on the M0+ (the
+    # second adds the first's partial sums); an infinite weight also meets the padding
+    conv = (_operands(rng, 200, {40: 1e30}), _operands(rng, 288, {58: inf}),
             _operands(rng, 4, {}))
     return fc, dw, conv, sums(rng)
 
@@ -122,20 +123,18 @@ for oy in range(5):
             r[(oy * 6 + ox) * 6 + c] = t
 out.append((y, r))
 y = array.array('f', bytes(4 * 100))
-burnflex.conv_f32(cx, cw, cb, y, 1, 5, 5, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0)
+burnflex.conv_f32(cx, cw, cb, y, 1, 5, 5, 8, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0)
 r = array.array('f', bytes(4 * 100))
 for oy in range(5):
     for ox in range(5):
         for o in range(4):
-            t = 0.0
-            for ky in range(3):
-                for kx in range(3):
-                    iy, ix = oy + ky - 1, ox + kx - 1
-                    inside = 0 <= iy < 5 and 0 <= ix < 5
-                    for c in range(3):
-                        v = cx[(iy * 5 + ix) * 3 + c] if inside else 0.0
-                        t = t + v * cw[((o * 3 + ky) * 3 + kx) * 3 + c]
-            r[(oy * 5 + ox) * 4 + o] = t + cb[o]
+            t = [0.0, 0.0]  # taps 0-35, then 36-71, each summed from 0
+            for k in range(72):
+                ky, kx, c = k // 24, k // 8 %% 3, k %% 8
+                iy, ix = oy + ky - 1, ox + kx - 1
+                v = cx[(iy * 5 + ix) * 8 + c] if 0 <= iy < 5 and 0 <= ix < 5 else 0.0
+                t[k // 36] = t[k // 36] + v * cw[o * 72 + k]
+            r[(oy * 5 + ox) * 4 + o] = t[1] + (t[0] + cb[o])
 out.append((y, r))
 n = len(sw) // 2
 y = array.array('f', bytes(4 * n))
