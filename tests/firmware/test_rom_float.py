@@ -1,12 +1,14 @@
-"""The RP2040's float kernels call the bootrom's float routines straight from their dot
-products (flex_c/src/opt/cortex_m0plus/f32_rom_dot.c), where C's `acc += x * w` goes through
-the pico-sdk's and MicroPython's checked wrappers of them. The ROM routines exist only in
-the real RP2040 image, so this runs on the emulated RP2040 (rp2040js with the B1 bootrom)
-with the firmware of the float benchmark's kernels: the fully connected, depthwise and
-convolution kernels give the bits of the same sums written in MicroPython on that board,
-whose float `*` and `+` are the checked path, finite operands and the corner cases alike
-(a NaN operand, infinity times zero, infinity minus infinity, overflow, products below
-the smallest normal float, which the ROM flushes to zero)."""
+"""The RP2040's float kernels' dot products (flex_c/src/opt/cortex_m0plus/f32_rom_dot.c)
+call the bootrom's fmul straight through its soft-float table and add the products
+themselves (the ROM's fadd for what that add leaves), where C's `acc += x * w` goes through
+the pico-sdk's and MicroPython's checked wrappers of the ROM routines. The ROM routines
+exist only in the real RP2040 image, so this runs on the emulated RP2040 (rp2040js with the
+B1 bootrom) with the firmware of the float benchmark's kernels: the fully connected,
+depthwise and convolution kernels give the bits of the same sums written in MicroPython on
+that board, whose float `*` and `+` are the checked path, finite operands and the corner
+cases alike (a NaN operand, infinity times zero, infinity minus infinity, overflow,
+products below the smallest normal float, which the ROM flushes to zero, ties to even,
+cancellations)."""
 
 import ast
 import sys
@@ -42,7 +44,7 @@ def _operands(rng, n, specials):
 
 
 def cases():
-    """(fc, depthwise, conv) operands: x, w, bias of each, with the corner cases in
+    """(fc, depthwise, conv, sums) operands: x, w, bias of each, with the corner cases in
     some outputs and plain values in the others."""
     rng = np.random.default_rng(7)
     inf = np.float32(np.inf)
@@ -66,6 +68,7 @@ def cases():
 
 
 def _f32(bits):
+    """float32 values of the given bits."""
     return np.asarray(bits, np.uint32).view(np.float32)
 
 
