@@ -21,8 +21,8 @@ from burn.host.firmware import ops_select
 from burn.host.importers.tflite import import_tflite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_ops_from import _build_tools_or_skip  # noqa: E402
-from tflite_models import float_cnn  # noqa: E402
+from test_ops_from import _build_tools_or_skip
+from tflite_models import float_cnn
 
 NAN_PAYLOAD = np.array([0x7FC00123], np.uint32).view(np.float32)[0]
 
