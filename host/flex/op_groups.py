@@ -16,7 +16,7 @@ GROUPS = {
     "softmax/activations": ("s8_activation",),
     "layout": ("layout",),
     "quantize": ("s8_quantize", "s8_requantize"),
-    "float graph ops": ("f32_graph", "f32_graph_conv", "f32_graph_depthwise"),
+    "float graph ops": ("f32_graph", "f32_graph_conv", "f32_graph_depthwise", "f32_rom_dot"),
     "training": ("f32_norm", "f32_optim"),
     "runtime": ("fixedpoint", "fmath", "s8_checks", "validate", "plan", "plan_call", "plan_fast",
                 "split", "vector_width", "mem"),
