@@ -87,8 +87,8 @@ if(_burnflex_plan_sources)
     list(PREPEND _burnflex_libs burnflex_flex_plan)
 endif()
 if(BURNFLEX_FLOAT AND PICO_PLATFORM STREQUAL "rp2040")
-    # soft-float: the float kernels' dot products call the bootrom's float routines directly
-    # (flex_c/src/opt/cortex_m0plus/f32_rom_dot.c)
+    # soft-float: the float kernels' dot products call the bootrom's fmul directly and add
+    # in their own loop (flex_c/src/opt/cortex_m0plus/f32_rom_dot.c)
     target_compile_definitions(burnflex_flex PRIVATE FLEX_ROM_FLOAT=1)
 endif()
 if(_burnflex_plan_sources AND NOT BURNFLEX_FLOAT)
