@@ -151,12 +151,15 @@ FLEX_INLINE FLEX_VNNI void flex__vnni_start(const int32_t *sum, const int32_t *b
  * Taking p < 0 for h < 0 changes nothing: for -2^30 <= p < 0 both give 0. The one saturating
  * product, p = 2^62 (a = m = INT32_MIN), is lowered by 2^31 to give h = INT32_MAX, as TFLM;
  * every other p is at most 2^62 - 2^31. What depends on the multipliers and shifts alone is
- * made once (flex__vnni_mq), outside the loops that requantize. */
+ * made once (flex__vnni_mq), outside the loops that requantize; where no lane shifts left
+ * and no multiplier is INT32_MIN (`plain`: quantized models' own), the left shift and the
+ * clamp of p are left out (a branch the loops always take alike). */
 typedef struct {
     __m512i m, m_odd, left;   /* the multipliers (and those of the odd lanes), left shifts */
     __m512i k_even, k_odd;    /* 2^30 + c 2^31 per even / odd lane */
     __m512i s_even, s_odd;    /* 31 + e */
     __mmask8 r_even, r_odd;   /* e > 0 */
+    int32_t plain;            /* no left shift, no multiplier INT32_MIN */
 } flex__vnni_mq_t;
 
 FLEX_INLINE FLEX_VNNI flex__vnni_mq_t flex__vnni_mq(__m512i m, __m512i sh) {
@@ -174,14 +177,16 @@ FLEX_INLINE FLEX_VNNI flex__vnni_mq_t flex__vnni_mq(__m512i m, __m512i sh) {
     q.k_odd = _mm512_add_epi64(half, _mm512_maskz_sllv_epi64(q.r_odd, half, e_odd));
     q.s_even = _mm512_add_epi64(e_even, _mm512_set1_epi64(31));
     q.s_odd = _mm512_add_epi64(e_odd, _mm512_set1_epi64(31));
+    q.plain = !_mm512_cmpgt_epi32_mask(sh, zero) &&
+              !_mm512_cmpeq_epi32_mask(m, _mm512_set1_epi32(INT32_MIN));
     return q;
 }
 
 /* The rounded product and shift of one half (even or odd lanes: p their 64-bit products). */
 FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm_half(__m512i p, __m512i k, __m512i s,
-                                                   __mmask8 r) {
+                                                   __mmask8 r, int32_t plain) {
     const __m512i v = _mm512_add_epi64(
-        _mm512_min_epi64(p, _mm512_set1_epi64(0x3FFFFFFF80000000)), k);
+        plain ? p : _mm512_min_epi64(p, _mm512_set1_epi64(0x3FFFFFFF80000000)), k);
     return _mm512_srav_epi64(
         _mm512_mask_sub_epi64(v, _mm512_mask_cmplt_epi64_mask(r, p, _mm512_setzero_si512()), v,
                               _mm512_set1_epi64((int64_t)1 << 31)),
@@ -189,11 +194,12 @@ FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm_half(__m512i p, __m512i k, __m512i
 }
 
 FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, const flex__vnni_mq_t *q) {
-    const __m512i a = _mm512_sllv_epi32(x, q->left);
+    const int32_t plain = q->plain;
+    const __m512i a = plain ? x : _mm512_sllv_epi32(x, q->left);
     const __m512i re = flex__vnni_mbqm_half(_mm512_mul_epi32(a, q->m), q->k_even, q->s_even,
-                                            q->r_even);
+                                            q->r_even, plain);
     const __m512i ro = flex__vnni_mbqm_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q->m_odd),
-                                            q->k_odd, q->s_odd, q->r_odd);
+                                            q->k_odd, q->s_odd, q->r_odd, plain);
     return _mm512_mask_blend_epi32(0xAAAA, re, _mm512_slli_epi64(ro, 32));
 }
 
