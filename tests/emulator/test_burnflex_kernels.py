@@ -1,6 +1,6 @@
 """burnflex's int8 kernels, as the RP2040 firmware compiles them (arm-none-eabi-gcc, Cortex-M0+
 kernels), run ON the emulated board against burn's plain Python kernels on the same board:
-the cases of kernel_cases.board_cases (convolutions with a layer's channel counts,
+the cases of board_kernel_cases.board_cases (convolutions with a layer's channel counts,
 depthwise, fully connected, ADD, pools, softmax), each with separate buffers and with its
 output over its input as the .bst arena plans it, compared by
 tests/micropython/mp_compare.py in one board session. The firmware build's UF2 holds
@@ -18,7 +18,7 @@ from burn.host.link import connect
 
 MP_TESTS = Path(__file__).resolve().parents[1] / "micropython"
 sys.path.insert(0, str(MP_TESTS))
-import kernel_cases  # noqa: E402  (a module of tests/micropython)
+import board_kernel_cases  # noqa: E402  (a module of tests/micropython)
 
 MARK = "@@burnflex@@"
 SEED = 2027
@@ -43,7 +43,7 @@ def results(tmp_path_factory):
     emulator_or_skip()
     firmware = firmware_or_skip()
     folder = tmp_path_factory.mktemp("burnflex-board")
-    cases = kernel_cases.board_cases(SEED)
+    cases = board_kernel_cases.board_cases(SEED)
     with open(folder / "cases.jsonl", "w") as f:
         for case in cases:
             f.write(json.dumps(case, separators=(",", ":")) + "\n")
@@ -58,7 +58,7 @@ def results(tmp_path_factory):
     assert "done" in found, out[-2000:]
     found["module"] = where.strip()
     found["counts"] = {k: sum(1 + ("below" in c[3][_out(c[3])]) for c in cases if c[0] == k)
-                       for k in kernel_cases.OP_KINDS}
+                       for k in board_kernel_cases.OP_KINDS}
     return found
 
 
@@ -66,14 +66,14 @@ def test_burnflex_is_the_firmware_c_module(results):
     assert results["module"] == "built in"
 
 
-@pytest.mark.parametrize("kernel", sorted(kernel_cases.OP_KINDS))
+@pytest.mark.parametrize("kernel", sorted(board_kernel_cases.OP_KINDS))
 def test_board_kernel_equals_plain_in_place_and_not(results, kernel):
     r = results[kernel]
     assert r["cases"] == results["counts"][kernel]
     assert r["exact"] == r["cases"], r["first"]
 
 
-@pytest.mark.parametrize("kernel", sorted(kernel_cases.OP_KINDS))
+@pytest.mark.parametrize("kernel", sorted(board_kernel_cases.OP_KINDS))
 def test_board_kernel_allocates_nothing(results, kernel):
     assert results[kernel]["alloc"] == 0
 
@@ -81,7 +81,7 @@ def test_board_kernel_allocates_nothing(results, kernel):
 def test_cases_cover_in_place_channel_blocks():
     """What the board cases must hold to catch a kernel that breaks the in-place plan:
     convolutions with more output channels than a Cortex-M0+ channel block, in place."""
-    cases = kernel_cases.board_cases(SEED)
+    cases = board_kernel_cases.board_cases(SEED)
     wide = [c for c in cases if c[0] == "conv_s8" and c[3][12] > 32 and
             "below" in c[3][5]]
     assert len(wide) >= 3

@@ -9,7 +9,7 @@ plain burn.graph kernel, and report per kernel, one JSON line each (prefixed MAR
 Usage: micropython mp_compare.py CASES_FILE MODULE_DIR
 Case i of a kernel passes its buffers in one of four containers (i % 4): array, bytes /
 bytearray (int8 inputs), or a memoryview slice of a longer array. A case whose output is
-marked "below" (kernel_cases.in_place) runs the C kernel twice, the second time with its
+marked "below" (board_kernel_cases.in_place) runs the C kernel twice, the second time with its
 output over its first input as an in-place arena places it, and counts as two; the plain
 kernel computes the reference once, out of place.
 """
