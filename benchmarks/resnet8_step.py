@@ -17,8 +17,14 @@ import time
 
 import numpy as np
 import torch
-from training_args import (add_torch_options, add_training_options, burn_label,
-                           burn_optimizer, torch_modes, torch_train_step)
+from training_args import (
+    add_torch_options,
+    add_training_options,
+    burn_label,
+    burn_optimizer,
+    torch_modes,
+    torch_train_step,
+)
 
 import burn
 from burn import nn

@@ -5,10 +5,11 @@ usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epoc
        [--batch 32] [--torch-device cpu|cuda] [--threads N] [--gpu-adam] [--capture]
        [--launches] [--torch-compile MODES] [--torch-tf32]
 On CUDA, PyTorch also runs compiled by torch.compile in each --torch-compile mode (default
-reduce-overhead), TF32 off unless --torch-tf32. The epochs alternate (one of burn, one of PyTorch, ...), so a change in the machine's load
-hits both alike; PyTorch's idle OpenMP threads wait passively (unless OMP_WAIT_POLICY says
-otherwise) instead of spinning on the cores burn's epoch needs. Prints the median epoch
-time of each and the ratio burn / PyTorch (goals: <= 1.5 for numpy, <= 1.0 for flex).
+reduce-overhead), TF32 off unless --torch-tf32. The epochs alternate (one of burn, one of
+each PyTorch column, ...), so a change in the machine's load hits all alike; PyTorch's
+idle OpenMP threads wait passively (unless OMP_WAIT_POLICY says otherwise) instead of
+spinning on the cores burn's epoch needs. Prints the median epoch time of each and the
+ratio burn / PyTorch (goals: <= 1.5 for numpy, <= 1.0 for flex).
 """
 
 import argparse
@@ -19,8 +20,14 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch loads: see above
 import numpy as np
 import torch
-from training_args import (add_torch_options, add_training_options, burn_label,
-                           burn_optimizer, torch_modes, torch_train_step)
+from training_args import (
+    add_torch_options,
+    add_training_options,
+    burn_label,
+    burn_optimizer,
+    torch_modes,
+    torch_train_step,
+)
 
 import burn
 from burn import nn

@@ -103,7 +103,7 @@ def conv2d(xp, x, w, groups, stride, padding, dilation, out_hw):
 def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
     """d(loss)/d(w) from the output gradient g [n, o, oh, ow] and the input x: its columns
     gathered as conv2d_columns gathers them, then conv2d_grad_weight_columns."""
-    o, cg, kh, kw = w_shape
+    _o, cg, kh, kw = w_shape
     n, _, oh, ow = g.shape
     if _by_image(xp, groups, x, g):
         cols = xp.im2col_by_image(x, (kh, kw), stride, padding, dilation, (oh, ow))

@@ -17,19 +17,7 @@ from binascii import hexlify, unhexlify
 
 import burn
 from burn.bst import zeros
-
-try:
-    from time import ticks_diff, ticks_us
-except ImportError:  # CPython
-    from time import perf_counter_ns
-
-    def ticks_us():
-        """Microseconds from an arbitrary start."""
-        return perf_counter_ns() // 1000
-
-    def ticks_diff(a, b):
-        """a - b of two ticks_us() readings."""
-        return a - b
+from burn.model import ticks_diff, ticks_us  # MicroPython's clock, or CPython's stand-in
 
 _state = {"model": None}
 _TYPECODE = {"int8": "b", "int16": "h", "int32": "i", "float32": "f"}
