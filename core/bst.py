@@ -93,6 +93,15 @@ def check_int(v, lo, hi, what):
     return v
 
 
+def _tensor_dtype(entry, what):
+    """The dtype of a tensor or variable entry, ValueError naming `what` for another."""
+    dtype = entry["dtype"]
+    if dtype not in TENSOR_DTYPES:
+        raise ValueError("%s: dtype must be one of %s, got %s" % (
+            what, TENSOR_DTYPES, repr(dtype)[:20]))
+    return dtype
+
+
 def _check_type(v, kind, what):
     if type(v) is not kind:
         raise ValueError("%s: expected %s, got %s" % (what, kind.__name__, type(v).__name__))
@@ -342,10 +351,7 @@ class BstFile:
         """(dtype, element count, rest value, name) of resource variable `i`."""
         what = "variable %d" % i
         _check_type(v, dict, what)
-        dtype = v["dtype"]
-        if dtype not in TENSOR_DTYPES:
-            raise ValueError("%s: dtype must be one of %s, got %s" % (
-                what, TENSOR_DTYPES, repr(dtype)[:20]))
+        dtype = _tensor_dtype(v, what)
         count = numel(check_shape(v["shape"], what + " shape"))
         if dtype == "float32":
             rest = check_number(v["rest"], what + " rest")
@@ -376,10 +382,7 @@ class BstFile:
     def _tensor(self, t, i):
         what = "tensor %d" % i
         _check_type(t, dict, what)
-        dtype = t["dtype"]
-        if dtype not in TENSOR_DTYPES:
-            raise ValueError("%s: dtype must be one of %s, got %s" % (
-                what, TENSOR_DTYPES, repr(dtype)[:20]))
+        dtype = _tensor_dtype(t, what)
         shape = check_shape(t["shape"], what + " shape")
         off = check_int(t["arena"], 0, self.arena[dtype], what + " arena offset")
         nbytes = numel(shape) * ITEMSIZE[dtype]
