@@ -138,14 +138,19 @@ def _graph_imports(core_dir, rel):
             if m.startswith("burn.graph.") and "." not in m[len("burn.graph."):]}
 
 
+CONTROL_FILE = "graph/control.py"
+
+
 def kept_core_files(core_dir, files, kernels):
     """The subset of core `files` (paths relative to core/) a firmware with `kernels`
     freezes: every file outside burn.graph, graph/__init__.py, the modules of the kernels
     (and the int16 ops' prepare step with int16 kernels), and the burn.graph modules any of
-    those import, transitively."""
+    those import, transitively. Control flow and variables (burn.graph.control, which
+    burn.model imports only for a model that has them) are left to a firmware with every op
+    (--all-ops)."""
     graph = {f for f in files if posixpath.dirname(f) == "graph"
-             and f != "graph/__init__.py"}
-    keep = set(files) - graph
+             and f not in ("graph/__init__.py", CONTROL_FILE)}
+    keep = set(files) - graph - {CONTROL_FILE}
     keep.update("graph/%s.py" % op_table.kernel_args(k)[0] for k in kernels)
     # an optional op's prepare step is the module named after its kind (burn.bst_ops)
     keep.update(f for f in ("graph/%s.py" % op[0] for op in op_table.OPS

@@ -27,8 +27,9 @@ class CheckReport:
     {type name: [(tensor index, tensor name)]} of unsupported tensor types; `problems`: the
     importer's other objections, one line each. For an importable model, `bst` (bytes),
     `macs`, `arena_bytes`, `facts` (burn.host.deploy.fit.ModelFacts), `fits`
-    ([burn.host.deploy.board_fit.Fit]) and `optional` (its op kinds that a default firmware leaves
-    out, burn.graph.ops.OPTIONAL)."""
+    ([burn.host.deploy.board_fit.Fit]), `optional` (its op kinds that a default firmware leaves
+    out, burn.graph.ops.OPTIONAL) and `control` (its control-flow and variable op kinds,
+    burn.graph.ops.CONTROL, which only a firmware with every op holds)."""
 
     nodes: int
     ops: dict = field(default_factory=dict)
@@ -40,6 +41,7 @@ class CheckReport:
     facts: object = None
     fits: list = field(default_factory=list)
     optional: list = field(default_factory=list)
+    control: list = field(default_factory=list)
 
     @property
     def importable(self):
@@ -128,7 +130,9 @@ def _with_figures(report, graph):
     report.bst = encode_bst(graph)
     info = burn.load(report.bst).info()
     report.macs, report.arena_bytes = info["macs"], info["arena_bytes"]
-    report.optional = sorted({op["op"] for op in info["ops"]} & set(op_table.OPTIONAL))
+    kinds = {op["op"] for op in info["ops"]}
+    report.optional = sorted(kinds & set(op_table.OPTIONAL))
+    report.control = sorted(kinds & {kind for kind, _names in op_table.CONTROL})
     report.facts = bst_facts(report.bst)
     report.fits = board_fits(report.facts)
     return report

@@ -260,3 +260,16 @@ def test_list_ops_counts_the_control_pairs():
         assert len(rows[op].covered) == 8 and rows[op].missing == ()
         assert {t for pair in rows[op].covered for t in pair} >= {"int64", "uint8", "uint32"}
     assert rows["CALL_ONCE"].missing == () and rows["VAR_HANDLE"].missing == ()
+
+
+def test_the_check_names_the_firmware_that_runs_control_flow(models, tmp_path, capsys):
+    """A default burn firmware leaves burn.graph.control out: `burn import --check` says
+    which build runs such a model."""
+    from burn.host.cli import main
+
+    path = tmp_path / "stream.tflite"
+    path.write_bytes(models["stream"])
+    assert main(["import", "--check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "build one with `burn firmware build --all-ops`" in out
+    assert "if" in out.split("control flow and variables (")[1]

@@ -9,7 +9,6 @@ Skipped with the reason and the install line without Chromium and chromedriver, 
 the WebAssembly port, Node.js and npm, the RP2040 bootrom or a firmware build."""
 
 import json
-import shutil
 
 import pytest
 from firmware_support import rp2040_firmware_or_skip
@@ -20,11 +19,10 @@ from burn.host.boards import load_board
 from burn.host.cli import main as burn_main
 from burn.host.mpy import webassembly
 from burn.host.web import pico_site
+from burn.host.web.browser import BrowserMissing, headless_chromium
 from burn.host.web.serve import serve_in_thread
 from burn.host.web.site import build_site
 
-BROWSER_INSTALL = "apt-get install -y chromium chromium-driver"
-SELENIUM_INSTALL = "pip install -c constraints.txt selenium"
 BOOT_AND_TEST_TIMEOUT = 300  # seconds: the board boots (littlefs formatted), then the test
 
 
@@ -37,17 +35,12 @@ def _port_or_skip():
 
 
 def _needs_or_skip():
-    """(chromium, chromedriver), or skip with the reason and the install line."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if browser is None or driver is None:
-        pytest.skip("needs Chromium and chromedriver; install them with: " + BROWSER_INSTALL)
+    """Skip with the reason and the install line without the bootrom or the port."""
     try:
         vendor.bootrom()
     except vendor.VendorError as exc:
         pytest.skip(str(exc))
     _port_or_skip()
-    return browser, driver
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +64,11 @@ def site(tmp_path_factory):
 def page(site):
     """index.html?picotest=1 (and the page's own self-test) loaded once in headless Chromium
     and waited on until the board's self-test has reported: the driver."""
-    chromium, driver = _needs_or_skip()
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="needs Selenium; install it with: " + SELENIUM_INSTALL)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(arg)
-    service = webdriver.ChromeService(executable_path=driver)
-    drv = webdriver.Chrome(options=options, service=service)
-    drv.set_page_load_timeout(60)
+    _needs_or_skip()
+    try:
+        drv = headless_chromium()
+    except BrowserMissing as exc:
+        pytest.skip(str(exc))
     drv.set_script_timeout(60)
     try:
         drv.get(site[1] + "index.html?model=models/tiny.bst&selftest=1&picotest=1")
