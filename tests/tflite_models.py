@@ -146,19 +146,21 @@ def lstm_model(dims, dtype="float32", data=None, q=None, time_major=False, act=4
     units), `data` the constants (w [4, units, input_size], r [4, units, units], bias
     [4, units], gates in TFLite's order input, forget, cell, output) and `q` the int8
     quantization: scales of "x", "w" and "r" (four each), "b" (four), "h" and the cell
-    state's "c" with the zero points of "x" and "h". The other arguments make models that
-    TFLM refuses: `drop` leaves those inputs out (-1), `add` adds a [units] tensor at
-    those inputs (peephole, layer norm), `types` overrides tensor types by input index."""
+    state's "c" with the zero points of "x" and "h"; dtype "int16" is TFLM's int16x8 LSTM
+    (int8 weights, int64 biases). The other arguments make models that TFLM refuses:
+    `drop` leaves those inputs out (-1), `add` adds a [units] tensor at those inputs
+    (peephole, layer norm), `types` overrides tensor types by input index."""
     batch, steps, n_in, units = dims
     rng = np.random.default_rng(0)
     w, r, b = data or (rng.standard_normal((4, units, n_in)) * 0.3,
                        rng.standard_normal((4, units, units)) * 0.3, np.zeros((4, units)))
-    int8 = dtype == "int8"
+    int8 = dtype in ("int8", "int16")  # quantized
     if int8:
-        q = q or {"x": (0.05, 3), "w": [0.01] * 4, "r": [0.01] * 4, "b": [0.0005] * 4,
-                  "h": (1 / 128, 0), "c": 2.0 ** -11}
-    kinds = dict({"x": dtype, "w": dtype, "b": "int32" if int8 else dtype, "h": dtype,
-                  "c": "int16" if int8 else dtype}, **(types or {}))
+        q = q or {"x": (0.05, 3 if dtype == "int8" else 0), "w": [0.01] * 4, "r": [0.01] * 4,
+                  "b": [0.0005] * 4, "h": (1 / 128, 0), "c": 2.0 ** -11}
+    bias = "int64" if dtype == "int16" else "int32"
+    kinds = dict({"x": dtype, "w": "int8" if int8 else dtype, "b": bias if int8 else dtype,
+                  "h": dtype, "c": "int16" if int8 else dtype}, **(types or {}))
 
     def qa(scale, zp=0):
         if isinstance(scale, list):  # per channel

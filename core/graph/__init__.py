@@ -251,3 +251,5 @@ for one string."""
 #         gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult, fc_shift, ic_mult,
 #         ic_shift, hid_mult, hid_shift)
 #     TFLM's integer LSTM (int16 gates and cell state, the int16 sigmoid/tanh `table`)
+# lstm: lstm_s16(same arguments as lstm_s8)
+#     TFLM's int16x8 LSTM (int16 input and hidden state, int64 gate sums)

@@ -76,7 +76,7 @@ OPS = (
     ("select", "", "SELECT_V2 SELECT LOGICAL_AND LOGICAL_OR LOGICAL_NOT ZEROS_LIKE",
      "select_s8 select_f32 select_s16"),
     ("div", "", "DIV FLOOR_DIV FLOOR_MOD", "div_s8 div_f32 div_s32"),
-    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32"),
+    ("lstm", "", "UNIDIRECTIONAL_SEQUENCE_LSTM", "lstm_s8 lstm_f32 lstm_s16"),
     ("gather", "", "EMBEDDING_LOOKUP", "gather_s8 gather_f32"),
     ("cast", "", "CAST", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 "
      "cast_f32_s32 cast_s32_f32 cast_u32_s32 cast_s32_u32 cast_f32_u32"),
@@ -228,8 +228,8 @@ KERNELS = (
     ("div", "div_f32", "*ab op swap act"),
     ("div", "div_s8", "*ab swap a_zp b_zp out_zp mult shift act_min act_max"),
     ("lstm", "lstm_f32", "*lstm cell_clip"),
-    ("lstm", "lstm_s8", "*lstm gate_q table in_zp out_zp cell_clip cell_power fc_mult fc_shift "
-     "ic_mult ic_shift hid_mult hid_shift"),
+    ("lstm", "lstm_s8 lstm_s16", "*lstm gate_q table in_zp out_zp cell_clip cell_power "
+     "fc_mult fc_shift ic_mult ic_shift hid_mult hid_shift"),
     ("gather", "gather_s8 gather_f32", "inp pos out outer size inner count"),
     ("cast", "cast_s32_s8 cast_s32_s16 cast_s16_s8 cast_f32_s8 cast_f32_s16 cast_f32_s32 "
      "cast_s32_f32 cast_u32_s32 cast_s32_u32 cast_f32_u32", "inp out size"),
@@ -246,9 +246,9 @@ ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp
 # Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
 # has no C kernel of its own (a fused activation does the same in every C kernel); the casts
 # to and from uint32 and the uint8 (de)quantizations run in Python (burn.graph.cast,
-# burn.graph.s16_quantize).
+# burn.graph.s16_quantize), and so does the int16x8 LSTM (burn.graph.lstm).
 PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8", "cast_u32_s32", "cast_s32_u32", "cast_f32_u32",
-               "dequantize_u8", "requantize_u8_s8", "requantize_s8_u8")
+               "dequantize_u8", "requantize_u8_s8", "requantize_s8_u8", "lstm_s16")
 
 # The steps of a flex_c plan (flex_plan_run, flex.h), in the order of their FLEX_OP codes
 # from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at

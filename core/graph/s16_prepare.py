@@ -46,6 +46,7 @@ MODULES = {
     "compare": {"int32": "s32_arith"},
     "select": {"int16": "logic"},
     "div": {"int32": "s32_arith"},
+    "lstm": {"int16": "lstm"},
     "cast": {"int16": "cast", "int32": "cast"},
 }
 # END wide-modules

@@ -4,7 +4,8 @@
 ValidateTensorSize in its Prepare) and returns the op's constants and parameters: the four
 gates' weights stacked in TFLite's order (input, forget, cell, output) and, for int8, the
 gates' fixed-point parameters as TFLM's PrepareGateParametersInteger computes them, and
-the int16 sigmoid table (burn.host.importers.sigmoid16).
+the int16 sigmoid table (burn.host.importers.sigmoid16); int16 (TFLM's int16x8 LSTM) the
+same, its int64 biases as int32 values.
 TFLM's micro kernel has no CIFG, peephole, projection or layer normalization: a model that
 uses them is refused by name. Anything else that TFLM refuses raises `LstmError` with its
 reason.
@@ -94,14 +95,16 @@ def convert(c, node):
                   "r": _stack(c, node, RECURRENT, "recurrent weights").astype(np.float32),
                   "bias": _stack(c, node, BIASES, "bias").astype(np.float32)}
         return consts, params
-    if types == [np.int8, np.int8, np.int32, np.int16]:
-        consts, q = _int8(c, node)
+    if types in ([np.int8, np.int8, np.int32, np.int16], [np.int16, np.int8, np.int64, np.int16]):
+        consts, q = _integer(c, node, types[0] == np.int16)
         params.update(q, cell_clip=_quantized_clip(clip, c.tf.tensors[node.inputs[CELL]]))
         return consts, params
     names = "/".join(c.tf.tensors[node.inputs[i]].type_name
                      for i in (INPUT, WEIGHTS, BIASES, CELL))
-    raise LstmError("input/weights/bias/cell state types %s: burn runs float32, and int8 "
-                    "with int8 weights, int32 biases and an int16 cell state" % names)
+    raise LstmError("input/weights/bias/cell state types %s: burn runs float32, int8 with "
+                    "int8 weights, int32 biases and an int16 cell state, and int16 with int8 "
+                    "weights, int64 biases (TFLM reads them as int64) and an int16 cell state"
+                    % names)
 
 
 _Q312, _Q015 = 2.0 ** -12, 2.0 ** -15  # the gates' scales before and after activation
@@ -115,34 +118,47 @@ def _scale(c, t, what):
     return float(tt.scales[0])
 
 
-def _multiplier(real):
+def _multiplier(real, top=31):
     mult, shift = qp.quantize_multiplier(real)
-    if not -31 <= shift <= 31:
-        raise LstmError("requantization shift %d out of range (scales too far apart)" % shift)
+    if not -31 <= shift <= top:
+        raise LstmError("requantization shift %d out of range (scales too far apart%s)"
+                        % (shift, "; TFLM's int64 multiply takes at most 7" if top < 31 else ""))
     return mult, shift
 
 
-def _int8(c, node):
-    """The consts and quantization params of an int8 LSTM (TFLM's integer LSTM)."""
+def _biases(c, node, int16):
+    """The stacked biases as int32 (an int16 LSTM's int64 ones range-checked)."""
+    bias = _stack(c, node, BIASES, "bias")
+    if int16 and ((bias < -2 ** 31) | (bias >= 2 ** 31)).any():
+        raise LstmError("int64 bias values beyond int32 are not supported")
+    return bias.astype(np.int32)
+
+
+def _integer(c, node, int16):
+    """The consts and quantization params of an int8 or int16 LSTM (TFLM's integer LSTM)."""
     ins = node.inputs
     in_scale, in_zp = c.quant(ins[INPUT])
     h_scale, h_zp = c.quant(ins[HIDDEN])
+    if int16 and (in_zp or h_zp):
+        raise LstmError("an int16 LSTM's input and hidden state need zero point 0 (TFLite's "
+                        "int16 quantization)")
     cell_scale = _scale(c, ins[CELL], "the cell state")
     power = sigmoid16.checked_log2(cell_scale)[0]  # TFLM rounds, whatever the scale
     if not -43 <= power <= 2:
         raise LstmError("cell state scale 2**%d: burn takes 2**-43 to 2**2" % power)
     gate_q = []
+    top = 7 if int16 else 31
     for g in range(4):
         w_scale = _scale(c, ins[WEIGHTS + g], "weights %d" % (WEIGHTS + g))
         r_scale = _scale(c, ins[RECURRENT + g], "weights %d" % (RECURRENT + g))
-        gate_q += _multiplier(float(in_scale) * w_scale / _Q312)
-        gate_q += _multiplier(float(h_scale) * r_scale / _Q312)
+        gate_q += _multiplier(float(in_scale) * w_scale / _Q312, top)
+        gate_q += _multiplier(float(h_scale) * r_scale / _Q312, top)
     fc = _multiplier(_Q015 * cell_scale / cell_scale)
     ic = _multiplier(_Q015 * _Q015 / cell_scale)
     hid = _multiplier(_Q015 * _Q015 / float(h_scale))
     consts = {"w": _stack(c, node, WEIGHTS, "weights").astype(np.int8),
               "r": _stack(c, node, RECURRENT, "recurrent weights").astype(np.int8),
-              "bias": _stack(c, node, BIASES, "bias").astype(np.int32),
+              "bias": _biases(c, node, int16),
               "gate_q": np.array(gate_q, np.int32), "table": sigmoid16.sigmoid_table()}
     params = {"in_zp": in_zp, "out_zp": h_zp, "cell_power": power, "fc_mult": fc[0],
               "fc_shift": fc[1], "ic_mult": ic[0], "ic_shift": ic[1], "hid_mult": hid[0],

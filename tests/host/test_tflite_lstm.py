@@ -1,7 +1,8 @@
 """TFLite UNIDIRECTIONAL_SEQUENCE_LSTM imports as the optional lstm kind, its hidden and cell
 states carried from one inference to the next: int8 bit for bit with TFLM's integer LSTM on
 the plain kernels and the flex C kernels (host, and built for the Cortex-M0+ run in
-unicorn), float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
+unicorn), int16 (TFLM's int16x8 LSTM) bit for bit on the Python kernel, which flex runs
+too, float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
 time-major. Model.reset() restores the state of a fresh load; what TFLM's micro kernel
 refuses is refused at import with its reason, and hostile .bst parameters by the reader."""
 
@@ -32,8 +33,10 @@ def _dims(rng, i):
 def _inputs(rng, dims, time_major, dtype):
     batch, steps, n_in, _units = dims
     shape = (steps, batch, n_in) if time_major else (batch, steps, n_in)
-    if dtype == "int8":
-        return [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(INFERENCES)]
+    if dtype in ("int8", "int16"):
+        info = np.iinfo(dtype)
+        return [rng.integers(info.min, info.max + 1, size=shape, dtype=dtype)
+                for _ in range(INFERENCES)]
     return [rng.standard_normal(shape).astype(np.float32) for _ in range(INFERENCES)]
 
 
@@ -65,15 +68,34 @@ def _int8_case(rng, i):
             _inputs(rng, dims, time_major, "int8"))
 
 
+def _int16_case(rng, i):
+    dims, time_major = _dims(rng, i)
+    _batch, _steps, n_in, units = dims
+    in_s, h_s = _f32(rng.uniform(0.5, 2) / 32768), _f32(rng.uniform(0.5, 2) / 32768)
+    # gate sums around +-2 in Q3.12: int16 values spread about 18900, int8 weights about 74
+    w_s = [_f32(rng.uniform(0.5, 2) * 2 / (in_s * 18900 * 74 * np.sqrt(n_in)))
+           for _ in range(4)]
+    r_s = [_f32(rng.uniform(0.5, 2) * 2 / (h_s * 18900 * 74 * np.sqrt(units)))
+           for _ in range(4)]
+    q = {"x": (in_s, 0), "w": w_s, "r": r_s, "b": [_f32(in_s * s) for s in w_s],
+         "h": (h_s, 0), "c": 2.0 ** int(rng.integers(-15, -7))}
+    data = (rng.integers(-127, 128, size=(4, units, n_in)),
+            rng.integers(-127, 128, size=(4, units, units)),
+            np.round(rng.uniform(-1, 1, size=(4, units)) / np.array(q["b"])[:, None]))
+    clip = float(rng.uniform(0.5, 8.0)) if i % 3 == 0 else 0.0
+    return (lstm_model(dims, "int16", data, q, time_major=time_major, cell_clip=clip),
+            _inputs(rng, dims, time_major, "int16"))
+
+
 def _f32(v):
     return float(np.float32(v))
 
 
-def _cases(make, seed):
-    """(inputs, TFLM's outputs, .bst bytes) of CASES cases of INFERENCES inferences each."""
+def _cases(make, seed, count=CASES):
+    """(inputs, TFLM's outputs, .bst bytes) of `count` cases of INFERENCES inferences each."""
     rng = np.random.default_rng(seed)
     out = []
-    for i in range(CASES):
+    for i in range(count):
         data, ins = make(rng, i)
         want = [o.reshape(-1) for o in run_tflm_sequence(data, ins, arena_size=1 << 16)]
         out.append((ins, want, encode_bst(import_tflite(data, tests=0))))
@@ -88,6 +110,11 @@ def float_cases():
 @pytest.fixture(scope="module")
 def int8_cases():
     return _cases(_int8_case, 402)
+
+
+@pytest.fixture(scope="module")
+def int16_cases():
+    return _cases(_int16_case, 403, 12)
 
 
 def _run_steps(model, ins):
@@ -116,6 +143,21 @@ def test_reset_restores_the_int8_state_of_a_fresh_load(int8_cases, case):
         _run_steps(model, ins)
         model.reset()
         assert [g.tolist() for g in _run_steps(model, ins)] == [w.tolist() for w in want]
+
+
+def test_int16_lstm_matches_tflm_over_consecutive_inferences(int16_cases):
+    changing = 0
+    for ins, want, bst in int16_cases:
+        plain = burn.load(bst, variant="plain")
+        assert [s["op"] for s in plain.info()["ops"]] == ["lstm"]
+        flex = use_flex(burn.load(bst))
+        assert flex.flex_ops == 0  # no C kernel: flex runs the Python one
+        for model in (plain, flex):
+            assert [g.tolist() for g in _run_steps(model, ins)] == [w.tolist() for w in want]
+        changing += len({w.tobytes() for w in want}) > 1
+        plain.reset()
+        assert [g.tolist() for g in _run_steps(plain, ins)] == [w.tolist() for w in want]
+    assert changing >= len(int16_cases) // 2  # the outputs are not stuck at one value
 
 
 def test_float_lstm_matches_tflm_over_consecutive_inferences(float_cases):
@@ -152,7 +194,7 @@ DIMS = (2, 3, 4, 5)  # batch, steps, input_size, units
     ({"act": 1}, "cell gate activation 1"),
     ({"act": 6}, "cell gate activation 6"),
     ({"types": {"h": "int8"}}, "input, hidden state and output must have one type"),
-    ({"types": {"w": "int8"}}, "burn runs float32, and int8"),
+    ({"types": {"w": "int8"}}, "burn runs float32, int8"),
 ])
 def test_what_tflm_refuses_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):
@@ -171,6 +213,20 @@ def test_what_tflm_refuses_is_refused_at_import(kwargs, match):
 def test_what_int8_cannot_run_is_refused_at_import(kwargs, match):
     with pytest.raises(TFLiteImportError, match=match):
         import_tflite(lstm_model(DIMS, "int8", **kwargs), tests=0)
+
+
+_Q16 = {"x": (2 ** -12, 0), "w": [0.01] * 4, "r": [0.01] * 4, "b": [0.01 * 2 ** -12] * 4,
+        "h": (2 ** -15, 0), "c": 2.0 ** -11}
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"types": {"b": "int32"}}, "TFLM reads them as int64"),
+    ({"q": dict(_Q16, h=(2 ** -15, 3))}, "need zero point 0"),
+    ({"q": dict(_Q16, w=[0.01, 0.01, 2000.0, 0.01])}, "takes at most 7"),
+])
+def test_what_int16_cannot_run_is_refused_at_import(kwargs, match):
+    with pytest.raises(TFLiteImportError, match=match):
+        import_tflite(lstm_model(DIMS, "int16", **kwargs), tests=0)
 
 
 def _hostile(params=None, shapes=None, w_shape=(20, 4), int8=False, gate_q=(1 << 30, 0) * 8):

@@ -167,7 +167,7 @@ def _bmm_operand(c, t, own, batch, mat):
     return full
 
 
-@converts("UNIDIRECTIONAL_SEQUENCE_LSTM")
+@converts("UNIDIRECTIONAL_SEQUENCE_LSTM", int16=True)
 def _lstm(c, node):
     """UNIDIRECTIONAL_SEQUENCE_LSTM (burn.host.importers.tflite_lstm); its hidden and cell
     states become the op's own persistent buffer, not graph tensors."""
