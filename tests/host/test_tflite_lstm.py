@@ -2,16 +2,18 @@
 states carried from one inference to the next: int8 bit for bit with TFLM's integer LSTM on
 the plain kernels and the flex C kernels (host, and built for the Cortex-M0+ run in
 unicorn), int16 (TFLM's int16x8 LSTM) bit for bit on the Python kernel, which flex runs
-too, float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
+too, and on the MicroPython unix port, float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
 time-major. Model.reset() restores the state of a fresh load; what TFLM's micro kernel
 refuses is refused at import with its reason, and hostile .bst parameters by the reader."""
 
 import numpy as np
 import pytest
+from mp_models import run_models
 from tflite_builder import run_tflm_sequence
 from tflite_models import lstm_model
 
 import burn
+from burn.host import mpy
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
 from burn.host.flex.runtime import use_flex
@@ -158,6 +160,16 @@ def test_int16_lstm_matches_tflm_over_consecutive_inferences(int16_cases):
         plain.reset()
         assert [g.tolist() for g in _run_steps(plain, ins)] == [w.tolist() for w in want]
     assert changing >= len(int16_cases) // 2  # the outputs are not stuck at one value
+
+
+def test_int16_lstm_matches_tflm_on_micropython(int16_cases, tmp_path):
+    """The int16 kernel on the MicroPython unix port, the state carried across the runs."""
+    some = int16_cases[:4]
+    results = run_models(tmp_path, [(bst, ins) for ins, _want, bst in some], heap="1m",
+                         core=mpy.core_for_unix_port(), variant="plain")
+    for (_ins, want, _bst), result in zip(some, results):
+        assert [np.asarray(o[0]).reshape(-1).tolist() for o in result.outputs] == \
+            [w.tolist() for w in want]
 
 
 def test_float_lstm_matches_tflm_over_consecutive_inferences(float_cases):
