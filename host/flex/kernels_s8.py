@@ -43,7 +43,8 @@ class S8Kernels:
                            out_features, in_zp, out_zp, act_min, act_max):
         """int8 fully connected (burn.graph.s8_fully_connected). The input zero point is
         folded into the bias first (bias - in_zp * sum(row), wrapping like the int32
-        accumulator), as a prepare step would, so the kernel runs with input offset 0."""
+        accumulator), as a prepare step would, so the kernel runs with input offset 0;
+        multipliers and shifts alike on every output go as one (quant_len 1)."""
         x, y = as_i8(inp, batches * in_features), as_i8(out, batches * out_features)
         wv = as_i8(w, out_features * in_features)
         b = None if bias is None else as_i32(bias, out_features)
@@ -52,10 +53,13 @@ class S8Kernels:
             folded = (0 if b is None else b.astype(np.int64)) - in_zp * rows
             b = ((folded + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int32)
             in_zp = 0
+        m, s = as_i32(mult, out_features), as_i32(shift, out_features)
+        if out_features and (m == m[0]).all() and (s == s[0]).all():
+            m, s = m[:1], s[:1]
         self._run("flex_s8_fully_connected", [
             batches, in_features, out_features, x, x.size, wv, wv.size, 0,
-            b, 0 if b is None else out_features, as_i32(mult, out_features),
-            as_i32(shift, out_features), out_features, quant(in_zp, out_zp, act_min, act_max),
+            b, 0 if b is None else out_features, m, s, m.size,
+            quant(in_zp, out_zp, act_min, act_max),
             y, y.size], "%d x %d -> %d" % (batches, in_features, out_features))
 
     def add_s8(self, a, b, out, size, b_size, a_zp, a_mult, a_shift, b_zp, b_mult, b_shift,

@@ -191,18 +191,21 @@ def test_fully_connected_per_tensor_equals_host(m0, fout, fin):
     """One multiplier and shift for every output (given once, or repeated per channel, as
     the DSP build checks), with and without biases, under the whole int8 range and a ReLU
     clamp; every count of four-element groups modulo the unrolling and every short block
-    of rows."""
+    of rows; an input offset of 0 (the DSP build's unwidened path) or another."""
     rng = np.random.default_rng(fout * 100 + fin)
-    for quant_len, use_bias, act_max in [(1, True, 127), (fout, True, 90), (fout, False, 127),
-                                         (1, True, 60)]:
+    for quant_len, use_bias, act_max, in_off in [
+            (1, True, 127, None), (fout, True, 90, None), (fout, False, 127, None),
+            (1, True, 60, None), (1, True, 127, 0), (1, False, 90, 0)]:
         x = rng.integers(-128, 128, fin, dtype=np.int8)
         w = rng.integers(-127, 128, fin * fout, dtype=np.int8)
         mult = np.full(quant_len, rng.integers(1 << 30, 1 << 31), np.int32)
         shift = np.full(quant_len, rng.integers(-10, -5), np.int32)
         bias = rng.integers(-3000, 3000, fout).astype(np.int32) if use_bias else None
         out_zp = int(rng.integers(-20, 20))
-        q = Struct("flex_s8_quant", (int(rng.integers(-127, 129)), out_zp,
-                                     -128 if act_max == 127 else out_zp, act_max))
+        if in_off is None:
+            in_off = int(rng.integers(-127, 129))
+        q = Struct("flex_s8_quant", (in_off, out_zp, -128 if act_max == 127 else out_zp,
+                                     act_max))
         y = np.zeros(fout, np.int8)
         _same(m0, "flex_s8_fully_connected", [
             1, fin, fout, x, x.size, w, w.size, 0, bias, fout if use_bias else 0, mult,

@@ -18,7 +18,7 @@ void flex__dsp_widen(const int8_t *x, int32_t k, int32_t offset, int32_t lanes, 
 
 /* The state of a loop over blocks of rows (field offsets are read by the assembly). */
 typedef struct {
-    const int32_t *xq, *end; /* 0, 4: the widened groups */
+    const void *xq, *end;    /* 0, 4: the vector's groups (widened, or int8) */
     const int8_t *w;         /* 8: row 0 of the first block */
     int32_t off[3];          /* 12-20: the kernel's row offsets (run_blocks) */
     int32_t *acc;            /* 24: where the next block's four sums go */
@@ -89,36 +89,60 @@ typedef struct {
     "smlad " SUM ", lr, r8, " SUM "\n"              \
     "smlad " SUM ", " REG ", r9, " SUM "\n"
 
-/* Rows 0 and 1 over one lane: per group of four elements four LDR (the two weight words
- * back to back, so that the second load pipelines), four SXTB16 and four SMLAD (sums r4,
- * r5). Row 1 is read at r2 + r3. */
-#define ROWS01                       \
+/* A group of the vector into the pair r8 (elements 0, 2), r9 (1, 3): two words of the
+ * widened vector, or one word of int8 elements split by two SXTB16. */
+#define X_WIDENED                    \
+    "ldr r8, [r0], #4\n"             \
+    "ldr r9, [r0], #4\n"
+#define X_S8                         \
+    "ldr r9, [r0], #4\n"             \
+    "sxtb16 r8, r9\n"                \
+    "sxtb16 r9, r9, ror #8\n"
+
+/* Rows 0 and 1 over one lane: per group of four elements two weight LDR (back to back,
+ * so that the second load pipelines, then X's), four SXTB16 and four SMLAD (sums r4, r5).
+ * Row 1 is read at r2 + r3. */
+#define ROWS01(X)                    \
     "ldr r11, [r2, r3]\n"            \
     "ldr r12, [r2], #4\n"            \
-    "ldr r8, [r0], #4\n"             \
-    "ldr r9, [r0], #4\n"             \
+    X                                \
     MAC_WORD("r12", "r4")            \
     MAC_WORD("r11", "r5")
 
 /* Four rows over one lane: ROWS01, then rows 2 and 3 at r10 (row 0 plus off[1], set per
- * block) and r10 + r3: per group six LDR, eight SXTB16 and eight SMLAD (sums r4-r7: rows
- * 0-3). */
+ * block) and r10 + r3: per group four weight LDR, eight SXTB16 and eight SMLAD besides
+ * X's (sums r4-r7: rows 0-3). */
+#define GROUPS4(GROUP, X)            \
+    BLOCKS(GROUP,                    \
+        "ldr r10, [r12, #16]\n"      \
+        "add r10, r2\n",             \
+        ROWS01(X)                    \
+        "ldr r11, [r10, r3]\n"       \
+        "ldr r12, [r10], #4\n"       \
+        MAC_WORD("r12", "r6")        \
+        MAC_WORD("r11", "r7"))
+
+/* Four rows over the widened vector, and two (ROWS01; r6, r7 stay 0) for the last rows
+ * of a matrix. */
 FLEX_HOT
 __attribute__((naked)) static void groups4(rows_loop *l) {
-    __asm__ volatile(BLOCKS("8",
-        "ldr r10, [r12, #16]\n"
-        "add r10, r2\n",
-        ROWS01
-        "ldr r11, [r10, r3]\n"
-        "ldr r12, [r10], #4\n"
-        MAC_WORD("r12", "r6")
-        MAC_WORD("r11", "r7")));
+    __asm__ volatile(GROUPS4("8", X_WIDENED));
 }
 
-/* Two rows over one lane (ROWS01; r6, r7 stay 0), for the last rows of a matrix. */
 FLEX_HOT
 __attribute__((naked)) static void groups2(rows_loop *l) {
-    __asm__ volatile(BLOCKS("8", "", ROWS01));
+    __asm__ volatile(BLOCKS("8", "", ROWS01(X_WIDENED)));
+}
+
+/* The same over an int8 vector, one more instruction per group than the widened one. */
+FLEX_HOT
+__attribute__((naked)) static void groups4_s8(rows_loop *l) {
+    __asm__ volatile(GROUPS4("4", X_S8));
+}
+
+FLEX_HOT
+__attribute__((naked)) static void groups2_s8(rows_loop *l) {
+    __asm__ volatile(BLOCKS("4", "", ROWS01(X_S8)));
 }
 
 /* Two rows over two lanes: per group LDM of four words, two LDR, four SXTB16 and eight
@@ -139,43 +163,57 @@ __attribute__((naked)) static void groups2x2(rows_loop *l) {
         "smlad r7, lr, r11, r7\n"));
 }
 
-/* Row offsets (off[0], off[1]) of groups4 for a block of n rows (1 to 4), and where the
- * block's rows land among its four sums (rows 1-3 missing from a short block read rows
- * that are there, so that every load stays inside the filter). */
+/* Row offsets (off[0], off[1]) of groups4 for a block of n rows (1 to 4): rows 1-3
+ * missing from a short block read rows that are there, so that every load stays inside
+ * the filter. A block of three rows sums rows 0, 1, 1, 2. */
 static const int8_t rows4_off[4][2] = {{0, 0}, {1, 0}, {1, 1}, {1, 2}};
-static const int8_t rows4_sum[4][3] = {{0, 0, 0}, {0, 1, 1}, {0, 1, 3}, {0, 1, 2}};
 
-/* Runs `kernel` over the rows of w (k each) in blocks of `per` (4: groups4, or 2:
- * groups2x2) rows, sums to acc (`lanes` per row). A last block of one or two rows of
- * groups4 runs on groups2. */
-static void run_blocks(void (*kernel)(rows_loop *), int32_t per, int32_t lanes,
-                       const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,
-                       int32_t *acc) {
-    const int32_t groups = k >> 2, full = rows / per, n = rows % per;
-    int32_t last[4], i, b;
-    rows_loop l;
-    l.xq = xq;
-    l.end = xq + 2 * lanes * groups;
-    l.step = per * k - 4 * groups;
-    for (b = 0; b < 2; b++) {
-        const int32_t m = b ? n : per;
-        if (b ? !n : !full)
-            continue;
-        if (per == 4) {
-            l.off[0] = rows4_off[m - 1][0] * k;
-            l.off[1] = rows4_off[m - 1][1] * k;
-        } else {
-            l.off[0] = (m > 1 ? k : 0) - 4; /* row 0 post-increments first */
-        }
-        l.w = w + b * full * per * k;
-        l.acc = b ? last : acc;
-        l.blocks = b ? 1 : full;
-        (per == 4 && m < 3 ? groups2 : kernel)(&l);
+/* A kind of block loop: `full` over blocks of 1 << `shift` rows (4: groups4's row
+ * offsets, 2: groups2x2's), `few` for a last block of one or two rows; `group` bytes of
+ * the vector per group of four elements. */
+typedef struct {
+    void (*full)(rows_loop *), (*few)(rows_loop *);
+    int8_t shift, group;
+} blocks_kind;
+
+static const blocks_kind widened4 = {groups4, groups2, 2, 8};
+static const blocks_kind s8_4 = {groups4_s8, groups2_s8, 2, 4};
+static const blocks_kind widened2x2 = {groups2x2, groups2x2, 1, 16};
+
+/* Sets l's row offsets for a block of m rows of k elements. */
+static void block_offsets(rows_loop *l, int32_t per, int32_t m, int32_t k) {
+    if (per == 4) {
+        l->off[0] = rows4_off[m - 1][0] * k;
+        l->off[1] = rows4_off[m - 1][1] * k;
+    } else {
+        l->off[0] = (m > 1 ? k : 0) - 4; /* row 0 post-increments first */
     }
-    for (i = 0; i < n; i++) {
-        const int32_t j = per == 4 ? rows4_sum[n - 1][i] : i;
-        for (b = 0; b < lanes; b++)
-            acc[(full * per + i) * lanes + b] = last[j * lanes + b];
+}
+
+/* Runs kind d over the rows of w (k each) against the vector x, sums to acc; the last
+ * block, short or not, stores a whole block's sums. */
+static void run_blocks(const blocks_kind *d, const void *x, int32_t k, const int8_t *w,
+                       int32_t rows, int32_t *acc) {
+    const int32_t groups = k >> 2, per = 1 << d->shift, full = rows >> d->shift,
+                  n = rows & (per - 1);
+    rows_loop l;
+    l.xq = x;
+    l.end = (const int8_t *)x + groups * d->group;
+    l.step = per * k - 4 * groups;
+    l.w = w;
+    l.acc = acc;
+    if (full) {
+        block_offsets(&l, per, per, k);
+        l.blocks = full;
+        d->full(&l);
+        l.w = w + full * per * k;
+    }
+    if (n) {
+        block_offsets(&l, per, n, k);
+        l.blocks = 1;
+        (n < 3 ? d->few : d->full)(&l);
+        if (n == 3)
+            acc[4 * full + 2] = acc[4 * full + 3];
     }
 }
 
@@ -192,14 +230,19 @@ static void add_tails(const int32_t *xq, int32_t k, const int8_t *w, int32_t row
 
 void flex__dsp_dot_rows(const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,
                         int32_t *acc) {
-    run_blocks(groups4, 4, 1, xq, k, w, rows, acc);
+    run_blocks(&widened4, xq, k, w, rows, acc);
     if (k & 3)
         add_tails(xq, k, w, rows, 1, acc);
 }
 
 void flex__dsp_dot_rows2(const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,
                          int32_t *acc) {
-    run_blocks(groups2x2, 2, 2, xq, k, w, rows, acc);
+    run_blocks(&widened2x2, xq, k, w, rows, acc);
     if (k & 3)
         add_tails(xq, k, w, rows, 2, acc);
+}
+
+void flex__dsp_dot_rows_s8(const int8_t *x, int32_t k, const int8_t *w, int32_t rows,
+                           int32_t *acc) {
+    run_blocks(&s8_4, x, k, w, rows, acc);
 }

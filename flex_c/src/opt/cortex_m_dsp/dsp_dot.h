@@ -23,11 +23,19 @@ void flex__dsp_widen(const int8_t *x, int32_t k, int32_t offset, int32_t lanes, 
                      int32_t *xq);
 
 /* acc[r] = sum_i (x[i] + offset) * w[r * k + i] for r < rows, x widened into xq (one
- * lane). Rows run four at a time, each widened word loaded once for the four. */
+ * lane). Rows run four at a time, each widened word loaded once for the four; acc holds
+ * rows rounded up to a multiple of four (the last block's sums are stored whole). */
 void flex__dsp_dot_rows(const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,
                         int32_t *acc);
 
-/* The same for the two lanes of xq at once: acc[2r + lane]. Rows run two at a time, each
+/* The same over x itself (an input offset of 0, k a multiple of 4), not widened: each
+ * group's two SXTB16 run in the loop, once per block of four rows, which for a few blocks
+ * costs less than widening. */
+void flex__dsp_dot_rows_s8(const int8_t *x, int32_t k, const int8_t *w, int32_t rows,
+                           int32_t *acc);
+
+/* The same for the two lanes of xq at once: acc[2r + lane] (rows rounded up to an even
+ * count). Rows run two at a time, each
  * weight word loaded and split once for both lanes: 16 multiply-accumulates take two
  * loads, four SXTB16 and eight SMLAD besides the widened words. */
 void flex__dsp_dot_rows2(const int32_t *xq, int32_t k, const int8_t *w, int32_t rows,

@@ -2,9 +2,12 @@
  * input offset (dsp_dot.h), then every output row's dot product runs over it, four rows at
  * a time, requantized (dsp_requant.h): through one record with the biases beside the sums
  * when every output shares the multiplier and shift (per tensor), else a record per
- * channel. The row is widened before any of its outputs
- * is written, so an output over its input needs no other order. A non-zero filter offset
- * and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack: about 2.6 KB. */
+ * channel. A layer of at most OUT_BLOCK outputs whose input offset is 0 (the host folds
+ * the input zero point into the biases) and whose rows are whole groups of four reads its
+ * int8 input rows as they are, no widening. Every dot product of a row is taken before any
+ * of its outputs is written, so an output over its input needs no other order. A non-zero
+ * filter offset and rows longer than ROW_MAX use the reference kernel (ref/ref.h). Stack:
+ * about 3.4 KB. */
 #include "../../ref/ref.h"
 #include "dsp_dot.h"
 #include "dsp_requant.h"
@@ -23,12 +26,19 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
         return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
     const int32_t one = bias && flex__dsp_uniform(multiplier, shift, quant_len) &&
                         flex__dsp_rq_block(rq, 0, multiplier, shift, 1, q->output_offset);
+    const int32_t narrow = q->input_offset == 0 && (in_features & 3) == 0 &&
+                           out_features <= OUT_BLOCK;
     for (b = 0; b < batches; b++) {
+        const int8_t *x = input + b * in_features;
         int8_t *out = output + b * out_features;
-        flex__dsp_widen(input + b * in_features, in_features, q->input_offset, 1, 0, xq);
+        if (!narrow)
+            flex__dsp_widen(x, in_features, q->input_offset, 1, 0, xq);
         for (o0 = 0; o0 < out_features; o0 += nb) {
             nb = out_features - o0 < OUT_BLOCK ? out_features - o0 : OUT_BLOCK;
-            flex__dsp_dot_rows(xq, in_features, filter + o0 * in_features, nb, acc);
+            if (narrow)
+                flex__dsp_dot_rows_s8(x, in_features, filter, nb, acc);
+            else
+                flex__dsp_dot_rows(xq, in_features, filter + o0 * in_features, nb, acc);
             if (one) {
                 flex__dsp_rq_apply_bias(rq, acc, nb, bias + o0, q, out + o0);
                 continue;
