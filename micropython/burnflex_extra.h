@@ -67,6 +67,7 @@
     X(MP_QSTR_div_s8, div_s8)                                                  \
     X(MP_QSTR_div_s32, div_s32)                                                \
     X(MP_QSTR_lstm_s8, lstm_s8)                                                \
+    X(MP_QSTR_lstm_s16, lstm_s16)                                              \
     X(MP_QSTR_gather_s8, gather_s8)                                            \
     X(MP_QSTR_cast_s32_s8, cast_s32_s8)                                        \
     X(MP_QSTR_cast_s32_s16, cast_s32_s16)                                      \

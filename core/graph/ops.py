@@ -246,9 +246,9 @@ ANY_SHAPE = ("fully_connected", "add", "mul", "mean", "logistic", "tanh", "clamp
 # Kernels with no C kernel, so no flex binding: copies are buffer assignments; an int8 clamp
 # has no C kernel of its own (a fused activation does the same in every C kernel); the casts
 # to and from uint32 and the uint8 (de)quantizations run in Python (burn.graph.cast,
-# burn.graph.s16_quantize), and so does the int16x8 LSTM (burn.graph.lstm).
+# burn.graph.s16_quantize).
 PYTHON_ONLY = ("copy", "copy_s8", "clamp_s8", "cast_u32_s32", "cast_s32_u32", "cast_f32_u32",
-               "dequantize_u8", "requantize_u8_s8", "requantize_s8_u8", "lstm_s16")
+               "dequantize_u8", "requantize_u8_s8", "requantize_s8_u8")
 
 # The steps of a flex_c plan (flex_plan_run, flex.h), in the order of their FLEX_OP codes
 # from 1: (flex_c function, the kernels whose binding calls it, its parameters that point at

@@ -181,8 +181,18 @@ class ExtraKernels:
                 time_major, gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult,
                 fc_shift, ic_mult, ic_shift, hid_mult, hid_shift):
         """int8 LSTM, int16 gates and states (burn.graph.lstm)."""
-        q, t = as_i32(gate_q, 16), as_i16(table, 256)
-        self._lstm("flex_s8_lstm", (inp, w, out, r, bias, state),
-                   (as_i8, as_i8, as_i8, as_i8, as_i32, as_i16),
-                   (q, q.size, t, t.size, struct("flex_lstm_quant", locals())), batch, steps,
-                   input_size, units, time_major)
+        self._integer_lstm("flex_s8_lstm", as_i8, locals())
+
+    def lstm_s16(self, inp, w, r, bias, state, out, batch, steps, input_size, units,
+                 time_major, gate_q, table, in_zp, out_zp, cell_clip, cell_power, fc_mult,
+                 fc_shift, ic_mult, ic_shift, hid_mult, hid_shift):
+        """int16x8 LSTM: int16 activations, int64 gate sums (burn.graph.lstm)."""
+        self._integer_lstm("flex_s16_lstm", as_i16, locals())
+
+    def _integer_lstm(self, name, view, a):
+        """An integer LSTM whose input and output `view` reads; a: its arguments by name."""
+        q, t = as_i32(a["gate_q"], 16), as_i16(a["table"], 256)
+        self._lstm(name, (a["inp"], a["w"], a["out"], a["r"], a["bias"], a["state"]),
+                   (view, as_i8, view, as_i8, as_i32, as_i16),
+                   (q, q.size, t, t.size, struct("flex_lstm_quant", a)), a["batch"],
+                   a["steps"], a["input_size"], a["units"], a["time_major"])

@@ -1,8 +1,8 @@
 """TFLite UNIDIRECTIONAL_SEQUENCE_LSTM imports as the optional lstm kind, its hidden and cell
 states carried from one inference to the next: int8 bit for bit with TFLM's integer LSTM on
 the plain kernels and the flex C kernels (host, and built for the Cortex-M0+ run in
-unicorn), int16 (TFLM's int16x8 LSTM) bit for bit on the Python kernel, which flex runs
-too, and on the MicroPython unix port, float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
+unicorn), int16 (TFLM's int16x8 LSTM) bit for bit on the same runtimes and on the
+MicroPython unix port, float32 within 1e-5 of TFLM on the plain and flex kernels, batch-major and
 time-major. Model.reset() restores the state of a fresh load; what TFLM's micro kernel
 refuses is refused at import with its reason, and hostile .bst parameters by the reader."""
 
@@ -16,7 +16,7 @@ import burn
 from burn.host import mpy
 from burn.host.bst_writer import Graph, GraphOp, GraphTensor, encode_bst
 from burn.host.flex.emulator import EmulatedLib
-from burn.host.flex.runtime import use_flex
+from burn.host.flex.runtime import GraphKernels, use_flex
 from burn.host.importers.errors import TFLiteImportError
 from burn.host.importers.sigmoid16 import sigmoid_table
 from burn.host.importers.tflite import import_tflite
@@ -148,13 +148,15 @@ def test_reset_restores_the_int8_state_of_a_fresh_load(int8_cases, case):
 
 
 def test_int16_lstm_matches_tflm_over_consecutive_inferences(int16_cases):
+    m0 = EmulatedLib("cortex-m0plus")
     changing = 0
     for ins, want, bst in int16_cases:
         plain = burn.load(bst, variant="plain")
         assert [s["op"] for s in plain.info()["ops"]] == ["lstm"]
         flex = use_flex(burn.load(bst))
-        assert flex.flex_ops == 0  # no C kernel: flex runs the Python one
-        for model in (plain, flex):
+        emulated = use_flex(burn.load(bst), m0)
+        assert flex.flex_ops == emulated.flex_ops == 1
+        for model in (plain, flex, emulated):
             assert [g.tolist() for g in _run_steps(model, ins)] == [w.tolist() for w in want]
         changing += len({w.tobytes() for w in want}) > 1
         plain.reset()
@@ -241,11 +243,13 @@ def test_what_int16_cannot_run_is_refused_at_import(kwargs, match):
         import_tflite(lstm_model(DIMS, "int16", **kwargs), tests=0)
 
 
-def _hostile(params=None, shapes=None, w_shape=(20, 4), int8=False, gate_q=(1 << 30, 0) * 8):
+def _hostile(params=None, shapes=None, w_shape=(20, 4), int8=False, gate_q=(1 << 30, 0) * 8,
+             int16=False):
     batch, steps, n_in, units = DIMS
     xs, ys = shapes or ((batch, steps, n_in), (batch, steps, units))
-    if int8:
-        tensors = [GraphTensor("x", xs, "int8", 0.05, 0), GraphTensor("y", ys, "int8", 0.01, 0)]
+    if int8 or int16:
+        dt = "int16" if int16 else "int8"
+        tensors = [GraphTensor("x", xs, dt, 0.05, 0), GraphTensor("y", ys, dt, 0.01, 0)]
         consts = {"w": np.ones(w_shape, np.int8), "r": np.ones((20, units), np.int8),
                   "bias": np.zeros(20, np.int32), "gate_q": np.array(gate_q, np.int32),
                   "table": sigmoid_table()}
@@ -290,6 +294,17 @@ def test_hostile_int8_lstm_parameters_are_refused_by_the_reader(kwargs, match):
         burn.load(_hostile(int8=True, **kwargs))
 
 
+@pytest.mark.parametrize("kwargs,match", [
+    ({"params": {"in_zp": 1}}, "in_zp"),
+    ({"params": {"out_zp": -1}}, "out_zp"),
+    ({"gate_q": (1 << 30, 8) + (1 << 30, 0) * 7}, r"gate_q\[1\] = 8: .* within -31..7"),
+])
+def test_hostile_int16_lstm_parameters_are_refused_by_the_reader(kwargs, match):
+    burn.load(_hostile(int16=True))
+    with pytest.raises(ValueError, match=match):
+        burn.load(_hostile(int16=True, **kwargs))
+
+
 def test_left_shifts_wrap_in_int32_on_every_runtime():
     """Positive shifts (valid, if no TFLite model's) overflow int32 in C: the plain kernel
     wraps as the C kernels do."""
@@ -306,3 +321,24 @@ def test_a_state_beyond_the_memory_cap_is_refused():
     burn.load(bst)
     with pytest.raises(ValueError, match="state of 160 bytes"):
         burn.load(bst, max_arena=300)
+
+
+def _s16_args(shift=-8, in_zp=0, out_zp=0):
+    """A valid lstm_s16 call of DIMS but for the given gate shift and zero points."""
+    from array import array
+
+    batch, steps, n_in, units = DIMS
+    return (array("h", [0] * batch * steps * n_in), bytes(4 * units * n_in),
+            bytes(4 * units * units), array("i", [0] * 4 * units),
+            array("h", [0] * (2 * batch + 4) * units), array("h", [0] * batch * steps * units),
+            batch, steps, n_in, units, 0, array("i", [1 << 30, shift] * 8), sigmoid_table(),
+            in_zp, out_zp, -1, -11, 1 << 30, -14, 1 << 30, -18, 1 << 30, -22)
+
+
+@pytest.mark.parametrize("change", [{"shift": 8}, {"in_zp": 1}, {"out_zp": -1}])
+def test_the_int16_c_kernel_refuses_what_the_reader_refuses(change):
+    """Gate shifts above 7 (TFLM's int64 multiply) and zero points."""
+    kernels = GraphKernels()
+    kernels.lstm_s16(*_s16_args(shift=7))
+    with pytest.raises(ValueError, match="flex_s16_lstm: parameter out of range"):
+        kernels.lstm_s16(*_s16_args(**change))

@@ -310,25 +310,33 @@ def _svdf_args(rng, typecode):
             _int(rng, -128, 127), _int(rng, -top // 300, top // 300), _int(rng, -128, 127),
             m1, s1, m2, s2, bits]
 def _lstm_args(rng, typecode):
-    """An LSTM call whose hidden and cell states already hold values."""
+    """An LSTM call whose hidden and cell states already hold values; typecode "b" int8,
+    "h" int16 (int8 weights, zero points 0), "f" float32."""
     batch, steps, n_in, units = _int(rng, 1, 2), _int(rng, 1, 4), _int(rng, 1, 8), _int(rng, 1, 6)
     rows, gates = batch * steps, 4 * units
-    if typecode == "b":
+    if typecode in ("b", "h"):
         from burn.host.importers.sigmoid16 import sigmoid_table
 
-        h_s, power = 1 / 128, _int(rng, -15, -8)
+        wide = typecode == "h"
+        # the spread of the activations, the hidden scale, the hidden state's values
+        spread, h_s, top = (18900, 1 / 32768, 20000) if wide else (74, 1 / 128, 100)
+        power = _int(rng, -15, -8)
         gate_q = []  # sums of about +-2 in Q3.12
         for n in (n_in, units) * 4:
-            gate_q += qp.quantize_multiplier(rng.uniform(0.5, 2) * 8192 / (74 * 74 * np.sqrt(n)))
+            gate_q += qp.quantize_multiplier(rng.uniform(0.5, 2) * 8192 /
+                                             (spread * 74 * np.sqrt(n)))
         tail = [*qp.quantize_multiplier(2.0 ** -15), *qp.quantize_multiplier(2.0 ** (-30 - power)),
                 *qp.quantize_multiplier(2.0 ** -30 / h_s)]
-        return [s8(rng, rows * n_in), s8(rng, gates * n_in), s8(rng, gates * units),
-                buf("i", rng.integers(-3000, 3000, size=gates)),
-                buf("h", np.concatenate([rng.integers(-100, 100, size=batch * units),
+        x = buf("h", rng.integers(-32768, 32768, size=rows * n_in)) if wide else \
+            s8(rng, rows * n_in)
+        zps = [0, 0] if wide else [_int(rng, -128, 127), _int(rng, -20, 20)]
+        return [x, s8(rng, gates * n_in), s8(rng, gates * units),
+                buf("i", rng.integers(-3000, 3000, size=gates) * (100 if wide else 1)),
+                buf("h", np.concatenate([rng.integers(-top, top, size=batch * units),
                                          rng.integers(-30000, 30000, size=(batch + 4) * units)])),
-                out("b", rows * units), batch, steps, n_in, units, _int(rng, 0, 1),
-                buf("i", gate_q), buf("h", sigmoid_table()), _int(rng, -128, 127),
-                _int(rng, -20, 20), int(rng.choice([-1, _int(rng, 0, 20000)])), power] + tail
+                out(typecode, rows * units), batch, steps, n_in, units, _int(rng, 0, 1),
+                buf("i", gate_q), buf("h", sigmoid_table()), *zps,
+                int(rng.choice([-1, _int(rng, 0, 20000)])), power] + tail
     return [f32(rng, rows * n_in), f32(rng, gates * n_in, 0.5), f32(rng, gates * units, 0.5),
             f32(rng, gates), f32(rng, (2 * batch + 4) * units, 0.5), out("f", rows * units),
             batch, steps, n_in, units, _int(rng, 0, 1),
@@ -551,7 +559,8 @@ S16 = {**S16, "resize_s16": ("resize", "resize_s16", lambda rng: _resize_args(rn
        "prelu_s16": ("prelu", "prelu_s16", prelu_s16),
        "batch_matmul_s16": ("batch_matmul", "batch_matmul_s16",
                             lambda rng: _matmul_args(rng, "h")),
-       "transpose_conv_s16": ("transpose_conv2d", "transpose_conv_s16", transpose_conv_s16)}
+       "transpose_conv_s16": ("transpose_conv2d", "transpose_conv_s16", transpose_conv_s16),
+       "lstm_s16": ("lstm", "lstm_s16", lambda rng: _lstm_args(rng, "h"))}
 KERNELS = {**INT8, **FLOAT, **S16, **S32, **CASTS}
 
 

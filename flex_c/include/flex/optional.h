@@ -315,5 +315,15 @@ flex_status flex_s8_lstm(const flex_lstm_dims *d, const int8_t *input, size_t in
                          size_t gate_q_len, const int16_t *table, size_t table_len,
                          int16_t *state, size_t state_len, const flex_lstm_quant *q,
                          int8_t *output, size_t output_len);
+/* int16 as TFLM's int16x8 LSTM: flex_s8_lstm on int16 input and hidden state (zero points
+ * 0), int8 weights and int32 biases (TFLM's int64 ones, of int32 values): each gate's input
+ * and recurrent parts summed in int64 and requantized by TFLM's int64 multiply (gate shifts
+ * up to 7, input_size and units up to 2**22), h clamped to int16. */
+flex_status flex_s16_lstm(const flex_lstm_dims *d, const int16_t *input, size_t input_len,
+                          const int8_t *w, size_t w_len, const int8_t *r, size_t r_len,
+                          const int32_t *bias, size_t bias_len, const int32_t *gate_q,
+                          size_t gate_q_len, const int16_t *table, size_t table_len,
+                          int16_t *state, size_t state_len, const flex_lstm_quant *q,
+                          int16_t *output, size_t output_len);
 
 #endif /* FLEX_API_OPTIONAL_H */
