@@ -62,14 +62,17 @@ def conv_case(h, w, ic, oc, k, s, extra, w_min=-128):
     return run, x, oh * ow * oc, delta
 
 
-def fully_connected_case():
-    """(run, x, out_count, delta) of a fully connected layer over 5 rows: 40 -> 70
-    features, three blocks of output features."""
+def fully_connected_case(fout=70, per_tensor=False):
+    """(run, x, out_count, delta) of a fully connected layer over 5 rows: 40 -> `fout`
+    features (70: three blocks of output features), input zero point 0; with `per_tensor`
+    one multiplier and shift for every output."""
     rng = np.random.default_rng(5)
-    batches, fin, fout = 5, 40, 70
+    batches, fin = 5, 40
     x = rng.integers(-128, 128, batches * fin, dtype=np.int8)
     wt = rng.integers(-127, 128, fout * fin, dtype=np.int8)
     bias, mult, shift = random_quant(rng, fout)
+    if per_tensor:
+        mult, shift = np.full_like(mult, mult[0]), np.full_like(shift, shift[0])
     consts = {"w": np.zeros((fout, fin), np.int8)}
     delta = planned_delta("fully_connected", {}, (batches, fin), (batches, fout), consts)
 

@@ -83,6 +83,12 @@ def test_fully_connected_rows_in_place(m0):
     assert_same_in_place(m0, HOST, *fully_connected_case())
 
 
+@pytest.mark.parametrize("per_tensor", [False, True])
+def test_few_fully_connected_rows_in_place(m0, per_tensor):
+    """One block of 10 outputs, input zero point 0: the DSP build's unwidened rows."""
+    assert_same_in_place(m0, HOST, *fully_connected_case(10, per_tensor))
+
+
 @pytest.mark.parametrize("kind", ["avg", "max"])
 def test_pools_in_place(m0, kind):
     assert_same_in_place(m0, HOST, *pool_case(kind))

@@ -181,7 +181,7 @@ static const blocks_kind s8_4 = {groups4_s8, groups2_s8, 2, 4};
 static const blocks_kind widened2x2 = {groups2x2, groups2x2, 1, 16};
 
 /* Sets l's row offsets for a block of m rows of k elements. */
-static void block_offsets(rows_loop *l, int32_t per, int32_t m, int32_t k) {
+FLEX_INLINE void block_offsets(rows_loop *l, int32_t per, int32_t m, int32_t k) {
     if (per == 4) {
         l->off[0] = rows4_off[m - 1][0] * k;
         l->off[1] = rows4_off[m - 1][1] * k;
@@ -192,7 +192,7 @@ static void block_offsets(rows_loop *l, int32_t per, int32_t m, int32_t k) {
 
 /* Runs kind d over the rows of w (k each) against the vector x, sums to acc; the last
  * block, short or not, stores a whole block's sums. */
-static void run_blocks(const blocks_kind *d, const void *x, int32_t k, const int8_t *w,
+FLEX_INLINE void run_blocks(const blocks_kind *d, const void *x, int32_t k, const int8_t *w,
                        int32_t rows, int32_t *acc) {
     const int32_t groups = k >> 2, per = 1 << d->shift, full = rows >> d->shift,
                   n = rows & (per - 1);

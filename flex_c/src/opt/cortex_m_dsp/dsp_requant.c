@@ -3,17 +3,10 @@
 
 int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *multiplier,
                        const int32_t *shift, int32_t n, int32_t zp) {
-    int32_t r, s;
-    for (r = 0; r < n; r++, rq++) {
-        s = -shift[r];
-        if (multiplier[r] < 0 || s < 1 || s > 23)
+    int32_t r;
+    for (r = 0; r < n; r++)
+        if (!flex__dsp_rq_set(rq + r, bias ? bias[r] : 0, multiplier[r], shift[r], zp))
             return 0;
-        rq->base = bias ? bias[r] : 0;
-        rq->m = multiplier[r];
-        rq->c_lo = (int32_t)(s == 1 ? 0xC0000000u : 0x40000000u);
-        rq->c_hi = (s == 1 ? 0 : 1 << (s - 2)) + (int32_t)((uint32_t)zp << (s - 1));
-        rq->s1 = s - 1;
-    }
     return 1;
 }
 
@@ -125,26 +118,22 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
     "pop {r4-r11, pc}\n"
 
 #define APPLY_BIAS_FN(NAME, CLAMP)                                                         \
-    FLEX_HOT __attribute__((naked)) static void NAME(                                      \
+    FLEX_HOT __attribute__((naked)) void NAME(                                             \
         const flex__dsp_rq *rq, const int32_t *acc, const int32_t *end, int8_t *out,       \
         const int32_t *bias, const int32_t *quant) {                                       \
         __asm__ volatile(APPLY_BIAS(CLAMP));                                               \
     }
 
-APPLY_BIAS_FN(apply_bias, "cmp r11, r6\n"
+APPLY_BIAS_FN(flex__dsp_apply_bias, "cmp r11, r6\n"
                           "it lt\n"
                           "movlt r11, r6\n"
                           "cmp r11, r0\n"
                           "it gt\n"
                           "movgt r11, r0\n")
-APPLY_BIAS_FN(apply_bias_sat, "ssat r11, #8, r11\n")
-
-static int whole_range(const flex_s8_quant *q) {
-    return q->act_min == -128 && q->act_max == 127;
-}
+APPLY_BIAS_FN(flex__dsp_apply_bias_sat, "ssat r11, #8, r11\n")
 
 flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q) {
-    return whole_range(q) ? apply1_sat : apply1;
+    return flex__dsp_whole_range(q) ? apply1_sat : apply1;
 }
 
 void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,
@@ -154,19 +143,12 @@ void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, i
         return;
     if (lanes == 1) {
         flex__dsp_rq_loop(q)(rq, acc, acc + n, out, quant);
-    } else if (whole_range(q)) {
+    } else if (flex__dsp_whole_range(q)) {
         apply2_sat(rq, acc, acc + 2 * n, out, lane_step);
     } else {
         apply2(rq, acc, acc + 2 * n, out, quant);
         apply2(rq, acc + 1, acc + 1 + 2 * n, out + lane_step, quant);
     }
-}
-
-void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *acc, int32_t n,
-                             const int32_t *bias, const flex_s8_quant *q, int8_t *out) {
-    if (n > 0)
-        (whole_range(q) ? apply_bias_sat : apply_bias)(rq, acc, acc + n, out, bias,
-                                                       &q->output_offset);
 }
 
 int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n) {

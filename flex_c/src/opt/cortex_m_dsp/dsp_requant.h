@@ -23,6 +23,21 @@ typedef struct {
     int32_t s1;         /* the final shift of the high word, s - 1 */
 } flex__dsp_rq;
 
+/* The record of one channel (bias `base`, multiplier m, shift) for output zero point zp;
+ * returns 0, leaving it unfinished, when it needs the reference form. */
+FLEX_INLINE int flex__dsp_rq_set(flex__dsp_rq *rq, int32_t base, int32_t m, int32_t shift,
+                                 int32_t zp) {
+    const int32_t s = -shift;
+    if (m < 0 || s < 1 || s > 23)
+        return 0;
+    rq->base = base;
+    rq->m = m;
+    rq->c_lo = (int32_t)(s == 1 ? 0xC0000000u : 0x40000000u);
+    rq->c_hi = (s == 1 ? 0 : 1 << (s - 2)) + (int32_t)((uint32_t)zp << (s - 1));
+    rq->s1 = s - 1;
+    return 1;
+}
+
 /* Records of channels [0, n) for output zero point zp (bias may be NULL); returns 0, leaving
  * them unfinished, when one of them needs the reference form. */
 int flex__dsp_rq_block(flex__dsp_rq *rq, const int32_t *bias, const int32_t *multiplier,
@@ -41,10 +56,27 @@ flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q);
 void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, int32_t lanes,
                         const flex_s8_quant *q, int8_t *out, int32_t lane_step);
 
+/* 1 when q's clamp is the whole int8 range (one SSAT does it). */
+FLEX_INLINE int flex__dsp_whole_range(const flex_s8_quant *q) {
+    return q->act_min == -128 && q->act_max == 127;
+}
+
 /* out[r] = the int8 of acc[r] + bias[r] through the one record rq (its base unused), for
- * r < n. */
-void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *acc, int32_t n,
-                             const int32_t *bias, const flex_s8_quant *q, int8_t *out);
+ * acc[r] up to end; quant points at the quant block's output_offset: under its clamp, and
+ * under the whole int8 range (_sat). */
+void flex__dsp_apply_bias(const flex__dsp_rq *rq, const int32_t *acc, const int32_t *end,
+                          int8_t *out, const int32_t *bias, const int32_t *quant);
+void flex__dsp_apply_bias_sat(const flex__dsp_rq *rq, const int32_t *acc, const int32_t *end,
+                              int8_t *out, const int32_t *bias, const int32_t *quant);
+
+/* flex__dsp_apply_bias(_sat) for r < n under q's clamp. */
+FLEX_INLINE void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *acc,
+                                         int32_t n, const int32_t *bias,
+                                         const flex_s8_quant *q, int8_t *out) {
+    if (n > 0)
+        (flex__dsp_whole_range(q) ? flex__dsp_apply_bias_sat : flex__dsp_apply_bias)(
+            rq, acc, acc + n, out, bias, &q->output_offset);
+}
 
 /* 1 when the n multipliers are all alike and so are the n shifts (one record serves). */
 int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n);

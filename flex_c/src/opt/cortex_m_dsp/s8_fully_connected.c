@@ -25,9 +25,18 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
     if (filter_offset != 0 || in_features > ROW_MAX)
         return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
     const int32_t one = bias && flex__dsp_uniform(multiplier, shift, quant_len) &&
-                        flex__dsp_rq_block(rq, 0, multiplier, shift, 1, q->output_offset);
+                        flex__dsp_rq_set(rq, 0, multiplier[0], shift[0], q->output_offset);
     const int32_t narrow = q->input_offset == 0 && (in_features & 3) == 0 &&
                            out_features <= OUT_BLOCK;
+    if (narrow && one) { /* the common case: per tensor, the input offset folded away */
+        for (b = 0; b < batches; b++) {
+            flex__dsp_dot_rows_s8(input + b * in_features, in_features, filter, out_features,
+                                  acc);
+            flex__dsp_rq_apply_bias(rq, acc, out_features, bias, q,
+                                    output + b * out_features);
+        }
+        return FLEX_OK;
+    }
     for (b = 0; b < batches; b++) {
         const int8_t *x = input + b * in_features;
         int8_t *out = output + b * out_features;
