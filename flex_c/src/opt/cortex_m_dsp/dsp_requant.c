@@ -90,19 +90,9 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
         "pop {r4-r11, pc}\n");
 }
 
-/* One record for every output, each output's bias read beside its accumulator: r0 the
- * record, r1 acc, r2 acc end, r3 out, [sp, #36] the biases, [sp, #40] the quant block's
- * output_offset (then act_min, act_max: r6, r0). CLAMP works on r11. */
-#define APPLY_BIAS(CLAMP)                                                         \
-    ".syntax unified\n"                                                           \
-    "push {r4-r11, lr}\n"                                                         \
-    "ldm r0, {r4-r8}\n" /* c_lo, c_hi, base (unused), m, s1 */                    \
-    "ldr r9, [sp, #36]\n"                                                         \
-    "ldr r10, [sp, #40]\n"                                                        \
-    "ldr r6, [r10, #4]\n"                                                         \
-    "ldr r0, [r10, #8]\n"                                                         \
-    "mov lr, #0x80000000\n"                                                       \
-    "1:\n"                                                                        \
+/* One output of APPLY_BIAS: its sum and bias added, SMLAL, the [acc < 0] 2^31 correction
+ * and the shift, CLAMP on r11, the byte stored. */
+#define BIAS_OUTPUT(CLAMP)                                                        \
     "ldr r12, [r1], #4\n"                                                         \
     "ldr r10, [r9], #4\n"                                                         \
     "add r12, r10\n"                                                              \
@@ -112,7 +102,26 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
     "lsr r12, r12, #31\n"                                                         \
     "smlal r10, r11, r12, lr\n"                                                   \
     "asr r11, r11, r8\n" CLAMP                                                    \
-    "strb r11, [r3], #1\n"                                                        \
+    "strb r11, [r3], #1\n"
+
+/* One record for every output, each output's bias read beside its accumulator: r0 the
+ * record, r1 acc, r2 acc end (at least one output), r3 out, [sp, #36] the biases,
+ * [sp, #40] the quant block's output_offset (then act_min, act_max: r6, r0). Two outputs
+ * per pass; an odd count enters at the second. */
+#define APPLY_BIAS(CLAMP)                                                         \
+    ".syntax unified\n"                                                           \
+    "push {r4-r11, lr}\n"                                                         \
+    "ldm r0, {r4-r8}\n" /* c_lo, c_hi, base (unused), m, s1 */                    \
+    "ldr r9, [sp, #36]\n"                                                         \
+    "ldr r10, [sp, #40]\n"                                                        \
+    "ldr r6, [r10, #4]\n"                                                         \
+    "ldr r0, [r10, #8]\n"                                                         \
+    "mov lr, #0x80000000\n"                                                       \
+    "sub r12, r2, r1\n"                                                           \
+    "tst r12, #4\n"                                                               \
+    "bne 2f\n"                                                                    \
+    "1:\n" BIAS_OUTPUT(CLAMP)                                                     \
+    "2:\n" BIAS_OUTPUT(CLAMP)                                                     \
     "cmp r1, r2\n"                                                                \
     "bne 1b\n"                                                                    \
     "pop {r4-r11, pc}\n"
