@@ -54,16 +54,7 @@ FLEX__SIGNATURE_s8_depthwise_conv2d(flex__s8_depthwise_check) {
 }
 
 FLEX__SIGNATURE_s8_fully_connected(flex__s8_fc_check) {
-    if (!multiplier || !shift)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
-                            filter_len, output, output_len));
-    FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
-    if (quant_len != 1 && quant_len != (size_t)out_features)
-        return FLEX_E_SIZE;
-    FLEX_TRY(flex__check_shifts(shift, (int32_t)quant_len));
-    FLEX_TRY(flex__check_zero_point(-filter_offset));
-    return flex__check_s8_quant(q);
+    return flex__s8_fc_checks(FLEX__ARGS_s8_fully_connected);
 }
 
 int8_t flex__s8_requant(int32_t acc, int32_t multiplier, int32_t shift,

@@ -65,6 +65,21 @@ FLEX__SIGNATURE_s8_conv2d(flex__s8_conv_check);
 FLEX__SIGNATURE_s8_depthwise_conv2d(flex__s8_depthwise_check);
 FLEX__SIGNATURE_s8_fully_connected(flex__s8_fc_check);
 
+/* flex__s8_fc_check's checks, inline for a kernel whose calls are short enough that
+ * passing its sixteen arguments on once more costs. */
+FLEX_INLINE FLEX__SIGNATURE_s8_fully_connected(flex__s8_fc_checks) {
+    if (!multiplier || !shift)
+        return FLEX_E_NULL;
+    FLEX_TRY(flex__check_fc(batches, in_features, out_features, input, input_len, filter,
+                            filter_len, output, output_len));
+    FLEX_TRY(flex__check_bias(bias, bias_len, out_features));
+    if (quant_len != 1 && quant_len != (size_t)out_features)
+        return FLEX_E_SIZE;
+    FLEX_TRY(flex__check_shifts(shift, (int32_t)quant_len));
+    FLEX_TRY(flex__check_zero_point(-filter_offset));
+    return flex__check_s8_quant(q);
+}
+
 /* The start of an opt/<target>/ flex_s8_conv2d that gathers each output pixel's patch: the
  * checks, k = the patch length (kernel_h * kernel_w * in.c), and a return through the
  * reference kernel for a convolution that it leaves to it (grouped, or k > max_k). */

@@ -21,7 +21,7 @@ FLEX__SIGNATURE_s8_fully_connected(flex_s8_fully_connected) {
     flex__dsp_rq rq[OUT_BLOCK];
     int32_t b, o0, nb, r;
     const int32_t per_channel = quant_len == 1 ? 0 : 1;
-    FLEX_TRY(flex__s8_fc_check(FLEX__ARGS_s8_fully_connected));
+    FLEX_TRY(flex__s8_fc_checks(FLEX__ARGS_s8_fully_connected));
     if (filter_offset != 0 || in_features > ROW_MAX)
         return flex__ref_s8_fully_connected(FLEX__ARGS_s8_fully_connected);
     const int32_t one = bias && flex__dsp_uniform(multiplier, shift, quant_len) &&
