@@ -22,16 +22,17 @@ typedef struct {
     const int8_t *w;         /* 8: row 0 of the first block */
     int32_t off[3];          /* 12-20: the kernel's row offsets (run_blocks) */
     int32_t *acc;            /* 24: where the next block's four sums go */
-    int32_t blocks;          /* 28: blocks left (at least one) */
+    int32_t blocks;          /* 28: blocks left (GROUPS4 takes 0, else at least one) */
     int32_t step;            /* 32: from row 0's end in one block to row 0 of the next */
+    int32_t tail;            /* 36: rows (0-2) that GROUPS4 runs after the blocks */
 } rows_loop;
 
 /* Block loop of the kernels below: reload xq, run HEADER, clear r4-r7, run the groups
  * (BODY, unrolled four times; a count that is not a multiple of four enters at the copy
  * that leaves the rest; GROUP, a power of two, is the bytes of xq one group takes), store
  * r4-r7 at acc, step to the next block. The inner loop holds every register but sp, so the
- * loop state stays in l (at [sp]). */
-#define BLOCKS(GROUP, HEADER, BODY)  \
+ * loop state stays in l (at [sp], pushed by BLOCKS_ENTER, popped by BLOCKS_EXIT). */
+#define BLOCKS_ENTER                 \
     ".syntax unified\n"              \
     "push {r4-r11, lr}\n"            \
     "push {r0}\n"                    \
@@ -39,7 +40,8 @@ typedef struct {
     "ldr r2, [r0, #8]\n"             \
     "ldr r3, [r0, #12]\n"            \
     "ldr r10, [r0, #16]\n"           \
-    "ldr r11, [r0, #20]\n"           \
+    "ldr r11, [r0, #20]\n"
+#define BLOCKS_LOOP(GROUP, HEADER, BODY) \
     "5:\n"                           \
     "ldr r12, [sp]\n"                \
     "ldr r0, [r12]\n" HEADER         \
@@ -71,9 +73,12 @@ typedef struct {
     "ldr lr, [r12, #28]\n"           \
     "subs lr, #1\n"                  \
     "str lr, [r12, #28]\n"           \
-    "bne 5b\n"                       \
+    "bne 5b\n"
+#define BLOCKS_EXIT                  \
     "pop {r0}\n"                     \
     "pop {r4-r11, pc}\n"
+#define BLOCKS(GROUP, HEADER, BODY) \
+    BLOCKS_ENTER BLOCKS_LOOP(GROUP, HEADER, BODY) BLOCKS_EXIT
 
 /* One weight word (at ADDR) split into r12 (bytes 0, 2) and lr (bytes 1, 3). */
 #define SPLIT(ADDR)                  \
@@ -111,38 +116,43 @@ typedef struct {
 
 /* Four rows over one lane: ROWS01, then rows 2 and 3 at r10 (row 0 plus off[1], set per
  * block) and r10 + r3: per group four weight LDR, eight SXTB16 and eight SMLAD besides
- * X's (sums r4-r7: rows 0-3). */
+ * X's (sums r4-r7: rows 0-3). Then, in the same call, a last block of l->tail rows (one:
+ * row 1 reads row 0; two) runs the groups of ROWS01 alone (r6, r7 stay 0). */
 #define GROUPS4(GROUP, X)            \
-    BLOCKS(GROUP,                    \
+    BLOCKS_ENTER                     \
+    "ldr r12, [r0, #28]\n"           \
+    "cmp r12, #0\n"                  \
+    "beq 3f\n"                       \
+    BLOCKS_LOOP(GROUP,               \
         "ldr r10, [r12, #16]\n"      \
         "add r10, r2\n",             \
         ROWS01(X)                    \
         "ldr r11, [r10, r3]\n"       \
         "ldr r12, [r10], #4\n"       \
         MAC_WORD("r12", "r6")        \
-        MAC_WORD("r11", "r7"))
+        MAC_WORD("r11", "r7"))       \
+    "3:\n"                           \
+    "ldr r12, [sp]\n"                \
+    "ldr lr, [r12, #36]\n"           \
+    "cmp lr, #1\n"                   \
+    "blo 4f\n"                       \
+    "it eq\n"                        \
+    "moveq r3, #0\n"                 \
+    "movs lr, #1\n"                  \
+    "str lr, [r12, #28]\n"           \
+    BLOCKS_LOOP(GROUP, "", ROWS01(X)) \
+    "4:\n" BLOCKS_EXIT
 
-/* Four rows over the widened vector, and two (ROWS01; r6, r7 stay 0) for the last rows
- * of a matrix. */
+/* Four rows over the widened vector, and over an int8 vector (one more instruction per
+ * group). */
 FLEX_HOT
 __attribute__((naked)) static void groups4(rows_loop *l) {
     __asm__ volatile(GROUPS4("8", X_WIDENED));
 }
 
 FLEX_HOT
-__attribute__((naked)) static void groups2(rows_loop *l) {
-    __asm__ volatile(BLOCKS("8", "", ROWS01(X_WIDENED)));
-}
-
-/* The same over an int8 vector, one more instruction per group than the widened one. */
-FLEX_HOT
 __attribute__((naked)) static void groups4_s8(rows_loop *l) {
     __asm__ volatile(GROUPS4("4", X_S8));
-}
-
-FLEX_HOT
-__attribute__((naked)) static void groups2_s8(rows_loop *l) {
-    __asm__ volatile(BLOCKS("4", "", ROWS01(X_S8)));
 }
 
 /* Two rows over two lanes: per group LDM of four words, two LDR, four SXTB16 and eight
@@ -163,37 +173,33 @@ __attribute__((naked)) static void groups2x2(rows_loop *l) {
         "smlad r7, lr, r11, r7\n"));
 }
 
-/* Row offsets (off[0], off[1]) of groups4 for a block of n rows (1 to 4): rows 1-3
- * missing from a short block read rows that are there, so that every load stays inside
- * the filter. A block of three rows sums rows 0, 1, 1, 2. */
-static const int8_t rows4_off[4][2] = {{0, 0}, {1, 0}, {1, 1}, {1, 2}};
-
-/* A kind of block loop: `full` over blocks of 1 << `shift` rows (4: groups4's row
- * offsets, 2: groups2x2's), `few` for a last block of one or two rows; `group` bytes of
- * the vector per group of four elements. */
+/* A kind of block loop: `blocks` over blocks of 1 << `shift` rows (4: GROUPS4, 2:
+ * groups2x2); `group` bytes of the vector per group of four elements. */
 typedef struct {
-    void (*full)(rows_loop *), (*few)(rows_loop *);
+    void (*blocks)(rows_loop *);
     int8_t shift, group;
 } blocks_kind;
 
-static const blocks_kind widened4 = {groups4, groups2, 2, 8};
-static const blocks_kind s8_4 = {groups4_s8, groups2_s8, 2, 4};
-static const blocks_kind widened2x2 = {groups2x2, groups2x2, 1, 16};
+static const blocks_kind widened4 = {groups4, 2, 8};
+static const blocks_kind s8_4 = {groups4_s8, 2, 4};
+static const blocks_kind widened2x2 = {groups2x2, 1, 16};
 
-/* Sets l's row offsets for a block of m rows of k elements. */
+/* Sets l's row offsets for a block of m rows of k elements: GROUPS4's rows 1-3 at off[0],
+ * off[1] and both (a block of three sums rows 0, 1, 1, 2, so that every load stays inside
+ * the filter); groups2x2's row 1 at off[0] + 4 (row 0 post-increments first). */
 FLEX_INLINE void block_offsets(rows_loop *l, int32_t per, int32_t m, int32_t k) {
     if (per == 4) {
-        l->off[0] = rows4_off[m - 1][0] * k;
-        l->off[1] = rows4_off[m - 1][1] * k;
+        l->off[0] = k;
+        l->off[1] = (m == 3 ? 1 : 2) * k;
     } else {
-        l->off[0] = (m > 1 ? k : 0) - 4; /* row 0 post-increments first */
+        l->off[0] = (m > 1 ? k : 0) - 4;
     }
 }
 
 /* Runs kind d over the rows of w (k each) against the vector x, sums to acc; the last
  * block, short or not, stores a whole block's sums. */
 FLEX_INLINE void run_blocks(const blocks_kind *d, const void *x, int32_t k, const int8_t *w,
-                       int32_t rows, int32_t *acc) {
+                            int32_t rows, int32_t *acc) {
     const int32_t groups = k >> 2, per = 1 << d->shift, full = rows >> d->shift,
                   n = rows & (per - 1);
     rows_loop l;
@@ -202,16 +208,16 @@ FLEX_INLINE void run_blocks(const blocks_kind *d, const void *x, int32_t k, cons
     l.step = per * k - 4 * groups;
     l.w = w;
     l.acc = acc;
-    if (full) {
-        block_offsets(&l, per, per, k);
-        l.blocks = full;
-        d->full(&l);
+    block_offsets(&l, per, per, k);
+    l.blocks = full;
+    l.tail = per == 4 && n < 3 ? n : 0;
+    if (full || l.tail)
+        d->blocks(&l);
+    if (n && !l.tail) { /* three rows of a block of four, or one of two */
         l.w = w + full * per * k;
-    }
-    if (n) {
         block_offsets(&l, per, n, k);
         l.blocks = 1;
-        (n < 3 ? d->few : d->full)(&l);
+        d->blocks(&l);
         if (n == 3)
             acc[4 * full + 2] = acc[4 * full + 3];
     }
