@@ -58,16 +58,30 @@ def geometry(rng, k_max=3, dilate=True):
             pad_before(iw, kw, sw, dw, ow))
 
 
-def conv_case(rng, depthwise=False):
-    """CONV_2D with groups, or DEPTHWISE_CONV_2D with a depth multiplier."""
-    ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, pt, pl = geometry(rng)
-    n = _int(rng, 1, 2)
+def conv_case(rng, depthwise=False, shape=None):
+    """CONV_2D with groups, or DEPTHWISE_CONV_2D with a depth multiplier; random shapes, or
+    `shape` = (size, channels in, kernel, stride, depth multiplier or channels out): a
+    square SAME window over one image, one group, no dilation."""
+    if shape is None:
+        ih, iw, kh, kw, sh, sw, dh, dw, same, oh, ow, pt, pl = geometry(rng)
+        n = _int(rng, 1, 2)
+        ic = _int(rng, 1, 4) if depthwise else None
+        dm = _int(rng, 1, 2) if depthwise else 1
+    else:
+        size, ic, kh, sh, dm_or_oc = shape
+        iw, kw, sw, dh, dw, same, n, ih = size, kh, sh, 1, 1, True, 1, size
+        oh = ow = out_size(size, kh, sh, 1, True)
+        pt = pl = pad_before(size, kh, sh, 1, oh)
+        dm = dm_or_oc if depthwise else 1
     if depthwise:
-        ic, groups, dm = _int(rng, 1, 4), 1, _int(rng, 1, 2)
+        groups = 1
         oc, wshape, k = ic * dm, (1, kh, kw, ic * dm), kh * kw
     else:
-        groups, dm = int(rng.choice([1, 1, 2, 3])), 1
-        ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        groups = 1 if shape else int(rng.choice([1, 1, 2, 3]))
+        if shape is None:
+            ic, oc = groups * _int(rng, 1, 3), groups * _int(rng, 1, 3)
+        else:
+            oc = dm_or_oc
         wshape, k = (oc, kh, kw, ic // groups), kh * kw * ic // groups
     in_scale, in_zp = f32(rng.uniform(0.005, 0.1)), _int(rng, -128, 127)
     w_scales = [f32(rng.uniform(0.001, 0.05)) for _ in range(oc)]

@@ -37,6 +37,21 @@ def test_cortex_m55_int8_kernels_equal_host_and_tflm():
         _equal_host_and_tflm(lib)
 
 
+def test_one_channel_depthwise_and_odd_window_rows_equal_tflm():
+    """A depthwise convolution of one input channel (person_detect's first layer: 3x3,
+    stride 2, multiplier 8), which runs as a convolution, and convolutions whose window
+    rows are odd (3x3 over one or three channels), whose patches the Cortex-M0+ packs
+    across rows, on the Cortex-M0+ and the host."""
+    from s8_cases import conv_case
+
+    rng = np.random.default_rng(11)
+    cases = [conv_case(rng, True, (12, 1, 3, 2, 8)), conv_case(rng, True, (9, 1, 5, 1, 3)),
+             conv_case(rng, False, (10, 1, 3, 2, 8)), conv_case(rng, False, (8, 3, 3, 1, 16))]
+    for kernels in (GraphKernels(EmulatedLib("cortex-m0plus")), GraphKernels()):
+        for case in cases:
+            assert np.array_equal(case.run(kernels), case.want), case.name
+
+
 def test_emulated_status_codes_equal_host():
     emulated = GraphKernels(EmulatedLib("cortex-m0plus"))
     x, y = np.zeros(12, np.int8), np.zeros(12, np.int8)
