@@ -18,9 +18,8 @@ _WHY = ("op does not split", "small", "shape", "in place", "core 1 busy")
 
 
 def plan_args(model, plan):
-    """burnflex.run_plan's seven arguments for `plan` (words, pointers) of `model` on two
-    cores (always seven: Model.invoke passes them one by one, a call that allocates
-    nothing)."""
+    """burnflex.bind_plan's seven arguments for `plan` (words, pointers) of `model` on two
+    cores."""
     steps = len(model._steps) + len(model._outputs)
     model._split = array("i", bytes(16 * steps))
     return (plan[0], plan[1], 2, model._split, bytearray(SPARE_BYTES), model._arena["int8"],

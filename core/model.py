@@ -358,8 +358,7 @@ class Model:
         """Run every op on the current arena contents (inputs already set)."""
         start = ticks_us()
         if self._plan:
-            p = self._plan  # seven arguments passed one by one: no heap for a star call
-            self._run_plan(p[0], p[1], p[2], p[3], p[4], p[5], p[6])
+            self._run_plan(self._plan)  # bound once: nothing to convert or check per call
         elif self._plan is None and self._first_plan():
             pass  # making the plan ran the model
         else:
@@ -400,9 +399,11 @@ class Model:
             p = self._plan
             if self._cores != 1 and _cores_of(flex)[0] > 1:
                 from burn.cores import plan_args
-                self._plan = plan_args(self, p)
-            else:  # always seven arguments: invoke passes them one by one
-                self._plan = (p[0], p[1], 1, None, None, None, None)
+                args = plan_args(self, p)
+            else:
+                args = (p[0], p[1], 1)
+            self._plan_args = args  # the buffers the bound plan points at stay alive
+            self._plan = flex.bind_plan(*args)
             self._run_plan = flex.run_plan
         return self._plan
 

@@ -64,7 +64,8 @@
 #if BURNFLEX_PLAN || (defined(NO_QSTR) && !defined(MICROPY_ENABLE_DYNRUNTIME))
 #define BF_PLAN_FUNCTIONS(X)                                                   \
     X(MP_QSTR_plan, plan)                                                      \
-    X(MP_QSTR_run_plan, run_plan)
+    X(MP_QSTR_run_plan, run_plan)                                              \
+    X(MP_QSTR_bind_plan, bind_plan)
 #else
 #define BF_PLAN_FUNCTIONS(X)
 #endif

@@ -242,9 +242,11 @@ mp_obj_t bf_add_like(const char *op, const mp_obj_t *args, int has_swap, bf_add_
  * as int32 words must be). */
 extern const mp_obj_fun_builtin_fixed_t bf_aligned_obj;
 
-/* burnflex.plan(steps) and burnflex.run_plan(words, pointers) (burnflex_plan.c). */
+/* burnflex.plan(steps), burnflex.run_plan(words, pointers) and burnflex.bind_plan
+ * (burnflex_plan.c). */
 extern const mp_obj_fun_builtin_fixed_t bf_plan_obj;
 extern const mp_obj_fun_builtin_var_t bf_run_plan_obj;
+extern const mp_obj_fun_builtin_var_t bf_bind_plan_obj;
 extern const mp_obj_fun_builtin_fixed_t bf_cores_obj;
 
 /* One int32 argument. */

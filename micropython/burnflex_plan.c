@@ -440,20 +440,25 @@ static mp_obj_t plan(mp_obj_t steps) {
 }
 MP_DEFINE_CONST_FUN_OBJ_1(bf_plan_obj, plan);
 
-/* burnflex.run_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): the whole
- * plan in one flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the
- * second), each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per
- * step), `spare` (a bytearray) lent to the steps whose parts would overlap, and `free` (an
- * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
- * model's int8 arena) a step may lend them instead. Each region must lie in the arena. */
-static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
-    char op[] = "run_plan step 00000";
-    mp_buffer_info_t words, ptrs, record = {0}, spare = {0}, arena = {0}, free = {0};
-    int32_t failed = 0, digits = 1, v, n_cores = 2;
-    const int32_t *w, *f;
+/* A plan with its buffers, checked once (bind_plan's result, a bytearray holding this): the
+ * same raw addresses as the pointer table, so the buffers must stay alive and in place. */
+#define BOUND_MAGIC 0x6e6c7062 /* "bpln": a bytearray that bind_plan made */
+typedef struct {
+    int32_t magic, n_cores;
+    const int32_t *words;
+    size_t n_words;
+    void *const *ptrs;
+    size_t n_ptrs;
     flex_cores buffers;
+} bound_plan;
+
+/* Check run_plan's arguments (words, pointers[, cores[, record[, spare[, arena, free]]]])
+ * and resolve them into `b`. */
+static void bind(size_t n_args, const mp_obj_t *args, bound_plan *b) {
+    mp_buffer_info_t words, ptrs, record = {0}, spare = {0}, arena = {0}, free = {0};
+    int32_t n_cores = 2;
+    const int32_t *w, *f;
     size_t k;
-    flex_status status;
     mp_get_buffer_raise(args[0], &words, MP_BUFFER_READ);
     mp_get_buffer_raise(args[1], &ptrs, MP_BUFFER_READ);
     if (n_args > 2)
@@ -478,15 +483,32 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
         bf_raise("run_plan", "not a plan");
     if (n_cores < 1 || n_cores > 2)
         bf_raise("run_plan", "cores must be 1 or 2");
-    buffers.record = (int32_t *)record.buf;
-    buffers.record_len = record.len / sizeof(int32_t);
-    buffers.spare = (int8_t *)spare.buf;
-    buffers.spare_len = spare.len;
-    buffers.arena = (int8_t *)arena.buf;
-    buffers.free = f;
-    buffers.free_len = free.len / sizeof(int32_t);
-    status = flex_plan_run_on(w + 1, (size_t)w[0], (void *const *)ptrs.buf,
-                              ptrs.len / sizeof(void *), &failed, bf_cores(n_cores, &buffers));
+    b->magic = BOUND_MAGIC;
+    b->n_cores = n_cores;
+    b->words = w + 1;
+    b->n_words = (size_t)w[0];
+    b->ptrs = (void *const *)ptrs.buf;
+    b->n_ptrs = ptrs.len / sizeof(void *);
+    b->buffers.start = NULL; /* bf_cores sets these */
+    b->buffers.finish = NULL;
+    b->buffers.stop = NULL;
+    b->buffers.ctx = NULL;
+    b->buffers.min_macs = 0;
+    b->buffers.record = (int32_t *)record.buf;
+    b->buffers.record_len = record.len / sizeof(int32_t);
+    b->buffers.spare = (int8_t *)spare.buf;
+    b->buffers.spare_len = spare.len;
+    b->buffers.arena = (int8_t *)arena.buf;
+    b->buffers.free = f;
+    b->buffers.free_len = free.len / sizeof(int32_t);
+}
+
+/* Run plan `b` in one flex_plan_run_on call; a failed step raises, naming its index. */
+static void run_bound(const bound_plan *b) {
+    char op[] = "run_plan step 00000";
+    int32_t failed = 0, digits = 1, v;
+    flex_status status = flex_plan_run_on(b->words, b->n_words, b->ptrs, b->n_ptrs, &failed,
+                                          bf_cores(b->n_cores, &b->buffers));
     bf_cores_after(status);
     if (status != FLEX_OK) {
         for (v = failed; v >= 10 && digits < 5; v /= 10)
@@ -496,8 +518,40 @@ static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
             op[14 + digits] = (char)('0' + v % 10);
         bf_raise(op, flex_status_str(status));
     }
+}
+
+/* burnflex.run_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): the whole
+ * plan in one flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the
+ * second), each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per
+ * step), `spare` (a bytearray) lent to the steps whose parts would overlap, and `free` (an
+ * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
+ * model's int8 arena) a step may lend them instead. Each region must lie in the arena.
+ * run_plan(bound) runs a plan that bind_plan bound to its buffers: no argument to convert
+ * or check again (a model's every inference). */
+static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
+    bound_plan b;
+    if (n_args == 1) {
+        mp_buffer_info_t given;
+        mp_get_buffer_raise(args[0], &given, MP_BUFFER_READ);
+        if (given.len != sizeof(bound_plan) || ((uintptr_t)given.buf & 3) ||
+            ((const bound_plan *)given.buf)->magic != BOUND_MAGIC)
+            bf_raise("run_plan", "not a bound plan (bind_plan)");
+        run_bound((const bound_plan *)given.buf);
+        return mp_const_none;
+    }
+    bind(n_args, args, &b);
+    run_bound(&b);
     return mp_const_none;
 }
-MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 2, 7, run_plan);
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 1, 7, run_plan);
+
+/* burnflex.bind_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): run_plan's
+ * arguments checked and resolved once, as a bytearray for run_plan(bound). */
+static mp_obj_t bind_plan(size_t n_args, const mp_obj_t *args) {
+    bound_plan *b = m_new(bound_plan, 1);
+    bind(n_args, args, b);
+    return mp_obj_new_bytearray_by_ref(sizeof(*b), b);
+}
+MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_bind_plan_obj, 2, 7, bind_plan);
 
 #endif

@@ -142,6 +142,12 @@ attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 64,
 attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [-1, 4]))
 attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 4, 8]))
 attempt(burnflex.run_plan, words, ptrs, 2, None, None, arena, array('i', [0, 64, 0, 0]))
+bound = burnflex.bind_plan(words, ptrs, 1)
+x[:] = b'\\x02\\x04\\x06\\x08'
+attempt(burnflex.run_plan, bound)
+said.append(bytes(y))
+attempt(burnflex.run_plan, bytearray(len(bound)))
+attempt(burnflex.bind_plan, bytearray(3), bytearray(0))
 print(repr(said))
 """
 
@@ -149,7 +155,7 @@ print(repr(said))
 def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     said = _run(folder, _MISUSE)
     (no_step, bad_kernel, short_copy, python_fn, not_a_plan, direct, bad_shift, past_end,
-     negative, odd, inside) = said
+     negative, odd, inside, bound_ran, bound_out, not_bound, bind_not_a_plan) = said
     assert no_step == "plan: a kernel without a plan step"  # quantize_s8 has none
     assert bad_kernel == "requantize_s8: buffer length does not match shape"
     assert short_copy == "plan: buffer length does not match shape"
@@ -161,3 +167,7 @@ def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     assert past_end == negative == odd == \
         "run_plan: free regions: pairs of offset and length in the arena"
     assert inside is None
+    # a plan bound once (bind_plan) runs on the buffers' current contents
+    assert bound_ran is None and bound_out == bytes([1, 2, 3, 4])
+    assert not_bound == "run_plan: not a bound plan (bind_plan)"
+    assert bind_not_a_plan == "run_plan: not a plan"
