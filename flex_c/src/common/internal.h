@@ -187,10 +187,28 @@ static inline float flex__fdot_loop(float acc, const float *x, const float *w,
     }
     return d->tail ? acc + *d->tail : acc;
 }
+/* out[r] = flex__fdot_loop(acc, x, w + r * wrow, d) for each of `rows` rows, d's tail (where
+ * not NULL) moving on tstep floats from one row to the next: a fully connected layer's
+ * outputs, biases added. On the RP2040 flex__fdots is one call of the ROM loop for them all
+ * (the set-up and the call once, not per output); elsewhere this loop. */
+static inline void flex__fdots_loop(float acc, const float *x, const float *w, int32_t wrow,
+                                    const flex__fruns *d, int32_t tstep, int32_t rows,
+                                    float *out) {
+    flex__fruns row = *d;
+    int32_t r;
+    for (r = 0; r < rows; r++, w += wrow) {
+        out[r] = flex__fdot_loop(acc, x, w, &row);
+        if (row.tail)
+            row.tail += tstep;
+    }
+}
 #ifdef FLEX_ROM_FLOAT
 float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d);
+void flex__fdots(float acc, const float *x, const float *w, int32_t wrow,
+                 const flex__fruns *d, int32_t tstep, int32_t rows, float *out);
 #else
 #define flex__fdot flex__fdot_loop
+#define flex__fdots flex__fdots_loop
 #endif
 /* Element (p, j) of a packed [kb x nb] block. */
 #define FLEX_PANEL(dst, kb, p, j)                                                     \

@@ -267,15 +267,14 @@ static void fc_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
     const fc_dots *f = (const fc_dots *)ctx;
     const int32_t zero = 0;
     const float none = 0.0f;
-    flex__fruns row = {1, 1, 1, &zero, &zero, &f->in_features, &none};
+    /* each output: the sum, then its bias (or 0) added */
+    const flex__fruns row = {1, 1, 1, &zero, &zero, &f->in_features, f->bias ? f->bias : &none};
     int32_t b, o;
     for (b = p0; b < p1; b++, dst += f->out_features) {
-        const float *x = f->x + b * f->in_features, *w = f->w;
-        for (o = 0; o < f->out_features; o++, w += f->in_features) {
-            if (f->bias) /* the sum, then the bias (or 0) added */
-                row.tail = f->bias + o;
-            dst[o] = flex__clampf(flex__fdot(0.0f, x, w, &row), f->lo, f->hi);
-        }
+        flex__fdots(0.0f, f->x + b * f->in_features, f->w, f->in_features, &row,
+                    f->bias ? 1 : 0, f->out_features, dst);
+        for (o = 0; o < f->out_features; o++)
+            dst[o] = flex__clampf(dst[o], f->lo, f->hi);
     }
 }
 #endif

@@ -30,6 +30,12 @@ typedef struct {
     int32_t xstep, wstep, runs;
     const int32_t *xoff, *woff, *len;
     const float *tail; /* NULL once added */
+    /* Rows (flex__fdots): the row's tail, the step to the next row's (bytes), the rows left,
+     * the step from one row of w to the next (bytes), where each row's sum goes (NULL: one
+     * row, its sum returned) and the bits every row's sum starts from. */
+    const float *tails;
+    int32_t tstep, rows, wrow;
+    uint32_t *out, acc;
 } rom_loop;
 
 static uint32_t rom_fmul, rom_fadd; /* found once (find_rom) */
@@ -257,10 +263,58 @@ __attribute__((naked)) static uint32_t rom_dot(uint32_t acc, const float *x, con
         "ldr r0, [r1]\n"
         "mov r9, r4\n"
         "b 6b\n"
-        "5:\n"
+        "5:\n" /* the row's sum to *out, then the next row, if any */
+        "ldr r3, [sp, #8]\n"
+        "ldr r2, [r3, #52]\n"
+        "cmp r2, #0\n"
+        "beq 7f\n"
+        "str r7, [r2]\n"
+        "adds r2, #4\n"
+        "str r2, [r3, #52]\n"
+        "ldr r1, [r3, #44]\n"
+        "subs r1, #1\n"
+        "str r1, [r3, #44]\n"
+        "ble 7f\n"
+        "ldr r2, [r3, #36]\n"
+        "ldr r1, [r3, #40]\n"
+        "adds r2, r2, r1\n"
+        "str r2, [r3, #36]\n"
+        "str r2, [r3, #32]\n"
+        "ldr r1, [sp, #4]\n"
+        "ldr r2, [r3, #48]\n"
+        "adds r1, r1, r2\n"
+        "str r1, [sp, #4]\n"
+        "movs r2, #0\n"
+        "str r2, [sp, #12]\n"
+        "ldr r7, [r3, #56]\n"
+        "b 1b\n"
+        "7:\n"
         "add sp, #16\n"
         "movs r0, r7\n"
         FLEX_M0_LEAVE);
+}
+
+/* Fills `loop` for the runs of `d`, one row; 0 when the ROM has no soft-float table. */
+static int rom_setup(rom_loop *loop, const flex__fruns *d) {
+    if (!rom_fmul || !rom_fadd)
+        find_rom();
+    if (!rom_fmul || !rom_fadd)
+        return 0;
+    loop->fmul = rom_fmul;
+    loop->fadd = rom_fadd;
+    loop->xstep = d->xs * (int32_t)sizeof(float);
+    loop->wstep = d->ws * (int32_t)sizeof(float);
+    loop->runs = d->runs;
+    loop->xoff = d->xoff;
+    loop->woff = d->woff;
+    loop->len = d->len;
+    loop->tail = d->tail;
+    loop->out = NULL;
+    return 1;
+}
+
+static int finite_bits(uint32_t bits) {
+    return (bits << 1) < 0xff000000u;
 }
 
 float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d) {
@@ -271,23 +325,46 @@ float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d
     rom_loop loop;
     if (d->runs <= 0)
         return d->tail ? acc + *d->tail : acc;
-    if (!rom_fmul || !rom_fadd)
-        find_rom();
-    if (!rom_fmul || !rom_fadd)
+    if (!rom_setup(&loop, d))
         return flex__fdot_loop(acc, x, w, d);
-    loop.fmul = rom_fmul;
-    loop.fadd = rom_fadd;
-    loop.xstep = d->xs * (int32_t)sizeof(float);
-    loop.wstep = d->ws * (int32_t)sizeof(float);
-    loop.runs = d->runs;
-    loop.xoff = d->xoff;
-    loop.woff = d->woff;
-    loop.len = d->len;
-    loop.tail = d->tail;
     sum.f = acc;
     sum.u = rom_dot(sum.u, x, w, &loop);
-    if ((sum.u << 1) < 0xff000000u) /* finite */
+    if (finite_bits(sum.u))
         return sum.f;
     return flex__fdot_loop(acc, x, w, d);
+}
+
+void flex__fdots(float acc, const float *x, const float *w, int32_t wrow,
+                 const flex__fruns *d, int32_t tstep, int32_t rows, float *out) {
+    union {
+        float f;
+        uint32_t u;
+    } start;
+    rom_loop loop;
+    int32_t r;
+    if (rows <= 0 || d->runs <= 0 || !rom_setup(&loop, d)) {
+        flex__fdots_loop(acc, x, w, wrow, d, tstep, rows, out);
+        return;
+    }
+    start.f = acc;
+    loop.tails = d->tail;
+    loop.tstep = d->tail ? tstep * (int32_t)sizeof(float) : 0;
+    loop.rows = rows;
+    loop.wrow = wrow * (int32_t)sizeof(float);
+    loop.out = (uint32_t *)out;
+    loop.acc = start.u;
+    rom_dot(start.u, x, w, &loop); /* one call for every row: set-up and return once */
+    for (r = 0; r < rows; r++) {
+        union {
+            float f;
+            uint32_t u;
+        } v;
+        v.f = out[r];
+        if (!finite_bits(v.u)) { /* through the checked wrappers, as flex__fdot does */
+            flex__fruns row = *d;
+            row.tail = d->tail ? d->tail + r * tstep : NULL;
+            out[r] = flex__fdot_loop(acc, x, w + r * wrow, &row);
+        }
+    }
 }
 #endif
