@@ -1,14 +1,8 @@
 /* Argument validation: every kernel checks its arguments here before touching memory. */
-#include "internal.h"
+#include "validate_inline.h"
 
 flex_status flex__product(int32_t a, int32_t b, int32_t *out) {
-    int64_t p = (int64_t)a * (int64_t)b;
-    if (a < 0 || b < 0)
-        return FLEX_E_SHAPE;
-    if (p > INT32_MAX)
-        return FLEX_E_OVERFLOW;
-    *out = (int32_t)p;
-    return FLEX_OK;
+    return flex__product_inline(a, b, out);
 }
 
 flex_status flex__count(const flex_dims4 *d, int32_t *count) {
@@ -25,22 +19,22 @@ flex_status flex__count(const flex_dims4 *d, int32_t *count) {
 }
 
 flex_status flex__check_len(size_t len, int32_t count) {
-    return (count >= 0 && len == (size_t)count) ? FLEX_OK : FLEX_E_SIZE;
-}
-
-static int in_range(int32_t v, int32_t lo, int32_t hi) {
-    return v >= lo && v <= hi;
+    return flex__check_len_inline(len, count);
 }
 
 flex_status flex__check_window(const flex_window *w) {
     if (!w)
         return FLEX_E_NULL;
-    if (!in_range(w->kernel_h, 1, FLEX_MAX_KERNEL) || !in_range(w->kernel_w, 1, FLEX_MAX_KERNEL) ||
-        !in_range(w->dilation_h, 1, FLEX_MAX_KERNEL) ||
-        !in_range(w->dilation_w, 1, FLEX_MAX_KERNEL) ||
-        !in_range(w->stride_h, 1, FLEX_MAX_STEP) || !in_range(w->stride_w, 1, FLEX_MAX_STEP) ||
-        !in_range(w->pad_top, 0, FLEX_MAX_STEP) || !in_range(w->pad_bottom, 0, FLEX_MAX_STEP) ||
-        !in_range(w->pad_left, 0, FLEX_MAX_STEP) || !in_range(w->pad_right, 0, FLEX_MAX_STEP))
+    if (!flex__in_range(w->kernel_h, 1, FLEX_MAX_KERNEL) ||
+        !flex__in_range(w->kernel_w, 1, FLEX_MAX_KERNEL) ||
+        !flex__in_range(w->dilation_h, 1, FLEX_MAX_KERNEL) ||
+        !flex__in_range(w->dilation_w, 1, FLEX_MAX_KERNEL) ||
+        !flex__in_range(w->stride_h, 1, FLEX_MAX_STEP) ||
+        !flex__in_range(w->stride_w, 1, FLEX_MAX_STEP) ||
+        !flex__in_range(w->pad_top, 0, FLEX_MAX_STEP) ||
+        !flex__in_range(w->pad_bottom, 0, FLEX_MAX_STEP) ||
+        !flex__in_range(w->pad_left, 0, FLEX_MAX_STEP) ||
+        !flex__in_range(w->pad_right, 0, FLEX_MAX_STEP))
         return FLEX_E_STRIDE;
     return FLEX_OK;
 }
@@ -79,38 +73,27 @@ flex_status flex__check_spatial(const flex_dims4 *in, const flex_window *w,
 }
 
 flex_status flex__check_shift(int32_t shift) {
-    return in_range(shift, -31, 31) ? FLEX_OK : FLEX_E_PARAM;
+    return flex__in_range(shift, -31, 31) ? FLEX_OK : FLEX_E_PARAM;
 }
 
 flex_status flex__check_shifts(const int32_t *shift, int32_t n) {
-    int32_t i;
-    for (i = 0; i < n; i++)
-        FLEX_TRY(flex__check_shift(shift[i]));
-    return FLEX_OK;
+    return flex__check_shifts_inline(shift, n);
 }
 
 flex_status flex__check_act(int32_t act_min, int32_t act_max) {
-    if (!in_range(act_min, -128, 127) || !in_range(act_max, -128, 127) || act_min > act_max)
-        return FLEX_E_PARAM;
-    return FLEX_OK;
+    return flex__check_act_inline(act_min, act_max);
 }
 
 flex_status flex__check_zero_point(int32_t zp) {
-    return in_range(zp, -128, 127) ? FLEX_OK : FLEX_E_PARAM;
+    return flex__check_zero_point_inline(zp);
 }
 
 flex_status flex__check_s8_quant(const flex_s8_quant *q) {
-    if (!q)
-        return FLEX_E_NULL;
-    FLEX_TRY(flex__check_zero_point(-q->input_offset));
-    FLEX_TRY(flex__check_zero_point(q->output_offset));
-    return flex__check_act(q->act_min, q->act_max);
+    return flex__check_s8_quant_inline(q);
 }
 
 flex_status flex__check_bias(const void *bias, size_t bias_len, int32_t channels) {
-    if (!bias)
-        return bias_len == 0 ? FLEX_OK : FLEX_E_NULL;
-    return flex__check_len(bias_len, channels);
+    return flex__check_bias_inline(bias, bias_len, channels);
 }
 
 flex_status flex__check_io(const flex_dims4 *in_dims, const void *x, size_t x_len,
@@ -129,17 +112,8 @@ flex_status flex__check_io(const flex_dims4 *in_dims, const void *x, size_t x_le
 flex_status flex__check_fc(int32_t batches, int32_t in_features, int32_t out_features,
                            const void *input, size_t input_len, const void *filter,
                            size_t filter_len, const void *output, size_t output_len) {
-    int32_t count;
-    if (!input || !filter || !output)
-        return FLEX_E_NULL;
-    if (batches < 1 || in_features < 1 || out_features < 1)
-        return FLEX_E_SHAPE;
-    FLEX_TRY(flex__product(batches, in_features, &count));
-    FLEX_TRY(flex__check_len(input_len, count));
-    FLEX_TRY(flex__product(out_features, in_features, &count));
-    FLEX_TRY(flex__check_len(filter_len, count));
-    FLEX_TRY(flex__product(batches, out_features, &count));
-    return flex__check_len(output_len, count);
+    return flex__check_fc_inline(batches, in_features, out_features, input, input_len, filter,
+                                 filter_len, output, output_len);
 }
 
 const char *flex_status_str(flex_status status) {
