@@ -10,6 +10,9 @@
 
 #include "burnflex.h"
 #include "burnflex_cores.h"
+#ifndef MICROPY_ENABLE_DYNRUNTIME
+#include "py/mphal.h"
+#endif
 
 #if BURNFLEX_PLAN
 
@@ -450,7 +453,22 @@ typedef struct {
     void *const *ptrs;
     size_t n_ptrs;
     flex_cores buffers;
+#ifdef MICROPY_ENABLE_DYNRUNTIME
+    mp_obj_t ticks_us; /* time.ticks_us: a native module has no mp_hal_ticks_us */
+#endif
 } bound_plan;
+
+/* The microsecond clock run_plan(bound) times a run with, and time.ticks_us's period less one
+ * (MP_SMALL_INT_POSITIVE_MASK, which a native module does not see). */
+#define TICKS_MASK ((mp_uint_t)-1 >> 2)
+static mp_uint_t ticks_us(const bound_plan *b) {
+#ifdef MICROPY_ENABLE_DYNRUNTIME
+    return (mp_uint_t)mp_obj_get_int(mp_call_function_n_kw(b->ticks_us, 0, 0, NULL));
+#else
+    (void)b;
+    return mp_hal_ticks_us();
+#endif
+}
 
 /* Check run_plan's arguments (words, pointers[, cores[, record[, spare[, arena, free]]]])
  * and resolve them into `b`. */
@@ -501,6 +519,11 @@ static void bind(size_t n_args, const mp_obj_t *args, bound_plan *b) {
     b->buffers.arena = (int8_t *)arena.buf;
     b->buffers.free = f;
     b->buffers.free_len = free.len / sizeof(int32_t);
+#ifdef MICROPY_ENABLE_DYNRUNTIME
+    b->ticks_us = mp_load_attr(mp_import_name(MP_QSTR_time, mp_const_none,
+                                              MP_OBJ_NEW_SMALL_INT(0)),
+                               MP_QSTR_ticks_us);
+#endif
 }
 
 /* Run plan `b` in one flex_plan_run_on call; a failed step raises, naming its index. */
@@ -527,17 +550,21 @@ static void run_bound(const bound_plan *b) {
  * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
  * model's int8 arena) a step may lend them instead. Each region must lie in the arena.
  * run_plan(bound) runs a plan that bind_plan bound to its buffers: no argument to convert
- * or check again (a model's every inference). */
+ * or check again (a model's every inference); it returns the microseconds the run took
+ * (time.ticks_diff of time.ticks_us around it), so the caller need not time it. */
 static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
     bound_plan b;
     if (n_args == 1) {
         mp_buffer_info_t given;
+        mp_uint_t start;
         mp_get_buffer_raise(args[0], &given, MP_BUFFER_READ);
         if (given.len != sizeof(bound_plan) || ((uintptr_t)given.buf & 3) ||
             ((const bound_plan *)given.buf)->magic != BOUND_MAGIC)
             bf_raise("run_plan", "not a bound plan (bind_plan)");
+        start = ticks_us((const bound_plan *)given.buf);
         run_bound((const bound_plan *)given.buf);
-        return mp_const_none;
+        return MP_OBJ_NEW_SMALL_INT((ticks_us((const bound_plan *)given.buf) - start) &
+                                    TICKS_MASK);
     }
     bind(n_args, args, &b);
     run_bound(&b);

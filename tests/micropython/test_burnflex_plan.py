@@ -146,6 +146,7 @@ bound = burnflex.bind_plan(words, ptrs, 1)
 x[:] = b'\\x02\\x04\\x06\\x08'
 attempt(burnflex.run_plan, bound)
 said.append(bytes(y))
+said.append(burnflex.run_plan(bound))
 attempt(burnflex.run_plan, bytearray(len(bound)))
 attempt(burnflex.bind_plan, bytearray(3), bytearray(0))
 print(repr(said))
@@ -155,7 +156,7 @@ print(repr(said))
 def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     said = _run(folder, _MISUSE)
     (no_step, bad_kernel, short_copy, python_fn, not_a_plan, direct, bad_shift, past_end,
-     negative, odd, inside, bound_ran, bound_out, not_bound, bind_not_a_plan) = said
+     negative, odd, inside, bound_ran, bound_out, bound_us, not_bound, bind_not_a_plan) = said
     assert no_step == "plan: a kernel without a plan step"  # quantize_s8 has none
     assert bad_kernel == "requantize_s8: buffer length does not match shape"
     assert short_copy == "plan: buffer length does not match shape"
@@ -169,5 +170,6 @@ def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     assert inside is None
     # a plan bound once (bind_plan) runs on the buffers' current contents
     assert bound_ran is None and bound_out == bytes([1, 2, 3, 4])
+    assert isinstance(bound_us, int) and 0 <= bound_us < 1000000  # the run's microseconds
     assert not_bound == "run_plan: not a bound plan (bind_plan)"
     assert bind_not_a_plan == "run_plan: not a plan"
