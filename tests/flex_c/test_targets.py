@@ -12,6 +12,9 @@ from burn.host.cli import main
 from burn.host.flex import targets
 
 
+ROM_FLOAT_ONLY = {"opt/cortex_m0plus/f32_rom_dot"}
+
+
 @pytest.mark.parametrize("target", sorted(targets.TARGETS))
 def test_target_builds_without_libc(target):
     result = targets.build(target)
@@ -20,7 +23,9 @@ def test_target_builds_without_libc(target):
     sizes = {name: size for name, size, _fns in result.sizes()}
     assert set(sizes) >= {"ref/s8_conv", "ref/s8_activation", "ref/f32_gemm",
                           "common/fixedpoint"}
-    assert all(size > 0 for size in sizes.values())
+    # every object holds code but the RP2040 firmware's own (FLEX_ROM_FLOAT, set by
+    # micropython.cmake alone: the bootrom's float routines)
+    assert all(size > 0 for name, size in sizes.items() if name not in ROM_FLOAT_ONLY)
     if target != "wasm32":
         functions = {}
         for _name, _size, fns in result.sizes():

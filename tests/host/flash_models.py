@@ -52,12 +52,12 @@ def medium(path, variant=None):
 
 
 def big(path):
-    """A perceptron of about 42 KB of int8 weights in layers of at most 24 KB: a transfer
-    long enough to cut (eleven 4 KB blocks), a model the RP2040's heap holds and the flash
+    """A perceptron of about 26 KB of int8 weights in layers of at most 13 KB: a transfer
+    long enough to cut (seven 4 KB blocks), a model the RP2040's heap holds and the flash
     that burn's files (as a stock firmware gets them, a 4 KB block or more each) leave
     free."""
-    layers = [nn.Flatten(), nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 96), nn.ReLU(),
-              nn.Linear(96, 10)]
+    layers = [nn.Flatten(), nn.Linear(64, 192), nn.ReLU(), nn.Linear(192, 64), nn.ReLU(),
+              nn.Linear(64, 10)]
     return _export(path, layers, (1, 8, 8), tests=1)
 
 
