@@ -20,11 +20,11 @@ void flex__dsp_widen(const int8_t *x, int32_t k, int32_t offset, int32_t lanes, 
 typedef struct {
     const void *xq, *end;    /* 0, 4: the vector's groups (widened, or int8) */
     const int8_t *w;         /* 8: row 0 of the first block */
-    int32_t off[3];          /* 12-20: the kernel's row offsets (run_blocks) */
-    int32_t *acc;            /* 24: where the next block's four sums go */
-    int32_t blocks;          /* 28: blocks left (GROUPS4 takes 0, else at least one) */
-    int32_t step;            /* 32: from row 0's end in one block to row 0 of the next */
-    int32_t tail;            /* 36: rows (0-2) that GROUPS4 runs after the blocks */
+    int32_t off[2];          /* 12, 16: the kernel's row offsets (block_offsets) */
+    int32_t *acc;            /* 20: where the next block's four sums go */
+    int32_t blocks;          /* 24: blocks left (GROUPS4 takes 0, else at least one) */
+    int32_t step;            /* 28: from row 0's end in one block to row 0 of the next */
+    int32_t tail;            /* 32: rows (0-2) that GROUPS4 runs after the blocks */
 } rows_loop;
 
 /* Block loop of the kernels below: reload xq, run HEADER, clear r4-r7, run the groups
@@ -38,9 +38,7 @@ typedef struct {
     "push {r0}\n"                    \
     "ldr r1, [r0, #4]\n"             \
     "ldr r2, [r0, #8]\n"             \
-    "ldr r3, [r0, #12]\n"            \
-    "ldr r10, [r0, #16]\n"           \
-    "ldr r11, [r0, #20]\n"
+    "ldr r3, [r0, #12]\n"
 #define BLOCKS_LOOP(GROUP, HEADER, BODY) \
     "5:\n"                           \
     "ldr r12, [sp]\n"                \
@@ -65,14 +63,14 @@ typedef struct {
     "bne 1b\n"                       \
     "2:\n"                           \
     "ldr r12, [sp]\n"                \
-    "ldr lr, [r12, #24]\n"           \
+    "ldr lr, [r12, #20]\n"           \
     "stm lr!, {r4-r7}\n"             \
-    "str lr, [r12, #24]\n"           \
-    "ldr lr, [r12, #32]\n"           \
-    "add r2, lr\n"                   \
+    "str lr, [r12, #20]\n"           \
     "ldr lr, [r12, #28]\n"           \
+    "add r2, lr\n"                   \
+    "ldr lr, [r12, #24]\n"           \
     "subs lr, #1\n"                  \
-    "str lr, [r12, #28]\n"           \
+    "str lr, [r12, #24]\n"           \
     "bne 5b\n"
 #define BLOCKS_EXIT                  \
     "pop {r0}\n"                     \
@@ -120,7 +118,7 @@ typedef struct {
  * row 1 reads row 0; two) runs the groups of ROWS01 alone (r6, r7 stay 0). */
 #define GROUPS4(GROUP, X)            \
     BLOCKS_ENTER                     \
-    "ldr r12, [r0, #28]\n"           \
+    "ldr r12, [r0, #24]\n"           \
     "cmp r12, #0\n"                  \
     "beq 3f\n"                       \
     BLOCKS_LOOP(GROUP,               \
@@ -133,13 +131,13 @@ typedef struct {
         MAC_WORD("r11", "r7"))       \
     "3:\n"                           \
     "ldr r12, [sp]\n"                \
-    "ldr lr, [r12, #36]\n"           \
+    "ldr lr, [r12, #32]\n"           \
     "cmp lr, #1\n"                   \
     "blo 4f\n"                       \
     "it eq\n"                        \
     "moveq r3, #0\n"                 \
     "movs lr, #1\n"                  \
-    "str lr, [r12, #28]\n"           \
+    "str lr, [r12, #24]\n"           \
     BLOCKS_LOOP(GROUP, "", ROWS01(X)) \
     "4:\n" BLOCKS_EXIT
 

@@ -106,16 +106,13 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
 
 /* One record for every output, each output's bias read beside its accumulator: r0 the
  * record, r1 acc, r2 acc end (at least one output), r3 out, [sp, #36] the biases,
- * [sp, #40] the quant block's output_offset (then act_min, act_max: r6, r0). Two outputs
- * per pass; an odd count enters at the second. */
-#define APPLY_BIAS(CLAMP)                                                         \
+ * [sp, #40] the quant block's output_offset (LIMITS loads act_min, act_max into r6, r0
+ * where CLAMP reads them). Two outputs per pass; an odd count enters at the second. */
+#define APPLY_BIAS(LIMITS, CLAMP)                                                 \
     ".syntax unified\n"                                                           \
     "push {r4-r11, lr}\n"                                                         \
     "ldm r0, {r4-r8}\n" /* c_lo, c_hi, base (unused), m, s1 */                    \
-    "ldr r9, [sp, #36]\n"                                                         \
-    "ldr r10, [sp, #40]\n"                                                        \
-    "ldr r6, [r10, #4]\n"                                                         \
-    "ldr r0, [r10, #8]\n"                                                         \
+    "ldr r9, [sp, #36]\n" LIMITS                                                  \
     "mov lr, #0x80000000\n"                                                       \
     "sub r12, r2, r1\n"                                                           \
     "tst r12, #4\n"                                                               \
@@ -126,20 +123,24 @@ __attribute__((naked)) static void apply2_sat(const flex__dsp_rq *rq, const int3
     "bne 1b\n"                                                                    \
     "pop {r4-r11, pc}\n"
 
-#define APPLY_BIAS_FN(NAME, CLAMP)                                                         \
+#define APPLY_BIAS_FN(NAME, LIMITS, CLAMP)                                                 \
     FLEX_HOT __attribute__((naked)) void NAME(                                             \
         const flex__dsp_rq *rq, const int32_t *acc, const int32_t *end, int8_t *out,       \
         const int32_t *bias, const int32_t *quant) {                                       \
-        __asm__ volatile(APPLY_BIAS(CLAMP));                                               \
+        __asm__ volatile(APPLY_BIAS(LIMITS, CLAMP));                                       \
     }
 
-APPLY_BIAS_FN(flex__dsp_apply_bias, "cmp r11, r6\n"
-                          "it lt\n"
-                          "movlt r11, r6\n"
-                          "cmp r11, r0\n"
-                          "it gt\n"
-                          "movgt r11, r0\n")
-APPLY_BIAS_FN(flex__dsp_apply_bias_sat, "ssat r11, #8, r11\n")
+APPLY_BIAS_FN(flex__dsp_apply_bias,
+              "ldr r10, [sp, #40]\n"
+              "ldr r6, [r10, #4]\n"
+              "ldr r0, [r10, #8]\n",
+              "cmp r11, r6\n"
+              "it lt\n"
+              "movlt r11, r6\n"
+              "cmp r11, r0\n"
+              "it gt\n"
+              "movgt r11, r0\n")
+APPLY_BIAS_FN(flex__dsp_apply_bias_sat, "", "ssat r11, #8, r11\n")
 
 flex__dsp_rq_loop_fn flex__dsp_rq_loop(const flex_s8_quant *q) {
     return flex__dsp_whole_range(q) ? apply1_sat : apply1;
@@ -158,12 +159,4 @@ void flex__dsp_rq_apply(const flex__dsp_rq *rq, const int32_t *acc, int32_t n, i
         apply2(rq, acc, acc + 2 * n, out, quant);
         apply2(rq, acc + 1, acc + 1 + 2 * n, out + lane_step, quant);
     }
-}
-
-int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n) {
-    int32_t r;
-    for (r = 1; r < n; r++)
-        if (multiplier[r] != multiplier[0] || shift[r] != shift[0])
-            return 0;
-    return 1;
 }

@@ -79,6 +79,12 @@ FLEX_INLINE void flex__dsp_rq_apply_bias(const flex__dsp_rq *rq, const int32_t *
 }
 
 /* 1 when the n multipliers are all alike and so are the n shifts (one record serves). */
-int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n);
+FLEX_INLINE int flex__dsp_uniform(const int32_t *multiplier, const int32_t *shift, int32_t n) {
+    int32_t r;
+    for (r = 1; r < n; r++)
+        if (multiplier[r] != multiplier[0] || shift[r] != shift[0])
+            return 0;
+    return 1;
+}
 
 #endif
