@@ -38,10 +38,11 @@ typedef struct {
     "push {r0}\n"                    \
     "ldr r1, [r0, #4]\n"             \
     "ldr r2, [r0, #8]\n"             \
-    "ldr r3, [r0, #12]\n"
+    "ldr r3, [r0, #12]\n"            \
+    "mov r12, r0\n"
+/* Entered with r12 = l, which it leaves there. */
 #define BLOCKS_LOOP(GROUP, HEADER, BODY) \
     "5:\n"                           \
-    "ldr r12, [sp]\n"                \
     "ldr r0, [r12]\n" HEADER         \
     "movs r4, #0\n"                  \
     "movs r5, #0\n"                  \
@@ -118,8 +119,8 @@ typedef struct {
  * row 1 reads row 0; two) runs the groups of ROWS01 alone (r6, r7 stay 0). */
 #define GROUPS4(GROUP, X)            \
     BLOCKS_ENTER                     \
-    "ldr r12, [r0, #24]\n"           \
-    "cmp r12, #0\n"                  \
+    "ldr lr, [r12, #24]\n"           \
+    "cmp lr, #0\n"                   \
     "beq 3f\n"                       \
     BLOCKS_LOOP(GROUP,               \
         "ldr r10, [r12, #16]\n"      \
@@ -130,7 +131,6 @@ typedef struct {
         MAC_WORD("r12", "r6")        \
         MAC_WORD("r11", "r7"))       \
     "3:\n"                           \
-    "ldr r12, [sp]\n"                \
     "ldr lr, [r12, #32]\n"           \
     "cmp lr, #1\n"                   \
     "blo 4f\n"                       \
