@@ -526,12 +526,35 @@ static void bind(size_t n_args, const mp_obj_t *args, bound_plan *b) {
 #endif
 }
 
-/* Run plan `b` in one flex_plan_run_on call; a failed step raises, naming its index. */
-static void run_bound(const bound_plan *b) {
+/* burnflex.run_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): the whole
+ * plan in one flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the
+ * second), each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per
+ * step), `spare` (a bytearray) lent to the steps whose parts would overlap, and `free` (an
+ * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
+ * model's int8 arena) a step may lend them instead. Each region must lie in the arena.
+ * run_plan(bound) runs a plan that bind_plan bound to its buffers: no argument to convert
+ * or check again (a model's every inference). Returns the microseconds the run took
+ * (time.ticks_diff of time.ticks_us around it), so the caller need not time it; a failed
+ * step raises, naming its index. */
+static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
     char op[] = "run_plan step 00000";
+    bound_plan local;
+    const bound_plan *b = &local;
     int32_t failed = 0, digits = 1, v;
-    flex_status status = flex_plan_run_on(b->words, b->n_words, b->ptrs, b->n_ptrs, &failed,
-                                          bf_cores(b->n_cores, &b->buffers));
+    mp_uint_t start;
+    flex_status status;
+    if (n_args == 1) {
+        mp_buffer_info_t given;
+        mp_get_buffer_raise(args[0], &given, MP_BUFFER_READ);
+        b = (const bound_plan *)given.buf;
+        if (given.len != sizeof(bound_plan) || ((uintptr_t)b & 3) || b->magic != BOUND_MAGIC)
+            bf_raise("run_plan", "not a plan");
+    } else {
+        bind(n_args, args, &local);
+    }
+    start = ticks_us(b);
+    status = flex_plan_run_on(b->words, b->n_words, b->ptrs, b->n_ptrs, &failed,
+                              bf_cores(b->n_cores, &b->buffers));
     bf_cores_after(status);
     if (status != FLEX_OK) {
         for (v = failed; v >= 10 && digits < 5; v /= 10)
@@ -541,34 +564,7 @@ static void run_bound(const bound_plan *b) {
             op[14 + digits] = (char)('0' + v % 10);
         bf_raise(op, flex_status_str(status));
     }
-}
-
-/* burnflex.run_plan(words, pointers[, cores[, record[, spare[, arena, free]]]]): the whole
- * plan in one flex_plan_run_on call, on `cores` cores (default 2 where the firmware has the
- * second), each step's split written to `record` (an array('i') of FLEX_SPLIT_WORDS per
- * step), `spare` (a bytearray) lent to the steps whose parts would overlap, and `free` (an
- * array('i') of FLEX_FREE_WORDS per step: offset and length) the regions of `arena` (the
- * model's int8 arena) a step may lend them instead. Each region must lie in the arena.
- * run_plan(bound) runs a plan that bind_plan bound to its buffers: no argument to convert
- * or check again (a model's every inference); it returns the microseconds the run took
- * (time.ticks_diff of time.ticks_us around it), so the caller need not time it. */
-static mp_obj_t run_plan(size_t n_args, const mp_obj_t *args) {
-    bound_plan b;
-    if (n_args == 1) {
-        mp_buffer_info_t given;
-        mp_uint_t start;
-        mp_get_buffer_raise(args[0], &given, MP_BUFFER_READ);
-        if (given.len != sizeof(bound_plan) || ((uintptr_t)given.buf & 3) ||
-            ((const bound_plan *)given.buf)->magic != BOUND_MAGIC)
-            bf_raise("run_plan", "not a bound plan (bind_plan)");
-        start = ticks_us((const bound_plan *)given.buf);
-        run_bound((const bound_plan *)given.buf);
-        return MP_OBJ_NEW_SMALL_INT((ticks_us((const bound_plan *)given.buf) - start) &
-                                    TICKS_MASK);
-    }
-    bind(n_args, args, &b);
-    run_bound(&b);
-    return mp_const_none;
+    return MP_OBJ_NEW_SMALL_INT((ticks_us(b) - start) & TICKS_MASK);
 }
 MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(bf_run_plan_obj, 1, 7, run_plan);
 

@@ -171,5 +171,5 @@ def test_misuse_is_a_value_error_and_kernels_keep_running(folder):
     # a plan bound once (bind_plan) runs on the buffers' current contents
     assert bound_ran is None and bound_out == bytes([1, 2, 3, 4])
     assert isinstance(bound_us, int) and 0 <= bound_us < 1000000  # the run's microseconds
-    assert not_bound == "run_plan: not a bound plan (bind_plan)"
+    assert not_bound == "run_plan: not a plan"  # a bytearray that bind_plan did not make
     assert bind_not_a_plan == "run_plan: not a plan"
