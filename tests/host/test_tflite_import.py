@@ -30,6 +30,37 @@ def test_small_cnn_matches_tflm_bit_for_bit():
     assert model.info()["labels"] == ["a", "b", "c", "d"]
 
 
+def _one_channel_depthwise():
+    """person_detect's first layer in small: a 3x3 stride-2 depthwise convolution of a
+    (1, 12, 12, 1) int8 image with depth multiplier 8, per-channel weights."""
+    rng = np.random.default_rng(4)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 12, 12, 1), "int8", scale=0.02, zero_point=-5)
+    scales = [float(s) for s in rng.uniform(0.002, 0.02, 8)]
+    w = mb.tensor("w", (1, 3, 3, 8), "int8", data=rng.integers(-127, 128, (1, 3, 3, 8)),
+                  scale=scales, zero_point=[0] * 8, quantized_dimension=3)
+    b = mb.tensor("b", (8,), "int32", data=rng.integers(-3000, 3000, 8),
+                  scale=[0.02 * s for s in scales], zero_point=[0] * 8)
+    y = mb.tensor("y", (1, 6, 6, 8), "int8", scale=0.04, zero_point=7)
+    mb.op("DEPTHWISE_CONV_2D", [x, w, b], [y], "DepthwiseConv2DOptions", Padding=0,
+          StrideH=2, StrideW=2, DepthMultiplier=8, FusedActivationFunction=3)
+    return mb.finish([x], [y])
+
+
+def test_one_channel_depthwise_imports_as_a_convolution_bit_for_bit():
+    """An int8 depthwise convolution of one input channel is imported as the convolution
+    with the same sums, which the kernels run several times faster: TFLM's bits."""
+    data = _one_channel_depthwise()
+    graph = import_tflite(data, tests=0)
+    assert [op.op for op in graph.ops] == ["conv2d"]
+    model = burn.load(encode_bst(graph))
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        x = rng.integers(-128, 128, (1, 12, 12, 1), dtype=np.int8)
+        want = run_tflm(data, [x])[0].reshape(-1)
+        assert np.array(model.run(x), np.int8).tolist() == want.tolist()
+
+
 def _gate_mul(gate_shape):
     """y = x * g with x (1, 4, 4, 3) and g of `gate_shape`, both int8 inputs."""
     mb = ModelBuilder()

@@ -30,30 +30,10 @@ FLEX__SIGNATURE_s8_conv2d(flex__ref_s8_conv2d) {
     return FLEX_OK;
 }
 
-/* The largest filter (kernel_h * kernel_w * depth multiplier bytes) that a depthwise
- * convolution of one input channel hands to the convolution (a copy on the stack). */
-#define DW_AS_CONV_MAX 256
-
 FLEX__SIGNATURE_s8_depthwise_conv2d(flex__ref_s8_depthwise_conv2d) {
     int32_t b, oy, ox, oc, ky, kx, iy, ix;
     const int32_t H = in_dims ? in_dims->h : 0, W = in_dims ? in_dims->w : 0;
     FLEX_TRY(flex__s8_depthwise_check(FLEX__ARGS_s8_depthwise_conv2d));
-    if (in_dims->c == 1 && depth_multiplier > 1 && filter_len <= DW_AS_CONV_MAX) {
-        /* One input channel: output channel oc sums the same taps as a convolution with
-         * depth_multiplier filters of one channel, the filter [kh, kw, m] read as
-         * [m, kh, kw]. Integer sums are exact in any order, so the target's convolution
-         * gives these bits (a first layer over a grayscale image, person_detect's, took
-         * tens of cycles per MAC in the loop below on the Cortex-M0+). */
-        int8_t w[DW_AS_CONV_MAX];
-        const int32_t taps = win->kernel_h * win->kernel_w;
-        int32_t t;
-        for (t = 0; t < taps; t++)
-            for (oc = 0; oc < depth_multiplier; oc++)
-                w[oc * taps + t] = filter[t * depth_multiplier + oc];
-        return flex_s8_conv2d(in_dims, input, input_len, w, filter_len, bias, bias_len,
-                              multiplier, shift, quant_len, win, 1, q, out_dims, output,
-                              output_len);
-    }
     for (b = 0; b < out_dims->n; b++) {
         for (oy = 0; oy < out_dims->h; oy++) {
             for (ox = 0; ox < out_dims->w; ox++) {

@@ -201,6 +201,15 @@ def _depthwise(c, node):
             c.shape4(node.outputs[0])[3]:
         raise Fail("filter %s does not fit %d input channels" % (w.shape, ic))
     params = _window(c, node, w.shape[1], w.shape[2], dh, dw)
+    if ic == 1 and w.shape[3] > 1 and c.is_int8(node):
+        # One input channel (a first layer over a grayscale image, person_detect's): output
+        # channel m sums the same taps as a convolution with one filter per channel, the
+        # filter [1, kh, kw, m] read as [m, kh, kw, 1]. Integer sums are exact in any order,
+        # so TFLM's bits, through the convolution kernels, which are several times faster
+        # than a depthwise kernel with a depth multiplier.
+        params.update({"groups": 1, "dil_h": dh, "dil_w": dw})
+        _weighted(c, "conv2d", node, np.ascontiguousarray(w.transpose(3, 1, 2, 0)), params)
+        return
     params.update({"depth_mult": w.shape[3] // ic, "dil_h": dh, "dil_w": dw})
     _weighted(c, "depthwise_conv2d", node, w, params)
 
