@@ -344,8 +344,10 @@ def test_conv_winograd_rows_match_numpy(shape):
 @pytest.mark.skipif(host().lib.flex_f32_vector_width(0) != 16,
                     reason="needs an x86-64 CPU with AVX-512 (the 16-float path)")
 @pytest.mark.parametrize("shape", GATHER_SHAPES + WINOGRAD_SHAPES + [
-    dict(n=1, ih=5, iw=7, ic=16, oc=44, kh=1, kw=1),  # 32 + 12 columns: 2-panel, 1-panel tiles
+    dict(n=1, ih=5, iw=7, ic=16, oc=44, kh=1, kw=1),  # 44 columns: one 3-panel tile
     dict(n=1, ih=3, iw=5, ic=8, oc=33, kh=3, kw=3, pt=1, pl=1, pb=1, pr=1, act=3),
+    dict(n=1, ih=25, iw=5, ic=64, oc=64, kh=1, kw=1),  # KWS's pointwise: 4-panel tiles
+    dict(n=1, ih=7, iw=3, ic=24, oc=24, kh=1, kw=1, act=2),  # a 2-panel tile, 8 rows
 ])
 def test_avx512_path_gives_the_bits_of_the_avx2_path(shape):
     """On an AVX-512 host the GEMM tiles run 16 floats wide; each output still sums its taps
@@ -361,6 +363,91 @@ def test_avx512_path_gives_the_bits_of_the_avx2_path(shape):
     finally:
         lib.flex_f32_vector_width(16)
     np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+
+
+DW3_WIDTH_CASES = [  # (ih, iw, channels, pad_left, bias, act): 16-channel blocks, then 8
+    (25, 5, 64, 1, True, 1),    # KWS's depthwise
+    (6, 9, 24, 0, False, 3),    # one 16-channel block and one of 8, rows of 7
+    (5, 11, 40, 2, True, 0),    # two blocks of 16, one of 8, a tile of 8 and one of 3
+    (4, 3, 13, 1, True, 2),     # 8 channels and 5 one at a time
+    (7, 6, 128, 1, False, 1),   # eight blocks of 16
+]
+
+
+@pytest.mark.skipif(host().lib.flex_f32_vector_width(0) != 16,
+                    reason="needs an x86-64 CPU with AVX-512 (the 16-float path)")
+@pytest.mark.parametrize("case", DW3_WIDTH_CASES)
+def test_depthwise_3x3_avx512_gives_the_bits_of_avx2(case):
+    """The 3x3 depthwise row tiles run 16 channels wide on AVX-512 hosts; each output adds
+    its taps in the same order, so capping the width at 8 changes no bit, in place (each
+    tile through a buffer) as out of place."""
+    ih, iw, c, pl, with_bias, act = case
+    rng = np.random.default_rng(ih * iw + c)
+    ow = iw + 2 * pl - 2
+    x, w = rand(rng, 1, ih, iw, c), rand(rng, 1, 3, 3, c)
+    bias = rand(rng, c) if with_bias else None
+    x[0, ih // 2, iw // 2, c // 2] = np.nan
+    params = {"stride_h": 1, "stride_w": 1, "pad_top": 1, "pad_left": pl}
+    delta = overlap_delta(GraphOp("depthwise_conv2d", [0], [1], params=params), 0,
+                          [GraphTensor("x", (1, ih, iw, c), "float32"),
+                           GraphTensor("y", (1, ih, ow, c), "float32")])
+    lib, outs = host().lib, []
+    try:
+        for width in (8, 16):
+            lib.flex_f32_vector_width(width)
+            for in_place in (False, True):
+                y = np.full(ih * ow * c, np.nan, np.float32)
+                xi, yo = overlapped(x, y.size, delta) if in_place else (x.ravel(), y)
+                K.depthwise_conv_f32(xi, w, bias, yo, 1, ih, iw, c, ih, ow, 1, 3, 3, 1, 1, 1,
+                                     1, 1, pl, act)
+                outs.append(np.array(yo, np.float32))
+    finally:
+        lib.flex_f32_vector_width(16)
+    ref, _ = both(f32_depthwise_conv.depthwise_conv_f32, K.depthwise_conv_f32,
+                  [x, w, bias], ih * ow * c, 1, ih, iw, c, ih, ow, 1, 3, 3, 1, 1, 1, 1, 1,
+                  pl, act)
+    np.testing.assert_allclose(outs[0], ref, rtol=1e-5, atol=1e-5 * np.nanmax(np.abs(ref)))
+    for got in outs[1:]:
+        np.testing.assert_array_equal(got.view(np.uint32), outs[0].view(np.uint32))
+
+
+@pytest.mark.parametrize("case", [
+    (25, 5, 64, 64, 1, 1, 1, 0),   # KWS's pointwise: every channel in one tile of rows
+    (9, 7, 40, 48, 1, 1, 1, 0),    # 3 panels
+    (8, 9, 12, 20, 3, 2, 2, 1),    # strided 3x3 (no Winograd), padded: bands of rows
+    (6, 8, 16, 16, 2, 2, 1, 1),    # 2x2 windows
+])
+def test_conv_in_place_without_scratch_at_each_width(case):
+    """A convolution whose GEMM holds every output channel of a tile at once (at most 64,
+    one block of at most 256 taps, AVX-512) writes over its input as the arena plans it
+    without the stack scratch, each tile of pixels after it read all of its inputs; at
+    width 8 it takes the scratch. The same bits either way, and as out of place."""
+    ih, iw, ic, oc, k, s, _, pad = case
+    rng = np.random.default_rng(sum(case))
+    oh, ow = (ih + 2 * pad - k) // s + 1, (iw + 2 * pad - k) // s + 1
+    x, w, bias = rand(rng, 1, ih, iw, ic), rand(rng, oc, k, k, ic), rand(rng, oc)
+    params = {"stride_h": s, "stride_w": s, "pad_top": pad, "pad_left": pad}
+    delta = overlap_delta(GraphOp("conv2d", [0], [1], params=params), 0,
+                          [GraphTensor("x", (1, ih, iw, ic), "float32"),
+                           GraphTensor("y", (1, oh, ow, oc), "float32")])
+    args = (1, ih, iw, ic, oh, ow, oc, k, k, 1, s, s, 1, 1, pad, pad, 1)
+    lib, outs = host().lib, []
+    try:
+        for width in (8, 16):
+            lib.flex_f32_vector_width(width)
+            want = np.full(oh * ow * oc, np.nan, np.float32)
+            K.conv_f32(x, w, bias, want, *args)
+            for extra in (0, 12):  # as planned, and 12 bytes further below
+                xi, yo = overlapped(x, want.size, delta + extra)
+                assert np.shares_memory(xi, yo)
+                K.conv_f32(xi, w, bias, yo, *args)
+                np.testing.assert_array_equal(np.array(yo).view(np.uint32),
+                                              want.view(np.uint32))
+            outs.append(want)
+    finally:
+        lib.flex_f32_vector_width(16)
+    np.testing.assert_array_equal(outs[0].view(np.uint32), outs[1].view(np.uint32))
+    close(np_conv(x, w, bias, *args), outs[1])
 
 
 def test_conv_nan_reaches_the_outputs_whose_window_holds_it():

@@ -10,7 +10,9 @@
  * pixels are written in increasing order, each after the inputs it and those before it
  * read). Convolutions, pools and fully connected layers then compute in a stack scratch
  * (64 KiB on 64-bit hosts, 1 KiB elsewhere) and give FLEX_E_SIZE when one output pixel
- * does not fit it. */
+ * does not fit it, except where they write each tile of pixels only after reading all of
+ * its inputs (a 3x3 depthwise convolution's row tiles; on AVX-512 hosts a convolution of
+ * at most 64 output channels and 256 taps, outside Winograd's shapes). */
 
 /* Fused activations (TFLite codes), applied as a clamp after the bias. */
 #define FLEX_ACT_NONE 0

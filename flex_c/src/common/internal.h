@@ -266,6 +266,11 @@ typedef struct {
 void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
                        const float *packed, const float *bias, int32_t first, int32_t last,
                        float lo, float hi, float *c, int32_t ldc);
+/* Whether flex__gemm_gather with n columns computes every column of a tile of rows before
+ * storing any of it, the tiles in increasing row order: then, in one call with first and
+ * last set, row q is written only after rows q0 .. q have read all their inputs (the order
+ * the .bst arena's in-place plan asks for). */
+int flex__gemm_gather_whole(int32_t n);
 
 /* ---- float32 Winograd F(4, 3) along the rows (ref/f32_winograd.c) ---- */
 #define FLEX_WINOGRAD_TILE 4 /* output columns per tile */

@@ -10,7 +10,11 @@
  * - flex__gemm_gather: each row of A is gathered in place, segment by segment, through the
  *   row's own pointer (a convolution's output pixels reading their windows), B is packed
  *   once by the caller, and the bias, the sum over blocks of K and the activation are
- *   applied as a tile is stored. 6 x 16 tiles: 12 accumulators hide the FMA latency.
+ *   applied as a tile is stored. 6 x 16 tiles: 12 accumulators hide the FMA latency. On
+ *   AVX-512 hosts (x86-64-v4, flex__wide) the tiles are 16 floats wide and hold up to four
+ *   panels, 64 columns: every column of a tile at once where the GEMM has no more, so that
+ *   a convolution writes each tile of pixels only after reading all of its inputs
+ *   (flex__gemm_gather_whole; f32_graph_conv.c then needs no scratch in place).
  *
  * flex__pack_strided packs a strided B, transposing 8 x 8 blocks with vector shuffles where
  * B is stored transposed (a filter's rows). */
@@ -302,131 +306,184 @@ FLEX_INLINE void gather_tile(const float *const *a, const flex__rows *rows, cons
 }
 #endif
 
+/* Rows q .. q + tr - 1 of the gathered GEMM: a[i] = row q + i's inputs, where (y, x), its
+ * output row and column, moves on; rows past mr repeat row q (computed, not stored). */
+FLEX_INLINE void tile_rows(const flex__rows *rows, int32_t mr, int32_t tr, int32_t *y,
+                           int32_t *x, const float **a) {
+    int32_t i;
+    for (i = 0; i < tr; i++) {
+        if (i >= mr) {
+            a[i] = a[0];
+            continue;
+        }
+        a[i] = rows->src + *y * rows->ystep + *x * rows->xstep;
+        if (++*x == rows->width) {
+            *x = 0;
+            ++*y;
+        }
+    }
+}
+
 #if defined(VECTOR_TILE) && defined(FLEX_WIDE)
 #define WIDE_TILE 1
+#include <immintrin.h>
 typedef flex__v16 v16;
 typedef flex__v16u v16u;
 
-/* A full tile row of two panels, *u, stored into c as flex__gemm_gather describes. */
-FLEX_INLINE void store_row16(v16 *u, const float *bias, int32_t first, int32_t last, float lo,
-                             float hi, float *c) {
-    if (!first)
-        *u += *(const v16u *)c;
-    else if (bias)
-        *u += *(const v16u *)bias;
-    if (last) {
-        const v16 lo16 = (v16){0} + lo, hi16 = (v16){0} + hi;
-        flex__clamp16(u, &lo16, &hi16);
+#define WIDE_PANELS 4 /* panels of a wide tile at most: 64 columns */
+#define WMR 12        /* rows of a wide tile at most */
+
+/* Rows of a wide tile of `panels` panels: 12 for one, 8 for two or three, 6 for four (at
+ * most 24 accumulators, and the rows' distances fit the general registers). */
+#define WIDE_ROWS(panels) ((panels) == 1 ? 12 : (panels) == 2 ? 8 : (panels) == 3 ? 8 : 6)
+
+/* u, the first nr (1 to 16) columns of a tile row in one panel, stored into c as
+ * flex__gemm_gather describes: plus c or the bias, then clamped when `last`: max(lo, v),
+ * then min(hi, v), which answer v < lo ? lo : (v > hi ? hi : v) as flex__clampf does, NaN
+ * included (vmaxps and vminps return their second operand when either one is NaN). */
+FLEX_INLINE FLEX_WIDE void store16(const v16 *u, int32_t nr, const float *bias, int32_t first,
+                                   int32_t last, const __m512 *lo, const __m512 *hi, float *c) {
+    __m512 v = (__m512)*u;
+    if (nr < NR) { /* the last columns, under a mask */
+        const __mmask16 m = (__mmask16)((1u << nr) - 1u);
+        if (!first)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c));
+        else if (bias)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias));
+        if (last)
+            v = _mm512_min_ps(*hi, _mm512_max_ps(*lo, v));
+        _mm512_mask_storeu_ps(c, m, v);
+        return;
     }
-    *(v16u *)c = *u;
+    if (!first)
+        v = _mm512_add_ps(v, _mm512_loadu_ps(c));
+    else if (bias)
+        v = _mm512_add_ps(v, _mm512_loadu_ps(bias));
+    if (last)
+        v = _mm512_min_ps(*hi, _mm512_max_ps(*lo, v));
+    _mm512_storeu_ps(c, v);
 }
 
-/* gather_tile in 16-float vectors over `panels` (1 or 2, a constant once inlined)
- * neighbouring panels, the second `next` floats on: c[0:mr, 0:nr] (nr <= 16 * panels) from
- * rows a[0 : WMR / panels], one vector per row and panel: 12 accumulators either way. */
-#define WMR 12
-FLEX_INLINE void wide_tile(const float *const *a, const flex__rows *rows, const float *panel,
-                           int32_t next, int32_t panels, int32_t mr, int32_t nr,
-                           const float *bias, int32_t first, int32_t last, float lo, float hi,
-                           float *c, int32_t ldc) {
-    const int32_t tr = WMR / panels;
-    v16 acc[2][WMR];
+/* gather_tile in 16-float vectors over `panels` (1 to WIDE_PANELS, a constant once inlined)
+ * neighbouring panels, `next` floats apart: c[0:mr, 0:nr] (nr <= 16 * panels) from rows
+ * a[0 : WIDE_ROWS(panels)] (those past mr repeat a row), one accumulator per row and panel,
+ * every one stored only after the last tap. */
+FLEX_INLINE FLEX_WIDE void wide_tile(const float *const *a, const flex__rows *rows,
+                                     const float *panel, int32_t next, int32_t panels,
+                                     int32_t mr, int32_t nr, const float *bias, int32_t first,
+                                     int32_t last, float lo, float hi, float *c, int32_t ldc) {
+    const int32_t tr = WIDE_ROWS(panels);
+    const __m512 lo16 = _mm512_set1_ps(lo), hi16 = _mm512_set1_ps(hi);
+    v16 acc[WMR][WIDE_PANELS];
     const float *b = panel;
     int32_t s, p, r, h;
     for (r = 0; r < tr; r++)
-        acc[0][r] = acc[1][r] = (v16){0};
+        for (h = 0; h < panels; h++)
+            acc[r][h] = (v16){0};
     for (s = 0; s < rows->segs; s++) {
-        const int32_t o = rows->off[s], len = rows->len[s];
-        const float *ar[WMR];
+        /* one pointer moves, the rows' distances from it stay in registers */
+        const float *x0 = a[0] + rows->off[s];
+        const int32_t len = rows->len[s];
+        ptrdiff_t d[WMR];
         for (r = 0; r < tr; r++)
-            ar[r] = a[r] + o;
-        for (p = 0; p < len; p++, b += NR) {
-            const v16 b0 = *(const v16u *)b, b1 = *(const v16u *)(b + next);
+            d[r] = a[r] - a[0];
+        for (p = 0; p < len; p++, b += NR, x0++) {
+            v16 bv[WIDE_PANELS];
+            for (h = 0; h < panels; h++)
+                bv[h] = *(const v16u *)(b + h * next);
             for (r = 0; r < tr; r++) {
-                acc[0][r] += b0 * ar[r][p];
-                if (panels == 2)
-                    acc[1][r] += b1 * ar[r][p];
+                const float x = x0[d[r]];
+                for (h = 0; h < panels; h++)
+                    acc[r][h] += bv[h] * x;
             }
         }
     }
-    if (mr == tr && nr == panels * NR) {
+    /* constant bounds (a full tile apart), so that the accumulators stay in registers */
+    if (mr == tr) {
         for (r = 0; r < tr; r++)
             for (h = 0; h < panels; h++)
-                store_row16(&acc[h][r], bias ? bias + h * NR : 0, first, last, lo, hi,
-                            c + r * ldc + h * NR);
-    } else {
-        float part[WMR][NR];
-        for (h = 0; h * NR < nr; h++) {
-            for (r = 0; r < tr; r++)
-                *(v16u *)part[r] = acc[h][r];
-            store_tile(part, mr, nr - h * NR < NR ? nr - h * NR : NR, bias ? bias + h * NR : 0,
-                       first, last, lo, hi, c + h * NR, ldc);
+                store16(&acc[r][h], nr - h * NR, bias ? bias + h * NR : 0, first, last, &lo16,
+                        &hi16, c + r * ldc + h * NR);
+        return;
+    }
+    for (r = 0; r < tr; r++)
+        for (h = 0; h < panels; h++)
+            if (r < mr)
+                store16(&acc[r][h], nr - h * NR, bias ? bias + h * NR : 0, first, last, &lo16,
+                        &hi16, c + r * ldc + h * NR);
+}
+
+/* The wide tiles of rows [q0, q1) and columns [j, j + 16 * panels) (the last ones may
+ * lie past n), `panels` (1 to WIDE_PANELS) a constant once inlined. */
+FLEX_INLINE FLEX_WIDE void wide_rows(const flex__rows *rows, int32_t q0, int32_t q1, int32_t j,
+                                     int32_t n, int32_t panels, const float *packed,
+                                     const float *bias, int32_t first, int32_t last, float lo,
+                                     float hi, float *c, int32_t ldc) {
+    const int32_t tr = WIDE_ROWS(panels);
+    const float *a[WMR];
+    int32_t y = q0 / rows->width, x = q0 % rows->width, q;
+    for (q = q0; q < q1; q += tr) {
+        const int32_t mr = q1 - q < tr ? q1 - q : tr;
+        tile_rows(rows, mr, tr, &y, &x, a);
+        wide_tile(a, rows, packed + (j / NR) * PACK_STRIDE(rows->k), PACK_STRIDE(rows->k),
+                  panels, mr, n - j, bias ? bias + j : 0, first, last, lo, hi,
+                  c + (q - q0) * ldc + j, ldc);
+    }
+}
+
+/* flex__gemm_gather in wide tiles: as many panels at once as the columns fill, up to
+ * WIDE_PANELS (every column of a tile at once where n <= 64: flex__gemm_gather_whole). */
+FLEX_WIDE
+static void gather_wide(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                        const float *packed, const float *bias, int32_t first, int32_t last,
+                        float lo, float hi, float *c, int32_t ldc) {
+    int32_t j, panels;
+    for (j = 0; j < n; j += panels * NR) { /* the panels stay in L1 while the tiles stream */
+        panels = n - j > (WIDE_PANELS - 1) * NR ? WIDE_PANELS : (n - j + NR - 1) / NR;
+        switch (panels) {
+        case 4:
+            wide_rows(rows, q0, q1, j, n, 4, packed, bias, first, last, lo, hi, c, ldc);
+            break;
+        case 3:
+            wide_rows(rows, q0, q1, j, n, 3, packed, bias, first, last, lo, hi, c, ldc);
+            break;
+        case 2:
+            wide_rows(rows, q0, q1, j, n, 2, packed, bias, first, last, lo, hi, c, ldc);
+            break;
+        default:
+            wide_rows(rows, q0, q1, j, n, 1, packed, bias, first, last, lo, hi, c, ldc);
         }
     }
 }
-#else
-#define WMR GMR
 #endif
 
-/* flex__gemm_gather; `wide`: tiles in 16-float vectors (an AVX-512 caller). */
-FLEX_INLINE void gather_rows(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
-                             const float *packed, const float *bias, int32_t first,
-                             int32_t last, float lo, float hi, float *c, int32_t ldc,
-                             int wide) {
-    const float *a[WMR];
-    int32_t q, i, j, cols;
-    for (j = 0; j < n; j += cols) { /* the panels stay in L1 while the tiles stream past */
-        const int32_t tr = !wide ? GMR : n - j > NR ? WMR / 2 : WMR; /* rows per tile */
+/* flex__gemm_gather in GMR x 16 tiles. */
+FLEX_CLONES
+static void gather_narrow(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
+                          const float *packed, const float *bias, int32_t first, int32_t last,
+                          float lo, float hi, float *c, int32_t ldc) {
+    const float *a[GMR];
+    int32_t q, j;
+    for (j = 0; j < n; j += NR) { /* the panels stay in L1 while the tiles stream past */
         int32_t y = q0 / rows->width, x = q0 % rows->width;
-        cols = wide && n - j > NR ? 2 * NR : NR;
-        for (q = q0; q < q1; q += tr) {
-            const int32_t mr = q1 - q < tr ? q1 - q : tr;
-            const int32_t nr = n - j < cols ? n - j : cols;
-            const float *panel = packed + (j / NR) * PACK_STRIDE(rows->k);
-            for (i = 0; i < tr; i++) {
-                if (i >= mr) { /* a spare row of the last tile: computed, not stored */
-                    a[i] = a[0];
-                    continue;
-                }
-                a[i] = rows->src + y * rows->ystep + x * rows->xstep;
-                if (++x == rows->width) {
-                    x = 0;
-                    y++;
-                }
-            }
-#ifdef WIDE_TILE
-            if (wide) {
-                if (cols > NR)
-                    wide_tile(a, rows, panel, PACK_STRIDE(rows->k), 2, mr, nr,
-                              bias ? bias + j : 0, first, last, lo, hi,
-                              c + (q - q0) * ldc + j, ldc);
-                else
-                    wide_tile(a, rows, panel, 0, 1, mr, nr, bias ? bias + j : 0, first, last,
-                              lo, hi, c + (q - q0) * ldc + j, ldc);
-                continue;
-            }
-#endif
-            gather_tile(a, rows, panel, mr, nr, bias ? bias + j : 0, first, last, lo, hi,
+        for (q = q0; q < q1; q += GMR) {
+            const int32_t mr = q1 - q < GMR ? q1 - q : GMR;
+            tile_rows(rows, mr, GMR, &y, &x, a);
+            gather_tile(a, rows, packed + (j / NR) * PACK_STRIDE(rows->k), mr,
+                        n - j < NR ? n - j : NR, bias ? bias + j : 0, first, last, lo, hi,
                         c + (q - q0) * ldc + j, ldc);
         }
     }
 }
 
-FLEX_CLONES
-static void gather_narrow(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
-                          const float *packed, const float *bias, int32_t first, int32_t last,
-                          float lo, float hi, float *c, int32_t ldc) {
-    gather_rows(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc, 0);
-}
-
+int flex__gemm_gather_whole(int32_t n) {
 #ifdef WIDE_TILE
-FLEX_WIDE
-static void gather_wide(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
-                        const float *packed, const float *bias, int32_t first, int32_t last,
-                        float lo, float hi, float *c, int32_t ldc) {
-    gather_rows(rows, q0, q1, n, packed, bias, first, last, lo, hi, c, ldc, 1);
-}
+    return n <= WIDE_PANELS * NR && flex__wide();
+#else
+    (void)n;
+    return 0;
 #endif
+}
 
 void flex__gemm_gather(const flex__rows *rows, int32_t q0, int32_t q1, int32_t n,
                        const float *packed, const float *bias, int32_t first, int32_t last,

@@ -65,6 +65,7 @@ flex_status flex__graph_op_init(flex__graph_op *g, const flex_dims4 *in_dims, co
     g->act = act;
     g->ic = in_dims->c;
     g->oc = out_dims->c;
+    g->buffered = 0;
     return FLEX_OK;
 }
 

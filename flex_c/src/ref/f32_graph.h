@@ -41,6 +41,8 @@ typedef struct {
     float lo, hi;
     int32_t act, groups, depth_multiplier, is_max;
     int32_t ic, oc, gic, goc, wstride, a_rs;
+    int32_t buffered; /* a depthwise convolution's output lies over its input: each tile of
+                         pixels is made in a buffer and then copied out (no scratch) */
 } flex__graph_op;
 
 /* Checks and fills what every windowed op shares. */

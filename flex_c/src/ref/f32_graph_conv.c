@@ -208,6 +208,21 @@ static void conv_gather(const flex__graph_op *g, const gather_plan *pl, int32_t 
         }
 }
 
+/* Whether conv_span writes the output pixels in increasing order, each tile of them only
+ * after reading all of its inputs: conv_gather with one block of taps and of output
+ * channels, whose GEMM takes every channel of a tile at once (flex__gemm_gather_whole).
+ * Then an output laid over the input as the .bst arena plans it needs no scratch (a band
+ * of padded rows, too, is read only once the pixels before it are written, and the arena
+ * keeps the rows it reads). Not where Winograd may run: its spans must start at a tile. */
+static int in_order(const flex__graph_op *g) {
+    const flex_window *w = g->win;
+    gather_plan pl;
+    if (w->kernel_w == 3 && w->stride_w == 1 && w->dilation_w == 1)
+        return 0;
+    return g->groups == 1 && g->wstride <= KB_MAX && flex__gemm_gather_whole(g->oc) &&
+           plan_gather(g, &pl); /* (64 channels of KB_MAX taps fit one packed block) */
+}
+
 /* Winograd where it applies, else windows read in place when a band fits, else one GEMM
  * per tap and output row segment. */
 static void conv_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
@@ -247,7 +262,9 @@ flex_status flex_f32_nhwc_conv2d(const flex_dims4 *in_dims, const float *input,
     g.goc = out_dims->c / groups;
     g.a_rs = win->stride_w * in_dims->c;
     return flex__by_spans(conv_span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w, g.oc,
-                          flex__graph_overlaps(input, input_len, output, output_len), output);
+                          flex__graph_overlaps(input, input_len, output, output_len) &&
+                              !in_order(&g),
+                          output);
 }
 
 #if !defined(__x86_64__) && !defined(__aarch64__)

@@ -91,49 +91,69 @@ FLEX_INLINE void dw_vectors(const flex__graph_op *g, const dw_window *d, int32_t
     }
 }
 
-/* 3x3 depthwise, column stride and dilation 1, depth multiplier 1: channels [c, c + 8) of
- * T (a constant once inlined) neighbouring output pixels of one row, the first at column ox.
- * The three filter taps of a kernel row stay in registers and each input column is loaded
- * once for the up to three outputs that read it. Each output adds its taps in the window's
- * order, skipping those outside the input, in straight-line code: no loop carries an
- * accumulator, so the compiler contracts every product into an FMA alike for every T, and
- * an output gets the same bits in place as out of place. */
+/* 3x3 depthwise, column stride and dilation 1, depth multiplier 1: the channel block at c
+ * (8 floats, or 16 in an AVX-512 function) of T (a constant once inlined)
+ * neighbouring output pixels of one row, the first at column ox. The three filter taps of a
+ * kernel row stay in registers and each input column is loaded once for the up to three
+ * outputs that read it. Each output adds its taps in the window's order, skipping those
+ * outside the input, in straight-line code: no loop carries an accumulator, so the compiler
+ * contracts every product into an FMA alike for every T and either width, and an output
+ * gets the same bits in place as out of place. CLAMP(v) clamps *v to [g->lo, g->hi]. */
+#define DW3_TILE_BODY(VEC, VECU, CLAMP)                                                    \
+    const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc;                                 \
+    const int32_t ystep = g->win->dilation_h * in_w * ic;                                  \
+    const int32_t x0 = ox - g->win->pad_left; /* the input column of the window's corner */ \
+    VEC acc[DW3_TILE], w0, w1, w2, xv;                                                     \
+    int32_t ky, j, t;                                                                      \
+    for (t = 0; t < T; t++)                                                                \
+        acc[t] = g->bias ? *(const VECU *)(g->bias + c) : (VEC){0};                        \
+    for (ky = 0; ky < 3; ky++) {                                                           \
+        const float *wr = g->w + ky * 3 * oc + c;                                          \
+        const int32_t row = d->corner + ky * ystep + c; /* (ky, x0), may lie outside */    \
+        if (ky < d->ky0 || ky >= d->ky1)                                                   \
+            continue;                                                                      \
+        w0 = *(const VECU *)wr;                                                            \
+        w1 = *(const VECU *)(wr + oc);                                                     \
+        w2 = *(const VECU *)(wr + 2 * oc);                                                 \
+        for (j = 0; j < T + 2; j++) {                                                      \
+            if (x0 + j < 0 || x0 + j >= in_w)                                              \
+                continue;                                                                  \
+            xv = *(const VECU *)(g->x + (row + j * ic));                                   \
+            if (j < T)                                                                     \
+                acc[j] += xv * w0;                                                         \
+            if (j >= 1 && j - 1 < T)                                                       \
+                acc[j - 1] += xv * w1;                                                     \
+            if (j >= 2)                                                                    \
+                acc[j - 2] += xv * w2;                                                     \
+        }                                                                                  \
+    }                                                                                      \
+    for (t = 0; t < T; t++) {                                                              \
+        CLAMP(&acc[t]);                                                                    \
+        *(VECU *)(o + t * oc + c) = acc[t];                                                \
+    }
+
+#define CLAMP8(v) flex__clamp8(v, &lo, &hi)
+
 FLEX_INLINE void dw3_tile(const flex__graph_op *g, const dw_window *d, int32_t ox, int32_t c,
                           int32_t T, float *o) {
-    const int32_t in_w = g->in->w, ic = g->ic, oc = g->oc;
-    const int32_t ystep = g->win->dilation_h * in_w * ic;
-    const int32_t x0 = ox - g->win->pad_left; /* the input column of the window's corner */
     const float l = g->lo, h = g->hi;
     const flex__v8 lo = {l, l, l, l, l, l, l, l}, hi = {h, h, h, h, h, h, h, h};
-    flex__v8 acc[DW3_TILE], w0, w1, w2, xv;
-    int32_t ky, j, t;
-    for (t = 0; t < T; t++)
-        acc[t] = g->bias ? *(const flex__v8u *)(g->bias + c) : (flex__v8){0};
-    for (ky = 0; ky < 3; ky++) {
-        const float *wr = g->w + ky * 3 * oc + c;
-        const int32_t row = d->corner + ky * ystep + c; /* (ky, column x0), may lie outside */
-        if (ky < d->ky0 || ky >= d->ky1)
-            continue;
-        w0 = *(const flex__v8u *)wr;
-        w1 = *(const flex__v8u *)(wr + oc);
-        w2 = *(const flex__v8u *)(wr + 2 * oc);
-        for (j = 0; j < T + 2; j++) {
-            if (x0 + j < 0 || x0 + j >= in_w)
-                continue;
-            xv = *(const flex__v8u *)(g->x + (row + j * ic));
-            if (j < T)
-                acc[j] += xv * w0;
-            if (j >= 1 && j - 1 < T)
-                acc[j - 1] += xv * w1;
-            if (j >= 2)
-                acc[j - 2] += xv * w2;
-        }
-    }
-    for (t = 0; t < T; t++) {
-        flex__clamp8(&acc[t], &lo, &hi);
-        *(flex__v8u *)(o + t * oc + c) = acc[t];
-    }
+    DW3_TILE_BODY(flex__v8, flex__v8u, CLAMP8)
 }
+
+#ifdef FLEX_WIDE
+#define DW3_WIDE 1
+#include <immintrin.h>
+/* max(lo, v), then min(hi, v): flex__clampf's answers, NaN kept (vmaxps and vminps return
+ * their second operand when either one is NaN). */
+#define CLAMP16(v) (*(v) = (flex__v16)_mm512_min_ps(hi, _mm512_max_ps(lo, (__m512)*(v))))
+
+FLEX_INLINE FLEX_WIDE void dw3_tile16(const flex__graph_op *g, const dw_window *d, int32_t ox,
+                                      int32_t c, int32_t T, float *o) {
+    const __m512 lo = _mm512_set1_ps(g->lo), hi = _mm512_set1_ps(g->hi);
+    DW3_TILE_BODY(flex__v16, flex__v16u, CLAMP16)
+}
+#endif
 #endif
 
 /* The window of output pixel (oy, ox) of image b. */
@@ -216,41 +236,71 @@ static void depthwise_span(const void *ctx, int32_t p0, int32_t p1, float *dst) 
 }
 
 #ifdef FLEX_VECTOR
-/* dw3_tile over n (1 to DW3_TILE) pixels, with a constant T. */
+/* TILE (dw3_tile or dw3_tile16) over n (1 to DW3_TILE) pixels, with a constant T. */
+#define DW3_PIXELS(TILE)                     \
+    switch (n) {                             \
+    case 8: TILE(g, d, ox, c, 8, o); break;  \
+    case 7: TILE(g, d, ox, c, 7, o); break;  \
+    case 6: TILE(g, d, ox, c, 6, o); break;  \
+    case 5: TILE(g, d, ox, c, 5, o); break;  \
+    case 4: TILE(g, d, ox, c, 4, o); break;  \
+    case 3: TILE(g, d, ox, c, 3, o); break;  \
+    case 2: TILE(g, d, ox, c, 2, o); break;  \
+    default: TILE(g, d, ox, c, 1, o);        \
+    }
+
 FLEX_INLINE void dw3_pixels(const flex__graph_op *g, const dw_window *d, int32_t ox, int32_t c,
                             int32_t n, float *o) {
-    switch (n) {
-    case 8: dw3_tile(g, d, ox, c, 8, o); break;
-    case 7: dw3_tile(g, d, ox, c, 7, o); break;
-    case 6: dw3_tile(g, d, ox, c, 6, o); break;
-    case 5: dw3_tile(g, d, ox, c, 5, o); break;
-    case 4: dw3_tile(g, d, ox, c, 4, o); break;
-    case 3: dw3_tile(g, d, ox, c, 3, o); break;
-    case 2: dw3_tile(g, d, ox, c, 2, o); break;
-    default: dw3_tile(g, d, ox, c, 1, o);
-    }
+    DW3_PIXELS(dw3_tile)
 }
 
+#ifdef DW3_WIDE
+/* Channels [0, c1) (c1 a multiple of 16) of n pixels (dw3_tile16). */
+FLEX_WIDE
+static void dw3_blocks16(const flex__graph_op *g, const dw_window *d, int32_t ox, int32_t c1,
+                         int32_t n, float *o) {
+    int32_t c;
+    for (c = 0; c < c1; c += 16)
+        DW3_PIXELS(dw3_tile16)
+}
+#endif
+
 /* depthwise_span for the shapes of dw3_tile: tiles of up to DW3_TILE pixels within a row,
- * eight channels at a time, the channels beyond the last multiple of 8 one pixel at a time. */
+ * 16 channels at a time on AVX-512 hosts (flex__wide), then eight, the channels beyond the
+ * last multiple of 8 one pixel at a time. With g->buffered (the output over the input)
+ * each tile goes through a buffer, so that its pixels are written only after every input
+ * of the tile is read. */
 FLEX_CLONES
 static void depthwise3_span(const void *ctx, int32_t p0, int32_t p1, float *dst) {
+    FLEX_ALIGNED float buf[DW3_TILE * DW3_MAX_CHANNELS];
     const flex__graph_op *g = (const flex__graph_op *)ctx;
     const int32_t oc = g->oc, ow = g->out->w, tail = oc / 8 * 8;
+#ifdef DW3_WIDE
+    const int wide = flex__wide();
+#endif
     dw_cursor at = dw_cursor_at(g, p0);
     int32_t i, n, c;
     while (at.p < p1) {
         const dw_window d = dw_window_at(g, at.b, at.oy, at.ox);
-        float *o = dst + (at.p - p0) * oc;
+        float *out = dst + (at.p - p0) * oc, *o = g->buffered ? buf : out;
         n = ow - at.ox < p1 - at.p ? ow - at.ox : p1 - at.p;
         if (n > DW3_TILE)
             n = DW3_TILE;
-        for (c = 0; c < tail; c += 8)
+        c = 0;
+#ifdef DW3_WIDE
+        if (wide && tail >= 16) {
+            c = tail / 16 * 16;
+            dw3_blocks16(g, &d, at.ox, c, n, o);
+        }
+#endif
+        for (; c < tail; c += 8)
             dw3_pixels(g, &d, at.ox, c, n, o);
         for (i = 0; tail < oc && i < n; i++) {
             const dw_window e = dw_window_at(g, at.b, at.oy, at.ox + i);
             dw_channels(g, &e, tail, o + i * oc);
         }
+        for (i = 0; o == buf && i < n * oc; i++)
+            out[i] = buf[i];
         dw_cursor_step(g, &at, n);
     }
 }
@@ -279,6 +329,8 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
                                            const flex_dims4 *out_dims, float *output,
                                            size_t output_len) {
     flex__graph_op g;
+    flex__span_fn span;
+    int in_place;
     FLEX_TRY(flex__graph_op_init(&g, in_dims, input, input_len, filter, bias, bias_len, win,
                                  act, out_dims, output, output_len));
     if (depth_multiplier < 1 || out_dims->c % depth_multiplier ||
@@ -286,7 +338,11 @@ flex_status flex_f32_nhwc_depthwise_conv2d(const flex_dims4 *in_dims, const floa
         return FLEX_E_SHAPE;
     FLEX_TRY(flex__graph_check_filter(&g, filter, filter_len, 1));
     g.depth_multiplier = depth_multiplier;
-    return flex__by_spans(depthwise_kernel(win, depth_multiplier, g.oc), &g,
-                          out_dims->n * out_dims->h * out_dims->w, out_dims->w,
-                          g.oc, flex__graph_overlaps(input, input_len, output, output_len), output);
+    span = depthwise_kernel(win, depth_multiplier, g.oc);
+    in_place = flex__graph_overlaps(input, input_len, output, output_len);
+#ifdef FLEX_VECTOR
+    g.buffered = in_place && span == depthwise3_span; /* then it needs no scratch */
+#endif
+    return flex__by_spans(span, &g, out_dims->n * out_dims->h * out_dims->w, out_dims->w, g.oc,
+                          in_place && !g.buffered, output);
 }
