@@ -46,6 +46,23 @@ def small_cnn(seed=0):
     return mb.finish([x], [y])
 
 
+def residual_add(seed=4):
+    """A 1x1 convolution and a skip ADD over 16 x 16 x 8 int8 (2,048 elements: the host's
+    AVX-512 table form of ADD, prepared once by a validated plan), a ReLU on the sum."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 16, 16, 8), "int8", scale=0.05, zero_point=-3)
+    w = mb.tensor("w", (8, 1, 1, 8), "int8", data=rng.integers(-127, 128, (8, 1, 1, 8)),
+                  scale=0.01, zero_point=0)
+    b = mb.tensor("b", (8,), "int32", data=rng.integers(-500, 500, 8), scale=0.0005,
+                  zero_point=0)
+    c = mb.tensor("c", (1, 16, 16, 8), "int8", scale=0.07, zero_point=6)
+    mb.op("CONV_2D", [x, w, b], [c], "Conv2DOptions", Padding=1, StrideH=1, StrideW=1)
+    y = mb.tensor("y", (1, 16, 16, 8), "int8", scale=0.09, zero_point=-128)
+    mb.op("ADD", [x, c], [y], "AddOptions", FusedActivationFunction=1)
+    return mb.finish([x], [y])
+
+
 def reshape_depthwise(seed=2):
     """A flat (1, 1960) input reshaped to (1, 49, 40, 1) (as the KWS front end is) and fed
     to a depthwise convolution with depth multiplier 4: the reshape is folded, but the

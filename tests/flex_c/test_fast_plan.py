@@ -7,7 +7,8 @@ import gc
 import numpy as np
 import pytest
 from mlp_model import TINY_SIZES, mlp
-from tflite_models import reshape_depthwise, small_cnn
+from s8_cases import run_tflm
+from tflite_models import reshape_depthwise, residual_add, small_cnn
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -17,7 +18,8 @@ from burn.host.flex.runtime import use_flex
 from burn.host.importers.tflite import import_tflite
 
 MODELS = {"mlp-tiny": lambda: mlp(TINY_SIZES, seed=3), "mlp-wide": lambda: mlp((40, 24, 7)),
-          "small-cnn": small_cnn, "reshape-depthwise": reshape_depthwise}
+          "small-cnn": small_cnn, "reshape-depthwise": reshape_depthwise,
+          "residual-add": residual_add}
 
 
 def _planned(make):
@@ -51,6 +53,18 @@ def test_fast_and_checked_plans_agree(models, s8_width):
             x[:] = rng.integers(-128, 128, n)  # the bound array, changed in place
             fast = np.array(flex.run(x)).copy()
             assert np.array_equal(fast, _checked(flex, x)), name
+
+
+def test_prepared_add_gives_tflm_outputs(models):
+    """residual-add's ADD step, prepared with its tables once (on an AVX-512 VBMI host),
+    gives TFLM's outputs bit for bit, the output over the skip input's arena bytes or not."""
+    flex, n = models["residual-add"]
+    data = residual_add()
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        x = rng.integers(-128, 128, n).astype(np.int8)
+        want = run_tflm(data, [x.reshape(1, 16, 16, 8)])[0].reshape(-1)
+        assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
 
 
 def test_changing_the_plan_afterwards_changes_no_run():

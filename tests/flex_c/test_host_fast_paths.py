@@ -182,6 +182,54 @@ def test_add_equals_reference(ref, d1, d2, s8_width):
             Struct("flex_s8_add_params", _add_params(rng, edges)), dims(*out), y, y.size], y)
 
 
+# TFLM-like ADD parameters (input offset, multiplier, shift; left shift 20; output
+# offset, multiplier, shift; clamp) for the AVX-512 tables' split form (output shift -15 or
+# below): ResNet-8's first ADD, a ReLU clamp, the smallest and largest output shifts, and
+# negative and INT32_MIN output multipliers.
+SPLIT_ADDS = [
+    (128, 1623821475, -2, -4, 1073741824, 0, 20, -128, 1098017566, -17, -128, 127),
+    (17, 1699529983, -1, 3, 1207959552, -3, 20, 5, 1140768826, -15, -128, 100),
+    (-38, 1657902019, -2, 2, 1073741824, 0, 20, 7, 1835721671, -20, 0, 127),
+    (101, 1382302848, 0, -99, 2004318071, 0, 22, -3, 1431655765, -31, -128, 127),
+    (-127, 1073741824, -5, 128, 1900000000, -1, 20, 40, -1500000000, -18, -128, 127),
+    (0, 2147483647, 0, 0, 1073741824, -1, 20, 0, INT32_MIN, -16, -100, 120),
+]
+
+
+@pytest.mark.parametrize("params", SPLIT_ADDS)
+def test_add_tables_give_every_pair_of_bytes(ref, params, s8_width):
+    """Every (a, b) byte pair (65,536 elements, and the 65,536 - 37 of a masked last
+    step), the output over the first input and over the second too: the split form's
+    sums in int16 lanes, the pairs whose carry it leaves open (a few per set of
+    parameters) computed one by one, as the reference computes them all."""
+    a = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
+    b = np.tile(np.arange(-128, 128, dtype=np.int8), 256)
+    p = Struct("flex_s8_add_params", list(params))
+    for n in (a.size, a.size - 37):
+        y = np.zeros(n, np.int8)
+        args = [dims(1, 1, 1, n), a[:n], n, dims(1, 1, 1, n), b[:n], n, p, dims(1, 1, 1, n)]
+        _same(ref, "flex_s8_add", args + [y, n], y)
+        for over in (0, 1):  # in place: the output is the first, then the second input
+            x = [a[:n].copy(), b[:n].copy()]
+            assert host().call("flex_s8_add", args[:1] + [x[0], n] + args[3:4] +
+                               [x[1], n] + args[6:] + [x[over], n]) == 0
+            assert np.array_equal(x[over], y)
+
+
+def test_add_tables_leave_wrapping_sums_to_add64(ref):
+    """Input shifts that shift left far enough for the two scaled values' sum to wrap, as
+    the reference's int32 sum does: the split form's 64-bit tables would not wrap it, so
+    such parameters keep the 64-bit form (both inputs' largest values checked)."""
+    a = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
+    b = np.tile(np.arange(-128, 128, dtype=np.int8), 256)
+    for shift in (9, 10, 11):
+        p = Struct("flex_s8_add_params", [1, (1 << 31) - 1, shift, -2, (1 << 31) - 1, shift,
+                                          20, 3, 1 << 29, -16, -128, 127])
+        y = np.zeros(a.size, np.int8)
+        _same(ref, "flex_s8_add", [dims(1, 1, 1, a.size), a, a.size, dims(1, 1, 1, a.size), b,
+                                   b.size, p, dims(1, 1, 1, a.size), y, y.size], y)
+
+
 @pytest.mark.parametrize("shape", [
     (1, 25, 5, 64, 25, 5, 1, 0),   # the KWS global average: one window of 125 cells
     (2, 9, 7, 13, 3, 3, 2, 1),     # padded windows, clipped at the borders

@@ -136,7 +136,9 @@ flex_status flex_plan_call(const flex_plan_args *args);
  * An int8 convolution or depthwise convolution step that the host's AVX-512 VNNI paths
  * take is prepared here once (its weights packed, its quantization laid out, in memory the
  * plan owns and frees): its filter, bias, multipliers and shifts are read now and never
- * again, so they must be constants of the plan (as a .bst model's are).
+ * again, so they must be constants of the plan (as a .bst model's are). So is an int8 ADD
+ * step of two inputs of the output's shape that the AVX-512 VBMI tables take (its
+ * parameters read once).
  * flex_fast_bind sets the buffer a run copies into `input` first (NULL: none; src_len must
  * equal input_len, else FLEX_E_SIZE); it must stay valid while bound. flex_fast_run runs
  * the fully connected, copy and prepared steps without re-checking them (a prepared step

@@ -10,8 +10,10 @@
  * An int8 convolution or depthwise step that the AVX-512 VNNI paths take passed its kernel's
  * check too, and keeps its prepared form (s8_vnni.h: shapes, quantization, packed weights)
  * in the plan's area, made once here: its filter, bias, multipliers and shifts are read
- * then and never again (the .bst runtime's are constants). While flex_s8_vector_width caps
- * the paths, such a step runs through flex_plan_run instead.
+ * then and never again (the .bst runtime's are constants). So does an int8 ADD of two
+ * inputs of its output's shape that s8_add_avx512.c's tables take: its check passed, and
+ * the tables (made from its parameters, which it reads no more) are its prepared form.
+ * While flex_s8_vector_width caps the paths, such a step runs through flex_plan_run instead.
  * Every other step runs through flex_plan_run, which checks it on each run. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +25,13 @@
 enum { STEP_FC, STEP_COPY, STEP_CHECKED, STEP_PREPARED };
 
 /* A step's prepared form: its run, block and buffers (offset: the block's place in the
- * plan's area until the area exists). */
+ * plan's area until the area exists; input2: an ADD's second input). */
 typedef struct {
-    void (*run)(const void *prep, const int8_t *input, int8_t *output, uint8_t *image);
+    void (*run)(const void *prep, const int8_t *input, const int8_t *input2, int8_t *output,
+                uint8_t *image);
     size_t offset;
     const void *prep;
-    const int8_t *input;
+    const int8_t *input, *input2;
     int8_t *output;
 } prepared_step;
 
@@ -84,6 +87,61 @@ static flex_status resolve(const int32_t *index, int32_t n, void *const *buffers
 
 #define N(k) ((size_t)(uint32_t)w[k])
 
+static void run_conv(const void *prep, const int8_t *input, const int8_t *input2,
+                     int8_t *output, uint8_t *image) {
+    (void)input2;
+    flex__host_conv_vnni_run(prep, input, output, image);
+}
+
+static void run_depthwise(const void *prep, const int8_t *input, const int8_t *input2,
+                          int8_t *output, uint8_t *image) {
+    (void)input2;
+    flex__host_depthwise_vnni_run(prep, input, output, image);
+}
+
+#ifdef FLEX_S8_SIMD
+static void run_add(const void *prep, const int8_t *input, const int8_t *input2,
+                    int8_t *output, uint8_t *image) {
+    (void)image;
+    flex__host_add_avx512_run(prep, input, input2, output);
+}
+
+static int same_dims(const flex_dims4 *a, const flex_dims4 *b) {
+    return a->n == b->n && a->h == b->h && a->w == b->w && a->c == b->c;
+}
+
+/* Whether the step at `step` (well-formed) is an int8 ADD of two inputs of its output's
+ * shape whose check passes and that s8_add_avx512.c's tables take: then *out is its
+ * prepared step (the block's size in `offset`). */
+static int prepared_add(const int32_t *step, void *const *buffers, size_t n_buffers,
+                        fast_step *out) {
+    const int32_t *w = step + 3, *index = w + step[1];
+    const flex_dims4 *in1 = (const flex_dims4 *)w, *in2 = (const flex_dims4 *)(w + 5);
+    const flex_s8_add_params *p = (const flex_s8_add_params *)(w + 10);
+    const flex_dims4 *dims = (const flex_dims4 *)(w + 22);
+    int32_t s1[4], s2[4];
+    void *ptr[3];
+    size_t size;
+    if (step[0] != FLEX_OP_S8_ADD || step[1] != 27 || step[2] != 3 ||
+        resolve(index, 3, buffers, n_buffers, ptr) != FLEX_OK ||
+        flex__s8_add_check(in1, ptr[0], N(4), in2, ptr[1], N(9), p, dims, ptr[2], N(26), s1,
+                           s2) != FLEX_OK ||
+        !same_dims(in1, dims) || !same_dims(in2, dims) ||
+        (int64_t)dims->n * dims->h * dims->w * dims->c > INT32_MAX)
+        return 0;
+    size = flex__host_add_avx512_size(p, dims->n * dims->h * dims->w * dims->c);
+    if (!size)
+        return 0;
+    out->kind = STEP_PREPARED;
+    out->prepared.run = run_add;
+    out->prepared.offset = size;
+    out->prepared.input = ptr[0];
+    out->prepared.input2 = ptr[1];
+    out->prepared.output = ptr[2];
+    return 1;
+}
+#endif
+
 /* Whether the step at `step` (well-formed) is an int8 convolution or depthwise convolution
  * whose kernel check passes and that a VNNI path takes: then *out is its prepared step,
  * with the size of its block in `offset` (the block made later, by prepare_all). A step
@@ -96,6 +154,10 @@ static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
     const flex_s8_quant *q = (const flex_s8_quant *)(w + 19);
     void *p[6];
     size_t size;
+#ifdef FLEX_S8_SIMD
+    if (prepared_add(step, buffers, n_buffers, out))
+        return 1;
+#endif
     if ((step[0] != FLEX_OP_S8_CONV2D && step[0] != FLEX_OP_S8_DEPTHWISE_CONV2D) ||
         step[1] != 28 || step[2] != 6 || resolve(index, 6, buffers, n_buffers, p) != FLEX_OK)
         return 0;
@@ -104,19 +166,20 @@ static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
                                 w[18], q, dims, p[5], N(27)) != FLEX_OK)
             return 0;
         size = flex__host_conv_vnni_size(in, win, w[18], q, dims);
-        out->prepared.run = flex__host_conv_vnni_run;
+        out->prepared.run = run_conv;
     } else {
         if (flex__s8_depthwise_check(in, p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7),
                                      win, w[18], q, dims, p[5], N(27)) != FLEX_OK)
             return 0;
         size = flex__host_depthwise_vnni_size(in, win, w[18], q, dims);
-        out->prepared.run = flex__host_depthwise_vnni_run;
+        out->prepared.run = run_depthwise;
     }
     if (!size)
         return 0;
     out->kind = STEP_PREPARED;
     out->prepared.offset = (size + 63) / 64 * 64;
     out->prepared.input = p[0];
+    out->prepared.input2 = NULL;
     out->prepared.output = p[5];
     return 1;
 }
@@ -143,6 +206,14 @@ static int prepare_all(flex_fast_plan *fp) {
         if (fp->steps[i].kind != STEP_PREPARED)
             continue;
         s->prep = (char *)fp->area + (-(uintptr_t)fp->area & 63) + s->offset;
+#ifdef FLEX_S8_SIMD
+        if (step[0] == FLEX_OP_S8_ADD) {
+            const flex_dims4 *d = (const flex_dims4 *)(w + 22);
+            flex__host_add_avx512_prepare((const flex_s8_add_params *)(w + 10),
+                                          d->n * d->h * d->w * d->c, (void *)s->prep);
+            continue;
+        }
+#endif
         resolve(w + step[1], 6, fp->buffers, fp->n_buffers, p);
         (step[0] == FLEX_OP_S8_CONV2D ? flex__host_conv_vnni_prepare
                                       : flex__host_depthwise_vnni_prepare)(
@@ -292,8 +363,8 @@ flex_status flex_fast_run(flex_fast_plan *plan) {
             if (s->u.copy.bytes)
                 memmove(s->u.copy.dst, s->u.copy.src, s->u.copy.bytes);
         } else if (s->kind == STEP_PREPARED && vnni_on()) {
-            s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.output,
-                            plan->image);
+            s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.input2,
+                            s->prepared.output, plan->image);
         } else {
             status = flex_plan_run(plan->words + s->checked.at, s->checked.len, plan->buffers,
                                    plan->n_buffers, NULL);

@@ -31,9 +31,11 @@ typedef struct {
     int8_t *output;
 } vnni_conv;
 
-/* Output pixels p0 .. p0 + P - 1 for channels c0 .. c0 + 16 V - 1 (P, V constants). */
+/* Output pixels p0 .. p0 + P - 1 for channels c0 .. c0 + 16 V - 1 (P, V and `plain`, the
+ * requantization's flex__vnni_mq_t.plain of every vector, constants), mq[v] the
+ * requantization of channels c0 + 16 v .. c0 + 16 v + 15. */
 FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int32_t P,
-                                int32_t V) {
+                                int32_t V, const flex__vnni_mq_t *mq, int32_t plain) {
     __m512i acc[PMAX][VMAX];
     const uint8_t *px[PMAX];
     int32_t p, v, ky, g, ox = p0 % k->ow, oy = p0 / k->ow % k->oh, b = p0 / (k->ow * k->oh);
@@ -69,26 +71,44 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
     }
     for (v = 0; v < V; v++) {
         const int32_t c = c0 + 16 * v;
-        const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(k->multiplier + c),
-                                                 _mm512_loadu_si512(k->shift + c));
         const __mmask16 keep = flex__vnni_lanes(k->oc - c);
         for (p = 0; p < P; p++)
             _mm_mask_storeu_epi8(k->output + (size_t)(p0 + p) * k->oc + c, keep,
-                                 flex__vnni_requant16(acc[p][v], &mq, &k->q));
+                                 flex__vnni_out16(flex__vnni_mbqm16_as(acc[p][v], &mq[v], plain),
+                                                  k->q.output_offset, k->q.act_min,
+                                                  k->q.act_max));
     }
 }
 
-/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels. */
-FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
-                                    int32_t V) {
+/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels (`plain` as in
+ * tile). */
+FLEX_INLINE FLEX_VNNI void tiles(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
+                                 int32_t V, const flex__vnni_mq_t *mq, int32_t plain) {
     int32_t p0;
     if (units < P) {
         for (p0 = 0; p0 < units; p0++)
-            tile(k, p0, c0, 1, V);
+            tile(k, p0, c0, 1, V, mq, plain);
         return;
     }
     for (p0 = 0; p0 < units; p0 += P)
-        tile(k, p0 + P <= units ? p0 : units - P, c0, P, V);
+        tile(k, p0 + P <= units ? p0 : units - P, c0, P, V, mq, plain);
+}
+
+/* tiles for channels c0 .. c0 + 16 V - 1, their requantization constants made once, the
+ * tiles' code made for plain and other requantization alike. */
+FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
+                                    int32_t V) {
+    flex__vnni_mq_t mq[VMAX];
+    int32_t v, plain = 1;
+    for (v = 0; v < V; v++) {
+        mq[v] = flex__vnni_mq(_mm512_loadu_si512(k->multiplier + c0 + 16 * v),
+                              _mm512_loadu_si512(k->shift + c0 + 16 * v));
+        plain &= mq[v].plain;
+    }
+    if (plain)
+        tiles(k, units, c0, P, V, mq, 1);
+    else
+        tiles(k, units, c0, P, V, mq, 0);
 }
 
 /* out[j] lane i = r[i] lane j: a 16 x 16 transpose of dwords (pairs, quadruples within
@@ -231,7 +251,7 @@ FLEX_VNNI void flex__host_conv_vnni_run(const void *prep, const int8_t *input, i
     for (c0 = 0; c0 < oc16; c0 += 16 * VMAX) {
         switch ((oc16 - c0) / 16) {
         case 1: channels(&k, units, c0, 8, 1); break;
-        case 2: channels(&k, units, c0, 8, 2); break;
+        case 2: channels(&k, units, c0, 6, 2); break; /* 8 pixels x 2 spilled their sums */
         case 3: channels(&k, units, c0, 8, 3); break;
         default: channels(&k, units, c0, 6, 4); break;
         }

@@ -67,6 +67,13 @@ void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input, int8_t
  * has AVX-512 (flex__s8_simd() 64): 1 when done, else 0. */
 int32_t flex__host_add_avx512(const flex_s8_add_params *p, const int8_t *a, const int8_t *b,
                               int32_t n, int8_t *out);
+/* Its prepared form (plan_fast.c), for n elements on each side: `_size` is the block's bytes
+ * (64-byte aligned), or 0 where the tables of its split form (s8_add_avx512.c) do not apply;
+ * `_prepare` makes the tables, `_run` adds as flex__host_add_avx512 does, without them. */
+size_t flex__host_add_avx512_size(const flex_s8_add_params *p, int32_t n);
+void flex__host_add_avx512_prepare(const flex_s8_add_params *p, int32_t n, void *prep);
+void flex__host_add_avx512_run(const void *prep, const int8_t *a, const int8_t *b,
+                               int8_t *out);
 
 /* acc[j] += sum(w[j * n + i] * x[i] for i < n), wrapping, for the count rows j (n >= 1). */
 void flex__host_fc_vnni(const int8_t *w, int32_t n, const int8_t *x, int32_t count,
@@ -88,21 +95,32 @@ FLEX_INLINE int32_t flex__vnni_image_size(const flex_dims4 *in, const flex_windo
            input_offset <= 128;
 }
 
-/* The padded image of `in` (hp x wp pixels per batch) and its slack. */
+/* The padded image of `in` (hp x wp pixels per batch) and its slack: each byte written once,
+ * the border's around the input's rows. */
 FLEX_INLINE void flex__vnni_copy_image(const flex_dims4 *in, const int8_t *input,
                                        const flex_window *win, int32_t hp, int32_t wp,
                                        int32_t input_offset, uint8_t *image) {
-    const int32_t C = in->c, size = in->n * hp * wp * C, run = in->w * C;
+    const int32_t C = in->c, row = wp * C, run = in->w * C, left = win->pad_left * C;
+    const uint8_t border = (uint8_t)(128 - input_offset);
+    uint8_t *dst = image;
     int32_t b, y, i;
-    for (i = 0; i < size + FLEX_VNNI_SLACK; i++)
-        image[i] = (uint8_t)(128 - input_offset);
     for (b = 0; b < in->n; b++)
-        for (y = 0; y < in->h; y++) {
+        for (y = -win->pad_top; y < hp - win->pad_top; y++, dst += row) {
             const int8_t *src = input + (size_t)(b * in->h + y) * run;
-            uint8_t *dst = image + ((b * hp + y + win->pad_top) * wp + win->pad_left) * C;
+            if (y < 0 || y >= in->h) {
+                for (i = 0; i < row; i++)
+                    dst[i] = border;
+                continue;
+            }
+            for (i = 0; i < left; i++)
+                dst[i] = border;
             for (i = 0; i < run; i++)
-                dst[i] = (uint8_t)(src[i] ^ 0x80);
+                dst[left + i] = (uint8_t)(src[i] ^ 0x80);
+            for (i = left + run; i < row; i++)
+                dst[i] = border;
         }
+    for (i = 0; i < FLEX_VNNI_SLACK; i++)
+        dst[i] = border;
 }
 
 /* Four bytes at p as one int32 (any alignment). */
@@ -193,14 +211,20 @@ FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm_half(__m512i p, __m512i k, __m512i
         s);
 }
 
-FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, const flex__vnni_mq_t *q) {
-    const int32_t plain = q->plain;
+/* flex__vnni_mbqm16 with q->plain given as `plain` (a constant where the caller's loops
+ * were made for each value, so that they hold no branch). */
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16_as(__m512i x, const flex__vnni_mq_t *q,
+                                                   int32_t plain) {
     const __m512i a = plain ? x : _mm512_sllv_epi32(x, q->left);
     const __m512i re = flex__vnni_mbqm_half(_mm512_mul_epi32(a, q->m), q->k_even, q->s_even,
                                             q->r_even, plain);
     const __m512i ro = flex__vnni_mbqm_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q->m_odd),
                                             q->k_odd, q->s_odd, q->r_odd, plain);
     return _mm512_mask_blend_epi32(0xAAAA, re, _mm512_slli_epi64(ro, 32));
+}
+
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_mbqm16(__m512i x, const flex__vnni_mq_t *q) {
+    return flex__vnni_mbqm16_as(x, q, q->plain);
 }
 
 /* int8 of clamp(x + offset, lo, hi) for 16 lanes (lo, hi within int8). */
