@@ -40,8 +40,8 @@ def test_cortex_m55_int8_kernels_equal_host_and_tflm():
 def test_one_channel_depthwise_and_odd_window_rows_equal_tflm():
     """Depthwise convolutions of one input channel with a depth multiplier (person_detect's
     first layer: 3x3, stride 2, multiplier 8), and the convolutions the importer makes of
-    them and others whose window rows are odd (3x3 over one or three channels), whose
-    patches the Cortex-M0+ packs across rows, on the Cortex-M0+ and the host."""
+    them and others whose window rows are odd (3x3 over one or three channels), on the
+    Cortex-M0+ and the host."""
     from s8_cases import conv_case
 
     rng = np.random.default_rng(11)

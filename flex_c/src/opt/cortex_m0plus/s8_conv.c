@@ -21,22 +21,14 @@
 #define BAND_MAX 768     /* bytes of the padded band of input rows */
 #define SPAN_ROWS 8      /* in place, paired: filter rows packed at a time */
 #define SPAN_MIN 4       /* in place, paired: fewest pixels a span may hold */
-#define ODD_K_MAX 32     /* longest patch of odd rows packed from a band (one or three channels) */
 
-/* Packs (m0_pairs.h) the patch whose rows of `row` elements start at `x`, `stride` apart,
- * into the `words` words of xp. A patch of odd rows (a 3-wide window over one channel) pairs
- * elements across rows: its k elements are read at `odd` (offsets from x, made once by
- * odd_offsets). */
+/* Packs (m0_pairs.h) the patch whose rows of `row` elements (even) start at `x`, `stride`
+ * apart, into the `words` words of xp. */
 FLEX_HOT
 static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t stride,
-                            const int16_t *odd, int32_t k, int32_t words, int32_t *xp) {
+                            int32_t words, int32_t *xp) {
     int32_t r, t, j = 0;
-    if (odd) {
-        for (t = 0; t + 1 < k; t += 2)
-            xp[j++] = (int32_t)((uint32_t)x[odd[t + 1]] + ((uint32_t)x[odd[t]] << 16));
-        if (t < k)
-            xp[j++] = (int32_t)((uint32_t)x[odd[t]] << 16);
-    } else if (row % 4 == 0) {
+    if (row % 4 == 0) {
         for (r = 0; r < rows; r++, x += stride, j += row / 2)
             flex__m0_pack4(x, xp + j, row);
     } else {
@@ -48,13 +40,6 @@ static void pack_band_patch(const int8_t *x, int32_t rows, int32_t row, int32_t 
         xp[j] = 0;
 }
 
-/* off[e] = where element e of a patch of rows of `row` elements, `stride` apart, lies. */
-static void odd_offsets(int32_t k, int32_t row, int32_t stride, int16_t *off) {
-    int32_t e;
-    for (e = 0; e < k; e++)
-        off[e] = (int16_t)(e / row * stride + e % row);
-}
-
 /* What the per-pixel loops share: the geometry, and where patches come from. */
 typedef struct {
     const flex_dims4 *in, *out;
@@ -64,7 +49,6 @@ typedef struct {
     int32_t k, words, width; /* patch elements, packed words; band width in pixels */
     int banded;              /* patches packed from a padded band of input rows */
     int8_t *band;            /* that band, or the gather patch */
-    const int16_t *odd;      /* a band's element offsets where its rows are odd, else NULL */
 } conv_geom;
 
 /* Raster position (b, oy, ox) of output pixel p. */
@@ -106,7 +90,7 @@ static void pack_patch(const conv_geom *g, pixel_at a, int fresh, int32_t *xp) {
                              a.oy * win->stride_h - win->pad_top, -win->pad_left, g->width,
                              fill, g->band);
     pack_band_patch(g->band + a.ox * win->stride_w * C, win->kernel_h, win->kernel_w * C,
-                    g->width * C, g->odd, g->k, g->words, xp);
+                    g->width * C, g->words, xp);
 }
 
 /* Every output pixel's channels [oc0, oc0 + nb) (nb <= OC_BLOCK) through the paired dot
@@ -196,7 +180,6 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     int32_t scratch[SCRATCH_WORDS];
     const conv_channels ch = {filter, bias, multiplier, shift};
     conv_geom g;
-    int16_t odd[ODD_K_MAX];
     flex__m0_rq rq[OC_BLOCK];
     int32_t acc[OC_BLOCK]; /* sums, then each pixel's dot products */
     int32_t k, oc0, nb, block, units, span, p0, p1, OC, patch_words, rows;
@@ -214,18 +197,12 @@ FLEX__SIGNATURE_s8_conv2d(flex_s8_conv2d) {
     g.words = FLEX_M0_PAIR_WORDS(k);
     g.width = (out_dims->w - 1) * win->stride_w + win->kernel_w;
     g.band = (int8_t *)scratch;
-    g.odd = NULL;
     overlap = flex__s8_overlap(input, (size_t)in_dims->n * in_dims->h * in_dims->w *
                                           in_dims->c, output, (size_t)units * OC);
     if (k <= PAIR_K_MAX && flex__m0_pairable(filter, OC * k)) {
         /* the band (or gather patch) first, in words, then packed patches and rows */
-        g.banded = win->dilation_w == 1 && k != in_dims->c &&
-                   (win->kernel_w * in_dims->c % 2 == 0 || k <= ODD_K_MAX) &&
-                   win->kernel_h * g.width * in_dims->c <= BAND_MAX;
-        if (g.banded && win->kernel_w * in_dims->c % 2) {
-            odd_offsets(k, win->kernel_w * in_dims->c, g.width * in_dims->c, odd);
-            g.odd = odd;
-        }
+        g.banded = win->dilation_w == 1 && win->kernel_w * in_dims->c % 2 == 0 &&
+                   k != in_dims->c && win->kernel_h * g.width * in_dims->c <= BAND_MAX;
         patch_words = ((g.banded ? win->kernel_h * g.width * in_dims->c : k) + 3) / 4;
         rows = ((SCRATCH_WORDS - patch_words) / g.words - 1) & ~3; /* and a packed patch */
         block = rows < OC_BLOCK ? rows : OC_BLOCK;
