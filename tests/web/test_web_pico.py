@@ -169,7 +169,9 @@ def test_a_picked_file_goes_onto_the_board_through_the_page_romfs_writer(site, p
     assert result.startswith("board self-test passed: 2 vectors, "), result
     assert _text(page, "pico-latency").startswith("tiny.bst on the emulated Pico")
     again = page.execute_script("return window.burnPico.measured")
-    assert again["latency_min_us"] == shipped["latency_min_us"]
+    # the same model, so the same run, but timed by ticks_us: a run may straddle one more
+    # microsecond boundary (222 against 223 us was seen)
+    assert abs(again["latency_min_us"] - shipped["latency_min_us"]) <= 1
 
 
 def test_a_bad_firmware_is_refused_with_the_reason(tmp_path, capsys):
