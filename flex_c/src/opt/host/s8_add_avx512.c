@@ -19,22 +19,28 @@
 #define FLEX_VBMI __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi")))
 #define FLEX_ADD_TABLES 1024 /* elements at least: the tables cost about that many */
 
+/* The scaled input (TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp of
+ * (x + offset) << left_shift) of the 16 int8 whose bytes are u .. u + 15. */
+FLEX_VBMI static __m512i scaled16(int32_t u, int32_t offset, int32_t left_shift,
+                                  const flex__vnni_mq_t *mq) {
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i x = _mm512_srai_epi32(
+        _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(u), iota), 24), 24);
+    return flex__vnni_mbqm16(_mm512_sll_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(offset)),
+                                              _mm_cvtsi32_si128(left_shift)),
+                             mq);
+}
+
 /* plane[4 j + h] = bytes 64 h .. 64 h + 63 of plane j: byte j of the scaled value of the
  * int8 whose byte is u, at u. */
 FLEX_VBMI static void planes(int32_t offset, int32_t left_shift, int32_t multiplier,
                              int32_t shift, __m512i plane[16]) {
     const flex__vnni_mq_t mq =
         flex__vnni_mq(_mm512_set1_epi32(multiplier), _mm512_set1_epi32(shift));
-    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     uint8_t bytes[4][256];
     int32_t u, j;
     for (u = 0; u < 256; u += 16) {
-        const __m512i x = _mm512_srai_epi32(
-            _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(u), iota), 24), 24);
-        const __m512i v = flex__vnni_mbqm16(
-            _mm512_sll_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(offset)),
-                             _mm_cvtsi32_si128(left_shift)),
-            &mq);
+        const __m512i v = scaled16(u, offset, left_shift, &mq);
         for (j = 0; j < 4; j++)
             _mm_storeu_si128((__m128i *)(bytes[j] + u),
                              _mm512_cvtepi32_epi8(_mm512_srli_epi32(v, 8 * j)));
@@ -136,7 +142,6 @@ FLEX_VBMI static int split_input(const flex_s8_add_params *c, int32_t in, int32_
     const flex__vnni_mq_t mq = flex__vnni_mq(
         _mm512_set1_epi32(in ? c->input2_multiplier : c->input1_multiplier),
         _mm512_set1_epi32(in ? c->input2_shift : c->input1_shift));
-    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i mo = _mm512_set1_epi32(c->output_multiplier);
     const __m512i add = _mm512_set1_epi64(in ? 0 : ((int64_t)1 << 30) + ((int64_t)1 << (30 + e)));
     const __m128i s = _mm_cvtsi32_si128(31 + e), sh = _mm_cvtsi32_si128(31 + e - 15);
@@ -148,12 +153,7 @@ FLEX_VBMI static int split_input(const flex_s8_add_params *c, int32_t in, int32_
     __m512i top = _mm512_setzero_si512();
     int32_t u, j;
     for (u = 0; u < 256; u += 16) {
-        const __m512i x = _mm512_srai_epi32(
-            _mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(u), iota), 24), 24);
-        const __m512i v = flex__vnni_mbqm16(
-            _mm512_sll_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(offset)),
-                             _mm_cvtsi32_si128(c->left_shift)),
-            &mq);
+        const __m512i v = scaled16(u, offset, c->left_shift, &mq);
         /* W = v * multiplier (+ C), even and odd lanes in 64 bits */
         const __m512i we = _mm512_add_epi64(_mm512_mul_epi32(v, mo), add);
         const __m512i wo = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(v, 32), mo), add);
