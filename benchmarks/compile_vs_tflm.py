@@ -80,7 +80,7 @@ from pathlib import Path
 
 import peer_build
 import sdk_programs
-from model_files import require
+from model_files import PERSON_DETECT, require
 from peer_build import PeerMissing
 
 from burn.host.emulator import EmulatorError
@@ -94,7 +94,7 @@ from burn.host.importers.tflite_read import read_tflite
 MODELS = {"kws": None,  # from $BURN_MODELS_DIR
           "hello_world": "tensorflow/lite/micro/examples/hello_world/models/"
                          "hello_world_int8.tflite",
-          "person_detect": "tensorflow/lite/micro/models/person_detect.tflite"}
+          "person_detect": PERSON_DETECT}
 CYCLE_MODELS = ("kws", "person_detect")  # the models the cycles target is set for
 SETS = 3
 SIZING_ARENA = 232 * 1024
