@@ -63,6 +63,24 @@ def residual_add(seed=4):
     return mb.finish([x], [y])
 
 
+def wide_pointwise(seed=5):
+    """A 1x1 convolution 256 -> 256 over 3 x 3 pixels (person_detect's last one): 64 KB of
+    packed weights, more than a direct call of the host's AVX-512 VNNI convolution keeps on
+    its stack, so only a validated plan's prepared form takes it."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    x = mb.tensor("x", (1, 3, 3, 256), "int8", scale=0.04, zero_point=-128)
+    ws = [0.004 + 0.00002 * i for i in range(256)]
+    w = mb.tensor("w", (256, 1, 1, 256), "int8", data=rng.integers(-127, 128, (256, 1, 1, 256)),
+                  scale=ws, zero_point=[0] * 256, quantized_dimension=0)
+    b = mb.tensor("b", (256,), "int32", data=rng.integers(-3000, 3000, 256),
+                  scale=[0.04 * s for s in ws], zero_point=[0] * 256)
+    y = mb.tensor("y", (1, 3, 3, 256), "int8", scale=0.3, zero_point=-128)
+    mb.op("CONV_2D", [x, w, b], [y], "Conv2DOptions", Padding=1, StrideH=1, StrideW=1,
+          FusedActivationFunction=1)
+    return mb.finish([x], [y])
+
+
 def reshape_depthwise(seed=2):
     """A flat (1, 1960) input reshaped to (1, 49, 40, 1) (as the KWS front end is) and fed
     to a depthwise convolution with depth multiplier 4: the reshape is folded, but the

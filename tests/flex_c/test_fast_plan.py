@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from mlp_model import TINY_SIZES, mlp
 from s8_cases import run_tflm
-from tflite_models import reshape_depthwise, residual_add, small_cnn
+from tflite_models import reshape_depthwise, residual_add, small_cnn, wide_pointwise
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -19,7 +19,7 @@ from burn.host.importers.tflite import import_tflite
 
 MODELS = {"mlp-tiny": lambda: mlp(TINY_SIZES, seed=3), "mlp-wide": lambda: mlp((40, 24, 7)),
           "small-cnn": small_cnn, "reshape-depthwise": reshape_depthwise,
-          "residual-add": residual_add}
+          "residual-add": residual_add, "wide-pointwise": wide_pointwise}
 
 
 def _planned(make):
@@ -64,6 +64,18 @@ def test_prepared_add_gives_tflm_outputs(models):
     for _ in range(3):
         x = rng.integers(-128, 128, n).astype(np.int8)
         want = run_tflm(data, [x.reshape(1, 16, 16, 8)])[0].reshape(-1)
+        assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
+
+
+def test_prepared_wide_pointwise_gives_tflm_outputs(models):
+    """wide-pointwise's convolution, whose packed weights only a validated plan prepares
+    (a direct call leaves it to the int16 path), gives TFLM's outputs bit for bit."""
+    flex, n = models["wide-pointwise"]
+    data = wide_pointwise()
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        x = rng.integers(-128, 128, n).astype(np.int8)
+        want = run_tflm(data, [x.reshape(1, 3, 3, 256)])[0].reshape(-1)
         assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
 
 

@@ -11,12 +11,13 @@
  *   of an image lies over the one before (those outputs computed twice, alike), so every
  *   tile is whole. Outputs are requantized 16 lanes at a time and written directly.
  *
- * Taken when the CPU has AVX-512 VNNI (flex__s8_simd) and the shapes fit the stack buffers;
- * s8_conv.c's portable path runs otherwise. */
+ * Taken when the CPU has AVX-512 VNNI (flex__s8_simd) and the image fits its buffer; a direct
+ * call also needs the packed weights to fit its stack (PACK_MAX), a validated plan (whose
+ * blocks are on the heap) does not. s8_conv.c's portable path runs otherwise. */
 #include "s8_vnni.h"
 
 #ifdef FLEX_S8_SIMD
-#define PACK_MAX 49152 /* bytes of packed weights */
+#define PACK_MAX 49152 /* bytes of packed weights of a direct call (on its stack) */
 #define VMAX 4 /* vectors of 16 channels per tile */
 #define PMAX 8 /* pixels per tile: 8 pointers into the image stay in registers */
 
@@ -194,7 +195,7 @@ size_t flex__host_conv_vnni_size(const flex_dims4 *in, const flex_window *win, i
     const int64_t packed = (int64_t)win->kernel_h * groups_row * oc16 * 4;
     int32_t hp, wp;
     if (flex__s8_simd() < 64 || groups != 1 || win->dilation_h != 1 || win->dilation_w != 1 ||
-        out->c > FLEX_HOST_VNNI_CHANNELS || packed > PACK_MAX ||
+        out->c > FLEX_HOST_VNNI_CHANNELS || packed > INT32_MAX ||
         !flex__vnni_image_size(in, win, out, q->input_offset, &hp, &wp))
         return 0;
     return HEAD_BYTES + 12 * (size_t)oc16 + (size_t)packed;
@@ -264,7 +265,8 @@ int32_t flex__host_conv_vnni(const flex_dims4 *in, const int8_t *input, const in
                              const flex_s8_quant *q, const flex_dims4 *out, int8_t *output) {
     int64_t prep[(HEAD_BYTES + 12 * FLEX_HOST_VNNI_CHANNELS + PACK_MAX) / 8];
     uint8_t image[FLEX_VNNI_IMAGE_MAX + FLEX_VNNI_SLACK];
-    if (!flex__host_conv_vnni_size(in, win, 1, q, out))
+    const size_t size = flex__host_conv_vnni_size(in, win, 1, q, out);
+    if (!size || size > sizeof prep)
         return 0;
     flex__host_conv_vnni_prepare(in, filter, bias, multiplier, shift, win, q, out, prep);
     flex__host_conv_vnni_run(prep, input, output, image);
