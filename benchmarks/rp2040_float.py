@@ -9,7 +9,8 @@ in float32 units in the last place (ulps).
 
 Models: a float MLP of TensorFlow's hello_world shape (1 -> 16 -> 16 -> 1, ReLU), a small
 float CNN (conv 3x3 1->8, max pool, conv 3x3 8->16, average pool, fully connected 16->10,
-softmax), both with seeded random weights (tests/tflite_models.py), and the MLPerf
+softmax), both with seeded random weights (tests/tflite_models.py), TFLM's own
+hello_world_float.tflite from the checkout that $BURN_TFLM names, when set, and the MLPerf
 Tiny KWS float32 model from $BURN_MODELS_DIR when it is there (C kernels only: the plain
 kernels take minutes of emulation on it). Goal printed beside the figures: cycles per MAC
 <= 150 on the C kernels, 0 bytes allocated per inference.
@@ -30,7 +31,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
-from model_files import MODELS_DIR  # noqa: E402
+from model_files import MODELS_DIR, tflm_model  # noqa: E402
 from rp2040_models import CLOCK_HZ, Case, firmware, place_models, say  # noqa: E402
 from tflite_models import float_cnn, float_mlp  # noqa: E402
 
@@ -43,6 +44,7 @@ from burn.host.importers.tflite import import_tflite  # noqa: E402
 from burn.host.link import LinkError, LinkTimeout  # noqa: E402
 
 CYCLES_PER_MAC_GOAL = 150
+HELLO_WORLD = "tensorflow/lite/micro/examples/hello_world/models/hello_world_float.tflite"
 
 _RUN = """
 import gc, time, burn
@@ -76,6 +78,12 @@ def cases():
     """[(Case, whether the plain kernels run it)]."""
     out = [(Case("mlp", encode_bst(import_tflite(float_mlp(), tests=0))), True),
            (Case("cnn", encode_bst(import_tflite(float_cnn(), tests=0))), True)]
+    hello, why = tflm_model(HELLO_WORLD)
+    if hello:
+        out.append((Case("hello", encode_bst(import_tflite(hello.read_bytes(), tests=0))),
+                    True))
+    else:
+        print("hello: not measured: %s" % why)
     kws = Path(MODELS_DIR, "kws_ref_model_float32.tflite")
     if kws.is_file():
         out.append((Case("kws_f32", encode_bst(import_tflite(kws.read_bytes(), tests=0))),
