@@ -8,12 +8,14 @@ the very model burn runs (benchmarks/web_inference.py).
 Convolutions, depthwise convolutions and fully connected layers become QLinearConv (a fully
 connected layer a 1x1 one over [N, C, 1, 1], then a Reshape), with per-channel weight scales
 recovered from each output channel's requantization (multiplier * 2^(shift - 31) * output
-scale / input scale); a fused activation narrower than int8's range a Clip; average pooling
+scale / input scale); a fused activation narrower than int8's range a Clip; average pooling,
 softmax and ADD DequantizeLinear -> the float op -> QuantizeLinear (which onnxruntime fuses
-into its quantized kernels where it has them). Layout NCHW: an input of one
-channel keeps its bytes, another is transposed from the NHWC bytes burn takes. onnxruntime
-rounds its requantization in float where TFLM uses fixed point, so outputs may differ by an
-LSB (the benchmark reports how many do). Other ops raise ValueError naming them.
+into its quantized kernels where it has them); a reshape (TFLite's RESHAPE, burn's copy)
+a Reshape. Layout NCHW: an input of one channel keeps its bytes, another is transposed from
+the NHWC bytes burn takes (and a reshape's 4-D side from or to NHWC where the element order
+differs). onnxruntime rounds its requantization in float where TFLM uses fixed point, so
+outputs may differ by an LSB (the benchmark reports how many do). Other ops raise ValueError
+naming them.
 
 Activations are uint8 by default: each int8 value + 128 with its zero point + 128, the same
 real numbers, and the form onnxruntime's quantized kernels are fast on (uint8 activations,
@@ -75,6 +77,25 @@ class _Twin:
                         kernel_shape=list(w.shape[2:]), strides=strides, pads=pads)
         return self.clip(op, dst, out)
 
+    def reshape(self, k, name, src_shape, dst_shape):
+        """Reshape of NHWC shape `src_shape` into `dst_shape` (element order NHWC, as
+        TFLite's), on the twin's NCHW tensors: a 4-D side whose order differs (more than
+        one channel and more than one pixel) is transposed."""
+        def nchw_differs(shape):
+            return len(shape) == 4 and shape[3] > 1 and shape[1] * shape[2] > 1
+
+        if nchw_differs(src_shape):
+            name = self.node("Transpose", [name], "t%d" % k, perm=[0, 2, 3, 1])
+        if nchw_differs(dst_shape):
+            shape = np.array(dst_shape, np.int64)
+            name = self.node("Reshape", [name, self.const("shape%d" % k, shape)], "r%d" % k)
+            return self.node("Transpose", [name], "o%d" % k, perm=[0, 3, 1, 2])
+        if len(dst_shape) == 4:
+            n, h, w, c = dst_shape
+            dst_shape = [n, c, h, w]
+        shape = np.array(dst_shape, np.int64)
+        return self.node("Reshape", [name, self.const("shape%d" % k, shape)], "o%d" % k)
+
     def float_op(self, op, kind, **attrs):
         """DequantizeLinear of each input, float op `kind` with `attrs`, QuantizeLinear."""
         dst = op.outputs[0]
@@ -134,6 +155,8 @@ def onnx_twin(graph, activations="uint8"):
                              strides=strides, pads=pads)
         elif op.op == "add" and s_shape == graph.tensors[op.inputs[1]].shape:
             out = t.float_op(op, "Add")
+        elif op.op == "copy":  # TFLite's RESHAPE: the same int8 bytes, another shape
+            out = t.reshape(k, t.names[src], s_shape, d_shape)
         elif op.op == "softmax" and len(s_shape) == 2:
             out = t.float_op(op, "Softmax", axis=-1)
         else:

@@ -3,7 +3,10 @@
 usage: python benchmarks/web_inference.py [--runs 25] [--rounds 20] [--loads 3]
 
 In one Chromium session, on a site that `burn web build` wrote with the MLPerf Tiny models
-found (KWS; ResNet-8 when present; docs/reference-models.md), each model is timed on:
+found (KWS; ResNet-8 when present; docs/reference-models.md) and TFLM's person_detect.tflite
+(MobileNetV1-0.25 on a 96x96x1 image, from the TFLM checkout at $BURN_TFLM:
+benchmarks/model_files.py; left out with a note when that is not set or lacks the file), each
+model is timed on:
   - flex-wasm: the site's flex.wasm running the model's plan blob (burn_web's flex_wasm.js,
     the input copied in, one flex_plan_run call, the outputs copied out);
   - onnxruntime-web's wasm backend, one thread, on the model's ONNX twins (the same int8
@@ -17,11 +20,13 @@ on the model's first self-test input, `--runs` inferences after 20 warm-up runs,
 `--rounds` alternating rounds (the median round is reported, and the fastest: on a busy host
 the fastest rounds are those least disturbed, which short rounds make likelier). The page is
 also loaded `--loads` times for the time from navigation to the first inference done, and the
-site's size is reported. flex-wasm's outputs must equal TFLM's (the .bst's vectors) bit for
-bit; onnxruntime's are reported as how many elements differ and by how many LSB at most.
+site's size is reported (without the models and the emulated Pico, whose pico/ folder holds a
+ROMFS image of each model, and in all). flex-wasm's outputs must equal TFLM's (the .bst's
+vectors) bit for bit; onnxruntime's are reported as how many elements differ and by how many
+LSB at most.
 Goal: flex-wasm <= 1.0x onnxruntime-web; first inference <= 2 s after page load.
 onnxruntime-web (pinned below) is installed with npm into burn's cache on first use.
-Exit status 2 when a model, Chromium or npm is missing.
+Exit status 2 when KWS, Chromium or npm is missing.
 """
 
 import argparse
@@ -35,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from model_files import MODELS_DIR, require
+from model_files import MODELS_DIR, PERSON_DETECT, require, tflm_model
 from onnx_twin import onnx_twin
 
 import burn
@@ -62,16 +67,23 @@ def _ort_dist():
 
 
 def _models():
-    """[(name, path)]: KWS (required) and the others found."""
+    """([(name, path)], [note]): KWS (required), the others found, and a note for each of
+    the TFLM checkout's models left out."""
     require([MODELS[0][1]])
-    return [(name, MODELS_DIR / f) for name, f in MODELS if (MODELS_DIR / f).is_file()]
+    models = [(name, MODELS_DIR / f) for name, f in MODELS if (MODELS_DIR / f).is_file()]
+    person, why = tflm_model(PERSON_DETECT)
+    if person:
+        return models + [("person", person)], []
+    return models, ["person_detect left out: " + why]
 
 
 def _write_site(root, models, log):
     """Build the site with `models`, then add the benchmark page, the ONNX twins and
-    onnxruntime-web; returns (the site's bytes without models, with them, the cases)."""
+    onnxruntime-web; returns (the site's bytes without models and the emulated Pico, the
+    Pico's (with its ROMFS image of each model), all of them; the cases)."""
     site = build_site(root, [path for _name, path in models], tests=1, log=log)
-    sizes = site_bytes(root, models=False), site_bytes(root)
+    pico = sum(f.stat().st_size for f in (root / "pico").rglob("*") if f.is_file())
+    sizes = site_bytes(root, models=False) - pico, pico, site_bytes(root)
     bench = root / "bench"
     bench.mkdir()
     (root / "ort").mkdir()
@@ -131,7 +143,9 @@ def main():
     p.add_argument("--loads", type=int, default=3)
     args = p.parse_args()
     log = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
-    models = _models()
+    models, left_out = _models()
+    for note in left_out:
+        log(note)
     tmp = Path(tempfile.mkdtemp(prefix="burn-web-bench-"))
     try:
         drv = headless_chromium()
@@ -140,7 +154,7 @@ def main():
         sys.exit(2)
     server = None
     try:
-        (bare, full), cases = _write_site(tmp / "site", models, log)
+        (bare, pico, full), cases = _write_site(tmp / "site", models, log)
         (tmp / "site" / "bench" / "cases.json").write_text(json.dumps(
             {"cases": cases, "rounds": args.rounds, "runs": args.runs}))
         server = serve_in_thread(tmp / "site")
@@ -178,8 +192,11 @@ def main():
               "the page's figures are one inference each, by MicroPython's ms clock)")
         print("first KWS inference done after page load (flex-wasm, %d loads): %s ms" % (
             args.loads, ", ".join("%.0f" % t for t in first)))
-        print("site: %d bytes without models (flex.wasm %d), %d with them" % (
-            bare, (tmp / "site" / "flex" / "flex.wasm").stat().st_size, full))
+        print("site: %d bytes without models and the emulated Pico (flex.wasm %d), %d in "
+              "all (the Pico %d)" % (bare, (tmp / "site" / "flex" / "flex.wasm").stat().st_size,
+                                     full, pico))
+        for note in left_out:
+            print(note)
     finally:
         drv.quit()
         if server is not None:
