@@ -22,13 +22,18 @@ def ref():
     return EmulatedLib("cortex-m4f", reference=True)
 
 
-def _quant(rng, oc, edges):
+def _quant(rng, oc, edges, folded=False):
     """Per-channel multipliers, shifts and biases: TFLM-like, or with `edges` also shifts
     over the whole range, any multiplier, biases that wrap the accumulator and channels
-    whose shifted accumulator and multiplier can both be INT32_MIN (the saturating case)."""
+    whose shifted accumulator and multiplier can both be INT32_MIN (the saturating case);
+    `folded`: right shifts 1 and 23 too, the ends of the VNNI paths' folded requantization
+    (s8_vnni.h), and biases large enough to reach it."""
     mult = rng.integers(1 << 30, 1 << 31, oc, dtype=np.int64)
     shift = rng.integers(-12, -4, oc)
     bias = rng.integers(-5000, 5000, oc)
+    if folded:
+        shift = rng.choice([-1, -2, -12, -22, -23], oc)
+        bias = rng.integers(-(1 << 28), 1 << 28, oc)
     if edges:
         kinds = rng.integers(0, 5, oc)
         shift = np.where(kinds == 1, rng.integers(-31, 32, oc), shift)
@@ -39,12 +44,19 @@ def _quant(rng, oc, edges):
     return mult.astype(np.int32), shift.astype(np.int32), bias.astype(np.int32)
 
 
-def _q(rng, edges):
+def _q(rng, edges, folded=False):
     """Offsets and clamps; with `edges` the output offset is 0, the one offset for which a
-    saturated INT32_MAX and a wrapped INT32_MIN clamp differently."""
-    out_offset = 0 if edges else int(rng.integers(-20, 20))
+    saturated INT32_MAX and a wrapped INT32_MIN clamp differently; `folded`: any output
+    offset and the whole int8 range (no clamp but the int8 conversion's)."""
+    out_offset = 0 if edges else int(rng.integers(-128 if folded else -20, 128 if folded else 20))
+    if folded:
+        return Struct("flex_s8_quant", (int(rng.integers(-127, 129)), out_offset, -128, 127))
     return Struct("flex_s8_quant", (int(rng.integers(-127, 129)), out_offset,
                                     int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+
+
+# (edges, with_bias, folded) of each run of a case: TFLM-like, the edges, no bias, folded
+RUNS = ((False, True, False), (True, True, False), (False, False, False), (False, True, True))
 
 
 def _same(ref, name, args, out):
@@ -63,11 +75,11 @@ def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1, off
     ow = (iw + 2 * pad - dil * (kw - 1) - 1) // stride + 1
     x = rng.integers(-128, 128, n * ih * iw * ic, dtype=np.int8)
     w = rng.integers(-128, 128, oc * kh * kw * ic // groups, dtype=np.int8)
-    for edges, with_bias in ((False, True), (True, True), (False, False)):
-        mult, shift, bias = _quant(rng, oc, edges)
+    for edges, with_bias, folded in RUNS:
+        mult, shift, bias = _quant(rng, oc, edges, folded)
         bias = bias if with_bias else None
         y = np.zeros(n * oh * ow * oc, np.int8)
-        q = _q(rng, edges)
+        q = _q(rng, edges, folded)
         if offset is not None:
             q = Struct("flex_s8_quant", [offset] + q.values[1:])
         _same(ref, "flex_s8_conv2d", [
@@ -107,11 +119,11 @@ def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1, offset=None)
     oc = c * dm
     x = rng.integers(-128, 128, n * ih * iw * c, dtype=np.int8)
     w = rng.integers(-128, 128, k * k * oc, dtype=np.int8)
-    for edges, with_bias in ((False, True), (True, True), (False, False)):
-        mult, shift, bias = _quant(rng, oc, edges)
+    for edges, with_bias, folded in RUNS:
+        mult, shift, bias = _quant(rng, oc, edges, folded)
         bias = bias if with_bias else None
         y = np.zeros(n * oh * ow * oc, np.int8)
-        q = _q(rng, edges)
+        q = _q(rng, edges, folded)
         if offset is not None:
             q = Struct("flex_s8_quant", [offset] + q.values[1:])
         _same(ref, "flex_s8_depthwise_conv2d", [

@@ -32,11 +32,12 @@ typedef struct {
     int8_t *output;
 } vnni_conv;
 
-/* Output pixels p0 .. p0 + P - 1 for channels c0 .. c0 + 16 V - 1 (P, V and `plain`, the
- * requantization's flex__vnni_mq_t.plain of every vector, constants), mq[v] the
- * requantization of channels c0 + 16 v .. c0 + 16 v + 15. */
+/* Output pixels p0 .. p0 + P - 1 for channels c0 .. c0 + 16 V - 1 (P, V and `form`, the
+ * requantization's form of every vector (s8_vnni.h), constants), mq[v] the requantization
+ * of channels c0 + 16 v .. c0 + 16 v + 15. The loops over p and v unroll completely, so the
+ * sums stay in registers from the first product to the stores. */
 FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int32_t P,
-                                int32_t V, const flex__vnni_mq_t *mq, int32_t plain) {
+                                int32_t V, const flex__vnni_mq_t *mq, int32_t form) {
     __m512i acc[PMAX][VMAX];
     const uint8_t *px[PMAX];
     int32_t p, v, ky, g, ox = p0 % k->ow, oy = p0 / k->ow % k->oh, b = p0 / (k->ow * k->oh);
@@ -50,7 +51,9 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
             }
         }
     }
+#pragma GCC unroll 8
     for (p = 0; p < P; p++)
+#pragma GCC unroll 4
         for (v = 0; v < V; v++)
             acc[p][v] = _mm512_loadu_si512(k->start + c0 + 16 * v);
     for (ky = 0; ky < k->kernel_h; ky++) {
@@ -66,50 +69,56 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
                 const __m512i xv = _mm512_set1_epi32(flex__vnni_load4(px[p] + row + 4 * g));
 #pragma GCC unroll 4
                 for (v = 0; v < V; v++)
-                    acc[p][v] = _mm512_dpbusd_epi32(acc[p][v], xv, wv[v]);
+                    acc[p][v] = flex__vnni_dot(acc[p][v], xv, wv[v]);
             }
         }
     }
+#pragma GCC unroll 4
     for (v = 0; v < V; v++) {
         const int32_t c = c0 + 16 * v;
         const __mmask16 keep = flex__vnni_lanes(k->oc - c);
+#pragma GCC unroll 8
         for (p = 0; p < P; p++)
             _mm_mask_storeu_epi8(k->output + (size_t)(p0 + p) * k->oc + c, keep,
-                                 flex__vnni_out16(flex__vnni_mbqm16_as(acc[p][v], &mq[v], plain),
-                                                  k->q.output_offset, k->q.act_min,
-                                                  k->q.act_max));
+                                 flex__vnni_requant16_as(acc[p][v], &mq[v], &k->q, form));
     }
 }
 
-/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels (`plain` as in
+/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels (`form` as in
  * tile). */
 FLEX_INLINE FLEX_VNNI void tiles(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
-                                 int32_t V, const flex__vnni_mq_t *mq, int32_t plain) {
+                                 int32_t V, const flex__vnni_mq_t *mq, int32_t form) {
     int32_t p0;
     if (units < P) {
         for (p0 = 0; p0 < units; p0++)
-            tile(k, p0, c0, 1, V, mq, plain);
+            tile(k, p0, c0, 1, V, mq, form);
         return;
     }
     for (p0 = 0; p0 < units; p0 += P)
-        tile(k, p0 + P <= units ? p0 : units - P, c0, P, V, mq, plain);
+        tile(k, p0 + P <= units ? p0 : units - P, c0, P, V, mq, form);
 }
 
 /* tiles for channels c0 .. c0 + 16 V - 1, their requantization constants made once, the
- * tiles' code made for plain and other requantization alike. */
+ * tiles' code made for each form of requantization (folded where every vector allows). */
 FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
                                     int32_t V) {
     flex__vnni_mq_t mq[VMAX];
-    int32_t v, plain = 1;
+    int32_t v, plain = 1, foldable = flex__vnni_full_range(&k->q);
     for (v = 0; v < V; v++) {
         mq[v] = flex__vnni_mq(_mm512_loadu_si512(k->multiplier + c0 + 16 * v),
                               _mm512_loadu_si512(k->shift + c0 + 16 * v));
         plain &= mq[v].plain;
+        foldable &= mq[v].foldable;
     }
-    if (plain)
-        tiles(k, units, c0, P, V, mq, 1);
-    else
-        tiles(k, units, c0, P, V, mq, 0);
+    if (foldable) {
+        for (v = 0; v < V; v++)
+            flex__vnni_fold(&mq[v], k->q.output_offset);
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_FOLDED);
+    } else if (plain) {
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_PLAIN);
+    } else {
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_GENERAL);
+    }
 }
 
 /* out[j] lane i = r[i] lane j: a 16 x 16 transpose of dwords (pairs, quadruples within

@@ -101,19 +101,19 @@ FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int
     flex__vnni_quant(multiplier, shift, C, c16, mult, mult + c16);
 }
 
-/* Channels c .. c + 15 of every output pixel, windows of `groups` groups of four taps (a
- * constant where inlined). The block's weights, tap offsets and constants are locals, so
- * the int8 output stores cannot make the loops reload them. */
+/* Channels c .. c + 15 of every output pixel, windows of `groups` groups of four taps,
+ * requantized by mq in `form` (s8_vnni.h; both constants where inlined). The block's
+ * weights, tap offsets and constants are locals, so the int8 output stores cannot make the
+ * loops reload them. */
 FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t c,
-                                 int32_t groups, int8_t *output) {
+                                 int32_t groups, flex__vnni_mq_t mq, int32_t form,
+                                 int8_t *output) {
     const int32_t *start = (const int32_t *)((const char *)h + HEAD_BYTES);
     const int32_t C = h->in.c, c16 = h->c16, wp = h->wp, oh = h->out.h, ow = h->out.w;
     const int32_t sx = h->win.stride_w * C, sy = h->win.stride_h * wp * C;
     const int32_t plane = h->hp * wp * C, batches = h->out.n;
     const int8_t *packed = (const int8_t *)(start + 3 * c16);
     const flex_s8_quant ql = h->q;
-    const flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(start + c16 + c),
-                                             _mm512_loadu_si512(start + 2 * c16 + c));
     const __m512i base = _mm512_loadu_si512(start + c);
     const __mmask16 keep = flex__vnni_lanes(C - c);
     __m512i w[DW_TAPS / 4];
@@ -136,7 +136,8 @@ FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t
                                               four_taps(x + off[4 * g], x + off[4 * g + 1],
                                                         x + off[4 * g + 2], x + off[4 * g + 3]),
                                               w[g]);
-                _mm_mask_storeu_epi8(output, keep, flex__vnni_requant16(acc, &mq, &ql));
+                _mm_mask_storeu_epi8(output, keep,
+                                     flex__vnni_requant16_as(acc, &mq, &ql, form));
             }
         }
 }
@@ -144,13 +145,22 @@ FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t
 FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *input,
                                              int8_t *output, uint8_t *image) {
     const dw_head *h = prep;
+    const int32_t *mult = (const int32_t *)((const char *)h + HEAD_BYTES) + h->c16;
     int32_t c;
     flex__vnni_copy_image(&h->in, input, &h->win, h->hp, h->wp, h->q.input_offset, image);
-    for (c = 0; c < h->c16; c += 16) /* a block's constants stay in registers */
-        if (h->groups == 3) /* 3x3 windows */
-            block(h, image, c, 3, output);
-        else
-            block(h, image, c, h->groups, output);
+    for (c = 0; c < h->c16; c += 16) { /* a block's constants stay in registers */
+        flex__vnni_mq_t mq = flex__vnni_mq(_mm512_loadu_si512(mult + c),
+                                           _mm512_loadu_si512(mult + h->c16 + c));
+        if (mq.foldable && flex__vnni_full_range(&h->q)) {
+            flex__vnni_fold(&mq, h->q.output_offset);
+            if (h->groups == 3) /* 3x3 windows */
+                block(h, image, c, 3, mq, FLEX_VNNI_FOLDED, output);
+            else
+                block(h, image, c, h->groups, mq, FLEX_VNNI_FOLDED, output);
+        } else {
+            block(h, image, c, h->groups, mq, mq.plain, output);
+        }
+    }
 }
 
 int32_t flex__host_depthwise_vnni(const flex_dims4 *in, const int8_t *input,

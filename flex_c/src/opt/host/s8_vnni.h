@@ -123,6 +123,14 @@ FLEX_INLINE void flex__vnni_copy_image(const flex_dims4 *in, const int8_t *input
         dst[i] = border;
 }
 
+/* acc plus, in each int32 lane, the four products of x's unsigned bytes and w's signed ones
+ * (vpdpbusd), written as assembly: with GCC 12's intrinsic, the convolution's loops copied
+ * every sum to another register and back around each product. */
+FLEX_INLINE FLEX_VNNI __m512i flex__vnni_dot(__m512i acc, __m512i x, __m512i w) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "vm"(w));
+    return acc;
+}
+
 /* Four bytes at p as one int32 (any alignment). */
 FLEX_INLINE int32_t flex__vnni_load4(const uint8_t *p) {
     int32_t v;
@@ -178,6 +186,7 @@ typedef struct {
     __m512i s_even, s_odd;    /* 31 + e */
     __mmask8 r_even, r_odd;   /* e > 0 */
     int32_t plain;            /* no left shift, no multiplier INT32_MIN */
+    int32_t foldable;         /* plain, and 1 <= e <= 23 in every lane (flex__vnni_fold) */
 } flex__vnni_mq_t;
 
 FLEX_INLINE FLEX_VNNI flex__vnni_mq_t flex__vnni_mq(__m512i m, __m512i sh) {
@@ -197,7 +206,30 @@ FLEX_INLINE FLEX_VNNI flex__vnni_mq_t flex__vnni_mq(__m512i m, __m512i sh) {
     q.s_odd = _mm512_add_epi64(e_odd, _mm512_set1_epi64(31));
     q.plain = !_mm512_cmpgt_epi32_mask(sh, zero) &&
               !_mm512_cmpeq_epi32_mask(m, _mm512_set1_epi32(INT32_MIN));
+    q.foldable = q.plain && q.r_even == 0xFF && q.r_odd == 0xFF &&
+                 !_mm512_cmpgt_epi32_mask(e, _mm512_set1_epi32(23));
     return q;
+}
+
+/* Requantization forms: the general one, `plain` (flex__vnni_mq_t.plain) and `folded`. */
+enum { FLEX_VNNI_GENERAL, FLEX_VNNI_PLAIN, FLEX_VNNI_FOLDED };
+
+/* The folded form of a foldable q, for outputs whose clamp is the whole int8 range
+ * (flex__vnni_full_range) and whose offset is `offset`: the offset joins the rounding
+ * constants (offset 2^(31 + e) more, so the shift gives the result plus the offset; with
+ * |p| < 2^62 and e <= 23 the sums stay within int64), the odd lanes shift 32 bits less,
+ * leaving their results in their high dwords for one blend, and the saturating int8
+ * conversion is the clamp: 13 instructions per 16 outputs instead of 17. */
+FLEX_INLINE FLEX_VNNI void flex__vnni_fold(flex__vnni_mq_t *q, int32_t offset) {
+    const __m512i off = _mm512_set1_epi64(offset), s32 = _mm512_set1_epi64(32);
+    q->k_even = _mm512_add_epi64(q->k_even, _mm512_sllv_epi64(off, q->s_even));
+    q->k_odd = _mm512_add_epi64(q->k_odd, _mm512_sllv_epi64(off, q->s_odd));
+    q->s_odd = _mm512_sub_epi64(q->s_odd, s32);
+}
+
+/* Whether quantization q's clamp is the whole int8 range (the folded form's condition). */
+FLEX_INLINE int32_t flex__vnni_full_range(const flex_s8_quant *q) {
+    return q->act_min <= -128 && q->act_max >= 127;
 }
 
 /* The rounded product and shift of one half (even or odd lanes: p their 64-bit products). */
@@ -236,10 +268,19 @@ FLEX_INLINE FLEX_VNNI __m128i flex__vnni_out16(__m512i x, int32_t offset, int32_
 }
 
 /* The requantized int8 outputs of 16 sums: MultiplyByQuantizedMultiplier, the output
- * offset, the clamp. */
-FLEX_INLINE FLEX_VNNI __m128i flex__vnni_requant16(__m512i acc, const flex__vnni_mq_t *mq,
-                                                   const flex_s8_quant *q) {
-    return flex__vnni_out16(flex__vnni_mbqm16(acc, mq), q->output_offset, q->act_min,
+ * offset, the clamp; `form` (a constant where the caller's loops were made for each) is
+ * FLEX_VNNI_FOLDED for an mq that flex__vnni_fold made, else mq's plain. */
+FLEX_INLINE FLEX_VNNI __m128i flex__vnni_requant16_as(__m512i acc, const flex__vnni_mq_t *mq,
+                                                      const flex_s8_quant *q, int32_t form) {
+    if (form == FLEX_VNNI_FOLDED) {
+        const __m512i re = flex__vnni_mbqm_half(_mm512_mul_epi32(acc, mq->m), mq->k_even,
+                                                mq->s_even, 0xFF, 1);
+        const __m512i ro = flex__vnni_mbqm_half(
+            _mm512_mul_epi32(_mm512_srli_epi64(acc, 32), mq->m_odd), mq->k_odd, mq->s_odd, 0xFF,
+            1);
+        return _mm512_cvtsepi32_epi8(_mm512_mask_blend_epi32(0xAAAA, re, ro));
+    }
+    return flex__vnni_out16(flex__vnni_mbqm16_as(acc, mq, form), q->output_offset, q->act_min,
                             q->act_max);
 }
 #endif
