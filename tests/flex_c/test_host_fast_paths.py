@@ -141,6 +141,10 @@ def _depthwise(ref, rng, n, ih, iw, c, k, stride, pad, dil=1, dm=1, offset=None)
     # the AVX-512 VNNI path's edges (s8_depthwise_vnni.c)
     (1, 4, 3, 40, 2, 1, 0),      # four taps: one group; 40 channels, 8 lanes of 16 kept
     (2, 5, 6, 1, 3, 1, 1),       # one channel: the next pixels' bytes at weight 0
+    (2, 6, 9, 8, 3, 1, 1),       # 8 channels: 2 pixels a vector, 9 a row (last pair overlaps)
+    (1, 4, 21, 4, 3, 1, 1),      # 4 channels: 4 pixels a vector
+    (1, 3, 20, 1, 3, 1, 1),      # 1 channel: 16 pixels a vector, 18 a row
+    (1, 5, 8, 2, 3, 2, 1),       # 2 channels, stride 2: one pixel a vector
     (1, 72, 40, 24, 3, 1, 1),    # image past the stack buffer: the portable path
 ])
 def test_depthwise_equals_reference(ref, shape, s8_width):

@@ -8,7 +8,11 @@
  * as [group][channel][tap of 4]. For 16 channels a group's four taps are four 16-byte loads,
  * one per tap, transposed to four bytes per channel by a dword permutation across the
  * 128-bit lanes and a byte shuffle within them. Channels past a multiple of 16 are computed
- * on bytes of the next pixel (weight 0) and not stored.
+ * on bytes of the next pixel (weight 0) and not stored. With fewer than 16 channels that
+ * divide 16 and stride 1 across, the 16 bytes of a tap hold that tap of 16 / C neighbouring
+ * output pixels, so one vector computes them all (`rep` pixels): the prepared weights,
+ * starting sums, multipliers and shifts repeat the C channels across the 16 lanes, and the
+ * last vector of a row lies over the one before (its outputs computed twice, alike).
  *
  * Taken when the CPU has AVX-512 VNNI (flex__s8_simd) and the shapes fit the stack buffers;
  * s8_depthwise.c's portable path runs otherwise. */
@@ -37,6 +41,20 @@ FLEX_VNNI static void pack(const int8_t *filter, int32_t C, int32_t c16, int32_t
     }
 }
 
+/* The C channels (C < 16) of the starting sums, multipliers and shifts (`start` and the two
+ * arrays after it) and of the packed weights (after those) repeated across their 16 lanes. */
+static void repeat_channels(int32_t C, int32_t groups, int32_t *start) {
+    int8_t *packed = (int8_t *)(start + 48);
+    int32_t a, g, c, t;
+    for (c = C; c < 16; c++) {
+        for (a = 0; a < 3; a++)
+            start[16 * a + c] = start[16 * a + c % C];
+        for (g = 0; g < groups; g++)
+            for (t = 0; t < 4; t++)
+                packed[(g * 16 + c) * 4 + t] = packed[(g * 16 + c % C) * 4 + t];
+    }
+}
+
 /* Bytes x[0:16] of four taps as one vector of 16 channels by four taps: the dword
  * permutation puts channels 4j .. 4j + 3 of the four taps in 128-bit lane j, the byte
  * shuffle makes each channel's four taps one dword. */
@@ -58,7 +76,7 @@ typedef struct {
     flex_dims4 in, out;
     flex_window win;
     flex_s8_quant q;
-    int32_t hp, wp, c16, groups;
+    int32_t hp, wp, c16, groups, rep; /* rep: output pixels per vector */
     int32_t off[DW_TAPS]; /* each tap's byte offset in the image from its window's first */
 } dw_head;
 
@@ -99,6 +117,9 @@ FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int
     pack(filter, C, c16, taps, (int8_t *)(mult + 2 * c16), start);
     flex__vnni_start(start, bias, C, c16, q->input_offset, start);
     flex__vnni_quant(multiplier, shift, C, c16, mult, mult + c16);
+    h->rep = 16 % C == 0 && win->stride_w == 1 && out->w >= 16 / C ? 16 / C : 1;
+    if (h->rep > 1)
+        repeat_channels(C, h->groups, start);
 }
 
 /* Channels c .. c + 15 of every output pixel, windows of `groups` groups of four taps,
@@ -106,7 +127,7 @@ FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int
  * weights, tap offsets and constants are locals, so the int8 output stores cannot make the
  * loops reload them. */
 FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t c,
-                                 int32_t groups, flex__vnni_mq_t mq, int32_t form,
+                                 int32_t groups, flex__vnni_mq_t mq, int32_t form, int32_t rep,
                                  int8_t *output) {
     const int32_t *start = (const int32_t *)((const char *)h + HEAD_BYTES);
     const int32_t C = h->in.c, c16 = h->c16, wp = h->wp, oh = h->out.h, ow = h->out.w;
@@ -115,7 +136,8 @@ FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t
     const int8_t *packed = (const int8_t *)(start + 3 * c16);
     const flex_s8_quant ql = h->q;
     const __m512i base = _mm512_loadu_si512(start + c);
-    const __mmask16 keep = flex__vnni_lanes(C - c);
+    const int32_t last = ow - rep;
+    const __mmask16 keep = flex__vnni_lanes(C * rep - c);
     __m512i w[DW_TAPS / 4];
     int32_t off[DW_TAPS], b, oy, ox, g;
     for (g = 0; g < groups; g++) {
@@ -127,16 +149,18 @@ FLEX_INLINE FLEX_VNNI void block(const dw_head *h, const uint8_t *image, int32_t
     }
     output += c;
     for (b = 0; b < batches; b++)
-        for (oy = 0; oy < oh; oy++) {
-            const uint8_t *x = image + c + b * plane + oy * sy;
-            for (ox = 0; ox < ow; ox++, output += C, x += sx) {
+        for (oy = 0; oy < oh; oy++, output += ow * C) {
+            const uint8_t *row = image + c + b * plane + oy * sy;
+            for (ox = 0; ox < ow; ox += rep) {
+                const int32_t at = rep == 1 || ox < last ? ox : last;
+                const uint8_t *x = row + at * sx;
                 __m512i acc = base;
                 for (g = 0; g < groups; g++)
                     acc = _mm512_dpbusd_epi32(acc,
                                               four_taps(x + off[4 * g], x + off[4 * g + 1],
                                                         x + off[4 * g + 2], x + off[4 * g + 3]),
                                               w[g]);
-                _mm_mask_storeu_epi8(output, keep,
+                _mm_mask_storeu_epi8(output + at * C, keep,
                                      flex__vnni_requant16_as(acc, &mq, &ql, form));
             }
         }
@@ -153,12 +177,14 @@ FLEX_VNNI void flex__host_depthwise_vnni_run(const void *prep, const int8_t *inp
                                            _mm512_loadu_si512(mult + h->c16 + c));
         if (mq.foldable && flex__vnni_full_range(&h->q)) {
             flex__vnni_fold(&mq, h->q.output_offset);
-            if (h->groups == 3) /* 3x3 windows */
-                block(h, image, c, 3, mq, FLEX_VNNI_FOLDED, output);
+            if (h->groups == 3 && h->rep == 1) /* 3x3 windows */
+                block(h, image, c, 3, mq, FLEX_VNNI_FOLDED, 1, output);
+            else if (h->groups == 3)
+                block(h, image, c, 3, mq, FLEX_VNNI_FOLDED, h->rep, output);
             else
-                block(h, image, c, h->groups, mq, FLEX_VNNI_FOLDED, output);
+                block(h, image, c, h->groups, mq, FLEX_VNNI_FOLDED, h->rep, output);
         } else {
-            block(h, image, c, h->groups, mq, mq.plain, output);
+            block(h, image, c, h->groups, mq, mq.plain, h->rep, output);
         }
     }
 }
