@@ -101,6 +101,8 @@ def _conv(ref, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, groups=1, off
     (1, 2, 2, 4, 20, 1, 1, 1, 0),       # fewer pixels than a tile: one pixel at a time
     (2, 5, 4, 5, 33, 3, 2, 1, 1),       # rows of 10 taps in groups of 4, 33 channels
     (1, 11, 7, 3, 17, 3, 3, 2, 1),      # stride 2, last tile over the one before
+    (1, 9, 9, 1, 8, 3, 3, 2, 1),        # 8 channels: 2 pixels a vector, 25 pixels
+    (1, 2, 3, 5, 8, 1, 1, 1, 0),        # 8 channels, fewer pixels than a tile: one at a time
     (1, 64, 48, 24, 8, 1, 1, 1, 0),     # image past the stack buffer: the portable path
 ])
 def test_conv_equals_reference(ref, shape, s8_width):

@@ -9,7 +9,9 @@
  * - A tile of P output pixels by V vectors of 16 channels keeps its P * V sums in registers:
  *   per group of taps, V weight vectors and P broadcast words of the image. The last tile
  *   of an image lies over the one before (those outputs computed twice, alike), so every
- *   tile is whole. Outputs are requantized 16 lanes at a time and written directly.
+ *   tile is whole. Outputs are requantized 16 lanes at a time and written directly. With 8
+ *   output channels a vector holds two pixels (the channels repeated across the lanes, the
+ *   words of the two pixels broadcast to a half each), which halves the requantizations.
  *
  * Taken when the CPU has AVX-512 VNNI (flex__s8_simd) and the image fits its buffer; a direct
  * call also needs the packed weights to fit its stack (PACK_MAX), a validated plan (whose
@@ -37,11 +39,12 @@ typedef struct {
  * of channels c0 + 16 v .. c0 + 16 v + 15. The loops over p and v unroll completely, so the
  * sums stay in registers from the first product to the stores. */
 FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int32_t P,
-                                int32_t V, const flex__vnni_mq_t *mq, int32_t form) {
+                                int32_t V, const flex__vnni_mq_t *mq, int32_t form,
+                                int32_t n) {
     __m512i acc[PMAX][VMAX];
     const uint8_t *px[PMAX];
     int32_t p, v, ky, g, ox = p0 % k->ow, oy = p0 / k->ow % k->oh, b = p0 / (k->ow * k->oh);
-    for (p = 0; p < P; p++) { /* one division per tile, then the pixels in order */
+    for (p = 0; p < P * n; p++) { /* one division per tile, then the pixels in order */
         px[p] = k->image + ((b * k->hp + oy * k->stride_h) * k->wp + ox * k->stride_w) * k->c;
         if (++ox == k->ow) {
             ox = 0;
@@ -66,7 +69,12 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
                 wv[v] = _mm512_loadu_si512(w + 64 * v);
 #pragma GCC unroll 8
             for (p = 0; p < P; p++) {
-                const __m512i xv = _mm512_set1_epi32(flex__vnni_load4(px[p] + row + 4 * g));
+                const int32_t o = row + 4 * g;
+                const __m512i xv =
+                    n == 1 ? _mm512_set1_epi32(flex__vnni_load4(px[p] + o))
+                           : _mm512_mask_set1_epi32(
+                                 _mm512_set1_epi32(flex__vnni_load4(px[2 * p] + o)), 0xFF00,
+                                 flex__vnni_load4(px[2 * p + 1] + o));
 #pragma GCC unroll 4
                 for (v = 0; v < V; v++)
                     acc[p][v] = flex__vnni_dot(acc[p][v], xv, wv[v]);
@@ -76,32 +84,33 @@ FLEX_INLINE FLEX_VNNI void tile(const vnni_conv *k, int32_t p0, int32_t c0, int3
 #pragma GCC unroll 4
     for (v = 0; v < V; v++) {
         const int32_t c = c0 + 16 * v;
-        const __mmask16 keep = flex__vnni_lanes(k->oc - c);
+        const __mmask16 keep = flex__vnni_lanes(n == 1 ? k->oc - c : 16);
 #pragma GCC unroll 8
         for (p = 0; p < P; p++)
-            _mm_mask_storeu_epi8(k->output + (size_t)(p0 + p) * k->oc + c, keep,
+            _mm_mask_storeu_epi8(k->output + (size_t)(p0 + n * p) * k->oc + c, keep,
                                  flex__vnni_requant16_as(acc[p][v], &mq[v], &k->q, form));
     }
 }
 
-/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P pixels (`form` as in
- * tile). */
+/* Every output pixel for channels c0 .. c0 + 16 V - 1 in tiles of P n pixels (`form` and
+ * `n` as in tile). */
 FLEX_INLINE FLEX_VNNI void tiles(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
-                                 int32_t V, const flex__vnni_mq_t *mq, int32_t form) {
+                                 int32_t V, const flex__vnni_mq_t *mq, int32_t form,
+                                 int32_t n) {
     int32_t p0;
-    if (units < P) {
+    if (units < P * n) {
         for (p0 = 0; p0 < units; p0++)
-            tile(k, p0, c0, 1, V, mq, form);
+            tile(k, p0, c0, 1, V, mq, form, 1);
         return;
     }
-    for (p0 = 0; p0 < units; p0 += P)
-        tile(k, p0 + P <= units ? p0 : units - P, c0, P, V, mq, form);
+    for (p0 = 0; p0 < units; p0 += P * n)
+        tile(k, p0 + P * n <= units ? p0 : units - P * n, c0, P, V, mq, form, n);
 }
 
 /* tiles for channels c0 .. c0 + 16 V - 1, their requantization constants made once, the
  * tiles' code made for each form of requantization (folded where every vector allows). */
 FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c0, int32_t P,
-                                    int32_t V) {
+                                    int32_t V, int32_t n) {
     flex__vnni_mq_t mq[VMAX];
     int32_t v, plain = 1, foldable = flex__vnni_full_range(&k->q);
     for (v = 0; v < V; v++) {
@@ -113,11 +122,11 @@ FLEX_INLINE FLEX_VNNI void channels(const vnni_conv *k, int32_t units, int32_t c
     if (foldable) {
         for (v = 0; v < V; v++)
             flex__vnni_fold(&mq[v], k->q.output_offset);
-        tiles(k, units, c0, P, V, mq, FLEX_VNNI_FOLDED);
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_FOLDED, n);
     } else if (plain) {
-        tiles(k, units, c0, P, V, mq, FLEX_VNNI_PLAIN);
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_PLAIN, n);
     } else {
-        tiles(k, units, c0, P, V, mq, FLEX_VNNI_GENERAL);
+        tiles(k, units, c0, P, V, mq, FLEX_VNNI_GENERAL, n);
     }
 }
 
@@ -229,6 +238,8 @@ FLEX_VNNI void flex__host_conv_vnni_prepare(const flex_dims4 *in, const int8_t *
          (int8_t *)(mult + 2 * oc16), start);
     flex__vnni_start(start, bias, oc, oc16, q->input_offset, start);
     flex__vnni_quant(multiplier, shift, oc, oc16, mult, mult + oc16);
+    if (oc == 8)
+        flex__vnni_repeat(8, win->kernel_h * h->groups_row, start);
 }
 
 FLEX_VNNI void flex__host_conv_vnni_run(const void *prep, const int8_t *input, int8_t *output,
@@ -260,10 +271,15 @@ FLEX_VNNI void flex__host_conv_vnni_run(const void *prep, const int8_t *input, i
     k.output = output;
     for (c0 = 0; c0 < oc16; c0 += 16 * VMAX) {
         switch ((oc16 - c0) / 16) {
-        case 1: channels(&k, units, c0, 8, 1); break;
-        case 2: channels(&k, units, c0, 6, 2); break; /* 8 pixels x 2 spilled their sums */
-        case 3: channels(&k, units, c0, 8, 3); break;
-        default: channels(&k, units, c0, 6, 4); break;
+        case 1:
+            if (k.oc == 8)
+                channels(&k, units, c0, 4, 1, 2); /* 2 pixels a vector (flex__vnni_repeat) */
+            else
+                channels(&k, units, c0, 8, 1, 1);
+            break;
+        case 2: channels(&k, units, c0, 6, 2, 1); break; /* 8 pixels x 2 spilled their sums */
+        case 3: channels(&k, units, c0, 8, 3, 1); break;
+        default: channels(&k, units, c0, 6, 4, 1); break;
         }
     }
 }

@@ -41,20 +41,6 @@ FLEX_VNNI static void pack(const int8_t *filter, int32_t C, int32_t c16, int32_t
     }
 }
 
-/* The C channels (C < 16) of the starting sums, multipliers and shifts (`start` and the two
- * arrays after it) and of the packed weights (after those) repeated across their 16 lanes. */
-static void repeat_channels(int32_t C, int32_t groups, int32_t *start) {
-    int8_t *packed = (int8_t *)(start + 48);
-    int32_t a, g, c, t;
-    for (c = C; c < 16; c++) {
-        for (a = 0; a < 3; a++)
-            start[16 * a + c] = start[16 * a + c % C];
-        for (g = 0; g < groups; g++)
-            for (t = 0; t < 4; t++)
-                packed[(g * 16 + c) * 4 + t] = packed[(g * 16 + c % C) * 4 + t];
-    }
-}
-
 /* Bytes x[0:16] of four taps as one vector of 16 channels by four taps: the dword
  * permutation puts channels 4j .. 4j + 3 of the four taps in 128-bit lane j, the byte
  * shuffle makes each channel's four taps one dword. */
@@ -119,7 +105,7 @@ FLEX_VNNI void flex__host_depthwise_vnni_prepare(const flex_dims4 *in, const int
     flex__vnni_quant(multiplier, shift, C, c16, mult, mult + c16);
     h->rep = 16 % C == 0 && win->stride_w == 1 && out->w >= 16 / C ? 16 / C : 1;
     if (h->rep > 1)
-        repeat_channels(C, h->groups, start);
+        flex__vnni_repeat(C, h->groups, start);
 }
 
 /* Channels c .. c + 15 of every output pixel, windows of `groups` groups of four taps,

@@ -123,6 +123,22 @@ FLEX_INLINE void flex__vnni_copy_image(const flex_dims4 *in, const int8_t *input
         dst[i] = border;
 }
 
+/* A prepared block of 16 lanes whose first C (C < 16, dividing 16) are channels: their
+ * starting sums, multipliers and shifts (`start` and the two arrays of 16 after it) and their
+ * packed weights (after those, [group][lane][4 taps]) repeated across the 16 lanes, for a
+ * vector that computes 16 / C output pixels. */
+FLEX_INLINE void flex__vnni_repeat(int32_t C, int32_t groups, int32_t *start) {
+    int8_t *packed = (int8_t *)(start + 48);
+    int32_t a, g, c, t;
+    for (c = C; c < 16; c++) {
+        for (a = 0; a < 3; a++)
+            start[16 * a + c] = start[16 * a + c % C];
+        for (g = 0; g < groups; g++)
+            for (t = 0; t < 4; t++)
+                packed[(g * 16 + c) * 4 + t] = packed[(g * 16 + c % C) * 4 + t];
+    }
+}
+
 /* acc plus, in each int32 lane, the four products of x's unsigned bytes and w's signed ones
  * (vpdpbusd), written as assembly: with GCC 12's intrinsic, the convolution's loops copied
  * every sum to another register and back around each product. */
