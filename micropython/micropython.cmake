@@ -97,6 +97,8 @@ if(_burnflex_plan_sources AND NOT BURNFLEX_FLOAT)
 endif()
 foreach(_lib IN LISTS _burnflex_libs)
     target_include_directories(${_lib} PUBLIC ${BURNFLEX_FLEX_C}/include)
+    # FLEX_SIZE_FIRST: the kernels leave out paths that buy speed with code (docs/flex.md)
+    target_compile_definitions(${_lib} PRIVATE FLEX_SIZE_FIRST=1)
     target_compile_options(${_lib} PRIVATE -std=gnu99 -O2 -ffunction-sections
                            -fdata-sections -fno-math-errno)
     if(BURNFLEX_HOT_RAM)

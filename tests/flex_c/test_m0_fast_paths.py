@@ -88,7 +88,10 @@ def _conv(m0, rng, n, ih, iw, ic, oc, kh, kw, stride, pad, dil=1, wide=False, in
     (1, 6, 5, 8, 9, 3, 3, 1, 1, 1),     # 3x3 same padding, a band of rows, 8 + 1 rows
     (2, 9, 6, 1, 7, 5, 2, 2, 2, 1),     # one input channel, band rows of two
     (1, 12, 6, 1, 10, 5, 4, 2, 2, 1),   # band rows of four, odd left padding
-    (1, 6, 6, 3, 5, 3, 3, 1, 1, 1),     # odd window rows: gathered, then packed
+    (1, 6, 6, 3, 5, 3, 3, 1, 1, 1),     # odd window rows: packed from the input inside it
+    (2, 9, 8, 1, 8, 3, 3, 2, 1, 1),     # rows of three, stride 2 (person_detect's first)
+    (1, 8, 7, 1, 6, 3, 3, 1, 0, 1),     # unpadded: every window inside the input
+    (1, 6, 6, 12, 5, 1, 1, 2, 0, 1),    # pointwise, stride 2: rows of 12 packed by fours
     (1, 7, 7, 3, 6, 3, 3, 1, 2, 2),     # dilation 2: per-column gather
     (1, 4, 4, 4, 37, 2, 2, 1, 0, 1),    # more output channels than one block
     (2, 4, 3, 8, 130, 1, 1, 1, 0, 1),   # pointwise, two images, a pass per 64 channels
