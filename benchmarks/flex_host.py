@@ -156,6 +156,14 @@ def measure(data, shape, runs):
     return tflm, no_read, flex, pure, same, None, why
 
 
+def vector_width_line(width):
+    """The line saying which int8 paths flex runs, from flex_s8_vector_width's answer (0:
+    none of the vector paths, the portable loops)."""
+    if width:
+        return "flex int8 vector width: %d bytes" % width
+    return "flex int8 vector width: none (the portable loops)"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -163,7 +171,7 @@ def main():
                         help="cap flex's int8 vector width in bytes (64, 32, 1; 0: the CPU's)")
     args = parser.parse_args()
     paths = require([name for name, _shape in CASES])
-    print("flex int8 vector width: %d bytes" % host().lib.flex_s8_vector_width(args.s8_width))
+    print(vector_width_line(host().lib.flex_s8_vector_width(args.s8_width)))
     models = [(name, path.read_bytes(), shape) for (name, shape), path in zip(CASES, paths)]
     notes = []
     person, why = tflm_model(PERSON_DETECT)
