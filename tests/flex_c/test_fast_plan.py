@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from mlp_model import TINY_SIZES, mlp
 from s8_cases import run_tflm
+from tflite_builder import ModelBuilder
 from tflite_models import reshape_depthwise, residual_add, small_cnn, wide_pointwise
 
 import burn
@@ -77,6 +78,37 @@ def test_prepared_wide_pointwise_gives_tflm_outputs(models):
         x = rng.integers(-128, 128, n).astype(np.int8)
         want = run_tflm(data, [x.reshape(1, 3, 3, 256)])[0].reshape(-1)
         assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
+
+
+def _fully_connected(per_channel, batches=3, fin=37, fout=70):
+    """One int8 FULLY_CONNECTED with a fused ReLU, input zero point -9, on `batches` rows."""
+    rng = np.random.default_rng(13)
+    scales = [0.004 + 0.0005 * (k % 7) for k in range(fout if per_channel else 1)]
+    mb = ModelBuilder()
+    x = mb.tensor("x", (batches, fin), "int8", scale=0.05, zero_point=-9)
+    w = mb.tensor("w", (fout, fin), "int8", data=rng.integers(-127, 128, (fout, fin)),
+                  scale=scales, zero_point=[0] * len(scales), quantized_dimension=0)
+    b = mb.tensor("b", (fout,), "int32", data=rng.integers(-2000, 2000, fout),
+                  scale=[0.05 * s for s in scales], zero_point=[0] * len(scales))
+    y = mb.tensor("y", (batches, fout), "int8", scale=0.07, zero_point=-128)
+    mb.op("FULLY_CONNECTED", [x, w, b], [y], "FullyConnectedOptions",
+          FusedActivationFunction=1)
+    return mb.finish([x], [y])
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_prepared_fully_connected_gives_tflm_outputs(per_channel, s8_width):
+    """A fully connected step runs as a 1x1 convolution's prepared form (plan_fast.c) on an
+    AVX-512 VNNI host: TFLM's outputs bit for bit with a per-tensor or per-channel
+    requantization, several batches, rows of 37 taps and 70 outputs (a partial vector)."""
+    data = _fully_connected(per_channel)
+    flex = use_flex(burn.load(encode_bst(import_tflite(data, tests=0))))
+    rng = np.random.default_rng(14)
+    for _ in range(3):
+        x = rng.integers(-128, 128, (3, 37)).astype(np.int8)
+        want = run_tflm(data, [x])[0].reshape(-1)
+        assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
+    assert flex.invoke.plan is not None
 
 
 def test_changing_the_plan_afterwards_changes_no_run():

@@ -12,9 +12,13 @@
  * in the plan's area, made once here: its filter, bias, multipliers and shifts are read
  * then and never again (the .bst runtime's are constants). So does an int8 ADD of two
  * inputs of its output's shape that s8_add_avx512.c's tables take: its check passed, and
- * the tables (made from its parameters, which it reads no more) are its prepared form.
- * While flex_s8_vector_width caps the paths, such a step runs through flex_plan_run instead.
- * Every other step runs through flex_plan_run, which checks it on each run. */
+ * the tables (made from its parameters, which it reads no more) are its prepared form. A
+ * fully connected step without a filter offset is the 1x1 convolution of its batches as
+ * pixels (fc_as_conv): the convolution's prepared form, packed weights in vectors of 16
+ * output channels, replaces its rows' dot products and their sums across lanes. While
+ * flex_s8_vector_width caps the paths, a prepared step runs as it would unprepared (through
+ * flex_plan_run, a fully connected one as a STEP_FC). Every other step runs through
+ * flex_plan_run, which checks it on each run. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +26,11 @@
 #include "s8_fc.h"
 #include "s8_vnni.h"
 
-enum { STEP_FC, STEP_COPY, STEP_CHECKED, STEP_PREPARED };
+enum { STEP_FC, STEP_COPY, STEP_CHECKED };
 
-/* A step's prepared form: its run, block and buffers (offset: the block's place in the
- * plan's area until the area exists; input2: an ADD's second input). */
+/* A step's prepared form, if it has one (run not NULL): its run, block and buffers (offset:
+ * the block's place in the plan's area until the area exists; input2: an ADD's second
+ * input). */
 typedef struct {
     void (*run)(const void *prep, const int8_t *input, const int8_t *input2, int8_t *output,
                 uint8_t *image);
@@ -55,7 +60,7 @@ typedef struct {
     } u;
     struct {
         size_t at, len; /* the step's words in flex_fast_plan.words */
-    } checked;        /* also a prepared step's, for runs with the paths capped */
+    } checked;        /* every step's, for runs with the paths capped */
     prepared_step prepared;
 } fast_step;
 
@@ -132,7 +137,6 @@ static int prepared_add(const int32_t *step, void *const *buffers, size_t n_buff
     size = flex__host_add_avx512_size(p, dims->n * dims->h * dims->w * dims->c);
     if (!size)
         return 0;
-    out->kind = STEP_PREPARED;
     out->prepared.run = run_add;
     out->prepared.offset = size;
     out->prepared.input = ptr[0];
@@ -142,12 +146,12 @@ static int prepared_add(const int32_t *step, void *const *buffers, size_t n_buff
 }
 #endif
 
-/* Whether the step at `step` (well-formed) is an int8 convolution or depthwise convolution
- * whose kernel check passes and that a VNNI path takes: then *out is its prepared step,
- * with the size of its block in `offset` (the block made later, by prepare_all). A step
- * whose check fails stays a checked one, to fail as flex_plan_run fails. */
-static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
-                    fast_step *out) {
+/* Where the step at `step` (well-formed) is an int8 ADD (prepared_add), convolution or
+ * depthwise convolution whose kernel check passes and that a VNNI path takes, *out gets its
+ * prepared form, with the size of its block in `offset` (the block made later, by
+ * prepare_all). A step whose check fails gets none, to fail as flex_plan_run fails. */
+static void prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
+                     fast_step *out) {
     const int32_t *w = step + 3, *index = w + step[1];
     const flex_dims4 *in = (const flex_dims4 *)w, *dims = (const flex_dims4 *)(w + 23);
     const flex_window *win = (const flex_window *)(w + 8);
@@ -156,32 +160,75 @@ static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
     size_t size;
 #ifdef FLEX_S8_SIMD
     if (prepared_add(step, buffers, n_buffers, out))
-        return 1;
+        return;
 #endif
     if ((step[0] != FLEX_OP_S8_CONV2D && step[0] != FLEX_OP_S8_DEPTHWISE_CONV2D) ||
         step[1] != 28 || step[2] != 6 || resolve(index, 6, buffers, n_buffers, p) != FLEX_OK)
-        return 0;
+        return;
     if (step[0] == FLEX_OP_S8_CONV2D) {
         if (flex__s8_conv_check(in, p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7), win,
                                 w[18], q, dims, p[5], N(27)) != FLEX_OK)
-            return 0;
+            return;
         size = flex__host_conv_vnni_size(in, win, w[18], q, dims);
-        out->prepared.run = run_conv;
     } else {
         if (flex__s8_depthwise_check(in, p[0], N(4), p[1], N(5), p[2], N(6), p[3], p[4], N(7),
                                      win, w[18], q, dims, p[5], N(27)) != FLEX_OK)
-            return 0;
+            return;
         size = flex__host_depthwise_vnni_size(in, win, w[18], q, dims);
-        out->prepared.run = run_depthwise;
     }
     if (!size)
-        return 0;
-    out->kind = STEP_PREPARED;
+        return;
+    out->prepared.run = step[0] == FLEX_OP_S8_CONV2D ? run_conv : run_depthwise;
     out->prepared.offset = (size + 63) / 64 * 64;
     out->prepared.input = p[0];
     out->prepared.input2 = NULL;
     out->prepared.output = p[5];
-    return 1;
+}
+
+/* The shapes of fully connected step fc as a 1x1 convolution, one pixel per batch. */
+static void fc_as_conv(const fc_step *fc, flex_dims4 *in, flex_window *win, flex_dims4 *out) {
+    const flex_window one = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+    in->n = out->n = fc->batches;
+    in->h = in->w = out->h = out->w = 1;
+    in->c = fc->in_f;
+    out->c = fc->out_f;
+    *win = one;
+}
+
+/* *out's prepared form when the convolution path takes fully connected step fc (checked). */
+static void prepared_fc(const fc_step *fc, fast_step *out) {
+    flex_dims4 in, dims;
+    flex_window win;
+    size_t size;
+    fc_as_conv(fc, &in, &win, &dims);
+    size = fc->filter_offset ? 0 : flex__host_conv_vnni_size(&in, &win, 1, &fc->q, &dims);
+    if (!size)
+        return;
+    out->prepared.run = run_conv;
+    out->prepared.offset = (size + 63) / 64 * 64;
+    out->prepared.input = fc->input;
+    out->prepared.input2 = NULL;
+    out->prepared.output = fc->output;
+}
+
+/* The block of fully connected step fc (prepared_fc took it): a per-tensor multiplier and
+ * shift repeated for every channel, as the convolution's block has them per channel. */
+static void prepare_fc(const fc_step *fc, void *prep) {
+    int32_t mult[FLEX_HOST_VNNI_CHANNELS], sh[FLEX_HOST_VNNI_CHANNELS], c;
+    const int32_t *m = fc->multiplier, *shift = fc->shift;
+    flex_dims4 in, dims;
+    flex_window win;
+    fc_as_conv(fc, &in, &win, &dims);
+    if (!fc->per_channel) {
+        for (c = 0; c < fc->out_f; c++) {
+            mult[c] = m[0];
+            sh[c] = shift[0];
+        }
+        m = mult;
+        shift = sh;
+    }
+    flex__host_conv_vnni_prepare(&in, fc->filter, fc->bias, m, shift, &win, &fc->q, &dims,
+                                 prep);
 }
 
 /* The plan's area (64-byte aligned blocks, then the image) with each prepared step's block
@@ -189,7 +236,7 @@ static int prepared(const int32_t *step, void *const *buffers, size_t n_buffers,
 static int prepare_all(flex_fast_plan *fp) {
     size_t i, total = 0;
     for (i = 0; i < fp->n_steps; i++)
-        if (fp->steps[i].kind == STEP_PREPARED) {
+        if (fp->steps[i].prepared.run) {
             const size_t size = fp->steps[i].prepared.offset;
             fp->steps[i].prepared.offset = total;
             total += size;
@@ -203,9 +250,13 @@ static int prepare_all(flex_fast_plan *fp) {
         prepared_step *s = &fp->steps[i].prepared;
         const int32_t *step = fp->words + fp->steps[i].checked.at, *w = step + 3;
         void *p[6];
-        if (fp->steps[i].kind != STEP_PREPARED)
+        if (!s->run)
             continue;
         s->prep = (char *)fp->area + (-(uintptr_t)fp->area & 63) + s->offset;
+        if (fp->steps[i].kind == STEP_FC) {
+            prepare_fc(&fp->steps[i].u.fc, (void *)s->prep);
+            continue;
+        }
 #ifdef FLEX_S8_SIMD
         if (step[0] == FLEX_OP_S8_ADD) {
             const flex_dims4 *d = (const flex_dims4 *)(w + 22);
@@ -229,6 +280,7 @@ static flex_status decode(const int32_t *plan, size_t at, void *const *buffers,
                           size_t n_buffers, fast_step *out) {
     const int32_t *step = plan + at, *w = step + 3, *index = w + step[1];
     void *p[6];
+    out->prepared.run = NULL;
     if (step[0] == FLEX_OP_S8_FULLY_CONNECTED && step[1] == 13 && step[2] == 6) {
         fc_step *fc = &out->u.fc;
         FLEX_TRY(resolve(index, 6, buffers, n_buffers, p));
@@ -248,6 +300,7 @@ static flex_status decode(const int32_t *plan, size_t at, void *const *buffers,
         fc->shift = p[4];
         memcpy(&fc->q, w + 8, sizeof fc->q);
         fc->output = p[5];
+        prepared_fc(fc, out);
     } else if (step[0] == FLEX_OP_COPY && step[1] == 1 && step[2] == 2) {
         FLEX_TRY(resolve(index, 2, buffers, n_buffers, p));
         if (w[0] < 0)
@@ -258,8 +311,9 @@ static flex_status decode(const int32_t *plan, size_t at, void *const *buffers,
         out->u.copy.bytes = (size_t)w[0];
         out->u.copy.src = p[0];
         out->u.copy.dst = p[1];
-    } else if (!prepared(step, buffers, n_buffers, out)) {
+    } else {
         out->kind = STEP_CHECKED;
+        prepared(step, buffers, n_buffers, out);
     }
     out->checked.at = at;
     out->checked.len = 3 + (size_t)step[1] + (size_t)step[2];
@@ -354,7 +408,10 @@ flex_status flex_fast_run(flex_fast_plan *plan) {
     for (i = 0; i < plan->n_steps; i++) {
         const fast_step *s = plan->steps + i;
         flex_status status = FLEX_OK;
-        if (s->kind == STEP_FC) {
+        if (s->prepared.run && vnni_on()) {
+            s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.input2,
+                            s->prepared.output, plan->image);
+        } else if (s->kind == STEP_FC) {
             const fc_step *fc = &s->u.fc;
             flex__host_fc_rows(fc->batches, fc->in_f, fc->out_f, fc->input, fc->filter,
                                fc->filter_offset, fc->bias, fc->multiplier, fc->shift,
@@ -362,9 +419,6 @@ flex_status flex_fast_run(flex_fast_plan *plan) {
         } else if (s->kind == STEP_COPY) {
             if (s->u.copy.bytes)
                 memmove(s->u.copy.dst, s->u.copy.src, s->u.copy.bytes);
-        } else if (s->kind == STEP_PREPARED && vnni_on()) {
-            s->prepared.run(s->prepared.prep, s->prepared.input, s->prepared.input2,
-                            s->prepared.output, plan->image);
         } else {
             status = flex_plan_run(plan->words + s->checked.at, s->checked.len, plan->buffers,
                                    plan->n_buffers, NULL);
