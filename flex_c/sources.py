@@ -37,7 +37,8 @@ HEADER = os.path.join(INCLUDE, "flex.h")
 # (MVE) ones replace the DSP kernels where they have their own. wasm32 (SIMD128) builds the
 # host kernels, written for the vectorizer (their x86-64 paths compile only on x86-64).
 BASES = {"cortex_m_mve": "cortex_m_dsp", "cortex_m_dsp": "cortex_m0plus",
-         "cortex_m0plus": "portable", "riscv32": "portable", "wasm32": "host"}
+         "cortex_m0plus": "portable", "riscv32": "portable", "aarch64": "portable",
+         "wasm32": "host"}
 
 # opt files that need a hosted C library (malloc): left out of freestanding builds.
 HOSTED = ("plan_fast.c",)

@@ -1,6 +1,6 @@
-"""A small reader of 32-bit little-endian ELF files (objects and linked images): sections,
-symbols and loadable segments, enough for code-size reports, the libc check and the
-emulator's loader."""
+"""A small reader of little-endian ELF files, 32- and 64-bit (objects and linked images):
+sections, symbols and loadable segments, enough for code-size reports, the libc check and
+the emulator's loader."""
 
 import struct
 
@@ -31,18 +31,20 @@ class Symbol:
 
 
 class Elf:
-    """Parsed ELF32 file: `sections`, `symbols`, `segments` [(vaddr, bytes, memsz)] and
+    """Parsed ELF32 or ELF64 file: `sections`, `symbols`, `segments` [(vaddr, bytes, memsz)] and
     `load_images` [(paddr, bytes)]: what a loader (or a flash image) puts at the physical
     addresses of the loadable segments that carry bytes."""
 
     def __init__(self, data):
         data = bytes(data)
-        if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
-            raise ValueError("not a 32-bit little-endian ELF file")
+        if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] != 1:
+            raise ValueError("not a little-endian ELF file")
         self.data = data
+        self.is64 = data[4] == 2
+        a = "Q" if self.is64 else "I"  # addresses, offsets and sizes
         (self.type, self.machine, _v, self.entry, phoff, shoff, _f, _eh, phentsize, phnum,
-         shentsize, shnum, shstrndx) = struct.unpack_from("<HHIIIIIHHHHHH", data, 16)
-        raw = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize)
+         shentsize, shnum, shstrndx) = struct.unpack_from("<HHI3%sIHHHHHH" % a, data, 16)
+        raw = [struct.unpack_from("<II4%sII2%s" % (a, a), data, shoff + i * shentsize)
                for i in range(shnum)]
         names = raw[shstrndx][4] if shnum else 0
         self.sections = [Section(self._str(names, r[0]), r[1], r[2], r[3], r[4], r[5], r[6])
@@ -50,8 +52,12 @@ class Elf:
         self.segments = []
         self.load_images = []
         for i in range(phnum):
-            p_type, off, vaddr, paddr, filesz, memsz, _fl, _al = struct.unpack_from(
-                "<IIIIIIII", data, phoff + i * phentsize)
+            if self.is64:  # ELF64 moves p_flags up to follow p_type
+                p_type, _fl, off, vaddr, paddr, filesz, memsz, _al = struct.unpack_from(
+                    "<IIQQQQQQ", data, phoff + i * phentsize)
+            else:
+                p_type, off, vaddr, paddr, filesz, memsz, _fl, _al = struct.unpack_from(
+                    "<IIIIIIII", data, phoff + i * phentsize)
             if p_type == PT_LOAD:
                 if off + filesz > len(data):
                     raise ValueError("segment %d (%d bytes at file offset %d) runs past the "
@@ -71,9 +77,14 @@ class Elf:
             if sec.type != SHT_SYMTAB:
                 continue
             strtab = self.sections[sec.link].offset
-            for i in range(1, sec.size // 16):
-                name, value, size, info, _other, shndx = struct.unpack_from(
-                    "<IIIBBH", self.data, sec.offset + i * 16)
+            entry = 24 if self.is64 else 16
+            for i in range(1, sec.size // entry):
+                if self.is64:
+                    name, info, _other, shndx, value, size = struct.unpack_from(
+                        "<IBBHQQ", self.data, sec.offset + i * entry)
+                else:
+                    name, value, size, info, _other, shndx = struct.unpack_from(
+                        "<IIIBBH", self.data, sec.offset + i * entry)
                 section = None if shndx == SHN_UNDEF else (
                     self.sections[shndx] if shndx < len(self.sections) else None)
                 out.append(Symbol(self._str(strtab, name), value, size, info & 0xF, info >> 4,

@@ -19,8 +19,8 @@ FLEX_C = str(project_files.tree("flex_c"))
 COMMON_FLAGS = ["-std=c99", "-ffreestanding", "-fno-builtin", "-fno-math-errno",
                 "-ffunction-sections", "-Wall", "-Werror", "-I" + os.path.join(FLEX_C, "include")]
 
-# The emulator's image (Cortex-M and RISC-V) keeps every kernel (no section GC) and its
-# symbols (-g).
+# The emulator's image (Cortex-M, RISC-V and AArch64) keeps every kernel (no section GC)
+# and its symbols (-g).
 LINK_FLAGS = ["-g", "-nostartfiles", "-Wl,-T," + os.path.join(FLEX_C, "emulated.ld"),
               "-Wl,-e,flex_version", "-Wl,--no-gc-sections"]
 
@@ -35,6 +35,8 @@ TARGETS = {
     "cortex-m55": ("thumb-freestanding-eabihf", ["-mcpu=cortex_m55+mve_fp"], "cortex_m_mve",
                    True),
     "riscv32": ("riscv32-freestanding-none", ["-mcpu=generic_rv32+m+c"], "riscv32", True),
+    # Armv8.2-A with the dot-product extension (SDOT), as the Cortex-A55/A76 have
+    "aarch64": ("aarch64-freestanding-none", ["-mcpu=cortex_a76"], "aarch64", True),
     "wasm32": ("wasm32-freestanding", ["-msimd128"], "wasm32", False),
 }
 
