@@ -1,4 +1,4 @@
-"""Run the Cortex-M and RISC-V builds of flex_c in the unicorn emulator.
+"""Run the Cortex-M, RISC-V and AArch64 builds of flex_c in the unicorn emulator.
 
 `EmulatedLib(target)` has the same `call(name, args)` as the host library (see
 burn.host.flex.binding), so `GraphKernels(EmulatedLib("cortex-m0plus"))` runs the int8
@@ -7,8 +7,8 @@ Each call copies its buffers into emulated RAM (numpy views of one array as that
 array, once, so that buffers which overlap on the host overlap there too: an output placed
 over its input as the .bst arena plans it), follows the target's calling convention
 (burn.host.flex.emulated_arch: the AAPCS, soft-float for Cortex-M0+ and hard-float VFP
-registers for the cores with an FPU; RISC-V's ilp32), runs the function until it returns to
-a magic address, and copies writable buffers back.
+registers for the cores with an FPU; RISC-V's ilp32; AArch64's AAPCS64), runs the function
+until it returns to a magic address, and copies writable buffers back.
 """
 
 import struct
@@ -33,10 +33,10 @@ class EmulationError(RuntimeError):
 
 
 class EmulatedLib:
-    """A Cortex-M or RISC-V build of flex_c loaded into a fresh unicorn instance: the
-    target's optimised kernels, or with `reference` the reference kernels alone; or `image`,
-    another ELF linked for the same memory map (flex_c/emulated.ld), such as a peer
-    library's."""
+    """A Cortex-M, RISC-V or AArch64 build of flex_c loaded into a fresh unicorn instance:
+    the target's optimised kernels, or with `reference` the reference kernels alone; or
+    `image`, another ELF linked for the same memory map (flex_c/emulated.ld), such as a
+    peer library's."""
 
     def __init__(self, target="cortex-m0plus", opt="-Os", reference=False, image=None):
         if target not in EMULATED:
@@ -84,7 +84,7 @@ class EmulatedLib:
         if name not in self.functions:
             raise AttributeError("the %s build has no function %s" % (self.target, name))
         self._top = self.heap_base
-        placement = Placement(self._alloc, self.uc.mem_write)
+        placement = Placement(self._alloc, self.uc.mem_write, self.arch.word)
         words, floats = [], []
         for a in args:
             if isinstance(a, float):
@@ -94,12 +94,16 @@ class EmulatedLib:
                 words.append(placement.word(a))
         written = placement.written
         uc, arch = self.uc, self.arch
+        if len(floats) > len(arch.float_args):
+            raise ValueError("%s takes %d float arguments; the emulated %s passes at most %d"
+                             % (name, len(floats), self.target, len(arch.float_args)))
         sp = RAM + RAM_SIZE - 64
         stacked = words[len(arch.args):]
-        sp -= 4 * len(stacked)
+        sp -= arch.word * len(stacked)
         sp &= ~15
-        if stacked:
-            uc.mem_write(sp, struct.pack("<%dI" % len(stacked), *stacked))
+        if stacked:  # a 32-bit value in the low half of a 64-bit slot (little-endian)
+            uc.mem_write(sp, struct.pack("<%d%s" % (len(stacked), "IQ"[arch.word == 8]),
+                                         *stacked))
         for reg, value in zip(arch.args, words):
             uc.reg_write(reg, value)
         for reg, value in zip(arch.float_args, floats):
@@ -123,7 +127,7 @@ class EmulatedLib:
             raise EmulationError("%s on %s did not return within %ss" % (
                 name, self.target, timeout_s))
         copy_back(written, lambda addr, n: bytes(self.uc.mem_read(addr, n)))
-        status = self.uc.reg_read(arch.args[0])
+        status = self.uc.reg_read(arch.args[0]) & 0xFFFFFFFF  # AArch64: w0 of x0
         return status - (1 << 32) if status & 0x80000000 else status
 
     def trace_blocks(self, name, args, on_block):

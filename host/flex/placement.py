@@ -1,6 +1,7 @@
 """Kernel arguments placed in another machine's memory (an emulated core's RAM, a WebAssembly
 instance's linear memory): binding-vocabulary arguments (burn.host.flex.binding) become
-32-bit words, buffers copied in at addresses that `alloc` gives.
+32-bit words (addresses below 4 GiB, also on a 64-bit core), buffers copied in at addresses
+that `alloc` gives.
 
 numpy views of one array are placed as that whole array, once, so that buffers which overlap
 on the host overlap there too (an output over its input, as the .bst arena plans it); the
@@ -29,10 +30,12 @@ def _root(a):
 
 class Placement:
     """One call's buffers: `alloc(nbytes)` gives an address, `write(addr, bytes)` fills it;
-    `written` holds (address, array) of the writable buffers placed."""
+    `written` holds (address, array) of the writable buffers placed; `pointer_size` is the
+    bytes of a pointer in an array of pointers (PtrList)."""
 
-    def __init__(self, alloc, write):
+    def __init__(self, alloc, write, pointer_size=4):
         self.alloc, self.write = alloc, write
+        self.pointer_format = {4: "I", 8: "Q"}[pointer_size]
         self.placed = []  # (address, host address, bytes)
         self.written = []
 
@@ -59,8 +62,9 @@ class Placement:
             return addr
         if isinstance(a, PtrList):
             ptrs = [self.word(x) for x in a.arrays]
-            addr = self.alloc(4 * len(ptrs))
-            self.write(addr, struct.pack("<%dI" % len(ptrs), *ptrs))
+            fmt = "<%d%s" % (len(ptrs), self.pointer_format)
+            addr = self.alloc(struct.calcsize(fmt))
+            self.write(addr, struct.pack(fmt, *ptrs))
             return addr
         return int(a) & 0xFFFFFFFF
 

@@ -1,7 +1,7 @@
-"""The Cortex-M0+, Cortex-M4F and Cortex-M33 builds of flex_c (the M4F's and M33's with the
-DSP kernels), run in the unicorn emulator, and the Cortex-M55's (its Helium kernels) in
-QEMU, give every int8 kernel's output equal to the host build's and to TFLM's on random
-shapes and data."""
+"""The Cortex-M0+, Cortex-M4F, Cortex-M33, RISC-V and AArch64 builds of flex_c (the M4F's
+and M33's with the DSP kernels), run in the unicorn emulator, and the Cortex-M55's (its
+Helium kernels) in QEMU, give every int8 kernel's output equal to the host build's and to
+TFLM's on random shapes and data."""
 
 import shutil
 
@@ -25,7 +25,8 @@ def _equal_host_and_tflm(lib):
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33", "riscv32"])
+@pytest.mark.parametrize("target", ["cortex-m0plus", "cortex-m4f", "cortex-m33", "riscv32",
+                                    "aarch64"])
 def test_emulated_int8_kernels_equal_host_and_tflm(target):
     _equal_host_and_tflm(EmulatedLib(target))
 
