@@ -34,8 +34,9 @@ def register(subparsers):
                    "test/test_NAME (Unity tests under ASan and UBSan: pio test -e native)")
     p.add_argument("--board", default="native", choices=["native", "pico", "nucleo_g071rb"],
                    help="the PlatformIO project's board: native (the host; always there "
-                   "for the tests), pico (the RP2040, no framework; no boot2 stage, so for "
-                   "an emulator harness) or nucleo_g071rb (an STM32G0, no framework)")
+                   "for the tests), pico (the RP2040, no framework; boots from flash through the "
+                   "pico-sdk's boot2 and prints its self-test and cycles on UART0) or "
+                   "nucleo_g071rb (an STM32G0, no framework)")
     p.set_defaults(run=run)
 
 

@@ -6,8 +6,8 @@ Every project has a `native` environment: the self-test as a host program, and t
 Unity tests (`pio test -e native`) under AddressSanitizer and UBSan: the self-test, and an
 inference in a caller's arena of exactly the size the library states, so a read or write
 past it stops the test. `--board pico` (the RP2040) or `nucleo_g071rb` (an STM32G0) adds an
-environment with no framework: its own vector table, reset handler and linker script; its
-main runs the self-test into a variable and stops at a breakpoint.
+environment with no framework (`burn.host.compile.bare_metal`); the pico image boots from
+flash (boot2 first) and prints its self-test's result and an inference's cycles on UART0.
 """
 
 import importlib.util
@@ -21,12 +21,9 @@ from pathlib import Path
 
 from burn.host import vendor
 from burn.host.cache import cache_dir
+from burn.host.compile.bare_metal import BARE, write_environment
 from burn.host.compile.trace import CompileError
 
-# board: (PlatformIO platform, flash origin and size, RAM origin and size) of the boards
-# without a framework; "native" is the host
-BARE = {"pico": ("raspberrypi", 0x10000000, "2048K", 0x20000000, "256K"),
-        "nucleo_g071rb": ("ststm32", 0x08000000, "128K", 0x20000000, "36K")}
 BOARDS = ("native",) + tuple(BARE)
 INSTALL = "pip install platformio==6.2.0 scons==4.11.1"
 ARCHIVE = "platformio-offline-2026.12.tar.xz"
@@ -40,68 +37,6 @@ platform = native
 lib_deps = symlink://%(lib)s
 test_framework = unity
 build_flags = -std=gnu99 -Wall -Werror %(sanitize)s -lm
-"""
-
-BARE_INI = """
-; %(board)s without a framework: src/bare_main.c (vector table, reset handler, main) and
-; %(board)s.ld.%(caveat)s
-[env:%(board)s]
-platform = %(platform)s
-board = %(board)s
-board_build.ldscript = %(board)s.ld
-lib_deps = symlink://%(lib)s
-build_src_filter = +<bare_main.c>
-build_flags = -Wall -Werror
-"""
-PICO_CAVEAT = """ The image has no boot2 stage, so it runs in an emulator
-; harness that calls its functions (as burn's tests do), not from a real Pico's flash: for a
-; board, use the pico-sdk (the library's CMakeLists.txt)."""
-
-BARE_MAIN = """/* The self-test of %(name)s on %(board)s, no framework: its result in a variable,
- * then a breakpoint (BKPT 0) where a debugger or emulator takes over. */
-#include <stdint.h>
-#include "%(name)s.h"
-
-volatile int %(name)s_selftest_result = -1;
-
-int main(void) {
-    %(name)s_selftest_result = %(name)s_selftest();
-    for (;;)
-        __asm__ volatile("bkpt #0");
-}
-
-/* Reset: .data from flash, .bss cleared, then main (%(board)s.ld's symbols). */
-extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
-
-void reset_handler(void) {
-    uint32_t *src = &_sidata, *dst;
-    for (dst = &_sdata; dst < &_edata;)
-        *dst++ = *src++;
-    for (dst = &_sbss; dst < &_ebss;)
-        *dst++ = 0;
-    main();
-}
-
-__attribute__((section(".vectors"), used)) static void *const vectors[2] = {
-    &_estack, (void *)reset_handler};
-"""
-
-BARE_LD = """/* %(board)s's flash and SRAM, for a program without a framework. */
-MEMORY
-{
-    FLASH (rx) : ORIGIN = 0x%(flash)08x, LENGTH = %(flash_size)s
-    RAM (rwx) : ORIGIN = 0x%(ram)08x, LENGTH = %(ram_size)s
-}
-ENTRY(reset_handler)
-SECTIONS
-{
-    .text : { KEEP(*(.vectors)) *(.text*) *(.rodata*) } > FLASH
-    .ARM.exidx : { *(.ARM.exidx*) } > FLASH
-    .data : { _sdata = .; *(.data*) . = ALIGN(4); _edata = .; } > RAM AT > FLASH
-    _sidata = LOADADDR(.data);
-    .bss (NOLOAD) : { _sbss = .; *(.bss*) *(COMMON) . = ALIGN(4); _ebss = .; } > RAM
-    _estack = ORIGIN(RAM) + LENGTH(RAM);
-}
 """
 
 MAIN = """/* The self-test of %(name)s as a program: exit status 0 when it passes. */
@@ -166,32 +101,29 @@ def write_project(project, library, name, io, board="native"):
     project = Path(project)
     lib = os.path.relpath(Path(library).resolve(), project.resolve())
     up = name.upper()
-    buffers, args_a, args_b, compare = [], [], [], []
+    inputs, outputs, results, args_a, args_b, compare = [], [], [], [], [], []
     for k, ctype in enumerate(io["inputs"]):
-        buffers.append("static %s in%d[%s_INPUT%d_SIZE];" % (ctype, k, up, k))
+        inputs.append("static %s in%d[%s_INPUT%d_SIZE];" % (ctype, k, up, k))
         args_a.append("in%d" % k)
         args_b.append("in%d" % k)
     for k, ctype in enumerate(io["outputs"]):
-        buffers.append("static %s a%d[%s_OUTPUT%d_SIZE], b%d[%s_OUTPUT%d_SIZE];"
+        outputs.append("static %s a%d[%s_OUTPUT%d_SIZE], b%d[%s_OUTPUT%d_SIZE];"
                        % (ctype, k, up, k, k, up, k))
+        results.append("static %s b%d[%s_OUTPUT%d_SIZE];" % (ctype, k, up, k))
         args_a.append("a%d" % k)
         args_b.append("b%d" % k)
         compare.append("    TEST_ASSERT_EQUAL_MEMORY(a%d, b%d, sizeof a%d);" % (k, k, k))
     values = {"name": name, "up": up, "lib": lib, "sanitize": SANITIZE,
-              "buffers": "\n".join(buffers), "args_a": ", ".join(args_a),
-              "args_b": ", ".join(args_b), "compare": "\n".join(compare)}
+              "buffers": "\n".join(inputs + outputs), "args_a": ", ".join(args_a),
+              "args_b": ", ".join(args_b), "compare": "\n".join(compare),
+              # one inference's buffers (in0.., b0..), for a board's main
+              "run_buffers": "\n".join(inputs + results)}
     (project / "src").mkdir(parents=True, exist_ok=True)
     (project / "test" / ("test_" + name)).mkdir(parents=True, exist_ok=True)
     ini = INI % values
     if board in BARE:  # the native environment too: its tests run on the host
-        platform, flash, flash_size, ram, ram_size = BARE[board]
-        values.update(board=board, platform=platform, flash=flash, flash_size=flash_size,
-                      ram=ram, ram_size=ram_size,
-                      caveat=PICO_CAVEAT if board == "pico" else "")
         ini = ini.replace("[env:native]", "[env:native]\nbuild_src_filter = +<main.c>")
-        ini += BARE_INI % values
-        (project / "src" / "bare_main.c").write_text(BARE_MAIN % values)
-        (project / (board + ".ld")).write_text(BARE_LD % values)
+        ini += write_environment(project, board, values)
     (project / "platformio.ini").write_text(ini)
     (project / "src" / "main.c").write_text(MAIN % values)
     (project / "test" / ("test_" + name) / "test_main.c").write_text(TEST % values)

@@ -1,7 +1,8 @@
 """`burn compile --platformio-project`: the project it writes, built and tested by the real
 PlatformIO 6 with the vendored platforms and Unity (no registry): `pio test -e native` runs
 the library's Unity tests under ASan and UBSan, and catches an arena smaller than stated;
-the bare-metal RP2040 and STM32G0 images run in the Cortex-M emulator."""
+the bare-metal RP2040 and STM32G0 images run in the Cortex-M emulator, and the RP2040's UF2
+boots on the emulated RP2040 (bootrom, boot2, vector table) and prints over UART0."""
 
 import subprocess
 import sys
@@ -76,6 +77,8 @@ def test_a_bare_metal_environment_builds_an_elf_that_passes_in_the_cortex_m_emul
     out = pio.project("run", tmp_path / "app", env=board)
     if board == "pico":
         assert "firmware.uf2" in out  # the UF2 written by burn's elf2uf2 stand-in
+        _boots_and_prints_on_the_emulated_rp2040(tmp_path / "app" / ".pio" / "build" / board /
+                                                 "firmware.uf2")
     m0 = EmulatedLib("cortex-m0plus", image=str(tmp_path / "app" / ".pio" / "build" / board /
                                                 "firmware.elf"))
     assert m0.call("kws_selftest", []) == 0
@@ -86,3 +89,24 @@ def test_a_bare_metal_environment_builds_an_elf_that_passes_in_the_cortex_m_emul
     from burn.host.importers.tflite import import_tflite
     host = burn.load(encode_bst(import_tflite(model.read_bytes(), tests=1)))
     assert list(y) == list(host.run(x))
+
+
+def _boots_and_prints_on_the_emulated_rp2040(uf2):
+    from burn.host import vendor
+    from burn.host.emulator import EmulatorError
+    from burn.host.emulator.program import run_program
+    from burn.host.emulator.runtime import find_node
+
+    try:
+        find_node()
+        vendor.bootrom()
+    except (EmulatorError, vendor.VendorError) as exc:
+        pytest.skip(str(exc))
+    run = run_program(uf2, max_cycles=200_000_000)
+    assert (run.reason, run.code) == ("breakpoint", 0), run
+    lines = dict(line.split(": ") for line in run.output.splitlines())
+    assert lines["selftest"] == "0"
+    # the self-test's 2 vectors and the timed inference are nearly all of the run (boot2,
+    # clocks and UART take about 35 k cycles): SysTick's count is the emulator's
+    cycles = int(lines["cycles"])
+    assert 0 < run.cycles - 3 * cycles < 200_000, (cycles, run.cycles)
