@@ -110,3 +110,15 @@ def _boots_and_prints_on_the_emulated_rp2040(uf2):
     # clocks and UART take about 35 k cycles): SysTick's count is the emulator's
     cycles = int(lines["cycles"])
     assert 0 < run.cycles - 3 * cycles < 200_000, (cycles, run.cycles)
+
+
+def test_boot2_is_padded_to_252_bytes_and_checksummed_as_the_bootrom_checks():
+    from burn.host.compile import boot2
+    from burn.host.compile.trace import CompileError
+
+    assert boot2.crc32(b"123456789") == 0x0376E6E7  # CRC-32/MPEG-2's check value
+    image = boot2.padded(b"\x00\xb5")
+    assert len(image) == 256 and image[2:252] == bytes(250)
+    assert image[252:] == boot2.crc32(image[:252]).to_bytes(4, "little")
+    with pytest.raises(CompileError, match="at most 252 fit"):
+        boot2.padded(bytes(253))
