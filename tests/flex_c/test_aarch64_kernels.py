@@ -1,11 +1,13 @@
-"""The AArch64 build's int8 fully connected kernel (SDOT, opt/aarch64), run in unicorn's
-ARM64 mode, gives TFLM's output with its own input-offset handling and the host build's on
-weights of -128, input offsets up to 128, every tail of sixteen inputs and of four rows, and
-an output over its input."""
+"""The AArch64 build's int8 fully connected kernel and pointwise convolution (SDOT,
+opt/aarch64), run in unicorn's ARM64 mode, give TFLM's output with their own input-offset
+handling, and the fully connected kernel the host build's on weights of -128, input offsets
+up to 128, every tail of sixteen inputs and of four rows, and an output over its input."""
 
 import numpy as np
 import pytest
-from s8_cases import fc_case
+from in_place import assert_same_in_place, fully_connected_case
+from in_place import conv_case as in_place_conv_case
+from s8_cases import conv_case, fc_case
 
 from burn.host.flex.binding import Struct, host
 from burn.host.flex.emulator import EmulatedLib
@@ -49,6 +51,17 @@ def test_fully_connected_equals_tflm(a64):
         case = fc_case(rng)
         for kernels in (_Unfolded(a64), GraphKernels(a64)):
             assert np.array_equal(case.run(kernels), case.want), case.name
+
+
+def test_pointwise_conv_and_its_fallbacks_equal_tflm(a64):
+    """1x1 stride-1 convolutions (SDOT) over 1 to 40 channels, and a 3x3 and a strided 1x1
+    one (the reference kernel)."""
+    rng = np.random.default_rng(34)
+    kernels = GraphKernels(a64)
+    for shape in [(2, 1, 1, 1, 1), (5, 3, 1, 1, 7), (4, 17, 1, 1, 5), (3, 40, 1, 1, 9),
+                  (5, 4, 3, 1, 6), (6, 8, 1, 2, 4)]:
+        case = conv_case(rng, False, shape)
+        assert np.array_equal(case.run(kernels), case.want), case.name
 
 
 def test_fully_connected_equals_host(a64):
@@ -104,3 +117,14 @@ def test_fully_connected_runs_sdot():
         1, 32, 1, x, 32, w, 32, 0, None, 0, one[0], one[1], 1, q, y, 1], on_block)
     assert status == 0 and y[0] == 8  # 32 * 2^30 / 2^31 / 2
     assert any(word & 0xBFE0FC00 == 0x0E809400 for word in words)
+
+
+@pytest.mark.parametrize("h,w,ic,oc,extra", [(25, 5, 64, 64, 0), (6, 6, 16, 200, 5)])
+def test_pointwise_conv_in_place(a64, h, w, ic, oc, extra):
+    """Output over input as the .bst arena plans it (tests/in_place.py), -128 weights."""
+    assert_same_in_place(GraphKernels(a64), GraphKernels(),
+                         *in_place_conv_case(h, w, ic, oc, 1, 1, extra, -128))
+
+
+def test_fully_connected_rows_in_place(a64):
+    assert_same_in_place(GraphKernels(a64), GraphKernels(), *fully_connected_case())
