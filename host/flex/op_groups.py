@@ -10,7 +10,7 @@ GROUPS = {
     "transpose conv": ("s8_transpose_conv", "f32_transpose_conv"),
     "svdf (optional)": ("s8_svdf", "f32_svdf"),
     "fully connected": ("s8_fully_connected", "f32_gemm"),
-    "conv/fc shared": ("m0_dot", "m0_requant", "dsp_dot", "dsp_requant", "rv_dot"),
+    "conv/fc shared": ("m0_dot", "m0_requant", "dsp_dot", "dsp_requant", "rv_dot", "a64_dot"),
     "elementwise": ("s8_elementwise", "f32_elementwise"),
     "pool/reduce": ("s8_pool", "s8_mean", "f32_pool", "f32_reduce"),
     "softmax/activations": ("s8_activation",),
