@@ -135,6 +135,8 @@ class EmulatedLib:
         (translation block) of the emulated code; returns the status."""
         hook = self.uc.hook_add(UC_HOOK_BLOCK, lambda uc, addr, size, data: on_block(addr,
                                                                                       size))
+        # blocks translated by an earlier call without the hook would not report to it
+        self.uc.ctl_flush_tb()
         try:
             return self.call(name, args)
         finally:

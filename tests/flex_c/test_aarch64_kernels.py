@@ -100,8 +100,7 @@ def test_fully_connected_output_over_its_input(a64):
 
 
 def test_fully_connected_runs_sdot():
-    """The kernel executes SDOT (vector, 4S <- 16B) instructions (on a fresh emulator: a
-    block hook added later misses the blocks that unicorn has already translated)."""
+    """The kernel executes SDOT (vector, 4S <- 16B) instructions."""
     a64 = EmulatedLib("aarch64")
     x, w = np.ones(32, np.int8), np.ones(32, np.int8)
     one = np.array([1 << 30], np.int32), np.array([-1], np.int32)

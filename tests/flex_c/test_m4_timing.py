@@ -107,3 +107,25 @@ def test_the_counter_counts_every_instruction_the_emulator_runs():
             block = (decoded, {ins.address for ins in decoded})
     assert ran > 500 and counter.instructions == ran + skipped
     assert counter.cycles > counter.instructions
+
+
+def test_a_traced_call_counts_the_same_after_an_untraced_one():
+    """Blocks that an earlier call translated without the hook still report to a later
+    trace: the same call costs the same either way."""
+    from burn.host.flex.binding import Struct
+
+    lib = EmulatedLib("cortex-m0plus")
+    x = np.arange(-20, 20, dtype=np.int8)
+    w = np.ones(40 * 3, np.int8)
+    args = [1, 40, 3, x, x.size, w, w.size, 0, None, 0, np.full(3, 1 << 30, np.int32),
+            np.full(3, -7, np.int32), 3, Struct("flex_s8_quant", (3, -2, -128, 127)),
+            np.zeros(3, np.int8), 3]
+    counts = []
+    for traced_first in (True, False):
+        if not traced_first:
+            assert lib.call("flex_s8_fully_connected", args) == 0
+        counter = Counter(lib, m4_timing.block_cost)
+        assert lib.trace_blocks("flex_s8_fully_connected", args, counter.on_block) == 0
+        counts.append(counter.instructions)
+        lib = EmulatedLib("cortex-m0plus")
+    assert counts[0] == counts[1] > 0
