@@ -131,11 +131,13 @@ def test_small_cnn_passes_its_self_test(port, tmp_path):
 
 
 def test_kws_passes_tflm_reference_vectors(port, tmp_path):
-    data = encode_bst(import_tflite(model_path("kws_ref_model.tflite").read_bytes(), tests=2))
+    # one vector: each takes seconds on the plain kernels there (the page's tests run KWS's
+    # vectors on flex-wasm)
+    data = encode_bst(import_tflite(model_path("kws_ref_model.tflite").read_bytes(), tests=1))
     started = time.monotonic()
     (backend, ran, out, ms), want = _self_test(port, tmp_path, data)
     took = time.monotonic() - started
-    assert backend == "plain" and ran == 2
+    assert backend == "plain" and ran == 1
     assert out == want
     print("KWS on MicroPython's WebAssembly port: %d ms per inference (plain kernels), "
           "%.1f s for the whole run" % (ms, took))
