@@ -5,6 +5,18 @@ import numpy as np
 from tflite_builder import ModelBuilder
 
 
+def per_channel(mb, names, shape, scales, input_scale, rng, bias_bound, axis=0):
+    """(weights, bias) tensors `names` of an int8 filter of `shape` with per-channel `scales`
+    along `axis` (seeded from `rng`, bias in [-bias_bound, bias_bound)) and its int32 bias
+    at input_scale * each channel's scale."""
+    n = len(scales)
+    w = mb.tensor(names[0], shape, "int8", data=rng.integers(-127, 128, shape), scale=scales,
+                  zero_point=[0] * n, quantized_dimension=axis)
+    b = mb.tensor(names[1], (n,), "int32", data=rng.integers(-bias_bound, bias_bound, n),
+                  scale=[input_scale * s for s in scales], zero_point=[0] * n)
+    return w, b
+
+
 def small_cnn(seed=0):
     """conv(relu, SAME) -> depthwise(VALID) -> add(skip) -> avg pool -> reshape -> fc ->
     softmax, all int8 with per-channel weights."""
@@ -12,18 +24,12 @@ def small_cnn(seed=0):
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 6, 6, 3), "int8", scale=0.05, zero_point=-3)
     ws = [0.01 + 0.002 * i for i in range(8)]
-    w = mb.tensor("w", (8, 3, 3, 3), "int8", data=rng.integers(-127, 128, (8, 3, 3, 3)),
-                  scale=ws, zero_point=[0] * 8, quantized_dimension=0)
-    b = mb.tensor("b", (8,), "int32", data=rng.integers(-500, 500, 8),
-                  scale=[0.05 * s for s in ws], zero_point=[0] * 8)
+    w, b = per_channel(mb, ("w", "b"), (8, 3, 3, 3), ws, 0.05, rng, 500)
     c = mb.tensor("c", (1, 6, 6, 8), "int8", scale=0.08, zero_point=-128)
     mb.op("CONV_2D", [x, w, b], [c], "Conv2DOptions", Padding=0, StrideH=1, StrideW=1,
           FusedActivationFunction=1)
     dws = [0.02] * 8
-    dw = mb.tensor("dw", (1, 3, 3, 8), "int8", data=rng.integers(-127, 128, (1, 3, 3, 8)),
-                   scale=dws, zero_point=[0] * 8, quantized_dimension=3)
-    db = mb.tensor("db", (8,), "int32", data=rng.integers(-300, 300, 8),
-                   scale=[0.08 * s for s in dws], zero_point=[0] * 8)
+    dw, db = per_channel(mb, ("dw", "db"), (1, 3, 3, 8), dws, 0.08, rng, 300, axis=3)
     d = mb.tensor("d", (1, 6, 6, 8), "int8", scale=0.1, zero_point=4)
     mb.op("DEPTHWISE_CONV_2D", [c, dw, db], [d], "DepthwiseConv2DOptions", Padding=0,
           StrideH=1, StrideW=1, DepthMultiplier=1)
@@ -71,10 +77,7 @@ def wide_pointwise(seed=5):
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 3, 3, 256), "int8", scale=0.04, zero_point=-128)
     ws = [0.004 + 0.00002 * i for i in range(256)]
-    w = mb.tensor("w", (256, 1, 1, 256), "int8", data=rng.integers(-127, 128, (256, 1, 1, 256)),
-                  scale=ws, zero_point=[0] * 256, quantized_dimension=0)
-    b = mb.tensor("b", (256,), "int32", data=rng.integers(-3000, 3000, 256),
-                  scale=[0.04 * s for s in ws], zero_point=[0] * 256)
+    w, b = per_channel(mb, ("w", "b"), (256, 1, 1, 256), ws, 0.04, rng, 3000)
     y = mb.tensor("y", (1, 3, 3, 256), "int8", scale=0.3, zero_point=-128)
     mb.op("CONV_2D", [x, w, b], [y], "Conv2DOptions", Padding=1, StrideH=1, StrideW=1,
           FusedActivationFunction=1)

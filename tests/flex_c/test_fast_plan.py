@@ -56,27 +56,20 @@ def test_fast_and_checked_plans_agree(models, s8_width):
             assert np.array_equal(fast, _checked(flex, x)), name
 
 
-def test_prepared_add_gives_tflm_outputs(models):
-    """residual-add's ADD step, prepared with its tables once (on an AVX-512 VBMI host),
-    gives TFLM's outputs bit for bit, the output over the skip input's arena bytes or not."""
-    flex, n = models["residual-add"]
-    data = residual_add()
-    rng = np.random.default_rng(11)
+@pytest.mark.parametrize("name, build, shape, seed", [
+    ("residual-add", residual_add, (1, 16, 16, 8), 11),
+    ("wide-pointwise", wide_pointwise, (1, 3, 3, 256), 12)])
+def test_prepared_steps_give_tflm_outputs(models, name, build, shape, seed):
+    """Steps a validated plan prepares give TFLM's outputs bit for bit: residual-add's ADD
+    with its tables made once (on an AVX-512 VBMI host), the output over the skip input's
+    arena bytes or not; wide-pointwise's convolution, whose packed weights only a validated
+    plan prepares (a direct call leaves it to the int16 path)."""
+    flex, n = models[name]
+    data = build()
+    rng = np.random.default_rng(seed)
     for _ in range(3):
         x = rng.integers(-128, 128, n).astype(np.int8)
-        want = run_tflm(data, [x.reshape(1, 16, 16, 8)])[0].reshape(-1)
-        assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
-
-
-def test_prepared_wide_pointwise_gives_tflm_outputs(models):
-    """wide-pointwise's convolution, whose packed weights only a validated plan prepares
-    (a direct call leaves it to the int16 path), gives TFLM's outputs bit for bit."""
-    flex, n = models["wide-pointwise"]
-    data = wide_pointwise()
-    rng = np.random.default_rng(12)
-    for _ in range(3):
-        x = rng.integers(-128, 128, n).astype(np.int8)
-        want = run_tflm(data, [x.reshape(1, 3, 3, 256)])[0].reshape(-1)
+        want = run_tflm(data, [x.reshape(shape)])[0].reshape(-1)
         assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
 
 

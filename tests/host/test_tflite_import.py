@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tflite_builder import ModelBuilder, run_tflm
-from tflite_models import small_cnn
+from tflite_models import per_channel, small_cnn
 
 import burn
 from burn.host.bst_writer import encode_bst
@@ -37,10 +37,7 @@ def _one_channel_depthwise():
     mb = ModelBuilder()
     x = mb.tensor("x", (1, 12, 12, 1), "int8", scale=0.02, zero_point=-5)
     scales = [float(s) for s in rng.uniform(0.002, 0.02, 8)]
-    w = mb.tensor("w", (1, 3, 3, 8), "int8", data=rng.integers(-127, 128, (1, 3, 3, 8)),
-                  scale=scales, zero_point=[0] * 8, quantized_dimension=3)
-    b = mb.tensor("b", (8,), "int32", data=rng.integers(-3000, 3000, 8),
-                  scale=[0.02 * s for s in scales], zero_point=[0] * 8)
+    w, b = per_channel(mb, ("w", "b"), (1, 3, 3, 8), scales, 0.02, rng, 3000, axis=3)
     y = mb.tensor("y", (1, 6, 6, 8), "int8", scale=0.04, zero_point=7)
     mb.op("DEPTHWISE_CONV_2D", [x, w, b], [y], "DepthwiseConv2DOptions", Padding=0,
           StrideH=2, StrideW=2, DepthMultiplier=8, FusedActivationFunction=3)
