@@ -305,6 +305,13 @@ ROM_DOT(rom_dot_unit,
         "add r2, r10\n" "add r3, r10\n")
 
 
+typedef uint32_t (*rom_loop_fn)(uint32_t, const float *, const float *, const rom_loop *);
+
+/* The loop for the runs of `d`: rom_dot_unit where both steps are one float. */
+static rom_loop_fn loop_for(const flex__fruns *d) {
+    return d->xs == 1 && d->ws == 1 ? rom_dot_unit : rom_dot;
+}
+
 /* Fills `loop` for the runs of `d`, one row; 0 when the ROM has no soft-float table. */
 static int rom_setup(rom_loop *loop, const flex__fruns *d) {
     if (!rom_fmul || !rom_fadd)
@@ -339,7 +346,7 @@ float flex__fdot(float acc, const float *x, const float *w, const flex__fruns *d
     if (!rom_setup(&loop, d))
         return flex__fdot_loop(acc, x, w, d);
     sum.f = acc;
-    sum.u = (d->xs == 1 && d->ws == 1 ? rom_dot_unit : rom_dot)(sum.u, x, w, &loop);
+    sum.u = loop_for(d)(sum.u, x, w, &loop);
     if (finite_bits(sum.u))
         return sum.f;
     return flex__fdot_loop(acc, x, w, d);
@@ -365,7 +372,7 @@ void flex__fdots(float acc, const float *x, const float *w, int32_t wrow,
     loop.out = (uint32_t *)out;
     loop.acc = start.u;
     /* one call for every row: set-up and return once */
-    (d->xs == 1 && d->ws == 1 ? rom_dot_unit : rom_dot)(start.u, x, w, &loop);
+    loop_for(d)(start.u, x, w, &loop);
     for (r = 0; r < rows; r++) {
         union {
             float f;
