@@ -73,6 +73,25 @@ def test_prepared_steps_give_tflm_outputs(models, name, build, shape, seed):
         assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
 
 
+def test_converter_mobilenet_runs_as_a_plan_with_tflm_outputs():
+    """MLPerf Tiny's visual wake words architecture as the TFLite converter makes it
+    (MobileNetV1-0.25, 96x96x3; tests/tflite_tf_models.py) runs as one validated plan, bit
+    for bit with TFLM."""
+    import tflite_tf_models
+
+    made = tflite_tf_models.models()
+    if made is None:
+        pytest.skip("TensorFlow is not installed (the tensorflow-cpu of the dev extra)")
+    data = made["vww"]
+    flex = use_flex(burn.load(encode_bst(import_tflite(data, tests=0))))
+    rng = np.random.default_rng(14)
+    for k in range(3):
+        x = rng.integers(-128, 128, 96 * 96 * 3).astype(np.int8)
+        want = run_tflm(data, [x.reshape(1, 96, 96, 3)])[0].reshape(-1)
+        assert np.array_equal(np.array(flex.run(x)).astype(np.int8), want)
+        assert k == 0 or flex.invoke.plan is not None
+
+
 def _fully_connected(per_channel, batches=3, fin=37, fout=70):
     """One int8 FULLY_CONNECTED with a fused ReLU, input zero point -9, on `batches` rows."""
     rng = np.random.default_rng(13)
