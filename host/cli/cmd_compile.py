@@ -37,6 +37,10 @@ def register(subparsers):
                    "for the tests), pico (the RP2040, no framework; boots from flash through the "
                    "pico-sdk's boot2 and prints its self-test and cycles on UART0) or "
                    "nucleo_g071rb (an STM32G0, no framework)")
+    p.add_argument("--micropython", metavar="DIR", default=None,
+                   help="MicroPython v1.28.0 source tree (or its .tar.xz) whose pico-sdk "
+                   "gives --board pico its boot2; default $BURN_MICROPYTHON_SRC, the cache "
+                   "or the vendor archive")
     p.set_defaults(run=run)
 
 
@@ -68,7 +72,8 @@ def run(args):
         result = compile_model(source, args.out, args.target, name, args.tests, say=say)
         if args.platformio_project:
             from burn.host.compile.platformio import write_project
-            write_project(args.platformio_project, args.out, name, result, args.board)
+            write_project(args.platformio_project, args.out, name, result, args.board,
+                          args.micropython)
             say("wrote the PlatformIO project %s (pio test -e %s)"
                 % (args.platformio_project, args.board))
     except (OSError, ValueError) as exc:  # CompileError is a ValueError

@@ -223,9 +223,10 @@ LD_BOOT2 = """
     ASSERT(SIZEOF(.boot2) == 256, "boot2 must be 256 bytes")"""
 
 
-def write_environment(project, board, values):
+def write_environment(project, board, values, micropython=None):
     """Write `board`'s sources and linker script into `project` (values: write_project's,
-    with the library's buffers and run arguments); its platformio.ini section."""
+    with the library's buffers and run arguments; micropython: boot2.c_source's); its
+    platformio.ini section."""
     platform, flash, flash_size, ram, ram_size = BARE[board]
     pico = board == "pico"
     values = dict(values, board=board, platform=platform, flash=flash, flash_size=flash_size,
@@ -234,7 +235,7 @@ def write_environment(project, board, values):
                   sources="+<bare_main.c> +<boot2.c>" if pico else "+<bare_main.c>")
     src = Path(project) / "src"
     if pico:
-        (src / "boot2.c").write_text(boot2.c_source())
+        (src / "boot2.c").write_text(boot2.c_source(micropython))
     (src / "bare_main.c").write_text((PICO_MAIN if pico else MAIN) % values)
     (Path(project) / (board + ".ld")).write_text(LD % values)
     return INI % values

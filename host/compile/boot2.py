@@ -98,11 +98,12 @@ def assemble(sdk):
         return binary.read_bytes()
 
 
-def c_source():
+def c_source(micropython=None):
     """src/boot2.c of the pico environment: the padded, checksummed boot2 as a constant in
-    section .boot2, assembled now from the vendored pico-sdk."""
+    section .boot2, assembled now from the pico-sdk of the MicroPython source `micropython`
+    (a folder or .tar.xz; None: where burn.host.vendor finds it)."""
     try:
-        tree = vendor.micropython_source(allow_clone=False)
+        tree = vendor.micropython_source(micropython, allow_clone=False)
     except vendor.VendorError as exc:
         raise CompileError("--board pico takes the RP2040's boot2 from the pico-sdk in "
                            "MicroPython's source: %s" % exc) from None

@@ -92,9 +92,11 @@ int main(void) {
 """
 
 
-def write_project(project, library, name, io, board="native"):
+def write_project(project, library, name, io, board="native", micropython=None):
     """Write a PlatformIO project in `project` around the compiled `library` folder; `io` is
-    compile_model's {"inputs": [ctype], "outputs": [ctype]}."""
+    compile_model's {"inputs": [ctype], "outputs": [ctype]}; `micropython`: the MicroPython
+    source (a folder or .tar.xz) whose pico-sdk gives the pico board its boot2 (None: where
+    burn.host.vendor finds it)."""
     if board not in BOARDS:
         raise CompileError("unknown --board %r for the PlatformIO project; known: %s"
                            % (board, ", ".join(BOARDS)))
@@ -123,7 +125,7 @@ def write_project(project, library, name, io, board="native"):
     ini = INI % values
     if board in BARE:  # the native environment too: its tests run on the host
         ini = ini.replace("[env:native]", "[env:native]\nbuild_src_filter = +<main.c>")
-        ini += write_environment(project, board, values)
+        ini += write_environment(project, board, values, micropython)
     (project / "platformio.ini").write_text(ini)
     (project / "src" / "main.c").write_text(MAIN % values)
     (project / "test" / ("test_" + name) / "test_main.c").write_text(TEST % values)

@@ -112,6 +112,20 @@ def _boots_and_prints_on_the_emulated_rp2040(uf2):
     assert 0 < run.cycles - 3 * cycles < 200_000, (cycles, run.cycles)
 
 
+def test_a_missing_micropython_source_is_one_line_naming_it(tmp_path):
+    """--board pico takes boot2 from the MicroPython source that --micropython names: a
+    folder that is not there is one line naming it and the option, before any build."""
+    missing = tmp_path / "no-such-micropython"
+    proc = subprocess.run(CLI + ["compile", str(model_path("kws_ref_model.tflite")), "-o",
+                                 str(tmp_path / "kws"), "--tests", "1", "--platformio-project",
+                                 str(tmp_path / "app"), "--board", "pico", "--micropython",
+                                 str(missing)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "boot2" in last and str(missing) in last and "does not exist" in last, last
+    assert not (tmp_path / "app" / "src" / "boot2.c").exists()
+
+
 def test_boot2_is_padded_to_252_bytes_and_checksummed_as_the_bootrom_checks():
     from burn.host.compile import boot2
     from burn.host.compile.trace import CompileError
