@@ -249,7 +249,7 @@ static int prepare_all(flex_fast_plan *fp) {
     for (i = 0; i < fp->n_steps; i++) {
         prepared_step *s = &fp->steps[i].prepared;
         const int32_t *step = fp->words + fp->steps[i].checked.at, *w = step + 3;
-        void *p[6];
+        void *p[6] = {0}; /* resolve fills it; GCC cannot tell */
         if (!s->run)
             continue;
         s->prep = (char *)fp->area + (-(uintptr_t)fp->area & 63) + s->offset;
