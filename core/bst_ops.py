@@ -104,6 +104,11 @@ def flex_module():
     return _FLEX[0]
 
 
+# steps a plan makes byte copies (src, dst, count): reshapes, a variable's read or write (one
+# of a tensor), a strided run of consecutive elements (burn.graph.strided binds it to copy)
+_COPIES = ("copy", "read_variable", "assign_variable", "strided")
+
+
 def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
@@ -118,8 +123,11 @@ def flex_plan(model):
     planned = [getattr(flex, name) for name in PLAN_KERNELS if hasattr(flex, name)]
     steps = []
     for s in model._steps:
-        if s.kind == "copy":
-            steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[s.ins[0]][1]])))
+        t = s.ins or s.outs
+        if s.kind == "call_once" and not steps:
+            s.k(*s.a)  # before every other step: run now, left out (burn.graph.control.reset)
+        elif s.kind in _COPIES and len(s.a) == 3 and t:
+            steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[t[0]][1]])))
         elif s.runtime == "flex" and s.k in planned:
             steps.append((s.k, s.a))
         else:

@@ -161,12 +161,20 @@ def _fill(buf, value):
 
 
 def reset(ctx, init):
-    """Variables back to their rest value; with `init`, CALL_ONCE re-armed too."""
+    """Variables back to their rest value; with `init`, CALL_ONCE re-armed too, and a
+    CALL_ONCE that comes before every other step of the main graph run now rather than at
+    the next inference: the same, since no step reads a variable before it and its
+    subgraph's tensors overlap none alive at the call, and a plan of the model leaves it
+    out (burn.bst_ops.flex_plan, burn.host.flex.runtime)."""
     for buf, rest, _dtype in ctx.variables:
         _fill(buf, rest)
     if init:
         for flag in ctx.once:
             flag[0] = 0
+        for s in ctx._steps:
+            if s.kind != "call_once":
+                break
+            s.k(*s.a)
 
 
 def all_steps(ctx):

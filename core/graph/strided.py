@@ -8,6 +8,9 @@ zero. The importer finds offset, dims and strides of each op (burn.host.importer
 tflite_move). `strided` works on any typed buffer; `strided_s8` takes the same arguments
 for int8 buffers (a viper twin on MicroPython).
 
+A box that reads one run of consecutive elements (a slice of whole rows) is bound to the
+copy kernel instead (burn.graph.layout.copy), which plans take as a byte copy.
+
 An optional op (burn.graph.ops.OPTIONAL): its prepare step is `prepare` here, so a default
 firmware, which leaves this module out, does not carry it.
 """
@@ -15,7 +18,7 @@ firmware, which leaves this module out, does not carry it.
 import sys
 
 from burn.bst import MAX_DIM, PLAIN_INTS
-from burn.bst_ops import _arity, _bind, _dtype, _int_list, _shape
+from burn.bst_ops import _arity, _bind, _dtype, _int_list, _layout_kernel, _shape
 from burn.shape import numel
 
 DIMS = 6
@@ -78,6 +81,22 @@ def prepare(step, ctx, variant):
         step.fail("the box %s does not hold the output's %d elements" % (dims, count))
     if lo < 0 or hi >= size:
         step.fail("reads elements %d to %d of an input of %d" % (lo, hi, size))
+    if _consecutive(dims, strides):  # e.g. a streaming model's slice of its last frames
+        step.a = (ctx.view(step.ins[0])[offset:offset + count], ctx.view(step.outs[0]), count)
+        _layout_kernel(step, "copy", dt, variant)
+        return
     step.a = (ctx.view(step.ins[0]), ctx.view(step.outs[0]), offset) + dims + strides
     _bind(step, "strided", "strided_s8" if dt == "int8" else "strided",
           "plain" if dt in PLAIN_INTS else variant)  # flex moves 1, 2 or 4-byte types
+
+
+def _consecutive(dims, strides):
+    """Whether the box reads consecutive elements in order (every axis longer than one
+    steps by the elements of the axes after it): the op is then a copy of one run."""
+    step = 1
+    for k in range(DIMS - 1, -1, -1):
+        if dims[k] > 1:
+            if strides[k] != step:
+                return False
+            step *= dims[k]
+    return True

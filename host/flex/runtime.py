@@ -9,8 +9,6 @@ the host each op's C arguments are converted on its first run and replayed after
 step always passes the same arena views, weights and parameters.
 """
 
-import numpy as np
-
 from burn.bst import PLAIN_INTS
 from burn.graph.ops import KERNELS, kernel_args
 from burn.host.flex.binding import raise_for_status
@@ -79,38 +77,17 @@ class _Replay:
             raise_for_status(self.name, status)
 
 
-def _contiguous_run(args):
-    """(source, destination, byte count) of a flex_strided call (its binding arguments)
-    whose box reads one run of consecutive input elements, as a streaming model's slice
-    of the last frames does; None for any other box (or one outside the input, which the
-    kernel reports)."""
-    size, x, n, offset, dims, strides, y, count = args
-    step = 1
-    for d, s in zip(reversed(dims.tolist()), reversed(strides.tolist())):
-        if d > 1:
-            if s != step:
-                return None
-            step *= d
-    if not 0 <= offset <= n - count:
-        return None
-    return np.frombuffer(x, np.uint8)[offset * size:(offset + count) * size], y, count * size
-
-
 def _plan(model, lib):
     """The model's steps and output copies as one flex_c plan (burn.host.flex.plan), or None
-    when a step has no plan op (a Python kernel, an optional op's). CALL_ONCE steps that
-    come before every other step stay out of the plan, in `plan.once` (_reset_running_once
-    runs them)."""
+    when a step has no plan op (a Python kernel, an optional op's). A CALL_ONCE before every
+    other step stays out: it ran on the first inference, which is the generic loop's, and
+    runs again at a reset that re-arms it (burn.graph.control.reset)."""
     plan = Plan(lib)
-    plan.once = []
     for s in model._steps:
-        if s.kind == "call_once" and len(plan.once) == len(plan.names):
-            plan.once.append(s)
-        elif isinstance(s.k, _Replay):
-            run = s.k.name == "flex_strided" and _contiguous_run(s.k.kernel_args)
-            if run:
-                plan.copy(*run)
-            elif not plan.kernel(s.k.name, s.k.kernel_args):
+        if s.kind == "call_once" and not plan.names:
+            continue
+        if isinstance(s.k, _Replay):
+            if not plan.kernel(s.k.name, s.k.kernel_args):
                 return None
         elif isinstance(s.k, _BufferCopy):
             src, dst, size = s.a
@@ -200,21 +177,6 @@ def _plan_class(model, plan):
     return PlanModel
 
 
-def _reset_running_once(model, once):
-    """`model.reset` for a model whose plan leaves CALL_ONCE steps `once` out: a reset that
-    re-arms them (init=True) runs their init subgraphs at once, not at the next inference
-    as TFLM does; they write only variables, which no step reads before them, so the
-    inferences that follow are the same."""
-    plain = model.reset
-
-    def reset(init=False):
-        """Model.reset, then the re-armed CALL_ONCE steps (burn.host.flex.runtime)."""
-        plain(init)
-        for s in once:
-            s.k(*s.a)
-    return reset
-
-
 class _FastInvoke:
     """`model.invoke` for a model whose steps are all in memory: after the first run, which
     prepares every C call, the whole model runs as one flex_c plan (`flex_plan_run`) when
@@ -240,8 +202,6 @@ class _FastInvoke:
                           else (None, s.k, tuple(s.a)) for s in self.model._steps]
             if hasattr(self.lib.lib, "flex_fast_plan_new"):
                 self.plan = _plan(self.model, self.lib)
-                if self.plan is not None and self.plan.once:
-                    self.model.reset = _reset_running_once(self.model, self.plan.once)
                 if self.plan is not None and len(self.model._inputs) == 1:
                     if self.model._result is None:
                         self.model._result = self.model._tensors()

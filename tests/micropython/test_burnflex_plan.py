@@ -75,6 +75,43 @@ def test_a_model_with_state_runs_each_op_once_per_inference(folder, tmp_path):
     assert outs == [o.reshape(-1).tolist() for o in run_tflm_sequence(data, xs)]
 
 
+_STREAM = """
+import burn
+from array import array
+m = burn.load(open(%(path)r, 'rb').read())
+outs = []
+for k in range(%(runs)d):
+    if k == %(runs)d - 2:
+        m.reset(init=True)  # then the first two inputs again
+    x = array('b', [((i * (37 + k %% (%(runs)d - 2))) %% 256) - 128 for i in range(120)])
+    outs.append(list(m.run(x)))
+print(repr((m.backend, bool(m._plan), outs)))
+"""
+
+
+def test_a_streaming_model_with_variables_runs_as_a_plan(folder, tmp_path):
+    """The converter's streaming wake-word model (int8 ring buffers in resource variables,
+    CALL_ONCE first; tests/tflite_tf_models.py) runs as one plan: its variable reads and
+    writes and its slices of the last frames are byte copies, CALL_ONCE runs before the
+    plan is recorded. TFLM's bits over consecutive inferences, and after reset(init=True)
+    the first inferences again."""
+    import tflite_tf_models
+
+    made = tflite_tf_models.models()
+    if made is None:
+        pytest.skip("TensorFlow is not installed (the tensorflow-cpu of the dev extra)")
+    data = made["wakeword_stream"]
+    path = tmp_path / "wakeword.bst"
+    path.write_bytes(encode_bst(import_tflite(data, tests=0)))
+    runs = 6
+    backend, planned, outs = _run(folder, _STREAM % {"path": str(path), "runs": runs})
+    assert backend.startswith("flex") and planned
+    xs = [np.array([((i * (37 + k)) % 256) - 128 for i in range(120)], np.int8)
+          .reshape(1, 3, 40) for k in range(runs - 2)]
+    want = [o.reshape(-1).tolist() for o in run_tflm_sequence(data, xs)]
+    assert outs == want + want[:2]
+
+
 _LAYOUT = """
 import burnflex
 from array import array
