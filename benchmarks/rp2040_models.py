@@ -38,7 +38,11 @@ published person_detect times as the reference line. Two-core goals:
     speed-up of the conv-heavy models        >= 1.8 x
 
 Run: python benchmarks/rp2040_models.py [--models kws,mobilenet] [--runtimes flex,viper]
-                                        [--cores 1,2]
+                                        [--cores 1,2] [--ops-from-models] [FILE ...]
+(`--ops-from-models`: burn's firmware built for the models run, with control flow for a
+model with resource variables, IF or WHILE, which the default firmware leaves out: such as
+the streaming wake-word model that `python tests/tflite_tf_models.py DIR` writes as
+DIR/wakeword_stream.tflite.)
 """
 
 import argparse
@@ -143,13 +147,28 @@ def load_cases(names, extra, tests):
 # ---- the boards ---------------------------------------------------------------------------------
 
 
-def firmware(flavour):
-    """The UF2 of burn's (or the stock) RP2040 firmware, built or taken from the cache."""
+def firmware(flavour, ops=None):
+    """The UF2 of burn's (or the stock) RP2040 firmware, built or taken from the cache;
+    burn's with kernels `ops` (burn firmware build --ops-from) unless None."""
     from burn.host.firmware.build import build_firmware
 
     say("firmware (%s): building or taking it from the cache" % flavour)
     return build_firmware("rp2040", stock=flavour == "stock",
+                          ops=ops if flavour != "stock" else None,
                           progress=lambda phase, percent=None: percent is None and say(phase)).uf2
+
+
+def kernels_of_cases(cases):
+    """The kernel selection (burn.host.firmware.ops_select) of the models of `cases`."""
+    from burn.host.firmware import ops_select
+
+    folder = cache_dir("bench") / "ops-from"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for case in cases:
+        paths.append(folder / (case.name + ".bst"))
+        paths[-1].write_bytes(case.data)
+    return ops_select.kernels_of(paths)
 
 
 def put_files(link, files):
@@ -344,14 +363,15 @@ def row(case, runtime, found, cores=1):
 # ---- the run ------------------------------------------------------------------------------------
 
 
-def run_firmware(flavour, runtimes, cases, timeout, rows, cores=(1,), speedups=None):
+def run_firmware(flavour, runtimes, cases, timeout, rows, cores=(1,), speedups=None,
+                 ops=None):
     """Boot the emulated board of `flavour`, place the models and measure every (model,
     runtime); appends the lines to `rows` as they come."""
     from burn.host.emulator.board import EmulatedBoard
     from burn.host.link.link import Link
 
-    image = cache_dir("bench") / ("rp2040-%s.img" % flavour)
-    with EmulatedBoard("rp2040", firmware=firmware(flavour), flash_image=image) as board:
+    image = cache_dir("bench") / ("rp2040-%s%s.img" % (flavour, "-ops" if ops else ""))
+    with EmulatedBoard("rp2040", firmware=firmware(flavour, ops), flash_image=image) as board:
         link = Link(board.port)
         try:
             say("%s firmware running on the emulated RP2040 (flash image %s)" % (flavour, image))
@@ -401,6 +421,10 @@ def main(argv=None):
     parser.add_argument("--cores", default="1",
                         help="comma-separated core counts for the flex runtimes: 1, 2 or 1,2 "
                              "(default 1; 1,2 reports each model's two-core speed-up)")
+    parser.add_argument("--ops-from-models", action="store_true",
+                        help="run burn's firmware built for the models run (burn firmware "
+                             "build --ops-from): their kernels, and control flow for models "
+                             "with variables, IF or WHILE, which the default leaves out")
     parser.add_argument("--tests", type=int, default=2,
                         help="TFLM reference vectors put into imported models (default 2)")
     args = parser.parse_args(argv)
@@ -433,7 +457,8 @@ def main(argv=None):
         if not chosen:
             continue
         try:
-            run_firmware(flavour, chosen, cases, args.timeout, rows, cores, speedups)
+            run_firmware(flavour, chosen, cases, args.timeout, rows, cores, speedups,
+                         kernels_of_cases(cases) if args.ops_from_models else None)
         except Exception as exc:  # report the firmware's failure and go on with the other
             print("%s firmware: not measured: %s" % (flavour, exc))
     print("\n" + HEADER)

@@ -173,15 +173,17 @@ def _bind(step, module, name, variant):
     step.k, step.runtime = kernel(module, name, variant)
 
 
-def _layout_kernel(step, name, dtype, variant):
+def _layout_kernel(step, name, dtype, variant, built=None):
+    """Bind layout kernel `name` for `dtype` data; a firmware made for given models must
+    have kernel `built` (default: that one)."""
     variant = "plain" if dtype in PLAIN_INTS else variant  # flex moves 1, 2 or 4-byte types
     if _check_built:
-        _check_built(step, name + "_s8" if dtype == "int8" else name)
+        _check_built(step, built or (name + "_s8" if dtype == "int8" else name))
     # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
     if dtype == "int8" and variant != "plain":
-        _bind(step, "layout", name + "_s8", variant)
+        step.k, step.runtime = kernel("layout", name + "_s8", variant)
     elif variant is None or variant == "flex":
-        _bind(step, "layout", name, variant)
+        step.k, step.runtime = kernel("layout", name, variant)
     else:
         step.k = getattr(__import__("burn.graph.layout", None, None, [name]), name)
         step.runtime = "plain"

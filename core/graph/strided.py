@@ -81,12 +81,13 @@ def prepare(step, ctx, variant):
         step.fail("the box %s does not hold the output's %d elements" % (dims, count))
     if lo < 0 or hi >= size:
         step.fail("reads elements %d to %d of an input of %d" % (lo, hi, size))
+    name = "strided_s8" if dt == "int8" else "strided"
     if _consecutive(dims, strides):  # e.g. a streaming model's slice of its last frames
         step.a = (ctx.view(step.ins[0])[offset:offset + count], ctx.view(step.outs[0]), count)
-        _layout_kernel(step, "copy", dt, variant)
+        _layout_kernel(step, "copy", dt, variant, name)  # every firmware has copy
         return
     step.a = (ctx.view(step.ins[0]), ctx.view(step.outs[0]), offset) + dims + strides
-    _bind(step, "strided", "strided_s8" if dt == "int8" else "strided",
+    _bind(step, "strided", name,
           "plain" if dt in PLAIN_INTS else variant)  # flex moves 1, 2 or 4-byte types
 
 

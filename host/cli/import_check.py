@@ -80,9 +80,9 @@ def format_check(name, report):
                      "build one with `burn firmware build --ops-from MODEL.bst`"
                      % ", ".join(report.optional))
     if report.control:
-        lines.append("ROMFS placement: only a burn firmware with every op runs control flow "
-                     "and variables (%s); build one with `burn firmware build --all-ops`"
-                     % ", ".join(report.control))
+        lines.append("ROMFS placement: a default burn firmware leaves out control flow and "
+                     "variables (%s); build one with `burn firmware build --ops-from "
+                     "MODEL.bst`" % ", ".join(report.control))
     fitting = sorted({f.board for f in report.fits if f.fits})
     lines.append("%s: importable: %d ops, %d MACs, arena %d bytes, flash %d bytes; fits %s"
                  % (name, report.nodes, report.macs, report.arena_bytes, len(report.bst),

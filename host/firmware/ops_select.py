@@ -57,9 +57,14 @@ def step_kernel(kind, dtype, out_dtype=None):
     raise ValueError("unknown op %r" % kind)
 
 
+# Not a kernel: in a selection made for models, burn.graph.control (subgraphs, IF, WHILE,
+# CALL_ONCE and resource variables), which a model with any of them needs
+CONTROL = "control"
+
+
 def model_kernels(path):
-    """The set of kernels the .bst file at `path` binds; FirmwareError for a file that is
-    not a readable .bst model."""
+    """The set of kernels the .bst file at `path` binds, with CONTROL when it has subgraphs
+    or variables; FirmwareError for a file that is not a readable .bst model."""
     try:
         bst = BstFile(str(path), _MAX_ARENA)
         try:
@@ -67,8 +72,11 @@ def model_kernels(path):
             # the subgraphs' ops too; the control ops (burn.graph.control) bind no kernel
             ops = bst.ops + [op for g in bst.subgraphs for op in g[0]]
             control = {kind for kind, _names in op_table.CONTROL}
-            return {step_kernel(op[0], bst.tensors[op[1][0]][1], bst.tensors[op[2][0]][1])
-                    for op in ops if op[0] not in control}
+            kernels = {step_kernel(op[0], bst.tensors[op[1][0]][1], bst.tensors[op[2][0]][1])
+                       for op in ops if op[0] not in control}
+            if bst.subgraphs or bst.variables or any(op[0] in control for op in ops):
+                kernels.add(CONTROL)
+            return kernels
         finally:
             bst.close()
     except OSError as e:
@@ -91,7 +99,8 @@ def has_float_kernels(kernels):
     (BURNFLEX_FLOAT; on the Cortex-M0+ they are soft-float, through the pico-sdk's ROM
     float routines). The default selection keeps the port's choice, which leaves them out
     where there is no FPU (their flash)."""
-    return lists_kernels(kernels) and any(op_table.needs_fpu(k) for k in kernels)
+    return lists_kernels(kernels) and any(op_table.needs_fpu(k) for k in kernels
+                                          if k != CONTROL)
 
 
 def default_kernels():
@@ -146,11 +155,12 @@ def kept_core_files(core_dir, files, kernels):
     freezes: every file outside burn.graph, graph/__init__.py, the modules of the kernels
     (and the int16 ops' prepare step with int16 kernels), and the burn.graph modules any of
     those import, transitively. Control flow and variables (burn.graph.control, which
-    burn.model imports only for a model that has them) are left to a firmware with every op
-    (--all-ops)."""
+    burn.model imports only for a model that has them) only where `kernels` holds CONTROL
+    (a selection for such a model)."""
     graph = {f for f in files if posixpath.dirname(f) == "graph"
              and f not in ("graph/__init__.py", CONTROL_FILE)}
-    keep = set(files) - graph - {CONTROL_FILE}
+    keep = set(files) - graph - (set() if CONTROL in kernels else {CONTROL_FILE})
+    kernels = [k for k in kernels if k != CONTROL]
     keep.update("graph/%s.py" % op_table.kernel_args(k)[0] for k in kernels)
     # an optional op's prepare step is the module named after its kind (burn.bst_ops)
     keep.update(f for f in ("graph/%s.py" % op[0] for op in op_table.OPS

@@ -60,7 +60,7 @@ def test_image_holds_burn_frozen_modules(flash):
     for rel in inputs.core_files():
         assert ("burn/" + rel in frozen) == (rel in kept), rel
     assert "burn/" + ops_select.BUILT_MODULE not in frozen  # no kernel check to make
-    # control flow and variables only in a firmware with every op (--all-ops)
+    # control flow and variables only in a firmware for such models (--ops-from) or --all-ops
     assert "burn/" + ops_select.CONTROL_FILE not in frozen
     assert "asyncio/core.py" in frozen  # the port's own manifest is still included
 

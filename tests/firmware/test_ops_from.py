@@ -130,6 +130,30 @@ def test_the_staged_subset_runs_its_model_and_names_a_missing_op(tmp_path, model
     assert "this firmware was built without op" in refusal and "--ops-from" in refusal
 
 
+def test_a_firmware_for_a_streaming_model_keeps_control_flow(tmp_path):
+    """A model with resource variables and CALL_ONCE (the converter's streaming wake-word
+    model, tests/tflite_tf_models.py) selects burn.graph.control besides its kernels, and
+    no float kernels; its staged core runs it on the unix port (its TFLM references pass),
+    where a selection without it is refused by name."""
+    import tflite_tf_models
+
+    made = tflite_tf_models.models()
+    if made is None:
+        pytest.skip("TensorFlow is not installed (the tensorflow-cpu of the dev extra)")
+    path = tmp_path / "wakeword.bst"
+    path.write_bytes(encode_bst(import_tflite(made["wakeword_stream"], tests=2)))
+    kernels = ops_select.kernels_of([path])
+    assert ops_select.CONTROL in kernels and not ops_select.has_float_kernels(kernels)
+    assert ops_select.CONTROL_FILE in inputs.core_files(kernels)
+    assert ops_select.CONTROL_FILE not in inputs.core_files(
+        [k for k in kernels if k != ops_select.CONTROL])
+    inputs.stage_core(tmp_path / "core", kernels)
+    proc = mp_unix.run_code(_LOAD_BOTH % (str(path), str(path)), paths=[tmp_path / "core"],
+                            heap="2m")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert ast.literal_eval(proc.stdout.strip().splitlines()[-2]) == 2
+
+
 _ON_BOARD = """
 import burn
 from array import array

@@ -274,5 +274,5 @@ def test_the_check_names_the_firmware_that_runs_control_flow(models, tmp_path, c
     path.write_bytes(models["stream"])
     assert main(["import", "--check", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "build one with `burn firmware build --all-ops`" in out
+    assert "build one with `burn firmware build --ops-from MODEL.bst`" in out
     assert "if" in out.split("control flow and variables (")[1]
