@@ -265,6 +265,8 @@ if _m is not None:
         _n += 1
     _r['runs'] = _n
     _r['cores'] = _m.info()['cores']['used']
+    if _m._plan:
+        _r['backend'] += ' (plan)'  # one burnflex.run_plan call an inference
 print(repr(_r))
 """
 
