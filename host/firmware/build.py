@@ -277,9 +277,10 @@ def _report(recipe, build, version, toolchain_version, seconds):
                           "gives it (flash_bytes)" % (used, limit, recipe.board.name))
     if base is not None and used > limit:
         raise BuildFailed(
-            "the image ends at 0x%08x, past the end of the code space at 0x%08x (flash less "
-            "littlefs and ROMFS); make romfs_bytes in boards/%s.json smaller"
-            % (used, limit, recipe.board.name))
+            "the image ends at 0x%08x, %d bytes past the end of the code space at 0x%08x "
+            "(flash less littlefs and ROMFS); keep fewer ops (burn firmware build --ops-from "
+            "MODEL.bst keeps those your models use) or make romfs_bytes in boards/%s.json "
+            "smaller" % (used, used - limit, limit, recipe.board.name))
     return report
 
 
