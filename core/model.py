@@ -508,10 +508,10 @@ class Model:
                     "mapped" if self._bst.mapped is not None else "bytes")}
 
     def _table_bytes(self):
-        """Bytes of the constants copied into RAM (int32 / float32 tables, bytes mode)."""
+        """Bytes of the constants copied into RAM (bytes mode), each table at its type's width."""
         n = 0
-        for t in self._tables.values():
-            n += len(t) * (1 if isinstance(t, (bytes, bytearray)) else 4)
+        for index, t in self._tables.items():
+            n += len(t) * ITEMSIZE[self._bst.blob(index)[2]]
         return n
 
     def input_shape(self, k=0):

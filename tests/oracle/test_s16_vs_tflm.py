@@ -52,6 +52,19 @@ def test_every_op_has_its_cases(cases):
     assert min(counts.values()) >= 40, counts
 
 
+def test_info_counts_each_tables_bytes_by_its_type(cases):
+    """model.info()'s table_bytes, the constants copied into RAM, at their own widths (an
+    int16 table 2 bytes an element, an int32 one 4)."""
+    kinds = set()
+    for _op, case, data in cases:
+        model = burn.load(data)
+        model.run(case.inputs())
+        bst = model._bst
+        assert model.info()["table_bytes"] == sum(bst.blob(i)[1] for i in model._tables)
+        kinds |= {bst.blob(i)[2] for i in model._tables}
+    assert {"int16", "int32"} <= kinds, kinds
+
+
 def test_plain_runtime_matches_tflm(cases):
     _compare(cases, lambda data: burn.load(data, variant="plain"))
 
