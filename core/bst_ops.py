@@ -104,19 +104,15 @@ def flex_module():
     return _FLEX[0]
 
 
-# steps a plan makes byte copies (src, dst, count): reshapes, a variable's read or write (one
-# of a tensor), a strided run of consecutive elements (burn.graph.strided binds it to copy)
-_COPIES = ("copy", "read_variable", "assign_variable", "strided")
-
-
 def flex_plan(model):
     """The whole model as one burnflex plan, `(words, pointers)` for burnflex.run_plan,
     after running it once (burnflex.plan runs each step before recording it); None, with
     nothing run or the run incomplete, when the module has no plan runner, the model streams
-    its layers from a file, or a step is not a copy or a flex kernel with a plan step
-    (PLAN_KERNELS; not the optional ops', svdf with its state among them): burnflex.plan
-    would run such a kernel twice, and an op whose output overlays its input would then
-    read its own output, so they stop it first."""
+    its layers from a file, or a step is not a copy (a reshape, a variable's read or write,
+    a strided op bound to copy), a leading CALL_ONCE (run here, left out) or a flex kernel
+    with a plan step (PLAN_KERNELS; not the optional ops', svdf with its state among them):
+    burnflex.plan would run such a kernel twice, and an op whose output overlays its input
+    would then read its own output, so they stop it first."""
     flex = flex_module()
     if flex is None or not hasattr(flex, "plan") or model._bst.file is not None:
         return None
@@ -125,8 +121,9 @@ def flex_plan(model):
     for s in model._steps:
         t = s.ins or s.outs
         if s.kind == "call_once" and not steps:
-            s.k(*s.a)  # before every other step: run now, left out (burn.graph.control.reset)
-        elif s.kind in _COPIES and len(s.a) == 3 and t:
+            s.k(*s.a)  # burn.graph.control.reset runs it again
+        elif s.kind in ("copy", "read_variable", "assign_variable", "strided") and \
+                len(s.a) == 3 and t:  # (src, dst, count); no `t`: a constant's assignment
             steps.append((None, (s.a[0], s.a[1], s.a[2] * ITEMSIZE[model.tensors[t[0]][1]])))
         elif s.runtime == "flex" and s.k in planned:
             steps.append((s.k, s.a))
@@ -174,19 +171,14 @@ def _bind(step, module, name, variant):
 
 
 def _layout_kernel(step, name, dtype, variant, built=None):
-    """Bind layout kernel `name` for `dtype` data; a firmware made for given models must
-    have kernel `built` (default: that one)."""
+    """Bind layout kernel `name` for `dtype`; a firmware for given models must have `built`."""
     variant = "plain" if dtype in PLAIN_INTS else variant  # flex moves 1, 2 or 4-byte types
     if _check_built:
         _check_built(step, built or (name + "_s8" if dtype == "int8" else name))
-    # burn.graph.layout: the generic function serves float32 and is int8's plain twin.
-    if dtype == "int8" and variant != "plain":
-        step.k, step.runtime = kernel("layout", name + "_s8", variant)
-    elif variant is None or variant == "flex":
-        step.k, step.runtime = kernel("layout", name, variant)
-    else:
-        step.k = getattr(__import__("burn.graph.layout", None, None, [name]), name)
-        step.runtime = "plain"
+    # burn.graph.layout: the generic function (no twins) serves float32 and every variant,
+    # and is int8's plain twin
+    step.k, step.runtime = kernel("layout", name + ("_s8" if dtype == "int8" and
+                                                    variant != "plain" else ""), variant)
 
 
 # -- shared checks --------------------------------------------------------------------------
