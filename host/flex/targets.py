@@ -163,6 +163,7 @@ class Build:
                 data = f.read()
             if self.target == "wasm32":
                 needed.update(wasm.imports(data))
+                defined.update(wasm.defined(data))
                 continue
             elf = Elf(data)
             defined.update(s.name for s in elf.symbols if s.section is not None)

@@ -1,4 +1,5 @@
-"""Names a WebAssembly object file imports (its undefined symbols), for the libc check."""
+"""Names a WebAssembly object file imports (its undefined symbols) and defines (its linking
+section's symbol table), for the libc check."""
 
 
 def _leb(data, pos):
@@ -50,5 +51,57 @@ def imports(data):
                 else:
                     p += 2
                 names.append(field)
+        pos = end
+    return names
+
+
+_SYMBOL_TABLE = 8  # the linking section's subsection of symbols
+_UNDEFINED, _EXPLICIT_NAME = 0x10, 0x40
+
+
+def _symbols(data, pos, end):
+    """Names of the defined function, data and global symbols in a symbol table at pos."""
+    count, pos = _leb(data, pos)
+    names = []
+    for _ in range(count):
+        kind = data[pos]
+        flags, pos = _leb(data, pos + 1)
+        if kind == 3:  # a section symbol: its section's index only
+            _index, pos = _leb(data, pos)
+            continue
+        if kind == 1:  # data: a name, then where it lies when defined
+            name, pos = _name(data, pos)
+            if not flags & _UNDEFINED:
+                for _ in range(3):
+                    _value, pos = _leb(data, pos)
+        else:  # function, global, tag, table: an index, a name when defined or explicit
+            _index, pos = _leb(data, pos)
+            name = None
+            if not flags & _UNDEFINED or flags & _EXPLICIT_NAME:
+                name, pos = _name(data, pos)
+        if name is not None and not flags & _UNDEFINED:
+            names.append(name)
+    return names
+
+
+def defined(data):
+    """Names of the symbols the wasm object file `data` (bytes) defines."""
+    if data[:4] != b"\0asm":
+        raise ValueError("not a WebAssembly module")
+    pos, names = 8, []
+    while pos < len(data):
+        section = data[pos]
+        size, pos = _leb(data, pos + 1)
+        end = pos + size
+        if section == 0:
+            title, p = _name(data, pos)
+            if title == "linking":
+                _version, p = _leb(data, p)
+                while p < end:
+                    kind = data[p]
+                    length, p = _leb(data, p + 1)
+                    if kind == _SYMBOL_TABLE:
+                        names += _symbols(data, p, p + length)
+                    p += length
         pos = end
     return names

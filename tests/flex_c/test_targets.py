@@ -33,17 +33,26 @@ def test_target_builds_without_libc(target):
         assert functions["flex_s8_conv2d"] > 0 and functions["flex_f32_gemm"] > 0
 
 
-def test_libc_check_catches_a_libc_call(tmp_path):
+@pytest.mark.parametrize("target", ["cortex-m0plus", "wasm32"])
+def test_libc_check_catches_a_libc_call(tmp_path, target):
+    """An object's libc calls are found; its own functions (f, g) and, on wasm32, a memmove
+    that another object of the library defines (as src/freestanding's does) are not."""
     src = tmp_path / "uses_libc.c"
     src.write_text("#include <stddef.h>\nvoid *memcpy(void *, const void *, size_t);\n"
                    "void f(char *d, const char *s) { memcpy(d, s, 3); }\n"
                    "float sqrtf(float);\nfloat g(float x) { return sqrtf(x); }\n")
-    obj = tmp_path / "uses_libc.o"
-    triple, cpu, _opt, _link = targets.TARGETS["cortex-m0plus"]
-    subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", triple] + cpu +
-                   ["-O2", "-c", str(src), "-o", str(obj)], check=True)
-    build = targets.Build("cortex-m0plus", "-O2", str(tmp_path), {"uses_libc": str(obj)},
-                          None, None)
+    (tmp_path / "mover.c").write_text(
+        "#include <stddef.h>\nvoid *memmove(void *, const void *, size_t);\n"
+        "void h(char *d, const char *s) { memmove(d, s, 5); }\n"
+        "void *memmove(void *d, const void *s, size_t n) { return n ? d : (void *)s; }\n")
+    triple, cpu, _opt, _link = targets.TARGETS[target]
+    objects = {}
+    for name in ("uses_libc", "mover"):
+        objects[name] = str(tmp_path / (name + ".o"))
+        subprocess.run([sys.executable, "-m", "ziglang", "cc", "-target", triple] + cpu +
+                       ["-O2", "-c", str(tmp_path / (name + ".c")), "-o", objects[name]],
+                       check=True)
+    build = targets.Build(target, "-O2", str(tmp_path), objects, None, None)
     assert build.libc_symbols() == ["memcpy", "sqrtf"]
 
 

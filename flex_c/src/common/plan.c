@@ -40,21 +40,17 @@ typedef union {
 #define N(k) ((size_t)(uint32_t)w[k])
 #define F(k) (((const flex__plan_word *)(w + (k)))->f)
 
+/* The C library's (a firmware's, word by word where it can), or src/freestanding's in
+ * cross builds that link none. */
+void *memmove(void *dst, const void *src, size_t n);
+
 static flex_status copy_bytes(int32_t bytes, const void *src, void *dst) {
-    const unsigned char *s = (const unsigned char *)src;
-    unsigned char *d = (unsigned char *)dst;
-    int32_t i;
     if (bytes < 0)
         return FLEX_E_SIZE;
-    if (bytes && (!s || !d))
+    if (bytes && (!src || !dst))
         return FLEX_E_NULL;
-    if (d < s) {
-        for (i = 0; i < bytes; i++)
-            d[i] = s[i];
-    } else if (d > s) {
-        for (i = bytes; i-- > 0;)
-            d[i] = s[i];
-    }
+    if (bytes)
+        memmove(dst, src, (size_t)bytes);
     return FLEX_OK;
 }
 
