@@ -26,15 +26,22 @@ def _skip_limits(data, pos):
     return pos
 
 
-def imports(data):
-    """Field names of every import of the wasm module `data` (bytes)."""
+def _sections(data):
+    """(section id, start, end) of each section of the wasm module `data` (bytes)."""
     if data[:4] != b"\0asm":
         raise ValueError("not a WebAssembly module")
-    pos, names = 8, []
+    pos = 8
     while pos < len(data):
         section = data[pos]
         size, pos = _leb(data, pos + 1)
-        end = pos + size
+        yield section, pos, pos + size
+        pos += size
+
+
+def imports(data):
+    """Field names of every import of the wasm module `data` (bytes)."""
+    names = []
+    for section, pos, _end in _sections(data):
         if section == 2:
             count, p = _leb(data, pos)
             for _ in range(count):
@@ -51,7 +58,6 @@ def imports(data):
                 else:
                     p += 2
                 names.append(field)
-        pos = end
     return names
 
 
@@ -59,7 +65,7 @@ _SYMBOL_TABLE = 8  # the linking section's subsection of symbols
 _UNDEFINED, _EXPLICIT_NAME = 0x10, 0x40
 
 
-def _symbols(data, pos, end):
+def _symbols(data, pos):
     """Names of the defined function, data and global symbols in a symbol table at pos."""
     count, pos = _leb(data, pos)
     names = []
@@ -86,22 +92,15 @@ def _symbols(data, pos, end):
 
 def defined(data):
     """Names of the symbols the wasm object file `data` (bytes) defines."""
-    if data[:4] != b"\0asm":
-        raise ValueError("not a WebAssembly module")
-    pos, names = 8, []
-    while pos < len(data):
-        section = data[pos]
-        size, pos = _leb(data, pos + 1)
-        end = pos + size
-        if section == 0:
-            title, p = _name(data, pos)
-            if title == "linking":
-                _version, p = _leb(data, p)
-                while p < end:
-                    kind = data[p]
-                    length, p = _leb(data, p + 1)
-                    if kind == _SYMBOL_TABLE:
-                        names += _symbols(data, p, p + length)
-                    p += length
-        pos = end
+    names = []
+    for section, pos, end in _sections(data):
+        title, p = _name(data, pos) if section == 0 else ("", pos)
+        if title == "linking":
+            _version, p = _leb(data, p)
+            while p < end:
+                kind = data[p]
+                length, p = _leb(data, p + 1)
+                if kind == _SYMBOL_TABLE:
+                    names += _symbols(data, p)
+                p += length
     return names
