@@ -163,18 +163,18 @@ def measure(data, shape, runs):
     bst = encode_bst(import_tflite(data, tests=0))
     flat = x.reshape(-1)
     flex_model = use_flex(burn.load(bst))
-    litert, reset = litert_runner(data, x)
+    litert, reset_or_why = litert_runner(data, x)
     fns = [tflm_run, tflm_invoke, lambda: flex_model(flat)] + ([litert] if litert else [])
     times = alternating_times(fns, runs)
     tflm, no_read, flex = times[:3]
     pure_model = burn.load(bst)
     pure = best_time(lambda: pure_model(flat), 2)
     checks = [(tflm_run, interp.reset),
-              (lambda x: flex_model(x.reshape(-1)).tolist(), lambda: flex_model.reset())]
-    same = same_outputs(checks + ([(litert, reset)] if litert else []), xs)
+              (lambda x: flex_model(x.reshape(-1)).tolist(), flex_model.reset)]
+    same = same_outputs(checks + ([(litert, reset_or_why)] if litert else []), xs)
     if litert:
         return tflm, no_read, flex, pure, same[0], times[3], same[1]
-    return tflm, no_read, flex, pure, same[0], None, reset
+    return tflm, no_read, flex, pure, same[0], None, reset_or_why
 
 
 def vector_width_line(width):

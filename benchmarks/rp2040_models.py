@@ -162,13 +162,7 @@ def kernels_of_cases(cases):
     """The kernel selection (burn.host.firmware.ops_select) of the models of `cases`."""
     from burn.host.firmware import ops_select
 
-    folder = cache_dir("bench") / "ops-from"
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for case in cases:
-        paths.append(folder / (case.name + ".bst"))
-        paths[-1].write_bytes(case.data)
-    return ops_select.kernels_of(paths)
+    return ops_select.kernels_of([case.data for case in cases])
 
 
 def put_files(link, files):

@@ -63,10 +63,11 @@ CONTROL = "control"
 
 
 def model_kernels(path):
-    """The set of kernels the .bst file at `path` binds, with CONTROL when it has subgraphs
-    or variables; FirmwareError for a file that is not a readable .bst model."""
+    """The set of kernels the .bst file at `path` (or a .bst file's bytes) binds, with
+    CONTROL when it has subgraphs or variables; FirmwareError for a file that is not a
+    readable .bst model."""
     try:
-        bst = BstFile(str(path), _MAX_ARENA)
+        bst = BstFile(path if isinstance(path, bytes) else str(path), _MAX_ARENA)
         try:
             bst.parse()
             # the subgraphs' ops too; the control ops (burn.graph.control) bind no kernel
@@ -80,13 +81,18 @@ def model_kernels(path):
         finally:
             bst.close()
     except OSError as e:
-        raise FirmwareError("cannot read %s: %s" % (path, e.strerror or e)) from None
+        raise FirmwareError("cannot read %s: %s" % (_named(path), e.strerror or e)) from None
     except (ValueError, IndexError, KeyError) as e:
-        raise FirmwareError("%s is not a model burn can load: %s" % (path, e)) from None
+        raise FirmwareError("%s is not a model burn can load: %s" % (_named(path), e)) from None
+
+
+def _named(path):
+    return "the model" if isinstance(path, bytes) else path
 
 
 def kernels_of(paths):
-    """The sorted tuple of kernels the models at `paths` bind, together."""
+    """The sorted tuple of kernels the models at `paths` (or .bst files' bytes) bind,
+    together."""
     kernels = set()
     for path in paths:
         kernels |= model_kernels(path)
