@@ -2,7 +2,9 @@
 
 A package (at a pinned version) is installed with npm into a folder of the cache
 (`burn.host.cache`), through a temporary folder renamed into place when complete, so an
-interrupted install leaves nothing half-done. Two packages use it: rp2040js for the emulated
+interrupted install leaves nothing half-done, and under a lock beside that folder, so that
+processes asking at once (test workers on a fresh machine) install it once: the others wait
+and find it installed. Two packages use it: rp2040js for the emulated
 board (burn.host.emulator.runtime) and MicroPython's WebAssembly port
 (burn.host.mpy.webassembly).
 """
@@ -11,6 +13,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+from burn.host.cache import held_lock
 
 NODE_MIN = 18
 NODE_INSTALL = "apt-get install -y nodejs npm (or a Node.js >= %d release from nodejs.org)" % (
@@ -74,6 +78,16 @@ def ensure_package(package, version, folder, rel, error=RuntimeError, log=None):
     if npm is None:
         raise error("installing %s needs npm, which is not installed; install it with: %s"
                     % (package, NODE_INSTALL))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with held_lock(folder.with_name(".%s.lock" % folder.name),
+                   lambda: log("waiting for another process installing %s ..." % package)):
+        found = installed(package, folder, rel)
+        return found if found is not None else _install(npm, package, version, folder, rel,
+                                                        error, log)
+
+
+def _install(npm, package, version, folder, rel, error, log):
+    """ensure_package's npm run, under its lock."""
     tmp = folder.with_name(".%s.partial" % folder.name)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

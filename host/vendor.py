@@ -14,7 +14,7 @@ import tarfile
 from pathlib import Path
 
 from burn.host import project_files
-from burn.host.cache import cache_dir
+from burn.host.cache import cache_dir, held_lock
 
 MICROPYTHON_VERSION = "1.28.0"
 MICROPYTHON_GIT = "https://github.com/micropython/micropython.git"
@@ -37,11 +37,21 @@ def vendor_dir():
 
 
 def _unpack(archive, name):
-    """Unpack `archive` (a .tar.xz holding one top folder `name`) into the cache, once."""
+    """Unpack `archive` (a .tar.xz holding one top folder `name`) into the cache, once: under
+    a lock, so that a process never removes or replaces a tree another one is reading
+    (test workers on a fresh machine all ask for it at once)."""
     root = cache_dir("src")
     final = root / name
     if (final / ".unpacked").exists():
         return final
+    with held_lock(root / (".%s.lock" % name)):
+        if not (final / ".unpacked").exists():
+            _unpack_into(archive, name, root, final)
+    return final
+
+
+def _unpack_into(archive, name, root, final):
+    """_unpack's work, under its lock: a temporary folder renamed into place when complete."""
     tmp = root / (".%s.%d" % (name, os.getpid()))
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
@@ -59,7 +69,6 @@ def _unpack(archive, name):
     shutil.rmtree(final, ignore_errors=True)
     os.replace(inner, final)
     shutil.rmtree(tmp, ignore_errors=True)
-    return final
 
 
 def micropython_version(tree):
@@ -99,22 +108,28 @@ def _from_path(path):
 
 
 def _clone():
-    """Clone the pinned tag with its rp2 submodules into the cache; None without git/network."""
+    """Clone the pinned tag with its rp2 submodules into the cache (once, under _unpack's
+    lock); None without git/network."""
     if not shutil.which("git"):
         return None
-    final = cache_dir("src") / ("micropython-" + MICROPYTHON_VERSION)
-    tmp = final.with_name(final.name + ".clone%d" % os.getpid())
-    try:
-        subprocess.run(["git", "clone", "--depth", "1", "--branch", "v" + MICROPYTHON_VERSION,
-                        MICROPYTHON_GIT, str(tmp)], check=True, capture_output=True,
-                       timeout=600)
-        subprocess.run(["make", "-C", str(tmp / "ports" / "rp2"), "submodules"], check=True,
-                       capture_output=True, timeout=1200)
-    except (OSError, subprocess.SubprocessError):
-        shutil.rmtree(tmp, ignore_errors=True)
-        return None
-    (tmp / ".unpacked").touch()
-    os.replace(tmp, final)
+    name = "micropython-" + MICROPYTHON_VERSION
+    final = cache_dir("src") / name
+    with held_lock(final.with_name(".%s.lock" % name)):
+        if (final / ".unpacked").exists():
+            return final
+        tmp = final.with_name(final.name + ".clone%d" % os.getpid())
+        try:
+            subprocess.run(["git", "clone", "--depth", "1", "--branch",
+                            "v" + MICROPYTHON_VERSION, MICROPYTHON_GIT, str(tmp)], check=True,
+                           capture_output=True, timeout=600)
+            subprocess.run(["make", "-C", str(tmp / "ports" / "rp2"), "submodules"],
+                           check=True, capture_output=True, timeout=1200)
+        except (OSError, subprocess.SubprocessError):
+            shutil.rmtree(tmp, ignore_errors=True)
+            return None
+        (tmp / ".unpacked").touch()
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
     return final
 
 

@@ -3,7 +3,6 @@ otherwise configure and compile in a work folder of the cache and store the fini
 under a key of its inputs. Only one build runs at a time (a lock file in the cache)."""
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -15,7 +14,7 @@ from pathlib import Path
 
 from burn.host import project_files, uf2, vendor
 from burn.host.atomic import write_bytes_atomic, write_text_atomic
-from burn.host.cache import cache_dir
+from burn.host.cache import cache_dir, held_lock
 from burn.host.firmware import (
     BuildFailed,
     FirmwareError,
@@ -167,12 +166,8 @@ def cached_image(board, stock=False, ops=None):
 def build_lock(progress):
     """Hold the cache's firmware lock: one build (firmware or pico-sdk program) at a time on
     this machine; `progress(phase)` hears when it has to wait."""
-    with open(cache_dir("firmware") / "build.lock", "w") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            progress("waiting for another firmware build to finish")
-            fcntl.flock(f, fcntl.LOCK_EX)
+    with held_lock(cache_dir("firmware") / "build.lock",
+                   lambda: progress("waiting for another firmware build to finish")):
         yield
 
 
