@@ -4,7 +4,7 @@ eager, same model, optimizer and batch, in one run.
 
 usage: python benchmarks/resnet8_step.py [--backend cuda|fusion<cupy>|numpy] [--batch 256]
        [--steps 30] [--torch-device cuda] [--gpu-adam] [--capture] [--direct-blas]
-       [--launches] [--profile] [--torch-compile MODES] [--torch-tf32]
+       [--launches] [--profile] [--im2col] [--torch-compile MODES] [--torch-tf32]
 PyTorch runs eager and, on CUDA, compiled by torch.compile in each --torch-compile mode
 (default reduce-overhead: CUDA graphs), TF32 off unless --torch-tf32. Prints the median step
 time of each, the ratio burn / each PyTorch column and burn / the fastest (goal: <= 1.0),
@@ -20,6 +20,7 @@ import torch
 from training_args import (
     add_torch_options,
     add_training_options,
+    apply_training_options,
     burn_label,
     burn_optimizer,
     torch_modes,
@@ -181,6 +182,7 @@ def main():
                     help="also list burn's kernels by GPU time per step")
     add_torch_options(ap)
     args = ap.parse_args()
+    apply_training_options(args)
     modes = torch_modes(args)
     if args.direct_blas:
         from burn.host.cuda import cublas

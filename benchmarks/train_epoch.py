@@ -3,7 +3,7 @@ against PyTorch CPU eager, same model, batch size, optimizer and data, in one ru
 
 usage: python benchmarks/train_epoch.py [--backend numpy|pure|flex|cuda] [--epochs 3]
        [--batch 32] [--torch-device cpu|cuda] [--threads N] [--gpu-adam] [--capture]
-       [--launches] [--torch-compile MODES] [--torch-tf32]
+       [--launches] [--im2col] [--torch-compile MODES] [--torch-tf32]
 On CUDA, PyTorch also runs compiled by torch.compile in each --torch-compile mode (default
 reduce-overhead), TF32 off unless --torch-tf32. The epochs alternate (one of burn, one of
 each PyTorch column, ...), so a change in the machine's load hits all alike; PyTorch's
@@ -23,6 +23,7 @@ import torch
 from training_args import (
     add_torch_options,
     add_training_options,
+    apply_training_options,
     burn_label,
     burn_optimizer,
     torch_modes,
@@ -126,6 +127,7 @@ def main():
                     help="torch intra-op threads (0: leave torch's default)")
     add_torch_options(ap)
     args = ap.parse_args()
+    apply_training_options(args)
     modes = torch_modes(args)
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -3,18 +3,32 @@ and burn's optimizer as they choose it."""
 
 
 def add_training_options(ap, torch_device, launches_help):
-    """--torch-device (default `torch_device`), --gpu-adam, --capture and --launches."""
+    """--torch-device (default `torch_device`), --gpu-adam, --capture, --launches and
+    --im2col."""
     ap.add_argument("--torch-device", default=torch_device, help="cpu or cuda")
     ap.add_argument("--gpu-adam", action="store_true",
                     help="update on the GPU (burn.host.cuda.optim.Adam)")
     ap.add_argument("--capture", action="store_true",
                     help="replay each step as a CUDA graph (implies --gpu-adam)")
     ap.add_argument("--launches", action="store_true", help=launches_help)
+    ap.add_argument("--im2col", action="store_true",
+                    help="burn's GPU convolutions through im2col columns and cuBLAS, the "
+                         "path before the kernels that read the windows in place")
+
+
+def apply_training_options(args):
+    """Set what the options of add_training_options change in burn: --im2col."""
+    if args.im2col:
+        from burn.host.cuda import conv
+
+        conv.IN_PLACE = False
 
 
 def burn_label(args):
-    """How burn's steps ran, as the tables name it: captured, gpu-adam or nothing."""
-    return " captured" if args.capture else " gpu-adam" if args.gpu_adam else ""
+    """How burn's steps ran, as the tables name it: captured, gpu-adam or nothing, and
+    im2col when --im2col."""
+    how = " captured" if args.capture else " gpu-adam" if args.gpu_adam else ""
+    return how + (" im2col" if args.im2col else "")
 
 
 def burn_optimizer(model, gpu_adam, capture):

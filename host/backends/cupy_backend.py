@@ -26,6 +26,15 @@ if _GPUS < 1:  # pragma: no cover
     raise ImportError("the cupy backend needs a CUDA GPU; none was found")
 
 
+class _InPlace:
+    """A convolution's input kept for its weight gradient, whose kernel reads the windows
+    from it in place (burn.host.cuda.conv)."""
+
+    def __init__(self, x, stride, padding, dilation):
+        self.x, self.stride, self.padding, self.dilation = x, stride, padding, dilation
+        self.dtype = x.dtype  # numpy_conv reads the dtype of what it is given
+
+
 class _CupyModule:
     """CuPy as the numpy backend sees it (`xp`), with float32 matmul through our cuBLAS
     handle when burn.host.cuda.cublas.active(), and the convolution windows of
@@ -34,8 +43,9 @@ class _CupyModule:
     __name__ = "cupy"
 
     def __init__(self):
-        from ..cuda import cublas, windows
+        from ..cuda import conv, cublas, windows
 
+        self.conv = conv
         self.cublas = cublas
         self.windows = windows
 
@@ -49,23 +59,40 @@ class _CupyModule:
                                             dilation, out_hw)
 
     def conv2d_by_image(self, x, w, stride, padding, dilation, out_hw):
-        """numpy_conv.conv2d_columns with one group: the product of the weights [o, K] with
-        each image's columns [K, oh*ow] (a batched product), which is [n, o, oh, ow] as it
-        comes, with no copy to move the channels; and those columns [n, K, oh*ow]."""
+        """numpy_conv.conv2d_columns with one group: [n, o, oh, ow] as it comes, with no copy
+        to move the channels; and the input's windows as grad_weight_by_image takes them.
+        burn.host.cuda.conv's kernel reads the windows in place where it applies (the
+        input itself is kept); elsewhere the product of the weights [o, K] with each image's
+        columns [K, oh*ow] (a batched product) multiplies them (the columns are kept)."""
         n, (o, c, kh, kw) = x.shape[0], w.shape
-        cols = self.im2col_by_image(x, (kh, kw), stride, padding, dilation, out_hw)
+        if self.conv.supported(x, w.shape, out_hw):
+            out = self.conv.forward(cupy, x, w, stride, padding, dilation, out_hw)
+            return out, _InPlace(x, stride, padding, dilation)
+        cols = self._columns(x, (kh, kw), stride, padding, dilation, out_hw)
         out = self.matmul(w.reshape(1, o, c * kh * kw), cols)
         return out.reshape(n, o, out_hw[0], out_hw[1]), cols
 
-    def grad_weight_by_image(self, g, cols, w_shape):
-        """numpy_conv.conv2d_grad_weight_columns with one group: per image g [o, oh*ow]
-        times its columns transposed, summed over the batch, with no copy of g to move its
-        channels."""
+    def grad_weight_by_image(self, g, windows, w_shape):
+        """numpy_conv.conv2d_grad_weight_columns with one group from the windows
+        conv2d_by_image or windows_by_image gave: burn.host.cuda.conv's kernel over the
+        input, or per image g [o, oh*ow] times its columns transposed, summed over the
+        batch (no copy of g to move its channels)."""
+        if isinstance(windows, _InPlace):
+            return self.conv.grad_weight(cupy, g, windows.x, w_shape, windows.stride,
+                                         windows.padding, windows.dilation)
         n, o = g.shape[:2]
-        per_image = self.matmul(g.reshape(n, o, -1), cols.transpose(0, 2, 1))
+        per_image = self.matmul(g.reshape(n, o, -1), windows.transpose(0, 2, 1))
         return per_image.sum(axis=0).reshape(w_shape)
 
-    def im2col_by_image(self, x, kernel, stride, padding, dilation, out_hw):
+    def windows_by_image(self, x, w_shape, stride, padding, dilation, out_hw):
+        """The windows of x as grad_weight_by_image takes them for weights of `w_shape`:
+        x itself where burn.host.cuda.conv reads them in place, else columns [n, K, oh*ow]
+        of each image."""
+        if self.conv.supported(x, w_shape, out_hw):
+            return _InPlace(x, stride, padding, dilation)
+        return self._columns(x, tuple(w_shape[2:]), stride, padding, dilation, out_hw)
+
+    def _columns(self, x, kernel, stride, padding, dilation, out_hw):
         """Columns [n, K, oh*ow] of each image (burn.host.cuda.windows.im2col by_image)."""
         cols = self.windows.im2col(cupy, x, kernel, stride, padding, dilation, out_hw,
                                    by_image=True)

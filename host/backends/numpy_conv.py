@@ -106,7 +106,7 @@ def conv2d_grad_weight(xp, g, x, w_shape, groups, stride, padding, dilation):
     _o, cg, kh, kw = w_shape
     n, _, oh, ow = g.shape
     if _by_image(xp, groups, x, g):
-        cols = xp.im2col_by_image(x, (kh, kw), stride, padding, dilation, (oh, ow))
+        cols = xp.windows_by_image(x, w_shape, stride, padding, dilation, (oh, ow))
     else:
         cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (oh, ow))
         cols = cols.reshape(groups, cg * kh * kw, n * oh * ow)

@@ -10,7 +10,10 @@ recomputing the normalised input from `x`, mean and 1/std instead of keeping it.
 On GPUs with thread block clusters (compute capability 9.0 on) a channel is shared by a
 cluster of 8 blocks, which add their partial sums in rank order after a cluster barrier:
 with one block per channel, a few wide channels (16 in ResNet-8's first stage) kept most
-of the GPU idle.
+of the GPU idle. Each thread moves four floats a load where a plane's length divides by 4
+(float4; one float a load otherwise), its loop unrolled so that several loads are in flight:
+with one float a load and a thread's next load waiting on the last, the kernels ran at a
+fraction of the memory's bandwidth.
 
 Results: the elementwise steps are the generic pair's expressions in its order (no fused
 multiply-add), so for the same statistics the outputs are the same bits; the sums run in
@@ -59,32 +62,57 @@ __device__ float cluster_sum(float v, float* slot, int rank) {
     return v;
 }
 
-// Runs `body` with `i` the offset of each of this block's elements of channel ch of an
-// [n, c, rest] array, stepping the plane b and position k without division.
+// A thread moves V consecutive elements at a time (float4 where a plane's length divides by
+// 4 and the arrays are 16-byte aligned): four times the bytes in flight per load.
+template <int V> struct Vec { typedef float T; };
+template <> struct Vec<4> { typedef float4 T; };
+__device__ __forceinline__ float total(float v) { return v; }
+__device__ __forceinline__ float total(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+template <typename F> __device__ __forceinline__ float map(float a, F f) { return f(a); }
+template <typename F> __device__ __forceinline__ float4 map(float4 a, F f) {
+    return make_float4(f(a.x), f(a.y), f(a.z), f(a.w));
+}
+template <typename F> __device__ __forceinline__ float map(float a, float b, F f) {
+    return f(a, b);
+}
+template <typename F> __device__ __forceinline__ float4 map(float4 a, float4 b, F f) {
+    return make_float4(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
+}
+
+// Runs `body` with `i` the offset (in vectors) of each of this block's vectors of channel ch
+// of an [n, c, rest] array, stepping the plane b and position k without division; unrolled
+// so that a thread's loads of several steps are in flight together.
 #define EACH(i, body) { \
-    long long e0 = rank * THREADS + threadIdx.x; \
-    long long b = e0 / rest; int k = e0 % rest; \
-    for (long long e = e0; e < m; e += STRIDE) { \
-        long long i = (b * c + ch) * rest + k; body \
+    I e0 = (I)rank * THREADS + threadIdx.x; \
+    I b = e0 / rest; int k = (int)(e0 % rest); \
+    _Pragma("unroll 4") \
+    for (I e = e0; e < m; e += STRIDE) { \
+        I i = (b * c + ch) * rest + k; body \
         k += step_k; b += step_b; if (k >= rest) { k -= rest; ++b; } } }
 #define CHANNEL_SETUP \
+    typedef typename Vec<V>::T vec; \
     __shared__ float shared[THREADS / 32]; \
-    int ch = blockIdx.x / CLUSTER, rank = blockIdx.x % CLUSTER, step_k = STRIDE % rest; \
-    long long step_b = STRIDE / rest; \
+    int ch = blockIdx.x / CLUSTER, rank = blockIdx.x % CLUSTER, \
+        step_k = (int)(STRIDE % rest); \
+    I step_b = STRIDE / rest; \
     float* slots = scratch + 2 * CLUSTER * ch;
 
-extern "C" __global__ void CLUSTER_DIMS burn_bn_forward(
-        const float* x, float* y, float* mean, float* var, float* rstd,
-        const float* weight, const float* bias, int batch, int c, int rest, long long m,
+// rest and m count vectors of V floats: a plane's length and a channel's size.
+template <int V, typename I>
+__global__ void CLUSTER_DIMS __launch_bounds__(THREADS, 1) burn_bn_forward(
+        const float* __restrict__ xf, float* __restrict__ yf, float* mean, float* var,
+        float* rstd, const float* weight, const float* bias, int batch, int c, I rest, I m,
         float inv_m, float eps, float* scratch) {
     CHANNEL_SETUP
+    const vec* x = (const vec*)xf;
+    vec* y = (vec*)yf;
     float mu, v;
     if (batch) {
         float s = 0.0f;
-        EACH(i, s += x[i];)
+        EACH(i, s += total(x[i]);)
         mu = cluster_sum(block_sum(s, shared), slots, rank) * inv_m;
         s = 0.0f;
-        EACH(i, float d = x[i] - mu; s += d * d;)
+        EACH(i, s += total(map(x[i], [&](float t) { float d = t - mu; return d * d; }));)
         v = cluster_sum(block_sum(s, shared), slots + CLUSTER, rank) * inv_m;
         if (threadIdx.x == 0 && rank == 0) { mean[ch] = mu; var[ch] = v; }
     } else {
@@ -94,32 +122,42 @@ extern "C" __global__ void CLUSTER_DIMS burn_bn_forward(
     float r = 1.0f / sqrtf(v + eps);
     if (threadIdx.x == 0 && rank == 0) rstd[ch] = r;
     float w = weight ? weight[ch] : 1.0f, bb = bias ? bias[ch] : 0.0f;
-    EACH(i, float t = (x[i] - mu) * r; if (weight) t = t * w; if (bias) t = t + bb;
-         y[i] = t;)
+    EACH(i, y[i] = map(x[i], [&](float t) {
+        t = (t - mu) * r; if (weight) t = t * w; if (bias) t = t + bb; return t; });)
 }
 
-extern "C" __global__ void CLUSTER_DIMS burn_bn_backward(
-        const float* g, const float* x, const float* mean, const float* rstd,
-        const float* weight, float* gx, float* gw, float* gb, int batch, int c, int rest,
-        long long m, float fm, float inv_m, float* scratch) {
+template <int V, typename I>
+__global__ void CLUSTER_DIMS __launch_bounds__(THREADS, 1) burn_bn_backward(
+        const float* __restrict__ gf, const float* __restrict__ xf, const float* mean,
+        const float* rstd, const float* weight, float* __restrict__ gxf, float* gw,
+        float* gb, int batch, int c, I rest, I m, float fm, float inv_m, float* scratch) {
     CHANNEL_SETUP
+    const vec* g = (const vec*)gf;
+    const vec* x = (const vec*)xf;
+    vec* gx = (vec*)gxf;
     float mu = mean[ch], r = rstd[ch];
     float s_g = 0.0f, s_gx = 0.0f;
-    EACH(i, float d = g[i]; s_g += d; s_gx += d * ((x[i] - mu) * r);)
+    EACH(i, vec d = g[i]; s_g += total(d);
+         s_gx += total(map(d, x[i], [&](float dd, float t) { return dd * ((t - mu) * r); }));)
     float sum_g = cluster_sum(block_sum(s_g, shared), slots, rank);
     float sum_gx = cluster_sum(block_sum(s_gx, shared), slots + CLUSTER, rank);
     if (threadIdx.x == 0 && rank == 0) { gw[ch] = sum_gx; gb[ch] = sum_g; }
-    if (!gx) return;
+    if (!gxf) return;
     float w = weight ? weight[ch] : 1.0f;
     float s1 = weight ? sum_g * w : sum_g, s2 = weight ? sum_gx * w : sum_gx;
     float scale = r * inv_m;
-    EACH(i, float gxhat = weight ? g[i] * w : g[i];
-         gx[i] = batch ? (gxhat * fm - ((x[i] - mu) * r * s2 + s1)) * scale : gxhat * r;)
+    EACH(i, gx[i] = map(g[i], x[i], [&](float gg, float t) {
+        float gxhat = weight ? gg * w : gg;
+        return batch ? (gxhat * fm - ((t - mu) * r * s2 + s1)) * scale : gxhat * r; });)
 }
 """
 # Blocks per channel: None picks 8 (a thread block cluster) on GPUs of compute capability
 # 9.0 and later, 1 before them.
 CLUSTER = None
+# Arrays whose offsets reach this far are indexed in 64 bits (lowered by the tests).
+WIDE_FROM = 2 ** 31 - 1
+_KERNELS = [(name, width, index) for name in ("burn_bn_forward", "burn_bn_backward")
+            for width in (1, 4) for index in ("int", "long long")]
 _MODULES = {}
 
 
@@ -129,15 +167,25 @@ def _cluster(cupy):
     return 8 if int(cupy.cuda.Device().compute_capability) >= 90 else 1
 
 
-def _launch(cupy, name, c, args):
-    """Run kernel `name` over `c` channels with `args` and a scratch buffer for the
-    cluster's partial sums."""
+def _launch(cupy, name, c, arrays, planes, rest, scalars):
+    """Run kernel `name` over `c` channels of [n, c, rest] arrays: float4 steps where
+    `rest` divides by 4 and each of `planes` (the arrays of that shape) is 16-byte aligned,
+    32-bit offsets where they fit, and a scratch buffer for the cluster's partial sums
+    after the arguments."""
     cluster = _cluster(cupy)
     if cluster not in _MODULES:
         _MODULES[cluster] = cupy.RawModule(code=_SOURCE, options=(
-            "--fmad=false", "-DCLUSTER=%d" % cluster))
+            "--fmad=false", "-std=c++17", "-DCLUSTER=%d" % cluster), name_expressions=[
+                "%s<%d, %s>" % kernel for kernel in _KERNELS])
+    width = 4 if rest % 4 == 0 and all(
+        a is None or a.data.ptr % 16 == 0 for a in planes) else 1
+    m = planes[0].size // c
+    index = "int" if planes[0].size + _THREADS * cluster < WIDE_FROM else "long long"
+    to_index = np.int32 if index == "int" else np.int64
     scratch = cupy.empty(2 * cluster * c, np.float32)
-    _MODULES[cluster].get_function(name)((c * cluster,), (_THREADS,), args + (scratch,))
+    kernel = _MODULES[cluster].get_function("%s<%d, %s>" % (name, width, index))
+    kernel((c * cluster,), (_THREADS,), arrays + scalars[:2] + (
+        to_index(rest // width), to_index(m // width)) + scalars[2:] + (scratch,))
 
 
 def _f32(cupy, a):
@@ -160,9 +208,9 @@ def forward(cupy, x, shape, mean, var, weight, bias, eps):
     weight = None if weight is None else _f32(cupy, weight)
     bias = None if bias is None else _f32(cupy, bias)
     if x.size:  # else an empty batch in evaluation: nothing to normalise
-        _launch(cupy, "burn_bn_forward", c,
-                (x, y, mean, var, rstd, weight, bias, np.int32(batch), np.int32(c),
-                 np.int32(m // n), np.int64(m), np.float32(1.0 / m), np.float32(eps)))
+        _launch(cupy, "burn_bn_forward", c, (x, y, mean, var, rstd, weight, bias), (x, y),
+                m // n,
+                (np.int32(batch), np.int32(c), np.float32(1.0 / m), np.float32(eps)))
     return y, mean, var, (shape, x, mean, rstd, batch)
 
 
@@ -176,7 +224,7 @@ def backward(cupy, g, saved, weight, need_x):
     gw, gb = cupy.zeros(c, np.float32), cupy.zeros(c, np.float32)
     weight = None if weight is None else _f32(cupy, weight)
     if x.size:
-        _launch(cupy, "burn_bn_backward", c,
-                (g, x, mean, rstd, weight, gx, gw, gb, np.int32(batch), np.int32(c),
-                 np.int32(m // shape[0]), np.int64(m), np.float32(m), np.float32(1.0 / m)))
+        _launch(cupy, "burn_bn_backward", c, (g, x, mean, rstd, weight, gx, gw, gb),
+                (g, x, gx), m // shape[0],
+                (np.int32(batch), np.int32(c), np.float32(m), np.float32(1.0 / m)))
     return gx, gw, gb

@@ -32,25 +32,39 @@ def _close(got, want, rtol=RTOL, atol=ATOL):
 
 
 # [n, c, ...]: rest above the block's 1024 threads and not a multiple, rest dividing it,
-# rest not dividing it, rest 1 (BatchNorm1d)
-SHAPES = [(3, 4, 37, 29), (5, 3, 16, 16), (6, 2, 10), (7, 6)]
+# rest not dividing it, rest 1 (BatchNorm1d); rest a multiple of 4 (float4 steps) above the
+# cluster's threads and below one block's
+SHAPES = [(3, 4, 37, 29), (5, 3, 16, 16), (6, 2, 10), (7, 6), (9, 5, 48, 40), (3, 2, 12)]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("batch", (True, False))
 @pytest.mark.parametrize("weighted", (True, False))
 @pytest.mark.parametrize("cluster", (1, None))
+@pytest.mark.parametrize("layout", ("aligned", "offset", "wide"))
 def test_batch_norm_kernels_match_the_unfused_path(gpu, monkeypatch, shape, batch, weighted,
-                                                   cluster):
-    """One block per channel, and the GPU's own choice (a cluster of 8 from sm_90)."""
+                                                   cluster, layout):
+    """One block per channel, and the GPU's own choice (a cluster of 8 from sm_90); arrays
+    as allocated (float4 steps where a plane divides by 4), starting one float into an
+    allocation (one float a step), and indexed in 64 bits."""
     from burn.host.cuda import batch_norm
 
     monkeypatch.setattr(batch_norm, "CLUSTER", cluster)
+    if layout == "wide":
+        monkeypatch.setattr(batch_norm, "WIDE_FROM", 1)
     cupy, generic, backend = gpu
     rng = np.random.default_rng(8)
     c = shape[1]
-    x = cupy.asarray(rng.standard_normal(int(np.prod(shape))).astype(np.float32) * 3 + 1)
-    g = cupy.asarray(rng.standard_normal(x.size).astype(np.float32))
+
+    def placed(a):
+        if layout != "offset":
+            return cupy.asarray(a)
+        room = cupy.empty(a.size + 1, np.float32)
+        room[1:] = cupy.asarray(a)
+        return room[1:]
+
+    x = placed(rng.standard_normal(int(np.prod(shape))).astype(np.float32) * 3 + 1)
+    g = placed(rng.standard_normal(x.size).astype(np.float32))
     w, b = (cupy.asarray(rng.standard_normal(c).astype(np.float32)) for _ in range(2))
     w, b = (w, b) if weighted else (None, None)
     stats = (None, None) if batch else (cupy.asarray(rng.random(c).astype(np.float32)),

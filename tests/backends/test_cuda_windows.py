@@ -70,23 +70,33 @@ def test_im2col_and_scatter_equal_numpy(cupy, monkeypatch, kernel, stride, paddi
     assert got.get().tobytes() == np.ascontiguousarray(want).tobytes()
 
 
+@pytest.mark.parametrize("in_place", (True, False))
 @pytest.mark.parametrize("kernel, stride, padding, dilation", GEOMETRIES)
-def test_convolutions_by_image_follow_numpy(cupy, kernel, stride, padding, dilation):
-    """The cupy backend's one-group convolution and weight gradient (a product per image
-    over by-image columns) against numpy_conv on the CPU, within float32 rounding."""
+@pytest.mark.parametrize("n, c, o", [(4, 3, 5), (3, 11, 70), (2, 40, 24)])
+def test_convolutions_by_image_follow_numpy(cupy, monkeypatch, kernel, stride, padding,
+                                            dilation, n, c, o, in_place):
+    """The cupy backend's one-group convolution and weight gradient against numpy_conv on
+    the CPU, within float32 rounding: burn.host.cuda.conv's kernels, which read the
+    windows in place (one tile of channels, two, several steps of 16 taps), and the
+    products per image over by-image columns; the input also as a strided view."""
     from burn.host.backends.cupy_backend import _XP
+    from burn.host.cuda import conv
 
+    monkeypatch.setattr(conv, "IN_PLACE", in_place)
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((4, 3, 9, 8)).astype(np.float32)
-    w = rng.standard_normal((5, 3, *kernel)).astype(np.float32)
+    x = rng.standard_normal((n, c, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((o, c, *kernel)).astype(np.float32)
     out_hw = _out_hw(9, 8, kernel, stride, padding, dilation)
-    g = rng.standard_normal((4, 5, *out_hw)).astype(np.float32)
+    g = rng.standard_normal((n, o, *out_hw)).astype(np.float32)
     want = numpy_conv.conv2d(np, x, w, 1, stride, padding, dilation, out_hw)
-    got = numpy_conv.conv2d(_XP, cupy.asarray(x), cupy.asarray(w), 1, stride, padding,
-                            dilation, out_hw)
-    assert got.shape == want.shape and got.flags.c_contiguous
-    np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-5)
-    want = numpy_conv.conv2d_grad_weight(np, g, x, w.shape, 1, stride, padding, dilation)
-    got = numpy_conv.conv2d_grad_weight(_XP, cupy.asarray(g), cupy.asarray(x), w.shape, 1,
-                                        stride, padding, dilation)
-    np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-5)
+    want_w = numpy_conv.conv2d_grad_weight(np, g, x, w.shape, 1, stride, padding, dilation)
+    wider = cupy.zeros((n, c, 9, 10), np.float32)
+    wider[:, :, :, 1:9] = cupy.asarray(x)
+    for xs in (cupy.asarray(x), wider[:, :, :, 1:9]):
+        got = numpy_conv.conv2d(_XP, xs, cupy.asarray(w), 1, stride, padding, dilation,
+                                out_hw)
+        assert got.shape == want.shape and got.flags.c_contiguous
+        np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-4)
+        got = numpy_conv.conv2d_grad_weight(_XP, cupy.asarray(g), xs, w.shape, 1, stride,
+                                            padding, dilation)
+        np.testing.assert_allclose(got.get(), want_w, rtol=1e-5, atol=1e-4)
