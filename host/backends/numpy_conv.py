@@ -141,6 +141,8 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
             swapped = flipped.transpose(0, 2, 1, 3, 4).reshape(c, o // groups, kh, kw)
             return conv2d(xp, g, xp.ascontiguousarray(swapped), groups, (1, 1), pads,
                           dilation, tuple(x_shape[2:]))
+    if _by_image(xp, groups, g, w):
+        return grad_input_by_image(xp, g, w, x_shape, stride, padding, dilation)
     gm = g.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * oh * ow)
     wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     with small_gemm(xp, o * cg * kh * kw * n * oh * ow):
@@ -149,6 +151,20 @@ def conv2d_grad_input(xp, g, w, x_shape, groups, stride, padding, dilation):
     grid = _scatter_windows(xp, cols, (c, n) + tuple(x_shape[2:]), (kh, kw), stride,
                             padding, dilation, (oh, ow))
     return grid.transpose(1, 0, 2, 3)
+
+
+def grad_input_by_image(xp, g, w, x_shape, stride, padding, dilation):
+    """conv2d_grad_input with one group, image by image: each image's window contributions
+    w^T g [c*kh*kw, oh*ow] (one batched product) summed straight into [n, c, h, w], with no
+    copy of g or of the result to move the channels (as the product over the whole batch
+    needs)."""
+    o, c, kh, kw = w.shape
+    n, _, oh, ow = g.shape
+    cols = xp.matmul(w.reshape(1, o, c * kh * kw).transpose(0, 2, 1),
+                     g.reshape(n, o, oh * ow))
+    blocks = cols.reshape(n, c, kh, kw, oh, ow).transpose(0, 2, 3, 1, 4, 5)
+    return _scatter_windows(xp, blocks, (n, c) + tuple(x_shape[2:]), (kh, kw), stride,
+                            padding, dilation, (oh, ow))
 
 
 def _scatter_windows(xp, blocks, shape, kernel, stride, padding, dilation, out_hw):

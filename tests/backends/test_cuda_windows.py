@@ -1,6 +1,8 @@
 """The one-kernel convolution windows of burn.host.cuda.windows give the bits of the numpy
 versions in burn.host.backends.numpy_conv (strided inputs, stride, dilation, uneven
-padding, broadcast contributions). Needs CuPy and a GPU; skipped otherwise."""
+padding, broadcast contributions), and the cupy backend's convolutions follow numpy_conv.
+The GPU tests need CuPy and a GPU and are skipped otherwise; the image-by-image input
+gradient is also checked on numpy."""
 
 import numpy as np
 import pytest
@@ -75,10 +77,10 @@ def test_im2col_and_scatter_equal_numpy(cupy, monkeypatch, kernel, stride, paddi
 @pytest.mark.parametrize("n, c, o", [(4, 3, 5), (3, 11, 70), (2, 40, 24)])
 def test_convolutions_by_image_follow_numpy(cupy, monkeypatch, kernel, stride, padding,
                                             dilation, n, c, o, in_place):
-    """The cupy backend's one-group convolution and weight gradient against numpy_conv on
-    the CPU, within float32 rounding: burn.host.cuda.conv's kernels, which read the
-    windows in place (one tile of channels, two, several steps of 16 taps), and the
-    products per image over by-image columns; the input also as a strided view."""
+    """The cupy backend's one-group convolution, weight gradient and input gradient against
+    numpy_conv on the CPU, within float32 rounding: burn.host.cuda.conv's kernels, which
+    read the windows in place (one tile of channels, two, several steps of 16 taps), and
+    the products per image over by-image columns; the input also as a strided view."""
     from burn.host.backends.cupy_backend import _XP
     from burn.host.cuda import conv
 
@@ -100,3 +102,24 @@ def test_convolutions_by_image_follow_numpy(cupy, monkeypatch, kernel, stride, p
         got = numpy_conv.conv2d_grad_weight(_XP, cupy.asarray(g), xs, w.shape, 1, stride,
                                             padding, dilation)
         np.testing.assert_allclose(got.get(), want_w, rtol=1e-5, atol=1e-4)
+    want = numpy_conv.conv2d_grad_input(np, g, w, x.shape, 1, stride, padding, dilation)
+    got = numpy_conv.conv2d_grad_input(_XP, cupy.asarray(g), cupy.asarray(w), x.shape, 1,
+                                       stride, padding, dilation)
+    np.testing.assert_allclose(got.get(), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation",
+                         GEOMETRIES + [((3, 3), (1, 1), (3, 3, 3, 3), (1, 1))])
+def test_grad_input_by_image_equals_the_batch_product(kernel, stride, padding, dilation):
+    """numpy_conv's image-by-image input gradient (the cupy backend's for one group, which
+    moves no channels) against the product over the whole batch, on numpy: no GPU needed.
+    The last geometry pads past the kernel, which the stride-1 shortcut does not take."""
+    rng = np.random.default_rng(3)
+    n, c, o, h, w = 3, 4, 6, 9, 8
+    out_hw = _out_hw(h, w, kernel, stride, padding, dilation)
+    g = rng.standard_normal((n, o, *out_hw))
+    wt = rng.standard_normal((o, c, *kernel))
+    want = numpy_conv.conv2d_grad_input(np, g, wt, (n, c, h, w), 1, stride, padding, dilation)
+    got = numpy_conv.grad_input_by_image(np, g, wt, (n, c, h, w), stride, padding, dilation)
+    assert got.shape == (n, c, h, w)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
