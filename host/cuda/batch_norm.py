@@ -3,17 +3,17 @@ pass another.
 
 The generic pair (burn.host.autodiff.helpers.Inner.batch_norm_forward / _backward) moves
 the channels first and runs a reduction or an elementwise kernel per step of the formula,
-about 15 kernels forward and 12 backward. Here blocks of 1024 threads sum a channel's
-statistics in shared memory, then write its slice of the output, in one launch; the
-backward pass likewise sums its two gradient statistics and writes the input's gradient,
-recomputing the normalised input from `x`, mean and 1/std instead of keeping it.
+about 15 kernels forward and 12 backward. Here blocks sum a channel's statistics in shared
+memory, then write its slice of the output, in one launch; the backward pass likewise sums
+its two gradient statistics and writes the input's gradient, recomputing the normalised
+input from `x`, mean and 1/std instead of keeping it.
 On GPUs with thread block clusters (compute capability 9.0 on) a channel is shared by a
-cluster of 8 blocks, which add their partial sums in rank order after a cluster barrier:
-with one block per channel, a few wide channels (16 in ResNet-8's first stage) kept most
-of the GPU idle. Each thread moves four floats a load where a plane's length divides by 4
-(float4; one float a load otherwise), its loop unrolled so that several loads are in flight:
-with one float a load and a thread's next load waiting on the last, the kernels ran at a
-fraction of the memory's bandwidth.
+cluster of up to 8 blocks, which add their partial sums in rank order after a cluster
+barrier: with one block per channel, a few wide channels (16 in ResNet-8's first stage) kept
+most of the GPU idle. A channel gets about one thread per 8 loads, in blocks of 256 threads
+(1024 for the widest channels): a fixed 8 blocks of 1024 had left most threads of a small
+channel idle. Each thread moves four floats a load where a plane's length divides by 4
+(float4; one float a load otherwise), its loop unrolled so that several loads are in flight.
 
 Results: the elementwise steps are the generic pair's expressions in its order (no fused
 multiply-add), so for the same statistics the outputs are the same bits; the sums run in
@@ -24,9 +24,8 @@ agree with the generic pair within float32 rounding of a sum of m values (tests:
 
 import numpy as np
 
-_THREADS = 1024
 _SOURCE = r"""
-#define THREADS 1024
+// THREADS (threads a block) and CLUSTER (blocks a channel) come from the compile options.
 
 // Sum of v over the block; every thread gets it. `shared` holds THREADS / 32 floats.
 __device__ float block_sum(float v, float* shared) {
@@ -151,8 +150,8 @@ __global__ void CLUSTER_DIMS __launch_bounds__(THREADS, 1) burn_bn_backward(
         return batch ? (gxhat * fm - ((t - mu) * r * s2 + s1)) * scale : gxhat * r; });)
 }
 """
-# Blocks per channel: None picks 8 (a thread block cluster) on GPUs of compute capability
-# 9.0 and later, 1 before them.
+# The most blocks a channel: None picks 8 (a thread block cluster) on GPUs of compute
+# capability 9.0 and later, 1 before them.
 CLUSTER = None
 # Arrays whose offsets reach this far are indexed in 64 bits (lowered by the tests).
 WIDE_FROM = 2 ** 31 - 1
@@ -167,24 +166,37 @@ def _cluster(cupy):
     return 8 if int(cupy.cuda.Device().compute_capability) >= 90 else 1
 
 
+def _blocks(cupy, steps):
+    """(threads a block, blocks a channel) for a channel of `steps` loads: enough threads
+    for about 8 loads each, in the fewest blocks of 256 (then of 1024) the GPU's clusters
+    allow. Too many threads for a small channel left most of them idle and its blocks
+    queued behind each other."""
+    most = _cluster(cupy)
+    for threads in (256, 1024):
+        for cluster in (1, 2, 4, 8):
+            if cluster <= most and threads * cluster * 8 >= steps:
+                return threads, cluster
+    return 1024, most
+
+
 def _launch(cupy, name, c, arrays, planes, rest, scalars):
     """Run kernel `name` over `c` channels of [n, c, rest] arrays: float4 steps where
     `rest` divides by 4 and each of `planes` (the arrays of that shape) is 16-byte aligned,
     32-bit offsets where they fit, and a scratch buffer for the cluster's partial sums
     after the arguments."""
-    cluster = _cluster(cupy)
-    if cluster not in _MODULES:
-        _MODULES[cluster] = cupy.RawModule(code=_SOURCE, options=(
-            "--fmad=false", "-std=c++17", "-DCLUSTER=%d" % cluster), name_expressions=[
-                "%s<%d, %s>" % kernel for kernel in _KERNELS])
     width = 4 if rest % 4 == 0 and all(
         a is None or a.data.ptr % 16 == 0 for a in planes) else 1
     m = planes[0].size // c
-    index = "int" if planes[0].size + _THREADS * cluster < WIDE_FROM else "long long"
+    threads, cluster = _blocks(cupy, m // width)
+    if (threads, cluster) not in _MODULES:
+        _MODULES[threads, cluster] = cupy.RawModule(code=_SOURCE, options=(
+            "--fmad=false", "-std=c++17", "-DTHREADS=%d" % threads, "-DCLUSTER=%d" % cluster),
+            name_expressions=["%s<%d, %s>" % kernel for kernel in _KERNELS])
+    index = "int" if planes[0].size + threads * cluster < WIDE_FROM else "long long"
     to_index = np.int32 if index == "int" else np.int64
     scratch = cupy.empty(2 * cluster * c, np.float32)
-    kernel = _MODULES[cluster].get_function("%s<%d, %s>" % (name, width, index))
-    kernel((c * cluster,), (_THREADS,), arrays + scalars[:2] + (
+    kernel = _MODULES[threads, cluster].get_function("%s<%d, %s>" % (name, width, index))
+    kernel((c * cluster,), (threads,), arrays + scalars[:2] + (
         to_index(rest // width), to_index(m // width)) + scalars[2:] + (scratch,))
 
 

@@ -33,8 +33,10 @@ def _close(got, want, rtol=RTOL, atol=ATOL):
 
 # [n, c, ...]: rest above the block's 1024 threads and not a multiple, rest dividing it,
 # rest not dividing it, rest 1 (BatchNorm1d); rest a multiple of 4 (float4 steps) above the
-# cluster's threads and below one block's
-SHAPES = [(3, 4, 37, 29), (5, 3, 16, 16), (6, 2, 10), (7, 6), (9, 5, 48, 40), (3, 2, 12)]
+# cluster's threads and below one block's; channels of one, two, four and eight blocks of
+# 256 threads, and of 1024 threads where one block or eight are too few
+SHAPES = [(3, 4, 37, 29), (5, 3, 16, 16), (6, 2, 10), (7, 6), (9, 5, 48, 40), (3, 2, 12),
+          (64, 2, 64, 64)]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
