@@ -75,14 +75,12 @@ def format_check(name, report):
               "        or the ROMFS image / its partition (burn's firmware, core frozen)",
               "  " + _BOARD_HEADER]
     lines += ["  " + _fit_line(f) for f in report.fits]
-    if report.optional:
-        lines.append("ROMFS placement: a default burn firmware leaves out the kernels of %s; "
-                     "build one with `burn firmware build --ops-from MODEL.bst`"
-                     % ", ".join(report.optional))
-    if report.control:
-        lines.append("ROMFS placement: a default burn firmware leaves out control flow and "
-                     "variables (%s); build one with `burn firmware build --ops-from "
-                     "MODEL.bst`" % ", ".join(report.control))
+    left_out = (["the kernels of " + ", ".join(report.optional)] if report.optional else []) + (
+        ["control flow and variables (%s)" % ", ".join(report.control)] if report.control
+        else [])
+    if left_out:
+        lines.append("ROMFS placement: a default burn firmware leaves out %s; build one with "
+                     "`burn firmware build --ops-from MODEL.bst`" % " and ".join(left_out))
     fitting = sorted({f.board for f in report.fits if f.fits})
     lines.append("%s: importable: %d ops, %d MACs, arena %d bytes, flash %d bytes; fits %s"
                  % (name, report.nodes, report.macs, report.arena_bytes, len(report.bst),

@@ -276,3 +276,11 @@ def test_the_check_names_the_firmware_that_runs_control_flow(models, tmp_path, c
     out = capsys.readouterr().out
     assert "build one with `burn firmware build --ops-from MODEL.bst`" in out
     assert "if" in out.split("control flow and variables (")[1]
+    # a model needing an optional kernel too: one line names both
+    path.write_bytes(models["wakeword_stream"])
+    assert main(["import", "--check", str(path)]) == 0
+    placement = [line for line in capsys.readouterr().out.splitlines()
+                 if line.startswith("ROMFS placement")]
+    assert len(placement) == 1
+    assert "the kernels of " in placement[0] and " and control flow and variables (" in \
+        placement[0]
