@@ -36,6 +36,11 @@ def vendor_dir():
     return beside if beside is not None and beside.is_dir() else None
 
 
+def _tree_lock(name):
+    """The lock file beside the cache's source tree `name`, held while it is made."""
+    return cache_dir("src") / (".%s.lock" % name)
+
+
 def _unpack(archive, name):
     """Unpack `archive` (a .tar.xz holding one top folder `name`) into the cache, once: under
     a lock, so that a process never removes or replaces a tree another one is reading
@@ -44,7 +49,7 @@ def _unpack(archive, name):
     final = root / name
     if (final / ".unpacked").exists():
         return final
-    with held_lock(root / (".%s.lock" % name)):
+    with held_lock(_tree_lock(name)):
         if not (final / ".unpacked").exists():
             _unpack_into(archive, name, root, final)
     return final
@@ -114,7 +119,7 @@ def _clone():
         return None
     name = "micropython-" + MICROPYTHON_VERSION
     final = cache_dir("src") / name
-    with held_lock(final.with_name(".%s.lock" % name)):
+    with held_lock(_tree_lock(name)):
         if (final / ".unpacked").exists():
             return final
         tmp = final.with_name(final.name + ".clone%d" % os.getpid())

@@ -28,6 +28,8 @@ tap table that fits shared memory.
 
 import numpy as np
 
+from .windows import reach, strides
+
 _SOURCE = r"""
 #define THREADS 256
 #define BK 16
@@ -255,15 +257,6 @@ def _forward_shared(o, taps):
     return 4 * 2 * 16 * ((bm + 4) + 4096 // bm) + 12 * taps
 
 
-def _strides(a):
-    return [s // a.itemsize for s in a.strides]
-
-
-def _reach(a):
-    """One past the largest element offset of array `a` (non-negative strides)."""
-    return 1 + sum((d - 1) * s for d, s in zip(a.shape, _strides(a)))
-
-
 def supported(x, w_shape, out_hw):
     """Whether these kernels take the one-group convolution of float32 `x` with weights of
     `w_shape` to `out_hw`: offsets that fit 31 bits, and a tap table that fits beside the
@@ -272,7 +265,7 @@ def supported(x, w_shape, out_hw):
         return False
     o, c, kh, kw = w_shape
     out = x.shape[0] * o * out_hw[0] * out_hw[1]
-    if min(x.strides) < 0 or max(_reach(x), out, o * c * kh * kw) >= 2 ** 31 - 1:
+    if min(x.strides) < 0 or max(reach(x), out, o * c * kh * kw) >= 2 ** 31 - 1:
         return False
     return _forward_shared(o, c * kh * kw) <= _SHARED
 
@@ -282,7 +275,7 @@ def _geometry(x, w_shape, stride, padding, dilation, out_hw):
     o, _, kh, kw = w_shape
     return [np.int32(v) for v in (n, c, h, wd, o, kh, kw, out_hw[0], out_hw[1], stride[0],
                                   stride[1], padding[0], padding[2], dilation[0],
-                                  dilation[1])] + [np.int32(s) for s in _strides(x)]
+                                  dilation[1])] + [np.int32(s) for s in strides(x)]
 
 
 def forward(cupy, x, w, stride, padding, dilation, out_hw):

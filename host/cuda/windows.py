@@ -96,23 +96,24 @@ def _kernel(cupy, name, wide):
     return _MODULE[0].get_function("%s<%s>" % (name, "long long" if wide else "int"))
 
 
-def _launch(cupy, name, threads, reach, args):
+def _launch(cupy, name, threads, furthest, args):
     """Launch `name` over `threads` threads; its index arguments (given as Python ints) go
-    as 32-bit values when `reach`, the largest element offset either array has, fits."""
-    wide = reach >= WIDE_FROM
+    as 32-bit values when `furthest`, the largest element offset either array has, fits."""
+    wide = furthest >= WIDE_FROM
     index = np.int64 if wide else np.int32
     blocks = (threads + _THREADS - 1) // _THREADS
     args = tuple(index(a) if isinstance(a, int) else a for a in args)
     _kernel(cupy, name, wide)((blocks,), (_THREADS,), args)
 
 
-def _strides(a):
+def strides(a):
+    """The strides of array `a` in elements."""
     return [s // a.itemsize for s in a.strides]
 
 
-def _reach(a):
+def reach(a):
     """One past the largest element offset of array `a` (any strides)."""
-    return 1 + sum((d - 1) * abs(s) for d, s in zip(a.shape, _strides(a)))
+    return 1 + sum((d - 1) * abs(s) for d, s in zip(a.shape, strides(a)))
 
 
 def _geometry(kernel, stride, padding, dilation, out_hw):
@@ -134,9 +135,9 @@ def im2col(cupy, x, kernel, stride, padding, dilation, out_hw, by_image=False):
     if cols.size:
         plane = n * oh * ow
         cb, crow = (rows * oh * ow, oh * ow) if by_image else (oh * ow, plane)
-        _launch(cupy, "burn_im2col", plane, max(cols.size, _reach(x)),
+        _launch(cupy, "burn_im2col", plane, max(cols.size, reach(x)),
                 [x, cols, plane, rows, cb, crow, np.int32(n), np.int32(h), np.int32(w)] +
-                _geometry(kernel, stride, padding, dilation, out_hw) + _strides(x))
+                _geometry(kernel, stride, padding, dilation, out_hw) + strides(x))
     return cols
 
 
@@ -146,7 +147,7 @@ def scatter_windows(cupy, blocks, shape, kernel, stride, padding, dilation, out_
     _, b, h, w = shape
     grid = cupy.empty(shape, dtype=np.float32)
     if grid.size:
-        _launch(cupy, "burn_col2im", grid.size, max(grid.size, _reach(blocks)),
+        _launch(cupy, "burn_col2im", grid.size, max(grid.size, reach(blocks)),
                 [blocks, grid, grid.size, np.int32(b), np.int32(h), np.int32(w)] +
-                _geometry(kernel, stride, padding, dilation, out_hw) + _strides(blocks))
+                _geometry(kernel, stride, padding, dilation, out_hw) + strides(blocks))
     return grid
